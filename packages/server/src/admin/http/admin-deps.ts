@@ -1,0 +1,16 @@
+// What the admin and sandbox routes use.
+import type { Db } from '../../platform/db/database.ts';
+import type { EventsService } from '../../platform/events/events-service.ts';
+import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
+import type { PartnersService } from '../../platform/tenants/partners-service.ts';
+import type { StoresService } from '../../platform/tenants/stores-service.ts';
+
+export interface AdminDeps {
+  db: Db;
+  partners: PartnersService;
+  merchants: MerchantsService;
+  stores: StoresService;
+  events: EventsService;
+  /** Validates an outbound URL (SSRF guard); answers it normalised, or null when cleared */
+  checkWebhookUrl(url: string | null | undefined, field: string): string | null;
+}

@@ -1,0 +1,146 @@
+// /admin/events: the operator's view of the outbox — every event of every API, its deliveries and
+// attempts; redelivery of one event and replay of all events since a time.
+import { z } from 'zod';
+import type { DeliveryView, EventView } from '../../platform/events/events-service.ts';
+import type { ZodApp } from '../../platform/http/api-scope.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import { idParam, standardErrors, timestamp } from './schemas.ts';
+
+const apiEnum = z.enum(['issuing', 'payments', 'crypto']);
+const eventView = z.object({
+  eventId: z.string(),
+  api: apiEnum,
+  tenantId: z.string(),
+  type: z.string(),
+  createdAt: timestamp,
+  payload: z.unknown(),
+});
+const attemptView = z.object({
+  deliveryAttemptId: z.string(),
+  attemptNumber: z.number().int(),
+  startedAt: timestamp,
+  durationMs: z.number().int(),
+  statusCode: z.number().int().nullable(),
+  responseExcerpt: z.string().nullable(),
+  error: z.string().nullable(),
+  succeeded: z.boolean(),
+});
+const deliveryView = z.object({
+  deliveryId: z.string(),
+  url: z.string(),
+  reason: z.string(),
+  status: z.string(),
+  attemptCount: z.number().int(),
+  maxAttempts: z.number().int(),
+  nextAttemptAt: timestamp.nullable(),
+  completedAt: timestamp.nullable(),
+  attempts: z.array(attemptView),
+});
+
+const presentEvent = (e: EventView) => ({ ...e, createdAt: e.createdAt.toISOString() });
+const presentDelivery = (d: DeliveryView) => ({
+  ...d,
+  nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
+  completedAt: d.completedAt?.toISOString() ?? null,
+  attempts: d.attempts.map((a) => ({ ...a, startedAt: a.startedAt.toISOString() })),
+});
+
+export async function registerEventRoutes(app: ZodApp, deps: AdminDeps): Promise<void> {
+  app.get(
+    '/events',
+    {
+      schema: {
+        summary: 'List events, newest first',
+        tags: ['events'],
+        querystring: z.object({
+          api: apiEnum.optional(),
+          tenantId: z.string().max(100).optional(),
+          type: z.string().max(100).optional(),
+          since: timestamp.optional(),
+          until: timestamp.optional(),
+          cursor: z.string().max(100).optional(),
+          limit: z.coerce.number().int().min(1).max(200).default(50),
+        }),
+        response: {
+          200: z.object({ data: z.array(eventView), nextCursor: z.string().nullable() }),
+          ...standardErrors,
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const page = await deps.events.list({
+        limit: q.limit,
+        ...(q.api ? { api: q.api } : {}),
+        ...(q.tenantId ? { tenantId: q.tenantId } : {}),
+        ...(q.type ? { type: q.type } : {}),
+        ...(q.since ? { since: new Date(q.since) } : {}),
+        ...(q.until ? { until: new Date(q.until) } : {}),
+        ...(q.cursor ? { cursor: q.cursor } : {}),
+      });
+      return { data: page.events.map(presentEvent), nextCursor: page.nextCursor };
+    },
+  );
+
+  app.get(
+    '/events/:id',
+    {
+      schema: {
+        summary: 'Retrieve an event with every delivery and attempt',
+        tags: ['events'],
+        params: idParam,
+        response: { 200: eventView.extend({ deliveries: z.array(deliveryView) }), ...standardErrors },
+      },
+    },
+    async (request) => {
+      const event = await deps.events.get(request.params.id);
+      return { ...presentEvent(event), deliveries: event.deliveries.map(presentDelivery) };
+    },
+  );
+
+  app.post(
+    '/events/:id/redeliver',
+    {
+      schema: {
+        summary: 'Send the event again (same eventId, fresh attempts) to its current endpoint',
+        tags: ['events'],
+        params: idParam,
+        response: { 202: z.object({ deliveryId: z.string() }), ...standardErrors },
+      },
+    },
+    async (request, reply) => reply.code(202).send(await deps.events.redeliver(request.params.id)),
+  );
+
+  app.post(
+    '/events/replay',
+    {
+      schema: {
+        summary: 'Redeliver every event created since a time (optionally of one API or tenant), oldest first',
+        tags: ['events'],
+        body: z.object({
+          since: timestamp,
+          api: apiEnum.optional(),
+          tenantId: z.string().max(100).optional(),
+        }),
+        response: {
+          202: z.object({
+            replayed: z.number().int(),
+            skippedWithoutUrl: z.number().int(),
+            isTruncated: z.boolean(),
+          }),
+          ...standardErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { since, api, tenantId } = request.body;
+      return reply.code(202).send(
+        await deps.events.replay({
+          since: new Date(since),
+          ...(api ? { api } : {}),
+          ...(tenantId ? { tenantId } : {}),
+        }),
+      );
+    },
+  );
+}

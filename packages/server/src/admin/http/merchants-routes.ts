@@ -1,0 +1,133 @@
+// /admin/merchants: payments merchants with their sites; API private keys are issued and revoked here.
+import { z } from 'zod';
+import type { ZodApp } from '../../platform/http/api-scope.ts';
+import type { Merchant } from '../../platform/tenants/merchants-service.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import { nameField, numericIdParam, standardErrors, timestamp, urlField } from './schemas.ts';
+
+const siteView = z.object({ id: z.number().int(), name: z.string(), ipnUrl: z.string().nullable() });
+const merchantView = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  createdAt: timestamp,
+  sites: z.array(siteView),
+});
+const apiKeyView = z.object({ apiKey: z.string(), apiKeyId: z.string() });
+
+const present = (m: Merchant) => ({ ...m, createdAt: m.createdAt.toISOString() });
+
+export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Promise<void> {
+  app.post(
+    '/merchants',
+    {
+      schema: {
+        summary:
+          'Create a merchant with its sites; the API key and IPN secrets are shown only in this answer',
+        tags: ['merchants'],
+        body: z.object({
+          name: nameField,
+          sites: z
+            .array(z.object({ name: nameField, ipnUrl: urlField }))
+            .min(1)
+            .max(50),
+        }),
+        response: {
+          201: merchantView.extend({
+            apiKey: z.string(),
+            apiKeyId: z.string(),
+            sites: z.array(siteView.extend({ ipnSecret: z.string() })),
+          }),
+          ...standardErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const sites = request.body.sites.map((site, i) => ({
+        name: site.name,
+        ipnUrl: deps.checkWebhookUrl(site.ipnUrl, `sites[${i}].ipnUrl`),
+      }));
+      const created = await deps.db
+        .transaction()
+        .execute((tx) => deps.merchants.create(tx, { name: request.body.name, sites }));
+      return reply.code(201).send({ ...created, createdAt: created.createdAt.toISOString() });
+    },
+  );
+
+  app.get(
+    '/merchants',
+    {
+      schema: {
+        summary: 'List merchants',
+        tags: ['merchants'],
+        response: { 200: z.object({ data: z.array(merchantView) }) },
+      },
+    },
+    async () => ({ data: (await deps.merchants.list(deps.db)).map(present) }),
+  );
+
+  app.get(
+    '/merchants/:id',
+    {
+      schema: {
+        summary: 'Retrieve a merchant',
+        tags: ['merchants'],
+        params: numericIdParam,
+        response: { 200: merchantView, ...standardErrors },
+      },
+    },
+    async (request) => present(await deps.merchants.get(deps.db, request.params.id)),
+  );
+
+  app.patch(
+    '/merchants/:id/sites/:siteId',
+    {
+      schema: {
+        summary: 'Change a site’s name or IPN URL',
+        tags: ['merchants'],
+        params: numericIdParam.extend({ siteId: z.coerce.number().int().positive() }),
+        body: z.object({ name: nameField.optional(), ipnUrl: urlField }),
+        response: { 200: siteView, ...standardErrors },
+      },
+    },
+    async (request) => {
+      const ipnUrl =
+        request.body.ipnUrl === undefined ? undefined : deps.checkWebhookUrl(request.body.ipnUrl, 'ipnUrl');
+      return deps.merchants.updateSite(deps.db, request.params.id, request.params.siteId, {
+        ...(request.body.name !== undefined ? { name: request.body.name } : {}),
+        ...(ipnUrl !== undefined ? { ipnUrl } : {}),
+      });
+    },
+  );
+
+  app.post(
+    '/merchants/:id/api-keys',
+    {
+      schema: {
+        summary: 'Issue another API private key (older keys stay valid until revoked)',
+        tags: ['merchants'],
+        params: numericIdParam,
+        response: { 201: apiKeyView, ...standardErrors },
+      },
+    },
+    async (request, reply) => {
+      await deps.merchants.get(deps.db, request.params.id);
+      return reply.code(201).send(await deps.merchants.issueApiKey(deps.db, request.params.id));
+    },
+  );
+
+  app.post(
+    '/merchants/:id/api-keys/:apiKeyId/revoke',
+    {
+      schema: {
+        summary: 'Revoke an API private key: it answers 401 from now on',
+        tags: ['merchants'],
+        params: numericIdParam.extend({ apiKeyId: z.uuid() }),
+        response: { 200: z.object({ apiKeyId: z.string(), revoked: z.literal(true) }), ...standardErrors },
+      },
+    },
+    async (request) => {
+      await deps.merchants.revokeApiKey(deps.db, request.params.id, request.params.apiKeyId);
+      return { apiKeyId: request.params.apiKeyId, revoked: true as const };
+    },
+  );
+}

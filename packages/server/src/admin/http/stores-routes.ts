@@ -1,0 +1,119 @@
+// /admin/stores: crypto merchant stores, their enabled currencies and refund setting.
+import { z } from 'zod';
+import type { ZodApp } from '../../platform/http/api-scope.ts';
+import type { Store } from '../../platform/tenants/stores-service.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import { idParam, nameField, standardErrors, timestamp, urlField } from './schemas.ts';
+
+const currencyPair = z.object({
+  currency: z.string().trim().toUpperCase(),
+  network: z.string().trim().toUpperCase(),
+});
+const storeView = z.object({
+  id: z.string(),
+  name: z.string(),
+  clientId: z.string(),
+  webhookUrl: z.string().nullable(),
+  refundsEnabled: z.boolean(),
+  currencies: z.array(z.object({ currency: z.string(), network: z.string() })),
+  createdAt: timestamp,
+});
+
+const present = (s: Store) => ({ ...s, createdAt: s.createdAt.toISOString() });
+
+export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise<void> {
+  app.post(
+    '/stores',
+    {
+      schema: {
+        summary: 'Create a store; the client secret and webhook secret are shown only in this answer',
+        description:
+          'currencies defaults to every supported asset/network pair; refundsEnabled defaults to true.',
+        tags: ['stores'],
+        body: z.object({
+          name: nameField,
+          webhookUrl: urlField,
+          refundsEnabled: z.boolean().optional(),
+          currencies: z.array(currencyPair).min(1).max(50).optional(),
+        }),
+        response: {
+          201: storeView.extend({ clientSecret: z.string(), webhookSecret: z.string() }),
+          ...standardErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { name, refundsEnabled, currencies } = request.body;
+      const webhookUrl = deps.checkWebhookUrl(request.body.webhookUrl, 'webhookUrl');
+      const created = await deps.stores.create(deps.db, {
+        name,
+        webhookUrl,
+        ...(refundsEnabled !== undefined ? { refundsEnabled } : {}),
+        ...(currencies !== undefined ? { currencies } : {}),
+      });
+      return reply.code(201).send({
+        ...present(created),
+        clientSecret: created.clientSecret,
+        webhookSecret: created.webhookSecret,
+      });
+    },
+  );
+
+  app.get(
+    '/stores',
+    {
+      schema: {
+        summary: 'List stores',
+        tags: ['stores'],
+        response: { 200: z.object({ data: z.array(storeView) }) },
+      },
+    },
+    async () => ({ data: (await deps.stores.list(deps.db)).map(present) }),
+  );
+
+  app.get(
+    '/stores/:id',
+    {
+      schema: {
+        summary: 'Retrieve a store',
+        tags: ['stores'],
+        params: idParam,
+        response: { 200: storeView, ...standardErrors },
+      },
+    },
+    async (request) => present(await deps.stores.get(deps.db, request.params.id)),
+  );
+
+  app.patch(
+    '/stores/:id',
+    {
+      schema: {
+        summary: 'Change a store’s name, webhook URL, refund setting or enabled currencies',
+        tags: ['stores'],
+        params: idParam,
+        body: z.object({
+          name: nameField.optional(),
+          webhookUrl: urlField,
+          refundsEnabled: z.boolean().optional(),
+          currencies: z.array(currencyPair).min(1).max(50).optional(),
+        }),
+        response: { 200: storeView, ...standardErrors },
+      },
+    },
+    async (request) => {
+      const { name, refundsEnabled, currencies } = request.body;
+      const webhookUrl =
+        request.body.webhookUrl === undefined
+          ? undefined
+          : deps.checkWebhookUrl(request.body.webhookUrl, 'webhookUrl');
+      return present(
+        await deps.stores.update(deps.db, request.params.id, {
+          ...(name !== undefined ? { name } : {}),
+          ...(webhookUrl !== undefined ? { webhookUrl } : {}),
+          ...(refundsEnabled !== undefined ? { refundsEnabled } : {}),
+          ...(currencies !== undefined ? { currencies } : {}),
+        }),
+      );
+    },
+  );
+}

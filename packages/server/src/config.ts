@@ -1,0 +1,118 @@
+// One zod schema over the environment, parsed once in main.ts; everything else receives Config.
+import { z } from 'zod';
+
+const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
+const optionalText = z.preprocess(emptyToUndefined, z.string().optional());
+
+const basePath = z
+  .string()
+  .regex(/^\/[A-Za-z0-9/_-]*[A-Za-z0-9_-]$/, 'must start with "/" and not end with "/"');
+
+export const ConfigSchema = z.object({
+  /** HTTP port for all APIs, pages, admin and docs (default: 8080) */
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** Bind address (default: 127.0.0.1) */
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** `sandbox` runs every rail on its simulator; `production` requires explicit secrets (default: sandbox) */
+  TESSERA_MODE: z.enum(['sandbox', 'production']).default('sandbox'),
+  /** Embedded Postgres data and generated sandbox secrets (default: ./data) */
+  TESSERA_DATA_DIR: z.string().min(1).default('./data'),
+  /** External Postgres; when unset the embedded one runs (default: unset) */
+  DATABASE_URL: z.preprocess(emptyToUndefined, z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  /** Operator token for /admin and /sandbox (default: generated in sandbox, required in production) */
+  TESSERA_ADMIN_TOKEN: z.preprocess(
+    emptyToUndefined,
+    z.string().min(24, 'must be at least 24 characters').optional(),
+  ),
+  /** 32-byte key (64 hex characters or base64) for data encrypted at rest (default: generated in sandbox) */
+  TESSERA_ENCRYPTION_KEY: optionalText,
+  /** Base of the URLs handed to buyers (default: http://HOST:PORT) */
+  TESSERA_PUBLIC_URL: z.preprocess(emptyToUndefined, z.url().optional()),
+  /** pino log level (default: info) */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Requests per minute per credential (or per IP when anonymous) (default: 1200) */
+  TESSERA_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1200),
+  /** Comma-separated hosts or CIDRs that webhooks may reach although private (default: none) */
+  TESSERA_WEBHOOK_ALLOWLIST: z.string().default(''),
+  /** Timeout of one webhook HTTP attempt in ms; the issuing spec fixes 30 s (default: 30000) */
+  TESSERA_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Real-time interval of the background sweeps (expiry, retries) in ms (default: 1000) */
+  TESSERA_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  /** Base path of the card issuing API (default: /issuing/v1) */
+  TESSERA_ISSUING_BASE_PATH: basePath.default('/issuing/v1'),
+  /** Base path of the payments API (default: /payments) */
+  TESSERA_PAYMENTS_BASE_PATH: basePath.default('/payments'),
+  /** Base path of the crypto merchant API (default: /crypto/api) */
+  TESSERA_CRYPTO_BASE_PATH: basePath.default('/crypto/api'),
+});
+
+export type ConfigInput = z.input<typeof ConfigSchema>;
+type ParsedEnv = z.output<typeof ConfigSchema>;
+
+/** The parsed configuration the rest of the program receives. */
+export interface Config {
+  port: number;
+  host: string;
+  mode: 'sandbox' | 'production';
+  dataDir: string;
+  databaseUrl: string | undefined;
+  adminToken: string | undefined;
+  encryptionKey: string | undefined;
+  publicUrl: string;
+  logLevel: ParsedEnv['LOG_LEVEL'];
+  rateLimitPerMinute: number;
+  webhookAllowlist: string[];
+  webhookTimeoutMs: number;
+  sweepIntervalMs: number;
+  basePaths: { issuing: string; payments: string; crypto: string };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  const e = parsed.data;
+  if (e.TESSERA_MODE === 'production') {
+    // Production never invents secrets: a generated key would silently make stored card data unreadable
+    // on the next host, and a generated admin token would be printed to logs.
+    const missing: string[] = [];
+    if (!e.TESSERA_ADMIN_TOKEN)
+      missing.push('TESSERA_ADMIN_TOKEN is required in production (the operator token)');
+    if (!e.TESSERA_ENCRYPTION_KEY)
+      missing.push(
+        'TESSERA_ENCRYPTION_KEY is required in production (32 bytes as 64 hex characters or base64)',
+      );
+    if (!e.DATABASE_URL)
+      missing.push('DATABASE_URL is required in production (the embedded Postgres is for sandboxes)');
+    if (missing.length > 0) throw new ConfigError(missing);
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    mode: e.TESSERA_MODE,
+    dataDir: e.TESSERA_DATA_DIR,
+    databaseUrl: e.DATABASE_URL,
+    adminToken: e.TESSERA_ADMIN_TOKEN,
+    encryptionKey: e.TESSERA_ENCRYPTION_KEY,
+    publicUrl: (e.TESSERA_PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/$/, ''),
+    logLevel: e.LOG_LEVEL,
+    rateLimitPerMinute: e.TESSERA_RATE_LIMIT_PER_MINUTE,
+    webhookAllowlist: e.TESSERA_WEBHOOK_ALLOWLIST.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    webhookTimeoutMs: e.TESSERA_WEBHOOK_TIMEOUT_MS,
+    sweepIntervalMs: e.TESSERA_SWEEP_INTERVAL_MS,
+    basePaths: {
+      issuing: e.TESSERA_ISSUING_BASE_PATH,
+      payments: e.TESSERA_PAYMENTS_BASE_PATH,
+      crypto: e.TESSERA_CRYPTO_BASE_PATH,
+    },
+  };
+}

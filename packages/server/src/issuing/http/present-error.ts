@@ -1,0 +1,31 @@
+// Card issuing errors keep the real service's `{code, message}` (COMPAT.md) and add a stable machine
+// code, the field and the request id.
+import type { ErrorPresenter } from '../../platform/http/api-scope.ts';
+
+const MESSAGES: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  402: 'Payment required',
+  403: 'Forbidden',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  422: 'Unprocessable entity',
+  429: 'Too many requests',
+  500: 'Internal server error',
+  503: 'Service unavailable',
+};
+
+export const presentIssuingError: ErrorPresenter = (error, requestId) => ({
+  status: error.status,
+  body: {
+    code: error.status,
+    message: MESSAGES[error.status] ?? 'Error',
+    error: error.code,
+    detail: error.status >= 500 ? 'internal error' : error.message,
+    ...(error.field ? { field: error.field } : {}),
+    ...(error.details && error.status < 500 ? { details: error.details } : {}),
+    requestId,
+  },
+});

@@ -1,0 +1,39 @@
+// Domain code never calls Date.now(): it asks an injected Clock (DESIGN principle 5).
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/**
+ * Sandbox clock: real time plus an offset that only grows. Advancing moves every due time into the past,
+ * so sweeps pick the work up at once. The offset is persisted by the caller so a restart keeps it.
+ */
+export class SandboxClock implements Clock {
+  constructor(private offsetMs = 0) {}
+
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+
+  get offset(): number {
+    return this.offsetMs;
+  }
+
+  /** Adopt an offset read from storage (another process may have advanced it); never goes backwards. */
+  adopt(offsetMs: number): void {
+    if (offsetMs > this.offsetMs) this.offsetMs = offsetMs;
+  }
+
+  advance(ms: number): Date {
+    if (!Number.isInteger(ms) || ms < 0)
+      throw new RangeError('the clock only moves forward by whole milliseconds');
+    this.offsetMs += ms;
+    return this.now();
+  }
+}
+
+export function addSeconds(date: Date, seconds: number): Date {
+  return new Date(date.getTime() + seconds * 1000);
+}

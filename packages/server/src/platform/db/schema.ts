@@ -1,0 +1,169 @@
+// Row types of the platform tables as Kysely sees them. NUMERIC and INT8 arrive as strings from pg
+// and are turned into bigint by the stores, never into number.
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type Numeric = ColumnType<string, string | bigint, string | bigint>;
+/** A NUMERIC column with a database default (omit it on insert) */
+type NumericWithDefault = ColumnType<string, string | bigint | undefined, string | bigint>;
+
+export interface SandboxStateTable {
+  id: Generated<boolean>;
+  clock_offset_ms: ColumnType<string, string | number, string | number>;
+}
+
+export interface PartnersTable {
+  id: string;
+  partner_id: string;
+  name: string;
+  api_key_hash: string;
+  webhook_signing_key_enc: string;
+  webhook_url: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface MerchantsTable {
+  id: Generated<number>;
+  name: string;
+  created_at: Timestamp;
+}
+
+export interface MerchantApiKeysTable {
+  id: string;
+  merchant_id: number;
+  key_hash: string;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface SitesTable {
+  id: Generated<number>;
+  merchant_id: number;
+  name: string;
+  ipn_url: string | null;
+  ipn_secret_enc: string;
+  created_at: Timestamp;
+}
+
+export interface StoresTable {
+  id: string;
+  name: string;
+  client_id: string;
+  client_secret_hash: string;
+  webhook_secret_enc: string;
+  webhook_url: string | null;
+  refunds_enabled: boolean;
+  currencies: ColumnType<StoreCurrency[], string, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface StoreCurrency {
+  currency: string;
+  network: string;
+}
+
+export interface LedgerAccountsTable {
+  id: string;
+  owner_type: string;
+  owner_id: string;
+  asset: string;
+  purpose: string;
+  is_bounded: boolean;
+  posted: NumericWithDefault;
+  pending_debits: NumericWithDefault;
+  pending_credits: NumericWithDefault;
+  created_at: Timestamp;
+}
+
+export interface LedgerTransactionsTable {
+  id: string;
+  operation_id: string;
+  request_hash: string;
+  kind: 'transfer' | 'hold' | 'hold_post';
+  status: 'posted' | 'pending' | 'voided' | 'expired' | 'settled';
+  asset: string;
+  hold_id: string | null;
+  expires_at: Timestamp | null;
+  metadata: ColumnType<Record<string, unknown>, string, string>;
+  created_at: Timestamp;
+  resolved_at: Timestamp | null;
+}
+
+export interface LedgerEntriesTable {
+  id: Generated<string>;
+  transaction_id: string;
+  account_id: string;
+  asset: string;
+  amount: Numeric;
+}
+
+export type WebhookApi = 'issuing' | 'payments' | 'crypto';
+
+export interface EventsTable {
+  id: string;
+  api: WebhookApi;
+  tenant_id: string;
+  type: string;
+  payload: string;
+  target_url: string | null;
+  created_at: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  url: string;
+  reason: 'event' | 'redelivery' | 'replay';
+  status: 'pending' | 'succeeded' | 'failed';
+  attempt_count: Generated<number>;
+  max_attempts: number;
+  next_attempt_at: Timestamp | null;
+  leased_until: Timestamp | null;
+  created_at: Timestamp;
+  completed_at: Timestamp | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempt_number: number;
+  started_at: Timestamp;
+  duration_ms: number;
+  status_code: number | null;
+  response_excerpt: string | null;
+  error: string | null;
+  succeeded: boolean;
+}
+
+export interface IdempotencyKeysTable {
+  scope: string;
+  key: string;
+  request_hash: string;
+  status: 'in_progress' | 'completed';
+  response_status: number | null;
+  response_content_type: string | null;
+  response_body: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface PlatformTables {
+  sandbox_state: SandboxStateTable;
+  partners: PartnersTable;
+  merchants: MerchantsTable;
+  merchant_api_keys: MerchantApiKeysTable;
+  sites: SitesTable;
+  stores: StoresTable;
+  ledger_accounts: LedgerAccountsTable;
+  ledger_transactions: LedgerTransactionsTable;
+  ledger_entries: LedgerEntriesTable;
+  events: EventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  idempotency_keys: IdempotencyKeysTable;
+}
+
+/** The whole database; each API adds its tables here as it lands. */
+export type Database = PlatformTables;

@@ -1,0 +1,199 @@
+// Reading the outbox back: events with their deliveries and attempts, redelivery of one event and
+// replay of every event since a time. Tenants see their own events through a scope; the operator sees all.
+
+import type { Db } from '../db/database.ts';
+import type { WebhookApi } from '../db/schema.ts';
+import type { Transact } from '../db/transact.ts';
+import { DomainError, notFound } from '../errors/domain-error.ts';
+import type { DeliveryEngine } from '../webhooks/delivery-engine.ts';
+
+/** Restricts a query to one tenant's events; the operator passes none. */
+export interface EventScope {
+  api: WebhookApi;
+  tenantId: string;
+}
+
+export interface EventFilter {
+  api?: WebhookApi;
+  tenantId?: string;
+  type?: string;
+  since?: Date;
+  until?: Date;
+  /** The id of the last event of the previous page (ids sort by creation time) */
+  cursor?: string;
+  limit: number;
+}
+
+export interface EventView {
+  eventId: string;
+  api: WebhookApi;
+  tenantId: string;
+  type: string;
+  createdAt: Date;
+  payload: unknown;
+}
+
+export interface AttemptView {
+  deliveryAttemptId: string;
+  attemptNumber: number;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  responseExcerpt: string | null;
+  error: string | null;
+  succeeded: boolean;
+}
+
+export interface DeliveryView {
+  deliveryId: string;
+  url: string;
+  reason: string;
+  status: string;
+  attemptCount: number;
+  maxAttempts: number;
+  nextAttemptAt: Date | null;
+  completedAt: Date | null;
+  attempts: AttemptView[];
+}
+
+/** The most a replay sends in one call; the answer says when there was more. */
+export const REPLAY_LIMIT = 5000;
+
+export class EventsService {
+  constructor(
+    private readonly db: Db,
+    private readonly transact: Transact,
+    private readonly engine: DeliveryEngine,
+  ) {}
+
+  async list(
+    filter: EventFilter,
+    scope?: EventScope,
+  ): Promise<{ events: EventView[]; nextCursor: string | null }> {
+    let query = this.db
+      .selectFrom('events')
+      .selectAll()
+      .orderBy('id', 'desc')
+      .limit(filter.limit + 1);
+    const api = scope?.api ?? filter.api;
+    const tenantId = scope?.tenantId ?? filter.tenantId;
+    if (api) query = query.where('api', '=', api);
+    if (tenantId) query = query.where('tenant_id', '=', tenantId);
+    if (filter.type) query = query.where('type', '=', filter.type);
+    if (filter.since) query = query.where('created_at', '>=', filter.since);
+    if (filter.until) query = query.where('created_at', '<', filter.until);
+    if (filter.cursor) query = query.where('id', '<', filter.cursor);
+    const rows = await query.execute();
+    const page = rows.slice(0, filter.limit);
+    return {
+      events: page.map(toEventView),
+      nextCursor: rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null,
+    };
+  }
+
+  async get(eventId: string, scope?: EventScope): Promise<EventView & { deliveries: DeliveryView[] }> {
+    const event = await this.findScoped(eventId, scope);
+    const deliveries = await this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('event_id', '=', eventId)
+      .orderBy('created_at')
+      .execute();
+    const attempts =
+      deliveries.length === 0
+        ? []
+        : await this.db
+            .selectFrom('webhook_attempts')
+            .selectAll()
+            .where(
+              'delivery_id',
+              'in',
+              deliveries.map((d) => d.id),
+            )
+            .orderBy('attempt_number')
+            .execute();
+    return {
+      ...toEventView(event),
+      deliveries: deliveries.map((d) => ({
+        deliveryId: d.id,
+        url: d.url,
+        reason: d.reason,
+        status: d.status,
+        attemptCount: d.attempt_count,
+        maxAttempts: d.max_attempts,
+        nextAttemptAt: d.next_attempt_at,
+        completedAt: d.completed_at,
+        attempts: attempts
+          .filter((a) => a.delivery_id === d.id)
+          .map((a) => ({
+            deliveryAttemptId: a.id,
+            attemptNumber: a.attempt_number,
+            startedAt: a.started_at,
+            durationMs: a.duration_ms,
+            statusCode: a.status_code,
+            responseExcerpt: a.response_excerpt,
+            error: a.error,
+            succeeded: a.succeeded,
+          })),
+      })),
+    };
+  }
+
+  /** Sends the event again, with a fresh attempt budget, to its current endpoint. */
+  async redeliver(eventId: string, scope?: EventScope): Promise<{ deliveryId: string }> {
+    const event = await this.findScoped(eventId, scope);
+    const deliveryId = await this.transact((tx) => this.engine.createDelivery(tx, event, 'redelivery'));
+    if (!deliveryId) throw new DomainError('invalid_state', 'no webhook URL is configured for this event');
+    return { deliveryId };
+  }
+
+  /** Redelivers every event since a time (a receiver that was down catching up), oldest first. */
+  async replay(
+    input: { since: Date; api?: WebhookApi; tenantId?: string },
+    scope?: EventScope,
+  ): Promise<{ replayed: number; skippedWithoutUrl: number; isTruncated: boolean }> {
+    let query = this.db
+      .selectFrom('events')
+      .selectAll()
+      .where('created_at', '>=', input.since)
+      .orderBy('id')
+      .limit(REPLAY_LIMIT + 1);
+    const api = scope?.api ?? input.api;
+    const tenantId = scope?.tenantId ?? input.tenantId;
+    if (api) query = query.where('api', '=', api);
+    if (tenantId) query = query.where('tenant_id', '=', tenantId);
+    const rows = await query.execute();
+    const events = rows.slice(0, REPLAY_LIMIT);
+    let replayed = 0;
+    await this.transact(async (tx) => {
+      for (const event of events) if (await this.engine.createDelivery(tx, event, 'replay')) replayed++;
+    });
+    return { replayed, skippedWithoutUrl: events.length - replayed, isTruncated: rows.length > REPLAY_LIMIT };
+  }
+
+  private async findScoped(eventId: string, scope?: EventScope) {
+    let query = this.db.selectFrom('events').selectAll().where('id', '=', eventId);
+    if (scope) query = query.where('api', '=', scope.api).where('tenant_id', '=', scope.tenantId);
+    const event = await query.executeTakeFirst();
+    if (!event) throw notFound('event');
+    return event;
+  }
+}
+
+function toEventView(row: {
+  id: string;
+  api: WebhookApi;
+  tenant_id: string;
+  type: string;
+  created_at: Date;
+  payload: string;
+}): EventView {
+  return {
+    eventId: row.id,
+    api: row.api,
+    tenantId: row.tenant_id,
+    type: row.type,
+    createdAt: row.created_at,
+    payload: JSON.parse(row.payload),
+  };
+}

@@ -1,0 +1,87 @@
+// Mounts one API under its base path as an encapsulated fastify context: its own error envelope,
+// not-found answer and OpenAPI document. Docs routes sit beside the API routes, outside its auth.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { jsonSchemaTransform, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { OpenAPIV3 } from 'openapi-types';
+import { DomainError } from '../errors/domain-error.ts';
+import { addIdempotencyHooks } from '../idempotency/idempotency-hooks.ts';
+import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
+import { toDomainError } from './to-domain-error.ts';
+
+export type ZodApp = ReturnType<typeof asZod>;
+export const asZod = (app: FastifyInstance) => app.withTypeProvider<ZodTypeProvider>();
+
+export interface RenderedError {
+  status: number;
+  body: unknown;
+}
+
+/** An API's one mapping from DomainError to its wire envelope (STYLE, Errors). */
+export type ErrorPresenter = (error: DomainError, requestId: string) => RenderedError;
+
+export interface ApiScopeOptions {
+  name: string;
+  prefix: string;
+  title: string;
+  version: string;
+  description: string;
+  presenter: ErrorPresenter;
+  /** Security schemes shown in the OpenAPI document */
+  securitySchemes?: Record<string, OpenAPIV3.SecuritySchemeObject>;
+  /** Idempotency-Key handling for the scope's mutating routes (DESIGN principle 4) */
+  idempotency: IdempotencyStore;
+  /**
+   * Registers the API's routes inside the scope. Authentication belongs in onRequest hooks, so it has
+   * run (and named the principal) before the idempotency preHandler claims a key.
+   */
+  routes: (app: ZodApp) => Promise<void>;
+  /** Collects the scope's OpenAPI document getter for /docs */
+  onDocument?: (name: string, getDocument: () => unknown) => void;
+}
+
+export async function mountApi(app: FastifyInstance, options: ApiScopeOptions): Promise<void> {
+  await app.register(
+    async (scope) => {
+      await scope.register(swagger, {
+        openapi: {
+          openapi: '3.1.0',
+          info: { title: options.title, version: options.version, description: options.description },
+          servers: [{ url: options.prefix }],
+          components: { securitySchemes: options.securitySchemes ?? {} },
+        },
+        transform: jsonSchemaTransform,
+      });
+      scope.setErrorHandler((err, request, reply) => presentError(options.presenter, err, request, reply));
+      scope.setNotFoundHandler((request, reply) =>
+        presentError(options.presenter, new DomainError('not_found', 'no such route'), request, reply),
+      );
+      await scope.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+      await scope.register(async (routes) => {
+        addIdempotencyHooks(routes, options.idempotency);
+        await options.routes(asZod(routes));
+      });
+      scope.addHook('onReady', async () => {
+        options.onDocument?.(options.name, () => scope.swagger());
+      });
+    },
+    { prefix: options.prefix },
+  );
+}
+
+export function presentError(
+  presenter: ErrorPresenter,
+  err: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const error = toDomainError(err);
+  if (error.status >= 500) request.log.error({ err: error.cause ?? err }, 'request failed');
+  const rendered = presenter(error, request.id);
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  return reply
+    .code(rendered.status)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(rendered.body));
+}

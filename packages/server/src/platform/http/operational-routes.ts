@@ -1,0 +1,68 @@
+// Routes for operators and their tooling: liveness, readiness, Prometheus metrics and the docs index.
+import { sql } from 'kysely';
+import { z } from 'zod';
+import type { Db } from '../db/database.ts';
+import type { ZodApp } from './api-scope.ts';
+import type { Metrics } from './metrics.ts';
+
+export interface OperationalDeps {
+  db: Db;
+  metrics: Metrics;
+  /** OpenAPI document getters by API name */
+  documents: Map<string, () => unknown>;
+  basePaths: { issuing: string; payments: string; crypto: string };
+}
+
+const DOC_PREFIXES = (paths: OperationalDeps['basePaths']): Record<string, string> => ({
+  issuing: paths.issuing,
+  payments: paths.payments,
+  crypto: paths.crypto,
+  admin: '/admin',
+  sandbox: '/sandbox',
+});
+
+export async function registerOperationalRoutes(app: ZodApp, deps: OperationalDeps): Promise<void> {
+  const quiet = { config: { rateLimit: false }, logLevel: 'warn' as const };
+
+  app.get('/healthz', { ...quiet, schema: { hide: true } }, async () => ({ status: 'ok' }));
+
+  app.get('/readyz', { ...quiet, schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await sql`SELECT 1`.execute(deps.db);
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', reason: 'database unreachable' });
+    }
+  });
+
+  app.get('/metrics', { ...quiet, schema: { hide: true } }, async (_request, reply) =>
+    reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
+  );
+
+  app.get(
+    '/docs/:api/openapi.json',
+    { schema: { hide: true, params: z.object({ api: z.string() }) } },
+    async (request, reply) => {
+      const document = deps.documents.get(request.params.api);
+      if (!document)
+        return reply.code(404).send({ error: { code: 'not_found', message: 'no such API document' } });
+      return reply.type('application/json').send(JSON.stringify(document()));
+    },
+  );
+
+  app.get('/docs', { schema: { hide: true } }, async (_request, reply) => {
+    const prefixes = DOC_PREFIXES(deps.basePaths);
+    const items = [...deps.documents.keys()]
+      .map(
+        (name) =>
+          `<li><a href="${prefixes[name] ?? ''}/docs">${name}</a> — <a href="/docs/${name}/openapi.json">OpenAPI JSON</a></li>`,
+      )
+      .join('\n');
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Tessera API documentation</title></head>` +
+          `<body><main><h1>Tessera API documentation</h1><ul>${items}</ul></main></body></html>`,
+      );
+  });
+}

@@ -1,0 +1,14 @@
+// Who is calling, as each API's authentication decides; read by idempotency and rate limiting.
+export interface Principal {
+  kind: 'admin' | 'partner' | 'customer' | 'merchant' | 'store' | 'anonymous';
+  id: string;
+  /** Namespace of this caller's idempotency keys: keys never collide across tenants */
+  scope: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+    idempotency?: { scope: string; key: string; isReplay: boolean };
+  }
+}

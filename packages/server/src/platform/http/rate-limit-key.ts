@@ -1,0 +1,16 @@
+// Rate limits apply per credential: the hash of whichever credential header the request carries, so
+// one noisy tenant cannot starve another behind the same proxy; anonymous callers are keyed by IP.
+import { createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+
+const CREDENTIAL_HEADERS = ['authorization', 'x-partner-api-key', 'x-partner-id'] as const;
+
+export function rateLimitKey(request: FastifyRequest): string {
+  for (const header of CREDENTIAL_HEADERS) {
+    const value = request.headers[header];
+    if (typeof value === 'string' && value.length > 0) {
+      return `${header}:${createHash('sha256').update(value).digest('base64url').slice(0, 22)}`;
+    }
+  }
+  return `ip:${request.ip}`;
+}

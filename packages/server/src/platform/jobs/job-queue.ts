@@ -1,0 +1,78 @@
+// pg-boss in the same Postgres. Jobs are enqueued inside the business transaction (pg-boss takes the
+// transaction as its `db`), so a rolled-back step never leaves a job behind. Retries of domain work are
+// not pg-boss's: they are due times on domain rows, picked up by sweeps on the injected clock.
+import { CompiledQuery } from 'kysely';
+import PgBoss from 'pg-boss';
+import type { Logger } from 'pino';
+import type { Executor } from '../db/database.ts';
+
+export type JobHandler<T> = (data: T) => Promise<void>;
+
+export class JobQueue {
+  private readonly workers = new Map<string, string>();
+
+  private constructor(private readonly boss: PgBoss) {}
+
+  static async start(
+    connectionString: string,
+    logger: Logger,
+    options: { maintenance: boolean },
+  ): Promise<JobQueue> {
+    const boss = new PgBoss({
+      connectionString,
+      max: 4,
+      schedule: false,
+      supervise: options.maintenance,
+      application_name: 'tessera-jobs',
+    });
+    boss.on('error', (err) => logger.error({ err }, 'job queue error'));
+    await boss.start();
+    return new JobQueue(boss);
+  }
+
+  async createQueue(name: string): Promise<void> {
+    await this.boss.createQueue(name, { name, policy: 'standard', retryLimit: 0 });
+  }
+
+  /** Enqueues within the caller's transaction (or on its own when given the db). */
+  async send<T extends object>(executor: Executor, queue: string, data: T): Promise<void> {
+    await this.boss.send(queue, data, {
+      db: {
+        executeSql: async (text: string, values: unknown[]) =>
+          executor.executeQuery(CompiledQuery.raw(text, values)),
+      },
+    });
+  }
+
+  async work<T extends object>(
+    queue: string,
+    handler: JobHandler<T>,
+    options: { pollingIntervalSeconds: number },
+  ) {
+    const id = await this.boss.work<T>(
+      queue,
+      { batchSize: 8, pollingIntervalSeconds: options.pollingIntervalSeconds },
+      async (jobs) => {
+        await Promise.all(jobs.map((job) => handler(job.data)));
+      },
+    );
+    this.workers.set(queue, id);
+  }
+
+  /** Wakes the queue's worker now instead of at its next poll (called after a commit that enqueued). */
+  notify(queue: string): void {
+    const id = this.workers.get(queue);
+    if (id) this.boss.notifyWorker(id);
+  }
+
+  async stop(): Promise<void> {
+    await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+  }
+}
+
+/** Creates pg-boss's schema without starting workers (used to prepare template databases). */
+export async function installJobSchema(connectionString: string): Promise<void> {
+  const boss = new PgBoss({ connectionString, max: 1, schedule: false, supervise: false });
+  await boss.start();
+  await boss.stop({ graceful: false, wait: true });
+}

@@ -1,0 +1,507 @@
+// The double-entry ledger (DESIGN principle 3): the only code that writes balances. Every movement is
+// a balanced transaction (per asset its entries sum to zero); holds are two-phase; bounded accounts
+// never go below zero. Accounts are locked in id order so concurrent transactions cannot deadlock, and
+// every operation is idempotent by its operation id.
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Executor, Tx } from '../db/database.ts';
+import { DomainError } from '../errors/domain-error.ts';
+import { newId } from '../ids.ts';
+
+export interface OpenAccountInput {
+  ownerType: string;
+  ownerId: string;
+  asset: string;
+  /** What the account is for within its owner: 'main', 'settlement', 'fees', … */
+  purpose: string;
+  /** A bounded account can never have posted − pending debits below zero */
+  isBounded: boolean;
+}
+
+export interface LedgerAccount extends OpenAccountInput {
+  id: string;
+  posted: bigint;
+  pendingDebits: bigint;
+  pendingCredits: bigint;
+  /** What can still be spent: posted − pending debits */
+  available: bigint;
+}
+
+export interface Leg {
+  accountId: string;
+  /** Positive credits the account, negative debits it */
+  amount: bigint;
+}
+
+export interface TransferInput {
+  operationId: string;
+  legs: Leg[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface HoldInput {
+  operationId: string;
+  /** The account whose funds are held (debited when the hold posts) */
+  debitAccountId: string;
+  creditAccountId: string;
+  amount: bigint;
+  /** When the hold lapses by itself; the domain's sweep expires it (default: never) */
+  expiresAt?: Date;
+  metadata?: Record<string, unknown>;
+}
+
+export interface LedgerTransaction {
+  id: string;
+  operationId: string;
+  kind: 'transfer' | 'hold' | 'hold_post';
+  status: 'posted' | 'pending' | 'voided' | 'expired' | 'settled';
+  asset: string;
+  holdId: string | null;
+  expiresAt: Date | null;
+  metadata: Record<string, unknown>;
+  legs: Leg[];
+  /** True when this call found the operation already done (idempotent replay) */
+  isReplay: boolean;
+}
+
+interface AccountRow {
+  id: string;
+  asset: string;
+  is_bounded: boolean;
+  posted: string;
+  pending_debits: string;
+  pending_credits: string;
+}
+
+interface BalanceChange {
+  posted: bigint;
+  pendingDebits: bigint;
+  pendingCredits: bigint;
+}
+
+export const insufficientFunds = (accountId: string) =>
+  new DomainError('limit_exceeded', 'insufficient funds', {
+    details: { reason: 'insufficient_funds', accountId },
+  });
+
+export class Ledger {
+  constructor(private readonly now: () => Date) {}
+
+  /** Opens the account, or returns the existing one with the same owner, asset and purpose. */
+  async openAccount(db: Executor, input: OpenAccountInput): Promise<LedgerAccount> {
+    const row = await db
+      .insertInto('ledger_accounts')
+      .values({
+        id: newId('ledgerAccount'),
+        owner_type: input.ownerType,
+        owner_id: input.ownerId,
+        asset: input.asset,
+        purpose: input.purpose,
+        is_bounded: input.isBounded,
+        created_at: this.now(),
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['owner_type', 'owner_id', 'asset', 'purpose'])
+          .doUpdateSet({ owner_type: input.ownerType }),
+      )
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toAccount(row);
+  }
+
+  async getAccount(db: Executor, accountId: string): Promise<LedgerAccount | undefined> {
+    const row = await db
+      .selectFrom('ledger_accounts')
+      .selectAll()
+      .where('id', '=', accountId)
+      .executeTakeFirst();
+    return row ? toAccount(row) : undefined;
+  }
+
+  async findAccount(
+    db: Executor,
+    key: Pick<OpenAccountInput, 'ownerType' | 'ownerId' | 'asset' | 'purpose'>,
+  ): Promise<LedgerAccount | undefined> {
+    const row = await db
+      .selectFrom('ledger_accounts')
+      .selectAll()
+      .where('owner_type', '=', key.ownerType)
+      .where('owner_id', '=', key.ownerId)
+      .where('asset', '=', key.asset)
+      .where('purpose', '=', key.purpose)
+      .executeTakeFirst();
+    return row ? toAccount(row) : undefined;
+  }
+
+  /** Posts a balanced multi-leg transaction at once. */
+  async transfer(tx: Tx, input: TransferInput): Promise<LedgerTransaction> {
+    const legs = mergeLegs(input.legs);
+    if (legs.length < 2) throw new DomainError('validation_failed', 'a transfer needs at least two accounts');
+    if (legs.reduce((sum, leg) => sum + leg.amount, 0n) !== 0n) {
+      throw new DomainError('validation_failed', 'a transfer must balance: its legs sum to zero');
+    }
+    return this.post(tx, {
+      operationId: input.operationId,
+      kind: 'transfer',
+      status: 'posted',
+      legs,
+      changes: new Map(
+        legs.map((leg) => [leg.accountId, { posted: leg.amount, pendingDebits: 0n, pendingCredits: 0n }]),
+      ),
+      requestHash: hashRequest('transfer', legs),
+      metadata: input.metadata,
+    });
+  }
+
+  /** Reserves funds: the debit account's available balance drops now, its posted balance when the hold posts. */
+  async hold(tx: Tx, input: HoldInput): Promise<LedgerTransaction> {
+    assertPositive(input.amount);
+    if (input.debitAccountId === input.creditAccountId) {
+      throw new DomainError('validation_failed', 'a hold moves funds between two different accounts');
+    }
+    const legs: Leg[] = [
+      { accountId: input.debitAccountId, amount: -input.amount },
+      { accountId: input.creditAccountId, amount: input.amount },
+    ];
+    return this.post(tx, {
+      operationId: input.operationId,
+      kind: 'hold',
+      status: 'pending',
+      legs,
+      changes: new Map([
+        [input.debitAccountId, { posted: 0n, pendingDebits: input.amount, pendingCredits: 0n }],
+        [input.creditAccountId, { posted: 0n, pendingDebits: 0n, pendingCredits: input.amount }],
+      ]),
+      requestHash: hashRequest('hold', legs, input.expiresAt?.toISOString()),
+      expiresAt: input.expiresAt,
+      metadata: input.metadata,
+    });
+  }
+
+  /** Settles a hold for its amount or less; the rest returns to the debit account's available balance. */
+  async postHold(
+    tx: Tx,
+    input: { operationId: string; holdId: string; amount?: bigint; metadata?: Record<string, unknown> },
+  ): Promise<LedgerTransaction> {
+    const hold = await this.lockHold(tx, input.holdId);
+    if (hold.status !== 'pending') {
+      const replay = await this.findOperation(tx, input.operationId);
+      if (replay?.holdId === input.holdId) return replay;
+      throw new DomainError('invalid_state', `the hold is ${hold.status}`, {
+        details: { status: hold.status },
+      });
+    }
+    const amount = input.amount ?? hold.amount;
+    assertPositive(amount);
+    if (amount > hold.amount) {
+      throw new DomainError('validation_failed', 'a hold posts for its amount or less', {
+        field: 'amount',
+        details: { heldAmount: hold.amount.toString() },
+      });
+    }
+    const legs: Leg[] = [
+      { accountId: hold.debitAccountId, amount: -amount },
+      { accountId: hold.creditAccountId, amount },
+    ];
+    return this.post(tx, {
+      operationId: input.operationId,
+      kind: 'hold_post',
+      status: 'posted',
+      legs,
+      changes: new Map([
+        [hold.debitAccountId, { posted: -amount, pendingDebits: -hold.amount, pendingCredits: 0n }],
+        [hold.creditAccountId, { posted: amount, pendingDebits: 0n, pendingCredits: -hold.amount }],
+      ]),
+      requestHash: hashRequest('hold_post', legs, input.holdId),
+      holdId: input.holdId,
+      metadata: input.metadata,
+    });
+  }
+
+  /** Releases a hold without moving money (reversal, decline). Repeating it changes nothing. */
+  async voidHold(tx: Tx, holdId: string): Promise<void> {
+    await this.releaseHold(tx, holdId, 'voided');
+  }
+
+  /** Lapses a hold whose time is up (the owning domain's expiry sweep calls this). Repeating it changes nothing. */
+  async expireHold(tx: Tx, holdId: string): Promise<void> {
+    await this.releaseHold(tx, holdId, 'expired');
+  }
+
+  /** Holds still pending whose expiry has passed on the injected clock, oldest first. */
+  async dueHolds(db: Executor, limit = 100): Promise<{ id: string; metadata: Record<string, unknown> }[]> {
+    return db
+      .selectFrom('ledger_transactions')
+      .select(['id', 'metadata'])
+      .where('status', '=', 'pending')
+      .where('expires_at', '<=', this.now())
+      .orderBy('expires_at')
+      .limit(limit)
+      .execute();
+  }
+
+  async getTransaction(db: Executor, id: string): Promise<LedgerTransaction | undefined> {
+    const row = await db
+      .selectFrom('ledger_transactions')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const legs = await db
+      .selectFrom('ledger_entries')
+      .select(['account_id', 'amount'])
+      .where('transaction_id', '=', id)
+      .orderBy('id')
+      .execute();
+    return {
+      id: row.id,
+      operationId: row.operation_id,
+      kind: row.kind,
+      status: row.status,
+      asset: row.asset,
+      holdId: row.hold_id,
+      expiresAt: row.expires_at,
+      metadata: row.metadata,
+      legs: legs.map((l) => ({ accountId: l.account_id, amount: BigInt(l.amount) })),
+      isReplay: false,
+    };
+  }
+
+  /**
+   * The one write path for new ledger transactions. Round trips: lock the accounts in id order (the same
+   * statement looks for an earlier run of this operation), then one statement inserts the transaction,
+   * updates the balances and writes the entries. A concurrent duplicate of the operation waits on the
+   * account locks, then on the unique operation id, and ends as a replay.
+   */
+  private async post(tx: Tx, op: PostOperation): Promise<LedgerTransaction> {
+    if (op.operationId.length === 0 || op.operationId.length > 200) {
+      throw new DomainError('validation_failed', 'operation ids are 1 to 200 characters');
+    }
+    const { accounts, existingId } = await this.lockAccounts(tx, [...op.changes.keys()], op.operationId);
+    if (existingId) return this.replay(tx, existingId, op);
+    const asset = assertOneAsset(accounts);
+    const balances = nextBalances(accounts, op.changes);
+    const shortfall = balances.find((b) => b.isShort);
+    if (shortfall) {
+      const raced = await this.findOperation(tx, op.operationId);
+      if (raced) return this.replay(tx, raced.id, op);
+      throw insufficientFunds(shortfall.id);
+    }
+    const id = newId('ledgerTransaction');
+    const now = this.now();
+    const { rows } = await sql<{ inserted: number }>`
+      WITH t AS (
+        INSERT INTO ledger_transactions
+          (id, operation_id, request_hash, kind, status, asset, hold_id, expires_at, metadata, created_at)
+        VALUES (${id}, ${op.operationId}, ${op.requestHash}, ${op.kind}, ${op.status}, ${asset}, ${op.holdId ?? null},
+          ${op.expiresAt ?? null}, ${JSON.stringify(op.metadata ?? {})}::jsonb, ${now})
+        ON CONFLICT (operation_id) DO NOTHING RETURNING id
+      ), balances AS (
+        UPDATE ledger_accounts a SET posted = v.posted, pending_debits = v.pd, pending_credits = v.pc
+        FROM (VALUES ${sql.join(
+          balances.map(
+            (b) =>
+              sql`(${b.id}::text, ${b.posted.toString()}::numeric, ${b.pendingDebits.toString()}::numeric, ${b.pendingCredits.toString()}::numeric)`,
+          ),
+        )}) AS v(id, posted, pd, pc)
+        WHERE a.id = v.id AND EXISTS (SELECT 1 FROM t)
+      ), entries AS (
+        INSERT INTO ledger_entries (transaction_id, account_id, asset, amount)
+        SELECT t.id, v.account_id, ${asset}, v.amount FROM t, (VALUES ${sql.join(
+          op.legs.map((l) => sql`(${l.accountId}::text, ${l.amount.toString()}::numeric)`),
+        )}) AS v(account_id, amount)
+      ), settled AS (
+        UPDATE ledger_transactions SET status = 'settled', resolved_at = ${now}
+        WHERE id = ${op.holdId ?? null} AND EXISTS (SELECT 1 FROM t)
+      )
+      SELECT count(*)::int AS inserted FROM t`.execute(tx);
+    if (rows[0]?.inserted !== 1) {
+      const raced = await this.findOperation(tx, op.operationId);
+      if (!raced) throw new Error(`ledger operation ${op.operationId} neither inserted nor found`);
+      return this.replay(tx, raced.id, op);
+    }
+    return {
+      id,
+      operationId: op.operationId,
+      kind: op.kind,
+      status: op.status,
+      asset,
+      holdId: op.holdId ?? null,
+      expiresAt: op.expiresAt ?? null,
+      metadata: op.metadata ?? {},
+      legs: op.legs,
+      isReplay: false,
+    };
+  }
+
+  private async replay(db: Executor, transactionId: string, op: PostOperation): Promise<LedgerTransaction> {
+    const row = await db
+      .selectFrom('ledger_transactions')
+      .select('request_hash')
+      .where('id', '=', transactionId)
+      .executeTakeFirstOrThrow();
+    if (row.request_hash !== op.requestHash) {
+      throw new DomainError(
+        'conflict',
+        `operation ${op.operationId} was already used for a different ledger operation`,
+      );
+    }
+    const found = await this.getTransaction(db, transactionId);
+    if (!found) throw new Error(`ledger transaction ${transactionId} vanished`);
+    return { ...found, isReplay: true };
+  }
+
+  private async findOperation(db: Executor, operationId: string): Promise<LedgerTransaction | undefined> {
+    const row = await db
+      .selectFrom('ledger_transactions')
+      .select('id')
+      .where('operation_id', '=', operationId)
+      .executeTakeFirst();
+    const found = row && (await this.getTransaction(db, row.id));
+    return found ? { ...found, isReplay: true } : undefined;
+  }
+
+  private async releaseHold(tx: Tx, holdId: string, status: 'voided' | 'expired'): Promise<void> {
+    const hold = await this.lockHold(tx, holdId);
+    if (hold.status !== 'pending') return;
+    const { accounts } = await this.lockAccounts(tx, [hold.debitAccountId, hold.creditAccountId]);
+    const balances = nextBalances(
+      accounts,
+      new Map([
+        [hold.debitAccountId, { posted: 0n, pendingDebits: -hold.amount, pendingCredits: 0n }],
+        [hold.creditAccountId, { posted: 0n, pendingDebits: 0n, pendingCredits: -hold.amount }],
+      ]),
+    );
+    await sql`
+      WITH balances AS (
+        UPDATE ledger_accounts a SET pending_debits = v.pd, pending_credits = v.pc
+        FROM (VALUES ${sql.join(
+          balances.map(
+            (b) =>
+              sql`(${b.id}::text, ${b.pendingDebits.toString()}::numeric, ${b.pendingCredits.toString()}::numeric)`,
+          ),
+        )}) AS v(id, pd, pc)
+        WHERE a.id = v.id
+      )
+      UPDATE ledger_transactions SET status = ${status}, resolved_at = ${this.now()} WHERE id = ${holdId}`.execute(
+      tx,
+    );
+  }
+
+  /** Locks the hold row, so a post racing a void or an expiry has exactly one winner. */
+  private async lockHold(
+    tx: Tx,
+    holdId: string,
+  ): Promise<{ status: string; amount: bigint; debitAccountId: string; creditAccountId: string }> {
+    const { rows } = await sql<{ kind: string; status: string; account_id: string; amount: string }>`
+      SELECT t.kind, t.status, e.account_id, e.amount::text
+      FROM (SELECT id, kind, status FROM ledger_transactions WHERE id = ${holdId} FOR UPDATE) t
+      JOIN ledger_entries e ON e.transaction_id = t.id`.execute(tx);
+    const debit = rows.find((r) => BigInt(r.amount) < 0n);
+    const credit = rows.find((r) => BigInt(r.amount) > 0n);
+    if (!debit || !credit || debit.kind !== 'hold') throw new DomainError('not_found', 'hold not found');
+    return {
+      status: debit.status,
+      amount: BigInt(credit.amount),
+      debitAccountId: debit.account_id,
+      creditAccountId: credit.account_id,
+    };
+  }
+
+  /** Row locks in ascending id order: two transactions over the same accounts queue instead of deadlocking. */
+  private async lockAccounts(
+    tx: Tx,
+    ids: string[],
+    operationId?: string,
+  ): Promise<{ accounts: AccountRow[]; existingId: string | undefined }> {
+    const unique = [...new Set(ids)].sort();
+    const { rows } = await sql<AccountRow & { existing_id: string | null }>`
+      SELECT id, asset, is_bounded, posted::text, pending_debits::text, pending_credits::text,
+        (SELECT lt.id FROM ledger_transactions lt WHERE lt.operation_id = ${operationId ?? null}) AS existing_id
+      FROM ledger_accounts WHERE id = ANY(${unique}::text[]) ORDER BY id FOR UPDATE`.execute(tx);
+    if (rows.length !== unique.length) {
+      const found = new Set(rows.map((r) => r.id));
+      throw new DomainError('not_found', `ledger account ${unique.find((id) => !found.has(id))} not found`);
+    }
+    return { accounts: rows, existingId: rows[0]?.existing_id ?? undefined };
+  }
+}
+
+interface PostOperation {
+  operationId: string;
+  kind: LedgerTransaction['kind'];
+  status: 'posted' | 'pending';
+  legs: Leg[];
+  changes: Map<string, BalanceChange>;
+  requestHash: string;
+  holdId?: string;
+  expiresAt?: Date | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+function nextBalances(accounts: AccountRow[], changes: Map<string, BalanceChange>) {
+  return accounts.map((row) => {
+    const change = changes.get(row.id) ?? { posted: 0n, pendingDebits: 0n, pendingCredits: 0n };
+    const posted = BigInt(row.posted) + change.posted;
+    const pendingDebits = BigInt(row.pending_debits) + change.pendingDebits;
+    const pendingCredits = BigInt(row.pending_credits) + change.pendingCredits;
+    const isShort = row.is_bounded && (posted < 0n || posted - pendingDebits < 0n);
+    return { id: row.id, posted, pendingDebits, pendingCredits, isShort };
+  });
+}
+
+function toAccount(row: {
+  id: string;
+  owner_type: string;
+  owner_id: string;
+  asset: string;
+  purpose: string;
+  is_bounded: boolean;
+  posted: string;
+  pending_debits: string;
+  pending_credits: string;
+}): LedgerAccount {
+  const posted = BigInt(row.posted);
+  const pendingDebits = BigInt(row.pending_debits);
+  return {
+    id: row.id,
+    ownerType: row.owner_type,
+    ownerId: row.owner_id,
+    asset: row.asset,
+    purpose: row.purpose,
+    isBounded: row.is_bounded,
+    posted,
+    pendingDebits,
+    pendingCredits: BigInt(row.pending_credits),
+    available: posted - pendingDebits,
+  };
+}
+
+function mergeLegs(legs: Leg[]): Leg[] {
+  const byAccount = new Map<string, bigint>();
+  for (const leg of legs) byAccount.set(leg.accountId, (byAccount.get(leg.accountId) ?? 0n) + leg.amount);
+  return [...byAccount]
+    .filter(([, amount]) => amount !== 0n)
+    .map(([accountId, amount]) => ({ accountId, amount }));
+}
+
+function assertPositive(amount: bigint): void {
+  if (amount <= 0n)
+    throw new DomainError('validation_failed', 'the amount must be greater than zero', { field: 'amount' });
+}
+
+function assertOneAsset(accounts: AccountRow[]): string {
+  const assets = new Set(accounts.map((a) => a.asset));
+  if (assets.size !== 1)
+    throw new DomainError('validation_failed', 'all accounts of a ledger transaction hold one asset');
+  return [...assets][0] as string;
+}
+
+function hashRequest(kind: string, legs: Leg[], extra = ''): string {
+  const canonical = [...legs]
+    .sort((a, b) => (a.accountId < b.accountId ? -1 : 1))
+    .map((l) => `${l.accountId}:${l.amount}`)
+    .join('|');
+  return createHash('sha256').update(`${kind}|${canonical}|${extra}`).digest('hex');
+}

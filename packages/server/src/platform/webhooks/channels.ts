@@ -1,0 +1,77 @@
+// A channel is one API's way of sending events: how a request is built and signed, what counts as an
+// acknowledgement, and when to retry. Formats are the public services' (COMPAT.md).
+import { randomUUID } from 'node:crypto';
+import { encryptIpn, ipnFormBody, signCryptoWebhook, signIssuingWebhook } from '@tessera/sdk';
+import type { WebhookApi } from '../db/schema.ts';
+
+export interface ChannelRequest {
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface WebhookChannel {
+  api: WebhookApi;
+  maxAttempts: number;
+  /** Seconds to wait after failed attempt n (index n-1) before attempt n+1 */
+  retryDelaysSeconds: readonly number[];
+  buildRequest(payload: string, secret: string, attemptId: string): Promise<ChannelRequest>;
+  isAcknowledged(statusCode: number | undefined, body: string): boolean;
+}
+
+const is2xx = (status: number | undefined) => status !== undefined && status >= 200 && status < 300;
+
+/** Issuing spec, Events: 3 attempts in all, backoff 5 s then 10 s; retried on network errors, timeouts, non-2xx. */
+export const issuingChannel: WebhookChannel = {
+  api: 'issuing',
+  maxAttempts: 3,
+  retryDelaysSeconds: [5, 10],
+  async buildRequest(payload, secret, attemptId) {
+    return {
+      body: payload,
+      headers: {
+        'content-type': 'application/json',
+        'x-service-signature': await signIssuingWebhook(payload, secret),
+        'x-service-delivery-id': attemptId,
+      },
+    };
+  },
+  isAcknowledged: (status) => is2xx(status),
+};
+
+const FIBONACCI_MINUTES = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610, 987];
+
+/** Crypto: the first attempt plus 15 retries at Fibonacci minutes; the signature is a body field. */
+export const cryptoChannel: WebhookChannel = {
+  api: 'crypto',
+  maxAttempts: 1 + FIBONACCI_MINUTES.length,
+  retryDelaysSeconds: FIBONACCI_MINUTES.map((m) => m * 60),
+  async buildRequest(payload, secret, attemptId) {
+    return {
+      body: signCryptoWebhook(JSON.parse(payload), secret),
+      headers: { 'content-type': 'application/json', 'x-tessera-delivery-id': attemptId },
+    };
+  },
+  isAcknowledged: (status) => is2xx(status),
+};
+
+/** Payments IPN: acknowledged only by HTTP 200 with the body `OK`; retried after 1 min, 5 min, 1 h, 24 h. */
+export const paymentsChannel: WebhookChannel = {
+  api: 'payments',
+  maxAttempts: 5,
+  retryDelaysSeconds: [60, 300, 3600, 86_400],
+  async buildRequest(payload, secret, attemptId) {
+    return {
+      body: ipnFormBody(encryptIpn(payload, secret)),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-tessera-delivery-id': attemptId },
+    };
+  },
+  isAcknowledged: (status, body) => status === 200 && body.trim() === 'OK',
+};
+
+export const CHANNELS: Record<WebhookApi, WebhookChannel> = {
+  issuing: issuingChannel,
+  crypto: cryptoChannel,
+  payments: paymentsChannel,
+};
+
+export const newAttemptId = () => randomUUID();

@@ -1,0 +1,205 @@
+// Delivers outbox events. The first attempt is a pg-boss job enqueued with the event; each failure
+// stores the next due time (injected clock) on the delivery row, and the sweep sends what is due, so
+// advancing the sandbox clock runs due retries at once. A wall-clock lease guards each attempt: two
+// processes never attempt one delivery together, and a crashed attempt is retried when its lease ends.
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Counter } from 'prom-client';
+import type { Clock } from '../clock/clock.ts';
+import { addSeconds } from '../clock/clock.ts';
+import type { Db, Executor } from '../db/database.ts';
+import type { EventsTable, WebhookApi } from '../db/schema.ts';
+import { newId } from '../ids.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
+import { CHANNELS, newAttemptId, type WebhookChannel } from './channels.ts';
+import type { HttpSender } from './http-sender.ts';
+import type { WebhookTenantDirectory } from './tenant-directory.ts';
+
+export const DELIVERY_QUEUE = 'webhook-delivery';
+const EXCERPT_CHARS = 1024;
+
+export interface DeliveryEngineDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  sender: HttpSender;
+  tenants: WebhookTenantDirectory;
+  logger: Logger;
+  attemptsCounter: Counter<'api' | 'outcome'>;
+  /** Extra seconds a lease outlives the HTTP timeout */
+  leaseSlackSeconds?: number;
+  timeoutMs: number;
+  channels?: Record<WebhookApi, WebhookChannel>;
+}
+
+type StoredEvent = Pick<EventsTable, 'id' | 'api' | 'tenant_id' | 'payload' | 'target_url'>;
+
+export class DeliveryEngine {
+  private readonly channels: Record<WebhookApi, WebhookChannel>;
+
+  constructor(private readonly deps: DeliveryEngineDeps) {
+    this.channels = deps.channels ?? CHANNELS;
+  }
+
+  async start(): Promise<void> {
+    await this.deps.jobs.createQueue(DELIVERY_QUEUE);
+    await this.deps.jobs.work<{ deliveryId: string }>(
+      DELIVERY_QUEUE,
+      ({ deliveryId }) => this.attempt(deliveryId).then(() => undefined),
+      {
+        pollingIntervalSeconds: 1,
+      },
+    );
+  }
+
+  /**
+   * Creates a delivery for the event to its target (the event's own URL, else the tenant's) and
+   * enqueues its first attempt, in the caller's transaction. No URL configured: nothing to send, the
+   * event stays listable and replayable.
+   */
+  async createDelivery(
+    tx: Executor,
+    event: StoredEvent,
+    reason: 'event' | 'redelivery' | 'replay',
+  ): Promise<string | undefined> {
+    const url = event.target_url ?? (await this.deps.tenants.webhookUrl(tx, event.api, event.tenant_id));
+    if (!url) return undefined;
+    const id = newId('delivery');
+    const now = this.deps.clock.now();
+    await tx
+      .insertInto('webhook_deliveries')
+      .values({
+        id,
+        event_id: event.id,
+        url,
+        reason,
+        status: 'pending',
+        max_attempts: this.channels[event.api].maxAttempts,
+        next_attempt_at: now,
+        created_at: now,
+      })
+      .execute();
+    await this.deps.jobs.send(tx, DELIVERY_QUEUE, { deliveryId: id });
+    return id;
+  }
+
+  /** Wakes the worker after a commit that created deliveries. */
+  notify(): void {
+    this.deps.jobs.notify(DELIVERY_QUEUE);
+  }
+
+  /** Makes one attempt if the delivery is due and free; answers whether an attempt was made. */
+  async attempt(deliveryId: string): Promise<boolean> {
+    const { db, clock } = this.deps;
+    const leaseSeconds = Math.ceil(this.deps.timeoutMs / 1000) + (this.deps.leaseSlackSeconds ?? 15);
+    const claimed = await db
+      .updateTable('webhook_deliveries as d')
+      .from('events as e')
+      .set((eb) => ({
+        attempt_count: eb('d.attempt_count', '+', 1),
+        leased_until: sql<Date>`now() + make_interval(secs => ${leaseSeconds})`,
+      }))
+      .whereRef('e.id', '=', 'd.event_id')
+      .where('d.id', '=', deliveryId)
+      .where('d.status', '=', 'pending')
+      .where('d.next_attempt_at', '<=', clock.now())
+      .where((eb) => eb.or([eb('d.leased_until', 'is', null), eb('d.leased_until', '<', sql<Date>`now()`)]))
+      .returning([
+        'd.id',
+        'd.url',
+        'd.attempt_count',
+        'd.max_attempts',
+        'e.id as event_id',
+        'e.api',
+        'e.tenant_id',
+        'e.payload',
+      ])
+      .executeTakeFirst();
+    if (!claimed) return false;
+
+    const channel = this.channels[claimed.api];
+    const attemptId = newAttemptId();
+    const startedAt = clock.now();
+    let result: {
+      statusCode: number | undefined;
+      body: string;
+      error: string | undefined;
+      durationMs: number;
+    };
+    try {
+      const secret = await this.deps.tenants.signingSecret(db, claimed.api, claimed.tenant_id);
+      const request = await channel.buildRequest(claimed.payload, secret, attemptId);
+      result = await this.deps.sender.post({ url: claimed.url, ...request });
+    } catch (err) {
+      result = {
+        statusCode: undefined,
+        body: '',
+        error: `could not build the request: ${(err as Error).message}`,
+        durationMs: 0,
+      };
+    }
+    const isAcknowledged =
+      result.error === undefined && channel.isAcknowledged(result.statusCode, result.body);
+    const isLast = claimed.attempt_count >= claimed.max_attempts;
+    const delay = channel.retryDelaysSeconds[claimed.attempt_count - 1] ?? 0;
+    const error =
+      result.error ??
+      (isAcknowledged ? undefined : `not acknowledged: HTTP ${result.statusCode ?? 'no status'}`);
+    await db.transaction().execute(async (tx) => {
+      await tx
+        .insertInto('webhook_attempts')
+        .values({
+          id: attemptId,
+          delivery_id: claimed.id,
+          attempt_number: claimed.attempt_count,
+          started_at: startedAt,
+          duration_ms: result.durationMs,
+          status_code: result.statusCode ?? null,
+          response_excerpt: result.body ? result.body.slice(0, EXCERPT_CHARS) : null,
+          error: error ?? null,
+          succeeded: isAcknowledged,
+        })
+        .execute();
+      await tx
+        .updateTable('webhook_deliveries')
+        .set({
+          status: isAcknowledged ? 'succeeded' : isLast ? 'failed' : 'pending',
+          next_attempt_at: isAcknowledged || isLast ? null : addSeconds(clock.now(), delay),
+          leased_until: null,
+          completed_at: isAcknowledged || isLast ? clock.now() : null,
+        })
+        .where('id', '=', claimed.id)
+        .execute();
+    });
+    this.deps.attemptsCounter.inc({ api: claimed.api, outcome: isAcknowledged ? 'acknowledged' : 'failed' });
+    if (!isAcknowledged) {
+      this.deps.logger.info(
+        { deliveryId: claimed.id, eventId: claimed.event_id, attempt: claimed.attempt_count, error },
+        isLast ? 'webhook delivery failed for good' : 'webhook attempt failed; retry scheduled',
+      );
+    }
+    return true;
+  }
+
+  /** The sweep: attempts every delivery whose due time has passed on the injected clock. */
+  async deliverDue(limit = 200): Promise<number> {
+    const due = await this.deps.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', this.deps.clock.now())
+      .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', sql<Date>`now()`)]))
+      .orderBy('next_attempt_at')
+      .limit(limit)
+      .execute();
+    let attempted = 0;
+    const queue = due.map((d) => d.id);
+    const worker = async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        if (await this.attempt(id)) attempted++;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(8, queue.length) }, worker));
+    return attempted;
+  }
+}

@@ -1,0 +1,69 @@
+// /sandbox/clock: the sandbox's time machine. Advancing runs every sweep that became due before the
+// answer, so a client sees the consequences (expiries, retries, billing) in its next request.
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { standardErrors, timestamp } from '../../admin/http/schemas.ts';
+import type { SandboxClock } from '../../platform/clock/clock.ts';
+import type { Sweeps } from '../../platform/clock/sweeps.ts';
+import type { Db } from '../../platform/db/database.ts';
+import type { ZodApp } from '../../platform/http/api-scope.ts';
+
+/** Ten years: enough for any billing scenario, small enough to catch a unit mistake. */
+const MAX_ADVANCE_SECONDS = 10 * 366 * 24 * 60 * 60;
+
+export interface ClockDeps {
+  db: Db;
+  clock: SandboxClock;
+  sweeps: Sweeps;
+}
+
+const clockView = z.object({ now: timestamp, offsetSeconds: z.number() });
+
+export async function registerClockRoutes(app: ZodApp, deps: ClockDeps): Promise<void> {
+  app.get(
+    '/clock',
+    {
+      schema: {
+        summary: 'The sandbox time',
+        tags: ['clock'],
+        response: { 200: clockView, ...standardErrors },
+      },
+    },
+    async () => ({ now: deps.clock.now().toISOString(), offsetSeconds: deps.clock.offset / 1000 }),
+  );
+
+  app.post(
+    '/clock/advance',
+    {
+      schema: {
+        summary: 'Advance the sandbox clock and run everything that became due',
+        tags: ['clock'],
+        body: z.object({ seconds: z.number().int().positive().max(MAX_ADVANCE_SECONDS) }),
+        response: {
+          200: clockView.extend({ processed: z.record(z.string(), z.number().int()) }),
+          ...standardErrors,
+        },
+      },
+    },
+    async (request) => {
+      await advanceSandboxClock(deps, request.body.seconds * 1000);
+      const processed = await deps.sweeps.runAll();
+      return { now: deps.clock.now().toISOString(), offsetSeconds: deps.clock.offset / 1000, processed };
+    },
+  );
+}
+
+/** Persists the new offset first, so other processes and the next start agree on the time. */
+export async function advanceSandboxClock(deps: Pick<ClockDeps, 'db' | 'clock'>, ms: number): Promise<void> {
+  const row = await deps.db
+    .updateTable('sandbox_state')
+    .set({ clock_offset_ms: sql<string>`clock_offset_ms + ${ms}` })
+    .returning('clock_offset_ms')
+    .executeTakeFirstOrThrow();
+  deps.clock.adopt(Number(row.clock_offset_ms));
+}
+
+export async function loadSandboxClockOffset(db: Db): Promise<number> {
+  const row = await db.selectFrom('sandbox_state').select('clock_offset_ms').executeTakeFirst();
+  return Number(row?.clock_offset_ms ?? 0);
+}

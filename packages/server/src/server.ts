@@ -1,0 +1,265 @@
+// The composition root (STYLE 6): builds db, clock, rails and services once, mounts the three APIs,
+// the admin and sandbox APIs and the operational routes, and returns { app, services, close }.
+// Tests call it with overrides; main.ts calls it once.
+import formbody from '@fastify/formbody';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { requireAdmin } from './admin/http/admin-auth.ts';
+import { registerEventRoutes } from './admin/http/events-routes.ts';
+import { registerMerchantRoutes } from './admin/http/merchants-routes.ts';
+import { registerPartnerRoutes } from './admin/http/partners-routes.ts';
+import { presentAdminError } from './admin/http/present-error.ts';
+import { registerStoreRoutes } from './admin/http/stores-routes.ts';
+import type { Config } from './config.ts';
+import { cryptoApi } from './crypto/crypto-api.ts';
+import { issuingApi } from './issuing/issuing-api.ts';
+import { paymentsApi } from './payments/payments-api.ts';
+import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
+import { Sweeps } from './platform/clock/sweeps.ts';
+import { derive, Encryptor } from './platform/crypto/encryption.ts';
+import { type Db, openDatabase } from './platform/db/database.ts';
+import { createTransact, type Transact } from './platform/db/transact.ts';
+import { DomainError } from './platform/errors/domain-error.ts';
+import { EventsService } from './platform/events/events-service.ts';
+import { Outbox } from './platform/events/outbox.ts';
+import { asZod, mountApi, presentError } from './platform/http/api-scope.ts';
+import { loggerOptions } from './platform/http/logging.ts';
+import { createMetrics, type Metrics } from './platform/http/metrics.ts';
+import { registerOperationalRoutes } from './platform/http/operational-routes.ts';
+import { rateLimitKey } from './platform/http/rate-limit-key.ts';
+import { IdempotencyStore } from './platform/idempotency/idempotency-store.ts';
+import { newId } from './platform/ids.ts';
+import { JobQueue } from './platform/jobs/job-queue.ts';
+import { Ledger } from './platform/ledger/ledger.ts';
+import { MerchantsService } from './platform/tenants/merchants-service.ts';
+import { PartnersService } from './platform/tenants/partners-service.ts';
+import { StoresService } from './platform/tenants/stores-service.ts';
+import { TenantDirectory } from './platform/tenants/tenant-directory.ts';
+import { DeliveryEngine } from './platform/webhooks/delivery-engine.ts';
+import { HttpSender } from './platform/webhooks/http-sender.ts';
+import { SsrfGuard } from './platform/webhooks/ssrf-guard.ts';
+import { loadSandboxClockOffset, registerClockRoutes } from './sandbox/http/clock-routes.ts';
+
+export interface AppOptions {
+  config: Config;
+  /** The database to use (the embedded one's URL, or DATABASE_URL) */
+  databaseUrl: string;
+  adminToken: string;
+  encryptionKey: Buffer;
+  /** Where logs go (default: stdout) */
+  logStream?: DestinationStream;
+  /** Overrides the clock (default: a persisted SandboxClock in sandbox mode, the system clock in production) */
+  clock?: Clock;
+  /** Start the sweep loop in the background (default: true; tests drive sweeps through the clock) */
+  runBackgroundSweeps?: boolean;
+}
+
+export interface PlatformServices {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  transact: Transact;
+  ledger: Ledger;
+  outbox: Outbox;
+  events: EventsService;
+  deliveries: DeliveryEngine;
+  partners: PartnersService;
+  merchants: MerchantsService;
+  stores: StoresService;
+  idempotency: IdempotencyStore;
+  sweeps: Sweeps;
+  jobs: JobQueue;
+  metrics: Metrics;
+  ssrf: SsrfGuard;
+}
+
+export interface TesseraApp {
+  app: FastifyInstance;
+  services: PlatformServices;
+  close(): Promise<void>;
+}
+
+export async function createApp(options: AppOptions): Promise<TesseraApp> {
+  const { config } = options;
+  const logger = pino(loggerOptions(config.logLevel), options.logStream ?? process.stdout);
+  const database = openDatabase(options.databaseUrl);
+  const { db } = database;
+  const clock =
+    options.clock ??
+    (config.mode === 'sandbox' ? new SandboxClock(await loadSandboxClockOffset(db)) : systemClock);
+  const now = () => clock.now();
+
+  const encryptor = new Encryptor(options.encryptionKey);
+  const partners = new PartnersService(clock, encryptor);
+  const merchants = new MerchantsService(
+    clock,
+    encryptor,
+    derive(options.encryptionKey, 'tessera/merchant-api-key/v1'),
+  );
+  const stores = new StoresService(clock, encryptor, config.mode);
+  const metrics = createMetrics();
+  const ssrf = new SsrfGuard(config.mode === 'production', config.webhookAllowlist);
+  const jobs = await JobQueue.start(options.databaseUrl, logger, { maintenance: true });
+  const deliveries = new DeliveryEngine({
+    db,
+    clock,
+    jobs,
+    sender: new HttpSender(ssrf, config.webhookTimeoutMs),
+    tenants: new TenantDirectory(partners, merchants, stores),
+    logger,
+    attemptsCounter: metrics.webhookAttempts,
+    timeoutMs: config.webhookTimeoutMs,
+  });
+  await deliveries.start();
+  const transact = createTransact(db, () => deliveries.notify());
+  const idempotency = new IdempotencyStore(db, clock);
+  const sweeps = new Sweeps(logger);
+  if (clock instanceof SandboxClock) {
+    const sandboxClock = clock;
+    sweeps.register('sandbox-clock', async () => {
+      sandboxClock.adopt(await loadSandboxClockOffset(db));
+      return 0;
+    });
+  }
+  sweeps.register('webhook-deliveries', () => deliveries.deliverDue());
+  sweeps.register('idempotency-keys', () => idempotency.purgeExpired());
+
+  const services: PlatformServices = {
+    config,
+    db,
+    clock,
+    logger,
+    transact,
+    ledger: new Ledger(now),
+    outbox: new Outbox(clock, deliveries),
+    events: new EventsService(db, transact, deliveries),
+    deliveries,
+    partners,
+    merchants,
+    stores,
+    idempotency,
+    sweeps,
+    jobs,
+    metrics,
+    ssrf,
+  };
+
+  const app = await buildHttp(services, options.adminToken);
+  if (options.runBackgroundSweeps ?? true) sweeps.start(config.sweepIntervalMs);
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await sweeps.stop();
+      await app.close();
+      await jobs.stop();
+      await database.close();
+    })();
+    return closing;
+  };
+  return { app, services, close };
+}
+
+async function buildHttp(services: PlatformServices, adminToken: string): Promise<FastifyInstance> {
+  const { config, metrics } = services;
+  const app = Fastify({
+    loggerInstance: services.logger as FastifyBaseLogger,
+    bodyLimit: 1024 * 1024,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.:-]{1,100}$/.test(given) ? given : newId('request');
+    },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  await app.register(formbody);
+  await app.register(rateLimit, {
+    global: true,
+    max: config.rateLimitPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: rateLimitKey,
+    errorResponseBuilder: (_request, context) =>
+      new DomainError('rate_limited', `rate limit of ${context.max} requests per minute exceeded`, {
+        retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),
+      }),
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+  app.setErrorHandler((err, request, reply) => presentError(presentAdminError, err, request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    presentError(presentAdminError, new DomainError('not_found', 'no such route'), request, reply),
+  );
+
+  const documents = new Map<string, () => unknown>();
+  const onDocument = (name: string, getDocument: () => unknown) => documents.set(name, getDocument);
+  const common = { idempotency: services.idempotency, onDocument };
+  await mountApi(app, { ...issuingApi(config.basePaths.issuing), ...common });
+  await mountApi(app, { ...paymentsApi(config.basePaths.payments), ...common });
+  await mountApi(app, { ...cryptoApi(config.basePaths.crypto), ...common });
+
+  const adminDeps = {
+    db: services.db,
+    partners: services.partners,
+    merchants: services.merchants,
+    stores: services.stores,
+    events: services.events,
+    checkWebhookUrl: (url: string | null | undefined, field: string) => {
+      if (url === undefined || url === null || url === '') return null;
+      const problem = services.ssrf.checkUrl(url);
+      if (problem) throw new DomainError('validation_failed', `${field} ${problem}`, { field });
+      return url;
+    },
+  };
+  await mountApi(app, {
+    ...common,
+    name: 'admin',
+    prefix: '/admin',
+    title: 'Tessera admin API',
+    version: '1.0.0',
+    description: 'The operator onboards partners, merchants and stores, and inspects and redelivers events.',
+    presenter: presentAdminError,
+    securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } },
+    routes: async (routes) => {
+      requireAdmin(routes, adminToken);
+      await registerPartnerRoutes(routes, adminDeps);
+      await registerMerchantRoutes(routes, adminDeps);
+      await registerStoreRoutes(routes, adminDeps);
+      await registerEventRoutes(routes, adminDeps);
+    },
+  });
+  if (config.mode === 'sandbox' && services.clock instanceof SandboxClock) {
+    const clock = services.clock;
+    await mountApi(app, {
+      ...common,
+      name: 'sandbox',
+      prefix: '/sandbox',
+      title: 'Tessera sandbox API',
+      version: '1.0.0',
+      description:
+        'Drives the simulated world: the clock and, per API, the simulated rails. Sandbox mode only.',
+      presenter: presentAdminError,
+      securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } },
+      routes: async (routes) => {
+        requireAdmin(routes, adminToken);
+        await registerClockRoutes(routes, { db: services.db, clock, sweeps: services.sweeps });
+      },
+    });
+  }
+  await registerOperationalRoutes(asZod(app), {
+    db: services.db,
+    metrics,
+    documents,
+    basePaths: config.basePaths,
+  });
+  await app.ready();
+  return app;
+}
