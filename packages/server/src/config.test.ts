@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from './config.ts';
+
+const problems = (env: Record<string, string>) => {
+  try {
+    parseConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+};
+
+describe('config', () => {
+  it('defaults run a complete sandbox', () => {
+    const config = parseConfig({});
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      mode: 'sandbox',
+      dataDir: './data',
+      databaseUrl: undefined,
+      publicUrl: 'http://127.0.0.1:8080',
+      webhookTimeoutMs: 30_000,
+      basePaths: { issuing: '/issuing/v1', payments: '/payments', crypto: '/crypto/api' },
+    });
+  });
+
+  it('production refuses to start without each explicit secret, one message per setting', () => {
+    const found = problems({ TESSERA_MODE: 'production' });
+    expect(found).toHaveLength(3);
+    expect(found.join('\n')).toMatch(/TESSERA_ADMIN_TOKEN is required/);
+    expect(found.join('\n')).toMatch(/TESSERA_ENCRYPTION_KEY is required/);
+    expect(found.join('\n')).toMatch(/DATABASE_URL is required/);
+    expect(
+      problems({
+        TESSERA_MODE: 'production',
+        TESSERA_ADMIN_TOKEN: 'a'.repeat(32),
+        TESSERA_ENCRYPTION_KEY: 'b'.repeat(64),
+        DATABASE_URL: 'postgres://u:p@db.example.com:5432/tessera',
+      }),
+    ).toEqual([]);
+  });
+
+  it('names the setting that is wrong', () => {
+    expect(problems({ PORT: 'eighty' })[0]).toMatch(/^PORT:/);
+    expect(problems({ TESSERA_MODE: 'staging' })[0]).toMatch(/^TESSERA_MODE:/);
+    expect(problems({ DATABASE_URL: 'mysql://x' })[0]).toMatch(/^DATABASE_URL:/);
+    expect(problems({ TESSERA_ADMIN_TOKEN: 'short' })[0]).toMatch(
+      /^TESSERA_ADMIN_TOKEN: must be at least 24/,
+    );
+    expect(problems({ TESSERA_PAYMENTS_BASE_PATH: 'payments/' })[0]).toMatch(/^TESSERA_PAYMENTS_BASE_PATH:/);
+  });
+
+  it('treats empty variables as unset and reads lists', () => {
+    const config = parseConfig({
+      DATABASE_URL: '',
+      TESSERA_WEBHOOK_ALLOWLIST: 'hooks.internal, 10.1.0.0/16',
+    });
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.webhookAllowlist).toEqual(['hooks.internal', '10.1.0.0/16']);
+  });
+});

@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { Encryptor, parseEncryptionKey } from './encryption.ts';
+import { hashPassword, hashToken, randomAlphanumeric, verifyPassword } from './hashing.ts';
+import { Secret } from './secret.ts';
+
+describe('encryption at rest', () => {
+  const encryptor = new Encryptor(randomBytes(32));
+
+  it('round-trips and never repeats a ciphertext', () => {
+    const a = encryptor.encrypt('4111111111111111', 'card:1');
+    const b = encryptor.encrypt('4111111111111111', 'card:1');
+    expect(a).not.toBe(b);
+    expect(a).not.toContain('4111');
+    expect(encryptor.decrypt(a, 'card:1')).toBe('4111111111111111');
+  });
+
+  it('refuses a ciphertext moved to another row, tampered, or under another key', () => {
+    const sealed = encryptor.encrypt('secret', 'card:1');
+    expect(() => encryptor.decrypt(sealed, 'card:2')).toThrow();
+    const tampered = `${sealed.slice(0, -2)}${sealed.endsWith('A') ? 'B' : 'A'}A`;
+    expect(() => encryptor.decrypt(tampered, 'card:1')).toThrow();
+    expect(() => new Encryptor(randomBytes(32)).decrypt(sealed, 'card:1')).toThrow();
+    expect(() => encryptor.decrypt('v9:x:y')).toThrow(/unknown ciphertext format/);
+  });
+
+  it('accepts 32-byte keys as hex or base64 only', () => {
+    expect(parseEncryptionKey('ab'.repeat(32))).toHaveLength(32);
+    expect(parseEncryptionKey(randomBytes(32).toString('base64'))).toHaveLength(32);
+    expect(() => parseEncryptionKey('too-short')).toThrow(/32 bytes/);
+  });
+});
+
+describe('hashing', () => {
+  it('hashes tokens deterministically and passwords with a salt', async () => {
+    expect(hashToken('ptk_x')).toBe(hashToken('ptk_x'));
+    expect(hashToken('ptk_x')).not.toBe(hashToken('ptk_y'));
+    const a = await hashPassword('Str0ng!pass');
+    expect(a).toMatch(/^\$argon2id\$/);
+    expect(await hashPassword('Str0ng!pass')).not.toBe(a);
+    expect(await verifyPassword(a, 'Str0ng!pass')).toBe(true);
+    expect(await verifyPassword(a, 'wrong')).toBe(false);
+    expect(await verifyPassword('not-a-hash', 'x')).toBe(false);
+  });
+
+  it('draws uniform alphanumerics of the asked length', () => {
+    const text = randomAlphanumeric(5000);
+    expect(text).toMatch(/^[A-Za-z0-9]{5000}$/);
+    expect(new Set(text).size).toBe(62);
+  });
+});
+
+describe('Secret', () => {
+  it('never prints its value', () => {
+    const secret = new Secret('sk_live_123');
+    expect(JSON.stringify({ secret })).toBe('{"secret":"[redacted]"}');
+    expect(String(secret)).toBe('[redacted]');
+    expect(inspect(secret)).not.toContain('sk_live_123');
+    expect(secret.expose()).toBe('sk_live_123');
+  });
+});

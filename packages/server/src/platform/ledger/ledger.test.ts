@@ -1,0 +1,424 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../../test/harness/test-database.ts';
+import { SandboxClock } from '../clock/clock.ts';
+import { type DatabaseHandle, openDatabase, type Tx } from '../db/database.ts';
+import { DomainError } from '../errors/domain-error.ts';
+import { Ledger, type LedgerAccount } from './ledger.ts';
+
+let handle: DatabaseHandle;
+const clock = new SandboxClock();
+const ledger = new Ledger(() => clock.now());
+
+beforeAll(async () => {
+  handle = openDatabase(await createTestDatabase(), { max: 30 });
+});
+afterAll(async () => {
+  await handle.close();
+});
+
+const tx = <T>(fn: (t: Tx) => Promise<T>) => handle.db.transaction().execute(fn);
+const op = () => `op_${randomUUID()}`;
+
+async function accounts(asset = 'EUR') {
+  const owner = randomUUID();
+  const open = (purpose: string, isBounded: boolean) =>
+    ledger.openAccount(handle.db, { ownerType: 'test', ownerId: owner, asset, purpose, isBounded });
+  return {
+    world: await open('world', false),
+    alice: await open('alice', true),
+    bob: await open('bob', true),
+  };
+}
+
+const balance = async (account: LedgerAccount) =>
+  (await ledger.getAccount(handle.db, account.id)) as LedgerAccount;
+const transfer = (from: LedgerAccount, to: LedgerAccount, amount: bigint, operationId = op()) =>
+  handle.db.transaction().execute((t) =>
+    ledger.transfer(t, {
+      operationId,
+      legs: [
+        { accountId: from.id, amount: -amount },
+        { accountId: to.id, amount },
+      ],
+    }),
+  );
+const errorOf = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof DomainError) return err;
+    throw err;
+  }
+  throw new Error('expected a DomainError');
+};
+
+describe('accounts', () => {
+  it('opens one account per owner, asset and purpose', async () => {
+    const { alice } = await accounts();
+    const again = await ledger.openAccount(handle.db, {
+      ownerType: alice.ownerType,
+      ownerId: alice.ownerId,
+      asset: 'EUR',
+      purpose: 'alice',
+      isBounded: true,
+    });
+    expect(again.id).toBe(alice.id);
+    expect(alice).toMatchObject({ posted: 0n, pendingDebits: 0n, available: 0n, isBounded: true });
+  });
+});
+
+describe('transfers', () => {
+  it('moves money in balanced entries', async () => {
+    const { world, alice, bob } = await accounts();
+    await transfer(world, alice, 1000n);
+    const result = await transfer(alice, bob, 250n);
+    expect(result.legs.reduce((s, l) => s + l.amount, 0n)).toBe(0n);
+    expect((await balance(alice)).posted).toBe(750n);
+    expect((await balance(bob)).posted).toBe(250n);
+    expect((await balance(world)).posted).toBe(-1000n);
+  });
+
+  it('refuses unbalanced, one-sided, cross-asset and unknown-account transfers', async () => {
+    const { world, alice } = await accounts();
+    const usd = await accounts('USD');
+    const legs = (a: bigint, b: bigint) => [
+      { accountId: world.id, amount: a },
+      { accountId: alice.id, amount: b },
+    ];
+    expect(
+      (await errorOf(tx((t) => ledger.transfer(t, { operationId: op(), legs: legs(-5n, 4n) })))).message,
+    ).toMatch(/balance/);
+    expect(
+      (await errorOf(tx((t) => ledger.transfer(t, { operationId: op(), legs: legs(-5n, 0n) })))).code,
+    ).toBe('validation_failed');
+    expect((await errorOf(transfer(world, usd.alice, 5n))).message).toMatch(/one asset/);
+    const ghost = { ...alice, id: 'lac_missing' };
+    expect((await errorOf(transfer(world, ghost, 5n))).code).toBe('not_found');
+  });
+
+  it('never lets a bounded account go negative, and writes nothing when refusing', async () => {
+    const { world, alice, bob } = await accounts();
+    await transfer(world, alice, 100n);
+    const refused = await errorOf(transfer(alice, bob, 101n));
+    expect(refused.code).toBe('limit_exceeded');
+    expect(refused.details).toMatchObject({ reason: 'insufficient_funds', accountId: alice.id });
+    expect((await balance(alice)).posted).toBe(100n);
+    const { rows } = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM ledger_entries WHERE account_id = ${bob.id}`.execute(handle.db);
+    expect(rows[0]?.n).toBe(0);
+  });
+
+  it('is idempotent by operation id, and refuses the id for another operation', async () => {
+    const { world, alice, bob } = await accounts();
+    const id = op();
+    const first = await transfer(world, alice, 100n, id);
+    const again = await transfer(world, alice, 100n, id);
+    expect(first.isReplay).toBe(false);
+    expect(again).toMatchObject({ isReplay: true, id: first.id });
+    expect((await balance(alice)).posted).toBe(100n);
+    expect((await errorOf(transfer(world, bob, 100n, id))).code).toBe('conflict');
+  });
+
+  it('replays a spend even after the funds it spent are gone', async () => {
+    const { world, alice, bob } = await accounts();
+    await transfer(world, alice, 100n);
+    const id = op();
+    await transfer(alice, bob, 100n, id);
+    expect((await transfer(alice, bob, 100n, id)).isReplay).toBe(true);
+  });
+});
+
+describe('holds', () => {
+  it('reserves, then posts the same or a smaller amount and releases the rest', async () => {
+    const { world, alice, bob } = await accounts();
+    await transfer(world, alice, 1000n);
+    const hold = await tx((t) =>
+      ledger.hold(t, { operationId: op(), debitAccountId: alice.id, creditAccountId: bob.id, amount: 600n }),
+    );
+    expect(hold.status).toBe('pending');
+    expect(await balance(alice)).toMatchObject({ posted: 1000n, pendingDebits: 600n, available: 400n });
+    expect((await balance(bob)).pendingCredits).toBe(600n);
+    expect((await errorOf(transfer(alice, bob, 401n))).code).toBe('limit_exceeded');
+    expect(
+      (await errorOf(tx((t) => ledger.postHold(t, { operationId: op(), holdId: hold.id, amount: 601n }))))
+        .field,
+    ).toBe('amount');
+    const postId = op();
+    const posted = await tx((t) =>
+      ledger.postHold(t, { operationId: postId, holdId: hold.id, amount: 450n }),
+    );
+    expect(posted).toMatchObject({ kind: 'hold_post', holdId: hold.id, status: 'posted' });
+    expect(await balance(alice)).toMatchObject({ posted: 550n, pendingDebits: 0n, available: 550n });
+    expect(await balance(bob)).toMatchObject({ posted: 450n, pendingCredits: 0n });
+    expect((await ledger.getTransaction(handle.db, hold.id))?.status).toBe('settled');
+    const replay = await tx((t) =>
+      ledger.postHold(t, { operationId: postId, holdId: hold.id, amount: 450n }),
+    );
+    expect(replay).toMatchObject({ isReplay: true, id: posted.id });
+    expect((await errorOf(tx((t) => ledger.postHold(t, { operationId: op(), holdId: hold.id })))).code).toBe(
+      'invalid_state',
+    );
+    expect((await balance(alice)).posted).toBe(550n);
+  });
+
+  it('refuses a hold beyond the available balance', async () => {
+    const { world, alice, bob } = await accounts();
+    await transfer(world, alice, 100n);
+    const refused = await errorOf(
+      tx((t) =>
+        ledger.hold(t, {
+          operationId: op(),
+          debitAccountId: alice.id,
+          creditAccountId: bob.id,
+          amount: 101n,
+        }),
+      ),
+    );
+    expect(refused.code).toBe('limit_exceeded');
+  });
+
+  it('voids without moving money; a second void changes nothing; a voided hold cannot post', async () => {
+    const { world, alice, bob } = await accounts();
+    await transfer(world, alice, 100n);
+    const hold = await tx((t) =>
+      ledger.hold(t, { operationId: op(), debitAccountId: alice.id, creditAccountId: bob.id, amount: 70n }),
+    );
+    await tx((t) => ledger.voidHold(t, hold.id));
+    await tx((t) => ledger.voidHold(t, hold.id));
+    expect(await balance(alice)).toMatchObject({ posted: 100n, pendingDebits: 0n, available: 100n });
+    expect((await ledger.getTransaction(handle.db, hold.id))?.status).toBe('voided');
+    expect((await errorOf(tx((t) => ledger.postHold(t, { operationId: op(), holdId: hold.id })))).code).toBe(
+      'invalid_state',
+    );
+  });
+
+  it('lists holds due by the injected clock and expires them', async () => {
+    const { world, alice, bob } = await accounts();
+    await transfer(world, alice, 100n);
+    const expiresAt = new Date(clock.now().getTime() + 3_600_000);
+    const hold = await tx((t) =>
+      ledger.hold(t, {
+        operationId: op(),
+        debitAccountId: alice.id,
+        creditAccountId: bob.id,
+        amount: 40n,
+        expiresAt,
+      }),
+    );
+    expect((await ledger.dueHolds(handle.db)).map((h) => h.id)).not.toContain(hold.id);
+    clock.advance(3_600_000);
+    expect((await ledger.dueHolds(handle.db)).map((h) => h.id)).toContain(hold.id);
+    await tx((t) => ledger.expireHold(t, hold.id));
+    expect((await ledger.getTransaction(handle.db, hold.id))?.status).toBe('expired');
+    expect((await balance(alice)).available).toBe(100n);
+    expect((await ledger.dueHolds(handle.db)).map((h) => h.id)).not.toContain(hold.id);
+  });
+});
+
+describe('invariants over random operation sequences', () => {
+  type Step =
+    | { kind: 'fund'; to: number; amount: bigint }
+    | { kind: 'transfer'; from: number; to: number; amount: bigint }
+    | { kind: 'hold'; from: number; to: number; amount: bigint }
+    | { kind: 'post'; hold: number; fraction: number }
+    | { kind: 'void'; hold: number }
+    | { kind: 'replay'; step: number };
+
+  const party = fc.integer({ min: 0, max: 2 });
+  const amount = fc.bigInt({ min: 1n, max: 500n });
+  const step: fc.Arbitrary<Step> = fc.oneof(
+    fc.record({ kind: fc.constant('fund' as const), to: party, amount }),
+    fc.record({ kind: fc.constant('transfer' as const), from: party, to: party, amount }),
+    fc.record({ kind: fc.constant('hold' as const), from: party, to: party, amount }),
+    fc.record({
+      kind: fc.constant('post' as const),
+      hold: fc.nat(20),
+      fraction: fc.double({ min: 0.01, max: 1, noNaN: true }),
+    }),
+    fc.record({ kind: fc.constant('void' as const), hold: fc.nat(20) }),
+    fc.record({ kind: fc.constant('replay' as const), step: fc.nat(30) }),
+  );
+
+  it('per asset the entries sum to zero, balances equal their entries, bounds hold, and a model agrees', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 30 }), async (steps) => {
+        const set = await accounts();
+        // party 2 is a bounded account of another owner, so transfers cross owners too
+        const parties = [set.alice, set.bob, (await accounts()).alice];
+        const model = new Map<string, { posted: bigint; pending: bigint }>(
+          [set.world, ...parties].map((a) => [a.id, { posted: 0n, pending: 0n }]),
+        );
+        const bump = (accountId: string, field: 'posted' | 'pending', delta: bigint) => {
+          const entry = model.get(accountId);
+          if (entry) entry[field] += delta;
+        };
+        const holds: { id: string; from: string; to: string; amount: bigint; open: boolean }[] = [];
+        const done: { operationId: string; run: (id: string) => Promise<unknown> }[] = [];
+        const available = (id: string) => {
+          const m = model.get(id);
+          return m ? m.posted - m.pending : 0n;
+        };
+        for (const s of steps) {
+          const id = op();
+          try {
+            if (s.kind === 'fund') {
+              const to = parties[s.to] as LedgerAccount;
+              const run = (operationId: string) => transfer(set.world, to, s.amount, operationId);
+              await run(id);
+              done.push({ operationId: id, run });
+              bump(set.world.id, 'posted', -s.amount);
+              bump(to.id, 'posted', s.amount);
+            } else if (s.kind === 'transfer' || s.kind === 'hold') {
+              const from = parties[s.from] as LedgerAccount;
+              const to = parties[s.to] as LedgerAccount;
+              if (from.id === to.id) continue;
+              const affordable = available(from.id) >= s.amount;
+              if (s.kind === 'transfer') {
+                const run = (operationId: string) => transfer(from, to, s.amount, operationId);
+                const result = await errorOrValue(run(id));
+                expect(result instanceof DomainError, `transfer affordable=${affordable}`).toBe(!affordable);
+                if (!affordable) continue;
+                done.push({ operationId: id, run });
+                bump(from.id, 'posted', -s.amount);
+                bump(to.id, 'posted', s.amount);
+              } else {
+                const result = await errorOrValue(
+                  tx((t) =>
+                    ledger.hold(t, {
+                      operationId: id,
+                      debitAccountId: from.id,
+                      creditAccountId: to.id,
+                      amount: s.amount,
+                    }),
+                  ),
+                );
+                expect(result instanceof DomainError).toBe(!affordable);
+                if (!affordable || result instanceof DomainError) continue;
+                holds.push({
+                  id: (result as { id: string }).id,
+                  from: from.id,
+                  to: to.id,
+                  amount: s.amount,
+                  open: true,
+                });
+                bump(from.id, 'pending', s.amount);
+              }
+            } else if (s.kind === 'post' || s.kind === 'void') {
+              const hold = holds[s.hold % Math.max(holds.length, 1)];
+              if (!hold) continue;
+              if (s.kind === 'void') {
+                await tx((t) => ledger.voidHold(t, hold.id));
+              } else {
+                const postAmount = BigInt(Math.max(1, Math.floor(Number(hold.amount) * s.fraction)));
+                const result = await errorOrValue(
+                  tx((t) => ledger.postHold(t, { operationId: id, holdId: hold.id, amount: postAmount })),
+                );
+                expect(result instanceof DomainError).toBe(!hold.open);
+                if (!hold.open) continue;
+                bump(hold.from, 'posted', -postAmount);
+                bump(hold.to, 'posted', postAmount);
+              }
+              if (hold.open) bump(hold.from, 'pending', -hold.amount);
+              hold.open = false;
+            } else {
+              const earlier = done[s.step % Math.max(done.length, 1)];
+              if (earlier) expect(await earlier.run(earlier.operationId)).toMatchObject({ isReplay: true });
+            }
+          } catch (err) {
+            if (!(err instanceof DomainError)) throw err;
+            throw new Error(`unexpected refusal at ${s.kind}: ${err.message}`);
+          }
+        }
+        for (const [accountId, expected] of model) {
+          const actual = (await ledger.getAccount(handle.db, accountId)) as LedgerAccount;
+          expect(actual.posted).toBe(expected.posted);
+          expect(actual.pendingDebits).toBe(expected.pending);
+          if (actual.isBounded) expect(actual.available >= 0n && actual.posted >= 0n).toBe(true);
+        }
+        await assertLedgerInvariants();
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
+
+describe('concurrency', () => {
+  it('of many parallel spends racing for one balance, exactly the affordable ones succeed', async () => {
+    const { world, alice, bob } = await accounts();
+    await transfer(world, alice, 1000n);
+    const results = await Promise.allSettled(Array.from({ length: 40 }, () => transfer(alice, bob, 100n)));
+    const succeeded = results.filter((r) => r.status === 'fulfilled').length;
+    const refused = results.filter(
+      (r) => r.status === 'rejected' && r.reason instanceof DomainError && r.reason.code === 'limit_exceeded',
+    ).length;
+    expect(succeeded).toBe(10);
+    expect(refused).toBe(30);
+    expect(await balance(alice)).toMatchObject({ posted: 0n, available: 0n });
+    expect((await balance(bob)).posted).toBe(1000n);
+    await assertLedgerInvariants();
+  });
+
+  it('opposite transfers between the same accounts never deadlock', async () => {
+    const { world, alice, bob } = await accounts();
+    await transfer(world, alice, 10_000n);
+    await transfer(world, bob, 10_000n);
+    const results = await Promise.allSettled(
+      Array.from({ length: 60 }, (_, i) =>
+        i % 2 === 0 ? transfer(alice, bob, 7n) : transfer(bob, alice, 5n),
+      ),
+    );
+    expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
+    expect((await balance(alice)).posted + (await balance(bob)).posted).toBe(20_000n);
+  });
+
+  it('one operation id sent concurrently moves money once', async () => {
+    const { world, alice } = await accounts();
+    const id = op();
+    const results = await Promise.all(Array.from({ length: 10 }, () => transfer(world, alice, 50n, id)));
+    expect(results.filter((r) => !r.isReplay)).toHaveLength(1);
+    expect((await balance(alice)).posted).toBe(50n);
+  });
+});
+
+async function errorOrValue<T>(promise: Promise<T>): Promise<T | DomainError> {
+  try {
+    return await promise;
+  } catch (err) {
+    if (err instanceof DomainError) return err;
+    throw err;
+  }
+}
+
+/** The ledger's invariants over the whole database, checked in SQL. */
+async function assertLedgerInvariants(): Promise<void> {
+  const unbalanced = await sql<{ asset: string }>`
+    SELECT asset FROM ledger_entries GROUP BY asset HAVING sum(amount) <> 0`.execute(handle.db);
+  expect(unbalanced.rows).toEqual([]);
+  const unbalancedTransactions = await sql<{ id: string }>`
+    SELECT transaction_id AS id FROM ledger_entries GROUP BY transaction_id HAVING sum(amount) <> 0`.execute(
+    handle.db,
+  );
+  expect(unbalancedTransactions.rows).toEqual([]);
+  const drift = await sql<{ id: string }>`
+    SELECT a.id FROM ledger_accounts a
+    LEFT JOIN LATERAL (
+      SELECT
+        coalesce(sum(e.amount) FILTER (WHERE t.status = 'posted'), 0) AS posted,
+        coalesce(-sum(e.amount) FILTER (WHERE t.status = 'pending' AND e.amount < 0), 0) AS pending_debits,
+        coalesce(sum(e.amount) FILTER (WHERE t.status = 'pending' AND e.amount > 0), 0) AS pending_credits
+      FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id WHERE e.account_id = a.id
+    ) s ON true
+    WHERE a.posted <> s.posted OR a.pending_debits <> s.pending_debits OR a.pending_credits <> s.pending_credits`.execute(
+    handle.db,
+  );
+  expect(drift.rows).toEqual([]);
+  const negative = await sql<{ id: string }>`
+    SELECT id FROM ledger_accounts WHERE is_bounded AND (posted < 0 OR posted - pending_debits < 0)`.execute(
+    handle.db,
+  );
+  expect(negative.rows).toEqual([]);
+}
