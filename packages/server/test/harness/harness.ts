@@ -121,3 +121,14 @@ export class Harness {
     await this.tessera.close();
   }
 }
+
+/** Polls until the check passes: for work that completes asynchronously (a queued job), not for time. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
