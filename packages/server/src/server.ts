@@ -195,7 +195,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
   });
   app.setErrorHandler((err, request, reply) => presentError(presentAdminError, err, request, reply));
-  app.setNotFoundHandler((request, reply) =>
+  app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request, reply) =>
     presentError(presentAdminError, new DomainError('not_found', 'no such route'), request, reply),
   );
 

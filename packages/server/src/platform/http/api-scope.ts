@@ -54,7 +54,8 @@ export async function mountApi(app: FastifyInstance, options: ApiScopeOptions): 
         transform: jsonSchemaTransform,
       });
       scope.setErrorHandler((err, request, reply) => presentError(options.presenter, err, request, reply));
-      scope.setNotFoundHandler((request, reply) =>
+      // Unknown routes count against the caller's rate limit too (probing for routes is not free).
+      scope.setNotFoundHandler({ preHandler: scope.rateLimit() }, (request, reply) =>
         presentError(options.presenter, new DomainError('not_found', 'no such route'), request, reply),
       );
       await scope.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });

@@ -1,0 +1,105 @@
+// DESIGN principle 4, on the admin API's mutating routes (every API scope shares the same hooks).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Harness } from '../harness/harness.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await Harness.start();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const countPartners = async (name: string) =>
+  (await h.services.db.selectFrom('partners').select('id').where('name', '=', name).execute()).length;
+const withKey = (key: string) => ({ 'idempotency-key': key });
+
+describe('Idempotency-Key', () => {
+  it('replays the stored answer for the same key and body, without running it again', async () => {
+    const first = await h.admin<{ id: string }>('POST', '/partners', {
+      headers: withKey('k-replay'),
+      json: { name: 'Once' },
+    });
+    const second = await h.admin<{ id: string }>('POST', '/partners', {
+      headers: withKey('k-replay'),
+      json: { name: 'Once' },
+    });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotency-replayed')).toBeNull();
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotency-replayed')).toBe('true');
+    expect(second.text).toBe(first.text);
+    expect(await countPartners('Once')).toBe(1);
+  });
+
+  it('answers 422 naming the key when it is reused for a different request', async () => {
+    await h.admin('POST', '/partners', { headers: withKey('k-mismatch'), json: { name: 'First' } });
+    const reused = await h.admin<{ error: { code: string; field: string } }>('POST', '/partners', {
+      headers: withKey('k-mismatch'),
+      json: { name: 'Second' },
+    });
+    expect(reused.status).toBe(422);
+    expect(reused.body.error).toMatchObject({ code: 'idempotency_mismatch', field: 'Idempotency-Key' });
+    expect(await countPartners('Second')).toBe(0);
+    const otherRoute = await h.admin('POST', '/stores', {
+      headers: withKey('k-mismatch'),
+      json: { name: 'First' },
+    });
+    expect(otherRoute.status).toBe(422);
+  });
+
+  it('lets exactly one of many concurrent duplicates run', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        h.admin('POST', '/partners', { headers: withKey('k-race'), json: { name: 'Raced' } }),
+      ),
+    );
+    const fresh = results.filter((r) => r.status === 201 && r.headers.get('idempotency-replayed') === null);
+    expect(fresh).toHaveLength(1);
+    for (const r of results) {
+      expect(
+        r.status === 201 ||
+          (r.status === 409 &&
+            (r.body as { error: { code: string } }).error.code === 'idempotency_in_progress'),
+      ).toBe(true);
+    }
+    expect(await countPartners('Raced')).toBe(1);
+  });
+
+  it('stores and replays client errors too', async () => {
+    const first = await h.admin('POST', '/merchants/987654/api-keys', { headers: withKey('k-404') });
+    const second = await h.admin('POST', '/merchants/987654/api-keys', { headers: withKey('k-404') });
+    expect([first.status, second.status]).toEqual([404, 404]);
+    expect(second.headers.get('idempotency-replayed')).toBe('true');
+  });
+
+  it('refuses malformed keys naming the header', async () => {
+    for (const key of ['x'.repeat(256), 'has space']) {
+      const res = await h.admin<{ error: { field: string } }>('POST', '/partners', {
+        headers: withKey(key),
+        json: { name: 'K' },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error.field).toBe('Idempotency-Key');
+    }
+    expect(await countPartners('K')).toBe(0);
+  });
+
+  it('forgets keys after 24 hours of sandbox time', async () => {
+    await h.admin('POST', '/partners', { headers: withKey('k-ttl'), json: { name: 'Day one' } });
+    const advanced = await h.advanceClock(24 * 3600 + 1);
+    expect(advanced.processed['idempotency-keys']).toBeGreaterThanOrEqual(1);
+    const reused = await h.admin('POST', '/partners', {
+      headers: withKey('k-ttl'),
+      json: { name: 'Day two' },
+    });
+    expect(reused.status).toBe(201);
+    expect(reused.headers.get('idempotency-replayed')).toBeNull();
+  });
+
+  it('ignores the header on reads', async () => {
+    const res = await h.admin('GET', '/partners', { headers: withKey('k-get') });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('idempotency-replayed')).toBeNull();
+  });
+});
