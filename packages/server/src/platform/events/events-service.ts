@@ -1,7 +1,7 @@
 // Reading the outbox back: events with their deliveries and attempts, redelivery of one event and
 // replay of every event since a time. Tenants see their own events through a scope; the operator sees all.
 
-import type { Db } from '../db/database.ts';
+import type { Db, Executor } from '../db/database.ts';
 import type { WebhookApi } from '../db/schema.ts';
 import type { Transact } from '../db/transact.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
@@ -92,8 +92,16 @@ export class EventsService {
   }
 
   async get(eventId: string, scope?: EventScope): Promise<EventView & { deliveries: DeliveryView[] }> {
-    const event = await this.findScoped(eventId, scope);
-    const deliveries = await this.db
+    // One snapshot: an attempt committing between two reads must not show beside a stale delivery status.
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute((tx) => this.readEvent(tx, eventId, scope));
+  }
+
+  private async readEvent(db: Executor, eventId: string, scope?: EventScope) {
+    const event = await this.findScoped(eventId, scope, db);
+    const deliveries = await db
       .selectFrom('webhook_deliveries')
       .selectAll()
       .where('event_id', '=', eventId)
@@ -102,7 +110,7 @@ export class EventsService {
     const attempts =
       deliveries.length === 0
         ? []
-        : await this.db
+        : await db
             .selectFrom('webhook_attempts')
             .selectAll()
             .where(
@@ -171,8 +179,8 @@ export class EventsService {
     return { replayed, skippedWithoutUrl: events.length - replayed, isTruncated: rows.length > REPLAY_LIMIT };
   }
 
-  private async findScoped(eventId: string, scope?: EventScope) {
-    let query = this.db.selectFrom('events').selectAll().where('id', '=', eventId);
+  private async findScoped(eventId: string, scope?: EventScope, db: Executor = this.db) {
+    let query = db.selectFrom('events').selectAll().where('id', '=', eventId);
     if (scope) query = query.where('api', '=', scope.api).where('tenant_id', '=', scope.tenantId);
     const event = await query.executeTakeFirst();
     if (!event) throw notFound('event');
