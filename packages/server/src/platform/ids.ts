@@ -15,18 +15,34 @@ export type IdKind = keyof typeof PREFIXES;
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-/** A ULID: 48-bit millisecond time + 80 random bits, Crockford base32, lexicographically sortable. */
+let lastTimeMs = -1;
+let lastRandom: number[] = [];
+
+/**
+ * A monotonic ULID: 48-bit millisecond time + 80 random bits, Crockford base32. Within one millisecond
+ * (or a clock that stands still, as a frozen sandbox clock does) the random part is incremented, so ids
+ * made by one process sort in creation order.
+ */
 export function ulid(timeMs: number = Date.now()): string {
+  if (timeMs <= lastTimeMs) {
+    timeMs = lastTimeMs;
+    let i = lastRandom.length - 1;
+    while (i >= 0 && lastRandom[i] === 31) lastRandom[i--] = 0;
+    if (i < 0) throw new Error('ULID random part exhausted within one millisecond');
+    lastRandom[i] = (lastRandom[i] ?? 0) + 1;
+  } else {
+    lastTimeMs = timeMs;
+    lastRandom = [...randomBytes(16)].map((byte) => byte % 32);
+    // Leave headroom so increments within a millisecond do not overflow.
+    lastRandom[0] = (lastRandom[0] ?? 0) % 16;
+  }
   let time = '';
   let t = timeMs;
   for (let i = 0; i < 10; i++) {
     time = CROCKFORD.charAt(t % 32) + time;
     t = Math.floor(t / 32);
   }
-  const random = randomBytes(16);
-  let rest = '';
-  for (let i = 0; i < 16; i++) rest += CROCKFORD.charAt((random[i] ?? 0) % 32);
-  return time + rest;
+  return time + lastRandom.map((d) => CROCKFORD.charAt(d)).join('');
 }
 
 export function newId(kind: IdKind, timeMs?: number): string {

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { type Config, parseConfig } from '../../src/config.ts';
+import { SandboxClock } from '../../src/platform/clock/clock.ts';
 import { createApp, type TesseraApp } from '../../src/server.ts';
 import { createTestDatabase } from './test-database.ts';
 
@@ -46,6 +47,8 @@ export class Harness {
     const adminToken = `adm_test_${randomBytes(16).toString('hex')}`;
     const logs: string[] = [];
     const tessera = await createApp({
+      // Tests own time: a frozen sandbox clock moves only through advanceClock (production mode keeps real time).
+      ...(config.mode === 'sandbox' ? { clock: new SandboxClock(0, { frozenAt: new Date() }) } : {}),
       config,
       databaseUrl,
       adminToken,

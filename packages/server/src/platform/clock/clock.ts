@@ -9,12 +9,21 @@ export const systemClock: Clock = { now: () => new Date() };
 /**
  * Sandbox clock: real time plus an offset that only grows. Advancing moves every due time into the past,
  * so sweeps pick the work up at once. The offset is persisted by the caller so a restart keeps it.
+ * A frozen sandbox clock (tests) starts at a fixed instant and moves only when advanced, so a slow
+ * machine can never make something due that the test did not advance to.
  */
 export class SandboxClock implements Clock {
-  constructor(private offsetMs = 0) {}
+  private readonly frozenAtMs: number | undefined;
+
+  constructor(
+    private offsetMs = 0,
+    options: { frozenAt?: Date } = {},
+  ) {
+    this.frozenAtMs = options.frozenAt?.getTime();
+  }
 
   now(): Date {
-    return new Date(Date.now() + this.offsetMs);
+    return new Date((this.frozenAtMs ?? Date.now()) + this.offsetMs);
   }
 
   get offset(): number {

