@@ -92,7 +92,6 @@ export interface LedgerTransactionsTable {
 }
 
 export interface LedgerEntriesTable {
-  id: Generated<string>;
   transaction_id: string;
   account_id: string;
   asset: string;

@@ -416,6 +416,12 @@ async function assertLedgerInvariants(): Promise<void> {
     handle.db,
   );
   expect(drift.rows).toEqual([]);
+  // Entries carry no foreign keys (see migration 0001): every reference must still resolve.
+  const dangling = await sql<{ transaction_id: string }>`
+    SELECT e.transaction_id FROM ledger_entries e
+    WHERE NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.id = e.transaction_id)
+       OR NOT EXISTS (SELECT 1 FROM ledger_accounts a WHERE a.id = e.account_id)`.execute(handle.db);
+  expect(dangling.rows).toEqual([]);
   const negative = await sql<{ id: string }>`
     SELECT id FROM ledger_accounts WHERE is_bounded AND (posted < 0 OR posted - pending_debits < 0)`.execute(
     handle.db,

@@ -64,15 +64,6 @@ export interface LedgerTransaction {
   isReplay: boolean;
 }
 
-interface AccountRow {
-  id: string;
-  asset: string;
-  is_bounded: boolean;
-  posted: string;
-  pending_debits: string;
-  pending_credits: string;
-}
-
 interface BalanceChange {
   posted: bigint;
   pendingDebits: bigint;
@@ -134,7 +125,7 @@ export class Ledger {
     return row ? toAccount(row) : undefined;
   }
 
-  /** Posts a balanced multi-leg transaction at once. */
+  /** Posts a balanced multi-leg transaction at once, inside the caller's business transaction. */
   async transfer(tx: Tx, input: TransferInput): Promise<LedgerTransaction> {
     const legs = mergeLegs(input.legs);
     if (legs.length < 2) throw new DomainError('validation_failed', 'a transfer needs at least two accounts');
@@ -252,7 +243,8 @@ export class Ledger {
       .selectFrom('ledger_entries')
       .select(['account_id', 'amount'])
       .where('transaction_id', '=', id)
-      .orderBy('id')
+      .orderBy('amount')
+      .orderBy('account_id')
       .execute();
     return {
       id: row.id,
@@ -269,84 +261,65 @@ export class Ledger {
   }
 
   /**
-   * The one write path for new ledger transactions. Round trips: lock the accounts in id order (the same
-   * statement looks for an earlier run of this operation), then one statement inserts the transaction,
-   * updates the balances and writes the entries. A concurrent duplicate of the operation waits on the
-   * account locks, then on the unique operation id, and ends as a replay.
+   * The one write path for new ledger transactions: the ledger_post function (migration 0002) locks the
+   * accounts in id order, checks bounds and writes transaction, balances and entries in one round trip.
+   * A concurrent duplicate of the operation waits on the account locks, then finds the first and replays.
    */
   private async post(tx: Tx, op: PostOperation): Promise<LedgerTransaction> {
     if (op.operationId.length === 0 || op.operationId.length > 200) {
       throw new DomainError('validation_failed', 'operation ids are 1 to 200 characters');
     }
-    const { accounts, existingId } = await this.lockAccounts(tx, [...op.changes.keys()], op.operationId);
-    if (existingId) return this.replay(tx, existingId, op);
-    const asset = assertOneAsset(accounts);
-    const balances = nextBalances(accounts, op.changes);
-    const shortfall = balances.find((b) => b.isShort);
-    if (shortfall) {
-      const raced = await this.findOperation(tx, op.operationId);
-      if (raced) return this.replay(tx, raced.id, op);
-      throw insufficientFunds(shortfall.id);
-    }
     const id = newId('ledgerTransaction');
-    const now = this.now();
-    const { rows } = await sql<{ inserted: number }>`
-      WITH t AS (
-        INSERT INTO ledger_transactions
-          (id, operation_id, request_hash, kind, status, asset, hold_id, expires_at, metadata, created_at)
-        VALUES (${id}, ${op.operationId}, ${op.requestHash}, ${op.kind}, ${op.status}, ${asset}, ${op.holdId ?? null},
-          ${op.expiresAt ?? null}, ${JSON.stringify(op.metadata ?? {})}::jsonb, ${now})
-        ON CONFLICT (operation_id) DO NOTHING RETURNING id
-      ), balances AS (
-        UPDATE ledger_accounts a SET posted = v.posted, pending_debits = v.pd, pending_credits = v.pc
-        FROM (VALUES ${sql.join(
-          balances.map(
-            (b) =>
-              sql`(${b.id}::text, ${b.posted.toString()}::numeric, ${b.pendingDebits.toString()}::numeric, ${b.pendingCredits.toString()}::numeric)`,
-          ),
-        )}) AS v(id, posted, pd, pc)
-        WHERE a.id = v.id AND EXISTS (SELECT 1 FROM t)
-      ), entries AS (
-        INSERT INTO ledger_entries (transaction_id, account_id, asset, amount)
-        SELECT t.id, v.account_id, ${asset}, v.amount FROM t, (VALUES ${sql.join(
-          op.legs.map((l) => sql`(${l.accountId}::text, ${l.amount.toString()}::numeric)`),
-        )}) AS v(account_id, amount)
-      ), settled AS (
-        UPDATE ledger_transactions SET status = 'settled', resolved_at = ${now}
-        WHERE id = ${op.holdId ?? null} AND EXISTS (SELECT 1 FROM t)
-      )
-      SELECT count(*)::int AS inserted FROM t`.execute(tx);
-    if (rows[0]?.inserted !== 1) {
-      const raced = await this.findOperation(tx, op.operationId);
-      if (!raced) throw new Error(`ledger operation ${op.operationId} neither inserted nor found`);
-      return this.replay(tx, raced.id, op);
+    const accountIds = [...op.changes.keys()];
+    const deltas = (pick: (c: BalanceChange) => bigint) =>
+      accountIds.map((a) => pick(op.changes.get(a) as BalanceChange).toString());
+    const { rows } = await sql<{
+      outcome: string;
+      transaction_id: string | null;
+      asset: string | null;
+      detail: string | null;
+    }>`
+      SELECT * FROM ledger_post(${id}, ${op.operationId}, ${op.requestHash}, ${op.kind}, ${op.status}, ${op.holdId ?? null},
+        ${op.expiresAt ?? null}, ${JSON.stringify(op.metadata ?? {})}::jsonb, ${this.now()},
+        ${accountIds}::text[], ${deltas((c) => c.posted)}::numeric[], ${deltas((c) => c.pendingDebits)}::numeric[],
+        ${deltas((c) => c.pendingCredits)}::numeric[],
+        ${op.legs.map((l) => l.accountId)}::text[], ${op.legs.map((l) => l.amount.toString())}::numeric[])`.execute(
+      tx,
+    );
+    const result = rows[0];
+    switch (result?.outcome) {
+      case 'posted':
+        return {
+          id,
+          operationId: op.operationId,
+          kind: op.kind,
+          status: op.status,
+          asset: result.asset ?? '',
+          holdId: op.holdId ?? null,
+          expiresAt: op.expiresAt ?? null,
+          metadata: op.metadata ?? {},
+          legs: op.legs,
+          isReplay: false,
+        };
+      case 'replay':
+        return this.replay(tx, result.transaction_id as string);
+      case 'mismatch':
+        throw new DomainError(
+          'conflict',
+          `operation ${op.operationId} was already used for a different ledger operation`,
+        );
+      case 'insufficient_funds':
+        throw insufficientFunds(result.detail ?? '');
+      case 'asset_mismatch':
+        throw new DomainError('validation_failed', 'all accounts of a ledger transaction hold one asset');
+      case 'not_found':
+        throw new DomainError('not_found', `ledger account ${result.detail} not found`);
+      default:
+        throw new Error(`ledger_post answered ${result?.outcome}`);
     }
-    return {
-      id,
-      operationId: op.operationId,
-      kind: op.kind,
-      status: op.status,
-      asset,
-      holdId: op.holdId ?? null,
-      expiresAt: op.expiresAt ?? null,
-      metadata: op.metadata ?? {},
-      legs: op.legs,
-      isReplay: false,
-    };
   }
 
-  private async replay(db: Executor, transactionId: string, op: PostOperation): Promise<LedgerTransaction> {
-    const row = await db
-      .selectFrom('ledger_transactions')
-      .select('request_hash')
-      .where('id', '=', transactionId)
-      .executeTakeFirstOrThrow();
-    if (row.request_hash !== op.requestHash) {
-      throw new DomainError(
-        'conflict',
-        `operation ${op.operationId} was already used for a different ledger operation`,
-      );
-    }
+  private async replay(db: Executor, transactionId: string): Promise<LedgerTransaction> {
     const found = await this.getTransaction(db, transactionId);
     if (!found) throw new Error(`ledger transaction ${transactionId} vanished`);
     return { ...found, isReplay: true };
@@ -365,24 +338,18 @@ export class Ledger {
   private async releaseHold(tx: Tx, holdId: string, status: 'voided' | 'expired'): Promise<void> {
     const hold = await this.lockHold(tx, holdId);
     if (hold.status !== 'pending') return;
-    const { accounts } = await this.lockAccounts(tx, [hold.debitAccountId, hold.creditAccountId]);
-    const balances = nextBalances(
-      accounts,
-      new Map([
-        [hold.debitAccountId, { posted: 0n, pendingDebits: -hold.amount, pendingCredits: 0n }],
-        [hold.creditAccountId, { posted: 0n, pendingDebits: 0n, pendingCredits: -hold.amount }],
-      ]),
+    // Releasing only lowers pending amounts, so no bound can break; the locks still go in id order.
+    const ids = [hold.debitAccountId, hold.creditAccountId].sort();
+    await sql`SELECT id FROM ledger_accounts WHERE id = ANY(${ids}::text[]) ORDER BY id FOR UPDATE`.execute(
+      tx,
     );
     await sql`
-      WITH balances AS (
-        UPDATE ledger_accounts a SET pending_debits = v.pd, pending_credits = v.pc
-        FROM (VALUES ${sql.join(
-          balances.map(
-            (b) =>
-              sql`(${b.id}::text, ${b.pendingDebits.toString()}::numeric, ${b.pendingCredits.toString()}::numeric)`,
-          ),
-        )}) AS v(id, pd, pc)
-        WHERE a.id = v.id
+      WITH debit AS (
+        UPDATE ledger_accounts SET pending_debits = pending_debits - ${hold.amount.toString()}::numeric
+        WHERE id = ${hold.debitAccountId}
+      ), credit AS (
+        UPDATE ledger_accounts SET pending_credits = pending_credits - ${hold.amount.toString()}::numeric
+        WHERE id = ${hold.creditAccountId}
       )
       UPDATE ledger_transactions SET status = ${status}, resolved_at = ${this.now()} WHERE id = ${holdId}`.execute(
       tx,
@@ -408,24 +375,6 @@ export class Ledger {
       creditAccountId: credit.account_id,
     };
   }
-
-  /** Row locks in ascending id order: two transactions over the same accounts queue instead of deadlocking. */
-  private async lockAccounts(
-    tx: Tx,
-    ids: string[],
-    operationId?: string,
-  ): Promise<{ accounts: AccountRow[]; existingId: string | undefined }> {
-    const unique = [...new Set(ids)].sort();
-    const { rows } = await sql<AccountRow & { existing_id: string | null }>`
-      SELECT id, asset, is_bounded, posted::text, pending_debits::text, pending_credits::text,
-        (SELECT lt.id FROM ledger_transactions lt WHERE lt.operation_id = ${operationId ?? null}) AS existing_id
-      FROM ledger_accounts WHERE id = ANY(${unique}::text[]) ORDER BY id FOR UPDATE`.execute(tx);
-    if (rows.length !== unique.length) {
-      const found = new Set(rows.map((r) => r.id));
-      throw new DomainError('not_found', `ledger account ${unique.find((id) => !found.has(id))} not found`);
-    }
-    return { accounts: rows, existingId: rows[0]?.existing_id ?? undefined };
-  }
 }
 
 interface PostOperation {
@@ -438,17 +387,6 @@ interface PostOperation {
   holdId?: string;
   expiresAt?: Date | undefined;
   metadata?: Record<string, unknown> | undefined;
-}
-
-function nextBalances(accounts: AccountRow[], changes: Map<string, BalanceChange>) {
-  return accounts.map((row) => {
-    const change = changes.get(row.id) ?? { posted: 0n, pendingDebits: 0n, pendingCredits: 0n };
-    const posted = BigInt(row.posted) + change.posted;
-    const pendingDebits = BigInt(row.pending_debits) + change.pendingDebits;
-    const pendingCredits = BigInt(row.pending_credits) + change.pendingCredits;
-    const isShort = row.is_bounded && (posted < 0n || posted - pendingDebits < 0n);
-    return { id: row.id, posted, pendingDebits, pendingCredits, isShort };
-  });
 }
 
 function toAccount(row: {
@@ -489,13 +427,6 @@ function mergeLegs(legs: Leg[]): Leg[] {
 function assertPositive(amount: bigint): void {
   if (amount <= 0n)
     throw new DomainError('validation_failed', 'the amount must be greater than zero', { field: 'amount' });
-}
-
-function assertOneAsset(accounts: AccountRow[]): string {
-  const assets = new Set(accounts.map((a) => a.asset));
-  if (assets.size !== 1)
-    throw new DomainError('validation_failed', 'all accounts of a ledger transaction hold one asset');
-  return [...assets][0] as string;
 }
 
 function hashRequest(kind: string, legs: Leg[], extra = ''): string {
