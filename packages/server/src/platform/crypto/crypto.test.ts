@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { Encryptor, parseEncryptionKey } from './encryption.ts';
 import { hashPassword, hashToken, randomAlphanumeric, verifyPassword } from './hashing.ts';
-import { Secret } from './secret.ts';
 
 describe('encryption at rest', () => {
   const encryptor = new Encryptor(randomBytes(32));
@@ -48,15 +46,5 @@ describe('hashing', () => {
     const text = randomAlphanumeric(5000);
     expect(text).toMatch(/^[A-Za-z0-9]{5000}$/);
     expect(new Set(text).size).toBe(62);
-  });
-});
-
-describe('Secret', () => {
-  it('never prints its value', () => {
-    const secret = new Secret('sk_live_123');
-    expect(JSON.stringify({ secret })).toBe('{"secret":"[redacted]"}');
-    expect(String(secret)).toBe('[redacted]');
-    expect(inspect(secret)).not.toContain('sk_live_123');
-    expect(secret.expose()).toBe('sk_live_123');
   });
 });

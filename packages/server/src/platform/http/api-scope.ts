@@ -8,7 +8,7 @@ import type { OpenAPIV3 } from 'openapi-types';
 import { DomainError } from '../errors/domain-error.ts';
 import { addIdempotencyHooks } from '../idempotency/idempotency-hooks.ts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
-import { toDomainError } from './to-domain-error.ts';
+import { asDomainError } from './as-domain-error.ts';
 
 export type ZodApp = ReturnType<typeof asZod>;
 export const asZod = (app: FastifyInstance) => app.withTypeProvider<ZodTypeProvider>();
@@ -77,7 +77,7 @@ export function presentError(
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
-  const error = toDomainError(err);
+  const error = asDomainError(err);
   if (error.status >= 500) request.log.error({ err: error.cause ?? err }, 'request failed');
   const rendered = presenter(error, request.id);
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));

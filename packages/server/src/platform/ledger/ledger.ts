@@ -110,21 +110,6 @@ export class Ledger {
     return row ? toAccount(row) : undefined;
   }
 
-  async findAccount(
-    db: Executor,
-    key: Pick<OpenAccountInput, 'ownerType' | 'ownerId' | 'asset' | 'purpose'>,
-  ): Promise<LedgerAccount | undefined> {
-    const row = await db
-      .selectFrom('ledger_accounts')
-      .selectAll()
-      .where('owner_type', '=', key.ownerType)
-      .where('owner_id', '=', key.ownerId)
-      .where('asset', '=', key.asset)
-      .where('purpose', '=', key.purpose)
-      .executeTakeFirst();
-    return row ? toAccount(row) : undefined;
-  }
-
   /** Posts a balanced multi-leg transaction at once, inside the caller's business transaction. */
   async transfer(tx: Tx, input: TransferInput): Promise<LedgerTransaction> {
     const legs = mergeLegs(input.legs);

@@ -30,7 +30,7 @@ describe('asset registry', () => {
       2, 0, 3, 4, 2, 0,
     ]);
     expect(isFiat('USD')).toBe(true);
-    expect(findAsset('XXX')).toBeUndefined();
+    expect(findAsset('ABC')).toBeUndefined();
     expect(findAsset('eur')).toBeUndefined();
   });
 

@@ -9,7 +9,7 @@ interface FastifyishError {
   validationContext?: string;
 }
 
-export function toDomainError(err: unknown): DomainError {
+export function asDomainError(err: unknown): DomainError {
   if (err instanceof DomainError) return err;
   if (hasZodFastifySchemaValidationErrors(err)) {
     const first = err.validation[0];
