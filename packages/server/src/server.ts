@@ -14,6 +14,8 @@ import { presentAdminError } from './admin/http/present-error.ts';
 import { registerStoreRoutes } from './admin/http/stores-routes.ts';
 import type { Config } from './config.ts';
 import { cryptoApi } from './crypto/crypto-api.ts';
+import { AuthService } from './issuing/auth/auth-service.ts';
+import { TokenSigner } from './issuing/auth/tokens.ts';
 import { issuingApi } from './issuing/issuing-api.ts';
 import { paymentsApi } from './payments/payments-api.ts';
 import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
@@ -40,7 +42,10 @@ import { TenantDirectory } from './platform/tenants/tenant-directory.ts';
 import { DeliveryEngine } from './platform/webhooks/delivery-engine.ts';
 import { HttpSender } from './platform/webhooks/http-sender.ts';
 import { SsrfGuard } from './platform/webhooks/ssrf-guard.ts';
+import { SandboxNotifier } from './rails/notifier/sandbox-notifier.ts';
+import { SignatureWalletVerifier } from './rails/wallet-verifier/signature-verifier.ts';
 import { loadSandboxClockOffset, registerClockRoutes } from './sandbox/http/clock-routes.ts';
+import { registerMessagesRoutes } from './sandbox/http/messages-routes.ts';
 
 export interface AppOptions {
   config: Config;
@@ -74,6 +79,8 @@ export interface PlatformServices {
   jobs: JobQueue;
   metrics: Metrics;
   ssrf: SsrfGuard;
+  notifier: SandboxNotifier;
+  issuingAuth: AuthService;
 }
 
 export interface TesseraApp {
@@ -127,6 +134,20 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   sweeps.register('webhook-deliveries', () => deliveries.deliverDue());
   sweeps.register('idempotency-keys', () => idempotency.purgeExpired());
 
+  // The sandbox notifier keeps messages for GET /sandbox/messages; no production email/SMS provider is
+  // wired yet, so production mode stores them the same way (see README, Production).
+  const notifier = new SandboxNotifier(clock);
+  const issuingAuth = new AuthService({
+    db,
+    transact,
+    clock,
+    tokens: new TokenSigner(derive(options.encryptionKey, 'tessera/issuing-tokens/v1'), clock),
+    notifier,
+    wallets: new SignatureWalletVerifier(),
+    codeKey: derive(options.encryptionKey, 'tessera/issuing-codes/v1'),
+    publicUrl: config.publicUrl,
+  });
+
   const services: PlatformServices = {
     config,
     db,
@@ -145,6 +166,8 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     jobs,
     metrics,
     ssrf,
+    notifier,
+    issuingAuth,
   };
 
   const app = await buildHttp(services, options.adminToken);
@@ -202,7 +225,14 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
   const documents = new Map<string, () => unknown>();
   const onDocument = (name: string, getDocument: () => unknown) => documents.set(name, getDocument);
   const common = { idempotency: services.idempotency, onDocument };
-  await mountApi(app, { ...issuingApi(config.basePaths.issuing), ...common });
+  await mountApi(app, {
+    ...issuingApi(config.basePaths.issuing, {
+      db: services.db,
+      partners: services.partners,
+      auth: services.issuingAuth,
+    }),
+    ...common,
+  });
   await mountApi(app, { ...paymentsApi(config.basePaths.payments), ...common });
   await mountApi(app, { ...cryptoApi(config.basePaths.crypto), ...common });
 
@@ -251,6 +281,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       routes: async (routes) => {
         requireAdmin(routes, adminToken);
         await registerClockRoutes(routes, { db: services.db, clock, sweeps: services.sweeps });
+        await registerMessagesRoutes(routes, { db: services.db, notifier: services.notifier });
       },
     });
   }

@@ -1,8 +1,25 @@
 // The card issuing API (spec/card-issuing.md) under its base path (default /issuing/v1).
+import type { Db } from '../platform/db/database.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
+import type { PartnersService } from '../platform/tenants/partners-service.ts';
+import type { AuthService } from './auth/auth-service.ts';
+import { registerEmailAuthRoutes } from './http/auth/email-auth-routes.ts';
+import { registerPartnerAuthRoutes } from './http/auth/partner-auth-routes.ts';
+import { registerSessionRoutes } from './http/auth/session-routes.ts';
+import { registerWalletAuthRoutes } from './http/auth/wallet-auth-routes.ts';
+import { authenticators } from './http/authenticate.ts';
 import { presentIssuingError } from './http/present-error.ts';
 
-export function issuingApi(prefix: string): Omit<ApiScopeOptions, 'onDocument' | 'idempotency'> {
+export interface IssuingDeps {
+  db: Db;
+  partners: PartnersService;
+  auth: AuthService;
+}
+
+export function issuingApi(
+  prefix: string,
+  deps: IssuingDeps,
+): Omit<ApiScopeOptions, 'onDocument' | 'idempotency'> {
   return {
     name: 'issuing',
     prefix,
@@ -16,6 +33,12 @@ export function issuingApi(prefix: string): Omit<ApiScopeOptions, 'onDocument' |
       partnerId: { type: 'apiKey', in: 'header', name: 'x-partner-id' },
       customerToken: { type: 'http', scheme: 'bearer' },
     },
-    routes: async (_app: ZodApp) => {},
+    routes: async (app: ZodApp) => {
+      const authn = authenticators(deps);
+      await registerPartnerAuthRoutes(app, deps.auth, authn);
+      await registerEmailAuthRoutes(app, deps.auth, authn);
+      await registerWalletAuthRoutes(app, deps.auth, authn);
+      await registerSessionRoutes(app, deps.auth, authn);
+    },
   };
 }

@@ -9,6 +9,10 @@ const PREFIXES = {
   ledgerAccount: 'lac',
   ledgerTransaction: 'ltx',
   request: 'req',
+  customer: 'cust',
+  refreshToken: 'rtk',
+  challenge: 'chl',
+  message: 'msg',
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

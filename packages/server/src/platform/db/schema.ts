@@ -164,5 +164,60 @@ export interface PlatformTables {
   idempotency_keys: IdempotencyKeysTable;
 }
 
+export interface SandboxMessagesTable {
+  id: string;
+  channel: 'email' | 'sms';
+  recipient: string;
+  subject: string;
+  body: string;
+  created_at: Timestamp;
+}
+
+export interface IssuingCustomersTable {
+  id: string;
+  partner_id: string;
+  external_user_id: string | null;
+  email: string | null;
+  email_verified_at: Timestamp | null;
+  password_hash: string | null;
+  wallet_address: string | null;
+  status: 'pending_verification' | 'active';
+  two_factor_enabled: Generated<boolean>;
+  failed_logins: Generated<number>;
+  locked_until: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface IssuingRefreshTokensTable {
+  id: string;
+  customer_id: string;
+  family_id: string;
+  token_hash: string;
+  status: 'active' | 'rotated' | 'revoked';
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}
+
+export interface IssuingAuthChallengesTable {
+  id: string;
+  partner_id: string;
+  purpose: 'email_verification' | 'wallet_register' | 'wallet_login' | 'two_factor';
+  customer_id: string | null;
+  subject: string;
+  code_hash: string | null;
+  message: string | null;
+  attempts: Generated<number>;
+  sends: Generated<number>;
+  expires_at: Timestamp;
+  consumed_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface IssuingTables {
+  issuing_customers: IssuingCustomersTable;
+  issuing_refresh_tokens: IssuingRefreshTokensTable;
+  issuing_auth_challenges: IssuingAuthChallengesTable;
+}
+
 /** The whole database; each API adds its tables here as it lands. */
-export type Database = PlatformTables;
+export type Database = PlatformTables & IssuingTables & { sandbox_messages: SandboxMessagesTable };

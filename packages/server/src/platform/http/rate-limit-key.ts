@@ -9,7 +9,9 @@ export function rateLimitKey(request: FastifyRequest): string {
   for (const header of CREDENTIAL_HEADERS) {
     const value = request.headers[header];
     if (typeof value === 'string' && value.length > 0) {
-      return `${header}:${createHash('sha256').update(value).digest('base64url').slice(0, 22)}`;
+      const key = `${header}:${createHash('sha256').update(value).digest('base64url').slice(0, 22)}`;
+      // A partner id is public (its customers' apps send it): limit each client, not the partner as a whole.
+      return header === 'x-partner-id' ? `${key}:${request.ip}` : key;
     }
   }
   return `ip:${request.ip}`;
