@@ -230,6 +230,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       db: services.db,
       partners: services.partners,
       auth: services.issuingAuth,
+      events: services.events,
     }),
     ...common,
   });

@@ -1,5 +1,6 @@
 // The card issuing API (spec/card-issuing.md) under its base path (default /issuing/v1).
 import type { Db } from '../platform/db/database.ts';
+import type { EventsService } from '../platform/events/events-service.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
 import type { PartnersService } from '../platform/tenants/partners-service.ts';
 import type { AuthService } from './auth/auth-service.ts';
@@ -8,12 +9,14 @@ import { registerPartnerAuthRoutes } from './http/auth/partner-auth-routes.ts';
 import { registerSessionRoutes } from './http/auth/session-routes.ts';
 import { registerWalletAuthRoutes } from './http/auth/wallet-auth-routes.ts';
 import { authenticators } from './http/authenticate.ts';
+import { registerPartnerEventsRoutes } from './http/events/partner-events-routes.ts';
 import { presentIssuingError } from './http/present-error.ts';
 
 export interface IssuingDeps {
   db: Db;
   partners: PartnersService;
   auth: AuthService;
+  events: EventsService;
 }
 
 export function issuingApi(
@@ -39,6 +42,7 @@ export function issuingApi(
       await registerEmailAuthRoutes(app, deps.auth, authn);
       await registerWalletAuthRoutes(app, deps.auth, authn);
       await registerSessionRoutes(app, deps.auth, authn);
+      await registerPartnerEventsRoutes(app, deps.events, authn);
     },
   };
 }

@@ -1,49 +1,18 @@
 // /admin/events: the operator's view of the outbox — every event of every API, its deliveries and
 // attempts; redelivery of one event and replay of all events since a time.
 import { z } from 'zod';
-import type { DeliveryView, EventView } from '../../platform/events/events-service.ts';
+import {
+  eventDetailView,
+  eventView,
+  presentEvent,
+  presentEventDetail,
+  replayView,
+} from '../../platform/events/event-views.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { idParam, standardErrors, timestamp } from './schemas.ts';
 
 const apiEnum = z.enum(['issuing', 'payments', 'crypto']);
-const eventView = z.object({
-  eventId: z.string(),
-  api: apiEnum,
-  tenantId: z.string(),
-  type: z.string(),
-  createdAt: timestamp,
-  payload: z.unknown(),
-});
-const attemptView = z.object({
-  deliveryAttemptId: z.string(),
-  attemptNumber: z.number().int(),
-  startedAt: timestamp,
-  durationMs: z.number().int(),
-  statusCode: z.number().int().nullable(),
-  responseExcerpt: z.string().nullable(),
-  error: z.string().nullable(),
-  succeeded: z.boolean(),
-});
-const deliveryView = z.object({
-  deliveryId: z.string(),
-  url: z.string(),
-  reason: z.string(),
-  status: z.string(),
-  attemptCount: z.number().int(),
-  maxAttempts: z.number().int(),
-  nextAttemptAt: timestamp.nullable(),
-  completedAt: timestamp.nullable(),
-  attempts: z.array(attemptView),
-});
-
-const presentEvent = (e: EventView) => ({ ...e, createdAt: e.createdAt.toISOString() });
-const presentDelivery = (d: DeliveryView) => ({
-  ...d,
-  nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
-  completedAt: d.completedAt?.toISOString() ?? null,
-  attempts: d.attempts.map((a) => ({ ...a, startedAt: a.startedAt.toISOString() })),
-});
 
 export async function registerEventRoutes(app: ZodApp, deps: AdminDeps): Promise<void> {
   app.get(
@@ -89,13 +58,10 @@ export async function registerEventRoutes(app: ZodApp, deps: AdminDeps): Promise
         summary: 'Retrieve an event with every delivery and attempt',
         tags: ['events'],
         params: idParam,
-        response: { 200: eventView.extend({ deliveries: z.array(deliveryView) }), ...standardErrors },
+        response: { 200: eventDetailView, ...standardErrors },
       },
     },
-    async (request) => {
-      const event = await deps.events.get(request.params.id);
-      return { ...presentEvent(event), deliveries: event.deliveries.map(presentDelivery) };
-    },
+    async (request) => presentEventDetail(await deps.events.get(request.params.id)),
   );
 
   app.post(

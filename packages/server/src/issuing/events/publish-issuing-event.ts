@@ -1,0 +1,37 @@
+// Issuing webhooks (spec/card-issuing.md, Events): every event has the envelope
+// {eventType, eventId, customerId, data}, is signed as a whole (HS512 JWS) and goes to the partner's URL.
+import type { Executor } from '../../platform/db/database.ts';
+import type { Outbox } from '../../platform/events/outbox.ts';
+
+export type IssuingEventType =
+  | 'kycStatusChanged'
+  | 'cardStatusChanged'
+  | 'transaction3dsRequested'
+  | 'transaction3dsCompleted'
+  | 'transactionCreated'
+  | 'transactionSettled'
+  | 'topupCreated'
+  | 'topupStatusChanged';
+
+export async function publishIssuingEvent(
+  outbox: Outbox,
+  tx: Executor,
+  event: {
+    partnerId: string;
+    customerId: string;
+    eventType: IssuingEventType;
+    data: Record<string, unknown>;
+  },
+): Promise<{ eventId: string }> {
+  return outbox.publish(tx, {
+    api: 'issuing',
+    tenantId: event.partnerId,
+    type: event.eventType,
+    body: (eventId) => ({
+      eventType: event.eventType,
+      eventId,
+      customerId: event.customerId,
+      data: event.data,
+    }),
+  });
+}

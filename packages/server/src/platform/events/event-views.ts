@@ -1,0 +1,59 @@
+// How events, deliveries and attempts are shown over HTTP, by the operator's and the tenants' routes alike.
+import { z } from 'zod';
+import type { DeliveryView, EventView } from './events-service.ts';
+
+const timestamp = z.iso.datetime({ offset: true });
+
+export const eventView = z.object({
+  eventId: z.string(),
+  api: z.enum(['issuing', 'payments', 'crypto']),
+  tenantId: z.string(),
+  type: z.string(),
+  createdAt: timestamp,
+  payload: z.unknown(),
+});
+
+const attemptView = z.object({
+  deliveryAttemptId: z.string(),
+  attemptNumber: z.number().int(),
+  startedAt: timestamp,
+  durationMs: z.number().int(),
+  statusCode: z.number().int().nullable(),
+  responseExcerpt: z.string().nullable(),
+  error: z.string().nullable(),
+  succeeded: z.boolean(),
+});
+
+export const eventDetailView = eventView.extend({
+  deliveries: z.array(
+    z.object({
+      deliveryId: z.string(),
+      url: z.string(),
+      reason: z.string(),
+      status: z.string(),
+      attemptCount: z.number().int(),
+      maxAttempts: z.number().int(),
+      nextAttemptAt: timestamp.nullable(),
+      completedAt: timestamp.nullable(),
+      attempts: z.array(attemptView),
+    }),
+  ),
+});
+
+export const replayView = z.object({
+  replayed: z.number().int(),
+  skippedWithoutUrl: z.number().int(),
+  isTruncated: z.boolean(),
+});
+
+export const presentEvent = (e: EventView) => ({ ...e, createdAt: e.createdAt.toISOString() });
+
+export const presentEventDetail = (e: EventView & { deliveries: DeliveryView[] }) => ({
+  ...presentEvent(e),
+  deliveries: e.deliveries.map((d) => ({
+    ...d,
+    nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
+    completedAt: d.completedAt?.toISOString() ?? null,
+    attempts: d.attempts.map((a) => ({ ...a, startedAt: a.startedAt.toISOString() })),
+  })),
+});
