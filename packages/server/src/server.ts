@@ -17,6 +17,8 @@ import { cryptoApi } from './crypto/crypto-api.ts';
 import { AuthService } from './issuing/auth/auth-service.ts';
 import { TokenSigner } from './issuing/auth/tokens.ts';
 import { issuingApi } from './issuing/issuing-api.ts';
+import { KycService } from './issuing/kyc/kyc-service.ts';
+import { registerKycPageRoutes } from './pages/kyc-vendor/kyc-page-routes.ts';
 import { paymentsApi } from './payments/payments-api.ts';
 import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
 import { Sweeps } from './platform/clock/sweeps.ts';
@@ -42,9 +44,11 @@ import { TenantDirectory } from './platform/tenants/tenant-directory.ts';
 import { DeliveryEngine } from './platform/webhooks/delivery-engine.ts';
 import { HttpSender } from './platform/webhooks/http-sender.ts';
 import { SsrfGuard } from './platform/webhooks/ssrf-guard.ts';
+import { KycVendorSimulator } from './rails/kyc-vendor/kyc-vendor-simulator.ts';
 import { SandboxNotifier } from './rails/notifier/sandbox-notifier.ts';
 import { SignatureWalletVerifier } from './rails/wallet-verifier/signature-verifier.ts';
 import { loadSandboxClockOffset, registerClockRoutes } from './sandbox/http/clock-routes.ts';
+import { registerIssuingSandboxRoutes } from './sandbox/http/issuing-routes.ts';
 import { registerMessagesRoutes } from './sandbox/http/messages-routes.ts';
 
 export interface AppOptions {
@@ -81,6 +85,8 @@ export interface PlatformServices {
   ssrf: SsrfGuard;
   notifier: SandboxNotifier;
   issuingAuth: AuthService;
+  kycVendor: KycVendorSimulator;
+  kyc: KycService;
 }
 
 export interface TesseraApp {
@@ -148,6 +154,12 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     publicUrl: config.publicUrl,
   });
 
+  const outbox = new Outbox(clock, deliveries);
+  // The KYC vendor is simulated in every mode for now (no real vendor is wired; see docs/issuing.md).
+  const kycVendor = new KycVendorSimulator(clock, config.publicUrl);
+  const kyc = new KycService({ db, transact, clock, outbox, vendor: kycVendor });
+  kycVendor.connect((tx, result) => kyc.applyVendorResult(tx, result));
+
   const services: PlatformServices = {
     config,
     db,
@@ -155,7 +167,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     logger,
     transact,
     ledger: new Ledger(now),
-    outbox: new Outbox(clock, deliveries),
+    outbox,
     events: new EventsService(db, transact, deliveries),
     deliveries,
     partners,
@@ -168,6 +180,8 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     ssrf,
     notifier,
     issuingAuth,
+    kycVendor,
+    kyc,
   };
 
   const app = await buildHttp(services, options.adminToken);
@@ -231,6 +245,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       partners: services.partners,
       auth: services.issuingAuth,
       events: services.events,
+      kyc: services.kyc,
     }),
     ...common,
   });
@@ -283,9 +298,11 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
         requireAdmin(routes, adminToken);
         await registerClockRoutes(routes, { db: services.db, clock, sweeps: services.sweeps });
         await registerMessagesRoutes(routes, { db: services.db, notifier: services.notifier });
+        await registerIssuingSandboxRoutes(routes, { kyc: services.kyc });
       },
     });
   }
+  await registerKycPageRoutes(app, { db: services.db, vendor: services.kycVendor });
   await registerOperationalRoutes(asZod(app), {
     db: services.db,
     metrics,

@@ -10,13 +10,16 @@ import { registerSessionRoutes } from './http/auth/session-routes.ts';
 import { registerWalletAuthRoutes } from './http/auth/wallet-auth-routes.ts';
 import { authenticators } from './http/authenticate.ts';
 import { registerPartnerEventsRoutes } from './http/events/partner-events-routes.ts';
+import { registerKycRoutes } from './http/kyc/kyc-routes.ts';
 import { presentIssuingError } from './http/present-error.ts';
+import type { KycService } from './kyc/kyc-service.ts';
 
 export interface IssuingDeps {
   db: Db;
   partners: PartnersService;
   auth: AuthService;
   events: EventsService;
+  kyc: KycService;
 }
 
 export function issuingApi(
@@ -43,6 +46,7 @@ export function issuingApi(
       await registerWalletAuthRoutes(app, deps.auth, authn);
       await registerSessionRoutes(app, deps.auth, authn);
       await registerPartnerEventsRoutes(app, deps.events, authn);
+      await registerKycRoutes(app, deps.kyc, authn);
     },
   };
 }

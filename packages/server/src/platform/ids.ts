@@ -13,6 +13,7 @@ const PREFIXES = {
   refreshToken: 'rtk',
   challenge: 'chl',
   message: 'msg',
+  kycVerification: 'kyv',
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

@@ -1,6 +1,7 @@
 // The test harness: an app in-process on a real HTTP port, over its own cloned database, with clock
 // control and an admin client. Tests speak HTTP to it as any client would.
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { type Config, parseConfig } from '../../src/config.ts';
 import { SandboxClock } from '../../src/platform/clock/clock.ts';
@@ -39,9 +40,12 @@ export class Harness {
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
     const databaseUrl = await createTestDatabase();
+    // Hosted pages hand out absolute URLs, so the port is chosen before the app is built.
+    const port = await freePort();
     const config = parseConfig({
       LOG_LEVEL: options.captureLogs ? 'info' : 'silent',
-      PORT: '0',
+      PORT: String(port),
+      TESSERA_PUBLIC_URL: `http://127.0.0.1:${port}`,
       ...options.env,
     });
     const adminToken = `adm_test_${randomBytes(16).toString('hex')}`;
@@ -61,7 +65,7 @@ export class Harness {
         },
       }),
     });
-    const address = await tessera.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = await tessera.app.listen({ port: config.port, host: '127.0.0.1' });
     return new Harness(logs, tessera, config, address, adminToken, databaseUrl);
   }
 
@@ -134,4 +138,17 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     if (Date.now() > deadline) throw new Error('condition not reached in time');
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
 }

@@ -213,7 +213,47 @@ export interface IssuingAuthChallengesTable {
   created_at: Timestamp;
 }
 
+export type KycStatus = 'not_started' | 'in_progress' | 'pending_review' | 'approved' | 'rejected';
+export type KycDocumentKind = 'identity' | 'proof_of_address';
+
+export interface IssuingKycTable {
+  customer_id: string;
+  status: KycStatus;
+  reject_reason: string | null;
+  steps: ColumnType<Record<string, unknown>, string | undefined, string>;
+  updated_at: Timestamp;
+}
+
+export interface IssuingKycVerificationsTable {
+  id: string;
+  customer_id: string;
+  kind: KycDocumentKind;
+  status: 'started' | 'verified' | 'rejected';
+  vendor_session_id: string;
+  reject_reason: string | null;
+  created_at: Timestamp;
+  completed_at: Timestamp | null;
+}
+
+export interface KycVendorSessionsTable {
+  id: string;
+  reference: string;
+  kind: KycDocumentKind;
+  status: 'open' | 'verified' | 'rejected';
+  reject_reason: string | null;
+  document_name: string | null;
+  document_type: string | null;
+  document_bytes: number | null;
+  document_sha256: string | null;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+  completed_at: Timestamp | null;
+}
+
 export interface IssuingTables {
+  issuing_kyc: IssuingKycTable;
+  issuing_kyc_verifications: IssuingKycVerificationsTable;
+  kyc_vendor_sessions: KycVendorSessionsTable;
   issuing_customers: IssuingCustomersTable;
   issuing_refresh_tokens: IssuingRefreshTokensTable;
   issuing_auth_challenges: IssuingAuthChallengesTable;

@@ -1,0 +1,139 @@
+// The KYC vendor simulator's hosted page (GET/POST /hosted/kyc/{sessionId}): a real form where the person
+// uploads a document image (JPEG, PNG or PDF, up to 5 MB) or picks a simulated outcome.
+import { createHash } from 'node:crypto';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Db } from '../../platform/db/database.ts';
+import { DomainError } from '../../platform/errors/domain-error.ts';
+import {
+  type KycVendorSimulator,
+  SIMULATED_OUTCOMES,
+  type SimulatedOutcome,
+  type SubmittedDocument,
+  type VendorSession,
+} from '../../rails/kyc-vendor/kyc-vendor-simulator.ts';
+import { escapeHtml, page } from '../html.ts';
+
+const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
+const DOCUMENT_TYPES = new Set(['image/jpeg', 'image/png', 'application/pdf']);
+const KIND_LABEL = {
+  identity: 'identity document (passport, ID card or driving licence)',
+  proof_of_address: 'proof of address (utility bill or bank statement)',
+};
+
+export async function registerKycPageRoutes(
+  app: FastifyInstance,
+  deps: { db: Db; vendor: KycVendorSimulator },
+): Promise<void> {
+  await app.register(async (pages) => {
+    await pages.register(multipart, { limits: { fileSize: MAX_DOCUMENT_BYTES, files: 1, fields: 10 } });
+
+    pages.get<{ Params: { sessionId: string } }>('/hosted/kyc/:sessionId', async (request, reply) => {
+      const session = await deps.vendor.find(deps.db, request.params.sessionId);
+      return renderSession(reply, session);
+    });
+
+    pages.post<{ Params: { sessionId: string } }>('/hosted/kyc/:sessionId', async (request, reply) => {
+      const session = await deps.vendor.find(deps.db, request.params.sessionId);
+      if (!session || session.status !== 'open') return renderSession(reply, session);
+      let choice: string | undefined;
+      let document: SubmittedDocument | undefined;
+      try {
+        for await (const part of request.parts()) {
+          if (part.type === 'file') {
+            const bytes = await part.toBuffer();
+            if (part.file.truncated)
+              throw new DomainError('validation_failed', 'the document is larger than 5 MB', {
+                field: 'document',
+              });
+            if (bytes.length === 0) continue; // the form was sent without choosing a file
+            if (!DOCUMENT_TYPES.has(part.mimetype)) {
+              throw new DomainError('validation_failed', 'the document must be a JPEG, PNG or PDF file', {
+                field: 'document',
+              });
+            }
+            document = {
+              name: part.filename.slice(0, 200),
+              type: part.mimetype,
+              bytes: bytes.length,
+              sha256: createHash('sha256').update(bytes).digest('hex'),
+            };
+          } else if (part.fieldname === 'outcome') {
+            choice = String(part.value);
+          }
+        }
+        if (!choice || !(choice in SIMULATED_OUTCOMES))
+          throw new DomainError('validation_failed', 'choose an outcome', { field: 'outcome' });
+        const result = await deps.db.transaction().execute((tx) =>
+          deps.vendor.submit(tx, session.id, {
+            choice: choice as SimulatedOutcome,
+            ...(document ? { document } : {}),
+          }),
+        );
+        return renderSession(reply, result);
+      } catch (err) {
+        if (err instanceof DomainError && err.status < 500)
+          return renderSession(reply.code(err.status), session, err.message);
+        if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
+          return renderSession(reply.code(413), session, 'the document is larger than 5 MB');
+        throw err;
+      }
+    });
+  });
+}
+
+function renderSession(
+  reply: FastifyReply,
+  session: VendorSession | undefined,
+  error?: string,
+): FastifyReply {
+  reply
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('x-frame-options', 'DENY');
+  if (!session)
+    return reply
+      .code(404)
+      .send(
+        page(
+          'Verification not found',
+          '<h1>Verification not found</h1><p>This verification link is not valid.</p>',
+        ),
+      );
+  if (session.status !== 'open') {
+    const verified = session.status === 'verified';
+    return reply.send(
+      page(
+        'Verification complete',
+        `<h1>Verification complete</h1><p class="notice" role="status" data-result="${session.status}">${
+          verified
+            ? 'Your document was verified. You can close this page.'
+            : `Your document was not accepted (${escapeHtml(session.rejectReason ?? 'rejected')}). Start a new verification from the app.`
+        }</p>`,
+      ),
+    );
+  }
+  const options = Object.entries(SIMULATED_OUTCOMES)
+    .map(
+      ([value, o], i) =>
+        `<label><input type="radio" name="outcome" value="${value}"${i === 0 ? ' checked' : ''}> ${escapeHtml(o.label)}</label>`,
+    )
+    .join('\n');
+  return reply.send(
+    page(
+      'Verify your document',
+      `<h1>Verify your ${escapeHtml(KIND_LABEL[session.kind])}</h1>
+<p>This is Tessera's sandbox KYC vendor: no real check is made.</p>
+${error ? `<p class="notice error" role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post" enctype="multipart/form-data">
+  <label for="document">Photo or scan of the document (JPEG, PNG or PDF, up to 5 MB)</label>
+  <input id="document" name="document" type="file" accept="image/jpeg,image/png,application/pdf">
+  <fieldset>
+    <legend>Simulated outcome</legend>
+    ${options}
+  </fieldset>
+  <button type="submit">Submit</button>
+</form>`,
+    ),
+  );
+}
