@@ -14,6 +14,7 @@ import { presentAdminError } from './admin/http/present-error.ts';
 import { registerStoreRoutes } from './admin/http/stores-routes.ts';
 import type { Config } from './config.ts';
 import { cryptoApi } from './crypto/crypto-api.ts';
+import { AccountsService } from './issuing/accounts/accounts-service.ts';
 import { AuthService } from './issuing/auth/auth-service.ts';
 import { TokenSigner } from './issuing/auth/tokens.ts';
 import { issuingApi } from './issuing/issuing-api.ts';
@@ -87,6 +88,7 @@ export interface PlatformServices {
   issuingAuth: AuthService;
   kycVendor: KycVendorSimulator;
   kyc: KycService;
+  accounts: AccountsService;
 }
 
 export interface TesseraApp {
@@ -159,6 +161,8 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   const kycVendor = new KycVendorSimulator(clock, config.publicUrl);
   const kyc = new KycService({ db, transact, clock, outbox, vendor: kycVendor });
   kycVendor.connect((tx, result) => kyc.applyVendorResult(tx, result));
+  const ledger = new Ledger(now);
+  const accounts = new AccountsService({ db, transact, clock, ledger, kyc });
 
   const services: PlatformServices = {
     config,
@@ -166,7 +170,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     clock,
     logger,
     transact,
-    ledger: new Ledger(now),
+    ledger,
     outbox,
     events: new EventsService(db, transact, deliveries),
     deliveries,
@@ -182,6 +186,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     issuingAuth,
     kycVendor,
     kyc,
+    accounts,
   };
 
   const app = await buildHttp(services, options.adminToken);
@@ -246,6 +251,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       auth: services.issuingAuth,
       events: services.events,
       kyc: services.kyc,
+      accounts: services.accounts,
     }),
     ...common,
   });

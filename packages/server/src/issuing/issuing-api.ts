@@ -3,7 +3,9 @@ import type { Db } from '../platform/db/database.ts';
 import type { EventsService } from '../platform/events/events-service.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
 import type { PartnersService } from '../platform/tenants/partners-service.ts';
+import type { AccountsService } from './accounts/accounts-service.ts';
 import type { AuthService } from './auth/auth-service.ts';
+import { registerAccountsRoutes } from './http/accounts/accounts-routes.ts';
 import { registerEmailAuthRoutes } from './http/auth/email-auth-routes.ts';
 import { registerPartnerAuthRoutes } from './http/auth/partner-auth-routes.ts';
 import { registerSessionRoutes } from './http/auth/session-routes.ts';
@@ -20,6 +22,7 @@ export interface IssuingDeps {
   auth: AuthService;
   events: EventsService;
   kyc: KycService;
+  accounts: AccountsService;
 }
 
 export function issuingApi(
@@ -47,6 +50,7 @@ export function issuingApi(
       await registerSessionRoutes(app, deps.auth, authn);
       await registerPartnerEventsRoutes(app, deps.events, authn);
       await registerKycRoutes(app, deps.kyc, authn);
+      await registerAccountsRoutes(app, deps.accounts, authn);
     },
   };
 }

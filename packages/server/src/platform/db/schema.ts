@@ -250,7 +250,19 @@ export interface KycVendorSessionsTable {
   completed_at: Timestamp | null;
 }
 
+export interface IssuingAccountsTable {
+  id: string;
+  customer_id: string;
+  partner_id: string;
+  currency: string;
+  status: 'open' | 'closed';
+  ledger_account_id: string;
+  created_at: Timestamp;
+  closed_at: Timestamp | null;
+}
+
 export interface IssuingTables {
+  issuing_accounts: IssuingAccountsTable;
   issuing_kyc: IssuingKycTable;
   issuing_kyc_verifications: IssuingKycVerificationsTable;
   kyc_vendor_sessions: KycVendorSessionsTable;
