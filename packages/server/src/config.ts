@@ -38,6 +38,11 @@ export const ConfigSchema = z.object({
   TESSERA_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** Real-time interval of the background sweeps (expiry, retries) in ms (default: 1000) */
   TESSERA_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  /** The card program's BIN (6 to 8 digits); issued card numbers start with it (default: 489537) */
+  TESSERA_ISSUING_BIN: z
+    .string()
+    .regex(/^\d{6,8}$/, 'must be 6 to 8 digits')
+    .default('489537'),
   /** Base path of the card issuing API (default: /issuing/v1) */
   TESSERA_ISSUING_BASE_PATH: basePath.default('/issuing/v1'),
   /** Base path of the payments API (default: /payments) */
@@ -65,6 +70,7 @@ export interface Config {
   webhookTimeoutMs: number;
   sweepIntervalMs: number;
   basePaths: { issuing: string; payments: string; crypto: string };
+  issuingBin: string;
 }
 
 export class ConfigError extends Error {
@@ -109,6 +115,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       .filter(Boolean),
     webhookTimeoutMs: e.TESSERA_WEBHOOK_TIMEOUT_MS,
     sweepIntervalMs: e.TESSERA_SWEEP_INTERVAL_MS,
+    issuingBin: e.TESSERA_ISSUING_BIN,
     basePaths: {
       issuing: e.TESSERA_ISSUING_BASE_PATH,
       payments: e.TESSERA_PAYMENTS_BASE_PATH,

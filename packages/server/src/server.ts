@@ -17,6 +17,7 @@ import { cryptoApi } from './crypto/crypto-api.ts';
 import { AccountsService } from './issuing/accounts/accounts-service.ts';
 import { AuthService } from './issuing/auth/auth-service.ts';
 import { TokenSigner } from './issuing/auth/tokens.ts';
+import { CardsService } from './issuing/cards/cards-service.ts';
 import { issuingApi } from './issuing/issuing-api.ts';
 import { KycService } from './issuing/kyc/kyc-service.ts';
 import { registerKycPageRoutes } from './pages/kyc-vendor/kyc-page-routes.ts';
@@ -89,6 +90,7 @@ export interface PlatformServices {
   kycVendor: KycVendorSimulator;
   kyc: KycService;
   accounts: AccountsService;
+  cards: CardsService;
 }
 
 export interface TesseraApp {
@@ -163,6 +165,16 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   kycVendor.connect((tx, result) => kyc.applyVendorResult(tx, result));
   const ledger = new Ledger(now);
   const accounts = new AccountsService({ db, transact, clock, ledger, kyc });
+  const cards = new CardsService({
+    db,
+    transact,
+    clock,
+    outbox,
+    encryptor,
+    fingerprintKey: derive(options.encryptionKey, 'tessera/card-fingerprint/v1'),
+    bin: config.issuingBin,
+    kyc,
+  });
 
   const services: PlatformServices = {
     config,
@@ -187,6 +199,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     kycVendor,
     kyc,
     accounts,
+    cards,
   };
 
   const app = await buildHttp(services, options.adminToken);
@@ -252,6 +265,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       events: services.events,
       kyc: services.kyc,
       accounts: services.accounts,
+      cards: services.cards,
     }),
     ...common,
   });
@@ -304,7 +318,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
         requireAdmin(routes, adminToken);
         await registerClockRoutes(routes, { db: services.db, clock, sweeps: services.sweeps });
         await registerMessagesRoutes(routes, { db: services.db, notifier: services.notifier });
-        await registerIssuingSandboxRoutes(routes, { kyc: services.kyc });
+        await registerIssuingSandboxRoutes(routes, { kyc: services.kyc, cards: services.cards });
       },
     });
   }

@@ -5,12 +5,14 @@ import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
 import type { PartnersService } from '../platform/tenants/partners-service.ts';
 import type { AccountsService } from './accounts/accounts-service.ts';
 import type { AuthService } from './auth/auth-service.ts';
+import type { CardsService } from './cards/cards-service.ts';
 import { registerAccountsRoutes } from './http/accounts/accounts-routes.ts';
 import { registerEmailAuthRoutes } from './http/auth/email-auth-routes.ts';
 import { registerPartnerAuthRoutes } from './http/auth/partner-auth-routes.ts';
 import { registerSessionRoutes } from './http/auth/session-routes.ts';
 import { registerWalletAuthRoutes } from './http/auth/wallet-auth-routes.ts';
 import { authenticators } from './http/authenticate.ts';
+import { registerCardsRoutes } from './http/cards/cards-routes.ts';
 import { registerPartnerEventsRoutes } from './http/events/partner-events-routes.ts';
 import { registerKycRoutes } from './http/kyc/kyc-routes.ts';
 import { presentIssuingError } from './http/present-error.ts';
@@ -23,6 +25,7 @@ export interface IssuingDeps {
   events: EventsService;
   kyc: KycService;
   accounts: AccountsService;
+  cards: CardsService;
 }
 
 export function issuingApi(
@@ -51,6 +54,7 @@ export function issuingApi(
       await registerPartnerEventsRoutes(app, deps.events, authn);
       await registerKycRoutes(app, deps.kyc, authn);
       await registerAccountsRoutes(app, deps.accounts, authn);
+      await registerCardsRoutes(app, deps.cards, authn);
     },
   };
 }

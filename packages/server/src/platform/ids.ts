@@ -53,3 +53,8 @@ export function ulid(timeMs: number = Date.now()): string {
 export function newId(kind: IdKind, timeMs?: number): string {
   return `${PREFIXES[kind]}_${ulid(timeMs)}`;
 }
+
+/** Whether an id has the UUID shape (spec ids like cardId are UUID-shaped; anything else is simply unknown). */
+export function isUuid(id: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+}

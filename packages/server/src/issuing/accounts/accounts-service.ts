@@ -6,6 +6,7 @@ import type { Db, Executor } from '../../platform/db/database.ts';
 import { PG_ERRORS, pgErrorCode } from '../../platform/db/database.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
+import { isUuid } from '../../platform/ids.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import type { CustomerRef, KycService } from '../kyc/kyc-service.ts';
@@ -180,5 +181,3 @@ function toAccount(row: {
     closedAt: row.closed_at,
   };
 }
-
-const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);

@@ -261,7 +261,44 @@ export interface IssuingAccountsTable {
   closed_at: Timestamp | null;
 }
 
+export type CardStatus = 'pending' | 'readyToBeActivated' | 'active' | 'suspended' | 'frozen' | 'closed';
+
+export interface IssuingCardsTable {
+  id: string;
+  customer_id: string;
+  partner_id: string;
+  account_id: string;
+  product_id: string;
+  is_virtual: boolean;
+  label: string | null;
+  status: CardStatus;
+  pan_enc: string;
+  cvv_enc: string;
+  pin_enc: string | null;
+  pan_fingerprint: string;
+  bin: string;
+  last4: string;
+  expiry_month: number;
+  expiry_year: number;
+  delivery_address: ColumnType<Record<string, string> | null, string | null, string | null>;
+  replaces_card_id: string | null;
+  reissue_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface IssuingCardSecretRevealsTable {
+  id: Generated<string>;
+  card_id: string;
+  customer_id: string;
+  request_id: string;
+  ip: string;
+  revealed_at: Timestamp;
+}
+
 export interface IssuingTables {
+  issuing_cards: IssuingCardsTable;
+  issuing_card_secret_reveals: IssuingCardSecretRevealsTable;
   issuing_accounts: IssuingAccountsTable;
   issuing_kyc: IssuingKycTable;
   issuing_kyc_verifications: IssuingKycVerificationsTable;

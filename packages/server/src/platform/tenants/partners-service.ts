@@ -6,7 +6,7 @@ import type { Encryptor } from '../crypto/encryption.ts';
 import { hashToken, randomAlphanumeric, randomToken } from '../crypto/hashing.ts';
 import type { Executor } from '../db/database.ts';
 import { notFound } from '../errors/domain-error.ts';
-import { newId } from '../ids.ts';
+import { isUuid, newId } from '../ids.ts';
 
 export interface Partner {
   id: string;
@@ -99,7 +99,7 @@ export class PartnersService {
   }
 
   async findByPartnerId(db: Executor, partnerId: string): Promise<Partner | undefined> {
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(partnerId)) return undefined;
+    if (!isUuid(partnerId)) return undefined;
     const row = await db
       .selectFrom('partners')
       .selectAll()
