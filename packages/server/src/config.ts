@@ -43,6 +43,14 @@ export const ConfigSchema = z.object({
     .string()
     .regex(/^\d{6,8}$/, 'must be 6 to 8 digits')
     .default('489537'),
+  /** How long a cardholder has to answer a 3D Secure challenge, in seconds (default: 600) */
+  TESSERA_3DS_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(600),
+  /** How long an authorization hold lasts without clearing, in seconds (default: 7 days) */
+  TESSERA_AUTHORIZATION_HOLD_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(7 * 24 * 3600),
   /** Base path of the card issuing API (default: /issuing/v1) */
   TESSERA_ISSUING_BASE_PATH: basePath.default('/issuing/v1'),
   /** Base path of the payments API (default: /payments) */
@@ -71,6 +79,8 @@ export interface Config {
   sweepIntervalMs: number;
   basePaths: { issuing: string; payments: string; crypto: string };
   issuingBin: string;
+  threeDsTimeoutSeconds: number;
+  authorizationHoldSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -116,6 +126,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     webhookTimeoutMs: e.TESSERA_WEBHOOK_TIMEOUT_MS,
     sweepIntervalMs: e.TESSERA_SWEEP_INTERVAL_MS,
     issuingBin: e.TESSERA_ISSUING_BIN,
+    threeDsTimeoutSeconds: e.TESSERA_3DS_TIMEOUT_SECONDS,
+    authorizationHoldSeconds: e.TESSERA_AUTHORIZATION_HOLD_SECONDS,
     basePaths: {
       issuing: e.TESSERA_ISSUING_BASE_PATH,
       payments: e.TESSERA_PAYMENTS_BASE_PATH,

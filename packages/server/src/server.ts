@@ -20,6 +20,7 @@ import { TokenSigner } from './issuing/auth/tokens.ts';
 import { CardsService } from './issuing/cards/cards-service.ts';
 import { issuingApi } from './issuing/issuing-api.ts';
 import { KycService } from './issuing/kyc/kyc-service.ts';
+import { TransactionsService } from './issuing/transactions/transactions-service.ts';
 import { registerKycPageRoutes } from './pages/kyc-vendor/kyc-page-routes.ts';
 import { paymentsApi } from './payments/payments-api.ts';
 import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
@@ -91,6 +92,7 @@ export interface PlatformServices {
   kyc: KycService;
   accounts: AccountsService;
   cards: CardsService;
+  transactions: TransactionsService;
 }
 
 export interface TesseraApp {
@@ -175,6 +177,18 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     bin: config.issuingBin,
     kyc,
   });
+  const transactions = new TransactionsService({
+    db,
+    transact,
+    clock,
+    outbox,
+    ledger,
+    threeDsTimeoutSeconds: config.threeDsTimeoutSeconds,
+    holdSeconds: config.authorizationHoldSeconds,
+  });
+  // Time-based issuing work: unanswered 3D Secure challenges time out; uncleared holds lapse.
+  sweeps.register('issuing-3ds-challenges', () => transactions.expireChallenges());
+  sweeps.register('issuing-authorization-holds', () => transactions.expireHolds());
 
   const services: PlatformServices = {
     config,
@@ -200,6 +214,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     kyc,
     accounts,
     cards,
+    transactions,
   };
 
   const app = await buildHttp(services, options.adminToken);
@@ -266,6 +281,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       kyc: services.kyc,
       accounts: services.accounts,
       cards: services.cards,
+      transactions: services.transactions,
     }),
     ...common,
   });
@@ -318,7 +334,11 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
         requireAdmin(routes, adminToken);
         await registerClockRoutes(routes, { db: services.db, clock, sweeps: services.sweeps });
         await registerMessagesRoutes(routes, { db: services.db, notifier: services.notifier });
-        await registerIssuingSandboxRoutes(routes, { kyc: services.kyc, cards: services.cards });
+        await registerIssuingSandboxRoutes(routes, {
+          kyc: services.kyc,
+          cards: services.cards,
+          transactions: services.transactions,
+        });
       },
     });
   }

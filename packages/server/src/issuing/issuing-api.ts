@@ -16,7 +16,9 @@ import { registerCardsRoutes } from './http/cards/cards-routes.ts';
 import { registerPartnerEventsRoutes } from './http/events/partner-events-routes.ts';
 import { registerKycRoutes } from './http/kyc/kyc-routes.ts';
 import { presentIssuingError } from './http/present-error.ts';
+import { registerTransactionsRoutes } from './http/transactions/transactions-routes.ts';
 import type { KycService } from './kyc/kyc-service.ts';
+import type { TransactionsService } from './transactions/transactions-service.ts';
 
 export interface IssuingDeps {
   db: Db;
@@ -26,6 +28,7 @@ export interface IssuingDeps {
   kyc: KycService;
   accounts: AccountsService;
   cards: CardsService;
+  transactions: TransactionsService;
 }
 
 export function issuingApi(
@@ -55,6 +58,7 @@ export function issuingApi(
       await registerKycRoutes(app, deps.kyc, authn);
       await registerAccountsRoutes(app, deps.accounts, authn);
       await registerCardsRoutes(app, deps.cards, authn);
+      await registerTransactionsRoutes(app, deps.transactions, authn);
     },
   };
 }

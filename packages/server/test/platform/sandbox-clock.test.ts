@@ -35,6 +35,8 @@ describe('sandbox clock', () => {
       'sandbox-clock',
       'webhook-deliveries',
       'idempotency-keys',
+      'issuing-3ds-challenges',
+      'issuing-authorization-holds',
     ]);
     const row = await h.services.db
       .selectFrom('sandbox_state')

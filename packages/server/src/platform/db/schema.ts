@@ -296,7 +296,51 @@ export interface IssuingCardSecretRevealsTable {
   revealed_at: Timestamp;
 }
 
+export type IssuingTransactionStatus =
+  | 'pending_3ds'
+  | 'authorized'
+  | 'declined'
+  | 'settled'
+  | 'reversed'
+  | 'expired';
+export type ThreeDsStatus = 'pending' | 'authorized' | 'declined' | 'cancelled' | 'timeout' | 'failed';
+
+export interface IssuingTransactionsTable {
+  id: string;
+  seq: Generated<string>;
+  customer_id: string;
+  partner_id: string;
+  card_id: string;
+  account_id: string;
+  type: 'card_payment';
+  status: IssuingTransactionStatus;
+  currency: string;
+  amount: Numeric;
+  settled_amount: Numeric | null;
+  merchant: string;
+  decline_reason: string | null;
+  hold_id: string | null;
+  hold_expires_at: Timestamp | null;
+  created_at: Timestamp;
+  authorized_at: Timestamp | null;
+  settled_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface Issuing3dsChallengesTable {
+  id: string;
+  transaction_id: string;
+  customer_id: string;
+  status: ThreeDsStatus;
+  auth_type: string | null;
+  requested_at: Timestamp;
+  expires_at: Timestamp;
+  decided_at: Timestamp | null;
+}
+
 export interface IssuingTables {
+  issuing_transactions: IssuingTransactionsTable;
+  issuing_3ds_challenges: Issuing3dsChallengesTable;
   issuing_cards: IssuingCardsTable;
   issuing_card_secret_reveals: IssuingCardSecretRevealsTable;
   issuing_accounts: IssuingAccountsTable;

@@ -2,13 +2,63 @@
 import { z } from 'zod';
 import { standardErrors } from '../../admin/http/schemas.ts';
 import type { CardsService } from '../../issuing/cards/cards-service.ts';
+import { presentTransaction, transactionView } from '../../issuing/http/transactions/transactions-routes.ts';
 import type { KycService } from '../../issuing/kyc/kyc-service.ts';
+import type { TransactionsService } from '../../issuing/transactions/transactions-service.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 
 export async function registerIssuingSandboxRoutes(
   app: ZodApp,
-  deps: { kyc: KycService; cards: CardsService },
+  deps: { kyc: KycService; cards: CardsService; transactions: TransactionsService },
 ): Promise<void> {
+  const amount = z.union([z.string().max(40), z.number()]);
+  app.post(
+    '/issuing/authorizations',
+    {
+      schema: {
+        summary: 'The card network asks for an authorization of an issued card (threeDS: a challenge first)',
+        tags: ['issuing'],
+        body: z.object({
+          cardId: z.string().max(64),
+          amount,
+          currency: z.string().regex(/^[A-Za-z]{3}$/, 'must be a three-letter currency code'),
+          merchant: z.string().trim().min(1).max(200),
+          threeDS: z.boolean().optional(),
+        }),
+        response: { 201: transactionView, ...standardErrors },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(presentTransaction(await deps.transactions.authorize(request.body))),
+  );
+  const transactionParam = z.object({ transactionId: z.string().max(64) });
+  app.post(
+    '/issuing/transactions/:transactionId/clear',
+    {
+      schema: {
+        summary: 'Clearing (settlement) of an authorization, for its amount or less',
+        tags: ['issuing'],
+        params: transactionParam,
+        // An empty POST reaches validation as null: the body is optional.
+        body: z.object({ amount: amount.optional() }).nullish(),
+        response: { 200: transactionView, ...standardErrors },
+      },
+    },
+    async (request) =>
+      presentTransaction(await deps.transactions.clear(request.params.transactionId, request.body?.amount)),
+  );
+  app.post(
+    '/issuing/transactions/:transactionId/reverse',
+    {
+      schema: {
+        summary: 'Reversal of an authorization: its hold is released',
+        tags: ['issuing'],
+        params: transactionParam,
+        response: { 200: transactionView, ...standardErrors },
+      },
+    },
+    async (request) => presentTransaction(await deps.transactions.reverse(request.params.transactionId)),
+  );
   app.post(
     '/issuing/cards/:cardId/ship',
     {

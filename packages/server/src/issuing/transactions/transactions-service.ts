@@ -1,0 +1,598 @@
+// Card transactions of issued cards (spec/card-issuing.md, Transactions and 3D Secure): the card network
+// asks for an authorization (sandbox: POST /sandbox/issuing/authorizations); checks, a ledger hold, and
+// optionally a 3D Secure challenge the cardholder decides; then clearing or reversal, or the hold lapses.
+// Every step is one transaction with its ledger postings and events.
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../platform/clock/clock.ts';
+import { addSeconds } from '../../platform/clock/clock.ts';
+import type { Db, Executor, Tx } from '../../platform/db/database.ts';
+import type { IssuingTransactionStatus, ThreeDsStatus } from '../../platform/db/schema.ts';
+import type { Transact } from '../../platform/db/transact.ts';
+import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
+import type { Outbox } from '../../platform/events/outbox.ts';
+import { isUuid } from '../../platform/ids.ts';
+import type { Ledger } from '../../platform/ledger/ledger.ts';
+import { AmountError, formatAmount, parseAmount } from '../../platform/money/amount.ts';
+import { findAsset } from '../../platform/money/assets.ts';
+import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
+import type { CustomerRef } from '../kyc/kyc-service.ts';
+
+/** The largest single card payment the program authorizes, in major units (default: 10,000) */
+export const MAX_AUTHORIZATION_MAJOR = 10_000n;
+
+export type DeclineReason =
+  | 'card_not_active'
+  | 'account_closed'
+  | 'currency_not_supported'
+  | 'amount_over_limit'
+  | 'insufficient_funds'
+  | '3ds_declined'
+  | '3ds_cancelled'
+  | '3ds_timeout'
+  | '3ds_failed';
+
+export interface IssuingTransaction {
+  transactionId: string;
+  customerId: string;
+  cardId: string;
+  accountId: string;
+  type: 'card_payment';
+  status: IssuingTransactionStatus;
+  currency: string;
+  amount: bigint;
+  settledAmount: bigint | null;
+  merchant: string;
+  declineReason: string | null;
+  threeDS: {
+    transactionAuthId: string;
+    status: ThreeDsStatus;
+    authType: string | null;
+    expiresAt: Date;
+  } | null;
+  createdAt: Date;
+  authorizedAt: Date | null;
+  settledAt: Date | null;
+  holdExpiresAt: Date | null;
+}
+
+export interface PendingChallenge {
+  transactionAuthId: string;
+  transactionId: string;
+  cardId: string;
+  amount: bigint;
+  currency: string;
+  merchant: string;
+  requestedAt: Date;
+  expiresAt: Date;
+}
+
+export interface TransactionsDeps {
+  db: Db;
+  transact: Transact;
+  clock: Clock;
+  outbox: Outbox;
+  ledger: Ledger;
+  threeDsTimeoutSeconds: number;
+  holdSeconds: number;
+}
+
+// COMPAT.md: the decision body's authStatus maps onto challenge statuses.
+const AUTH_STATUS_TO_CHALLENGE = {
+  success: 'authorized',
+  failed: 'declined',
+  canceled: 'cancelled',
+  timeout: 'timeout',
+} as const;
+export type AuthStatus = keyof typeof AUTH_STATUS_TO_CHALLENGE;
+export const AUTH_TYPES = ['pinCode', 'pattern', 'other', 'faceRecognition', 'fingerprint'] as const;
+
+export class TransactionsService {
+  constructor(private readonly deps: TransactionsDeps) {}
+
+  /** The card network's authorization request for an issued card. */
+  async authorize(input: {
+    cardId: string;
+    amount: string | number;
+    currency: string;
+    merchant: string;
+    threeDS?: boolean;
+  }): Promise<IssuingTransaction> {
+    const card = isUuid(input.cardId)
+      ? await this.deps.db
+          .selectFrom('issuing_cards as c')
+          .innerJoin('issuing_accounts as a', 'a.id', 'c.account_id')
+          .select([
+            'c.id',
+            'c.status',
+            'c.customer_id',
+            'c.partner_id',
+            'c.account_id',
+            'a.currency',
+            'a.status as account_status',
+            'a.ledger_account_id',
+          ])
+          .where('c.id', '=', input.cardId)
+          .executeTakeFirst()
+      : undefined;
+    if (!card) throw notFound('card');
+    const asset = findAsset(input.currency.toUpperCase());
+    if (!asset)
+      throw new DomainError('validation_failed', 'currency must be an ISO 4217 code', { field: 'currency' });
+    let amount: bigint;
+    try {
+      amount = parseAmount(input.amount, asset);
+    } catch (err) {
+      if (err instanceof AmountError)
+        throw new DomainError('validation_failed', err.message, { field: 'amount' });
+      throw err;
+    }
+    const customer = { customerId: card.customer_id, partnerId: card.partner_id };
+    const decline: DeclineReason | undefined =
+      card.status !== 'active'
+        ? 'card_not_active'
+        : card.account_status !== 'open'
+          ? 'account_closed'
+          : asset.code !== card.currency
+            ? 'currency_not_supported'
+            : amount > MAX_AUTHORIZATION_MAJOR * 10n ** BigInt(asset.exponent)
+              ? 'amount_over_limit'
+              : undefined;
+
+    return this.deps.transact(async (tx) => {
+      const id = randomUUID();
+      const now = this.deps.clock.now();
+      await tx
+        .insertInto('issuing_transactions')
+        .values({
+          id,
+          customer_id: card.customer_id,
+          partner_id: card.partner_id,
+          card_id: card.id,
+          account_id: card.account_id,
+          type: 'card_payment',
+          status: decline ? 'declined' : input.threeDS ? 'pending_3ds' : 'authorized',
+          currency: asset.code,
+          amount: amount.toString(),
+          merchant: input.merchant,
+          decline_reason: decline ?? null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      await this.event(tx, customer, 'transactionCreated', { transactionId: id });
+      if (decline) return this.getInternal(tx, id);
+      if (input.threeDS) {
+        const challengeId = randomUUID();
+        const expiresAt = addSeconds(now, this.deps.threeDsTimeoutSeconds);
+        await tx
+          .insertInto('issuing_3ds_challenges')
+          .values({
+            id: challengeId,
+            transaction_id: id,
+            customer_id: card.customer_id,
+            status: 'pending',
+            requested_at: now,
+            expires_at: expiresAt,
+          })
+          .execute();
+        await this.event(tx, customer, 'transaction3dsRequested', {
+          transactionId: id,
+          cardId: card.id,
+          // The spec types this amount as a number; records and the API carry exact decimal strings.
+          amount: Number(formatAmount(amount, asset)),
+          currency: asset.code,
+          merchant: input.merchant,
+          requestedAt: now.toISOString(),
+          expiresAt: expiresAt.toISOString(),
+        });
+        return this.getInternal(tx, id);
+      }
+      await this.placeHold(tx, id, card.ledger_account_id, asset.code, amount);
+      return this.getInternal(tx, id);
+    });
+  }
+
+  /** Pending challenges of the customer, oldest first (GET /v1/transactions/3d-secure). */
+  async pendingChallenges(customer: CustomerRef): Promise<PendingChallenge[]> {
+    const rows = await this.deps.db
+      .selectFrom('issuing_3ds_challenges as ch')
+      .innerJoin('issuing_transactions as t', 't.id', 'ch.transaction_id')
+      .select([
+        'ch.id',
+        'ch.transaction_id',
+        't.card_id',
+        't.amount',
+        't.currency',
+        't.merchant',
+        'ch.requested_at',
+        'ch.expires_at',
+      ])
+      .where('ch.customer_id', '=', customer.customerId)
+      .where('ch.status', '=', 'pending')
+      .where('ch.expires_at', '>', this.deps.clock.now())
+      .orderBy('ch.requested_at')
+      .execute();
+    return rows.map((r) => ({
+      transactionAuthId: r.id,
+      transactionId: r.transaction_id,
+      cardId: r.card_id,
+      amount: BigInt(r.amount),
+      currency: r.currency,
+      merchant: r.merchant,
+      requestedAt: r.requested_at,
+      expiresAt: r.expires_at,
+    }));
+  }
+
+  /** The cardholder's decision; a second decision, or one after expiry, is a 409. */
+  async decideChallenge(
+    customer: CustomerRef,
+    transactionAuthId: string,
+    decision: { authType: string; authStatus: AuthStatus },
+  ): Promise<IssuingTransaction> {
+    return this.deps.transact(async (tx) => {
+      const challenge = isUuid(transactionAuthId)
+        ? await tx
+            .selectFrom('issuing_3ds_challenges')
+            .selectAll()
+            .where('id', '=', transactionAuthId)
+            .where('customer_id', '=', customer.customerId)
+            .forUpdate()
+            .executeTakeFirst()
+        : undefined;
+      if (!challenge) throw notFound('3D Secure challenge');
+      if (challenge.status !== 'pending') {
+        throw new DomainError('invalid_state', `the challenge is already ${challenge.status}`, {
+          details: { status: challenge.status },
+        });
+      }
+      // Expired but not yet swept: the expiry sweep records the timeout; the late decision is refused.
+      if (challenge.expires_at <= this.deps.clock.now()) {
+        throw new DomainError('invalid_state', 'the challenge has expired', {
+          details: { status: 'timeout' },
+        });
+      }
+      await this.finishChallenge(
+        tx,
+        customer,
+        challenge.id,
+        challenge.transaction_id,
+        AUTH_STATUS_TO_CHALLENGE[decision.authStatus],
+        decision.authType,
+      );
+      return this.getInternal(tx, challenge.transaction_id);
+    });
+  }
+
+  /** Clearing (settlement) for the authorized amount or less; the rest of the hold is released. */
+  async clear(transactionId: string, amountText?: string | number): Promise<IssuingTransaction> {
+    return this.deps.transact(async (tx) => {
+      const t = await this.lockTransaction(tx, transactionId);
+      if (t.status !== 'authorized') throw stateError('clear', t.status);
+      const asset = findAsset(t.currency);
+      if (!asset || !t.hold_id) throw new Error(`transaction ${t.id} has no hold`);
+      let amount = BigInt(t.amount);
+      if (amountText !== undefined) {
+        try {
+          amount = parseAmount(amountText, asset);
+        } catch (err) {
+          if (err instanceof AmountError)
+            throw new DomainError('validation_failed', err.message, { field: 'amount' });
+          throw err;
+        }
+        if (amount > BigInt(t.amount)) {
+          throw new DomainError('validation_failed', 'clearing cannot exceed the authorized amount', {
+            field: 'amount',
+          });
+        }
+      }
+      await this.deps.ledger.postHold(tx, {
+        operationId: `issuing-clear:${t.id}`,
+        holdId: t.hold_id,
+        amount,
+      });
+      const now = this.deps.clock.now();
+      await tx
+        .updateTable('issuing_transactions')
+        .set({ status: 'settled', settled_amount: amount.toString(), settled_at: now, updated_at: now })
+        .where('id', '=', t.id)
+        .execute();
+      await this.event(tx, { customerId: t.customer_id, partnerId: t.partner_id }, 'transactionSettled', {
+        transactionId: t.id,
+      });
+      return this.getInternal(tx, t.id);
+    });
+  }
+
+  /** The merchant's reversal of an authorization: the hold is released, nothing moves. */
+  async reverse(transactionId: string): Promise<IssuingTransaction> {
+    return this.deps.transact(async (tx) => {
+      const t = await this.lockTransaction(tx, transactionId);
+      if (t.status !== 'authorized') throw stateError('reverse', t.status);
+      if (t.hold_id) await this.deps.ledger.voidHold(tx, t.hold_id);
+      await tx
+        .updateTable('issuing_transactions')
+        .set({ status: 'reversed', updated_at: this.deps.clock.now() })
+        .where('id', '=', t.id)
+        .execute();
+      return this.getInternal(tx, t.id);
+    });
+  }
+
+  /** One of the customer's transactions with its 3D Secure record; another customer's is a 404. */
+  async get(customer: CustomerRef, transactionId: string): Promise<IssuingTransaction> {
+    const found = isUuid(transactionId) ? await this.find(this.deps.db, transactionId) : undefined;
+    if (!found || found.customerId !== customer.customerId) throw notFound('transaction');
+    return found;
+  }
+
+  async list(
+    customer: CustomerRef,
+    filter: {
+      page: number;
+      size: number;
+      type?: string;
+      status?: IssuingTransactionStatus;
+      startDate?: Date;
+      endDate?: Date;
+    },
+  ): Promise<{ items: IssuingTransaction[]; total: number }> {
+    let query = this.deps.db
+      .selectFrom('issuing_transactions')
+      .where('customer_id', '=', customer.customerId);
+    if (filter.type) query = query.where('type', '=', filter.type as 'card_payment');
+    if (filter.status) query = query.where('status', '=', filter.status);
+    if (filter.startDate) query = query.where('created_at', '>=', filter.startDate);
+    if (filter.endDate) query = query.where('created_at', '<', filter.endDate);
+    const total = await query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const ids = await query
+      .select('id')
+      .orderBy('seq', 'desc')
+      .limit(filter.size)
+      .offset((filter.page - 1) * filter.size)
+      .execute();
+    const items = await Promise.all(ids.map((r) => this.getInternal(this.deps.db, r.id)));
+    return { items, total: Number(total.n) };
+  }
+
+  /** Sweep: challenges nobody answered in time end as `timeout`. */
+  async expireChallenges(): Promise<number> {
+    const due = await this.deps.db
+      .selectFrom('issuing_3ds_challenges as ch')
+      .innerJoin('issuing_transactions as t', 't.id', 'ch.transaction_id')
+      .select(['ch.id', 'ch.transaction_id', 't.customer_id', 't.partner_id'])
+      .where('ch.status', '=', 'pending')
+      .where('ch.expires_at', '<=', this.deps.clock.now())
+      .limit(200)
+      .execute();
+    let expired = 0;
+    for (const row of due) {
+      await this.deps.transact(async (tx) => {
+        const locked = await tx
+          .selectFrom('issuing_3ds_challenges')
+          .select('status')
+          .where('id', '=', row.id)
+          .forUpdate()
+          .skipLocked()
+          .executeTakeFirst();
+        if (locked?.status !== 'pending') return;
+        await this.finishChallenge(
+          tx,
+          { customerId: row.customer_id, partnerId: row.partner_id },
+          row.id,
+          row.transaction_id,
+          'timeout',
+          null,
+        );
+        expired++;
+      });
+    }
+    return expired;
+  }
+
+  /** Sweep: authorization holds that were never cleared lapse and give the funds back. */
+  async expireHolds(): Promise<number> {
+    const due = await this.deps.db
+      .selectFrom('issuing_transactions')
+      .select('id')
+      .where('status', '=', 'authorized')
+      .where('hold_expires_at', '<=', this.deps.clock.now())
+      .limit(200)
+      .execute();
+    let expired = 0;
+    for (const row of due) {
+      await this.deps.transact(async (tx) => {
+        const t = await tx
+          .selectFrom('issuing_transactions')
+          .selectAll()
+          .where('id', '=', row.id)
+          .forUpdate()
+          .skipLocked()
+          .executeTakeFirst();
+        if (t?.status !== 'authorized') return;
+        if (t.hold_id) await this.deps.ledger.expireHold(tx, t.hold_id);
+        await tx
+          .updateTable('issuing_transactions')
+          .set({ status: 'expired', updated_at: this.deps.clock.now() })
+          .where('id', '=', t.id)
+          .execute();
+        expired++;
+      });
+    }
+    return expired;
+  }
+
+  // Internals ------------------------------------------------------------------------------------------
+
+  private async finishChallenge(
+    tx: Tx,
+    customer: CustomerRef,
+    challengeId: string,
+    transactionId: string,
+    status: Exclude<ThreeDsStatus, 'pending'>,
+    authType: string | null,
+  ): Promise<void> {
+    const now = this.deps.clock.now();
+    await tx
+      .updateTable('issuing_3ds_challenges')
+      .set({ status, auth_type: authType, decided_at: now })
+      .where('id', '=', challengeId)
+      .execute();
+    await this.event(tx, customer, 'transaction3dsCompleted', { transactionId, status });
+    if (status === 'authorized') {
+      const t = await tx
+        .selectFrom('issuing_transactions as t')
+        .innerJoin('issuing_accounts as a', 'a.id', 't.account_id')
+        .select(['t.amount', 't.currency', 'a.ledger_account_id'])
+        .where('t.id', '=', transactionId)
+        .executeTakeFirstOrThrow();
+      await this.placeHold(tx, transactionId, t.ledger_account_id, t.currency, BigInt(t.amount));
+      return;
+    }
+    const reason: DeclineReason =
+      status === 'declined'
+        ? '3ds_declined'
+        : status === 'cancelled'
+          ? '3ds_cancelled'
+          : status === 'timeout'
+            ? '3ds_timeout'
+            : '3ds_failed';
+    await tx
+      .updateTable('issuing_transactions')
+      .set({ status: 'declined', decline_reason: reason, updated_at: now })
+      .where('id', '=', transactionId)
+      .execute();
+  }
+
+  /** Holds the amount on the account; no funds is a decline recorded in the same transaction. */
+  private async placeHold(
+    tx: Tx,
+    transactionId: string,
+    ledgerAccountId: string,
+    currency: string,
+    amount: bigint,
+  ): Promise<void> {
+    const network = await this.deps.ledger.openAccount(tx, {
+      ownerType: 'issuing_network',
+      ownerId: 'card-network',
+      asset: currency,
+      purpose: 'settlement',
+      isBounded: false,
+    });
+    const now = this.deps.clock.now();
+    try {
+      const hold = await this.deps.ledger.hold(tx, {
+        operationId: `issuing-auth:${transactionId}`,
+        debitAccountId: ledgerAccountId,
+        creditAccountId: network.id,
+        amount,
+        expiresAt: addSeconds(now, this.deps.holdSeconds),
+        metadata: { transactionId },
+      });
+      await tx
+        .updateTable('issuing_transactions')
+        .set({
+          status: 'authorized',
+          hold_id: hold.id,
+          hold_expires_at: hold.expiresAt,
+          authorized_at: now,
+          updated_at: now,
+        })
+        .where('id', '=', transactionId)
+        .execute();
+    } catch (err) {
+      // The ledger answers refusals without writing, so the decline is recorded in this same transaction.
+      if (!(err instanceof DomainError) || err.details?.reason !== 'insufficient_funds') throw err;
+      await tx
+        .updateTable('issuing_transactions')
+        .set({ status: 'declined', decline_reason: 'insufficient_funds', updated_at: now })
+        .where('id', '=', transactionId)
+        .execute();
+    }
+  }
+
+  private async lockTransaction(tx: Tx, transactionId: string) {
+    const t = isUuid(transactionId)
+      ? await tx
+          .selectFrom('issuing_transactions')
+          .selectAll()
+          .where('id', '=', transactionId)
+          .forUpdate()
+          .executeTakeFirst()
+      : undefined;
+    if (!t) throw notFound('transaction');
+    return t;
+  }
+
+  private async event(
+    tx: Executor,
+    customer: CustomerRef,
+    eventType:
+      | 'transactionCreated'
+      | 'transactionSettled'
+      | 'transaction3dsRequested'
+      | 'transaction3dsCompleted',
+    data: Record<string, unknown>,
+  ) {
+    await publishIssuingEvent(this.deps.outbox, tx, {
+      partnerId: customer.partnerId,
+      customerId: customer.customerId,
+      eventType,
+      data,
+    });
+  }
+
+  private async getInternal(db: Executor, transactionId: string): Promise<IssuingTransaction> {
+    const found = await this.find(db, transactionId);
+    if (!found) throw new Error(`transaction ${transactionId} vanished`);
+    return found;
+  }
+
+  private async find(db: Executor, transactionId: string): Promise<IssuingTransaction | undefined> {
+    const row = await db
+      .selectFrom('issuing_transactions as t')
+      .leftJoin('issuing_3ds_challenges as ch', 'ch.transaction_id', 't.id')
+      .selectAll('t')
+      .select([
+        'ch.id as challenge_id',
+        'ch.status as challenge_status',
+        'ch.auth_type',
+        'ch.expires_at as challenge_expires_at',
+      ])
+      .where('t.id', '=', transactionId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      transactionId: row.id,
+      customerId: row.customer_id,
+      cardId: row.card_id,
+      accountId: row.account_id,
+      type: row.type,
+      status: row.status,
+      currency: row.currency,
+      amount: BigInt(row.amount),
+      settledAmount: row.settled_amount === null ? null : BigInt(row.settled_amount),
+      merchant: row.merchant,
+      declineReason: row.decline_reason,
+      threeDS:
+        row.challenge_id && row.challenge_status && row.challenge_expires_at
+          ? {
+              transactionAuthId: row.challenge_id,
+              status: row.challenge_status,
+              authType: row.auth_type,
+              expiresAt: row.challenge_expires_at,
+            }
+          : null,
+      createdAt: row.created_at,
+      authorizedAt: row.authorized_at,
+      settledAt: row.settled_at,
+      holdExpiresAt: row.hold_expires_at,
+    };
+  }
+}
+
+function stateError(action: string, status: string): DomainError {
+  return new DomainError('invalid_state', `cannot ${action} a transaction that is ${status}`, {
+    details: { status },
+  });
+}
