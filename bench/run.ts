@@ -14,6 +14,7 @@ import {
 } from '../packages/server/src/platform/db/embedded-postgres.ts';
 import { migrate } from '../packages/server/src/platform/db/migrate.ts';
 import { Ledger, type LedgerAccount } from '../packages/server/src/platform/ledger/ledger.ts';
+import { issuingScenarios } from './issuing.ts';
 import { type Measurement, measure } from './measure.ts';
 
 const CONCURRENCY = 16;
@@ -46,7 +47,10 @@ async function main() {
     const baseline = await runBaseline(databaseUrl, settings);
     report(baseline, baseline);
     const results: Measurement[] = [];
-    for (const scenario of await ledgerScenarios(databaseUrl, settings)) {
+    for (const scenario of [
+      ...(await ledgerScenarios(databaseUrl, settings)),
+      ...(await issuingScenarios(databaseUrl, settings)),
+    ]) {
       const result = await scenario();
       report(result, baseline);
       results.push(result);

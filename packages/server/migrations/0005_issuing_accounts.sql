@@ -2,6 +2,8 @@
 -- each backed by a bounded ledger account (its balance can never go below zero).
 CREATE TABLE issuing_accounts (
   id uuid PRIMARY KEY,
+  -- creation order (ids are random UUIDs; several accounts can share a timestamp)
+  seq bigint GENERATED ALWAYS AS IDENTITY,
   customer_id text NOT NULL REFERENCES issuing_customers (id),
   partner_id text NOT NULL REFERENCES partners (id),
   currency text NOT NULL,
@@ -11,4 +13,4 @@ CREATE TABLE issuing_accounts (
   closed_at timestamptz
 );
 CREATE UNIQUE INDEX issuing_accounts_one_open_per_currency ON issuing_accounts (customer_id, currency) WHERE status = 'open';
-CREATE INDEX issuing_accounts_customer ON issuing_accounts (customer_id, created_at);
+CREATE INDEX issuing_accounts_customer ON issuing_accounts (customer_id, seq);

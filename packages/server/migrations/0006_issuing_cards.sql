@@ -2,6 +2,8 @@
 -- the card id); the PAN's keyed fingerprint enforces uniqueness without storing it in clear.
 CREATE TABLE issuing_cards (
   id uuid PRIMARY KEY,
+  -- creation order (ids are random UUIDs; several cards can share a timestamp)
+  seq bigint GENERATED ALWAYS AS IDENTITY,
   customer_id text NOT NULL REFERENCES issuing_customers (id),
   partner_id text NOT NULL REFERENCES partners (id),
   account_id uuid NOT NULL REFERENCES issuing_accounts (id),
@@ -25,7 +27,7 @@ CREATE TABLE issuing_cards (
 );
 -- A number belongs to one live card; a damaged or expired card's replacement keeps its number.
 CREATE UNIQUE INDEX issuing_cards_live_pan ON issuing_cards (pan_fingerprint) WHERE status <> 'closed';
-CREATE INDEX issuing_cards_customer ON issuing_cards (customer_id, created_at);
+CREATE INDEX issuing_cards_customer ON issuing_cards (customer_id, seq);
 
 -- Every reveal of card secrets, for audit.
 CREATE TABLE issuing_card_secret_reveals (

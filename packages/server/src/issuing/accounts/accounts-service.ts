@@ -85,8 +85,7 @@ export class AccountsService {
   async list(customer: CustomerRef, filter: { currency?: string } = {}): Promise<Account[]> {
     let query = this.baseQuery(this.deps.db)
       .where('a.customer_id', '=', customer.customerId)
-      .orderBy('a.created_at')
-      .orderBy('a.id');
+      .orderBy('a.seq');
     if (filter.currency) query = query.where('a.currency', '=', filter.currency.toUpperCase());
     return (await query.execute()).map(toAccount);
   }

@@ -138,8 +138,7 @@ export class CardsService {
   ): Promise<Card[]> {
     let query = this.cardQuery(this.deps.db)
       .where('c.customer_id', '=', customer.customerId)
-      .orderBy('c.created_at')
-      .orderBy('c.id');
+      .orderBy('c.seq');
     if (filter.status) query = query.where('c.status', '=', filter.status);
     if (filter.accountId) query = query.where('c.account_id', '=', filter.accountId);
     return (await query.execute()).map(toCard);

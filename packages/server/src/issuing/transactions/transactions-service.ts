@@ -17,6 +17,13 @@ import { findAsset } from '../../platform/money/assets.ts';
 import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
 
+/**
+ * Every authorization credits the card network's settlement account. One row for all of them would
+ * serialise every authorization on its lock, so it is split into shards, picked by transaction id; the
+ * network's position is the sum of its shards.
+ */
+export const NETWORK_SETTLEMENT_SHARDS = 16;
+
 /** The largest single card payment the program authorizes, in major units (default: 10,000) */
 export const MAX_AUTHORIZATION_MAJOR = 10_000n;
 
@@ -87,6 +94,9 @@ export type AuthStatus = keyof typeof AUTH_STATUS_TO_CHALLENGE;
 export const AUTH_TYPES = ['pinCode', 'pattern', 'other', 'faceRecognition', 'fingerprint'] as const;
 
 export class TransactionsService {
+  /** Settlement shard account ids by currency and shard: system accounts never change, so they are looked up once. */
+  private readonly settlementAccounts = new Map<string, string>();
+
   constructor(private readonly deps: TransactionsDeps) {}
 
   /** The card network's authorization request for an issued card. */
@@ -472,19 +482,13 @@ export class TransactionsService {
     currency: string,
     amount: bigint,
   ): Promise<void> {
-    const network = await this.deps.ledger.openAccount(tx, {
-      ownerType: 'issuing_network',
-      ownerId: 'card-network',
-      asset: currency,
-      purpose: 'settlement',
-      isBounded: false,
-    });
+    const networkAccountId = await this.settlementAccount(currency, transactionId);
     const now = this.deps.clock.now();
     try {
       const hold = await this.deps.ledger.hold(tx, {
         operationId: `issuing-auth:${transactionId}`,
         debitAccountId: ledgerAccountId,
-        creditAccountId: network.id,
+        creditAccountId: networkAccountId,
         amount,
         expiresAt: addSeconds(now, this.deps.holdSeconds),
         metadata: { transactionId },
@@ -509,6 +513,24 @@ export class TransactionsService {
         .where('id', '=', transactionId)
         .execute();
     }
+  }
+
+  private async settlementAccount(currency: string, transactionId: string): Promise<string> {
+    const shard = Number.parseInt(transactionId.slice(0, 8), 16) % NETWORK_SETTLEMENT_SHARDS;
+    const key = `${currency}:${shard}`;
+    const known = this.settlementAccounts.get(key);
+    if (known) return known;
+    // Opened outside the business transaction (an idempotent insert that commits at once), so a cached
+    // id can never point at an account whose creation was rolled back.
+    const account = await this.deps.ledger.openAccount(this.deps.db, {
+      ownerType: 'issuing_network',
+      ownerId: 'card-network',
+      asset: currency,
+      purpose: `settlement:${shard}`,
+      isBounded: false,
+    });
+    this.settlementAccounts.set(key, account.id);
+    return account.id;
   }
 
   private async lockTransaction(tx: Tx, transactionId: string) {

@@ -252,6 +252,7 @@ export interface KycVendorSessionsTable {
 
 export interface IssuingAccountsTable {
   id: string;
+  seq: Generated<string>;
   customer_id: string;
   partner_id: string;
   currency: string;
@@ -265,6 +266,7 @@ export type CardStatus = 'pending' | 'readyToBeActivated' | 'active' | 'suspende
 
 export interface IssuingCardsTable {
   id: string;
+  seq: Generated<string>;
   customer_id: string;
   partner_id: string;
   account_id: string;

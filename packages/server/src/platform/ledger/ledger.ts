@@ -78,9 +78,12 @@ export const insufficientFunds = (accountId: string) =>
 export class Ledger {
   constructor(private readonly now: () => Date) {}
 
-  /** Opens the account, or returns the existing one with the same owner, asset and purpose. */
+  /**
+   * Opens the account, or returns the existing one with the same owner, asset and purpose. An existing
+   * account is only read, never rewritten: system accounts are "opened" on hot paths.
+   */
   async openAccount(db: Executor, input: OpenAccountInput): Promise<LedgerAccount> {
-    const row = await db
+    const inserted = await db
       .insertInto('ledger_accounts')
       .values({
         id: newId('ledgerAccount'),
@@ -91,13 +94,19 @@ export class Ledger {
         is_bounded: input.isBounded,
         created_at: this.now(),
       })
-      .onConflict((oc) =>
-        oc
-          .columns(['owner_type', 'owner_id', 'asset', 'purpose'])
-          .doUpdateSet({ owner_type: input.ownerType }),
-      )
+      .onConflict((oc) => oc.columns(['owner_type', 'owner_id', 'asset', 'purpose']).doNothing())
       .returningAll()
-      .executeTakeFirstOrThrow();
+      .executeTakeFirst();
+    const row =
+      inserted ??
+      (await db
+        .selectFrom('ledger_accounts')
+        .selectAll()
+        .where('owner_type', '=', input.ownerType)
+        .where('owner_id', '=', input.ownerId)
+        .where('asset', '=', input.asset)
+        .where('purpose', '=', input.purpose)
+        .executeTakeFirstOrThrow());
     return toAccount(row);
   }
 

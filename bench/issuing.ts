@@ -1,0 +1,117 @@
+// Card issuing scenarios: card authorizations (no 3D Secure) through the real HTTP stack, as the card
+// network's requests arrive at POST /sandbox/issuing/authorizations: checks, a ledger hold, events.
+import { randomBytes } from 'node:crypto';
+import { parseConfig } from '../packages/server/src/config.ts';
+import { createApp } from '../packages/server/src/server.ts';
+import { type Measurement, measure, measureAtRate } from './measure.ts';
+
+const CARDHOLDERS = 100;
+
+export async function issuingScenarios(
+  databaseUrl: string,
+  settings: { concurrency: number; seconds: number; warmupSeconds: number },
+) {
+  const adminToken = `adm_${randomBytes(16).toString('hex')}`;
+  const tessera = await createApp({
+    config: parseConfig({ LOG_LEVEL: 'silent', PORT: '0', TESSERA_RATE_LIMIT_PER_MINUTE: '100000000' }),
+    databaseUrl,
+    adminToken,
+    encryptionKey: randomBytes(32),
+    runBackgroundSweeps: false,
+  });
+  const base = await tessera.app.listen({ port: 0, host: '127.0.0.1' });
+  const call = async <T>(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: unknown,
+  ): Promise<T> => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+  const admin = { authorization: `Bearer ${adminToken}` };
+  const partner = await call<{ apiKey: string }>('POST', '/admin/partners', admin, { name: 'Bench partner' });
+  const cards: string[] = [];
+  for (let i = 0; i < CARDHOLDERS; i++) {
+    const { customerId } = await call<{ customerId: string }>(
+      'POST',
+      '/issuing/v1/auth/register/partner',
+      { 'x-partner-api-key': partner.apiKey },
+      { userId: `bench-${i}` },
+    );
+    const { accessToken } = await call<{ accessToken: string }>(
+      'POST',
+      '/issuing/v1/auth/login/partner',
+      { 'x-partner-api-key': partner.apiKey },
+      { customerId },
+    );
+    await call('POST', `/sandbox/issuing/kyc/${customerId}/decision`, admin, { status: 'approved' });
+    const customer = { authorization: `Bearer ${accessToken}` };
+    const account = await call<{ accountId: string }>('POST', '/issuing/v1/accounts', customer, {
+      currency: 'EUR',
+    });
+    const { ledger, transact, db } = tessera.services;
+    const row = await db
+      .selectFrom('issuing_accounts')
+      .select('ledger_account_id')
+      .where('id', '=', account.accountId)
+      .executeTakeFirstOrThrow();
+    const source = await ledger.openAccount(db, {
+      ownerType: 'bench',
+      ownerId: 'funding',
+      asset: 'EUR',
+      purpose: 'source',
+      isBounded: false,
+    });
+    await transact((tx) =>
+      ledger.transfer(tx, {
+        operationId: `bench-fund-${account.accountId}`,
+        legs: [
+          { accountId: source.id, amount: -100_000_000_00n },
+          { accountId: row.ledger_account_id, amount: 100_000_000_00n },
+        ],
+      }),
+    );
+    cards.push(
+      (
+        await call<{ cardId: string }>('POST', '/issuing/v1/cards', customer, {
+          isVirtual: true,
+          currency: 'EUR',
+        })
+      ).cardId,
+    );
+  }
+  const authorize = async () => {
+    const cardId = cards[Math.floor(Math.random() * cards.length)];
+    const result = await call<{ status: string }>('POST', '/sandbox/issuing/authorizations', admin, {
+      cardId,
+      amount: '1.00',
+      currency: 'EUR',
+      merchant: 'Bench Store',
+    });
+    if (result.status !== 'authorized') throw new Error(`authorization ${result.status}`);
+  };
+
+  let saturated: Measurement | undefined;
+  return [
+    async () => {
+      saturated = await measure('card authorization (no 3DS), HTTP, saturated', settings, authorize);
+      return saturated;
+    },
+    async () => {
+      const rate = Math.max(1, Math.round((saturated?.opsPerSec ?? 100) / 2));
+      const result = await measureAtRate(
+        `card authorization at half that rate (${rate}/s)`,
+        { ratePerSecond: rate, seconds: settings.seconds },
+        authorize,
+      );
+      await tessera.close();
+      return result;
+    },
+  ];
+}
