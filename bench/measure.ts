@@ -35,17 +35,7 @@ export async function measure(
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, (_, i) => worker(i)));
-  latencies.sort((a, b) => a - b);
-  const percentile = (p: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-  return {
-    name,
-    opsPerSec: Math.round(latencies.length / options.seconds),
-    p50Ms: round(percentile(50)),
-    p99Ms: round(percentile(99)),
-    operations: latencies.length,
-    errors,
-  };
+  return summarize(name, latencies, options.seconds, errors);
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
@@ -83,14 +73,18 @@ export async function measureAtRate(
     );
   }
   await Promise.all(inFlight);
+  return summarize(name, latencies, options.seconds, errors);
+}
+
+function summarize(name: string, latencies: number[], seconds: number, errors: number): Measurement {
   latencies.sort((a, b) => a - b);
   const percentile = (p: number) =>
     latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
   return {
     name,
-    opsPerSec: Math.round(latencies.length / options.seconds),
-    p50Ms: Math.round(percentile(50) * 100) / 100,
-    p99Ms: Math.round(percentile(99) * 100) / 100,
+    opsPerSec: Math.round(latencies.length / seconds),
+    p50Ms: round(percentile(50)),
+    p99Ms: round(percentile(99)),
     operations: latencies.length,
     errors,
   };

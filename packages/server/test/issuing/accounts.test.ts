@@ -2,6 +2,7 @@
 // hold pending; other customers' accounts are 404.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
+import { aCustomer, fundAccount } from '../harness/issuing-builders.ts';
 
 let h: Harness;
 let partnerKey: string;
@@ -26,23 +27,7 @@ type Account = {
 };
 type IssuingError = { error: string; field?: string; detail: string; details?: Record<string, string> };
 
-async function customer(approved = true): Promise<{ customerId: string; auth: Record<string, string> }> {
-  const reg = await h.request<{ customerId: string }>('POST', '/issuing/v1/auth/register/partner', {
-    headers: { 'x-partner-api-key': partnerKey },
-    json: { userId: `acc-${Math.random().toString(36).slice(2)}` },
-  });
-  const login = await h.request<{ accessToken: string }>('POST', '/issuing/v1/auth/login/partner', {
-    headers: { 'x-partner-api-key': partnerKey },
-    json: { customerId: reg.body.customerId },
-  });
-  if (approved) {
-    await h.request('POST', `/sandbox/issuing/kyc/${reg.body.customerId}/decision`, {
-      headers: { authorization: `Bearer ${h.adminToken}` },
-      json: { status: 'approved' },
-    });
-  }
-  return { customerId: reg.body.customerId, auth: { authorization: `Bearer ${login.body.accessToken}` } };
-}
+const customer = (approved = true) => aCustomer(h, partnerKey, { kyc: approved ? 'approved' : 'none' });
 
 const accounts = <T>(auth: Record<string, string>, method: string, path: string, json?: unknown) =>
   h.request<T>(method, `/issuing/v1/accounts${path}`, {
@@ -50,32 +35,10 @@ const accounts = <T>(auth: Record<string, string>, method: string, path: string,
     ...(json !== undefined ? { json } : {}),
   });
 
-/** Moves money onto an account through the ledger, as a topup will. */
-async function fund(accountId: string, currency: string, minor: bigint) {
-  const { ledger, transact, db } = h.services;
-  const row = await db
-    .selectFrom('issuing_accounts')
-    .select('ledger_account_id')
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  const source = await ledger.openAccount(db, {
-    ownerType: 'test',
-    ownerId: 'funding',
-    asset: currency,
-    purpose: 'source',
-    isBounded: false,
-  });
-  await transact((tx) =>
-    ledger.transfer(tx, {
-      operationId: `fund-${accountId}-${minor}`,
-      legs: [
-        { accountId: source.id, amount: -minor },
-        { accountId: row.ledger_account_id, amount: minor },
-      ],
-    }),
-  );
-  return { source, ledgerAccountId: row.ledger_account_id };
-}
+const fund = async (accountId: string, currency: string, minor: bigint) => {
+  const { sourceLedgerAccountId, ledgerAccountId } = await fundAccount(h, accountId, currency, minor);
+  return { source: { id: sourceLedgerAccountId }, ledgerAccountId };
+};
 
 describe('accounts', () => {
   it('open once KYC is approved, one per currency, listed with exact balances', async () => {

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLuhnValid } from '../../src/issuing/cards/card.ts';
 import { Harness } from '../harness/harness.ts';
+import { aCustomer, anAccount } from '../harness/issuing-builders.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 
 let h: Harness;
@@ -37,32 +38,9 @@ type Secrets = { pan: string; cvv: string; expiryMonth: number; expiryYear: numb
 type IssuingError = { error: string; field?: string; detail: string; details?: { status?: string } };
 
 async function customer(options: { approved?: boolean; account?: boolean } = {}) {
-  const reg = await h.request<{ customerId: string }>('POST', '/issuing/v1/auth/register/partner', {
-    headers: { 'x-partner-api-key': partnerKey },
-    json: { userId: `card-${Math.random().toString(36).slice(2)}` },
-  });
-  const login = await h.request<{ accessToken: string }>('POST', '/issuing/v1/auth/login/partner', {
-    headers: { 'x-partner-api-key': partnerKey },
-    json: { customerId: reg.body.customerId },
-  });
-  const auth = { authorization: `Bearer ${login.body.accessToken}` };
-  if (options.approved ?? true) {
-    await h.request('POST', `/sandbox/issuing/kyc/${reg.body.customerId}/decision`, {
-      headers: { authorization: `Bearer ${h.adminToken}` },
-      json: { status: 'approved' },
-    });
-  }
-  if (options.account ?? true)
-    await h.request('POST', '/issuing/v1/accounts', { headers: auth, json: { currency: 'EUR' } });
-  return { customerId: reg.body.customerId, auth, relogin: () => partnerLogin(reg.body.customerId) };
-}
-
-async function partnerLogin(customerId: string) {
-  const res = await h.request<{ accessToken: string }>('POST', '/issuing/v1/auth/login/partner', {
-    headers: { 'x-partner-api-key': partnerKey },
-    json: { customerId },
-  });
-  return { authorization: `Bearer ${res.body.accessToken}` };
+  const created = await aCustomer(h, partnerKey, { kyc: (options.approved ?? true) ? 'approved' : 'none' });
+  if (options.account ?? true) await anAccount(h, created.auth);
+  return created;
 }
 
 const call = <T>(auth: Record<string, string>, method: string, path: string, json?: unknown) =>

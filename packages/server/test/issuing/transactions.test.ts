@@ -3,6 +3,7 @@
 import { verifyIssuingWebhook } from '@tessera/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
+import { aCardholder } from '../harness/issuing-builders.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 
 let h: Harness;
@@ -31,66 +32,9 @@ type Tx = {
   declineReason: string | null;
   threeDS: { transactionAuthId: string; status: string; expiresAt: string } | null;
 };
-type Account = { accountId: string; balance: string; availableBalance: string; pendingAmount: string };
 const admin = () => ({ authorization: `Bearer ${h.adminToken}` });
 
-/** An approved customer with a EUR account holding `funds` and an active virtual card. */
-async function cardholder(funds = 10_000n) {
-  const reg = await h.request<{ customerId: string }>('POST', '/issuing/v1/auth/register/partner', {
-    headers: { 'x-partner-api-key': partner.apiKey },
-    json: { userId: `tx-${Math.random().toString(36).slice(2)}` },
-  });
-  const customerId = reg.body.customerId;
-  const relogin = async () => {
-    const login = await h.request<{ accessToken: string }>('POST', '/issuing/v1/auth/login/partner', {
-      headers: { 'x-partner-api-key': partner.apiKey },
-      json: { customerId },
-    });
-    return { authorization: `Bearer ${login.body.accessToken}` };
-  };
-  const auth = await relogin();
-  await h.request('POST', `/sandbox/issuing/kyc/${customerId}/decision`, {
-    headers: admin(),
-    json: { status: 'approved' },
-  });
-  const account = (
-    await h.request<Account>('POST', '/issuing/v1/accounts', { headers: auth, json: { currency: 'EUR' } })
-  ).body;
-  if (funds > 0n) {
-    const { ledger, transact, db } = h.services;
-    const row = await db
-      .selectFrom('issuing_accounts')
-      .select('ledger_account_id')
-      .where('id', '=', account.accountId)
-      .executeTakeFirstOrThrow();
-    const source = await ledger.openAccount(db, {
-      ownerType: 'test',
-      ownerId: 'funding',
-      asset: 'EUR',
-      purpose: 'source',
-      isBounded: false,
-    });
-    await transact((tx) =>
-      ledger.transfer(tx, {
-        operationId: `fund-${account.accountId}`,
-        legs: [
-          { accountId: source.id, amount: -funds },
-          { accountId: row.ledger_account_id, amount: funds },
-        ],
-      }),
-    );
-  }
-  const card = (
-    await h.request<{ cardId: string }>('POST', '/issuing/v1/cards', {
-      headers: auth,
-      json: { isVirtual: true, currency: 'EUR' },
-    })
-  ).body;
-  const balance = async () =>
-    (await h.request<{ data: Account[] }>('GET', '/issuing/v1/accounts', { headers: await relogin() })).body
-      .data[0] as Account;
-  return { customerId, auth, relogin, cardId: card.cardId, accountId: account.accountId, balance };
-}
+const cardholder = (funds?: bigint) => aCardholder(h, partner.apiKey, funds);
 
 const authorize = (cardId: string, amount: string, extra: Record<string, unknown> = {}) =>
   h.request<Tx>('POST', '/sandbox/issuing/authorizations', {

@@ -93,13 +93,7 @@ export function bech32Decode(address: string): Uint8Array | undefined {
   const hrp = address.slice(0, separator);
   const data = [...address.slice(separator + 1)].map((c) => CHARSET.indexOf(c));
   if (data.some((d) => d < 0) || data.length < 6) return undefined;
-  const expanded = [
-    ...[...hrp].map((c) => c.charCodeAt(0) >> 5),
-    0,
-    ...[...hrp].map((c) => c.charCodeAt(0) & 31),
-    ...data,
-  ];
-  if (polymod(expanded) !== 1) return undefined;
+  if (polymod([...hrpExpand(hrp), ...data]) !== 1) return undefined;
   const words = data.slice(0, -6);
   let accumulator = 0;
   let bits = 0;
@@ -129,15 +123,13 @@ export function bech32Encode(hrp: string, bytes: Uint8Array): string {
     }
   }
   if (bits > 0) words.push((accumulator << (5 - bits)) & 31);
-  const expanded = [
-    ...[...hrp].map((c) => c.charCodeAt(0) >> 5),
-    0,
-    ...[...hrp].map((c) => c.charCodeAt(0) & 31),
-    ...words,
-  ];
-  const mod = polymod([...expanded, 0, 0, 0, 0, 0, 0]) ^ 1;
+  const mod = polymod([...hrpExpand(hrp), ...words, 0, 0, 0, 0, 0, 0]) ^ 1;
   const checksum = Array.from({ length: 6 }, (_, i) => (mod >> (5 * (5 - i))) & 31);
   return `${hrp}1${[...words, ...checksum].map((w) => CHARSET.charAt(w)).join('')}`;
+}
+
+function hrpExpand(hrp: string): number[] {
+  return [...[...hrp].map((c) => c.charCodeAt(0) >> 5), 0, ...[...hrp].map((c) => c.charCodeAt(0) & 31)];
 }
 
 function polymod(values: number[]): number {

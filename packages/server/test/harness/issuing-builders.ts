@@ -1,0 +1,98 @@
+// Builders for issuing tests: they go through the real routes and services (never raw inserts), as
+// STYLE asks: aCustomer({ kyc: 'approved' }), fundAccount(…), aCardholder(…).
+import type { Harness } from './harness.ts';
+
+export type Auth = Record<string, string>;
+
+export interface TestCustomer {
+  customerId: string;
+  auth: Auth;
+  /** A fresh access token (tokens last 15 minutes of sandbox time) */
+  relogin(): Promise<Auth>;
+}
+
+/** A customer registered and logged in by the partner's backend; KYC approved unless asked otherwise. */
+export async function aCustomer(
+  h: Harness,
+  partnerApiKey: string,
+  options: { kyc?: 'approved' | 'none' } = {},
+): Promise<TestCustomer> {
+  const partner = { 'x-partner-api-key': partnerApiKey };
+  const reg = await h.request<{ customerId: string }>('POST', '/issuing/v1/auth/register/partner', {
+    headers: partner,
+    json: { userId: `user-${Math.random().toString(36).slice(2)}` },
+  });
+  const { customerId } = reg.body;
+  const relogin = async () => {
+    const login = await h.request<{ accessToken: string }>('POST', '/issuing/v1/auth/login/partner', {
+      headers: partner,
+      json: { customerId },
+    });
+    return { authorization: `Bearer ${login.body.accessToken}` };
+  };
+  if ((options.kyc ?? 'approved') === 'approved') {
+    await h.request('POST', `/sandbox/issuing/kyc/${customerId}/decision`, {
+      headers: { authorization: `Bearer ${h.adminToken}` },
+      json: { status: 'approved' },
+    });
+  }
+  return { customerId, auth: await relogin(), relogin };
+}
+
+export async function anAccount(h: Harness, auth: Auth, currency = 'EUR'): Promise<string> {
+  return (
+    await h.request<{ accountId: string }>('POST', '/issuing/v1/accounts', {
+      headers: auth,
+      json: { currency },
+    })
+  ).body.accountId;
+}
+
+/** Credits an issuing account through the ledger, as a completed topup does. */
+export async function fundAccount(h: Harness, accountId: string, currency: string, minor: bigint) {
+  const { ledger, transact, db } = h.services;
+  const row = await db
+    .selectFrom('issuing_accounts')
+    .select('ledger_account_id')
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  const source = await ledger.openAccount(db, {
+    ownerType: 'test',
+    ownerId: 'funding',
+    asset: currency,
+    purpose: 'source',
+    isBounded: false,
+  });
+  await transact((tx) =>
+    ledger.transfer(tx, {
+      operationId: `fund-${accountId}-${minor}-${Math.random()}`,
+      legs: [
+        { accountId: source.id, amount: -minor },
+        { accountId: row.ledger_account_id, amount: minor },
+      ],
+    }),
+  );
+  return { sourceLedgerAccountId: source.id, ledgerAccountId: row.ledger_account_id };
+}
+
+/** An approved customer with a funded EUR account and an active virtual card. */
+export async function aCardholder(h: Harness, partnerApiKey: string, funds = 10_000n) {
+  const customer = await aCustomer(h, partnerApiKey);
+  const accountId = await anAccount(h, customer.auth);
+  if (funds > 0n) await fundAccount(h, accountId, 'EUR', funds);
+  const card = await h.request<{ cardId: string }>('POST', '/issuing/v1/cards', {
+    headers: customer.auth,
+    json: { isVirtual: true, currency: 'EUR' },
+  });
+  const balance = async () => {
+    const res = await h.request<{
+      data: { balance: string; availableBalance: string; pendingAmount: string }[];
+    }>('GET', '/issuing/v1/accounts', {
+      headers: await customer.relogin(),
+    });
+    const account = res.body.data[0];
+    if (!account) throw new Error('the cardholder has no account');
+    return account;
+  };
+  return { ...customer, accountId, cardId: card.body.cardId, balance };
+}
