@@ -49,6 +49,7 @@ import { HttpSender } from './platform/webhooks/http-sender.ts';
 import { SsrfGuard } from './platform/webhooks/ssrf-guard.ts';
 import { KycVendorSimulator } from './rails/kyc-vendor/kyc-vendor-simulator.ts';
 import { SandboxNotifier } from './rails/notifier/sandbox-notifier.ts';
+import { TokenizationSimulator } from './rails/wallet-tokenization/tokenization-simulator.ts';
 import { SignatureWalletVerifier } from './rails/wallet-verifier/signature-verifier.ts';
 import { loadSandboxClockOffset, registerClockRoutes } from './sandbox/http/clock-routes.ts';
 import { registerIssuingSandboxRoutes } from './sandbox/http/issuing-routes.ts';
@@ -93,6 +94,7 @@ export interface PlatformServices {
   accounts: AccountsService;
   cards: CardsService;
   transactions: TransactionsService;
+  tokenization: TokenizationSimulator;
 }
 
 export interface TesseraApp {
@@ -167,6 +169,10 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   kycVendor.connect((tx, result) => kyc.applyVendorResult(tx, result));
   const ledger = new Ledger(now);
   const accounts = new AccountsService({ db, transact, clock, ledger, kyc });
+  // The tokenization rail is simulated in every mode for now (no wallet token service is wired).
+  const tokenization = new TokenizationSimulator(
+    derive(options.encryptionKey, 'tessera/wallet-activation/v1'),
+  );
   const cards = new CardsService({
     db,
     transact,
@@ -176,6 +182,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     fingerprintKey: derive(options.encryptionKey, 'tessera/card-fingerprint/v1'),
     bin: config.issuingBin,
     kyc,
+    tokenization,
   });
   const transactions = new TransactionsService({
     db,
@@ -215,6 +222,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     accounts,
     cards,
     transactions,
+    tokenization,
   };
 
   const app = await buildHttp(services, options.adminToken);

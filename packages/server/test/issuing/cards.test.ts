@@ -228,4 +228,62 @@ describe('issuing cards', () => {
       ).status,
     ).toBe(404);
   });
+
+  it('provisions active cards to Apple Pay and Google Pay with data only the wallet can open', async () => {
+    const { auth } = await customer();
+    const card = (await call<Card>(auth, 'POST', '', { isVirtual: true, currency: 'EUR' })).body;
+    const pan = (await call<Secrets>(auth, 'GET', `/${card.cardId}/secrets`)).body.pan;
+    const apple = await call<{
+      activationData: string;
+      encryptedPassData: string;
+      ephemeralPublicKey: string;
+    }>(auth, 'POST', `/${card.cardId}/provisioning/apple-pay`, {
+      certificates: [
+        Buffer.from('leaf certificate').toString('base64'),
+        Buffer.from('sub-CA certificate').toString('base64'),
+      ],
+      nonce: 'a1b2c3d4',
+      nonceSignature: Buffer.from('signature').toString('base64'),
+    });
+    expect(apple.status).toBe(200);
+    expect(apple.body.encryptedPassData).not.toContain(pan);
+    const pass = JSON.parse(
+      h.services.tokenization.openSealed(apple.body.encryptedPassData, apple.body.ephemeralPublicKey),
+    );
+    expect(pass).toMatchObject({ primaryAccountNumber: pan, nonce: 'a1b2c3d4' });
+    expect(Buffer.from(apple.body.activationData, 'base64')).toHaveLength(32);
+
+    const google = await call<{
+      opaquePaymentCard: string;
+      network: string;
+      tokenServiceProvider: string;
+      lastDigits: string;
+    }>(auth, 'GET', `/${card.cardId}/provisioning/google-pay`);
+    expect(google.body).toMatchObject({
+      network: 'VISA',
+      tokenServiceProvider: 'TOKEN_PROVIDER_VISA',
+      lastDigits: card.last4,
+    });
+    const opaque = JSON.parse(Buffer.from(google.body.opaquePaymentCard, 'base64').toString());
+    expect(JSON.parse(h.services.tokenization.openSealed(opaque.data, opaque.ephemeralPublicKey)).fpan).toBe(
+      pan,
+    );
+
+    for (const [json, field] of [
+      [{ nonce: 'a1b2c3d4', nonceSignature: 'c2ln' }, 'certificates'],
+      [{ certificates: [], nonce: 'a1b2c3d4', nonceSignature: 'c2ln' }, 'certificates'],
+      [{ certificates: ['bm90 YmFzZTY0'], nonce: 'a1b2c3d4', nonceSignature: 'c2ln' }, 'certificates.0'],
+      [{ certificates: ['Y2VydA=='], nonce: '', nonceSignature: 'c2ln' }, 'nonce'],
+    ] as const) {
+      const res = await call<IssuingError>(auth, 'POST', `/${card.cardId}/provisioning/apple-pay`, json);
+      expect(res.status, JSON.stringify(json)).toBe(400);
+      expect(res.body.field).toBe(field);
+    }
+    await call(auth, 'POST', `/${card.cardId}/freeze`);
+    const frozen = await call<IssuingError>(auth, 'GET', `/${card.cardId}/provisioning/google-pay`);
+    expect(frozen.status).toBe(409);
+    expect(frozen.body.details?.status).toBe('frozen');
+    const stranger = await customer();
+    expect((await call(stranger.auth, 'GET', `/${card.cardId}/provisioning/google-pay`)).status).toBe(404);
+  });
 });

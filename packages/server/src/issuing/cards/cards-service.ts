@@ -12,6 +12,12 @@ import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import { isUuid } from '../../platform/ids.ts';
+import type {
+  ApplePayProvisioning,
+  ApplePayRequest,
+  GooglePayProvisioning,
+  WalletTokenization,
+} from '../../rails/wallet-tokenization/port.ts';
 import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
 import type { CustomerRef, KycService } from '../kyc/kyc-service.ts';
 import {
@@ -88,6 +94,7 @@ export interface CardsDeps {
   fingerprintKey: Uint8Array;
   bin: string;
   kyc: KycService;
+  tokenization: WalletTokenization;
 }
 
 export class CardsService {
@@ -260,7 +267,42 @@ export class CardsService {
     });
   }
 
+  /** Apple Pay In-App Provisioning data for an active card (the tokenization rail produces it). */
+  async provisionApplePay(
+    customer: CustomerRef,
+    cardId: string,
+    request: ApplePayRequest,
+  ): Promise<ApplePayProvisioning> {
+    return this.deps.tokenization.applePay(await this.provisionable(customer, cardId), request);
+  }
+
+  /** Google Pay push-provisioning data for an active card. */
+  async provisionGooglePay(customer: CustomerRef, cardId: string): Promise<GooglePayProvisioning> {
+    return this.deps.tokenization.googlePay(await this.provisionable(customer, cardId));
+  }
+
   // Internals ------------------------------------------------------------------------------------------
+
+  private async provisionable(customer: CustomerRef, cardId: string) {
+    if (!isUuid(cardId)) throw notFound('card');
+    const card = await this.deps.db
+      .selectFrom('issuing_cards as c')
+      .leftJoin('issuing_kyc as k', 'k.customer_id', 'c.customer_id')
+      .select(['c.id', 'c.status', 'c.pan_enc', 'c.expiry_month', 'c.expiry_year', 'k.steps'])
+      .where('c.id', '=', cardId)
+      .where('c.customer_id', '=', customer.customerId)
+      .executeTakeFirst();
+    if (!card) throw notFound('card');
+    if (card.status !== 'active') throw stateError('add to a wallet', card.status);
+    const info = (card.steps?.['personal-info'] ?? {}) as { firstName?: string; lastName?: string };
+    return {
+      cardId: card.id,
+      pan: this.deps.encryptor.decrypt(card.pan_enc, `card-pan:${card.id}`),
+      expiryMonth: card.expiry_month,
+      expiryYear: card.expiry_year,
+      holderName: [info.firstName, info.lastName].filter(Boolean).join(' ') || 'Cardholder',
+    };
+  }
 
   private async apply(customer: CustomerRef, cardId: string, action: CardAction): Promise<Card> {
     return this.deps.transact(async (tx) => {

@@ -180,6 +180,62 @@ export async function registerCardsRoutes(
     },
   );
 
+  app.post(
+    '/cards/:cardId/provisioning/apple-pay',
+    {
+      onRequest: authn.customer,
+      schema: {
+        summary: 'Apple Pay In-App Provisioning data for an active card',
+        description:
+          'Send what PassKit hands the app (certificates, nonce, nonceSignature); answer activationData, encryptedPassData, ephemeralPublicKey.',
+        tags: ['cards'],
+        security,
+        params: cardIdParam,
+        body: z.object({
+          certificates: z.array(z.base64().min(1)).min(1).max(4),
+          nonce: z.string().regex(/^[0-9A-Za-z+/=]{4,128}$/, 'must be hex or base64'),
+          nonceSignature: z.base64().min(1).max(4096),
+        }),
+        response: {
+          200: z.object({
+            activationData: z.string(),
+            encryptedPassData: z.string(),
+            ephemeralPublicKey: z.string(),
+          }),
+          ...errors(400, 401, 404, 409),
+        },
+      },
+    },
+    async (request) => cards.provisionApplePay(requireCustomer(request), request.params.cardId, request.body),
+  );
+
+  app.get(
+    '/cards/:cardId/provisioning/google-pay',
+    {
+      onRequest: authn.customer,
+      schema: {
+        summary: 'Google Pay push-provisioning data for an active card',
+        tags: ['cards'],
+        security,
+        params: cardIdParam,
+        response: {
+          200: z.object({
+            opaquePaymentCard: z.string(),
+            network: z.enum(['VISA', 'MASTERCARD']),
+            tokenServiceProvider: z.enum(['TOKEN_PROVIDER_VISA', 'TOKEN_PROVIDER_MASTERCARD']),
+            displayName: z.string(),
+            lastDigits: z.string(),
+          }),
+          ...errors(401, 404, 409),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .header('cache-control', 'no-store')
+        .send(await cards.provisionGooglePay(requireCustomer(request), request.params.cardId)),
+  );
+
   app.get(
     '/cards/:cardId/secrets',
     {
