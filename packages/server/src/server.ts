@@ -20,6 +20,7 @@ import { TokenSigner } from './issuing/auth/tokens.ts';
 import { CardsService } from './issuing/cards/cards-service.ts';
 import { issuingApi } from './issuing/issuing-api.ts';
 import { KycService } from './issuing/kyc/kyc-service.ts';
+import { TopupsService } from './issuing/topups/topups-service.ts';
 import { TransactionsService } from './issuing/transactions/transactions-service.ts';
 import { registerKycPageRoutes } from './pages/kyc-vendor/kyc-page-routes.ts';
 import { paymentsApi } from './payments/payments-api.ts';
@@ -95,6 +96,7 @@ export interface PlatformServices {
   cards: CardsService;
   transactions: TransactionsService;
   tokenization: TokenizationSimulator;
+  topups: TopupsService;
 }
 
 export interface TesseraApp {
@@ -196,6 +198,8 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   // Time-based issuing work: unanswered 3D Secure challenges time out; uncleared holds lapse.
   sweeps.register('issuing-3ds-challenges', () => transactions.expireChallenges());
   sweeps.register('issuing-authorization-holds', () => transactions.expireHolds());
+  const topups = new TopupsService({ db, transact, clock, outbox, ledger });
+  sweeps.register('issuing-topups', () => topups.expireDue());
 
   const services: PlatformServices = {
     config,
@@ -223,6 +227,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     cards,
     transactions,
     tokenization,
+    topups,
   };
 
   const app = await buildHttp(services, options.adminToken);
@@ -290,6 +295,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       accounts: services.accounts,
       cards: services.cards,
       transactions: services.transactions,
+      topups: services.topups,
     }),
     ...common,
   });
@@ -346,6 +352,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
           kyc: services.kyc,
           cards: services.cards,
           transactions: services.transactions,
+          topups: services.topups,
         });
       },
     });

@@ -16,8 +16,10 @@ import { registerCardsRoutes } from './http/cards/cards-routes.ts';
 import { registerPartnerEventsRoutes } from './http/events/partner-events-routes.ts';
 import { registerKycRoutes } from './http/kyc/kyc-routes.ts';
 import { presentIssuingError } from './http/present-error.ts';
+import { registerTopupsRoutes } from './http/topups/topups-routes.ts';
 import { registerTransactionsRoutes } from './http/transactions/transactions-routes.ts';
 import type { KycService } from './kyc/kyc-service.ts';
+import type { TopupsService } from './topups/topups-service.ts';
 import type { TransactionsService } from './transactions/transactions-service.ts';
 
 export interface IssuingDeps {
@@ -29,6 +31,7 @@ export interface IssuingDeps {
   accounts: AccountsService;
   cards: CardsService;
   transactions: TransactionsService;
+  topups: TopupsService;
 }
 
 export function issuingApi(
@@ -59,6 +62,7 @@ export function issuingApi(
       await registerAccountsRoutes(app, deps.accounts, authn);
       await registerCardsRoutes(app, deps.cards, authn);
       await registerTransactionsRoutes(app, deps.transactions, authn);
+      await registerTopupsRoutes(app, deps.topups, authn);
     },
   };
 }

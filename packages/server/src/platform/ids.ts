@@ -14,6 +14,7 @@ const PREFIXES = {
   challenge: 'chl',
   message: 'msg',
   kycVerification: 'kyv',
+  topup: 'top',
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

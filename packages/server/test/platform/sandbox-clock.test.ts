@@ -37,6 +37,7 @@ describe('sandbox clock', () => {
       'idempotency-keys',
       'issuing-3ds-challenges',
       'issuing-authorization-holds',
+      'issuing-topups',
     ]);
     const row = await h.services.db
       .selectFrom('sandbox_state')

@@ -340,7 +340,25 @@ export interface Issuing3dsChallengesTable {
   decided_at: Timestamp | null;
 }
 
+export interface IssuingTopupsTable {
+  id: string;
+  seq: Generated<string>;
+  customer_id: string;
+  partner_id: string;
+  account_id: string;
+  kind: 'fiat';
+  method: 'bank_transfer';
+  status: 'pending' | 'completed' | 'expired';
+  currency: string;
+  amount: Numeric;
+  reference: string;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+  completed_at: Timestamp | null;
+}
+
 export interface IssuingTables {
+  issuing_topups: IssuingTopupsTable;
   issuing_transactions: IssuingTransactionsTable;
   issuing_3ds_challenges: Issuing3dsChallengesTable;
   issuing_cards: IssuingCardsTable;

@@ -2,15 +2,30 @@
 import { z } from 'zod';
 import { standardErrors } from '../../admin/http/schemas.ts';
 import type { CardsService } from '../../issuing/cards/cards-service.ts';
+import { presentTopup, topupView } from '../../issuing/http/topups/topups-routes.ts';
 import { presentTransaction, transactionView } from '../../issuing/http/transactions/transactions-routes.ts';
 import type { KycService } from '../../issuing/kyc/kyc-service.ts';
+import type { TopupsService } from '../../issuing/topups/topups-service.ts';
 import type { TransactionsService } from '../../issuing/transactions/transactions-service.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 
 export async function registerIssuingSandboxRoutes(
   app: ZodApp,
-  deps: { kyc: KycService; cards: CardsService; transactions: TransactionsService },
+  deps: { kyc: KycService; cards: CardsService; transactions: TransactionsService; topups: TopupsService },
 ): Promise<void> {
+  app.post(
+    '/issuing/topups/:topupId/complete',
+    {
+      schema: {
+        summary: 'The bank confirms a topup: the account is credited (a repeat changes nothing)',
+        tags: ['issuing'],
+        params: z.object({ topupId: z.string().max(64) }),
+        response: { 200: topupView, ...standardErrors },
+      },
+    },
+    async (request) => presentTopup(await deps.topups.complete(request.params.topupId)),
+  );
+
   const amount = z.union([z.string().max(40), z.number()]);
   app.post(
     '/issuing/authorizations',
