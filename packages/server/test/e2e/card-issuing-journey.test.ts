@@ -1,0 +1,228 @@
+// A customer's way through the card issuing API, end to end over HTTP: registration by email, KYC with
+// both hosted document checks, approval, an account, a card, a bank topup, authorizations with a 3D
+// Secure challenge approved, one declined and one timed out (clock advanced), clearing; every webhook
+// verified, the balance checked, and the ledger's invariants over the whole database.
+// (Crypto topups join this walk when they exist: see docs/issuing.md, Topups.)
+import { verifyIssuingWebhook } from '@tessera/sdk';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Harness } from '../harness/harness.ts';
+import { WebhookReceiver } from '../harness/webhook-receiver.ts';
+
+let h: Harness;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  h = await Harness.start();
+  receiver = await WebhookReceiver.start();
+});
+afterAll(async () => {
+  await h.close();
+  await receiver.close();
+});
+
+describe('card issuing journey', () => {
+  it('takes a customer from registration to settled card payments', async () => {
+    const admin = { authorization: `Bearer ${h.adminToken}` };
+    const partner = (
+      await h.admin<{ partnerId: string; webhookSigningKey: string }>('POST', '/partners', {
+        json: { name: 'Journey Bank', webhookUrl: receiver.url('/journey') },
+      })
+    ).body;
+    const pub = { 'x-partner-id': partner.partnerId };
+
+    // Registration by email, with the code the notifier sent.
+    expect(
+      (
+        await h.request('POST', '/issuing/v1/auth/register/email', {
+          headers: pub,
+          json: { email: 'ada@journey.test', password: 'Str0ng!pass' },
+        })
+      ).status,
+    ).toBe(202);
+    const message = await h.request<{ data: { body: string }[] }>(
+      'GET',
+      '/sandbox/messages?recipient=ada@journey.test&limit=1',
+      { headers: admin },
+    );
+    const code = /\b(\d{6})\b/.exec(message.body.data[0]?.body ?? '')?.[1];
+    const tokens = await h.request<{ customerId: string; accessToken: string }>(
+      'POST',
+      '/issuing/v1/auth/register/email/verify',
+      { headers: pub, json: { email: 'ada@journey.test', code } },
+    );
+    expect(tokens.status).toBe(200);
+    const { customerId } = tokens.body;
+    const me = { authorization: `Bearer ${tokens.body.accessToken}` };
+
+    // KYC: every step, both hosted document checks, then the review decision.
+    const steps: [string, unknown][] = [
+      ['agreement', { termsAccepted: true, privacyPolicyAccepted: true }],
+      [
+        'personal-info',
+        { firstName: 'Ada', lastName: 'Lovelace', dateOfBirth: '1990-12-10', nationality: 'GB' },
+      ],
+      [
+        'residence',
+        { country: 'RO', city: 'Bucharest', postalCode: '010101', addressLine1: 'Str. Exemplu 1' },
+      ],
+      ['gender', { gender: 'female' }],
+      ['birthplace', { country: 'GB', city: 'London' }],
+      [
+        'wealth-and-income',
+        {
+          employmentStatus: 'employed',
+          annualIncome: '50k_100k',
+          sourceOfFunds: ['salary'],
+          expectedMonthlySpend: '1k_5k',
+        },
+      ],
+      ['pep', { isPoliticallyExposed: false }],
+    ];
+    for (const [step, body] of steps)
+      expect((await h.request('POST', `/issuing/v1/kyc/${step}`, { headers: me, json: body })).status).toBe(
+        200,
+      );
+    for (const kind of ['id', 'poa']) {
+      const started = await h.request<{ url: string }>('POST', `/issuing/v1/kyc/${kind}-verification/start`, {
+        headers: me,
+      });
+      const form = new FormData();
+      form.set('outcome', 'verified');
+      form.set(
+        'document',
+        new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], { type: 'image/png' }),
+        'document.png',
+      );
+      expect(await (await fetch(started.body.url, { method: 'POST', body: form })).text()).toContain(
+        'data-result="verified"',
+      );
+    }
+    expect((await h.request<{ status: string }>('GET', '/issuing/v1/kyc', { headers: me })).body.status).toBe(
+      'pending_review',
+    );
+    await h.request('POST', `/sandbox/issuing/kyc/${customerId}/decision`, {
+      headers: admin,
+      json: { status: 'approved' },
+    });
+
+    // Account, card, and a bank topup of 200.00.
+    const account = (
+      await h.request<{ accountId: string }>('POST', '/issuing/v1/accounts', {
+        headers: me,
+        json: { currency: 'EUR' },
+      })
+    ).body;
+    const card = (
+      await h.request<{ cardId: string; status: string }>('POST', '/issuing/v1/cards', {
+        headers: me,
+        json: { isVirtual: true, currency: 'EUR', label: 'Everyday' },
+      })
+    ).body;
+    expect(card.status).toBe('active');
+    const topup = (
+      await h.request<{ topupId: string }>('POST', '/issuing/v1/topups/fiat', {
+        headers: { ...me, accept: 'application/json' },
+        json: { accountId: account.accountId, amount: '200.00' },
+      })
+    ).body;
+    await h.request('POST', `/sandbox/issuing/topups/${topup.topupId}/complete`, { headers: admin });
+
+    const authorize = async (amount: string, threeDS: boolean) =>
+      (
+        await h.request<{
+          transactionId: string;
+          status: string;
+          threeDS: { transactionAuthId: string } | null;
+        }>('POST', '/sandbox/issuing/authorizations', {
+          headers: admin,
+          json: { cardId: card.cardId, amount, currency: 'EUR', merchant: 'Bookshop', threeDS },
+        })
+      ).body;
+    const decide = (authId: string, authStatus: string) =>
+      h.request<{ status: string }>('PATCH', `/issuing/v1/transactions/3d-secure/${authId}`, {
+        headers: me,
+        json: { authType: 'fingerprint', authStatus },
+      });
+
+    // 3DS approved → authorized → cleared for less.
+    const approved = await authorize('50.00', true);
+    expect((await decide(approved.threeDS?.transactionAuthId ?? '', 'success')).body.status).toBe(
+      'authorized',
+    );
+    const cleared = await h.request<{ status: string }>(
+      'POST',
+      `/sandbox/issuing/transactions/${approved.transactionId}/clear`,
+      { headers: admin, json: { amount: '45.00' } },
+    );
+    expect(cleared.body.status).toBe('settled');
+    // 3DS declined.
+    const declined = await authorize('20.00', true);
+    expect((await decide(declined.threeDS?.transactionAuthId ?? '', 'failed')).body.status).toBe('declined');
+    // 3DS timed out: the clock passes the challenge's expiry.
+    const timedOut = await authorize('30.00', true);
+    await h.advanceClock(601);
+    expect((await decide(timedOut.threeDS?.transactionAuthId ?? '', 'success')).status).toBe(409);
+    // A plain authorization, cleared in full.
+    const plain = await authorize('5.00', false);
+    await h.request('POST', `/sandbox/issuing/transactions/${plain.transactionId}/clear`, { headers: admin });
+
+    const accounts = await h.request<{
+      data: { balance: string; availableBalance: string; pendingAmount: string }[];
+    }>('GET', '/issuing/v1/accounts', { headers: me });
+    expect(accounts.body.data[0]).toMatchObject({
+      balance: '150.00',
+      availableBalance: '150.00',
+      pendingAmount: '0.00',
+    });
+
+    // Every webhook arrives signed, in the spec's envelope, about this customer.
+    const expected = {
+      kycStatusChanged: 3, // in_progress, pending_review, approved
+      cardStatusChanged: 1,
+      topupCreated: 1,
+      topupStatusChanged: 1,
+      transactionCreated: 4,
+      transaction3dsRequested: 3,
+      transaction3dsCompleted: 3,
+      transactionSettled: 2,
+    };
+    const total = Object.values(expected).reduce((a, b) => a + b, 0);
+    const deliveries = await receiver.waitFor(total, (r) => r.body.includes(customerId));
+    const events = await Promise.all(
+      deliveries.map((r) =>
+        verifyIssuingWebhook<{ eventType: string; eventId: string; customerId: string }>(
+          r.body,
+          r.headers['x-service-signature'] as string,
+          partner.webhookSigningKey,
+        ),
+      ),
+    );
+    const counts: Record<string, number> = {};
+    for (const e of events) counts[e.eventType] = (counts[e.eventType] ?? 0) + 1;
+    expect(counts).toEqual(expected);
+    expect(new Set(events.map((e) => e.eventId)).size).toBe(total);
+    const completed = events.filter((e) => e.eventType === 'transaction3dsCompleted') as unknown as {
+      data: { status: string };
+    }[];
+    expect(completed.map((e) => e.data.status).sort()).toEqual(['authorized', 'declined', 'timeout']);
+
+    // The ledger's invariants hold over everything that happened.
+    const db = h.services.db;
+    expect(
+      (await sql`SELECT asset FROM ledger_entries GROUP BY asset HAVING sum(amount) <> 0`.execute(db)).rows,
+    ).toEqual([]);
+    expect(
+      (
+        await sql`SELECT id FROM ledger_accounts WHERE is_bounded AND (posted < 0 OR posted - pending_debits < 0)`.execute(
+          db,
+        )
+      ).rows,
+    ).toEqual([]);
+    const drift = await sql`
+      SELECT a.id FROM ledger_accounts a
+      WHERE a.posted <> coalesce((SELECT sum(e.amount) FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
+                                   WHERE e.account_id = a.id AND t.status = 'posted'), 0)`.execute(db);
+    expect(drift.rows).toEqual([]);
+  });
+});
