@@ -1,9 +1,11 @@
 // Card issuing scenarios: card authorizations (no 3D Secure) through the real HTTP stack, as the card
 // network's requests arrive at POST /sandbox/issuing/authorizations: checks, a ledger hold, events.
+// The load comes from a worker thread, so the client does not share the server's event loop.
 import { randomBytes } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 import { parseConfig } from '../packages/server/src/config.ts';
 import { createApp } from '../packages/server/src/server.ts';
-import { type Measurement, measure, measureAtRate } from './measure.ts';
+import { type Measurement, summarize } from './measure.ts';
 
 const CARDHOLDERS = 100;
 
@@ -86,32 +88,50 @@ export async function issuingScenarios(
       ).cardId,
     );
   }
-  const authorize = async () => {
-    const cardId = cards[Math.floor(Math.random() * cards.length)];
-    const result = await call<{ status: string }>('POST', '/sandbox/issuing/authorizations', admin, {
-      cardId,
-      amount: '1.00',
-      currency: 'EUR',
-      merchant: 'Bench Store',
-    });
-    if (result.status !== 'authorized') throw new Error(`authorization ${result.status}`);
+  const bodies = cards.map((cardId) =>
+    JSON.stringify({ cardId, amount: '1.00', currency: 'EUR', merchant: 'Bench Store' }),
+  );
+  const job = {
+    url: `${base}/sandbox/issuing/authorizations`,
+    headers: { ...admin, 'content-type': 'application/json' },
+    bodies,
   };
 
   let saturated: Measurement | undefined;
   return [
     async () => {
-      saturated = await measure('card authorization (no 3DS), HTTP, saturated', settings, authorize);
+      saturated = await runWorker('card authorization (no 3DS), HTTP, saturated', {
+        ...job,
+        mode: 'closed',
+        concurrency: settings.concurrency,
+        ratePerSecond: 0,
+        seconds: settings.seconds,
+        warmupSeconds: settings.warmupSeconds,
+      });
       return saturated;
     },
     async () => {
       const rate = Math.max(1, Math.round((saturated?.opsPerSec ?? 100) / 2));
-      const result = await measureAtRate(
-        `card authorization at half that rate (${rate}/s)`,
-        { ratePerSecond: rate, seconds: settings.seconds },
-        authorize,
-      );
+      const result = await runWorker(`card authorization at half that rate (${rate}/s)`, {
+        ...job,
+        mode: 'open',
+        concurrency: 0,
+        ratePerSecond: rate,
+        seconds: settings.seconds,
+        warmupSeconds: 0,
+      });
       await tessera.close();
       return result;
     },
   ];
+}
+
+function runWorker(name: string, job: Record<string, unknown> & { seconds: number }): Promise<Measurement> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./http-load-worker.mjs', import.meta.url), { workerData: job });
+    worker.once('message', (result: { latencies: number[]; errors: number }) =>
+      resolve(summarize(name, result.latencies, job.seconds, result.errors)),
+    );
+    worker.once('error', reject);
+  });
 }

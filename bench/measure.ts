@@ -40,43 +40,7 @@ export async function measure(
 
 const round = (n: number) => Math.round(n * 100) / 100;
 
-/**
- * Open-loop load: starts one operation every 1/rate seconds whatever the previous ones are doing (as
- * real traffic arrives), for a fixed time, and reports the latencies. Shows latency under a given load
- * rather than at saturation.
- */
-export async function measureAtRate(
-  name: string,
-  options: { ratePerSecond: number; seconds: number },
-  operation: () => Promise<void>,
-): Promise<Measurement> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const intervalMs = 1000 / options.ratePerSecond;
-  const start = performance.now();
-  const inFlight: Promise<void>[] = [];
-  for (let i = 0; ; i++) {
-    const due = start + i * intervalMs;
-    if (due > start + options.seconds * 1000) break;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const began = performance.now();
-    inFlight.push(
-      operation().then(
-        () => {
-          latencies.push(performance.now() - began);
-        },
-        () => {
-          errors++;
-        },
-      ),
-    );
-  }
-  await Promise.all(inFlight);
-  return summarize(name, latencies, options.seconds, errors);
-}
-
-function summarize(name: string, latencies: number[], seconds: number, errors: number): Measurement {
+export function summarize(name: string, latencies: number[], seconds: number, errors: number): Measurement {
   latencies.sort((a, b) => a - b);
   const percentile = (p: number) =>
     latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
