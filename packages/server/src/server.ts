@@ -14,14 +14,8 @@ import { presentAdminError } from './admin/http/present-error.ts';
 import { registerStoreRoutes } from './admin/http/stores-routes.ts';
 import type { Config } from './config.ts';
 import { cryptoApi } from './crypto/crypto-api.ts';
-import { AccountsService } from './issuing/accounts/accounts-service.ts';
-import { AuthService } from './issuing/auth/auth-service.ts';
-import { TokenSigner } from './issuing/auth/tokens.ts';
-import { CardsService } from './issuing/cards/cards-service.ts';
 import { issuingApi } from './issuing/issuing-api.ts';
-import { KycService } from './issuing/kyc/kyc-service.ts';
-import { TopupsService } from './issuing/topups/topups-service.ts';
-import { TransactionsService } from './issuing/transactions/transactions-service.ts';
+import { createIssuingServices, type IssuingServices } from './issuing/issuing-services.ts';
 import { registerKycPageRoutes } from './pages/kyc-vendor/kyc-page-routes.ts';
 import { paymentsApi } from './payments/payments-api.ts';
 import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
@@ -88,15 +82,13 @@ export interface PlatformServices {
   jobs: JobQueue;
   metrics: Metrics;
   ssrf: SsrfGuard;
-  notifier: SandboxNotifier;
-  issuingAuth: AuthService;
-  kycVendor: KycVendorSimulator;
-  kyc: KycService;
-  accounts: AccountsService;
-  cards: CardsService;
-  transactions: TransactionsService;
-  tokenization: TokenizationSimulator;
-  topups: TopupsService;
+  rails: {
+    notifier: SandboxNotifier;
+    wallets: SignatureWalletVerifier;
+    kycVendor: KycVendorSimulator;
+    tokenization: TokenizationSimulator;
+  };
+  issuing: IssuingServices;
 }
 
 export interface TesseraApp {
@@ -150,56 +142,28 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   sweeps.register('webhook-deliveries', () => deliveries.deliverDue());
   sweeps.register('idempotency-keys', () => idempotency.purgeExpired());
 
-  // The sandbox notifier keeps messages for GET /sandbox/messages; no production email/SMS provider is
-  // wired yet, so production mode stores them the same way (see README, Production).
-  const notifier = new SandboxNotifier(clock);
-  const issuingAuth = new AuthService({
-    db,
-    transact,
-    clock,
-    tokens: new TokenSigner(derive(options.encryptionKey, 'tessera/issuing-tokens/v1'), clock),
-    notifier,
-    wallets: new SignatureWalletVerifier(),
-    codeKey: derive(options.encryptionKey, 'tessera/issuing-codes/v1'),
-    publicUrl: config.publicUrl,
-  });
-
   const outbox = new Outbox(clock, deliveries);
-  // The KYC vendor is simulated in every mode for now (no real vendor is wired; see docs/issuing.md).
-  const kycVendor = new KycVendorSimulator(clock, config.publicUrl);
-  const kyc = new KycService({ db, transact, clock, outbox, vendor: kycVendor });
-  kycVendor.connect((tx, result) => kyc.applyVendorResult(tx, result));
   const ledger = new Ledger(now);
-  const accounts = new AccountsService({ db, transact, clock, ledger, kyc });
-  // The tokenization rail is simulated in every mode for now (no wallet token service is wired).
-  const tokenization = new TokenizationSimulator(
-    derive(options.encryptionKey, 'tessera/wallet-activation/v1'),
-  );
-  const cards = new CardsService({
+  // Rails run their simulators in every mode for now: no production notifier, KYC vendor or wallet
+  // token service is wired yet (README, Production). The wallet verifier is real cryptography.
+  const rails = {
+    notifier: new SandboxNotifier(clock),
+    wallets: new SignatureWalletVerifier(),
+    kycVendor: new KycVendorSimulator(clock, config.publicUrl),
+    tokenization: new TokenizationSimulator(derive(options.encryptionKey, 'tessera/wallet-activation/v1')),
+  };
+  const issuing = createIssuingServices({
+    config,
     db,
-    transact,
     clock,
-    outbox,
-    encryptor,
-    fingerprintKey: derive(options.encryptionKey, 'tessera/card-fingerprint/v1'),
-    bin: config.issuingBin,
-    kyc,
-    tokenization,
-  });
-  const transactions = new TransactionsService({
-    db,
     transact,
-    clock,
     outbox,
     ledger,
-    threeDsTimeoutSeconds: config.threeDsTimeoutSeconds,
-    holdSeconds: config.authorizationHoldSeconds,
+    sweeps,
+    encryptor,
+    encryptionKey: options.encryptionKey,
+    rails,
   });
-  // Time-based issuing work: unanswered 3D Secure challenges time out; uncleared holds lapse.
-  sweeps.register('issuing-3ds-challenges', () => transactions.expireChallenges());
-  sweeps.register('issuing-authorization-holds', () => transactions.expireHolds());
-  const topups = new TopupsService({ db, transact, clock, outbox, ledger });
-  sweeps.register('issuing-topups', () => topups.expireDue());
 
   const services: PlatformServices = {
     config,
@@ -219,15 +183,8 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     jobs,
     metrics,
     ssrf,
-    notifier,
-    issuingAuth,
-    kycVendor,
-    kyc,
-    accounts,
-    cards,
-    transactions,
-    tokenization,
-    topups,
+    rails,
+    issuing,
   };
 
   const app = await buildHttp(services, options.adminToken);
@@ -289,13 +246,8 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     ...issuingApi(config.basePaths.issuing, {
       db: services.db,
       partners: services.partners,
-      auth: services.issuingAuth,
+      ...services.issuing,
       events: services.events,
-      kyc: services.kyc,
-      accounts: services.accounts,
-      cards: services.cards,
-      transactions: services.transactions,
-      topups: services.topups,
     }),
     ...common,
   });
@@ -347,17 +299,12 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       routes: async (routes) => {
         requireAdmin(routes, adminToken);
         await registerClockRoutes(routes, { db: services.db, clock, sweeps: services.sweeps });
-        await registerMessagesRoutes(routes, { db: services.db, notifier: services.notifier });
-        await registerIssuingSandboxRoutes(routes, {
-          kyc: services.kyc,
-          cards: services.cards,
-          transactions: services.transactions,
-          topups: services.topups,
-        });
+        await registerMessagesRoutes(routes, { db: services.db, notifier: services.rails.notifier });
+        await registerIssuingSandboxRoutes(routes, services.issuing);
       },
     });
   }
-  await registerKycPageRoutes(app, { db: services.db, vendor: services.kycVendor });
+  await registerKycPageRoutes(app, { db: services.db, vendor: services.rails.kycVendor });
   await registerOperationalRoutes(asZod(app), {
     db: services.db,
     metrics,

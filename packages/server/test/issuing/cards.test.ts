@@ -248,7 +248,7 @@ describe('issuing cards', () => {
     expect(apple.status).toBe(200);
     expect(apple.body.encryptedPassData).not.toContain(pan);
     const pass = JSON.parse(
-      h.services.tokenization.openSealed(apple.body.encryptedPassData, apple.body.ephemeralPublicKey),
+      h.services.rails.tokenization.openSealed(apple.body.encryptedPassData, apple.body.ephemeralPublicKey),
     );
     expect(pass).toMatchObject({ primaryAccountNumber: pan, nonce: 'a1b2c3d4' });
     expect(Buffer.from(apple.body.activationData, 'base64')).toHaveLength(32);
@@ -265,9 +265,9 @@ describe('issuing cards', () => {
       lastDigits: card.last4,
     });
     const opaque = JSON.parse(Buffer.from(google.body.opaquePaymentCard, 'base64').toString());
-    expect(JSON.parse(h.services.tokenization.openSealed(opaque.data, opaque.ephemeralPublicKey)).fpan).toBe(
-      pan,
-    );
+    expect(
+      JSON.parse(h.services.rails.tokenization.openSealed(opaque.data, opaque.ephemeralPublicKey)).fpan,
+    ).toBe(pan);
 
     for (const [json, field] of [
       [{ nonce: 'a1b2c3d4', nonceSignature: 'c2ln' }, 'certificates'],

@@ -1,0 +1,97 @@
+// Builds the card issuing API's services on the platform and its rails, and registers its sweeps.
+import type { Config } from '../config.ts';
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Sweeps } from '../platform/clock/sweeps.ts';
+import { derive, type Encryptor } from '../platform/crypto/encryption.ts';
+import type { Db } from '../platform/db/database.ts';
+import type { Transact } from '../platform/db/transact.ts';
+import type { Outbox } from '../platform/events/outbox.ts';
+import type { Ledger } from '../platform/ledger/ledger.ts';
+import type { KycVendorSimulator } from '../rails/kyc-vendor/kyc-vendor-simulator.ts';
+import type { Notifier } from '../rails/notifier/port.ts';
+import type { WalletTokenization } from '../rails/wallet-tokenization/port.ts';
+import type { WalletVerifier } from '../rails/wallet-verifier/port.ts';
+import { AccountsService } from './accounts/accounts-service.ts';
+import { AuthService } from './auth/auth-service.ts';
+import { TokenSigner } from './auth/tokens.ts';
+import { CardsService } from './cards/cards-service.ts';
+import { KycService } from './kyc/kyc-service.ts';
+import { TopupsService } from './topups/topups-service.ts';
+import { TransactionsService } from './transactions/transactions-service.ts';
+
+export interface IssuingPlatform {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  transact: Transact;
+  outbox: Outbox;
+  ledger: Ledger;
+  sweeps: Sweeps;
+  encryptor: Encryptor;
+  encryptionKey: Buffer;
+  rails: {
+    notifier: Notifier;
+    wallets: WalletVerifier;
+    kycVendor: KycVendorSimulator;
+    tokenization: WalletTokenization;
+  };
+}
+
+export interface IssuingServices {
+  auth: AuthService;
+  kyc: KycService;
+  accounts: AccountsService;
+  cards: CardsService;
+  transactions: TransactionsService;
+  topups: TopupsService;
+}
+
+export function createIssuingServices(p: IssuingPlatform): IssuingServices {
+  const { config, db, clock, transact, outbox, ledger } = p;
+  const auth = new AuthService({
+    db,
+    transact,
+    clock,
+    tokens: new TokenSigner(derive(p.encryptionKey, 'tessera/issuing-tokens/v1'), clock),
+    notifier: p.rails.notifier,
+    wallets: p.rails.wallets,
+    codeKey: derive(p.encryptionKey, 'tessera/issuing-codes/v1'),
+    publicUrl: config.publicUrl,
+  });
+  const kyc = new KycService({ db, transact, clock, outbox, vendor: p.rails.kycVendor });
+  p.rails.kycVendor.connect((tx, result) => kyc.applyVendorResult(tx, result));
+  const cards = new CardsService({
+    db,
+    transact,
+    clock,
+    outbox,
+    encryptor: p.encryptor,
+    fingerprintKey: derive(p.encryptionKey, 'tessera/card-fingerprint/v1'),
+    bin: config.issuingBin,
+    kyc,
+    tokenization: p.rails.tokenization,
+  });
+  const transactions = new TransactionsService({
+    db,
+    transact,
+    clock,
+    outbox,
+    ledger,
+    threeDsTimeoutSeconds: config.threeDsTimeoutSeconds,
+    holdSeconds: config.authorizationHoldSeconds,
+  });
+  const topups = new TopupsService({ db, transact, clock, outbox, ledger });
+  // Time-based issuing work: unanswered 3D Secure challenges time out, uncleared holds lapse, unpaid
+  // transfer instructions expire.
+  p.sweeps.register('issuing-3ds-challenges', () => transactions.expireChallenges());
+  p.sweeps.register('issuing-authorization-holds', () => transactions.expireHolds());
+  p.sweeps.register('issuing-topups', () => topups.expireDue());
+  return {
+    auth,
+    kyc,
+    accounts: new AccountsService({ db, transact, clock, ledger, kyc }),
+    cards,
+    transactions,
+    topups,
+  };
+}
