@@ -3,10 +3,12 @@
 import { z } from 'zod';
 import {
   eventDetailView,
+  eventListQuery,
   eventView,
   presentEvent,
   presentEventDetail,
   replayView,
+  toEventFilter,
 } from '../../platform/events/event-views.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import type { AdminDeps } from './admin-deps.ts';
@@ -21,14 +23,9 @@ export async function registerEventRoutes(app: ZodApp, deps: AdminDeps): Promise
       schema: {
         summary: 'List events, newest first',
         tags: ['events'],
-        querystring: z.object({
+        querystring: eventListQuery.extend({
           api: apiEnum.optional(),
           tenantId: z.string().max(100).optional(),
-          type: z.string().max(100).optional(),
-          since: timestamp.optional(),
-          until: timestamp.optional(),
-          cursor: z.string().max(100).optional(),
-          limit: z.coerce.number().int().min(1).max(200).default(50),
         }),
         response: {
           200: z.object({ data: z.array(eventView), nextCursor: z.string().nullable() }),
@@ -39,13 +36,9 @@ export async function registerEventRoutes(app: ZodApp, deps: AdminDeps): Promise
     async (request) => {
       const q = request.query;
       const page = await deps.events.list({
-        limit: q.limit,
+        ...toEventFilter(q),
         ...(q.api ? { api: q.api } : {}),
         ...(q.tenantId ? { tenantId: q.tenantId } : {}),
-        ...(q.type ? { type: q.type } : {}),
-        ...(q.since ? { since: new Date(q.since) } : {}),
-        ...(q.until ? { until: new Date(q.until) } : {}),
-        ...(q.cursor ? { cursor: q.cursor } : {}),
       });
       return { data: page.events.map(presentEvent), nextCursor: page.nextCursor };
     },

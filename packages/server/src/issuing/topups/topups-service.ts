@@ -6,12 +6,12 @@ import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import { randomAlphanumeric } from '../../platform/crypto/hashing.ts';
 import type { Db, Executor } from '../../platform/db/database.ts';
-import type { Transact } from '../../platform/db/transact.ts';
+import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
-import { AmountError, formatAmount, parseAmount } from '../../platform/money/amount.ts';
+import { formatAmount, parseAmountField } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
@@ -75,14 +75,7 @@ export class TopupsService {
         throw new DomainError('invalid_state', 'the account is closed', { details: { status: 'closed' } });
       const asset = findAsset(account.currency);
       if (!asset) throw new Error(`unknown asset ${account.currency}`);
-      let amount: bigint;
-      try {
-        amount = parseAmount(input.amount, asset);
-      } catch (err) {
-        if (err instanceof AmountError)
-          throw new DomainError('validation_failed', err.message, { field: 'amount' });
-        throw err;
-      }
+      const amount = parseAmountField(input.amount, asset);
       // Serialise this customer's topups so two concurrent ones cannot both squeeze under the limit.
       await tx
         .selectFrom('issuing_customers')
@@ -191,26 +184,22 @@ export class TopupsService {
       .where('expires_at', '<=', this.deps.clock.now())
       .limit(200)
       .execute();
-    let expired = 0;
-    for (const row of due) {
-      await this.deps.transact(async (tx) => {
-        const updated = await tx
-          .updateTable('issuing_topups')
-          .set({ status: 'expired' })
-          .where('id', '=', row.id)
-          .where('status', '=', 'pending')
-          .executeTakeFirst();
-        if (updated.numUpdatedRows === 0n) return;
-        await publishIssuingEvent(this.deps.outbox, tx, {
-          customerId: row.customer_id,
-          partnerId: row.partner_id,
-          eventType: 'topupStatusChanged',
-          data: { topupId: row.id },
-        });
-        expired++;
+    return transactEach(this.deps.transact, due, async (tx, row) => {
+      const updated = await tx
+        .updateTable('issuing_topups')
+        .set({ status: 'expired' })
+        .where('id', '=', row.id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      if (updated.numUpdatedRows === 0n) return false;
+      await publishIssuingEvent(this.deps.outbox, tx, {
+        customerId: row.customer_id,
+        partnerId: row.partner_id,
+        eventType: 'topupStatusChanged',
+        data: { topupId: row.id },
       });
-    }
-    return expired;
+      return true;
+    });
   }
 
   async get(customer: CustomerRef, topupId: string): Promise<Topup> {

@@ -7,12 +7,12 @@ import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import type { Db, Executor, Tx } from '../../platform/db/database.ts';
 import type { IssuingTransactionStatus, ThreeDsStatus } from '../../platform/db/schema.ts';
-import type { Transact } from '../../platform/db/transact.ts';
+import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import { isUuid } from '../../platform/ids.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
-import { AmountError, formatAmount, parseAmount } from '../../platform/money/amount.ts';
+import { formatAmount, parseAmountField } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
@@ -128,14 +128,7 @@ export class TransactionsService {
     const asset = findAsset(input.currency.toUpperCase());
     if (!asset)
       throw new DomainError('validation_failed', 'currency must be an ISO 4217 code', { field: 'currency' });
-    let amount: bigint;
-    try {
-      amount = parseAmount(input.amount, asset);
-    } catch (err) {
-      if (err instanceof AmountError)
-        throw new DomainError('validation_failed', err.message, { field: 'amount' });
-      throw err;
-    }
+    const amount = parseAmountField(input.amount, asset);
     const customer = { customerId: card.customer_id, partnerId: card.partner_id };
     const decline: DeclineReason | undefined =
       card.status !== 'active'
@@ -283,13 +276,7 @@ export class TransactionsService {
       if (!asset || !t.hold_id) throw new Error(`transaction ${t.id} has no hold`);
       let amount = BigInt(t.amount);
       if (amountText !== undefined) {
-        try {
-          amount = parseAmount(amountText, asset);
-        } catch (err) {
-          if (err instanceof AmountError)
-            throw new DomainError('validation_failed', err.message, { field: 'amount' });
-          throw err;
-        }
+        amount = parseAmountField(amountText, asset);
         if (amount > BigInt(t.amount)) {
           throw new DomainError('validation_failed', 'clearing cannot exceed the authorized amount', {
             field: 'amount',
@@ -375,29 +362,25 @@ export class TransactionsService {
       .where('ch.expires_at', '<=', this.deps.clock.now())
       .limit(200)
       .execute();
-    let expired = 0;
-    for (const row of due) {
-      await this.deps.transact(async (tx) => {
-        const locked = await tx
-          .selectFrom('issuing_3ds_challenges')
-          .select('status')
-          .where('id', '=', row.id)
-          .forUpdate()
-          .skipLocked()
-          .executeTakeFirst();
-        if (locked?.status !== 'pending') return;
-        await this.finishChallenge(
-          tx,
-          { customerId: row.customer_id, partnerId: row.partner_id },
-          row.id,
-          row.transaction_id,
-          'timeout',
-          null,
-        );
-        expired++;
-      });
-    }
-    return expired;
+    return transactEach(this.deps.transact, due, async (tx, row) => {
+      const locked = await tx
+        .selectFrom('issuing_3ds_challenges')
+        .select('status')
+        .where('id', '=', row.id)
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst();
+      if (locked?.status !== 'pending') return false;
+      await this.finishChallenge(
+        tx,
+        { customerId: row.customer_id, partnerId: row.partner_id },
+        row.id,
+        row.transaction_id,
+        'timeout',
+        null,
+      );
+      return true;
+    });
   }
 
   /** Sweep: authorization holds that were never cleared lapse and give the funds back. */
@@ -409,27 +392,23 @@ export class TransactionsService {
       .where('hold_expires_at', '<=', this.deps.clock.now())
       .limit(200)
       .execute();
-    let expired = 0;
-    for (const row of due) {
-      await this.deps.transact(async (tx) => {
-        const t = await tx
-          .selectFrom('issuing_transactions')
-          .selectAll()
-          .where('id', '=', row.id)
-          .forUpdate()
-          .skipLocked()
-          .executeTakeFirst();
-        if (t?.status !== 'authorized') return;
-        if (t.hold_id) await this.deps.ledger.expireHold(tx, t.hold_id);
-        await tx
-          .updateTable('issuing_transactions')
-          .set({ status: 'expired', updated_at: this.deps.clock.now() })
-          .where('id', '=', t.id)
-          .execute();
-        expired++;
-      });
-    }
-    return expired;
+    return transactEach(this.deps.transact, due, async (tx, row) => {
+      const t = await tx
+        .selectFrom('issuing_transactions')
+        .selectAll()
+        .where('id', '=', row.id)
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst();
+      if (t?.status !== 'authorized') return false;
+      if (t.hold_id) await this.deps.ledger.expireHold(tx, t.hold_id);
+      await tx
+        .updateTable('issuing_transactions')
+        .set({ status: 'expired', updated_at: this.deps.clock.now() })
+        .where('id', '=', t.id)
+        .execute();
+      return true;
+    });
   }
 
   // Internals ------------------------------------------------------------------------------------------

@@ -11,3 +11,19 @@ export function createTransact(db: Db, afterCommit: () => void): Transact {
     return result;
   };
 }
+
+/**
+ * Runs one step per row, each in its own transaction (a sweep must not let one bad row hold back the
+ * rest); answers how many steps reported a change.
+ */
+export async function transactEach<T>(
+  transact: Transact,
+  rows: T[],
+  step: (tx: Tx, row: T) => Promise<boolean>,
+): Promise<number> {
+  let changed = 0;
+  for (const row of rows) {
+    if (await transact((tx) => step(tx, row))) changed++;
+  }
+  return changed;
+}

@@ -1,6 +1,6 @@
 // How events, deliveries and attempts are shown over HTTP, by the operator's and the tenants' routes alike.
 import { z } from 'zod';
-import type { DeliveryView, EventView } from './events-service.ts';
+import type { DeliveryView, EventFilter, EventView } from './events-service.ts';
 
 const timestamp = z.iso.datetime({ offset: true });
 
@@ -57,3 +57,22 @@ export const presentEventDetail = (e: EventView & { deliveries: DeliveryView[] }
     attempts: d.attempts.map((a) => ({ ...a, startedAt: a.startedAt.toISOString() })),
   })),
 });
+
+/** The query of an event list (a tenant's or the operator's). */
+export const eventListQuery = z.object({
+  type: z.string().max(100).optional(),
+  since: timestamp.optional(),
+  until: timestamp.optional(),
+  cursor: z.string().max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export function toEventFilter(q: z.infer<typeof eventListQuery>): EventFilter {
+  return {
+    limit: q.limit,
+    ...(q.type ? { type: q.type } : {}),
+    ...(q.since ? { since: new Date(q.since) } : {}),
+    ...(q.until ? { until: new Date(q.until) } : {}),
+    ...(q.cursor ? { cursor: q.cursor } : {}),
+  };
+}

@@ -1,7 +1,8 @@
 // Exact conversion between decimal text and integer minor units (DESIGN principle 1). No float ever
 // holds money: a JSON number is re-read from its shortest decimal text, which is exact for what a
 // client can have typed.
-import type { Asset, Network } from './assets.ts';
+import { DomainError } from '../errors/domain-error.ts';
+import { type Asset, findAsset, type Network } from './assets.ts';
 
 /** Integer part digits beyond which an amount is absurd for any asset (10^15 units of anything). */
 export const MAX_INTEGER_DIGITS = 15;
@@ -73,4 +74,21 @@ function numberToText(value: number): string {
 
 function truncate(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/** parseAmount for a request field: a bad amount is a 400 naming the field. */
+export function parseAmountField(input: string | number, asset: Asset, field = 'amount'): bigint {
+  try {
+    return parseAmount(input, asset);
+  } catch (err) {
+    if (err instanceof AmountError) throw new DomainError('validation_failed', err.message, { field });
+    throw err;
+  }
+}
+
+/** formatAmount by currency code, for amounts already stored in a known asset. */
+export function formatAmountIn(minor: bigint, code: string): string {
+  const asset = findAsset(code);
+  if (!asset) throw new Error(`unknown asset ${code}`);
+  return formatAmount(minor, asset);
 }

@@ -2,8 +2,7 @@
 // Amounts are decimal strings in the currency's exponent, exactly as the ledger holds them.
 import { z } from 'zod';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';
-import { formatAmount } from '../../../platform/money/amount.ts';
-import { findAsset } from '../../../platform/money/assets.ts';
+import { formatAmountIn } from '../../../platform/money/amount.ts';
 import type { Account, AccountsService } from '../../accounts/accounts-service.ts';
 import { type Authenticators, requireCustomer } from '../authenticate.ts';
 import { errors } from '../schemas.ts';
@@ -25,15 +24,13 @@ const accountView = z.object({
 });
 
 export function presentAccount(account: Account) {
-  const asset = findAsset(account.currency);
-  if (!asset) throw new Error(`unknown asset ${account.currency}`);
   return {
     accountId: account.accountId,
     currency: account.currency,
     status: account.status,
-    balance: formatAmount(account.balance, asset),
-    availableBalance: formatAmount(account.available, asset),
-    pendingAmount: formatAmount(account.pending, asset),
+    balance: formatAmountIn(account.balance, account.currency),
+    availableBalance: formatAmountIn(account.available, account.currency),
+    pendingAmount: formatAmountIn(account.pending, account.currency),
     createdAt: account.createdAt.toISOString(),
     closedAt: account.closedAt?.toISOString() ?? null,
   };

@@ -3,10 +3,12 @@
 import { z } from 'zod';
 import {
   eventDetailView,
+  eventListQuery,
   eventView,
   presentEvent,
   presentEventDetail,
   replayView,
+  toEventFilter,
 } from '../../../platform/events/event-views.ts';
 import type { EventScope, EventsService } from '../../../platform/events/events-service.ts';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';
@@ -35,13 +37,7 @@ export async function registerPartnerEventsRoutes(
         summary: 'The partner’s webhook events, newest first',
         tags: common.tags,
         security: common.security,
-        querystring: z.object({
-          type: z.string().max(100).optional(),
-          since: timestamp.optional(),
-          until: timestamp.optional(),
-          cursor: z.string().max(100).optional(),
-          limit: z.coerce.number().int().min(1).max(200).default(50),
-        }),
+        querystring: eventListQuery,
         response: {
           200: z.object({ data: z.array(eventView), nextCursor: z.string().nullable() }),
           ...errors(400, 401),
@@ -50,16 +46,7 @@ export async function registerPartnerEventsRoutes(
     },
     async (request) => {
       const q = request.query;
-      const page = await events.list(
-        {
-          limit: q.limit,
-          ...(q.type ? { type: q.type } : {}),
-          ...(q.since ? { since: new Date(q.since) } : {}),
-          ...(q.until ? { until: new Date(q.until) } : {}),
-          ...(q.cursor ? { cursor: q.cursor } : {}),
-        },
-        scopeOf(request),
-      );
+      const page = await events.list(toEventFilter(q), scopeOf(request));
       return { data: page.events.map(presentEvent), nextCursor: page.nextCursor };
     },
   );

@@ -5,8 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { escapeHtml, page } from '../../../pages/html.ts';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';
-import { formatAmount } from '../../../platform/money/amount.ts';
-import { findAsset } from '../../../platform/money/assets.ts';
+import { formatAmountIn } from '../../../platform/money/amount.ts';
 import {
   SANDBOX_BANK,
   type Topup,
@@ -15,12 +14,6 @@ import {
 } from '../../topups/topups-service.ts';
 import { type Authenticators, requireCustomer } from '../authenticate.ts';
 import { errors } from '../schemas.ts';
-
-const money = (minor: bigint, currency: string) => {
-  const asset = findAsset(currency);
-  if (!asset) throw new Error(`unknown asset ${currency}`);
-  return formatAmount(minor, asset);
-};
 
 export const topupView = z.object({
   topupId: z.string(),
@@ -48,7 +41,7 @@ export const presentTopup = (t: Topup) => ({
   kind: t.kind,
   method: t.method,
   status: t.status,
-  amount: money(t.amount, t.currency),
+  amount: formatAmountIn(t.amount, t.currency),
   currency: t.currency,
   reference: t.reference,
   bankTransfer: { ...SANDBOX_BANK, reference: t.reference },
@@ -60,15 +53,15 @@ export const presentTopup = (t: Topup) => ({
 const period = z.object({ limit: z.string(), used: z.string(), remaining: z.string() });
 const presentUsage = (u: TopupUsage) => {
   const show = (p: TopupUsage['daily']) => ({
-    limit: money(p.limit, u.currency),
-    used: money(p.used, u.currency),
-    remaining: money(p.remaining, u.currency),
+    limit: formatAmountIn(p.limit, u.currency),
+    used: formatAmountIn(p.used, u.currency),
+    remaining: formatAmountIn(p.remaining, u.currency),
   });
   return { currency: u.currency, daily: show(u.daily), monthly: show(u.monthly) };
 };
 
 function instructionsPage(reply: FastifyReply, t: Topup): FastifyReply {
-  const amount = `${money(t.amount, t.currency)} ${t.currency}`;
+  const amount = `${formatAmountIn(t.amount, t.currency)} ${t.currency}`;
   const rows = [
     ['Beneficiary', SANDBOX_BANK.beneficiary],
     ['IBAN', SANDBOX_BANK.iban],

@@ -2,8 +2,7 @@
 // and type, status, startDate, endDate filters; the decision body {authType, authStatus}).
 import { z } from 'zod';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';
-import { formatAmount } from '../../../platform/money/amount.ts';
-import { findAsset } from '../../../platform/money/assets.ts';
+import { formatAmountIn } from '../../../platform/money/amount.ts';
 import {
   AUTH_TYPES,
   type IssuingTransaction,
@@ -39,20 +38,14 @@ export const transactionView = z.object({
   holdExpiresAt: z.iso.datetime().nullable(),
 });
 
-const money = (minor: bigint, currency: string) => {
-  const asset = findAsset(currency);
-  if (!asset) throw new Error(`unknown asset ${currency}`);
-  return formatAmount(minor, asset);
-};
-
 export const presentTransaction = (t: IssuingTransaction) => ({
   transactionId: t.transactionId,
   type: t.type,
   status: t.status,
   cardId: t.cardId,
   accountId: t.accountId,
-  amount: money(t.amount, t.currency),
-  settledAmount: t.settledAmount === null ? null : money(t.settledAmount, t.currency),
+  amount: formatAmountIn(t.amount, t.currency),
+  settledAmount: t.settledAmount === null ? null : formatAmountIn(t.settledAmount, t.currency),
   currency: t.currency,
   merchant: t.merchant,
   declineReason: t.declineReason,
@@ -65,7 +58,7 @@ export const presentTransaction = (t: IssuingTransaction) => ({
 
 const presentChallenge = (c: PendingChallenge) => ({
   ...c,
-  amount: money(c.amount, c.currency),
+  amount: formatAmountIn(c.amount, c.currency),
   requestedAt: c.requestedAt.toISOString(),
   expiresAt: c.expiresAt.toISOString(),
 });
