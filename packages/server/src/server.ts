@@ -14,6 +14,7 @@ import { presentAdminError } from './admin/http/present-error.ts';
 import { registerStoreRoutes } from './admin/http/stores-routes.ts';
 import type { Config } from './config.ts';
 import { cryptoApi } from './crypto/crypto-api.ts';
+import { type CryptoServices, createCryptoServices } from './crypto/crypto-services.ts';
 import { issuingApi } from './issuing/issuing-api.ts';
 import { createIssuingServices, type IssuingServices } from './issuing/issuing-services.ts';
 import { registerKycPageRoutes } from './pages/kyc-vendor/kyc-page-routes.ts';
@@ -42,11 +43,14 @@ import { TenantDirectory } from './platform/tenants/tenant-directory.ts';
 import { DeliveryEngine } from './platform/webhooks/delivery-engine.ts';
 import { HttpSender } from './platform/webhooks/http-sender.ts';
 import { SsrfGuard } from './platform/webhooks/ssrf-guard.ts';
+import { ChainSimulator } from './rails/chain/chain-simulator.ts';
+import { FxSimulator } from './rails/fx/fx-simulator.ts';
 import { KycVendorSimulator } from './rails/kyc-vendor/kyc-vendor-simulator.ts';
 import { SandboxNotifier } from './rails/notifier/sandbox-notifier.ts';
 import { TokenizationSimulator } from './rails/wallet-tokenization/tokenization-simulator.ts';
 import { SignatureWalletVerifier } from './rails/wallet-verifier/signature-verifier.ts';
 import { loadSandboxClockOffset, registerClockRoutes } from './sandbox/http/clock-routes.ts';
+import { registerCryptoSandboxRoutes } from './sandbox/http/crypto-routes.ts';
 import { registerIssuingSandboxRoutes } from './sandbox/http/issuing-routes.ts';
 import { registerMessagesRoutes } from './sandbox/http/messages-routes.ts';
 
@@ -87,8 +91,11 @@ export interface PlatformServices {
     wallets: SignatureWalletVerifier;
     kycVendor: KycVendorSimulator;
     tokenization: TokenizationSimulator;
+    chain: ChainSimulator;
+    fx: FxSimulator;
   };
   issuing: IssuingServices;
+  crypto: CryptoServices;
 }
 
 export interface TesseraApp {
@@ -144,14 +151,19 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
 
   const outbox = new Outbox(clock, deliveries);
   const ledger = new Ledger(now);
-  // Rails run their simulators in every mode for now: no production notifier, KYC vendor or wallet
-  // token service is wired yet (README, Production). The wallet verifier is real cryptography.
+  // Rails run their simulators in every mode for now: no production notifier, KYC vendor, wallet token
+  // service, chain or FX provider is wired yet (README, Production). The wallet verifier is real
+  // cryptography.
   const rails = {
     notifier: new SandboxNotifier(clock),
     wallets: new SignatureWalletVerifier(),
     kycVendor: new KycVendorSimulator(clock, config.publicUrl),
     tokenization: new TokenizationSimulator(derive(options.encryptionKey, 'tessera/wallet-activation/v1')),
+    chain: new ChainSimulator(db, clock, transact),
+    fx: new FxSimulator(clock),
   };
+  // Chain confirmations run before the domain sweeps, so a transfer final at an order's deadline counts.
+  sweeps.register('chain-confirmations', () => rails.chain.confirmDue());
   const issuing = createIssuingServices({
     config,
     db,
@@ -162,6 +174,19 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     sweeps,
     encryptor,
     encryptionKey: options.encryptionKey,
+    rails,
+  });
+
+  const crypto = createCryptoServices({
+    mode: config.mode,
+    publicUrl: config.publicUrl,
+    db,
+    clock,
+    transact,
+    outbox,
+    ledger,
+    sweeps,
+    stores,
     rails,
   });
 
@@ -185,6 +210,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     ssrf,
     rails,
     issuing,
+    crypto,
   };
 
   const app = await buildHttp(services, options.adminToken);
@@ -252,7 +278,16 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     ...common,
   });
   await mountApi(app, { ...paymentsApi(config.basePaths.payments), ...common });
-  await mountApi(app, { ...cryptoApi(config.basePaths.crypto), ...common });
+  const checkWebhookUrl = (url: string | null | undefined, field: string) => {
+    if (url === undefined || url === null || url === '') return null;
+    const problem = services.ssrf.checkUrl(url);
+    if (problem) throw new DomainError('validation_failed', `${field} ${problem}`, { field });
+    return url;
+  };
+  await mountApi(app, {
+    ...cryptoApi(config.basePaths.crypto, { ...services.crypto, checkCallbackUrl: checkWebhookUrl }),
+    ...common,
+  });
 
   const adminDeps = {
     db: services.db,
@@ -260,12 +295,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     merchants: services.merchants,
     stores: services.stores,
     events: services.events,
-    checkWebhookUrl: (url: string | null | undefined, field: string) => {
-      if (url === undefined || url === null || url === '') return null;
-      const problem = services.ssrf.checkUrl(url);
-      if (problem) throw new DomainError('validation_failed', `${field} ${problem}`, { field });
-      return url;
-    },
+    checkWebhookUrl,
   };
   await mountApi(app, {
     ...common,
@@ -301,6 +331,14 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
         await registerClockRoutes(routes, { db: services.db, clock, sweeps: services.sweeps });
         await registerMessagesRoutes(routes, { db: services.db, notifier: services.rails.notifier });
         await registerIssuingSandboxRoutes(routes, services.issuing);
+        await registerCryptoSandboxRoutes(routes, {
+          db: services.db,
+          transact: services.transact,
+          orders: services.crypto.orders,
+          refunds: services.crypto.refunds,
+          chain: services.rails.chain,
+          fx: services.rails.fx,
+        });
       },
     });
   }

@@ -1,17 +1,42 @@
 // The crypto merchant API (spec/crypto-merchant.md) under its base path (default /crypto/api).
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
+import type { CryptoServices } from './crypto-services.ts';
+import { storeAuthenticator } from './http/authenticate.ts';
+import { acceptJsonApi } from './http/jsonapi.ts';
+import { registerOrdersRoutes } from './http/orders-routes.ts';
 import { presentCryptoError } from './http/present-error.ts';
+import { registerRatesRoutes } from './http/rates-routes.ts';
+import { registerRefundsRoutes } from './http/refunds-routes.ts';
+import { registerSessionRoutes } from './http/session-routes.ts';
 
-export function cryptoApi(prefix: string): Omit<ApiScopeOptions, 'onDocument' | 'idempotency'> {
+export interface CryptoApiDeps extends CryptoServices {
+  checkCallbackUrl: (url: string, field: string) => void;
+}
+
+export function cryptoApi(
+  prefix: string,
+  deps: CryptoApiDeps,
+): Omit<ApiScopeOptions, 'onDocument' | 'idempotency'> {
   return {
     name: 'crypto',
     prefix,
     title: 'Tessera crypto merchant API',
     version: '1.1.0',
     description:
-      'Stores accept crypto payments: orders with a hosted payment page, refunds, currencies, quotes.',
+      'Stores accept crypto payments: orders with a hosted payment page, refunds, currencies, quotes. JSON:API documents (application/vnd.api+json; application/json accepted).',
     presenter: presentCryptoError,
     securitySchemes: { storeApiKey: { type: 'http', scheme: 'bearer' } },
-    routes: async (_app: ZodApp) => {},
+    routes: async (app: ZodApp) => {
+      acceptJsonApi(app);
+      const authenticate = storeAuthenticator(deps.sessions);
+      await registerSessionRoutes(app, deps.sessions);
+      await registerOrdersRoutes(app, {
+        orders: deps.orders,
+        authenticate,
+        checkCallbackUrl: deps.checkCallbackUrl,
+      });
+      await registerRefundsRoutes(app, { refunds: deps.refunds, authenticate });
+      await registerRatesRoutes(app, { quotes: deps.quotes, authenticate });
+    },
   };
 }

@@ -15,6 +15,8 @@ const PREFIXES = {
   message: 'msg',
   kycVerification: 'kyv',
   topup: 'top',
+  cryptoApiKey: 'cak',
+  quote: 'qte',
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

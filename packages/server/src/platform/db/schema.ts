@@ -372,5 +372,194 @@ export interface IssuingTables {
   issuing_auth_challenges: IssuingAuthChallengesTable;
 }
 
+type Json<T> = ColumnType<T, string, string>;
+
+export interface FxRateOverridesTable {
+  from_currency: string;
+  to_currency: string;
+  rate_e18: Numeric;
+  updated_at: Timestamp;
+}
+
+export interface ChainAddressesTable {
+  address: string;
+  network: string;
+  asset: string;
+  reference: string;
+  created_at: Timestamp;
+}
+
+export interface ChainTransfersTable {
+  id: string;
+  seq: Generated<string>;
+  network: string;
+  asset: string;
+  direction: 'in' | 'out';
+  address: string;
+  amount: Numeric;
+  offramp: ColumnType<boolean, boolean | undefined, boolean>;
+  reference: string;
+  status: 'pending' | 'confirmed';
+  confirmations_required: number;
+  broadcast_at: Timestamp;
+  confirms_at: Timestamp;
+  confirmed_at: Timestamp | null;
+}
+
+export interface RailTables {
+  fx_rate_overrides: FxRateOverridesTable;
+  chain_addresses: ChainAddressesTable;
+  chain_transfers: ChainTransfersTable;
+}
+
+export interface CryptoApiKeysTable {
+  id: string;
+  store_id: string;
+  key_hash: string;
+  mode: 'test' | 'live';
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export type CryptoOrderStatus =
+  | 'pending'
+  | 'paid'
+  | 'expired'
+  | 'canceled'
+  | 'refund_proposed'
+  | 'refund_processing'
+  | 'refund_completed';
+
+export interface CryptoOrderCustomer {
+  first_name?: string;
+  last_name?: string;
+  email: string;
+  address1?: string;
+  address2?: string;
+  city?: string;
+  state?: string;
+  postcode?: string;
+  country: string;
+}
+
+export interface CryptoLineItem {
+  sku?: string;
+  name: string;
+  price: string;
+  currency: string;
+  quantity: number;
+}
+
+export interface CryptoOrdersTable {
+  id: string;
+  seq: Generated<string>;
+  store_id: string;
+  reference: string;
+  status: CryptoOrderStatus;
+  currency: string;
+  total: Numeric;
+  amount_details: Json<Record<string, string> | null>;
+  line_items: Json<CryptoLineItem[]>;
+  customer: Json<CryptoOrderCustomer>;
+  return_url: string;
+  cancel_url: string | null;
+  callback_url: string | null;
+  pay_asset: string | null;
+  pay_network: string | null;
+  deposit_address: string | null;
+  quote_id: string | null;
+  payment_locked: ColumnType<boolean, boolean | undefined, boolean>;
+  payment_id: string | null;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CryptoQuotesTable {
+  id: string;
+  store_id: string;
+  order_id: string | null;
+  kind: 'crypto' | 'fiat';
+  from_currency: string;
+  to_currency: string;
+  rate_e18: Numeric;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+export interface CryptoDepositsTable {
+  id: string;
+  seq: Generated<string>;
+  order_id: string;
+  store_id: string;
+  asset: string;
+  network: string;
+  amount: Numeric;
+  rate_e18: Numeric;
+  fiat_value: Numeric;
+  requoted: boolean;
+  late: boolean;
+  offramp: boolean;
+  status: 'detected' | 'confirmed';
+  confirmations_required: number;
+  ledger_hold_id: string;
+  detected_at: Timestamp;
+  confirmed_at: Timestamp | null;
+}
+
+export interface CryptoPaymentsTable {
+  id: string;
+  order_id: string;
+  store_id: string;
+  currency: string;
+  total: Numeric;
+  asset: string;
+  network: string;
+  crypto_amount: Numeric;
+  rate_e18: Numeric;
+  offramp: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type CryptoRefundStatus = 'proposed' | 'accepted' | 'rejected' | 'complete' | 'expired';
+
+export interface CryptoRefundsTable {
+  id: string;
+  seq: Generated<string>;
+  payment_id: string;
+  order_id: string;
+  store_id: string;
+  status: CryptoRefundStatus;
+  amount: Numeric;
+  currency: string;
+  reason: string | null;
+  crypto_amount: Numeric;
+  asset: string;
+  network: string;
+  refund_address: string | null;
+  order_status_before: CryptoOrderStatus;
+  decision_token_hash: string;
+  ledger_hold_id: string | null;
+  payout_id: string | null;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+  decided_at: Timestamp | null;
+  completed_at: Timestamp | null;
+}
+
+export interface CryptoTables {
+  crypto_api_keys: CryptoApiKeysTable;
+  crypto_orders: CryptoOrdersTable;
+  crypto_quotes: CryptoQuotesTable;
+  crypto_deposits: CryptoDepositsTable;
+  crypto_payments: CryptoPaymentsTable;
+  crypto_refunds: CryptoRefundsTable;
+}
+
 /** The whole database; each API adds its tables here as it lands. */
-export type Database = PlatformTables & IssuingTables & { sandbox_messages: SandboxMessagesTable };
+export type Database = PlatformTables &
+  IssuingTables &
+  RailTables &
+  CryptoTables & { sandbox_messages: SandboxMessagesTable };

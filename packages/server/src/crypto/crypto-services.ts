@@ -1,0 +1,76 @@
+// Builds the crypto merchant API's services on the platform and its rails (chain, FX, notifier),
+// connects them to the chain rail's news and registers their sweeps.
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Sweeps } from '../platform/clock/sweeps.ts';
+import type { Db } from '../platform/db/database.ts';
+import type { Transact } from '../platform/db/transact.ts';
+import type { Outbox } from '../platform/events/outbox.ts';
+import type { Ledger } from '../platform/ledger/ledger.ts';
+import type { StoresService } from '../platform/tenants/stores-service.ts';
+import type { ChainRail } from '../rails/chain/port.ts';
+import type { FxRates } from '../rails/fx/port.ts';
+import type { Notifier } from '../rails/notifier/port.ts';
+import { ORDER_REFERENCE, OrdersService } from './orders/orders-service.ts';
+import { QuotesService } from './quotes/quotes-service.ts';
+import { REFUND_REFERENCE, RefundsService } from './refunds/refunds-service.ts';
+import { SessionService } from './session/session-service.ts';
+
+export interface CryptoPlatform {
+  mode: 'sandbox' | 'production';
+  publicUrl: string;
+  db: Db;
+  clock: Clock;
+  transact: Transact;
+  outbox: Outbox;
+  ledger: Ledger;
+  sweeps: Sweeps;
+  stores: StoresService;
+  rails: { chain: ChainRail; fx: FxRates; notifier: Notifier };
+}
+
+export interface CryptoServices {
+  sessions: SessionService;
+  quotes: QuotesService;
+  orders: OrdersService;
+  refunds: RefundsService;
+}
+
+export function createCryptoServices(p: CryptoPlatform): CryptoServices {
+  const { db, clock, transact, outbox, ledger, stores, publicUrl } = p;
+  const { chain, fx, notifier } = p.rails;
+  const quotes = new QuotesService({ db, clock, fx });
+  const orders = new OrdersService({
+    db,
+    transact,
+    clock,
+    outbox,
+    ledger,
+    chain,
+    fx,
+    quotes,
+    stores,
+    publicUrl,
+  });
+  const refunds = new RefundsService({
+    db,
+    transact,
+    clock,
+    outbox,
+    ledger,
+    chain,
+    notifier,
+    stores,
+    publicUrl,
+  });
+  chain.connect(ORDER_REFERENCE, (tx, news) => orders.onChain(tx, news));
+  chain.connect(REFUND_REFERENCE, (tx, news) => refunds.onChain(tx, news));
+  // Orders nobody paid in time expire; refund proposals nobody accepted in 30 days expire.
+  p.sweeps.register('crypto-orders', () => orders.expireDue());
+  p.sweeps.register('crypto-refunds', () => refunds.expireDue());
+  return {
+    sessions: new SessionService({ db, transact, clock, stores, mode: p.mode }),
+    quotes,
+    orders,
+    refunds,
+  };
+}

@@ -1,0 +1,45 @@
+// Crypto webhooks (COMPAT.md, Crypto merchant): {event_type, resource, state} plus the `signature` body
+// field the channel adds. Order events are the real service's; refund events follow the same style.
+// Every resource value is a string, so the flattened, sorted signature input is unambiguous.
+import type { Executor } from '../../platform/db/database.ts';
+import type { Outbox } from '../../platform/events/outbox.ts';
+
+export const CRYPTO_EVENT_STATES = {
+  'ORDER.PAYMENT.DETECTED': 'detected',
+  'ORDER.PAYMENT.PARTIAL': 'partial',
+  'ORDER.PAYMENT.RECEIVED': 'completed',
+  'ORDER.PAYMENT.LATE': 'late',
+  'ORDER.PAYMENT.CANCELLED': 'cancelled',
+  'ORDER.REFUND.PROPOSED': 'proposed',
+  'ORDER.REFUND.ACCEPTED': 'accepted',
+  'ORDER.REFUND.REJECTED': 'rejected',
+  'ORDER.REFUND.EXPIRED': 'expired',
+  'ORDER.REFUND.COMPLETED': 'completed',
+} as const;
+
+export type CryptoEventType = keyof typeof CRYPTO_EVENT_STATES;
+
+export async function publishCryptoEvent(
+  outbox: Outbox,
+  tx: Executor,
+  event: {
+    storeId: string;
+    /** The order's callback_url; the store's webhook URL when absent */
+    callbackUrl: string | null;
+    eventType: CryptoEventType;
+    resource: Record<string, string>;
+  },
+): Promise<{ eventId: string }> {
+  return outbox.publish(tx, {
+    api: 'crypto',
+    tenantId: event.storeId,
+    type: event.eventType,
+    targetUrl: event.callbackUrl,
+    body: (eventId) => ({
+      event_id: eventId,
+      event_type: event.eventType,
+      resource: event.resource,
+      state: CRYPTO_EVENT_STATES[event.eventType],
+    }),
+  });
+}

@@ -1,0 +1,31 @@
+// Who is calling the crypto API (spec/crypto-merchant.md, Authentication): `Authorization: Bearer
+// <u_test_…|u_live_…>`. Runs in onRequest so the principal exists before the idempotency claim.
+import type { FastifyRequest } from 'fastify';
+import { DomainError } from '../../platform/errors/domain-error.ts';
+import type { Store } from '../../platform/tenants/stores-service.ts';
+import type { SessionService } from '../session/session-service.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    cryptoStore?: Store;
+  }
+}
+
+export type StoreAuthenticator = (request: FastifyRequest) => Promise<void>;
+
+export function storeAuthenticator(sessions: SessionService): StoreAuthenticator {
+  return async (request) => {
+    const header = request.headers.authorization;
+    const key = typeof header === 'string' && /^Bearer \S+$/.test(header) ? header.slice(7) : undefined;
+    const store = key ? await sessions.authenticate(key) : undefined;
+    if (!store) throw new DomainError('unauthenticated', 'invalid_api_key');
+    request.cryptoStore = store;
+    request.principal = { kind: 'store', id: store.id, scope: `crypto:store:${store.id}` };
+  };
+}
+
+/** The authenticated store (the route's onRequest hook has run). */
+export function storeOf(request: FastifyRequest): Store {
+  if (!request.cryptoStore) throw new DomainError('unauthenticated', 'invalid_api_key');
+  return request.cryptoStore;
+}

@@ -1,0 +1,45 @@
+// JSON:API plumbing shared by the crypto routes: the media type, money objects and the error responses.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { formatAmountIn } from '../../platform/money/amount.ts';
+
+export const JSON_API = 'application/vnd.api+json';
+
+/** Accept `application/vnd.api+json` bodies as JSON (plain application/json is fastify's own). */
+export function acceptJsonApi(app: FastifyInstance): void {
+  app.addContentTypeParser(JSON_API, { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, body === '' ? null : JSON.parse(body as string));
+    } catch {
+      const error = new Error('the body is not valid JSON') as Error & { statusCode: number };
+      error.statusCode = 400;
+      done(error, undefined);
+    }
+  });
+}
+
+export const money = z.object({ currency: z.string(), value: z.string() });
+export const moneyOf = (minor: bigint, currency: string) => ({
+  currency,
+  value: formatAmountIn(minor, currency),
+});
+
+const errorItem = z.object({
+  status: z.string(),
+  code: z.string(),
+  title: z.string(),
+  detail: z.string(),
+  source: z.object({ pointer: z.string() }).optional(),
+});
+const errorDocument = z.object({ code: z.number(), message: z.string(), errors: z.array(errorItem) });
+export const errors = {
+  400: errorDocument,
+  401: errorDocument,
+  403: errorDocument,
+  404: errorDocument,
+  409: errorDocument,
+  422: errorDocument,
+};
+
+/** A decimal amount as text (or a JSON number, re-read exactly) */
+export const decimalText = z.union([z.string().max(40), z.number()]);

@@ -1,0 +1,429 @@
+// /stores/orders (COMPAT.md, Crypto merchant): create answers `orders_redirect` with the buyer's payment
+// URL; list pages with `cursor` and `limit`; retrieve takes `?include=payments`.
+import { z } from 'zod';
+import { DomainError } from '../../platform/errors/domain-error.ts';
+import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { isUuid } from '../../platform/ids.ts';
+import { parseAmountField } from '../../platform/money/amount.ts';
+import { findAsset } from '../../platform/money/assets.ts';
+import { formatRate } from '../../platform/money/rates.ts';
+import type { Store } from '../../platform/tenants/stores-service.ts';
+import type { Order, OrdersService } from '../orders/orders-service.ts';
+import { isSettlementCurrency, SETTLEMENT_CURRENCIES } from '../quotes/quotes-service.ts';
+import { type StoreAuthenticator, storeOf } from './authenticate.ts';
+import { decimalText, errors, money, moneyOf } from './jsonapi.ts';
+
+const ORDER_STATUSES = [
+  'pending',
+  'paid',
+  'expired',
+  'canceled',
+  'refund_proposed',
+  'refund_processing',
+  'refund_completed',
+] as const;
+
+const httpUrl = z
+  .string()
+  .max(2000)
+  .url()
+  .refine((u) => /^https?:\/\//i.test(u), 'must be an http(s) URL');
+const text = (max: number) => z.string().trim().max(max);
+
+const orderBody = z.object({
+  data: z.object({
+    type: z.literal('orders').optional(),
+    attributes: z.object({
+      order: z.object({
+        reference: text(255).min(1),
+        amount: z.object({
+          total: decimalText,
+          currency: z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter currency code'),
+          details: z
+            .object({ subtotal: decimalText, shipping: decimalText, tax: decimalText, discount: decimalText })
+            .partial()
+            .optional(),
+        }),
+        return_urls: z.object({
+          return_url: httpUrl,
+          cancel_url: httpUrl.optional(),
+          callback_url: httpUrl.optional(),
+        }),
+        line_items: z
+          .array(
+            z.object({
+              sku: text(100).optional(),
+              name: text(255).min(1),
+              price: decimalText,
+              currency: z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter currency code'),
+              quantity: z.number().int().min(1).max(1_000_000),
+            }),
+          )
+          .max(100)
+          .optional(),
+        expires_at: z.iso.datetime({ offset: true }).optional(),
+        exchange_rate_id: z.string().max(64).optional(),
+      }),
+      customer: z.object({
+        first_name: text(100).optional(),
+        last_name: text(100).optional(),
+        email: z.email().max(254),
+        address1: text(200).optional(),
+        address2: text(200).optional(),
+        city: text(100).optional(),
+        state: text(100).optional(),
+        postcode: text(20).optional(),
+        country: z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code'),
+      }),
+    }),
+  }),
+});
+
+const transferView = z.object({
+  transaction_hash: z.string(),
+  currency: z.string(),
+  blockchain: z.string(),
+  amount: z.string(),
+  value: money,
+  rate: z.string(),
+  status: z.enum(['detected', 'confirmed']),
+  confirmations: z.number(),
+  confirmations_required: z.number(),
+  late: z.boolean(),
+  requoted: z.boolean(),
+  offramp: z.boolean(),
+  detected_at: z.string(),
+  confirmed_at: z.string().nullable(),
+});
+
+const orderResource = z.object({
+  type: z.literal('orders'),
+  id: z.string(),
+  attributes: z.object({
+    status: z.enum(ORDER_STATUSES),
+    reference: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    expires_at: z.string(),
+    total_amount: money,
+    amount_details: z.record(z.string(), z.string()).nullable(),
+    settlement_amount: money.nullable(),
+    amount_paid: money,
+    amount_pending: money,
+    amount_due: money,
+    amount_over: money,
+    payment_uuid: z.string().nullable(),
+    refundable: z.boolean(),
+    payment_currency: z.object({ currency: z.string(), blockchain: z.string() }).nullable(),
+    deposit_address: z.string().nullable(),
+    transfers: z.array(transferView),
+    redirect_url: z.string(),
+    return_urls: z.object({
+      return_url: z.string(),
+      cancel_url: z.string().nullable(),
+      callback_url: z.string().nullable(),
+    }),
+    customer: z.record(z.string(), z.string()),
+    line_items: z.array(z.record(z.string(), z.union([z.string(), z.number()]))),
+  }),
+  relationships: z
+    .object({
+      payments: z.object({ data: z.array(z.object({ type: z.literal('payments'), id: z.string() })) }),
+    })
+    .optional(),
+});
+
+const paymentResource = z.object({
+  type: z.literal('payments'),
+  id: z.string(),
+  attributes: z.object({
+    total_amount: money,
+    crypto_amount: z.object({ currency: z.string(), blockchain: z.string(), value: z.string() }),
+    rate: z.string(),
+    offramp: z.boolean(),
+    created_at: z.string(),
+  }),
+});
+
+export function presentOrder(order: Order, refundable: boolean) {
+  const m = (minor: bigint) => moneyOf(minor, order.currency);
+  return {
+    type: 'orders' as const,
+    id: order.id,
+    attributes: {
+      status: order.status,
+      reference: order.reference,
+      created_at: order.createdAt.toISOString(),
+      updated_at: order.updatedAt.toISOString(),
+      expires_at: order.expiresAt.toISOString(),
+      total_amount: m(order.total),
+      amount_details: order.details,
+      settlement_amount: order.payment ? m(order.payment.total) : null,
+      amount_paid: m(order.amounts.paid),
+      amount_pending: m(order.amounts.pending),
+      amount_due: m(order.amounts.due),
+      amount_over: m(order.amounts.over),
+      payment_uuid: order.payment?.id ?? null,
+      refundable,
+      payment_currency:
+        order.payAsset && order.payNetwork
+          ? { currency: order.payAsset, blockchain: order.payNetwork }
+          : null,
+      deposit_address: order.depositAddress,
+      transfers: order.deposits.map((d) => ({
+        transaction_hash: d.transactionHash,
+        currency: d.asset,
+        blockchain: d.network,
+        amount: moneyOf(d.amount, d.asset).value,
+        value: m(d.fiatValue),
+        rate: formatRate(d.rateE18),
+        status: d.status,
+        confirmations: d.confirmations,
+        confirmations_required: d.confirmationsRequired,
+        late: d.late,
+        requoted: d.requoted,
+        offramp: d.offramp,
+        detected_at: d.detectedAt.toISOString(),
+        confirmed_at: d.confirmedAt?.toISOString() ?? null,
+      })),
+      redirect_url: order.redirectUrl,
+      return_urls: {
+        return_url: order.returnUrl,
+        cancel_url: order.cancelUrl,
+        callback_url: order.callbackUrl,
+      },
+      customer: { ...order.customer },
+      line_items: order.lineItems.map((item) => ({ ...item })),
+    },
+  };
+}
+
+function presentPayment(order: Order) {
+  const p = order.payment;
+  if (!p) return [];
+  return [
+    {
+      type: 'payments' as const,
+      id: p.id,
+      attributes: {
+        total_amount: moneyOf(p.total, p.currency),
+        crypto_amount: {
+          currency: p.asset,
+          blockchain: p.network,
+          value: moneyOf(p.cryptoAmount, p.asset).value,
+        },
+        rate: formatRate(p.rateE18),
+        offramp: p.offramp,
+        created_at: p.createdAt.toISOString(),
+      },
+    },
+  ];
+}
+
+const encodeCursor = (seq: bigint) => Buffer.from(`seq:${seq}`).toString('base64url');
+function decodeCursor(cursor: string): bigint {
+  const match = /^seq:(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match?.[1])
+    throw new DomainError('validation_failed', 'cursor is not one this API handed out', { field: 'cursor' });
+  return BigInt(match[1]);
+}
+
+export interface OrdersRoutesDeps {
+  orders: OrdersService;
+  authenticate: StoreAuthenticator;
+  /** Refuses callback URLs the webhook engine would refuse (SSRF guard) */
+  checkCallbackUrl: (url: string, field: string) => void;
+}
+
+export async function registerOrdersRoutes(app: ZodApp, deps: OrdersRoutesDeps): Promise<void> {
+  const { orders } = deps;
+  const view = (order: Order, store: Store) => presentOrder(order, orders.isRefundable(order, store));
+
+  app.post(
+    '/stores/orders',
+    {
+      onRequest: deps.authenticate,
+      schema: {
+        summary: 'Create an order; answers the URL of the hosted payment page',
+        description: `Amounts are decimal strings in the order currency (${SETTLEMENT_CURRENCIES.join(', ')}). expires_at defaults to 15 minutes from now (5 minutes to 7 days). exchange_rate_id locks the rate of a quote from POST /stores/exchange_rates while it is valid.`,
+        tags: ['orders'],
+        body: orderBody,
+        response: {
+          201: z.object({
+            data: z.object({
+              type: z.literal('orders_redirect'),
+              id: z.string(),
+              attributes: z.object({ redirect_url: z.string() }),
+            }),
+          }),
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const store = storeOf(request);
+      const { order, customer } = request.body.data.attributes;
+      const base = 'data.attributes.order';
+      const currency = order.amount.currency;
+      if (!isSettlementCurrency(currency))
+        throw new DomainError(
+          'validation_failed',
+          `currency must be one of ${SETTLEMENT_CURRENCIES.join(', ')}`,
+          {
+            field: `${base}.amount.currency`,
+          },
+        );
+      const asset = findAsset(currency);
+      if (!asset) throw new Error(`unknown asset ${currency}`);
+      const total = parseAmountField(order.amount.total, asset, `${base}.amount.total`);
+      let details: Record<string, string> | null = null;
+      if (order.amount.details) {
+        const parsed: Record<string, bigint> = {};
+        for (const [key, value] of Object.entries(order.amount.details)) {
+          if (value === undefined) continue;
+          parsed[key] = parseAmount0(value, asset, `${base}.amount.details.${key}`);
+        }
+        if (parsed.subtotal !== undefined) {
+          const sum =
+            parsed.subtotal + (parsed.shipping ?? 0n) + (parsed.tax ?? 0n) - (parsed.discount ?? 0n);
+          if (sum !== total)
+            throw new DomainError(
+              'validation_failed',
+              'subtotal + shipping + tax - discount must equal the total',
+              { field: `${base}.amount.details` },
+            );
+        }
+        details = Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, moneyOf(v, currency).value]));
+      }
+      const lineItems = (order.line_items ?? []).map((item, index) => {
+        const itemAsset = findAsset(item.currency);
+        if (!itemAsset)
+          throw new DomainError('validation_failed', 'unknown currency', {
+            field: `${base}.line_items.${index}.currency`,
+          });
+        const price = parseAmount0(item.price, itemAsset, `${base}.line_items.${index}.price`);
+        return { ...item, price: moneyOf(price, item.currency).value };
+      });
+      const callbackUrl = order.return_urls.callback_url ?? null;
+      if (callbackUrl) deps.checkCallbackUrl(callbackUrl, `${base}.return_urls.callback_url`);
+      const created = await orders.create(store, {
+        reference: order.reference,
+        currency,
+        total,
+        details,
+        returnUrl: order.return_urls.return_url,
+        cancelUrl: order.return_urls.cancel_url ?? null,
+        callbackUrl,
+        lineItems,
+        customer,
+        expiresAt: order.expires_at ? new Date(order.expires_at) : null,
+        exchangeRateId: order.exchange_rate_id ?? null,
+      });
+      return reply
+        .code(201)
+        .type('application/vnd.api+json')
+        .send({
+          data: {
+            type: 'orders_redirect',
+            id: created.id,
+            attributes: { redirect_url: created.redirectUrl },
+          },
+        });
+    },
+  );
+
+  app.get(
+    '/stores/orders',
+    {
+      onRequest: deps.authenticate,
+      schema: {
+        summary: 'List the store’s orders, newest first',
+        description:
+          'Cursor pagination: pass meta.next_cursor (or follow links.next) as cursor; limit 1..100, default 100.',
+        tags: ['orders'],
+        querystring: z.object({
+          cursor: z.string().max(200).optional(),
+          limit: z.coerce.number().int().min(1).max(100).default(100),
+          status: z.enum(ORDER_STATUSES).optional(),
+        }),
+        response: {
+          200: z.object({
+            data: z.array(orderResource),
+            meta: z.object({ next_cursor: z.string().nullable() }),
+            links: z.object({ next: z.string().nullable() }),
+          }),
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const store = storeOf(request);
+      const q = request.query;
+      const page = await orders.list(store, {
+        limit: q.limit,
+        ...(q.status ? { status: q.status } : {}),
+        ...(q.cursor ? { afterSeq: decodeCursor(q.cursor) } : {}),
+      });
+      const next = page.nextSeq === null ? null : encodeCursor(page.nextSeq);
+      const params = new URLSearchParams({
+        limit: String(q.limit),
+        ...(q.status ? { status: q.status } : {}),
+      });
+      if (next) params.set('cursor', next);
+      return reply.type('application/vnd.api+json').send({
+        data: page.orders.map((o) => view(o, store)),
+        meta: { next_cursor: next },
+        links: { next: next ? `${request.url.split('?')[0]}?${params}` : null },
+      });
+    },
+  );
+
+  app.get(
+    '/stores/orders/:id',
+    {
+      onRequest: deps.authenticate,
+      schema: {
+        summary: 'Retrieve an order (include=payments adds the payment)',
+        tags: ['orders'],
+        params: z.object({ id: z.string().max(64) }),
+        querystring: z.object({ include: z.enum(['payments']).optional() }),
+        response: {
+          200: z.object({ data: orderResource, included: z.array(paymentResource).optional() }),
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const store = storeOf(request);
+      if (!isUuid(request.params.id)) throw new DomainError('not_found', 'order not found');
+      const order = await orders.get(store, request.params.id);
+      const data = view(order, store);
+      const body =
+        request.query.include === 'payments'
+          ? {
+              data: {
+                ...data,
+                relationships: {
+                  payments: {
+                    data: order.payment ? [{ type: 'payments' as const, id: order.payment.id }] : [],
+                  },
+                },
+              },
+              included: presentPayment(order),
+            }
+          : { data };
+      return reply.type('application/vnd.api+json').send(body);
+    },
+  );
+}
+
+/** Amount parts (details, item prices) may be zero; the total may not. */
+function parseAmount0(
+  value: string | number,
+  asset: NonNullable<ReturnType<typeof findAsset>>,
+  field: string,
+): bigint {
+  const text = typeof value === 'number' ? String(value) : value.trim();
+  if (/^0+(\.0+)?$/.test(text)) return 0n;
+  return parseAmountField(value, asset, field);
+}

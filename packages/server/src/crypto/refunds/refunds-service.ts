@@ -1,0 +1,423 @@
+// Refund proposals (spec/crypto-merchant.md, refund rules 1–5 and the 30-day expiry). The store
+// proposes an amount in the order's currency; the buyer accepts on the hosted decision page (giving an
+// address) or rejects; an accepted refund is paid out on chain from the store's balance, a ledger hold
+// until the payout confirms. The crypto sent back is the same share of the crypto received as the
+// refund is of the payment total, so a refund never sends more than arrived, whatever the rate did.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { Clock } from '../../platform/clock/clock.ts';
+import { addMonths, addSeconds } from '../../platform/clock/clock.ts';
+import { hashToken } from '../../platform/crypto/hashing.ts';
+import type { Db, Executor, Tx } from '../../platform/db/database.ts';
+import type { CryptoOrderStatus, CryptoRefundStatus, CryptoRefundsTable } from '../../platform/db/schema.ts';
+import { type Transact, transactEach } from '../../platform/db/transact.ts';
+import { DomainError, invalidState, notFound } from '../../platform/errors/domain-error.ts';
+import type { Outbox } from '../../platform/events/outbox.ts';
+import type { Ledger } from '../../platform/ledger/ledger.ts';
+import { formatAmount } from '../../platform/money/amount.ts';
+import type { Store, StoresService } from '../../platform/tenants/stores-service.ts';
+import type { ChainNews, ChainRail } from '../../rails/chain/port.ts';
+import type { Notifier } from '../../rails/notifier/port.ts';
+import { type CryptoEventType, publishCryptoEvent } from '../events/publish-crypto-event.ts';
+import { REFUND_AGE_LIMIT_MONTHS, storeBalance } from '../orders/orders-service.ts';
+import { assetOf } from '../quotes/quotes-service.ts';
+
+export const REFUND_PROPOSAL_TTL_SECONDS = 30 * 24 * 3600;
+export const REFUND_REFERENCE = 'crypto-refund';
+
+export interface Refund {
+  id: string;
+  paymentId: string;
+  orderId: string;
+  orderReference: string;
+  storeName: string;
+  status: CryptoRefundStatus;
+  amount: bigint;
+  currency: string;
+  reason: string | null;
+  cryptoAmount: bigint;
+  asset: string;
+  network: string;
+  refundAddress: string | null;
+  payoutTransactionHash: string | null;
+  expiresAt: Date;
+  createdAt: Date;
+  decidedAt: Date | null;
+  completedAt: Date | null;
+}
+
+export interface RefundsDeps {
+  db: Db;
+  transact: Transact;
+  clock: Clock;
+  outbox: Outbox;
+  ledger: Ledger;
+  chain: ChainRail;
+  notifier: Notifier;
+  stores: StoresService;
+  publicUrl: string;
+}
+
+export class RefundsService {
+  constructor(private readonly deps: RefundsDeps) {}
+
+  /** Proposes a refund; answers the refund and, once only, the buyer's decision link. */
+  async propose(
+    store: Store,
+    paymentId: string,
+    input: { amount: bigint; reason: string | null },
+  ): Promise<{ refund: Refund; decisionUrl: string }> {
+    return this.deps.transact(async (tx) => {
+      const payment = await tx
+        .selectFrom('crypto_payments as p')
+        .innerJoin('crypto_orders as o', 'o.id', 'p.order_id')
+        .select([
+          'p.id',
+          'p.order_id',
+          'p.total',
+          'p.currency',
+          'p.crypto_amount',
+          'p.asset',
+          'p.network',
+          'p.offramp',
+          'p.created_at',
+          'o.status as order_status',
+          'o.customer',
+          'o.reference',
+          'o.callback_url',
+        ])
+        .where('p.id', '=', paymentId)
+        .where('p.store_id', '=', store.id)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!payment) throw notFound('payment');
+      // Rule 1
+      if (!store.refundsEnabled) throw new DomainError('forbidden', 'refunds are not enabled for this store');
+      // Rule 5
+      if (payment.offramp) throw invalidState('offramp payments cannot be refunded', { rule: 'offramp' });
+      // Rule 4
+      const now = this.deps.clock.now();
+      if (addMonths(payment.created_at, REFUND_AGE_LIMIT_MONTHS) < now)
+        throw invalidState('payments older than 3 months cannot be refunded', { rule: 'age' });
+      // Rule 2 (also guarded by a unique index, should two proposals race)
+      const active = await tx
+        .selectFrom('crypto_refunds')
+        .select('status')
+        .where('payment_id', '=', paymentId)
+        .where('status', 'in', ['proposed', 'accepted', 'complete'])
+        .executeTakeFirst();
+      if (active)
+        throw invalidState(`the payment already has a ${active.status} refund`, {
+          rule: 'one_active',
+          status: active.status,
+        });
+      // Rule 3
+      const currency = assetOf(payment.currency);
+      const total = BigInt(payment.total);
+      const minimum = 10n ** BigInt(Math.max(0, currency.exponent - 2)); // 0.01 in the currency
+      if (input.amount < minimum || input.amount > total)
+        throw new DomainError(
+          'validation_failed',
+          `amount must be at least ${formatAmount(minimum, currency)} and at most the payment total ${formatAmount(total, currency)}`,
+          { field: 'data.attributes.amount' },
+        );
+      const token = randomBytes(24).toString('base64url');
+      const id = randomUUID();
+      await tx
+        .insertInto('crypto_refunds')
+        .values({
+          id,
+          payment_id: paymentId,
+          order_id: payment.order_id,
+          store_id: store.id,
+          status: 'proposed',
+          amount: input.amount,
+          currency: payment.currency,
+          reason: input.reason,
+          crypto_amount: (BigInt(payment.crypto_amount) * input.amount) / total,
+          asset: payment.asset,
+          network: payment.network,
+          order_status_before: payment.order_status,
+          decision_token_hash: hashToken(token),
+          expires_at: addSeconds(now, REFUND_PROPOSAL_TTL_SECONDS),
+          created_at: now,
+        })
+        .execute();
+      await this.setOrderStatus(tx, payment.order_id, 'refund_proposed');
+      const decisionUrl = `${this.deps.publicUrl}/crypto/refunds/${token}`;
+      const refund = await this.find(tx, { id });
+      await this.deps.notifier.send(tx, {
+        channel: 'email',
+        recipient: payment.customer.email,
+        subject: `${store.name} proposes a refund for order ${payment.reference}`,
+        body: `${store.name} proposes to refund ${formatAmount(input.amount, currency)} ${payment.currency} of your crypto payment for order ${payment.reference}. Accept it (and say where to send it) or reject it here: ${decisionUrl}\nThe proposal expires on ${refund.expiresAt.toISOString().slice(0, 10)}.`,
+      });
+      await this.publish(tx, refund, 'ORDER.REFUND.PROPOSED', payment.callback_url);
+      return { refund, decisionUrl };
+    });
+  }
+
+  /** The currency of a store's payment (refund amounts are in it); a foreign payment is not found. */
+  async paymentCurrency(store: Store, paymentId: string): Promise<string> {
+    const row = await this.deps.db
+      .selectFrom('crypto_payments')
+      .select('currency')
+      .where('id', '=', paymentId)
+      .where('store_id', '=', store.id)
+      .executeTakeFirst();
+    if (!row) throw notFound('payment');
+    return row.currency;
+  }
+
+  /** The network a payment arrived on (refunds go back on it). */
+  async paymentNetwork(paymentId: string): Promise<string> {
+    const row = await this.deps.db
+      .selectFrom('crypto_payments')
+      .select('network')
+      .where('id', '=', paymentId)
+      .executeTakeFirst();
+    if (!row) throw notFound('payment');
+    return row.network;
+  }
+
+  /** The payment's current refund (the latest proposal). */
+  async get(store: Store, paymentId: string): Promise<Refund> {
+    return this.find(this.deps.db, { paymentId, storeId: store.id });
+  }
+
+  /** The hosted page's view, by the token in its link. */
+  async byToken(token: string): Promise<Refund> {
+    return this.find(this.deps.db, { tokenHash: hashToken(token) });
+  }
+
+  /** The buyer accepts and gives an address: the payout is broadcast. */
+  async accept(where: { token: string } | { paymentId: string }, address: string): Promise<Refund> {
+    return this.decide(where, async (tx, refund) => {
+      if (!this.deps.chain.isValidAddress(refund.network, address))
+        throw new DomainError('validation_failed', `not a ${refund.network} address`, { field: 'address' });
+      const now = this.deps.clock.now();
+      const balance = await storeBalance(this.deps.ledger, tx, refund.storeId, refund.asset);
+      const payout = await this.deps.ledger.openAccount(tx, {
+        ownerType: 'crypto_chain',
+        ownerId: refund.network,
+        asset: refund.asset,
+        purpose: 'payouts',
+        isBounded: false,
+      });
+      const hold = await this.deps.ledger.hold(tx, {
+        operationId: `crypto-refund:${refund.id}`,
+        debitAccountId: balance,
+        creditAccountId: payout.id,
+        amount: refund.cryptoAmount,
+        metadata: { refundId: refund.id },
+      });
+      const transfer = await this.deps.chain.send(tx, {
+        network: refund.network,
+        asset: refund.asset,
+        address,
+        amount: refund.cryptoAmount,
+        reference: `${REFUND_REFERENCE}:${refund.id}`,
+      });
+      await tx
+        .updateTable('crypto_refunds')
+        .set({
+          status: 'accepted',
+          refund_address: address,
+          ledger_hold_id: hold.id,
+          payout_id: transfer.id,
+          decided_at: now,
+        })
+        .where('id', '=', refund.id)
+        .execute();
+      await this.setOrderStatus(tx, refund.orderId, 'refund_processing');
+      return 'ORDER.REFUND.ACCEPTED';
+    });
+  }
+
+  async reject(where: { token: string } | { paymentId: string }): Promise<Refund> {
+    return this.decide(where, async (tx, refund) => {
+      await tx
+        .updateTable('crypto_refunds')
+        .set({ status: 'rejected', decided_at: this.deps.clock.now() })
+        .where('id', '=', refund.id)
+        .execute();
+      await this.setOrderStatus(tx, refund.orderId, refund.orderStatusBefore);
+      return 'ORDER.REFUND.REJECTED';
+    });
+  }
+
+  /** Sweep: proposals nobody accepted within 30 days end as `expired`. */
+  async expireDue(): Promise<number> {
+    const due = await this.deps.db
+      .selectFrom('crypto_refunds')
+      .select('id')
+      .where('status', '=', 'proposed')
+      .where('expires_at', '<=', this.deps.clock.now())
+      .limit(200)
+      .execute();
+    return transactEach(this.deps.transact, due, async (tx, row) => {
+      const refund = await this.lock(tx, { id: row.id });
+      if (refund.status !== 'proposed') return false;
+      await tx.updateTable('crypto_refunds').set({ status: 'expired' }).where('id', '=', refund.id).execute();
+      await this.setOrderStatus(tx, refund.orderId, refund.orderStatusBefore);
+      await this.publish(
+        tx,
+        await this.find(tx, { id: refund.id }),
+        'ORDER.REFUND.EXPIRED',
+        refund.callbackUrl,
+      );
+      return true;
+    });
+  }
+
+  /** The chain rail confirms a payout: the refund is complete. */
+  async onChain(tx: Tx, news: ChainNews): Promise<void> {
+    if (news.kind !== 'confirmed') return;
+    const id = news.transfer.reference.slice(REFUND_REFERENCE.length + 1);
+    const refund = await this.lock(tx, { id });
+    if (refund.status !== 'accepted' || !refund.holdId) return;
+    await this.deps.ledger.postHold(tx, {
+      operationId: `crypto-refund-payout:${refund.id}`,
+      holdId: refund.holdId,
+    });
+    await tx
+      .updateTable('crypto_refunds')
+      .set({ status: 'complete', completed_at: this.deps.clock.now() })
+      .where('id', '=', refund.id)
+      .execute();
+    await this.setOrderStatus(tx, refund.orderId, 'refund_completed');
+    await this.publish(tx, await this.find(tx, { id }), 'ORDER.REFUND.COMPLETED', refund.callbackUrl);
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+
+  private async decide(
+    where: { token: string } | { paymentId: string },
+    step: (tx: Tx, refund: Awaited<ReturnType<RefundsService['lock']>>) => Promise<CryptoEventType>,
+  ): Promise<Refund> {
+    return this.deps.transact(async (tx) => {
+      const refund = await this.lock(
+        tx,
+        'token' in where ? { tokenHash: hashToken(where.token) } : { paymentId: where.paymentId },
+      );
+      if (refund.status !== 'proposed')
+        throw invalidState(`the refund is ${refund.status}; only a proposed refund can be decided`, {
+          status: refund.status,
+        });
+      if (refund.expiresAt <= this.deps.clock.now()) throw invalidState('the refund proposal has expired');
+      const eventType = await step(tx, refund);
+      const updated = await this.find(tx, { id: refund.id });
+      await this.publish(tx, updated, eventType, refund.callbackUrl);
+      return updated;
+    });
+  }
+
+  private async lock(tx: Tx, where: RefundLookup) {
+    const row = await this.query(tx, where).forUpdate(/* refund row only */).executeTakeFirst();
+    if (!row) throw notFound('refund');
+    const order = await tx
+      .selectFrom('crypto_orders')
+      .select('callback_url')
+      .where('id', '=', row.order_id)
+      .executeTakeFirstOrThrow();
+    return {
+      id: row.id,
+      status: row.status,
+      orderId: row.order_id,
+      storeId: row.store_id,
+      asset: row.asset,
+      network: row.network,
+      cryptoAmount: BigInt(row.crypto_amount),
+      holdId: row.ledger_hold_id,
+      expiresAt: row.expires_at,
+      orderStatusBefore: row.order_status_before,
+      callbackUrl: order.callback_url,
+    };
+  }
+
+  private query(db: Executor, where: RefundLookup) {
+    let q = db.selectFrom('crypto_refunds').selectAll();
+    if (where.id) q = q.where('id', '=', where.id);
+    if (where.paymentId) q = q.where('payment_id', '=', where.paymentId);
+    if (where.storeId) q = q.where('store_id', '=', where.storeId);
+    if (where.tokenHash) q = q.where('decision_token_hash', '=', where.tokenHash);
+    return q.orderBy('seq', 'desc').limit(1);
+  }
+
+  private async find(db: Executor, where: RefundLookup): Promise<Refund> {
+    const row = await this.query(db, where).executeTakeFirst();
+    if (!row) throw notFound('refund');
+    const order = await db
+      .selectFrom('crypto_orders as o')
+      .innerJoin('stores as s', 's.id', 'o.store_id')
+      .select(['o.reference', 's.name'])
+      .where('o.id', '=', row.order_id)
+      .executeTakeFirstOrThrow();
+    return toRefund(row, order.reference, order.name);
+  }
+
+  private async setOrderStatus(tx: Tx, orderId: string, status: CryptoOrderStatus): Promise<void> {
+    await tx
+      .updateTable('crypto_orders')
+      .set({ status, updated_at: this.deps.clock.now() })
+      .where('id', '=', orderId)
+      .execute();
+  }
+
+  private async publish(tx: Tx, refund: Refund, eventType: CryptoEventType, callbackUrl: string | null) {
+    const storeId = (
+      await tx
+        .selectFrom('crypto_refunds')
+        .select('store_id')
+        .where('id', '=', refund.id)
+        .executeTakeFirstOrThrow()
+    ).store_id;
+    await publishCryptoEvent(this.deps.outbox, tx, {
+      storeId,
+      callbackUrl,
+      eventType,
+      resource: {
+        amount: formatAmount(refund.amount, assetOf(refund.currency)),
+        currency: refund.currency,
+        reference: refund.orderReference,
+        order_id: refund.orderId,
+        payment_id: refund.paymentId,
+        refund_id: refund.id,
+        status: refund.status,
+        crypto_amount: formatAmount(refund.cryptoAmount, assetOf(refund.asset)),
+        crypto_currency: refund.asset,
+        network: refund.network,
+      },
+    });
+  }
+}
+
+interface RefundLookup {
+  id?: string;
+  paymentId?: string;
+  storeId?: string;
+  tokenHash?: string;
+}
+
+function toRefund(row: Selectable<CryptoRefundsTable>, orderReference: string, storeName: string): Refund {
+  return {
+    id: row.id,
+    paymentId: row.payment_id,
+    orderId: row.order_id,
+    orderReference,
+    storeName,
+    status: row.status,
+    amount: BigInt(row.amount),
+    currency: row.currency,
+    reason: row.reason,
+    cryptoAmount: BigInt(row.crypto_amount),
+    asset: row.asset,
+    network: row.network,
+    refundAddress: row.refund_address,
+    payoutTransactionHash: row.payout_id,
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+    decidedAt: row.decided_at,
+    completedAt: row.completed_at,
+  };
+}

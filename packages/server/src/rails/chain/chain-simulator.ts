@@ -1,0 +1,202 @@
+// The blockchain rail's simulator: addresses of each network's shape, transfers that the sandbox makes
+// (POST /sandbox/crypto/orders/{id}/pay) or that payouts broadcast, and confirmations that accrue one
+// block time at a time on the injected clock (a sweep hands over those that are final).
+import { randomBytes } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { Clock } from '../../platform/clock/clock.ts';
+import { addSeconds } from '../../platform/clock/clock.ts';
+import type { Db, Executor, Tx } from '../../platform/db/database.ts';
+import type { ChainTransfersTable } from '../../platform/db/schema.ts';
+import { type Transact, transactEach } from '../../platform/db/transact.ts';
+import { DomainError } from '../../platform/errors/domain-error.ts';
+import { findNetwork } from '../../platform/money/assets.ts';
+import {
+  type ChainNews,
+  type ChainRail,
+  type ChainSink,
+  type ChainTransfer,
+  isWellFormedAddress,
+} from './port.ts';
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const BECH32 = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+
+function randomFrom(alphabet: string, length: number): string {
+  return [...randomBytes(length)].map((b) => alphabet.charAt(b % alphabet.length)).join('');
+}
+
+/** A fresh address of the network's shape (testnet forms: the sandbox never touches a real chain). */
+export function simulatedAddress(network: string): string {
+  switch (network) {
+    case 'BTC':
+      return `tb1q${randomFrom(BECH32, 38)}`;
+    case 'SOL':
+      return randomFrom(BASE58, 44);
+    case 'TRON':
+      return `T${randomFrom(BASE58, 33)}`;
+    default:
+      return `0x${randomBytes(20).toString('hex')}`;
+  }
+}
+
+const transactionHash = (network: string) =>
+  network === 'BTC' || network === 'TRON'
+    ? randomBytes(32).toString('hex')
+    : `0x${randomBytes(32).toString('hex')}`;
+
+export class ChainSimulator implements ChainRail {
+  private readonly sinks = new Map<string, ChainSink>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly transact: Transact,
+  ) {}
+
+  connect(prefix: string, sink: ChainSink): void {
+    this.sinks.set(prefix, sink);
+  }
+
+  isValidAddress(network: string, address: string): boolean {
+    return isWellFormedAddress(network, address);
+  }
+
+  async depositAddress(
+    db: Executor,
+    input: { network: string; asset: string; reference: string },
+  ): Promise<string> {
+    const existing = await db
+      .selectFrom('chain_addresses')
+      .select('address')
+      .where('reference', '=', input.reference)
+      .where('network', '=', input.network)
+      .where('asset', '=', input.asset)
+      .executeTakeFirst();
+    if (existing) return existing.address;
+    const address = simulatedAddress(input.network);
+    await db
+      .insertInto('chain_addresses')
+      .values({ address, ...input, created_at: this.clock.now() })
+      .execute();
+    return address;
+  }
+
+  confirmations(
+    transfer: Pick<ChainTransfer, 'broadcastAt' | 'confirmationsRequired' | 'network' | 'asset'>,
+    at: Date,
+  ): number {
+    const blockTime = findNetwork(transfer.asset, transfer.network)?.blockTimeSeconds ?? 1;
+    const blocks = Math.floor((at.getTime() - transfer.broadcastAt.getTime()) / 1000 / blockTime);
+    return Math.max(0, Math.min(transfer.confirmationsRequired, blocks));
+  }
+
+  /** Sandbox: someone sends `amount` to a deposit address this rail handed out. */
+  async pay(tx: Tx, input: { address: string; amount: bigint; offramp?: boolean }): Promise<ChainTransfer> {
+    const owner = await tx
+      .selectFrom('chain_addresses')
+      .selectAll()
+      .where('address', '=', input.address)
+      .executeTakeFirst();
+    if (!owner) throw new DomainError('not_found', 'no such deposit address');
+    return this.broadcast(tx, {
+      network: owner.network,
+      asset: owner.asset,
+      direction: 'in',
+      address: owner.address,
+      amount: input.amount,
+      offramp: input.offramp ?? false,
+      reference: owner.reference,
+    });
+  }
+
+  async send(
+    tx: Tx,
+    input: { network: string; asset: string; address: string; amount: bigint; reference: string },
+  ): Promise<ChainTransfer> {
+    if (!this.isValidAddress(input.network, input.address))
+      throw new DomainError('validation_failed', `not a ${input.network} address`, { field: 'address' });
+    return this.broadcast(tx, { ...input, direction: 'out', offramp: false });
+  }
+
+  /** Sweep: transfers whose last needed block has passed are final; their owners hear of it. */
+  async confirmDue(): Promise<number> {
+    const due = await this.db
+      .selectFrom('chain_transfers')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('confirms_at', '<=', this.clock.now())
+      .orderBy('seq')
+      .limit(200)
+      .execute();
+    return transactEach(this.transact, due, async (tx, row) => {
+      const updated = await tx
+        .updateTable('chain_transfers')
+        .set({ status: 'confirmed', confirmed_at: this.clock.now() })
+        .where('id', '=', row.id)
+        .where('status', '=', 'pending')
+        .returningAll()
+        .executeTakeFirst();
+      if (!updated) return false;
+      await this.tell(tx, { kind: 'confirmed', transfer: toTransfer(updated) });
+      return true;
+    });
+  }
+
+  private async broadcast(
+    tx: Tx,
+    input: Omit<
+      ChainTransfer,
+      'id' | 'status' | 'confirmationsRequired' | 'broadcastAt' | 'confirmsAt' | 'confirmedAt'
+    >,
+  ): Promise<ChainTransfer> {
+    const network = findNetwork(input.asset, input.network);
+    if (!network) throw new Error(`${input.asset} does not run on ${input.network}`);
+    const now = this.clock.now();
+    const row = await tx
+      .insertInto('chain_transfers')
+      .values({
+        id: transactionHash(input.network),
+        network: input.network,
+        asset: input.asset,
+        direction: input.direction,
+        address: input.address,
+        amount: input.amount,
+        offramp: input.offramp,
+        reference: input.reference,
+        status: 'pending',
+        confirmations_required: network.confirmationsRequired,
+        broadcast_at: now,
+        confirms_at: addSeconds(now, network.confirmationsRequired * network.blockTimeSeconds),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const transfer = toTransfer(row);
+    await this.tell(tx, { kind: 'seen', transfer });
+    return transfer;
+  }
+
+  private async tell(tx: Tx, news: ChainNews): Promise<void> {
+    const prefix = news.transfer.reference.split(':')[0] ?? '';
+    const sink = this.sinks.get(prefix);
+    if (!sink) throw new Error(`no chain sink for references "${prefix}:…"`);
+    await sink(tx, news);
+  }
+}
+
+function toTransfer(row: Selectable<ChainTransfersTable>): ChainTransfer {
+  return {
+    id: row.id,
+    network: row.network,
+    asset: row.asset,
+    direction: row.direction,
+    address: row.address,
+    amount: BigInt(row.amount),
+    offramp: row.offramp,
+    reference: row.reference,
+    status: row.status,
+    confirmationsRequired: row.confirmations_required,
+    broadcastAt: row.broadcast_at,
+    confirmsAt: row.confirms_at,
+    confirmedAt: row.confirmed_at,
+  };
+}

@@ -1,0 +1,141 @@
+// Builders for crypto tests, through the real admin, session and order routes (STYLE: no raw inserts).
+import type { Harness } from './harness.ts';
+
+export interface TestStore {
+  id: string;
+  clientId: string;
+  clientSecret: string;
+  webhookSecret: string;
+  key: string;
+  auth: Record<string, string>;
+}
+
+export async function aStore(
+  h: Harness,
+  options: {
+    webhookUrl?: string;
+    refundsEnabled?: boolean;
+    currencies?: { currency: string; network: string }[];
+  } = {},
+): Promise<TestStore> {
+  const created = await h.admin<{
+    id: string;
+    clientId: string;
+    clientSecret: string;
+    webhookSecret: string;
+  }>('POST', '/stores', { json: { name: `Store ${Math.random().toString(36).slice(2, 8)}`, ...options } });
+  if (created.status !== 201) throw new Error(`store not created: ${created.text}`);
+  const session = await h.request<{ data: { id: string } }>('POST', '/crypto/api/stores/session', {
+    json: {
+      data: {
+        type: 'session',
+        attributes: { client_id: created.body.clientId, client_secret: created.body.clientSecret },
+      },
+    },
+  });
+  if (session.status !== 200) throw new Error(`no session: ${session.text}`);
+  const key = session.body.data.id;
+  return { ...created.body, key, auth: { authorization: `Bearer ${key}` } };
+}
+
+export function orderDocument(
+  overrides: {
+    total?: string;
+    currency?: string;
+    reference?: string;
+    callbackUrl?: string;
+    expiresAt?: string;
+    exchangeRateId?: string;
+  } = {},
+) {
+  return {
+    data: {
+      type: 'orders',
+      attributes: {
+        order: {
+          reference: overrides.reference ?? `order-${Math.random().toString(36).slice(2, 8)}`,
+          amount: { total: overrides.total ?? '10.90', currency: overrides.currency ?? 'EUR' },
+          return_urls: {
+            return_url: 'https://shop.example/return',
+            cancel_url: 'https://shop.example/cancel',
+            ...(overrides.callbackUrl ? { callback_url: overrides.callbackUrl } : {}),
+          },
+          line_items: [
+            {
+              sku: 'T-1',
+              name: 'T-shirt',
+              price: overrides.total ?? '10.90',
+              currency: overrides.currency ?? 'EUR',
+              quantity: 1,
+            },
+          ],
+          ...(overrides.expiresAt ? { expires_at: overrides.expiresAt } : {}),
+          ...(overrides.exchangeRateId ? { exchange_rate_id: overrides.exchangeRateId } : {}),
+        },
+        customer: { first_name: 'Ada', last_name: 'Buyer', email: 'ada@example.com', country: 'RO' },
+      },
+    },
+  };
+}
+
+export async function anOrder(
+  h: Harness,
+  store: TestStore,
+  overrides: Parameters<typeof orderDocument>[0] = {},
+) {
+  const res = await h.request<{ data: { id: string; attributes: { redirect_url: string } } }>(
+    'POST',
+    '/crypto/api/stores/orders',
+    { headers: store.auth, json: orderDocument(overrides) },
+  );
+  if (res.status !== 201) throw new Error(`order not created: ${res.text}`);
+  return { id: res.body.data.id, redirectUrl: res.body.data.attributes.redirect_url };
+}
+
+export interface OrderAttributes {
+  status: string;
+  reference: string;
+  total_amount: { currency: string; value: string };
+  amount_paid: { value: string };
+  amount_pending: { value: string };
+  amount_due: { value: string };
+  amount_over: { value: string };
+  payment_uuid: string | null;
+  refundable: boolean;
+  transfers: {
+    status: string;
+    confirmations: number;
+    confirmations_required: number;
+    late: boolean;
+    amount: string;
+    value: { value: string };
+  }[];
+}
+
+export async function orderOf(h: Harness, store: TestStore, id: string) {
+  const res = await h.request<{ data: { attributes: OrderAttributes } }>(
+    'GET',
+    `/crypto/api/stores/orders/${id}`,
+    {
+      headers: store.auth,
+    },
+  );
+  if (res.status !== 200) throw new Error(`order not read: ${res.text}`);
+  return res.body.data.attributes;
+}
+
+/** The buyer pays on the simulated chain (exactly what is due unless an amount is given). */
+export async function pay(
+  h: Harness,
+  orderId: string,
+  body: { currency?: string; network?: string; amount?: string; offramp?: boolean } = {},
+) {
+  return h.request<{ transactionHash: string; amount: string; address: string }>(
+    'POST',
+    `/sandbox/crypto/orders/${orderId}/pay`,
+    {
+      headers: { authorization: `Bearer ${h.adminToken}` },
+      json: { currency: 'USDC', network: 'ETH', ...body },
+    },
+  );
+}
