@@ -17,6 +17,8 @@ import { cryptoApi } from './crypto/crypto-api.ts';
 import { type CryptoServices, createCryptoServices } from './crypto/crypto-services.ts';
 import { issuingApi } from './issuing/issuing-api.ts';
 import { createIssuingServices, type IssuingServices } from './issuing/issuing-services.ts';
+import { registerPayPageRoutes } from './pages/crypto/pay-page-routes.ts';
+import { registerRefundPageRoutes } from './pages/crypto/refund-page-routes.ts';
 import { registerKycPageRoutes } from './pages/kyc-vendor/kyc-page-routes.ts';
 import { paymentsApi } from './payments/payments-api.ts';
 import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
@@ -343,6 +345,8 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     });
   }
   await registerKycPageRoutes(app, { db: services.db, vendor: services.rails.kycVendor });
+  await registerPayPageRoutes(app, { orders: services.crypto.orders, clock: services.clock });
+  await registerRefundPageRoutes(app, { refunds: services.crypto.refunds });
   await registerOperationalRoutes(asZod(app), {
     db: services.db,
     metrics,

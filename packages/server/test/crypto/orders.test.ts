@@ -24,6 +24,8 @@ afterAll(async () => {
 });
 
 const orders = '/crypto/api/stores/orders';
+// biome-ignore lint/suspicious/noExplicitAny: the cases below spoil an untyped JSON document
+type Doc = any;
 type Hook = { event_type: string; state: string; resource: Record<string, string> };
 const hooksFor = (orderId: string) =>
   receiver.received
@@ -56,42 +58,42 @@ describe('creating orders', () => {
   });
 
   it.each([
-    ['reference', (d: any) => delete d.data.attributes.order.reference, '/data/attributes/order/reference'],
+    ['reference', (d: Doc) => delete d.data.attributes.order.reference, '/data/attributes/order/reference'],
     [
       'total',
-      (d: any) => (d.data.attributes.order.amount.total = '10.999'),
+      (d: Doc) => (d.data.attributes.order.amount.total = '10.999'),
       '/data/attributes/order/amount/total',
     ],
     [
       'negative total',
-      (d: any) => (d.data.attributes.order.amount.total = '-1'),
+      (d: Doc) => (d.data.attributes.order.amount.total = '-1'),
       '/data/attributes/order/amount/total',
     ],
     [
       'currency',
-      (d: any) => (d.data.attributes.order.amount.currency = 'XYZ'),
+      (d: Doc) => (d.data.attributes.order.amount.currency = 'XYZ'),
       '/data/attributes/order/amount/currency',
     ],
     [
       'return_url',
-      (d: any) => (d.data.attributes.order.return_urls.return_url = 'javascript:alert(1)'),
+      (d: Doc) => (d.data.attributes.order.return_urls.return_url = 'javascript:alert(1)'),
       '/data/attributes/order/return_urls/return_url',
     ],
-    ['email', (d: any) => (d.data.attributes.customer.email = 'nope'), '/data/attributes/customer/email'],
-    ['country', (d: any) => delete d.data.attributes.customer.country, '/data/attributes/customer/country'],
+    ['email', (d: Doc) => (d.data.attributes.customer.email = 'nope'), '/data/attributes/customer/email'],
+    ['country', (d: Doc) => delete d.data.attributes.customer.country, '/data/attributes/customer/country'],
     [
       'details sum',
-      (d: any) => (d.data.attributes.order.amount.details = { subtotal: '10.00', tax: '0.50' }),
+      (d: Doc) => (d.data.attributes.order.amount.details = { subtotal: '10.00', tax: '0.50' }),
       '/data/attributes/order/amount/details',
     ],
     [
       'expiry',
-      (d: any) => (d.data.attributes.order.expires_at = '2000-01-01T00:00:00Z'),
+      (d: Doc) => (d.data.attributes.order.expires_at = '2000-01-01T00:00:00Z'),
       '/data/attributes/order/expires_at',
     ],
     [
       'quote',
-      (d: any) => (d.data.attributes.order.exchange_rate_id = 'qte_nope'),
+      (d: Doc) => (d.data.attributes.order.exchange_rate_id = 'qte_nope'),
       '/data/attributes/order/exchange_rate_id',
     ],
   ])('refuses a bad %s with 400 naming the field', async (_name, spoil, pointer) => {

@@ -1,0 +1,206 @@
+// The hosted crypto payment page (/crypto/pay/{orderId}): the buyer picks a currency and network, gets
+// a 60-second quote with a deposit address, amount and QR code and a countdown, then watches the
+// confirmations and returns to the store. Plain HTML forms work without JavaScript; a small script only
+// counts down and refreshes the page when the order changes.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { renderSVG } from 'uqr';
+import type { Order, OrdersService, PaymentOption } from '../../crypto/orders/orders-service.ts';
+import type { Clock } from '../../platform/clock/clock.ts';
+import { DomainError } from '../../platform/errors/domain-error.ts';
+import { isUuid } from '../../platform/ids.ts';
+import { formatAmountIn } from '../../platform/money/amount.ts';
+import { findNetwork } from '../../platform/money/assets.ts';
+import type { Store } from '../../platform/tenants/stores-service.ts';
+import { escapeHtml, page } from '../html.ts';
+
+const money = (minor: bigint, currency: string) => `${formatAmountIn(minor, currency)} ${currency}`;
+
+/** What changes on the page; the script reloads when it differs from the rendered one. */
+function stamp(order: Order): string {
+  return [order.status, ...order.deposits.map((d) => `${d.status}:${d.confirmations}`)].join('|');
+}
+
+export async function registerPayPageRoutes(
+  app: FastifyInstance,
+  deps: { orders: OrdersService; clock: Clock },
+): Promise<void> {
+  const load = async (id: string) => {
+    if (!isUuid(id)) throw new DomainError('not_found', 'order not found');
+    return deps.orders.forBuyer(id);
+  };
+
+  app.get<{ Params: { orderId: string } }>('/crypto/pay/:orderId', async (request, reply) => {
+    const view = await load(request.params.orderId).catch(() => undefined);
+    if (!view) return notFoundPage(reply);
+    return render(reply, view, deps.clock.now());
+  });
+
+  app.get<{ Params: { orderId: string } }>('/crypto/pay/:orderId/status', async (request, reply) => {
+    const view = await load(request.params.orderId).catch(() => undefined);
+    if (!view) return reply.code(404).send({ error: 'not found' });
+    return reply
+      .header('cache-control', 'no-store')
+      .send({ status: view.order.status, stamp: stamp(view.order) });
+  });
+
+  app.post<{ Params: { orderId: string }; Body: { option?: string } }>(
+    '/crypto/pay/:orderId/choose',
+    async (request, reply) => {
+      const view = await load(request.params.orderId).catch(() => undefined);
+      if (!view) return notFoundPage(reply);
+      const [asset = '', network = ''] = String(request.body?.option ?? '').split(':');
+      try {
+        await deps.orders.choose(view.order.id, { asset, network });
+      } catch (err) {
+        if (!(err instanceof DomainError) || err.status >= 500) throw err;
+        return render(reply.code(err.status), await load(view.order.id), deps.clock.now(), err.message);
+      }
+      return reply.redirect(`/crypto/pay/${view.order.id}`, 303);
+    },
+  );
+
+  app.post<{ Params: { orderId: string } }>('/crypto/pay/:orderId/cancel', async (request, reply) => {
+    const view = await load(request.params.orderId).catch(() => undefined);
+    if (!view) return notFoundPage(reply);
+    try {
+      const order = await deps.orders.cancelByBuyer(view.order.id);
+      return reply.redirect(order.cancelUrl ?? order.returnUrl, 303);
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.status >= 500) throw err;
+      return render(reply.code(err.status), await load(view.order.id), deps.clock.now(), err.message);
+    }
+  });
+}
+
+function notFoundPage(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(404)
+    .type('text/html; charset=utf-8')
+    .send(page('Payment not found', '<h1>Payment not found</h1><p>This payment link is not valid.</p>'));
+}
+
+function render(
+  reply: FastifyReply,
+  view: { order: Order; store: Store; option: PaymentOption | null },
+  now: Date,
+  error?: string,
+): FastifyReply {
+  const { order, store, option } = view;
+  const parts = [
+    `<h1>Pay ${escapeHtml(store.name)}</h1>`,
+    `<p>Order <strong data-field="reference">${escapeHtml(order.reference)}</strong>: <strong data-field="total">${escapeHtml(money(order.total, order.currency))}</strong></p>`,
+    error ? `<p class="notice error" role="alert">${escapeHtml(error)}</p>` : '',
+    body(order, store, option, now),
+  ];
+  const script = `<script>
+(() => {
+  const el = document.getElementById('countdown');
+  if (el) {
+    let left = Number(el.dataset.seconds);
+    const tick = () => {
+      el.textContent = left > 0 ? left + ' s' : 'expired';
+      if (left <= 0) document.getElementById('requote')?.removeAttribute('hidden');
+      left -= 1;
+    };
+    tick();
+    setInterval(tick, 1000);
+  }
+  const stamp = ${JSON.stringify(stamp(order))};
+  if (${JSON.stringify(['pending', 'paid'].includes(order.status))}) {
+    setInterval(async () => {
+      try {
+        const res = await fetch(location.pathname + '/status', { cache: 'no-store' });
+        const now = await res.json();
+        if (now.stamp !== stamp) location.reload();
+      } catch {}
+    }, 1500);
+  }
+})();
+</script>`;
+  return reply
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(page(`Pay ${store.name}`, parts.join('\n') + script));
+}
+
+function body(order: Order, store: Store, option: PaymentOption | null, now: Date): string {
+  const back = (label: string, url: string) =>
+    `<p><a id="return" href="${escapeHtml(url)}">${escapeHtml(label)}</a></p>`;
+  switch (order.status) {
+    case 'paid':
+    case 'refund_proposed':
+    case 'refund_processing':
+    case 'refund_completed':
+      return [
+        '<h2 data-status="paid">Payment received</h2>',
+        `<p>${escapeHtml(money(order.amounts.paid, order.currency))} received, confirmed on chain.</p>`,
+        order.amounts.over > 0n
+          ? `<p class="notice">You paid ${escapeHtml(money(order.amounts.over, order.currency))} more than the order total; the store can refund it.</p>`
+          : '',
+        back(`Return to ${store.name}`, order.returnUrl),
+      ].join('\n');
+    case 'expired':
+    case 'canceled':
+      return [
+        `<h2 data-status="${order.status}">${order.status === 'expired' ? 'This payment expired' : 'Payment canceled'}</h2>`,
+        order.amounts.paid > 0n
+          ? `<p class="notice">${escapeHtml(money(order.amounts.paid, order.currency))} arrived before the order ended; it is recorded and the store can refund it.</p>`
+          : '',
+        back(`Return to ${store.name}`, order.cancelUrl ?? order.returnUrl),
+      ].join('\n');
+    case 'pending':
+      break;
+  }
+  if (order.paymentLocked) return progress(order);
+  if (now >= order.expiresAt) return '<h2 data-status="expired">This payment expired</h2>';
+  const choices = store.currencies
+    .map((c, i) => {
+      const id = `option-${i}`;
+      const checked = option && option.asset === c.currency && option.network === c.network ? ' checked' : '';
+      const network = findNetwork(c.currency, c.network)?.name ?? c.network;
+      return `<label for="${id}"><input type="radio" id="${id}" name="option" value="${escapeHtml(`${c.currency}:${c.network}`)}" required${checked}> ${escapeHtml(c.currency)} on ${escapeHtml(network)}</label>`;
+    })
+    .join('\n');
+  const picker = `<form method="post" action="/crypto/pay/${order.id}/choose">
+<fieldset><legend>Pay with</legend>
+${choices}
+</fieldset>
+<button type="submit">${option ? 'Get a new quote' : 'Show payment address'}</button>
+</form>`;
+  const cancel = `<form method="post" action="/crypto/pay/${order.id}/cancel"><button type="submit" id="cancel">Cancel and return to ${escapeHtml(store.name)}</button></form>`;
+  const secondsLeft = option ? Math.floor((option.quote.expiresAt.getTime() - now.getTime()) / 1000) : 0;
+  if (!option || secondsLeft <= 0) {
+    return [
+      option
+        ? '<p class="notice" role="status">Your quote expired. Pick a currency to get a new one.</p>'
+        : '',
+      picker,
+      cancel,
+    ].join('\n');
+  }
+  const amount = formatAmountIn(option.cryptoDue, option.asset);
+  const uri = option.network === 'BTC' ? `bitcoin:${option.address}?amount=${amount}` : option.address;
+  return `<section aria-labelledby="send">
+<h2 id="send">Send exactly <span data-field="crypto-amount">${escapeHtml(amount)}</span> ${escapeHtml(option.asset)}</h2>
+<p>on ${escapeHtml(findNetwork(option.asset, option.network)?.name ?? option.network)} to</p>
+<p><code data-field="address">${escapeHtml(option.address)}</code></p>
+<figure role="img" aria-label="QR code of the payment address" style="max-width:12rem">${renderSVG(uri)}</figure>
+<p>This amount is guaranteed for <strong id="countdown" data-seconds="${secondsLeft}">${secondsLeft} s</strong>.</p>
+<div id="requote" hidden>${picker}</div>
+</section>
+<details><summary>Pay with another currency</summary>${picker}</details>
+${cancel}`;
+}
+
+function progress(order: Order): string {
+  const rows = order.deposits
+    .map(
+      (d) =>
+        `<tr><td>${escapeHtml(formatAmountIn(d.amount, d.asset))} ${escapeHtml(d.asset)}</td><td data-field="confirmations">${d.confirmations} of ${d.confirmationsRequired}</td><td>${d.status === 'confirmed' ? 'confirmed' : 'confirming'}</td></tr>`,
+    )
+    .join('');
+  return `<h2 data-status="confirming">Payment detected</h2>
+<p role="status">Waiting for confirmations on chain. This page updates by itself.</p>
+<table><thead><tr><th scope="col">Amount</th><th scope="col">Confirmations</th><th scope="col">State</th></tr></thead><tbody>${rows}</tbody></table>
+${order.amounts.due > 0n ? `<p class="notice">Still due: ${escapeHtml(money(order.amounts.due, order.currency))}</p>` : ''}`;
+}
