@@ -83,7 +83,7 @@ describe('refund rules', () => {
       headers: store.auth,
     });
     expect(current.body.data.attributes).toMatchObject({ requested_amount: '4.00', status: 'proposed' });
-    await receiver.waitFor(3, (r) => r.body.includes(paymentId));
+    await receiver.waitFor(3, (r) => r.body.includes(paymentId) && r.body.includes('ORDER.REFUND'));
     const events = receiver.received
       .map((r) =>
         verifyCryptoWebhook<{ event_type: string; resource: Record<string, string> }>(

@@ -35,9 +35,12 @@ describe('sandbox clock', () => {
       'sandbox-clock',
       'webhook-deliveries',
       'idempotency-keys',
+      'chain-confirmations',
       'issuing-3ds-challenges',
       'issuing-authorization-holds',
       'issuing-topups',
+      'crypto-orders',
+      'crypto-refunds',
     ]);
     const row = await h.services.db
       .selectFrom('sandbox_state')
