@@ -2,10 +2,10 @@
 // network's requests arrive at POST /sandbox/issuing/authorizations: checks, a ledger hold, events.
 // The load comes from a worker thread, so the client does not share the server's event loop.
 import { randomBytes } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
 import { parseConfig } from '../packages/server/src/config.ts';
 import { createApp } from '../packages/server/src/server.ts';
-import { type Measurement, summarize } from './measure.ts';
+import { runHttpLoad } from './http-load.ts';
+import type { Measurement } from './measure.ts';
 
 const CARDHOLDERS = 100;
 
@@ -100,7 +100,7 @@ export async function issuingScenarios(
   let saturated: Measurement | undefined;
   return [
     async () => {
-      saturated = await runWorker('card authorization (no 3DS), HTTP, saturated', {
+      saturated = await runHttpLoad('card authorization (no 3DS), HTTP, saturated', {
         ...job,
         mode: 'closed',
         concurrency: settings.concurrency,
@@ -112,7 +112,7 @@ export async function issuingScenarios(
     },
     async () => {
       const rate = Math.max(1, Math.round((saturated?.opsPerSec ?? 100) / 2));
-      const result = await runWorker(`card authorization at half that rate (${rate}/s)`, {
+      const result = await runHttpLoad(`card authorization at half that rate (${rate}/s)`, {
         ...job,
         mode: 'open',
         concurrency: 0,
@@ -124,14 +124,4 @@ export async function issuingScenarios(
       return result;
     },
   ];
-}
-
-function runWorker(name: string, job: Record<string, unknown> & { seconds: number }): Promise<Measurement> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./http-load-worker.mjs', import.meta.url), { workerData: job });
-    worker.once('message', (result: { latencies: number[]; errors: number }) =>
-      resolve(summarize(name, result.latencies, job.seconds, result.errors)),
-    );
-    worker.once('error', reject);
-  });
 }

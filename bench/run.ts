@@ -14,6 +14,7 @@ import {
 } from '../packages/server/src/platform/db/embedded-postgres.ts';
 import { migrate } from '../packages/server/src/platform/db/migrate.ts';
 import { Ledger, type LedgerAccount } from '../packages/server/src/platform/ledger/ledger.ts';
+import { cryptoScenarios } from './crypto.ts';
 import { issuingScenarios } from './issuing.ts';
 import { type Measurement, measure } from './measure.ts';
 
@@ -50,6 +51,7 @@ async function main() {
     for (const scenario of [
       ...(await ledgerScenarios(databaseUrl, settings)),
       ...(await issuingScenarios(databaseUrl, settings)),
+      ...(await cryptoScenarios(databaseUrl, settings)),
     ]) {
       const result = await scenario();
       report(result, baseline);
