@@ -57,6 +57,7 @@ export async function cryptoScenarios(
         url: `${base}/crypto/api/stores/orders`,
         headers: { authorization: `Bearer ${session.data.id}`, 'content-type': 'application/vnd.api+json' },
         bodies: Array.from({ length: 100 }, (_, i) => body(i)),
+        expect: '"orders_redirect"',
         mode: 'closed',
         concurrency: settings.concurrency,
         ratePerSecond: 0,

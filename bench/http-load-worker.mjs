@@ -3,7 +3,7 @@
 // server's event loop. Closed loop (N concurrent) or open loop (a fixed rate); posts latencies back.
 import { parentPort, workerData } from 'node:worker_threads';
 
-/** @type {{ mode: 'closed' | 'open', url: string, headers: Record<string, string>, bodies: string[], concurrency: number, ratePerSecond: number, seconds: number, warmupSeconds: number }} */
+/** @type {{ mode: 'closed' | 'open', url: string, headers: Record<string, string>, bodies: string[], expect: string, concurrency: number, ratePerSecond: number, seconds: number, warmupSeconds: number }} */
 const job = workerData;
 /** @type {number[]} */
 const latencies = [];
@@ -15,7 +15,7 @@ async function once() {
   try {
     const res = await fetch(job.url, { method: 'POST', headers: job.headers, body });
     const text = await res.text();
-    if (res.status >= 300 || !text.includes('"authorized"')) throw new Error(`status ${res.status}`);
+    if (res.status >= 300 || !text.includes(job.expect)) throw new Error(`status ${res.status}`);
     return performance.now() - began;
   } catch {
     errors++;

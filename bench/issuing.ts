@@ -95,6 +95,8 @@ export async function issuingScenarios(
     url: `${base}/sandbox/issuing/authorizations`,
     headers: { ...admin, 'content-type': 'application/json' },
     bodies,
+    // an answer counts only when the authorization was approved
+    expect: '"authorized"',
   };
 
   let saturated: Measurement | undefined;
