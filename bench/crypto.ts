@@ -33,9 +33,13 @@ export async function cryptoScenarios(
     { authorization: `Bearer ${adminToken}` },
     { name: 'Bench store' },
   );
-  const session = await post<{ data: { id: string } }>('/crypto/api/stores/session', {}, {
-    data: { type: 'session', attributes: { client_id: store.clientId, client_secret: store.clientSecret } },
-  });
+  const session = await post<{ data: { id: string } }>(
+    '/crypto/api/stores/session',
+    {},
+    {
+      data: { type: 'session', attributes: { client_id: store.clientId, client_secret: store.clientSecret } },
+    },
+  );
   const body = (i: number) =>
     JSON.stringify({
       data: {

@@ -3,7 +3,10 @@
 import { Worker } from 'node:worker_threads';
 import { type Measurement, summarize } from './measure.ts';
 
-export function runHttpLoad(name: string, job: Record<string, unknown> & { seconds: number }): Promise<Measurement> {
+export function runHttpLoad(
+  name: string,
+  job: Record<string, unknown> & { seconds: number },
+): Promise<Measurement> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./http-load-worker.mjs', import.meta.url), { workerData: job });
     worker.once('message', (result: { latencies: number[]; errors: number }) =>
