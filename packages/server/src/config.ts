@@ -51,6 +51,12 @@ export const ConfigSchema = z.object({
     .int()
     .positive()
     .default(7 * 24 * 3600),
+  /** How long a payments authorization waits for its capture before it is released (default: 7 days) */
+  TESSERA_PAYMENTS_AUTHORIZATION_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(7 * 24 * 3600),
   /** Base path of the card issuing API (default: /issuing/v1) */
   TESSERA_ISSUING_BASE_PATH: basePath.default('/issuing/v1'),
   /** Base path of the payments API (default: /payments) */
@@ -81,6 +87,7 @@ export interface Config {
   issuingBin: string;
   threeDsTimeoutSeconds: number;
   authorizationHoldSeconds: number;
+  paymentsAuthorizationSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -128,6 +135,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     issuingBin: e.TESSERA_ISSUING_BIN,
     threeDsTimeoutSeconds: e.TESSERA_3DS_TIMEOUT_SECONDS,
     authorizationHoldSeconds: e.TESSERA_AUTHORIZATION_HOLD_SECONDS,
+    paymentsAuthorizationSeconds: e.TESSERA_PAYMENTS_AUTHORIZATION_SECONDS,
     basePaths: {
       issuing: e.TESSERA_ISSUING_BASE_PATH,
       payments: e.TESSERA_PAYMENTS_BASE_PATH,

@@ -17,10 +17,13 @@ import { cryptoApi } from './crypto/crypto-api.ts';
 import { type CryptoServices, createCryptoServices } from './crypto/crypto-services.ts';
 import { issuingApi } from './issuing/issuing-api.ts';
 import { createIssuingServices, type IssuingServices } from './issuing/issuing-services.ts';
+import { registerAcsPageRoutes } from './pages/acs/acs-page-routes.ts';
 import { registerPayPageRoutes } from './pages/crypto/pay-page-routes.ts';
 import { registerRefundPageRoutes } from './pages/crypto/refund-page-routes.ts';
 import { registerKycPageRoutes } from './pages/kyc-vendor/kyc-page-routes.ts';
+import { registerCheckoutPageRoutes } from './pages/payments/checkout-page-routes.ts';
 import { paymentsApi } from './payments/payments-api.ts';
+import { createPaymentsServices, type PaymentsServices } from './payments/payments-services.ts';
 import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
 import { Sweeps } from './platform/clock/sweeps.ts';
 import { derive, Encryptor } from './platform/crypto/encryption.ts';
@@ -45,16 +48,19 @@ import { TenantDirectory } from './platform/tenants/tenant-directory.ts';
 import { DeliveryEngine } from './platform/webhooks/delivery-engine.ts';
 import { HttpSender } from './platform/webhooks/http-sender.ts';
 import { SsrfGuard } from './platform/webhooks/ssrf-guard.ts';
+import { CardNetworkSimulator } from './rails/card-network/network-simulator.ts';
 import { ChainSimulator } from './rails/chain/chain-simulator.ts';
 import { FxSimulator } from './rails/fx/fx-simulator.ts';
 import { KycVendorSimulator } from './rails/kyc-vendor/kyc-vendor-simulator.ts';
 import { SandboxNotifier } from './rails/notifier/sandbox-notifier.ts';
+import { WalletPaymentTokenSimulator } from './rails/wallet-tokenization/payment-tokens.ts';
 import { TokenizationSimulator } from './rails/wallet-tokenization/tokenization-simulator.ts';
 import { SignatureWalletVerifier } from './rails/wallet-verifier/signature-verifier.ts';
 import { loadSandboxClockOffset, registerClockRoutes } from './sandbox/http/clock-routes.ts';
 import { registerCryptoSandboxRoutes } from './sandbox/http/crypto-routes.ts';
 import { registerIssuingSandboxRoutes } from './sandbox/http/issuing-routes.ts';
 import { registerMessagesRoutes } from './sandbox/http/messages-routes.ts';
+import { registerPaymentsSandboxRoutes } from './sandbox/http/payments-routes.ts';
 
 export interface AppOptions {
   config: Config;
@@ -95,9 +101,12 @@ export interface PlatformServices {
     tokenization: TokenizationSimulator;
     chain: ChainSimulator;
     fx: FxSimulator;
+    cardNetwork: CardNetworkSimulator;
+    walletTokens: WalletPaymentTokenSimulator;
   };
   issuing: IssuingServices;
   crypto: CryptoServices;
+  payments: PaymentsServices;
 }
 
 export interface TesseraApp {
@@ -163,6 +172,16 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     tokenization: new TokenizationSimulator(derive(options.encryptionKey, 'tessera/wallet-activation/v1')),
     chain: new ChainSimulator(db, clock, transact),
     fx: new FxSimulator(clock),
+    cardNetwork: new CardNetworkSimulator({
+      db,
+      clock,
+      transact,
+      publicUrl: config.publicUrl,
+      fingerprintKey: derive(options.encryptionKey, 'tessera/card-network-fingerprint/v1'),
+    }),
+    walletTokens: new WalletPaymentTokenSimulator(
+      derive(options.encryptionKey, 'tessera/wallet-payment-token/v1'),
+    ),
   };
   // Chain confirmations run before the domain sweeps, so a transfer final at an order's deadline counts.
   sweeps.register('chain-confirmations', () => rails.chain.confirmDue());
@@ -192,6 +211,22 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     rails,
   });
 
+  // The card network's own time-based work: unanswered ACS challenges fail, lost answers are reconciled.
+  sweeps.register('card-network-challenges', () => rails.cardNetwork.expireChallenges());
+  sweeps.register('card-network-reconciliation', () => rails.cardNetwork.reconcileDue());
+  const payments = createPaymentsServices({
+    publicUrl: config.publicUrl,
+    authorizationSeconds: config.paymentsAuthorizationSeconds,
+    db,
+    clock,
+    transact,
+    outbox,
+    ledger,
+    sweeps,
+    encryptor,
+    rails,
+  });
+
   const services: PlatformServices = {
     config,
     db,
@@ -213,6 +248,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     rails,
     issuing,
     crypto,
+    payments,
   };
 
   const app = await buildHttp(services, options.adminToken);
@@ -279,7 +315,15 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     }),
     ...common,
   });
-  await mountApi(app, { ...paymentsApi(config.basePaths.payments), ...common });
+  await mountApi(app, {
+    ...paymentsApi(config.basePaths.payments, {
+      ...services.payments,
+      db: services.db,
+      merchants: services.merchants,
+      publicUrl: config.publicUrl,
+    }),
+    ...common,
+  });
   const checkWebhookUrl = (url: string | null | undefined, field: string) => {
     if (url === undefined || url === null || url === '') return null;
     const problem = services.ssrf.checkUrl(url);
@@ -333,6 +377,11 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
         await registerClockRoutes(routes, { db: services.db, clock, sweeps: services.sweeps });
         await registerMessagesRoutes(routes, { db: services.db, notifier: services.rails.notifier });
         await registerIssuingSandboxRoutes(routes, services.issuing);
+        await registerPaymentsSandboxRoutes(routes, {
+          payments: services.payments,
+          network: services.rails.cardNetwork,
+          walletTokens: services.rails.walletTokens,
+        });
         await registerCryptoSandboxRoutes(routes, {
           db: services.db,
           transact: services.transact,
@@ -347,6 +396,8 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
   await registerKycPageRoutes(app, { db: services.db, vendor: services.rails.kycVendor });
   await registerPayPageRoutes(app, { orders: services.crypto.orders, clock: services.clock });
   await registerRefundPageRoutes(app, { refunds: services.crypto.refunds });
+  await registerAcsPageRoutes(app, { network: services.rails.cardNetwork });
+  await registerCheckoutPageRoutes(app, { payments: services.payments, publicUrl: config.publicUrl });
   await registerOperationalRoutes(asZod(app), {
     db: services.db,
     metrics,

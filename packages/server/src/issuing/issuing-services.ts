@@ -7,6 +7,7 @@ import type { Db } from '../platform/db/database.ts';
 import type { Transact } from '../platform/db/transact.ts';
 import type { Outbox } from '../platform/events/outbox.ts';
 import type { Ledger } from '../platform/ledger/ledger.ts';
+import type { CardNetwork } from '../rails/card-network/port.ts';
 import type { KycVendorSimulator } from '../rails/kyc-vendor/kyc-vendor-simulator.ts';
 import type { Notifier } from '../rails/notifier/port.ts';
 import type { WalletTokenization } from '../rails/wallet-tokenization/port.ts';
@@ -17,6 +18,7 @@ import { TokenSigner } from './auth/tokens.ts';
 import { CardsService } from './cards/cards-service.ts';
 import { KycService } from './kyc/kyc-service.ts';
 import { TopupsService } from './topups/topups-service.ts';
+import { IssuingOnUsIssuer } from './transactions/on-us-issuer.ts';
 import { TransactionsService } from './transactions/transactions-service.ts';
 
 export interface IssuingPlatform {
@@ -34,6 +36,7 @@ export interface IssuingPlatform {
     wallets: WalletVerifier;
     kycVendor: KycVendorSimulator;
     tokenization: WalletTokenization;
+    cardNetwork: CardNetwork;
   };
 }
 
@@ -79,7 +82,9 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     ledger,
     threeDsTimeoutSeconds: config.threeDsTimeoutSeconds,
     holdSeconds: config.authorizationHoldSeconds,
+    network: p.rails.cardNetwork,
   });
+  p.rails.cardNetwork.connectIssuer(new IssuingOnUsIssuer(config.issuingBin, cards, transactions));
   const topups = new TopupsService({ db, transact, clock, outbox, ledger });
   // Time-based issuing work: unanswered 3D Secure challenges time out, uncleared holds lapse, unpaid
   // transfer instructions expire.

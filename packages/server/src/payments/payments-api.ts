@@ -1,17 +1,44 @@
 // The payments API (spec/payments.md) under its base path (default /payments).
+import type { Db } from '../platform/db/database.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
+import type { MerchantsService } from '../platform/tenants/merchants-service.ts';
+import { merchantAuthenticator } from './http/authenticate.ts';
+import { registerCardsRoutes } from './http/cards-routes.ts';
+import { registerCustomersRoutes } from './http/customers-routes.ts';
+import { acceptPaymentsBodies } from './http/form-body.ts';
+import { registerLinksRoutes } from './http/links-routes.ts';
+import { registerOrdersRoutes } from './http/orders-routes.ts';
 import { presentPaymentsError } from './http/present-error.ts';
+import { registerTransactionsRoutes } from './http/transactions-routes.ts';
+import type { PaymentsServices } from './payments-services.ts';
 
-export function paymentsApi(prefix: string): Omit<ApiScopeOptions, 'onDocument' | 'idempotency'> {
+export interface PaymentsApiDeps extends PaymentsServices {
+  db: Db;
+  merchants: MerchantsService;
+  publicUrl: string;
+}
+
+export function paymentsApi(
+  prefix: string,
+  deps: PaymentsApiDeps,
+): Omit<ApiScopeOptions, 'onDocument' | 'idempotency'> {
   return {
     name: 'payments',
     prefix,
     title: 'Tessera payments API',
     version: '1.0.0',
     description:
-      'Merchants accept card payments: customers, orders, transactions, stored cards, payment links, IPN.',
+      'Merchants accept card payments: customers, orders, transactions, stored cards, payment links, IPN. Bodies are form-encoded (bracket keys) or JSON; answers are JSON in the {code, message, data} envelope.',
     presenter: presentPaymentsError,
     securitySchemes: { apiPrivateKey: { type: 'http', scheme: 'bearer' } },
-    routes: async (_app: ZodApp) => {},
+    routes: async (app: ZodApp) => {
+      acceptPaymentsBodies(app);
+      const authenticate = merchantAuthenticator(deps.db, deps.merchants);
+      await registerCustomersRoutes(app, { customers: deps.customers, authenticate });
+      await registerOrdersRoutes(app, { orders: deps.orders, authenticate });
+      await registerTransactionsRoutes(app, { transactions: deps.transactions, authenticate });
+      await registerCardsRoutes(app, { cards: deps.cards, authenticate });
+      await registerLinksRoutes(app, { links: deps.links, authenticate, publicUrl: deps.publicUrl });
+    },
   };
 }

@@ -1,7 +1,7 @@
 // /cards: issue (virtual and physical), the transition table with 409s naming the status, reissue by
 // reason, audited and rate-limited secrets, cardStatusChanged per change, and tenant isolation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLuhnValid } from '../../src/issuing/cards/card.ts';
+import { isLuhnValid } from '../../src/platform/cards/card-number.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCustomer, anAccount } from '../harness/issuing-builders.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';

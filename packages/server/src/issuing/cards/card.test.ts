@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canApply, generatePan, isLuhnValid, isWeakPin, luhnCheckDigit } from './card.ts';
+import { isLuhnValid, luhnCheckDigit } from '../../platform/cards/card-number.ts';
+import { canApply, generatePan, isWeakPin } from './card.ts';
 
 describe('card rules', () => {
   it('computes Luhn check digits and generates valid numbers in the BIN range', () => {

@@ -1,5 +1,6 @@
 // Card rules, pure: the status transition table, reissue reasons, and card numbers.
 import { randomInt } from 'node:crypto';
+import { luhnCheckDigit } from '../../platform/cards/card-number.ts';
 import type { CardStatus } from '../../platform/db/schema.ts';
 
 /**
@@ -44,23 +45,6 @@ export const REISSUE_REASONS = {
   expired: { isNewNumber: false },
 } as const;
 export type ReissueReason = keyof typeof REISSUE_REASONS;
-
-export function luhnCheckDigit(digits: string): number {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = Number(digits.charAt(digits.length - 1 - i));
-    if (i % 2 === 0) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return (10 - (sum % 10)) % 10;
-}
-
-export function isLuhnValid(number: string): boolean {
-  return /^\d{12,19}$/.test(number) && luhnCheckDigit(number.slice(0, -1)) === Number(number.slice(-1));
-}
 
 /** A random 16-digit number in the BIN range with a valid Luhn check digit. */
 export function generatePan(bin: string): string {

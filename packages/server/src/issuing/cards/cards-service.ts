@@ -425,6 +425,31 @@ export class CardsService {
       });
   }
 
+  /**
+   * The issued card a number belongs to when the expiry (and the CVV, when given) match too: how the
+   * card network recognises an on-us card. A mismatch answers undefined, like an unknown number.
+   */
+  async matchCard(
+    db: Executor,
+    card: { pan: string; expiryMonth: number; expiryYear: number; cvv?: string },
+  ): Promise<string | undefined> {
+    const row = await db
+      .selectFrom('issuing_cards')
+      .select(['id', 'expiry_month', 'expiry_year', 'cvv_enc'])
+      .where('pan_fingerprint', '=', this.fingerprint(card.pan))
+      .where('status', '!=', 'closed')
+      .executeTakeFirst();
+    if (!row || row.expiry_month !== card.expiryMonth || row.expiry_year !== card.expiryYear)
+      return undefined;
+    if (
+      card.cvv !== undefined &&
+      this.deps.encryptor.decrypt(row.cvv_enc, `card-cvv:${row.id}`) !== card.cvv
+    ) {
+      return undefined;
+    }
+    return row.id;
+  }
+
   private fingerprint(pan: string): string {
     return createHmac('sha256', this.deps.fingerprintKey).update(pan).digest('hex');
   }

@@ -14,6 +14,7 @@ import { isUuid } from '../../platform/ids.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { formatAmount, parseAmountField } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
+import type { CardNetwork, DeclineReason as NetworkDeclineReason } from '../../rails/card-network/port.ts';
 import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
 
@@ -43,7 +44,7 @@ export interface IssuingTransaction {
   customerId: string;
   cardId: string;
   accountId: string;
-  type: 'card_payment';
+  type: 'card_payment' | 'refund';
   status: IssuingTransactionStatus;
   currency: string;
   amount: bigint;
@@ -81,6 +82,19 @@ export interface TransactionsDeps {
   ledger: Ledger;
   threeDsTimeoutSeconds: number;
   holdSeconds: number;
+  /** Told the cardholder's decision when a challenged payment came from the card network (on-us) */
+  network?: Pick<CardNetwork, 'issuerDecided'>;
+}
+
+interface AuthorizingCard {
+  id: string;
+  status: string;
+  customer_id: string;
+  partner_id: string;
+  account_id: string;
+  currency: string;
+  account_status: string;
+  ledger_account_id: string;
 }
 
 // COMPAT.md: the decision body's authStatus maps onto challenge statuses.
@@ -107,28 +121,145 @@ export class TransactionsService {
     merchant: string;
     threeDS?: boolean;
   }): Promise<IssuingTransaction> {
-    const card = isUuid(input.cardId)
-      ? await this.deps.db
-          .selectFrom('issuing_cards as c')
-          .innerJoin('issuing_accounts as a', 'a.id', 'c.account_id')
-          .select([
-            'c.id',
-            'c.status',
-            'c.customer_id',
-            'c.partner_id',
-            'c.account_id',
-            'a.currency',
-            'a.status as account_status',
-            'a.ledger_account_id',
-          ])
-          .where('c.id', '=', input.cardId)
-          .executeTakeFirst()
-      : undefined;
+    const card = await this.loadCard(this.deps.db, input.cardId);
     if (!card) throw notFound('card');
     const asset = findAsset(input.currency.toUpperCase());
     if (!asset)
       throw new DomainError('validation_failed', 'currency must be an ISO 4217 code', { field: 'currency' });
     const amount = parseAmountField(input.amount, asset);
+    return this.deps.transact((tx) =>
+      this.authorizeCard(tx, card, {
+        currency: asset.code,
+        amount,
+        merchant: input.merchant,
+        threeDS: input.threeDS ?? false,
+        networkReference: null,
+      }),
+    );
+  }
+
+  /** An authorization that arrived through the card network (a payment on the payments API: on-us). */
+  async authorizeFromNetwork(
+    tx: Tx,
+    input: {
+      cardId: string;
+      currency: string;
+      amount: bigint;
+      merchant: string;
+      threeDS: boolean;
+      networkReference: string;
+    },
+  ): Promise<IssuingTransaction> {
+    const card = await this.loadCard(tx, input.cardId);
+    if (!card) throw notFound('card');
+    return this.authorizeCard(tx, card, input);
+  }
+
+  /** Clearing or reversal asked by the card network for an on-us payment, in the caller's transaction. */
+  async settleFromNetwork(tx: Tx, networkReference: string, amount: bigint | null): Promise<void> {
+    const row = await tx
+      .selectFrom('issuing_transactions')
+      .select('id')
+      .where('network_reference', '=', networkReference)
+      .executeTakeFirst();
+    if (!row) throw notFound('transaction');
+    if (amount === null) await this.reverseIn(tx, row.id);
+    else await this.clearIn(tx, row.id, amount);
+  }
+
+  /**
+   * Funds pushed to an issued card by the card network (a refund of an on-us payment, or a credit): the
+   * card network pays the account at once, recorded as a settled `refund` transaction.
+   */
+  async creditFromNetwork(
+    tx: Tx,
+    input: { cardId: string; currency: string; amount: bigint; merchant: string; networkReference: string },
+  ): Promise<IssuingTransaction | NetworkDeclineReason> {
+    const card = await this.loadCard(tx, input.cardId);
+    if (!card) throw notFound('card');
+    if (card.account_status !== 'open' || card.status === 'closed') return 'card_not_active';
+    if (card.currency !== input.currency) return 'currency_not_supported';
+    const id = randomUUID();
+    const now = this.deps.clock.now();
+    await tx
+      .insertInto('issuing_transactions')
+      .values({
+        id,
+        customer_id: card.customer_id,
+        partner_id: card.partner_id,
+        card_id: card.id,
+        account_id: card.account_id,
+        type: 'refund',
+        status: 'settled',
+        currency: card.currency,
+        amount: input.amount.toString(),
+        settled_amount: input.amount.toString(),
+        merchant: input.merchant,
+        decline_reason: null,
+        network_reference: input.networkReference,
+        created_at: now,
+        authorized_at: now,
+        settled_at: now,
+        updated_at: now,
+      })
+      .execute();
+    await this.deps.ledger.transfer(tx, {
+      operationId: `issuing-credit:${id}`,
+      legs: [
+        { accountId: await this.settlementAccount(card.currency, id), amount: -input.amount },
+        { accountId: card.ledger_account_id, amount: input.amount },
+      ],
+      metadata: { transactionId: id },
+    });
+    const customer = { customerId: card.customer_id, partnerId: card.partner_id };
+    await this.event(tx, customer, 'transactionCreated', { transactionId: id });
+    await this.event(tx, customer, 'transactionSettled', { transactionId: id });
+    return this.getInternal(tx, id);
+  }
+
+  /** The card an on-us payment was made with (to refund it). */
+  async cardOfNetworkPayment(db: Executor, networkReference: string): Promise<string | undefined> {
+    const row = await db
+      .selectFrom('issuing_transactions')
+      .select('card_id')
+      .where('network_reference', '=', networkReference)
+      .executeTakeFirst();
+    return row?.card_id;
+  }
+
+  private async loadCard(db: Executor, cardId: string): Promise<AuthorizingCard | undefined> {
+    if (!isUuid(cardId)) return undefined;
+    return db
+      .selectFrom('issuing_cards as c')
+      .innerJoin('issuing_accounts as a', 'a.id', 'c.account_id')
+      .select([
+        'c.id',
+        'c.status',
+        'c.customer_id',
+        'c.partner_id',
+        'c.account_id',
+        'a.currency',
+        'a.status as account_status',
+        'a.ledger_account_id',
+      ])
+      .where('c.id', '=', cardId)
+      .executeTakeFirst();
+  }
+
+  private async authorizeCard(
+    tx: Tx,
+    card: AuthorizingCard,
+    input: {
+      currency: string;
+      amount: bigint;
+      merchant: string;
+      threeDS: boolean;
+      networkReference: string | null;
+    },
+  ): Promise<IssuingTransaction> {
+    const asset = findAsset(input.currency);
+    if (!asset) throw new Error(`unknown currency ${input.currency}`);
+    const amount = input.amount;
     const customer = { customerId: card.customer_id, partnerId: card.partner_id };
     const decline: DeclineReason | undefined =
       card.status !== 'active'
@@ -141,58 +272,57 @@ export class TransactionsService {
               ? 'amount_over_limit'
               : undefined;
 
-    return this.deps.transact(async (tx) => {
-      const id = randomUUID();
-      const now = this.deps.clock.now();
+    const id = randomUUID();
+    const now = this.deps.clock.now();
+    await tx
+      .insertInto('issuing_transactions')
+      .values({
+        id,
+        customer_id: card.customer_id,
+        partner_id: card.partner_id,
+        card_id: card.id,
+        account_id: card.account_id,
+        type: 'card_payment',
+        status: decline ? 'declined' : input.threeDS ? 'pending_3ds' : 'authorized',
+        currency: asset.code,
+        amount: amount.toString(),
+        merchant: input.merchant,
+        decline_reason: decline ?? null,
+        network_reference: input.networkReference,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    await this.event(tx, customer, 'transactionCreated', { transactionId: id });
+    if (decline) return this.getInternal(tx, id);
+    if (input.threeDS) {
+      const challengeId = randomUUID();
+      const expiresAt = addSeconds(now, this.deps.threeDsTimeoutSeconds);
       await tx
-        .insertInto('issuing_transactions')
+        .insertInto('issuing_3ds_challenges')
         .values({
-          id,
+          id: challengeId,
+          transaction_id: id,
           customer_id: card.customer_id,
-          partner_id: card.partner_id,
-          card_id: card.id,
-          account_id: card.account_id,
-          type: 'card_payment',
-          status: decline ? 'declined' : input.threeDS ? 'pending_3ds' : 'authorized',
-          currency: asset.code,
-          amount: amount.toString(),
-          merchant: input.merchant,
-          decline_reason: decline ?? null,
-          created_at: now,
-          updated_at: now,
+          status: 'pending',
+          requested_at: now,
+          expires_at: expiresAt,
         })
         .execute();
-      await this.event(tx, customer, 'transactionCreated', { transactionId: id });
-      if (decline) return this.getInternal(tx, id);
-      if (input.threeDS) {
-        const challengeId = randomUUID();
-        const expiresAt = addSeconds(now, this.deps.threeDsTimeoutSeconds);
-        await tx
-          .insertInto('issuing_3ds_challenges')
-          .values({
-            id: challengeId,
-            transaction_id: id,
-            customer_id: card.customer_id,
-            status: 'pending',
-            requested_at: now,
-            expires_at: expiresAt,
-          })
-          .execute();
-        await this.event(tx, customer, 'transaction3dsRequested', {
-          transactionId: id,
-          cardId: card.id,
-          // The spec types this amount as a number; records and the API carry exact decimal strings.
-          amount: Number(formatAmount(amount, asset)),
-          currency: asset.code,
-          merchant: input.merchant,
-          requestedAt: now.toISOString(),
-          expiresAt: expiresAt.toISOString(),
-        });
-        return this.getInternal(tx, id);
-      }
-      await this.placeHold(tx, id, card.ledger_account_id, asset.code, amount);
+      await this.event(tx, customer, 'transaction3dsRequested', {
+        transactionId: id,
+        cardId: card.id,
+        // The spec types this amount as a number; records and the API carry exact decimal strings.
+        amount: Number(formatAmount(amount, asset)),
+        currency: asset.code,
+        merchant: input.merchant,
+        requestedAt: now.toISOString(),
+        expiresAt: expiresAt.toISOString(),
+      });
       return this.getInternal(tx, id);
-    });
+    }
+    await this.placeHold(tx, id, card.ledger_account_id, asset.code, amount);
+    return this.getInternal(tx, id);
   }
 
   /** Pending challenges of the customer, oldest first (GET /v1/transactions/3d-secure). */
@@ -271,9 +401,8 @@ export class TransactionsService {
   async clear(transactionId: string, amountText?: string | number): Promise<IssuingTransaction> {
     return this.deps.transact(async (tx) => {
       const t = await this.lockTransaction(tx, transactionId);
-      if (t.status !== 'authorized') throw stateError('clear', t.status);
       const asset = findAsset(t.currency);
-      if (!asset || !t.hold_id) throw new Error(`transaction ${t.id} has no hold`);
+      if (!asset) throw new Error(`unknown currency ${t.currency}`);
       let amount = BigInt(t.amount);
       if (amountText !== undefined) {
         amount = parseAmountField(amountText, asset);
@@ -283,20 +412,7 @@ export class TransactionsService {
           });
         }
       }
-      await this.deps.ledger.postHold(tx, {
-        operationId: `issuing-clear:${t.id}`,
-        holdId: t.hold_id,
-        amount,
-      });
-      const now = this.deps.clock.now();
-      await tx
-        .updateTable('issuing_transactions')
-        .set({ status: 'settled', settled_amount: amount.toString(), settled_at: now, updated_at: now })
-        .where('id', '=', t.id)
-        .execute();
-      await this.event(tx, { customerId: t.customer_id, partnerId: t.partner_id }, 'transactionSettled', {
-        transactionId: t.id,
-      });
+      await this.clearIn(tx, t.id, amount);
       return this.getInternal(tx, t.id);
     });
   }
@@ -305,15 +421,40 @@ export class TransactionsService {
   async reverse(transactionId: string): Promise<IssuingTransaction> {
     return this.deps.transact(async (tx) => {
       const t = await this.lockTransaction(tx, transactionId);
-      if (t.status !== 'authorized') throw stateError('reverse', t.status);
-      if (t.hold_id) await this.deps.ledger.voidHold(tx, t.hold_id);
-      await tx
-        .updateTable('issuing_transactions')
-        .set({ status: 'reversed', updated_at: this.deps.clock.now() })
-        .where('id', '=', t.id)
-        .execute();
+      await this.reverseIn(tx, t.id);
       return this.getInternal(tx, t.id);
     });
+  }
+
+  private async clearIn(tx: Tx, transactionId: string, amount: bigint): Promise<void> {
+    const t = await this.lockTransaction(tx, transactionId);
+    if (t.status !== 'authorized') throw stateError('clear', t.status);
+    if (!t.hold_id) throw new Error(`transaction ${t.id} has no hold`);
+    await this.deps.ledger.postHold(tx, {
+      operationId: `issuing-clear:${t.id}`,
+      holdId: t.hold_id,
+      amount,
+    });
+    const now = this.deps.clock.now();
+    await tx
+      .updateTable('issuing_transactions')
+      .set({ status: 'settled', settled_amount: amount.toString(), settled_at: now, updated_at: now })
+      .where('id', '=', t.id)
+      .execute();
+    await this.event(tx, { customerId: t.customer_id, partnerId: t.partner_id }, 'transactionSettled', {
+      transactionId: t.id,
+    });
+  }
+
+  private async reverseIn(tx: Tx, transactionId: string): Promise<void> {
+    const t = await this.lockTransaction(tx, transactionId);
+    if (t.status !== 'authorized') throw stateError('reverse', t.status);
+    if (t.hold_id) await this.deps.ledger.voidHold(tx, t.hold_id);
+    await tx
+      .updateTable('issuing_transactions')
+      .set({ status: 'reversed', updated_at: this.deps.clock.now() })
+      .where('id', '=', t.id)
+      .execute();
   }
 
   /** One of the customer's transactions with its 3D Secure record; another customer's is a 404. */
@@ -337,7 +478,7 @@ export class TransactionsService {
     let query = this.deps.db
       .selectFrom('issuing_transactions')
       .where('customer_id', '=', customer.customerId);
-    if (filter.type) query = query.where('type', '=', filter.type as 'card_payment');
+    if (filter.type) query = query.where('type', '=', filter.type as 'card_payment' | 'refund');
     if (filter.status) query = query.where('status', '=', filter.status);
     if (filter.startDate) query = query.where('created_at', '>=', filter.startDate);
     if (filter.endDate) query = query.where('created_at', '<', filter.endDate);
@@ -436,6 +577,7 @@ export class TransactionsService {
         .where('t.id', '=', transactionId)
         .executeTakeFirstOrThrow();
       await this.placeHold(tx, transactionId, t.ledger_account_id, t.currency, BigInt(t.amount));
+      await this.tellNetwork(tx, transactionId);
       return;
     }
     const reason: DeclineReason =
@@ -451,6 +593,23 @@ export class TransactionsService {
       .set({ status: 'declined', decline_reason: reason, updated_at: now })
       .where('id', '=', transactionId)
       .execute();
+    await this.tellNetwork(tx, transactionId);
+  }
+
+  /** An on-us payment waits on the cardholder: the card network learns the outcome in this transaction. */
+  private async tellNetwork(tx: Tx, transactionId: string): Promise<void> {
+    const t = await tx
+      .selectFrom('issuing_transactions')
+      .select(['status', 'decline_reason', 'network_reference'])
+      .where('id', '=', transactionId)
+      .executeTakeFirstOrThrow();
+    if (!t.network_reference || !this.deps.network) return;
+    if (t.status === 'authorized') {
+      await this.deps.network.issuerDecided(tx, t.network_reference, 'approved');
+      return;
+    }
+    const reason = t.decline_reason === 'insufficient_funds' ? 'insufficient_funds' : 'authentication_failed';
+    await this.deps.network.issuerDecided(tx, t.network_reference, 'declined', reason);
   }
 
   /** Holds the amount on the account; no funds is a decline recorded in the same transaction. */

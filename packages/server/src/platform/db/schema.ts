@@ -314,7 +314,7 @@ export interface IssuingTransactionsTable {
   partner_id: string;
   card_id: string;
   account_id: string;
-  type: 'card_payment';
+  type: 'card_payment' | 'refund';
   status: IssuingTransactionStatus;
   currency: string;
   amount: Numeric;
@@ -327,6 +327,8 @@ export interface IssuingTransactionsTable {
   authorized_at: Timestamp | null;
   settled_at: Timestamp | null;
   updated_at: Timestamp;
+  /** The card network's reference when the payment came through the payments API (on-us) */
+  network_reference: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface Issuing3dsChallengesTable {
@@ -558,8 +560,218 @@ export interface CryptoTables {
   crypto_refunds: CryptoRefundsTable;
 }
 
+type IntWithDefault = ColumnType<number, number | undefined, number>;
+type Identity = ColumnType<number, number | undefined, never>;
+
+export interface PaymentsCustomersTable {
+  id: Identity;
+  merchant_id: number;
+  site_id: number;
+  identifier: string;
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  country: string | null;
+  state: string | null;
+  city: string | null;
+  zip_code: string | null;
+  address: string | null;
+  phone: string | null;
+  created_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface PaymentsCardsTable {
+  id: Identity;
+  merchant_id: number;
+  customer_id: number;
+  token: string;
+  kind: 'card' | 'networkToken';
+  brand: string;
+  bin: string;
+  last4: string;
+  expiry_month: number;
+  expiry_year: number;
+  name_on_card: string | null;
+  holder_country: string | null;
+  holder_state: string | null;
+  pan_enc: string;
+  order_id: number | null;
+  status: 'active' | 'deleted';
+  created_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export type PaymentsOrderType = 'purchase' | 'recurring' | 'managed' | 'credit';
+export type PaymentsOrderStatus =
+  | 'start'
+  | 'in-progress'
+  | 'retrying'
+  | 'expiring'
+  | 'complete-ok'
+  | 'complete-failed'
+  | 'canceled';
+export type PaymentsCardMode = 'auth' | 'authAndCapture' | 'credit';
+
+export interface PaymentsOrdersTable {
+  id: Identity;
+  merchant_id: number;
+  site_id: number;
+  customer_id: number;
+  order_type: PaymentsOrderType;
+  status: PaymentsOrderStatus;
+  amount: Numeric;
+  currency: string;
+  description: string | null;
+  external_order_id: string | null;
+  external_custom_data: string | null;
+  card_transaction_mode: PaymentsCardMode;
+  transaction_method: 'card' | 'wallet';
+  card_id: number | null;
+  back_url: string | null;
+  invoice_email: string | null;
+  ip: string | null;
+  level3_data: string | null;
+  split_schema: string | null;
+  interval_type: 'day' | 'month' | null;
+  interval_value: number | null;
+  trial_amount: Numeric | null;
+  first_bill_date: Timestamp | null;
+  retry_payment: string[] | null;
+  anchor_at: Timestamp | null;
+  bills_done: IntWithDefault;
+  retries_done: IntWithDefault;
+  next_bill_at: Timestamp | null;
+  payment_link_hash: string | null;
+  cancel_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type PaymentsTransactionStatus =
+  | 'start'
+  | 'in-progress'
+  | 'complete-ok'
+  | 'complete-failed'
+  | 'cancel-ok'
+  | 'refund-ok'
+  | 'void-ok'
+  | '3d-pending';
+
+export interface PaymentsTransactionsTable {
+  id: Identity;
+  merchant_id: number;
+  site_id: number;
+  order_id: number;
+  customer_id: number;
+  card_id: number | null;
+  parent_id: number | null;
+  type: 'deposit' | 'refund' | 'credit';
+  status: PaymentsTransactionStatus;
+  method: 'card' | 'wallet';
+  mode: PaymentsCardMode;
+  initiator: 'customer' | 'merchant';
+  amount: Numeric;
+  captured_amount: NumericWithDefault;
+  refunded_amount: NumericWithDefault;
+  currency: string;
+  card_brand: string | null;
+  card_bin: string | null;
+  card_last4: string | null;
+  is_3d: ColumnType<boolean, boolean | undefined, boolean>;
+  network_reference: string | null;
+  route: string | null;
+  error_code: number | null;
+  error_message: string | null;
+  decline_reason: string | null;
+  reason: string | null;
+  message: string | null;
+  return_token: string | null;
+  auth_expires_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface PaymentsLinksTable {
+  hash: string;
+  seq: Generated<string>;
+  merchant_id: number;
+  site_id: number;
+  order_type: 'purchase' | 'recurring';
+  amount: Numeric;
+  currency: string;
+  description: string | null;
+  content_type: string;
+  items: string | null;
+  interval_type: 'day' | 'month' | null;
+  interval_value: number | null;
+  active: boolean;
+  expires_at: Timestamp | null;
+  usage_limit: number | null;
+  back_url: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface PaymentsTables {
+  payments_customers: PaymentsCustomersTable;
+  payments_cards: PaymentsCardsTable;
+  payments_orders: PaymentsOrdersTable;
+  payments_transactions: PaymentsTransactionsTable;
+  payments_links: PaymentsLinksTable;
+}
+
+export type NetworkAnswer = 'approved' | 'declined' | 'challenge' | 'unknown';
+
+export interface CardNetworkAuthorizationsTable {
+  reference: string;
+  owner: string;
+  route: 'simulator' | 'on-us';
+  issuer_reference: string | null;
+  currency: string;
+  amount: Numeric;
+  captured: NumericWithDefault;
+  refunded: NumericWithDefault;
+  status: 'approved' | 'declined' | 'challenge' | 'released';
+  answered: NetworkAnswer;
+  decline_reason: string | null;
+  reconcile_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface CardNetworkChallengesTable {
+  id: string;
+  reference: string;
+  decided_by: 'acs' | 'issuer';
+  status: 'pending' | 'approved' | 'failed';
+  merchant: string;
+  currency: string;
+  amount: Numeric;
+  last4: string;
+  return_url: string;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+  decided_at: Timestamp | null;
+}
+
+export interface CardNetworkScriptedOutcomesTable {
+  id: Generated<string>;
+  pan_fingerprint: string;
+  outcome: string;
+  created_at: Timestamp;
+}
+
+export interface CardNetworkTables {
+  card_network_authorizations: CardNetworkAuthorizationsTable;
+  card_network_challenges: CardNetworkChallengesTable;
+  card_network_scripted_outcomes: CardNetworkScriptedOutcomesTable;
+}
+
 /** The whole database; each API adds its tables here as it lands. */
 export type Database = PlatformTables &
   IssuingTables &
   RailTables &
-  CryptoTables & { sandbox_messages: SandboxMessagesTable };
+  CardNetworkTables &
+  CryptoTables &
+  PaymentsTables & { sandbox_messages: SandboxMessagesTable };

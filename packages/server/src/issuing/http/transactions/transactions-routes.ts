@@ -15,7 +15,7 @@ import { errors } from '../schemas.ts';
 const transactionStatus = z.enum(['pending_3ds', 'authorized', 'declined', 'settled', 'reversed', 'expired']);
 export const transactionView = z.object({
   transactionId: z.string(),
-  type: z.literal('card_payment'),
+  type: z.enum(['card_payment', 'refund']),
   status: transactionStatus,
   cardId: z.string(),
   accountId: z.string(),
@@ -142,7 +142,7 @@ export async function registerTransactionsRoutes(
         querystring: z.object({
           page: z.coerce.number().int().min(1).default(1),
           size: z.coerce.number().int().min(1).max(100).default(20),
-          type: z.enum(['card_payment']).optional(),
+          type: z.enum(['card_payment', 'refund']).optional(),
           status: transactionStatus.optional(),
           startDate: timestamp.optional(),
           endDate: timestamp.optional(),

@@ -1,0 +1,205 @@
+// Hosted payments pages: the checkout of a payment link (/pay/{hash}), where a buyer enters card details,
+// goes through 3D Secure when asked and sees the result; and the 3D Secure return leg
+// (/checkout/3ds/return/{token}) that sends the browser on to the order's backUrl with its outcome.
+// The checkout creates the customer and order through the same services as the API.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { LinkRow } from '../../payments/links/payment-links-service.ts';
+import type { PaymentsServices } from '../../payments/payments-services.ts';
+import { DomainError } from '../../platform/errors/domain-error.ts';
+import { formatAmountIn } from '../../platform/money/amount.ts';
+import { escapeHtml, page } from '../html.ts';
+
+type CheckoutBody = Partial<
+  Record<
+    | 'email'
+    | 'cardHolderName'
+    | 'cardNumber'
+    | 'cardExpiryDate'
+    | 'cardCvv'
+    | 'cardHolderCountry'
+    | 'cardHolderState',
+    string
+  >
+>;
+
+const OUTCOME_TEXT: Record<string, string> = {
+  'complete-ok': 'Payment approved. Thank you!',
+  'in-progress': 'Payment authorized. Thank you!',
+  'complete-failed': 'The payment failed.',
+  start: 'The payment is being processed; the merchant will confirm it.',
+  '3d-pending': 'The payment is waiting for authentication.',
+};
+
+export async function registerCheckoutPageRoutes(
+  app: FastifyInstance,
+  deps: { payments: PaymentsServices; publicUrl: string },
+): Promise<void> {
+  const { payments } = deps;
+
+  app.get<{ Params: { token: string } }>('/checkout/3ds/return/:token', async (request, reply) => {
+    const leg = await payments.transactions.returnLeg(request.params.token);
+    if (!leg) return html(reply.code(404), page('Not found', '<h1>Not found</h1>'));
+    const t = leg.transaction;
+    const result = { orderId: String(t.order_id), transactionId: String(t.id), transactionStatus: t.status };
+    if (leg.backUrl) {
+      const url = new URL(leg.backUrl);
+      for (const [k, v] of Object.entries(result)) url.searchParams.set(k, v);
+      return reply.redirect(url.toString(), 303);
+    }
+    return html(
+      reply,
+      page(
+        'Payment',
+        `<h1>Payment</h1><p role="status">${escapeHtml(OUTCOME_TEXT[t.status] ?? t.status)}</p>`,
+      ),
+    );
+  });
+
+  app.get<{ Params: { hash: string } }>('/pay/:hash', async (request, reply) => {
+    const found = await payments.links.payable(request.params.hash);
+    if ('unavailable' in found)
+      return html(
+        reply.code(404),
+        page(
+          'Payment link',
+          `<h1>Payment link</h1><p class="notice error" role="alert">${escapeHtml(found.unavailable)}</p>`,
+        ),
+      );
+    return html(reply, checkoutPage(found.link, {}));
+  });
+
+  app.post<{ Params: { hash: string }; Body: CheckoutBody }>('/pay/:hash', async (request, reply) => {
+    const found = await payments.links.payable(request.params.hash);
+    if ('unavailable' in found)
+      return html(
+        reply.code(404),
+        page(
+          'Payment link',
+          `<h1>Payment link</h1><p class="notice error" role="alert">${escapeHtml(found.unavailable)}</p>`,
+        ),
+      );
+    const link = found.link;
+    const body = request.body ?? {};
+    const merchant = await payments.links.merchantOf(link);
+    try {
+      const email = (body.email ?? '').trim().toLowerCase();
+      if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
+        throw new DomainError('validation_failed', 'Enter a valid email address.', { field: 'email' });
+      }
+      const customerId = await findOrCreateCustomer(payments, merchant, link.site_id, email);
+      const result = await payments.orders.create(merchant, {
+        amount: formatAmountIn(BigInt(link.amount), link.currency),
+        currency: link.currency,
+        orderType: link.order_type,
+        customerId,
+        siteId: link.site_id,
+        description: link.description ?? undefined,
+        intervalType: link.interval_type ?? undefined,
+        intervalValue: link.interval_value ?? undefined,
+        backUrl: `${deps.publicUrl}/pay/${link.hash}/result`,
+        cardNumber: (body.cardNumber ?? '').replace(/[\s-]/g, ''),
+        cardExpiryDate: (body.cardExpiryDate ?? '').trim(),
+        cardCvv: (body.cardCvv ?? '').trim(),
+        cardHolderName: (body.cardHolderName ?? '').trim(),
+        cardHolderCountry: (body.cardHolderCountry ?? '').trim().toUpperCase(),
+        cardHolderState: (body.cardHolderState ?? '').trim().toUpperCase() || undefined,
+        paymentLinkHash: link.hash,
+      });
+      if (result.redirect) {
+        // Straight on to the issuer's challenge: a form posting creq, sent by script or by the button.
+        const fields = Object.entries(result.redirect.params)
+          .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
+          .join('');
+        return html(
+          reply,
+          page(
+            'Authentication',
+            `<h1>Authentication needed</h1><p>Your bank asks you to confirm this payment.</p>
+<form method="${result.redirect.formMethod.toLowerCase()}" action="${escapeHtml(result.redirect.url)}">${fields}<button type="submit">Continue to your bank</button></form>
+<script>document.forms[0].submit();</script>`,
+          ),
+        );
+      }
+      const query = new URLSearchParams({
+        orderId: String(result.order.id),
+        transactionId: String(result.transaction.id),
+      });
+      return reply.redirect(`/pay/${link.hash}/result?${query}`, 303);
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.status >= 500) throw err;
+      const message = err.status === 402 ? `${err.message}. Please try another card.` : err.message;
+      return html(reply.code(err.status === 402 ? 402 : 400), checkoutPage(link, body, message, err.field));
+    }
+  });
+
+  app.get<{ Params: { hash: string }; Querystring: { transactionId?: string } }>(
+    '/pay/:hash/result',
+    async (request, reply) => {
+      const t = await payments.links.transactionOf(
+        request.params.hash,
+        Number(request.query.transactionId ?? 0),
+      );
+      if (!t) return html(reply.code(404), page('Payment', '<h1>Payment</h1><p>Unknown payment.</p>'));
+      const approved = t.status === 'complete-ok' || t.status === 'in-progress';
+      return html(
+        reply,
+        page(
+          'Payment result',
+          `<h1>${approved ? 'Thank you' : 'Payment not completed'}</h1>
+<p class="notice${approved ? '' : ' error'}" role="status">${escapeHtml(OUTCOME_TEXT[t.status] ?? t.status)}</p>
+<p>Order ${t.order_id}, ${escapeHtml(formatAmountIn(BigInt(t.amount), t.currency))} ${escapeHtml(t.currency)}.</p>`,
+        ),
+      );
+    },
+  );
+}
+
+async function findOrCreateCustomer(
+  payments: PaymentsServices,
+  merchant: { merchantId: number; siteIds: number[] },
+  siteId: number,
+  email: string,
+): Promise<number> {
+  try {
+    return (await payments.customers.create(merchant, { siteId, identifier: email, email })).id;
+  } catch (err) {
+    const existing =
+      err instanceof DomainError ? (err.details?.data as { id?: number } | undefined)?.id : undefined;
+    if (existing === undefined) throw err;
+    return existing;
+  }
+}
+
+function html(reply: FastifyReply, body: string) {
+  return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body);
+}
+
+function checkoutPage(link: LinkRow, values: CheckoutBody, error?: string, field?: string): string {
+  const amount = `${formatAmountIn(BigInt(link.amount), link.currency)} ${link.currency}`;
+  const recurring =
+    link.order_type === 'recurring'
+      ? ` every ${link.interval_value} ${link.interval_type}${link.interval_value === 1 ? '' : 's'}`
+      : '';
+  const input = (name: keyof CheckoutBody, label: string, attrs: string) =>
+    `<label for="${name}">${label}</label><input id="${name}" name="${name}" ${attrs} value="${escapeHtml(values[name] === undefined || name === 'cardCvv' || name === 'cardNumber' ? '' : String(values[name]))}"${field === name ? ' aria-invalid="true" aria-describedby="error"' : ''}>`;
+  return page(
+    `Pay ${amount}`,
+    `<h1>Pay ${escapeHtml(amount)}${escapeHtml(recurring)}</h1>
+${link.description ? `<p>${escapeHtml(link.description)}</p>` : ''}
+${error ? `<p id="error" class="notice error" role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="/pay/${escapeHtml(link.hash)}">
+<fieldset><legend>Your details</legend>
+${input('email', 'Email', 'type="email" autocomplete="email" required')}
+</fieldset>
+<fieldset><legend>Card</legend>
+${input('cardHolderName', 'Name on card', 'autocomplete="cc-name" required')}
+${input('cardNumber', 'Card number', 'inputmode="numeric" autocomplete="cc-number" required')}
+${input('cardExpiryDate', 'Expiry (MM/YY)', 'autocomplete="cc-exp" placeholder="MM/YY" required')}
+${input('cardCvv', 'Security code', 'inputmode="numeric" autocomplete="cc-csc" required')}
+${input('cardHolderCountry', 'Country (two letters)', 'autocomplete="country" maxlength="2" required')}
+${input('cardHolderState', 'State (US and Canada)', 'maxlength="2"')}
+</fieldset>
+<button type="submit">Pay ${escapeHtml(amount)}</button>
+</form>`,
+  );
+}

@@ -1,0 +1,85 @@
+// The IPN (COMPAT.md, Payments): on every order and transaction status change, the site's IPN URL gets
+// a form POST whose `opensslResult` is this JSON encrypted under the site's IPN secret (the payments
+// channel of the delivery engine encrypts and retries). `externalCustomData` travels unchanged.
+import type { Executor } from '../../platform/db/database.ts';
+import type { Outbox } from '../../platform/events/outbox.ts';
+import { formatAmountIn } from '../../platform/money/amount.ts';
+import { FAILURES, type FailureReason } from '../transactions/decline-codes.ts';
+
+export async function publishIpn(
+  outbox: Outbox,
+  tx: Executor,
+  input: { orderId: number; transactionId?: number },
+): Promise<void> {
+  const order = await tx
+    .selectFrom('payments_orders as o')
+    .innerJoin('payments_customers as c', 'c.id', 'o.customer_id')
+    .select([
+      'o.id',
+      'o.site_id',
+      'o.status',
+      'o.order_type',
+      'o.external_order_id',
+      'o.external_custom_data',
+      'o.customer_id',
+      'o.amount',
+      'o.currency',
+      'o.card_id',
+      'c.identifier',
+    ])
+    .where('o.id', '=', input.orderId)
+    .executeTakeFirstOrThrow();
+  const t = input.transactionId
+    ? await tx
+        .selectFrom('payments_transactions')
+        .selectAll()
+        .where('id', '=', input.transactionId)
+        .executeTakeFirstOrThrow()
+    : undefined;
+  const kind = t ? `transaction.${t.status}` : `order.${order.status}`;
+  await outbox.publish(tx, {
+    api: 'payments',
+    tenantId: String(order.site_id),
+    type: kind,
+    body: (eventId, createdAt) => ({
+      eventId,
+      // `status` is the transaction's when a transaction changed, else the order's.
+      status: t ? t.status : order.status,
+      orderStatus: order.status,
+      orderType: order.order_type,
+      orderId: order.id,
+      externalOrderId: order.external_order_id,
+      siteId: order.site_id,
+      customerId: order.customer_id,
+      identifier: order.identifier,
+      externalCustomData: order.external_custom_data,
+      timestamp: Math.floor(createdAt.getTime() / 1000),
+      ...(t
+        ? {
+            transactionId: t.id,
+            transactionStatus: t.status,
+            transactionType: t.type,
+            transactionMethod: t.method,
+            amount: Number(formatAmountIn(BigInt(t.amount), t.currency)),
+            currency: t.currency,
+            cardId: t.card_id,
+            ...(t.parent_id ? { parentTransactionId: t.parent_id } : {}),
+            ...(t.decline_reason
+              ? {
+                  errors: [
+                    {
+                      code: FAILURES[t.decline_reason as FailureReason]?.code ?? 810,
+                      message: t.error_message ?? 'declined',
+                    },
+                  ],
+                }
+              : {}),
+          }
+        : {
+            amount: Number(formatAmountIn(BigInt(order.amount), order.currency)),
+            currency: order.currency,
+            cardId: order.card_id,
+          }),
+    }),
+  });
+}

@@ -1,0 +1,47 @@
+// Who is calling (spec, Authentication): the API private key, a JWT, as `Authorization: Bearer <key>`
+// or a bare `Authorization: <key>` (shop plugins send it without Bearer, COMPAT.md). Runs in onRequest
+// so the principal exists before the idempotency claim. Revoked and tampered keys are 401.
+import type { FastifyRequest } from 'fastify';
+import type { Db } from '../../platform/db/database.ts';
+import { DomainError } from '../../platform/errors/domain-error.ts';
+import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
+
+export interface MerchantScope {
+  merchantId: number;
+  siteIds: number[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    paymentsMerchant?: MerchantScope;
+  }
+}
+
+export type MerchantAuthenticator = (request: FastifyRequest) => Promise<void>;
+
+export function merchantAuthenticator(db: Db, merchants: MerchantsService): MerchantAuthenticator {
+  return async (request) => {
+    const header = request.headers.authorization;
+    const key = typeof header === 'string' ? header.replace(/^Bearer\s+/i, '').trim() : '';
+    const found = key ? await merchants.authenticate(db, key) : undefined;
+    if (!found) throw new DomainError('unauthenticated', 'the API key is missing, invalid or revoked');
+    const sites = await db
+      .selectFrom('sites')
+      .select('id')
+      .where('merchant_id', '=', found.merchantId)
+      .orderBy('id')
+      .execute();
+    request.paymentsMerchant = { merchantId: found.merchantId, siteIds: sites.map((s) => s.id) };
+    request.principal = {
+      kind: 'merchant',
+      id: String(found.merchantId),
+      scope: `payments:merchant:${found.merchantId}`,
+    };
+  };
+}
+
+/** The authenticated merchant (the route's onRequest hook has run). */
+export function merchantOf(request: FastifyRequest): MerchantScope {
+  if (!request.paymentsMerchant) throw new DomainError('unauthenticated', 'the API key is missing');
+  return request.paymentsMerchant;
+}

@@ -1,0 +1,68 @@
+// Zod fields for values that arrive as form strings or JSON values alike: integers, booleans, exact
+// decimals (kept as text until the currency is known), and JSON members sent as objects or as strings.
+import { z } from 'zod';
+
+/** A positive integer id, as a number or a digit string. */
+export const intField = z
+  .union([z.number().int(), z.string().regex(/^\d{1,10}$/, 'must be a whole number')])
+  .transform(Number)
+  .pipe(z.number().int().positive().max(2_147_483_647));
+
+/** 0 or 1 (or true/false, yes/no). */
+export const flagField = z
+  .union([z.boolean(), z.number(), z.enum(['0', '1', 'true', 'false', 'yes', 'no'])])
+  .transform((v) => v === true || v === 1 || v === '1' || v === 'true' || v === 'yes');
+
+/** A decimal amount; parsed exactly against its currency by the service. */
+export const decimalField = z.union([
+  z
+    .string()
+    .trim()
+    .regex(/^\d{1,12}(\.\d{1,8})?$/, 'must be a decimal amount such as 10.90'),
+  z
+    .number()
+    .nonnegative()
+    .finite()
+    .transform((n) => String(n)),
+]);
+
+export const currencyField = z
+  .string()
+  .trim()
+  .transform((c) => c.toUpperCase())
+  .pipe(z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 three-letter code'));
+
+export const countryField = z
+  .string()
+  .trim()
+  .transform((c) => c.toUpperCase())
+  .pipe(z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code'));
+
+export const text = (max: number) => z.string().trim().max(max);
+
+export const isoDateTime = z.iso.datetime({ offset: true });
+
+export const httpUrl = z
+  .string()
+  .max(2000)
+  .url()
+  .refine((u) => /^https?:\/\//i.test(u), 'must be an http(s) URL');
+
+/** A JSON member sent as an object (JSON body, bracket keys) or as a JSON-encoded string. */
+export function jsonMember<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value;
+    }
+  }, schema);
+}
+
+/** Pagination as the service does it (COMPAT.md): page 1, 100 per page, newest first by default. */
+export const pageQuery = {
+  page: intField.optional(),
+  perPage: intField.pipe(z.number().max(500)).optional(),
+  reverseSorting: flagField.optional(),
+};

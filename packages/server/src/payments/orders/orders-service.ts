@@ -1,0 +1,650 @@
+// Orders (spec, Orders): purchase, recurring, managed and credit. Creation checks every field, stores the
+// order (and the card when saved, or as the mandate of a recurring or managed order) and charges it in
+// one transaction. The order's status follows its transactions; every change of either sends an IPN.
+// Recurring orders are billed by a sweep on the injected clock, with the order's retry schedule.
+import type { Selectable } from 'kysely';
+import type { Clock } from '../../platform/clock/clock.ts';
+import type { Db, Tx } from '../../platform/db/database.ts';
+import type {
+  PaymentsCardMode,
+  PaymentsOrderStatus,
+  PaymentsOrdersTable,
+  PaymentsOrderType,
+} from '../../platform/db/schema.ts';
+import type { Transact } from '../../platform/db/transact.ts';
+import { DomainError, notFound, validationFailed } from '../../platform/errors/domain-error.ts';
+import type { Outbox } from '../../platform/events/outbox.ts';
+import { parseAmountField } from '../../platform/money/amount.ts';
+import { type Asset, findAsset } from '../../platform/money/assets.ts';
+import type { ChallengeRedirect } from '../../rails/card-network/port.ts';
+import { HARD_DECLINES } from '../../rails/card-network/port.ts';
+import type { WalletPaymentTokens } from '../../rails/wallet-tokenization/payment-tokens.ts';
+import type { StoredCardsService } from '../cards/stored-cards-service.ts';
+import { publishIpn } from '../events/publish-ipn.ts';
+import type { MerchantScope } from '../http/authenticate.ts';
+import type { Page } from '../http/envelope.ts';
+import type { PaymentLinksService } from '../links/payment-links-service.ts';
+import { siteOf } from '../sites.ts';
+import { FAILURES, type FailureReason } from '../transactions/decline-codes.ts';
+import type { PaymentTransactionsService, TransactionRow } from '../transactions/transactions-service.ts';
+import { addDuration, parseDuration } from './durations.ts';
+import { type InstrumentInput, resolveInstrument } from './payment-instrument.ts';
+import { billTime } from './schedule.ts';
+
+/** Amount bounds (the spec does not show them): a cent to a billion, exact as JSON numbers too. */
+const MAX_AMOUNT_MAJOR = 1_000_000_000n;
+const MAX_RETRIES = 10;
+
+export type OrderRow = Selectable<PaymentsOrdersTable>;
+
+export interface CreateOrderInput extends InstrumentInput {
+  amount: string;
+  currency: string;
+  orderType: PaymentsOrderType;
+  customerId: number;
+  siteId?: number | undefined;
+  description?: string | undefined;
+  externalOrderId?: string | undefined;
+  intervalType?: 'day' | 'month' | undefined;
+  intervalValue?: number | undefined;
+  retryPayment?: string | undefined;
+  trialAmount?: string | undefined;
+  firstBillDate?: string | undefined;
+  backUrl?: string | undefined;
+  transactionMethod?: 'card' | 'wallet' | undefined;
+  cardTransactionMode?: PaymentsCardMode | undefined;
+  saveCard?: boolean | undefined;
+  invoiceEmail?: string | undefined;
+  ip?: string | undefined;
+  externalCustomData?: string | undefined;
+  level3Data?: string | undefined;
+  isSoftDecline?: boolean | undefined;
+  splitSchema?: { toSite: number; amount: string; description?: string | undefined }[] | undefined;
+  /** Set by the hosted checkout: the payment link the order came from */
+  paymentLinkHash?: string | undefined;
+}
+
+export interface ChargeResult {
+  order: OrderRow;
+  transaction: TransactionRow;
+  cardId: number | null;
+  redirect?: ChallengeRedirect;
+}
+
+export interface OrderFilter {
+  externalOrderId?: string;
+  customerId?: number;
+  orderType?: PaymentsOrderType;
+  orderStatus?: PaymentsOrderStatus;
+  createdAtFrom?: Date;
+  createdAtTo?: Date;
+}
+
+export interface OrdersDeps {
+  db: Db;
+  transact: Transact;
+  clock: Clock;
+  outbox: Outbox;
+  cards: StoredCardsService;
+  transactions: PaymentTransactionsService;
+  walletTokens: WalletPaymentTokens;
+  links: PaymentLinksService;
+}
+
+export class PaymentOrdersService {
+  constructor(private readonly deps: OrdersDeps) {
+    deps.transactions.onChange = (tx, id) => this.onTransactionChange(tx, id);
+  }
+
+  /** POST /order. A declined payment commits (the order and its failed transaction exist) and then answers 402. */
+  async create(merchant: MerchantScope, input: CreateOrderInput): Promise<ChargeResult> {
+    const now = this.deps.clock.now();
+    const siteId = siteOf(merchant, input.siteId);
+    const asset = fiatAsset(input.currency);
+    const amount = boundedAmount(input.amount, asset, 'amount');
+    const mode = input.cardTransactionMode ?? (input.orderType === 'credit' ? 'credit' : 'authAndCapture');
+    if ((mode === 'credit') !== (input.orderType === 'credit')) {
+      throw validationFailed(
+        'cardTransactionMode',
+        'credit orders use cardTransactionMode=credit, and only they do',
+      );
+    }
+    if (input.transactionMethod === 'wallet') {
+      throw validationFailed(
+        'transactionMethod',
+        'Tessera has no stored-value wallet: pay by card (wallet payloads included)',
+      );
+    }
+    const recurring = input.orderType === 'recurring' ? this.recurringTerms(input, asset, now) : undefined;
+    if (recurring && mode !== 'authAndCapture') {
+      throw validationFailed('cardTransactionMode', 'recurring orders capture each bill: use authAndCapture');
+    }
+    const splits = input.splitSchema ? checkSplits(merchant, input.splitSchema, asset, amount) : undefined;
+    if (input.level3Data !== undefined) parseJson(input.level3Data, 'level3Data');
+
+    const result = await this.deps.transact(async (tx) => {
+      const customer = await tx
+        .selectFrom('payments_customers')
+        .select(['id', 'site_id'])
+        .where('id', '=', input.customerId)
+        .where('merchant_id', '=', merchant.merchantId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (!customer) throw new DomainError('not_found', 'customer not found', { field: 'customerId' });
+      if (input.paymentLinkHash) await this.deps.links.claimUse(tx, input.paymentLinkHash);
+      const instrument = await resolveInstrument(
+        tx,
+        { cards: this.deps.cards, walletTokens: this.deps.walletTokens, now },
+        { merchantId: merchant.merchantId, customerId: customer.id },
+        input,
+      );
+      const inserted = await tx
+        .insertInto('payments_orders')
+        .values({
+          merchant_id: merchant.merchantId,
+          site_id: siteId,
+          customer_id: customer.id,
+          order_type: input.orderType,
+          status: 'start',
+          amount,
+          currency: asset.code,
+          description: input.description ?? null,
+          external_order_id: input.externalOrderId ?? null,
+          external_custom_data: input.externalCustomData ?? null,
+          card_transaction_mode: mode,
+          transaction_method: 'card',
+          card_id: null,
+          back_url: input.backUrl ?? null,
+          invoice_email: input.invoiceEmail ?? null,
+          ip: input.ip ?? null,
+          level3_data: input.level3Data ?? null,
+          split_schema: splits ? JSON.stringify(splits) : null,
+          interval_type: recurring?.intervalType ?? null,
+          interval_value: recurring?.intervalValue ?? null,
+          trial_amount: recurring?.trialAmount ?? null,
+          first_bill_date: recurring?.firstBillDate ?? null,
+          retry_payment: recurring?.retries ?? null,
+          anchor_at: null,
+          next_bill_at: null,
+          payment_link_hash: input.paymentLinkHash ?? null,
+          cancel_reason: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      let order = inserted as OrderRow;
+      // Recurring and managed orders keep the card as their mandate; others when asked to.
+      const mustKeep = input.orderType === 'recurring' || input.orderType === 'managed';
+      let cardId = instrument.storedCardId ?? null;
+      if (cardId === null && (input.saveCard || mustKeep)) {
+        cardId = await this.deps.cards.save(tx, {
+          merchantId: merchant.merchantId,
+          customerId: customer.id,
+          orderId: order.id,
+          kind: instrument.kind,
+          brand: instrument.brand,
+          card: instrument.card,
+          nameOnCard: instrument.holderName,
+          holderCountry: instrument.holderCountry,
+          holderState: instrument.holderState,
+        });
+      }
+      if (cardId !== null) {
+        await tx.updateTable('payments_orders').set({ card_id: cardId }).where('id', '=', order.id).execute();
+        order = { ...order, card_id: cardId };
+      }
+      const charged = await this.deps.transactions.charge(tx, {
+        order,
+        merchantName: await this.siteName(tx, siteId),
+        type: mode === 'credit' ? 'credit' : 'deposit',
+        mode,
+        amount: recurring?.trialAmount ?? amount,
+        instrument,
+        cardId,
+        initiator: 'customer',
+        isSoftDeclineRetry: input.isSoftDecline ?? false,
+      });
+      return {
+        order: await this.orderRow(tx, order.id),
+        transaction: charged.transaction,
+        cardId: input.saveCard || mustKeep || instrument.storedCardId !== undefined ? cardId : null,
+        ...(charged.redirect ? { redirect: charged.redirect } : {}),
+      };
+    });
+    if (result.transaction.status === 'complete-failed') throw declined(result);
+    return result;
+  }
+
+  /** PATCH /order-rebill/{id}: the merchant charges a managed order's stored card again. */
+  async rebill(
+    merchant: MerchantScope,
+    orderId: number,
+    input: { customerId: number; amount: string; isSoftDecline?: boolean | undefined },
+  ): Promise<ChargeResult> {
+    const result = await this.deps.transact(async (tx) => {
+      const order = await this.lockOwned(tx, merchant, orderId);
+      if (order.order_type !== 'managed') {
+        throw new DomainError('invalid_state', 'only managed orders are rebilled by the merchant', {
+          details: { orderType: order.order_type },
+        });
+      }
+      if (order.customer_id !== input.customerId) {
+        throw validationFailed('customerId', 'customerId is not the order’s customer');
+      }
+      if (order.status !== 'in-progress' && order.status !== 'complete-ok') {
+        throw new DomainError('invalid_state', `the order is ${order.status}`, {
+          details: { orderStatus: order.status },
+        });
+      }
+      const amount = boundedAmount(input.amount, fiatAsset(order.currency), 'amount');
+      const stored = await this.storedCard(tx, order);
+      if (!stored) {
+        throw new DomainError('invalid_state', 'the order’s stored card was deleted', {
+          details: { systemCode: FAILURES.card_deleted.code },
+        });
+      }
+      const charged = await this.chargeStoredCard(tx, order, stored, amount, input.isSoftDecline ?? false);
+      return { order: await this.orderRow(tx, order.id), ...charged };
+    });
+    if (result.transaction.status === 'complete-failed') throw declined(result);
+    return result;
+  }
+
+  /**
+   * DELETE /order/{id}: an order without payments is canceled; a recurring order with payments stops
+   * billing when asked with terminateOrder=yes; anything else is a 409 naming what to do.
+   */
+  async cancel(
+    merchant: MerchantScope,
+    orderId: number,
+    input: {
+      reason?: string | undefined;
+      message?: string | undefined;
+      terminateOrder?: boolean | undefined;
+    },
+  ): Promise<OrderRow> {
+    return this.deps.transact(async (tx) => {
+      const order = await this.lockOwned(tx, merchant, orderId);
+      if (order.status === 'canceled')
+        throw new DomainError('invalid_state', 'the order is already canceled');
+      const paid = await tx
+        .selectFrom('payments_transactions')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('order_id', '=', order.id)
+        .where('status', 'not in', ['complete-failed', 'void-ok', 'cancel-ok'])
+        .executeTakeFirstOrThrow();
+      const hasPayments = Number(paid.n) > 0;
+      const isSubscription = order.order_type === 'recurring' || order.order_type === 'managed';
+      if (hasPayments && !(isSubscription && input.terminateOrder)) {
+        throw new DomainError(
+          'invalid_state',
+          isSubscription
+            ? 'the order has payments: send terminateOrder=yes to stop it, or refund its transactions'
+            : 'the order has payments: refund its transactions instead',
+          { details: { orderStatus: order.status } },
+        );
+      }
+      await this.setOrder(tx, order.id, {
+        status: 'canceled',
+        next_bill_at: null,
+        cancel_reason: input.reason ?? input.message ?? null,
+      });
+      await publishIpn(this.deps.outbox, tx, { orderId: order.id });
+      return this.orderRow(tx, order.id);
+    });
+  }
+
+  async get(merchant: MerchantScope, orderId: number): Promise<OrderRow> {
+    const order = await this.deps.db
+      .selectFrom('payments_orders')
+      .selectAll()
+      .where('id', '=', orderId)
+      .where('merchant_id', '=', merchant.merchantId)
+      .executeTakeFirst();
+    if (!order) throw notFound('order');
+    return order as OrderRow;
+  }
+
+  async list(merchant: MerchantScope, f: OrderFilter, page: Page) {
+    let query = this.deps.db.selectFrom('payments_orders').where('merchant_id', '=', merchant.merchantId);
+    if (f.externalOrderId !== undefined) query = query.where('external_order_id', '=', f.externalOrderId);
+    if (f.customerId !== undefined) query = query.where('customer_id', '=', f.customerId);
+    if (f.orderType !== undefined) query = query.where('order_type', '=', f.orderType);
+    if (f.orderStatus !== undefined) query = query.where('status', '=', f.orderStatus);
+    if (f.createdAtFrom) query = query.where('created_at', '>=', f.createdAtFrom);
+    if (f.createdAtTo) query = query.where('created_at', '<=', f.createdAtTo);
+    const total = await query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const rows = await query
+      .selectAll()
+      .orderBy('id', page.newestFirst ? 'desc' : 'asc')
+      .limit(page.perPage)
+      .offset((page.page - 1) * page.perPage)
+      .execute();
+    return { items: rows as OrderRow[], total: Number(total.n) };
+  }
+
+  /** A deleted customer's subscriptions end and its mandates go (CustomersService.onDelete). */
+  async endForDeletedCustomer(tx: Tx, customerId: number): Promise<void> {
+    const open = await tx
+      .selectFrom('payments_orders')
+      .select('id')
+      .where('customer_id', '=', customerId)
+      .where('order_type', 'in', ['recurring', 'managed'])
+      .where('status', 'not in', ['canceled', 'complete-failed'])
+      .forUpdate()
+      .execute();
+    for (const order of open) {
+      await this.setOrder(tx, order.id, {
+        status: 'canceled',
+        next_bill_at: null,
+        cancel_reason: 'customer-deleted',
+      });
+      await publishIpn(this.deps.outbox, tx, { orderId: order.id });
+    }
+    await this.deps.cards.deleteForCustomer(tx, customerId);
+  }
+
+  /** Sweep: bills every recurring order that is due, with its stored card (merchant-initiated). */
+  async billDue(): Promise<number> {
+    const due = await this.deps.db
+      .selectFrom('payments_orders')
+      .select('id')
+      .where('status', 'in', ['in-progress', 'retrying'])
+      .where('next_bill_at', '<=', this.deps.clock.now())
+      .orderBy('next_bill_at')
+      .limit(200)
+      .execute();
+    let billed = 0;
+    for (const row of due) {
+      const done = await this.deps.transact(async (tx) => {
+        const order = (await tx
+          .selectFrom('payments_orders')
+          .selectAll()
+          .where('id', '=', row.id)
+          .where('status', 'in', ['in-progress', 'retrying'])
+          .where('next_bill_at', '<=', this.deps.clock.now())
+          .forUpdate()
+          .skipLocked()
+          .executeTakeFirst()) as OrderRow | undefined;
+        if (!order) return false;
+        // Claimed: the outcome (now, or at reconciliation) sets the next due time.
+        await this.setOrder(tx, order.id, { next_bill_at: null });
+        const stored = await this.storedCard(tx, order);
+        if (!stored) {
+          // The mandate is gone (card deleted): nothing can be charged again.
+          await this.setOrder(tx, order.id, { status: 'complete-failed' });
+          await publishIpn(this.deps.outbox, tx, { orderId: order.id });
+          return true;
+        }
+        await this.chargeStoredCard(tx, order, stored, BigInt(order.amount), false);
+        return true;
+      });
+      if (done) billed++;
+    }
+    return billed;
+  }
+
+  // Internals ------------------------------------------------------------------------------------------
+
+  /** The order's live stored card, or undefined when its mandate was deleted. */
+  private storedCard(tx: Tx, order: OrderRow) {
+    return order.card_id
+      ? this.deps.cards.forCharge(tx, order.merchant_id, order.customer_id, order.card_id)
+      : Promise.resolve(undefined);
+  }
+
+  private async chargeStoredCard(
+    tx: Tx,
+    order: OrderRow,
+    stored: NonNullable<Awaited<ReturnType<StoredCardsService['forCharge']>>>,
+    amount: bigint,
+    isSoftDeclineRetry: boolean,
+  ) {
+    const charged = await this.deps.transactions.charge(tx, {
+      order,
+      merchantName: await this.siteName(tx, order.site_id),
+      type: 'deposit',
+      mode: 'authAndCapture',
+      amount,
+      instrument: {
+        card: stored.card,
+        brand: stored.stored.brand,
+        kind: stored.stored.kind,
+        source: 'stored',
+        storedCardId: stored.stored.id,
+        holderName: stored.stored.nameOnCard,
+        holderCountry: stored.stored.cardHolderCountry,
+        holderState: stored.stored.cardHolderState,
+        isAuthenticated: false,
+      },
+      cardId: stored.stored.id,
+      initiator: 'merchant',
+      isSoftDeclineRetry,
+    });
+    return { transaction: charged.transaction, cardId: stored.stored.id };
+  }
+
+  /** Keeps the order in step with a transaction that changed, then sends the IPN. */
+  private async onTransactionChange(tx: Tx, transactionId: number): Promise<void> {
+    const t = await tx
+      .selectFrom('payments_transactions')
+      .selectAll()
+      .where('id', '=', transactionId)
+      .executeTakeFirstOrThrow();
+    const order = (await tx
+      .selectFrom('payments_orders')
+      .selectAll()
+      .where('id', '=', t.order_id)
+      .forUpdate()
+      .executeTakeFirstOrThrow()) as OrderRow;
+    if (t.type !== 'refund') {
+      const isScheduledBill =
+        order.order_type === 'recurring' && order.anchor_at !== null && t.initiator === 'merchant';
+      if (isScheduledBill) await this.afterBill(tx, order, t);
+      else if (t.initiator === 'customer') await this.afterFirstPayment(tx, order, t);
+    }
+    await publishIpn(this.deps.outbox, tx, { orderId: order.id, transactionId: t.id });
+  }
+
+  /** The order's own payment (creation, or after its 3DS challenge or reconciliation). */
+  private async afterFirstPayment(tx: Tx, order: OrderRow, t: TransactionRow): Promise<void> {
+    if (order.status === 'canceled') return;
+    let status: PaymentsOrderStatus = order.status;
+    const patch: Partial<OrderRow> = {};
+    switch (t.status) {
+      case 'complete-ok':
+        if (order.order_type === 'recurring') {
+          const anchor = order.first_bill_date ?? this.deps.clock.now();
+          patch.anchor_at = anchor;
+          patch.next_bill_at = nextBill(order, anchor, 0);
+          status = 'in-progress';
+        } else {
+          status = order.order_type === 'managed' ? 'in-progress' : 'complete-ok';
+        }
+        break;
+      case 'in-progress':
+      case '3d-pending':
+      case 'start':
+        status = 'in-progress';
+        break;
+      case 'complete-failed':
+      case 'void-ok':
+        status = 'complete-failed';
+        break;
+      default:
+        return;
+    }
+    if (status !== order.status || patch.anchor_at) await this.setOrder(tx, order.id, { ...patch, status });
+  }
+
+  /** A scheduled recurring bill ended: schedule the next one, a retry, or stop. */
+  private async afterBill(tx: Tx, order: OrderRow, t: TransactionRow): Promise<void> {
+    if (order.status === 'canceled' || !order.anchor_at) return;
+    if (t.status === 'complete-ok') {
+      const billsDone = order.bills_done + 1;
+      await this.setOrder(tx, order.id, {
+        status: 'in-progress',
+        bills_done: billsDone,
+        retries_done: 0,
+        next_bill_at: nextBill(order, order.anchor_at, billsDone),
+      });
+      return;
+    }
+    if (t.status !== 'complete-failed') return;
+    const retries = (order.retry_payment ?? []).map((d) => parseDuration(d)).filter((d) => d !== undefined);
+    const retry = retries[order.retries_done];
+    const isHard = HARD_DECLINES.has(t.decline_reason as never);
+    if (isHard || !retry) {
+      await this.setOrder(tx, order.id, { status: 'complete-failed', next_bill_at: null });
+      return;
+    }
+    await this.setOrder(tx, order.id, {
+      status: 'retrying',
+      retries_done: order.retries_done + 1,
+      next_bill_at: addDuration(this.deps.clock.now(), retry),
+    });
+  }
+
+  private recurringTerms(input: CreateOrderInput, asset: Asset, now: Date) {
+    if (!input.intervalType)
+      throw validationFailed('intervalType', 'intervalType is required for recurring orders');
+    if (!input.intervalValue)
+      throw validationFailed('intervalValue', 'intervalValue is required for recurring orders');
+    if (input.intervalValue > (input.intervalType === 'day' ? 366 : 24)) {
+      throw validationFailed('intervalValue', 'intervalValue is at most 366 days or 24 months');
+    }
+    const trialAmount =
+      input.trialAmount === undefined ? undefined : boundedAmount(input.trialAmount, asset, 'trialAmount');
+    let firstBillDate: Date | undefined;
+    if (input.firstBillDate !== undefined) {
+      if (trialAmount === undefined) {
+        throw validationFailed('trialAmount', 'firstBillDate requires a trialAmount greater than 0');
+      }
+      firstBillDate = new Date(input.firstBillDate);
+      if (firstBillDate <= now)
+        throw validationFailed('firstBillDate', 'firstBillDate must be in the future');
+    }
+    const retries = (input.retryPayment ?? '')
+      .split(',')
+      .map((d) => d.trim())
+      .filter((d) => d !== '');
+    if (retries.length > MAX_RETRIES)
+      throw validationFailed('retryPayment', `at most ${MAX_RETRIES} retries`);
+    for (const retry of retries) {
+      if (!parseDuration(retry)) {
+        throw validationFailed(
+          'retryPayment',
+          `"${retry.slice(0, 20)}" is not an ISO 8601 duration such as P1D`,
+        );
+      }
+    }
+    return {
+      intervalType: input.intervalType,
+      intervalValue: input.intervalValue,
+      trialAmount,
+      firstBillDate,
+      retries,
+    };
+  }
+
+  private async siteName(tx: Tx, siteId: number): Promise<string> {
+    const site = await tx
+      .selectFrom('sites')
+      .select('name')
+      .where('id', '=', siteId)
+      .executeTakeFirstOrThrow();
+    return site.name;
+  }
+
+  private async orderRow(tx: Tx, id: number): Promise<OrderRow> {
+    return (await tx
+      .selectFrom('payments_orders')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()) as OrderRow;
+  }
+
+  private async lockOwned(tx: Tx, merchant: MerchantScope, id: number): Promise<OrderRow> {
+    const order = await tx
+      .selectFrom('payments_orders')
+      .selectAll()
+      .where('id', '=', id)
+      .where('merchant_id', '=', merchant.merchantId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!order) throw notFound('order');
+    return order as OrderRow;
+  }
+
+  private async setOrder(tx: Tx, id: number, patch: Partial<OrderRow>): Promise<void> {
+    await tx
+      .updateTable('payments_orders')
+      .set({ ...patch, updated_at: this.deps.clock.now() } as never)
+      .where('id', '=', id)
+      .execute();
+  }
+}
+
+/** The k-th scheduled bill: at firstBillDate and every interval after, else one interval after the first payment. */
+function nextBill(order: OrderRow, anchor: Date, billsDone: number): Date {
+  const offset = order.first_bill_date ? 0 : 1;
+  return billTime(anchor, order.interval_type ?? 'month', order.interval_value ?? 1, billsDone + offset);
+}
+
+function fiatAsset(code: string): Asset {
+  const asset = findAsset(code);
+  if (!asset || asset.kind !== 'fiat')
+    throw validationFailed('currency', 'currency must be an ISO 4217 code');
+  return asset;
+}
+
+function boundedAmount(text: string, asset: Asset, field: string): bigint {
+  const amount = parseAmountField(text, asset, field);
+  if (amount > MAX_AMOUNT_MAJOR * 10n ** BigInt(asset.exponent)) {
+    throw validationFailed(field, `${field} is at most ${MAX_AMOUNT_MAJOR} ${asset.code}`);
+  }
+  return amount;
+}
+
+function checkSplits(
+  merchant: MerchantScope,
+  schema: NonNullable<CreateOrderInput['splitSchema']>,
+  asset: Asset,
+  amount: bigint,
+) {
+  const field = 'transactionOption.splitPayment.splitSchema';
+  if (schema.length === 0) throw validationFailed(field, 'splitSchema needs at least one entry');
+  const splits = schema.map((entry, i) => {
+    if (!merchant.siteIds.includes(entry.toSite)) {
+      throw validationFailed(`${field}.${i}.toSite`, 'toSite is not one of your sites');
+    }
+    return {
+      toSite: entry.toSite,
+      amount: parseAmountField(entry.amount, asset, `${field}.${i}.amount`).toString(),
+      ...(entry.description ? { description: entry.description } : {}),
+    };
+  });
+  const total = splits.reduce((sum, s) => sum + BigInt(s.amount), 0n);
+  if (total !== amount) throw validationFailed(field, 'the split amounts must add up to the order amount');
+  return splits;
+}
+
+function parseJson(text: string, field: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw validationFailed(field, `${field} must be a JSON string`);
+  }
+}
+
+function declined(result: ChargeResult): DomainError {
+  const t = result.transaction;
+  const failure = FAILURES[(t.decline_reason ?? 'generic') as FailureReason] ?? FAILURES.generic;
+  return new DomainError('payment_declined', failure.message, {
+    details: {
+      systemCode: failure.code,
+      data: { orderId: result.order.id, transactionId: t.id, transactionStatus: t.status },
+    },
+  });
+}

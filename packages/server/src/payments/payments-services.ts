@@ -1,0 +1,69 @@
+// Builds the payments API's services on the platform and its rails (card network, wallet tokens),
+// connects them to the card network's news and registers their sweeps.
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Sweeps } from '../platform/clock/sweeps.ts';
+import type { Encryptor } from '../platform/crypto/encryption.ts';
+import type { Db } from '../platform/db/database.ts';
+import type { Transact } from '../platform/db/transact.ts';
+import type { Outbox } from '../platform/events/outbox.ts';
+import type { Ledger } from '../platform/ledger/ledger.ts';
+import type { CardNetwork } from '../rails/card-network/port.ts';
+import type { WalletPaymentTokens } from '../rails/wallet-tokenization/payment-tokens.ts';
+import { StoredCardsService } from './cards/stored-cards-service.ts';
+import { CustomersService } from './customers/customers-service.ts';
+import { PaymentLinksService } from './links/payment-links-service.ts';
+import { PaymentOrdersService } from './orders/orders-service.ts';
+import { NETWORK_OWNER, PaymentTransactionsService } from './transactions/transactions-service.ts';
+
+export interface PaymentsPlatform {
+  publicUrl: string;
+  authorizationSeconds: number;
+  db: Db;
+  clock: Clock;
+  transact: Transact;
+  outbox: Outbox;
+  ledger: Ledger;
+  sweeps: Sweeps;
+  encryptor: Encryptor;
+  rails: { cardNetwork: CardNetwork; walletTokens: WalletPaymentTokens };
+}
+
+export interface PaymentsServices {
+  customers: CustomersService;
+  cards: StoredCardsService;
+  orders: PaymentOrdersService;
+  transactions: PaymentTransactionsService;
+  links: PaymentLinksService;
+}
+
+export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
+  const { db, clock, transact, outbox, ledger } = p;
+  const customers = new CustomersService({ db, transact, clock });
+  const cards = new StoredCardsService({ db, transact, clock, encryptor: p.encryptor });
+  const links = new PaymentLinksService({ db, clock });
+  const transactions = new PaymentTransactionsService({
+    db,
+    transact,
+    clock,
+    ledger,
+    network: p.rails.cardNetwork,
+    publicUrl: p.publicUrl,
+    authorizationSeconds: p.authorizationSeconds,
+  });
+  const orders = new PaymentOrdersService({
+    db,
+    transact,
+    clock,
+    outbox,
+    cards,
+    transactions,
+    walletTokens: p.rails.walletTokens,
+    links,
+  });
+  customers.onDelete = (tx, _merchantId, customerId) => orders.endForDeletedCustomer(tx, customerId);
+  p.rails.cardNetwork.connect(NETWORK_OWNER, (tx, news) => transactions.onNetwork(tx, news));
+  // Recurring bills fall due on the clock; uncaptured authorizations lapse.
+  p.sweeps.register('payments-recurring-billing', () => orders.billDue());
+  p.sweeps.register('payments-authorizations', () => transactions.expireAuthorizations());
+  return { customers, cards, orders, transactions, links };
+}

@@ -1,0 +1,605 @@
+// Card transactions of the payments API (spec, Transactions): a charge asks the card network, and its
+// answer decides the record: approved (captured at once for authAndCapture), declined, waiting on a 3D
+// Secure challenge, or unknown until reconciliation. Captures credit the site's ledger balance (split
+// across sites when the order says so); refunds and credits debit it. Each step is one database
+// transaction with its ledger postings, and the order module hears of every change (status, IPN).
+import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { Clock } from '../../platform/clock/clock.ts';
+import { addSeconds } from '../../platform/clock/clock.ts';
+import type { Db, Tx } from '../../platform/db/database.ts';
+import type {
+  PaymentsCardMode,
+  PaymentsTransactionStatus,
+  PaymentsTransactionsTable,
+} from '../../platform/db/schema.ts';
+import type { Transact } from '../../platform/db/transact.ts';
+import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
+import type { Ledger, Leg } from '../../platform/ledger/ledger.ts';
+import { parseAmountField } from '../../platform/money/amount.ts';
+import { findAsset } from '../../platform/money/assets.ts';
+import type {
+  AuthorizationAnswer,
+  CardNetwork,
+  ChallengeRedirect,
+  NetworkNews,
+} from '../../rails/card-network/port.ts';
+import type { MerchantScope } from '../http/authenticate.ts';
+import type { Page } from '../http/envelope.ts';
+import type { Instrument } from '../orders/payment-instrument.ts';
+import { FAILURES, type FailureReason } from './decline-codes.ts';
+
+export const NETWORK_OWNER = 'payments';
+const RECEIVABLE_SHARDS = 16;
+
+export type TransactionRow = Selectable<PaymentsTransactionsTable>;
+
+export interface SplitEntry {
+  toSite: number;
+  amount: bigint;
+  description?: string | undefined;
+}
+
+export interface ChargeRequest {
+  order: {
+    id: number;
+    merchant_id: number;
+    site_id: number;
+    customer_id: number;
+    currency: string;
+    split_schema: string | null;
+  };
+  merchantName: string;
+  type: 'deposit' | 'credit';
+  mode: PaymentsCardMode;
+  amount: bigint;
+  instrument: Instrument;
+  cardId: number | null;
+  initiator: 'customer' | 'merchant';
+  isSoftDeclineRetry: boolean;
+}
+
+export interface TransactionFilter {
+  orderId?: number;
+  customerId?: number;
+  email?: string;
+  transactionMethod?: 'card' | 'wallet';
+  currency?: string;
+  amountFrom?: bigint;
+  amountTo?: bigint;
+  transactionType?: 'deposit' | 'refund' | 'credit';
+  transactionStatus?: PaymentsTransactionStatus[];
+  createdAtFrom?: Date;
+  createdAtTo?: Date;
+}
+
+export interface TransactionsDeps {
+  db: Db;
+  transact: Transact;
+  clock: Clock;
+  ledger: Ledger;
+  network: CardNetwork;
+  publicUrl: string;
+  /** How long an authorization may wait for its capture before it is released */
+  authorizationSeconds: number;
+}
+
+export const networkReference = (transactionId: number) => `payments:${transactionId}`;
+
+export class PaymentTransactionsService {
+  /** Set by the orders module: runs after every change of a transaction, in its database transaction. */
+  onChange: (tx: Tx, transactionId: number) => Promise<void> = async () => {};
+  private readonly accounts = new Map<string, string>();
+
+  constructor(private readonly deps: TransactionsDeps) {}
+
+  /** Asks the network and records its answer; a 3D Secure challenge comes back as the redirect. */
+  async charge(
+    tx: Tx,
+    r: ChargeRequest,
+  ): Promise<{ transaction: TransactionRow; redirect?: ChallengeRedirect }> {
+    const now = this.deps.clock.now();
+    const inserted = await tx
+      .insertInto('payments_transactions')
+      .values({
+        merchant_id: r.order.merchant_id,
+        site_id: r.order.site_id,
+        order_id: r.order.id,
+        customer_id: r.order.customer_id,
+        card_id: r.cardId,
+        parent_id: null,
+        type: r.type,
+        status: 'start',
+        method: 'card',
+        mode: r.mode,
+        initiator: r.initiator,
+        amount: r.amount,
+        currency: r.order.currency,
+        card_brand: r.instrument.brand,
+        card_bin: r.instrument.card.pan.slice(0, 6),
+        card_last4: r.instrument.card.pan.slice(-4),
+        network_reference: null,
+        route: null,
+        error_code: null,
+        error_message: null,
+        decline_reason: null,
+        reason: null,
+        message: null,
+        return_token: randomUUID(),
+        auth_expires_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const reference = networkReference(inserted.id);
+    await tx
+      .updateTable('payments_transactions')
+      .set({ network_reference: reference })
+      .where('id', '=', inserted.id)
+      .execute();
+    const t = await this.lock(tx, inserted.id);
+
+    if (r.type === 'credit') {
+      // The site pays for the credit: its balance must cover it before the network is asked.
+      const paid = await this.moveForCredit(tx, t, r.amount);
+      if (!paid) {
+        await this.fail(tx, t, 'merchant_balance_insufficient');
+        return { transaction: await this.lock(tx, t.id) };
+      }
+    }
+    const answer = await this.deps.network.authorize(tx, {
+      owner: NETWORK_OWNER,
+      reference,
+      card: r.instrument.card,
+      amount: r.amount,
+      currency: r.order.currency,
+      merchant: r.merchantName,
+      kind: r.type === 'credit' ? 'credit' : 'purchase',
+      initiator: r.initiator,
+      isAuthenticated: r.instrument.isAuthenticated,
+      isSoftDeclineRetry: r.isSoftDeclineRetry,
+      returnUrl: `${this.deps.publicUrl}/checkout/3ds/return/${t.return_token}`,
+    });
+    await this.apply(tx, t, answer);
+    const transaction = await this.lock(tx, t.id);
+    return answer.outcome === 'challenge' ? { transaction, redirect: answer.redirect } : { transaction };
+  }
+
+  /** News from the network: a challenge was decided, or a lost answer reconciled. */
+  async onNetwork(tx: Tx, news: NetworkNews): Promise<void> {
+    const row = await tx
+      .selectFrom('payments_transactions')
+      .select('id')
+      .where('network_reference', '=', news.reference)
+      .executeTakeFirst();
+    if (!row) return;
+    const t = await this.lock(tx, row.id);
+    if (t.status !== '3d-pending' && t.status !== 'start') return;
+    if (news.outcome === 'approved') await this.approve(tx, t);
+    else await this.fail(tx, t, news.reason ?? 'generic');
+  }
+
+  /** PUT /transaction/{id}: captures all or part of an authorization; the rest is released. */
+  async capture(merchant: MerchantScope, id: number, amountText: string): Promise<TransactionRow> {
+    return this.deps.transact(async (tx) => {
+      const t = await this.lockOwned(tx, merchant, id);
+      if (t.type !== 'deposit' || t.status !== 'in-progress') {
+        throw new DomainError(
+          'invalid_state',
+          `only an authorized, uncaptured transaction can be captured (it is ${t.status})`,
+          {
+            details: { transactionStatus: t.status },
+          },
+        );
+      }
+      const amount = parseAmountField(amountText, assetOf(t.currency));
+      if (amount > BigInt(t.amount)) {
+        throw new DomainError('validation_failed', 'the capture cannot exceed the authorized amount', {
+          field: 'amount',
+        });
+      }
+      await this.deps.network.capture(tx, this.reference(t), amount);
+      await this.captureIn(tx, t, amount);
+      await this.onChange(tx, t.id);
+      return this.lock(tx, t.id);
+    });
+  }
+
+  /**
+   * DELETE /transaction/{id}: an authorization not yet captured is voided; a captured one is refunded,
+   * in full or in part up to what is left. A refund is its own transaction (type refund).
+   */
+  async refund(
+    merchant: MerchantScope,
+    id: number,
+    input: { amount?: string; reason?: string; message?: string },
+  ): Promise<TransactionRow> {
+    return this.deps.transact(async (tx) => {
+      const t = await this.lockOwned(tx, merchant, id);
+      const now = this.deps.clock.now();
+      if (t.type === 'deposit' && t.status === 'in-progress') {
+        if (
+          input.amount !== undefined &&
+          parseAmountField(input.amount, assetOf(t.currency)) !== BigInt(t.amount)
+        ) {
+          throw new DomainError('validation_failed', 'an uncaptured authorization is voided in full', {
+            field: 'amount',
+          });
+        }
+        await this.deps.network.release(tx, this.reference(t));
+        await this.setStatus(tx, t.id, 'void-ok', {
+          reason: input.reason ?? null,
+          message: input.message ?? null,
+        });
+        await this.onChange(tx, t.id);
+        return this.lock(tx, t.id);
+      }
+      if (t.type !== 'deposit' || (t.status !== 'complete-ok' && t.status !== 'refund-ok')) {
+        throw new DomainError(
+          'invalid_state',
+          `a ${t.type} transaction that is ${t.status} cannot be refunded`,
+          {
+            details: { transactionStatus: t.status },
+          },
+        );
+      }
+      const left = BigInt(t.captured_amount) - BigInt(t.refunded_amount);
+      if (left === 0n) {
+        throw new DomainError('invalid_state', 'the transaction is already fully refunded', {
+          details: { transactionStatus: t.status },
+        });
+      }
+      const amount = input.amount === undefined ? left : parseAmountField(input.amount, assetOf(t.currency));
+      if (amount > left) {
+        throw new DomainError('validation_failed', 'the refund exceeds what is left to refund', {
+          field: 'amount',
+          details: { data: { refundable: left.toString() } },
+        });
+      }
+      const refund = await tx
+        .insertInto('payments_transactions')
+        .values({
+          merchant_id: t.merchant_id,
+          site_id: t.site_id,
+          order_id: t.order_id,
+          customer_id: t.customer_id,
+          card_id: t.card_id,
+          parent_id: t.id,
+          type: 'refund',
+          status: 'refund-ok',
+          method: t.method,
+          mode: t.mode,
+          initiator: 'merchant',
+          amount,
+          currency: t.currency,
+          card_brand: t.card_brand,
+          card_bin: t.card_bin,
+          card_last4: t.card_last4,
+          network_reference: null,
+          route: t.route,
+          error_code: null,
+          error_message: null,
+          decline_reason: null,
+          reason: input.reason ?? null,
+          message: input.message ?? null,
+          return_token: null,
+          auth_expires_at: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const moved = await this.tryTransfer(tx, `payments-refund:${refund.id}`, [
+        { accountId: await this.siteAccount(t.site_id, t.currency), amount: -amount },
+        { accountId: await this.receivable(t.currency, refund.id), amount },
+      ]);
+      if (!moved) {
+        throw new DomainError('invalid_state', 'the site’s balance does not cover this refund', {
+          details: { systemCode: FAILURES.merchant_balance_insufficient.code },
+        });
+      }
+      await this.deps.network.refund(tx, this.reference(t), networkReference(refund.id), amount);
+      const refunded = BigInt(t.refunded_amount) + amount;
+      await tx
+        .updateTable('payments_transactions')
+        .set({
+          refunded_amount: refunded,
+          status: refunded === BigInt(t.captured_amount) ? 'refund-ok' : t.status,
+          updated_at: now,
+        })
+        .where('id', '=', t.id)
+        .execute();
+      await this.onChange(tx, t.id);
+      await this.onChange(tx, refund.id);
+      return this.lock(tx, refund.id);
+    });
+  }
+
+  async get(merchant: MerchantScope, id: number): Promise<TransactionRow> {
+    const row = await this.deps.db
+      .selectFrom('payments_transactions')
+      .selectAll()
+      .where('id', '=', id)
+      .where('merchant_id', '=', merchant.merchantId)
+      .executeTakeFirst();
+    if (!row) throw notFound('transaction');
+    return row;
+  }
+
+  async list(merchant: MerchantScope, f: TransactionFilter, page: Page) {
+    let query = this.deps.db
+      .selectFrom('payments_transactions as t')
+      .innerJoin('payments_customers as c', 'c.id', 't.customer_id')
+      .where('t.merchant_id', '=', merchant.merchantId);
+    if (f.orderId !== undefined) query = query.where('t.order_id', '=', f.orderId);
+    if (f.customerId !== undefined) query = query.where('t.customer_id', '=', f.customerId);
+    if (f.email !== undefined) query = query.where('c.email', '=', f.email);
+    if (f.transactionMethod !== undefined) query = query.where('t.method', '=', f.transactionMethod);
+    if (f.currency !== undefined) query = query.where('t.currency', '=', f.currency);
+    if (f.amountFrom !== undefined) query = query.where('t.amount', '>=', f.amountFrom.toString());
+    if (f.amountTo !== undefined) query = query.where('t.amount', '<=', f.amountTo.toString());
+    if (f.transactionType !== undefined) query = query.where('t.type', '=', f.transactionType);
+    if (f.transactionStatus?.length) query = query.where('t.status', 'in', f.transactionStatus);
+    if (f.createdAtFrom) query = query.where('t.created_at', '>=', f.createdAtFrom);
+    if (f.createdAtTo) query = query.where('t.created_at', '<=', f.createdAtTo);
+    const total = await query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const rows = await query
+      .selectAll('t')
+      .orderBy('t.id', page.newestFirst ? 'desc' : 'asc')
+      .limit(page.perPage)
+      .offset((page.page - 1) * page.perPage)
+      .execute();
+    return { items: rows, total: Number(total.n) };
+  }
+
+  /** The transaction a 3D Secure return leg belongs to, with where its order sends the browser. */
+  async returnLeg(
+    token: string,
+  ): Promise<{ transaction: TransactionRow; backUrl: string | null } | undefined> {
+    if (!/^[0-9a-f-]{36}$/i.test(token)) return undefined;
+    const transaction = await this.deps.db
+      .selectFrom('payments_transactions')
+      .selectAll()
+      .where('return_token', '=', token)
+      .executeTakeFirst();
+    if (!transaction) return undefined;
+    const order = await this.deps.db
+      .selectFrom('payments_orders')
+      .select('back_url')
+      .where('id', '=', transaction.order_id)
+      .executeTakeFirstOrThrow();
+    return { transaction, backUrl: order.back_url };
+  }
+
+  /** Sweep: authorizations nobody captured in time are released (void-ok). */
+  async expireAuthorizations(): Promise<number> {
+    const due = await this.deps.db
+      .selectFrom('payments_transactions')
+      .select('id')
+      .where('status', '=', 'in-progress')
+      .where('auth_expires_at', '<=', this.deps.clock.now())
+      .limit(200)
+      .execute();
+    let changed = 0;
+    for (const row of due) {
+      const done = await this.deps.transact(async (tx) => {
+        const t = await tx
+          .selectFrom('payments_transactions')
+          .selectAll()
+          .where('id', '=', row.id)
+          .forUpdate()
+          .skipLocked()
+          .executeTakeFirst();
+        if (t?.status !== 'in-progress') return false;
+        await this.deps.network.release(tx, this.reference(t));
+        await this.setStatus(tx, t.id, 'void-ok', { reason: 'authorization-expired', message: null });
+        await this.onChange(tx, t.id);
+        return true;
+      });
+      if (done) changed++;
+    }
+    return changed;
+  }
+
+  /** The site's available balance in a currency (sandbox and operator views). */
+  async siteBalance(siteId: number, currency: string): Promise<bigint> {
+    const account = await this.deps.ledger.getAccount(this.deps.db, await this.siteAccount(siteId, currency));
+    return account?.available ?? 0n;
+  }
+
+  // Internals ------------------------------------------------------------------------------------------
+
+  private async apply(tx: Tx, t: TransactionRow, answer: AuthorizationAnswer): Promise<void> {
+    switch (answer.outcome) {
+      case 'approved':
+        if (answer.threeDS === 'frictionless') {
+          await tx.updateTable('payments_transactions').set({ is_3d: true }).where('id', '=', t.id).execute();
+        }
+        await this.approve(tx, { ...t, is_3d: t.is_3d || answer.threeDS === 'frictionless' });
+        return;
+      case 'declined':
+        await this.fail(tx, t, answer.reason);
+        return;
+      case 'challenge':
+        await this.setStatus(tx, t.id, '3d-pending', { is_3d: true });
+        await this.onChange(tx, t.id);
+        return;
+      case 'unknown':
+        // The answer was lost: the record stays `start` until the network's reconciliation tells.
+        await this.onChange(tx, t.id);
+        return;
+    }
+  }
+
+  private async approve(tx: Tx, t: TransactionRow): Promise<void> {
+    const amount = BigInt(t.amount);
+    if (t.type === 'credit') {
+      await this.setStatus(tx, t.id, 'complete-ok', {});
+    } else if (t.mode === 'authAndCapture') {
+      await this.deps.network.capture(tx, this.reference(t), amount);
+      await this.captureIn(tx, t, amount);
+    } else {
+      await this.setStatus(tx, t.id, 'in-progress', {
+        auth_expires_at: addSeconds(this.deps.clock.now(), this.deps.authorizationSeconds),
+      });
+    }
+    await this.onChange(tx, t.id);
+  }
+
+  private async fail(tx: Tx, t: TransactionRow, reason: FailureReason): Promise<void> {
+    if (t.type === 'credit' && reason !== 'merchant_balance_insufficient') {
+      // The network refused the credit: the site gets its money back.
+      await this.deps.ledger.transfer(tx, {
+        operationId: `payments-credit-return:${t.id}`,
+        legs: [
+          { accountId: await this.receivable(t.currency, t.id), amount: -BigInt(t.amount) },
+          { accountId: await this.siteAccount(t.site_id, t.currency), amount: BigInt(t.amount) },
+        ],
+      });
+    }
+    const failure = FAILURES[reason];
+    await this.setStatus(tx, t.id, 'complete-failed', {
+      decline_reason: reason,
+      error_code: failure.code,
+      error_message: failure.message,
+    });
+    await this.onChange(tx, t.id);
+  }
+
+  /** Ledger side of a capture: the network owes the amount, the site (and its split sites) are owed it. */
+  private async captureIn(tx: Tx, t: TransactionRow, amount: bigint): Promise<void> {
+    const order = await tx
+      .selectFrom('payments_orders')
+      .select('split_schema')
+      .where('id', '=', t.order_id)
+      .executeTakeFirstOrThrow();
+    const splits = order.split_schema ? parseSplits(order.split_schema) : [];
+    const splitTotal = splits.reduce((sum, s) => sum + s.amount, 0n);
+    if (splits.length > 0 && amount !== BigInt(t.amount)) {
+      throw new DomainError('validation_failed', 'a split payment is captured in full', { field: 'amount' });
+    }
+    const legs: Leg[] = [{ accountId: await this.receivable(t.currency, t.id), amount: -amount }];
+    const rest = amount - splitTotal;
+    if (rest > 0n) legs.push({ accountId: await this.siteAccount(t.site_id, t.currency), amount: rest });
+    for (const split of splits) {
+      legs.push({ accountId: await this.siteAccount(split.toSite, t.currency), amount: split.amount });
+    }
+    await this.deps.ledger.transfer(tx, {
+      operationId: `payments-capture:${t.id}`,
+      legs,
+      metadata: { transactionId: t.id },
+    });
+    await this.setStatus(tx, t.id, 'complete-ok', { captured_amount: amount, auth_expires_at: null });
+  }
+
+  private async moveForCredit(tx: Tx, t: TransactionRow, amount: bigint): Promise<boolean> {
+    return this.tryTransfer(tx, `payments-credit:${t.id}`, [
+      { accountId: await this.siteAccount(t.site_id, t.currency), amount: -amount },
+      { accountId: await this.receivable(t.currency, t.id), amount },
+    ]);
+  }
+
+  /** A transfer that may meet a bounded balance too small: answers false, having written nothing. */
+  private async tryTransfer(tx: Tx, operationId: string, legs: Leg[]): Promise<boolean> {
+    try {
+      await this.deps.ledger.transfer(tx, { operationId, legs });
+      return true;
+    } catch (err) {
+      if (err instanceof DomainError && err.details?.reason === 'insufficient_funds') return false;
+      throw err;
+    }
+  }
+
+  private async setStatus(
+    tx: Tx,
+    id: number,
+    status: PaymentsTransactionStatus,
+    extra: Partial<{
+      is_3d: boolean;
+      captured_amount: bigint;
+      auth_expires_at: Date | null;
+      decline_reason: string;
+      error_code: number;
+      error_message: string;
+      reason: string | null;
+      message: string | null;
+    }>,
+  ): Promise<void> {
+    await tx
+      .updateTable('payments_transactions')
+      .set({ status, updated_at: this.deps.clock.now(), ...extra })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  private reference(t: TransactionRow): string {
+    return t.network_reference ?? networkReference(t.id);
+  }
+
+  private async lock(tx: Tx, id: number): Promise<TransactionRow> {
+    return tx
+      .selectFrom('payments_transactions')
+      .selectAll()
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+  }
+
+  private async lockOwned(tx: Tx, merchant: MerchantScope, id: number): Promise<TransactionRow> {
+    const t = await tx
+      .selectFrom('payments_transactions')
+      .selectAll()
+      .where('id', '=', id)
+      .where('merchant_id', '=', merchant.merchantId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!t) throw notFound('transaction');
+    return t;
+  }
+
+  /** System accounts never change, so their ids are looked up once (opened outside business transactions). */
+  private async siteAccount(siteId: number, currency: string): Promise<string> {
+    return this.account(`site:${siteId}:${currency}`, {
+      ownerType: 'payments_site',
+      ownerId: String(siteId),
+      asset: currency,
+      purpose: 'balance',
+      isBounded: true,
+    });
+  }
+
+  /** What the card network owes the acquirer, split in shards so captures do not queue on one row. */
+  private async receivable(currency: string, transactionId: number): Promise<string> {
+    const shard = transactionId % RECEIVABLE_SHARDS;
+    return this.account(`receivable:${currency}:${shard}`, {
+      ownerType: 'payments_network',
+      ownerId: 'card-network',
+      asset: currency,
+      purpose: `receivable:${shard}`,
+      isBounded: false,
+    });
+  }
+
+  private async account(key: string, input: Parameters<Ledger['openAccount']>[1]): Promise<string> {
+    const known = this.accounts.get(key);
+    if (known) return known;
+    const account = await this.deps.ledger.openAccount(this.deps.db, input);
+    this.accounts.set(key, account.id);
+    return account.id;
+  }
+}
+
+export function parseSplits(text: string): SplitEntry[] {
+  return (JSON.parse(text) as { toSite: number; amount: string; description?: string }[]).map((s) => ({
+    toSite: s.toSite,
+    amount: BigInt(s.amount),
+    description: s.description,
+  }));
+}
+
+function assetOf(currency: string) {
+  const asset = findAsset(currency);
+  if (!asset) throw new Error(`unknown currency ${currency}`);
+  return asset;
+}

@@ -1,0 +1,484 @@
+// The card network simulator: decides authorizations from the test cards (and legacy amounts), serves
+// 3D Secure challenges through the hosted ACS page, loses answers for the timeout card and reconciles
+// them a minute later, and routes cards issued by this platform to the on-us issuer. Its state is
+// product tables, so it behaves the same across processes and restarts, on the sandbox clock.
+import { createHmac, randomUUID } from 'node:crypto';
+import type { Clock } from '../../platform/clock/clock.ts';
+import { addSeconds } from '../../platform/clock/clock.ts';
+import type { Db, Tx } from '../../platform/db/database.ts';
+import type { NetworkAnswer } from '../../platform/db/schema.ts';
+import type { Transact } from '../../platform/db/transact.ts';
+import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
+import { formatAmountIn } from '../../platform/money/amount.ts';
+import type {
+  AuthorizationAnswer,
+  AuthorizationRequest,
+  CardDetails,
+  CardNetwork,
+  DeclineReason,
+  NetworkSink,
+  OnUsIssuer,
+} from './port.ts';
+import {
+  LEGACY_AMOUNTS,
+  SCRIPTABLE_OUTCOMES,
+  type ScriptableOutcome,
+  type SimulatedOutcome,
+  TEST_CARDS,
+} from './test-cards.ts';
+
+/** How long after a lost answer the acquirer's reconciliation file tells the truth */
+export const RECONCILE_AFTER_SECONDS = 60;
+/** How long a cardholder has on the hosted ACS page */
+export const CHALLENGE_TTL_SECONDS = 600;
+
+export interface ChallengeView {
+  id: string;
+  status: 'pending' | 'approved' | 'failed';
+  decidedBy: 'acs' | 'issuer';
+  merchant: string;
+  amount: string;
+  currency: string;
+  last4: string;
+  returnUrl: string;
+  expiresAt: Date;
+}
+
+export class CardNetworkSimulator implements CardNetwork {
+  private readonly sinks = new Map<string, NetworkSink>();
+  private issuer: OnUsIssuer | undefined;
+
+  constructor(
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      transact: Transact;
+      publicUrl: string;
+      /** Keys the card fingerprints of scripted outcomes (never the number itself) */
+      fingerprintKey: Uint8Array;
+    },
+  ) {}
+
+  connect(owner: string, sink: NetworkSink): void {
+    this.sinks.set(owner, sink);
+  }
+
+  connectIssuer(issuer: OnUsIssuer): void {
+    this.issuer = issuer;
+  }
+
+  async authorize(tx: Tx, r: AuthorizationRequest): Promise<AuthorizationAnswer> {
+    if (this.issuer?.issues(r.card.pan)) return this.authorizeOnUs(tx, this.issuer, r);
+    const outcome = await this.simulatedOutcome(tx, r);
+    const now = this.deps.clock.now();
+    switch (outcome.kind) {
+      case 'decline':
+        await this.record(tx, r, 'simulator', 'declined', 'declined', outcome.reason);
+        return { outcome: 'declined', reason: outcome.reason };
+      case 'challenge': {
+        await this.record(tx, r, 'simulator', 'challenge', 'challenge');
+        return { outcome: 'challenge', redirect: await this.openChallenge(tx, r, 'acs') };
+      }
+      case 'timeout':
+        // The network approved, but the answer never reached us: the record knows, the requester does not.
+        await this.record(
+          tx,
+          r,
+          'simulator',
+          'approved',
+          'unknown',
+          null,
+          addSeconds(now, RECONCILE_AFTER_SECONDS),
+        );
+        return { outcome: 'unknown' };
+      default:
+        await this.record(tx, r, 'simulator', 'approved', 'approved');
+        if (r.kind === 'purchase' && r.isAuthenticated)
+          return { outcome: 'approved', threeDS: 'frictionless' };
+        return { outcome: 'approved', threeDS: outcome.kind === 'frictionless' ? 'frictionless' : 'none' };
+    }
+  }
+
+  async capture(tx: Tx, reference: string, amount: bigint): Promise<void> {
+    const auth = await this.lock(tx, reference);
+    if (auth.status !== 'approved' || BigInt(auth.captured) !== 0n) {
+      throw new DomainError('invalid_state', 'the authorization cannot be captured', {
+        details: { status: auth.status },
+      });
+    }
+    if (amount > BigInt(auth.amount)) throw new Error('capture above the authorized amount');
+    if (auth.route === 'on-us') await this.onUs().capture(tx, reference, amount);
+    await tx
+      .updateTable('card_network_authorizations')
+      .set({ captured: amount, status: amount < BigInt(auth.amount) ? 'released' : 'approved' })
+      .where('reference', '=', reference)
+      .execute();
+  }
+
+  async release(tx: Tx, reference: string): Promise<void> {
+    const auth = await this.lock(tx, reference);
+    if (auth.status !== 'approved' || BigInt(auth.captured) !== 0n) return;
+    if (auth.route === 'on-us') await this.onUs().release(tx, reference);
+    await tx
+      .updateTable('card_network_authorizations')
+      .set({ status: 'released' })
+      .where('reference', '=', reference)
+      .execute();
+  }
+
+  async refund(tx: Tx, reference: string, refundReference: string, amount: bigint): Promise<void> {
+    const auth = await this.lock(tx, reference);
+    const refunded = BigInt(auth.refunded) + amount;
+    if (refunded > BigInt(auth.captured)) throw new Error('refund above the captured amount');
+    if (auth.route === 'on-us') {
+      const answer = await this.onUs().credit(tx, {
+        reference: refundReference,
+        refundOf: reference,
+        amount,
+        currency: auth.currency,
+        merchant: 'refund',
+      });
+      if (answer.outcome !== 'approved')
+        throw new DomainError('invalid_state', 'the issuer refused the refund');
+    }
+    await tx
+      .updateTable('card_network_authorizations')
+      .set({ refunded })
+      .where('reference', '=', reference)
+      .execute();
+  }
+
+  async issuerDecided(
+    tx: Tx,
+    reference: string,
+    outcome: 'approved' | 'declined',
+    reason?: DeclineReason,
+  ): Promise<void> {
+    const challenge = await tx
+      .selectFrom('card_network_challenges')
+      .select(['id', 'status'])
+      .where('reference', '=', reference)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!challenge || challenge.status !== 'pending') return;
+    await this.finishChallenge(tx, challenge.id, reference, outcome, reason ?? 'authentication_failed');
+  }
+
+  /** The hosted ACS page's decision; answers where to send the browser. */
+  async decideChallenge(challengeId: string, outcome: 'approved' | 'failed'): Promise<string> {
+    return this.deps.transact(async (tx) => {
+      const challenge = await tx
+        .selectFrom('card_network_challenges')
+        .selectAll()
+        .where('id', '=', challengeId)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!challenge) throw notFound('challenge');
+      if (challenge.decided_by !== 'acs') {
+        throw new DomainError('forbidden', 'this card’s issuer asks the cardholder in its own app');
+      }
+      if (challenge.status !== 'pending') return challenge.return_url;
+      if (challenge.expires_at <= this.deps.clock.now()) {
+        throw new DomainError('invalid_state', 'the challenge has expired');
+      }
+      await this.finishChallenge(
+        tx,
+        challenge.id,
+        challenge.reference,
+        outcome === 'approved' ? 'approved' : 'declined',
+        'authentication_failed',
+      );
+      return challenge.return_url;
+    });
+  }
+
+  async challenge(challengeId: string): Promise<ChallengeView | undefined> {
+    if (!/^[0-9a-f-]{36}$/i.test(challengeId)) return undefined;
+    const row = await this.deps.db
+      .selectFrom('card_network_challenges')
+      .selectAll()
+      .where('id', '=', challengeId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      status: row.status,
+      decidedBy: row.decided_by,
+      merchant: row.merchant,
+      amount: formatAmountIn(BigInt(row.amount), row.currency),
+      currency: row.currency,
+      last4: row.last4,
+      returnUrl: row.return_url,
+      expiresAt: row.expires_at,
+    };
+  }
+
+  /** Sweep: challenges nobody answered on the ACS page fail (on-us ones time out in the issuing API). */
+  async expireChallenges(): Promise<number> {
+    const due = await this.deps.db
+      .selectFrom('card_network_challenges')
+      .select(['id', 'reference'])
+      .where('status', '=', 'pending')
+      .where('decided_by', '=', 'acs')
+      .where('expires_at', '<=', this.deps.clock.now())
+      .limit(200)
+      .execute();
+    let changed = 0;
+    for (const row of due) {
+      const done = await this.deps.transact(async (tx) => {
+        const locked = await tx
+          .selectFrom('card_network_challenges')
+          .select('status')
+          .where('id', '=', row.id)
+          .forUpdate()
+          .skipLocked()
+          .executeTakeFirst();
+        if (locked?.status !== 'pending') return false;
+        await this.finishChallenge(tx, row.id, row.reference, 'declined', 'authentication_failed');
+        return true;
+      });
+      if (done) changed++;
+    }
+    return changed;
+  }
+
+  /** Sweep: lost answers are resolved from the network's record (the acquirer's reconciliation). */
+  async reconcileDue(): Promise<number> {
+    const due = await this.deps.db
+      .selectFrom('card_network_authorizations')
+      .select('reference')
+      .where('reconcile_at', '<=', this.deps.clock.now())
+      .limit(200)
+      .execute();
+    let changed = 0;
+    for (const row of due) {
+      const done = await this.deps.transact(async (tx) => {
+        const auth = await tx
+          .selectFrom('card_network_authorizations')
+          .selectAll()
+          .where('reference', '=', row.reference)
+          .where('reconcile_at', 'is not', null)
+          .forUpdate()
+          .skipLocked()
+          .executeTakeFirst();
+        if (!auth) return false;
+        await tx
+          .updateTable('card_network_authorizations')
+          .set({ reconcile_at: null })
+          .where('reference', '=', auth.reference)
+          .execute();
+        await this.tell(tx, auth.owner, {
+          reference: auth.reference,
+          kind: 'reconciled',
+          outcome: auth.status === 'declined' ? 'declined' : 'approved',
+          ...(auth.decline_reason ? { reason: auth.decline_reason as DeclineReason } : {}),
+        });
+        return true;
+      });
+      if (done) changed++;
+    }
+    return changed;
+  }
+
+  /** Sandbox: the next authorizations of this card number end as scripted, in order. */
+  async script(pan: string, outcomes: ScriptableOutcome[]): Promise<void> {
+    const now = this.deps.clock.now();
+    await this.deps.db
+      .insertInto('card_network_scripted_outcomes')
+      .values(
+        outcomes.map((outcome) => ({ pan_fingerprint: this.fingerprint(pan), outcome, created_at: now })),
+      )
+      .execute();
+  }
+
+  // Internals ------------------------------------------------------------------------------------------
+
+  private async authorizeOnUs(
+    tx: Tx,
+    issuer: OnUsIssuer,
+    r: AuthorizationRequest,
+  ): Promise<AuthorizationAnswer> {
+    if (r.kind === 'credit') {
+      const answer = await issuer.credit(tx, {
+        reference: r.reference,
+        card: r.card,
+        amount: r.amount,
+        currency: r.currency,
+        merchant: r.merchant,
+      });
+      if (answer.outcome === 'declined') {
+        await this.record(tx, r, 'on-us', 'declined', 'declined', answer.reason);
+        return answer;
+      }
+      await this.record(tx, r, 'on-us', 'approved', 'approved');
+      return { outcome: 'approved', threeDS: 'none' };
+    }
+    // A cardholder paying online is asked by the issuer unless the merchant already authenticated them
+    // or the charge is merchant-initiated (recurring, rebill: exempt).
+    const challenge = r.initiator === 'customer' && !r.isAuthenticated;
+    const answer = await issuer.authorize(tx, {
+      reference: r.reference,
+      card: r.card,
+      amount: r.amount,
+      currency: r.currency,
+      merchant: r.merchant,
+      challenge,
+    });
+    if (answer.outcome === 'declined') {
+      await this.record(tx, r, 'on-us', 'declined', 'declined', answer.reason);
+      return answer;
+    }
+    if (answer.outcome === 'challenge') {
+      await this.record(tx, r, 'on-us', 'challenge', 'challenge');
+      return { outcome: 'challenge', redirect: await this.openChallenge(tx, r, 'issuer') };
+    }
+    await this.record(tx, r, 'on-us', 'approved', 'approved');
+    return { outcome: 'approved', threeDS: r.isAuthenticated ? 'frictionless' : 'none' };
+  }
+
+  private async simulatedOutcome(tx: Tx, r: AuthorizationRequest): Promise<SimulatedOutcome> {
+    const scripted = await tx
+      .deleteFrom('card_network_scripted_outcomes')
+      .where(
+        'id',
+        '=',
+        tx
+          .selectFrom('card_network_scripted_outcomes')
+          .select('id')
+          .where('pan_fingerprint', '=', this.fingerprint(r.card.pan))
+          .orderBy('id')
+          .limit(1),
+      )
+      .returning('outcome')
+      .executeTakeFirst();
+    let outcome: SimulatedOutcome = scripted
+      ? SCRIPTABLE_OUTCOMES[scripted.outcome as ScriptableOutcome]
+      : (TEST_CARDS[r.card.pan]?.outcome ?? { kind: 'approve' });
+    if (isExpired(r.card, this.deps.clock.now())) return { kind: 'decline', reason: 'expired_card' };
+    if (outcome.kind === 'approve' || outcome.kind === 'frictionless') {
+      const legacy = LEGACY_AMOUNTS[formatAmountIn(r.amount, r.currency)];
+      if (legacy) return { kind: 'decline', reason: legacy };
+    }
+    // Pushing funds to a card and merchant-initiated charges are never challenged.
+    const exempt = r.kind === 'credit' || r.initiator === 'merchant';
+    if (outcome.kind === 'soft_decline') {
+      if (exempt) return { kind: 'decline', reason: 'soft_decline' };
+      outcome =
+        r.isSoftDeclineRetry || r.isAuthenticated
+          ? { kind: 'challenge' }
+          : { kind: 'decline', reason: 'soft_decline' };
+    }
+    if (outcome.kind === 'challenge' && (exempt || r.isAuthenticated)) return { kind: 'approve' };
+    if (outcome.kind === 'frictionless' && exempt) return { kind: 'approve' };
+    return outcome;
+  }
+
+  private async openChallenge(tx: Tx, r: AuthorizationRequest, decidedBy: 'acs' | 'issuer') {
+    const id = randomUUID();
+    const now = this.deps.clock.now();
+    await tx
+      .insertInto('card_network_challenges')
+      .values({
+        id,
+        reference: r.reference,
+        decided_by: decidedBy,
+        status: 'pending',
+        merchant: r.merchant,
+        currency: r.currency,
+        amount: r.amount,
+        last4: r.card.pan.slice(-4),
+        return_url: r.returnUrl,
+        expires_at: addSeconds(now, CHALLENGE_TTL_SECONDS),
+        created_at: now,
+      })
+      .execute();
+    // The 3DS2 browser flow: the merchant's page posts `creq` to the ACS.
+    return { url: `${this.deps.publicUrl}/acs/challenge`, formMethod: 'POST' as const, params: { creq: id } };
+  }
+
+  private async finishChallenge(
+    tx: Tx,
+    challengeId: string,
+    reference: string,
+    outcome: 'approved' | 'declined',
+    reason: DeclineReason,
+  ): Promise<void> {
+    await tx
+      .updateTable('card_network_challenges')
+      .set({ status: outcome === 'approved' ? 'approved' : 'failed', decided_at: this.deps.clock.now() })
+      .where('id', '=', challengeId)
+      .execute();
+    const auth = await tx
+      .updateTable('card_network_authorizations')
+      .set({ status: outcome, decline_reason: outcome === 'declined' ? reason : null })
+      .where('reference', '=', reference)
+      .returning('owner')
+      .executeTakeFirstOrThrow();
+    await this.tell(tx, auth.owner, {
+      reference,
+      kind: 'challenge_decided',
+      outcome,
+      ...(outcome === 'declined' ? { reason } : {}),
+    });
+  }
+
+  private async record(
+    tx: Tx,
+    r: AuthorizationRequest,
+    route: 'simulator' | 'on-us',
+    status: 'approved' | 'declined' | 'challenge',
+    answered: NetworkAnswer,
+    reason: DeclineReason | null = null,
+    reconcileAt: Date | null = null,
+  ): Promise<void> {
+    await tx
+      .insertInto('card_network_authorizations')
+      .values({
+        reference: r.reference,
+        owner: r.owner,
+        route,
+        issuer_reference: null,
+        currency: r.currency,
+        amount: r.amount,
+        // a credit (OCT) moves the funds at once: nothing is left to capture
+        captured: r.kind === 'credit' && status === 'approved' ? r.amount : 0n,
+        status,
+        answered,
+        decline_reason: reason,
+        reconcile_at: reconcileAt,
+        created_at: this.deps.clock.now(),
+      })
+      .execute();
+  }
+
+  private async tell(tx: Tx, owner: string, news: Parameters<NetworkSink>[1]): Promise<void> {
+    const sink = this.sinks.get(owner);
+    if (!sink) throw new Error(`no card network sink for "${owner}"`);
+    await sink(tx, news);
+  }
+
+  private async lock(tx: Tx, reference: string) {
+    const auth = await tx
+      .selectFrom('card_network_authorizations')
+      .selectAll()
+      .where('reference', '=', reference)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!auth) throw new Error(`no authorization ${reference}`);
+    return auth;
+  }
+
+  private onUs(): OnUsIssuer {
+    if (!this.issuer) throw new Error('no on-us issuer connected');
+    return this.issuer;
+  }
+
+  private fingerprint(pan: string): string {
+    return createHmac('sha256', this.deps.fingerprintKey).update(pan).digest('hex');
+  }
+}
+
+/** A card is valid through the last day of its expiry month. */
+export function isExpired(card: Pick<CardDetails, 'expiryMonth' | 'expiryYear'>, now: Date): boolean {
+  return Date.UTC(card.expiryYear, card.expiryMonth, 1) <= now.getTime();
+}

@@ -1,0 +1,62 @@
+// The simulator's magic values (DESIGN.md, Sandbox; part of the contract: keep these, add more). Any
+// future expiry and any CVV of the right length work; any other valid number is approved.
+import type { DeclineReason } from './port.ts';
+
+export type SimulatedOutcome =
+  | { kind: 'approve' }
+  | { kind: 'decline'; reason: DeclineReason }
+  | { kind: 'soft_decline' }
+  | { kind: 'challenge' }
+  | { kind: 'frictionless' }
+  | { kind: 'timeout' };
+
+export const TEST_CARDS: Record<string, { outcome: SimulatedOutcome; description: string }> = {
+  '4111111111111111': { outcome: { kind: 'approve' }, description: 'Visa, approved' },
+  '5555555555554444': { outcome: { kind: 'approve' }, description: 'Mastercard, approved' },
+  '378282246310005': { outcome: { kind: 'approve' }, description: 'American Express, approved' },
+  '4000000000000002': {
+    outcome: { kind: 'decline', reason: 'generic' },
+    description: 'declined (generic)',
+  },
+  '4000000000009995': {
+    outcome: { kind: 'decline', reason: 'insufficient_funds' },
+    description: 'declined, insufficient funds',
+  },
+  '4000000000000069': {
+    outcome: { kind: 'decline', reason: 'expired_card' },
+    description: 'declined, expired card',
+  },
+  '4000000000003238': {
+    outcome: { kind: 'soft_decline' },
+    description: 'soft decline: retry with transactionOption isSoftDecline=yes to go through 3D Secure',
+  },
+  '4000000000003220': {
+    outcome: { kind: 'challenge' },
+    description: '3D Secure challenge on the hosted ACS page',
+  },
+  '4000000000003063': { outcome: { kind: 'frictionless' }, description: '3D Secure frictionless, approved' },
+  '4000000000000119': {
+    outcome: { kind: 'timeout' },
+    description: 'the acquirer times out: outcome unknown, approved by reconciliation a minute later',
+  },
+};
+
+/** Legacy sandbox amounts (COMPAT.md), honoured on any approving card. */
+export const LEGACY_AMOUNTS: Record<string, DeclineReason> = {
+  '0.02': 'insufficient_funds',
+  '0.05': 'generic',
+  '0.08': 'processor_timeout',
+};
+
+/** Outcomes the sandbox can script for a card's next authorizations. */
+export const SCRIPTABLE_OUTCOMES = {
+  approve: { kind: 'approve' },
+  decline: { kind: 'decline', reason: 'generic' },
+  insufficient_funds: { kind: 'decline', reason: 'insufficient_funds' },
+  expired_card: { kind: 'decline', reason: 'expired_card' },
+  soft_decline: { kind: 'soft_decline' },
+  challenge: { kind: 'challenge' },
+  frictionless: { kind: 'frictionless' },
+  timeout: { kind: 'timeout' },
+} as const satisfies Record<string, SimulatedOutcome>;
+export type ScriptableOutcome = keyof typeof SCRIPTABLE_OUTCOMES;

@@ -1,0 +1,87 @@
+// Builders for payments tests, through the real admin and payments routes (form-encoded, as clients do).
+import type { Harness } from './harness.ts';
+
+export interface TestMerchant {
+  id: number;
+  apiKey: string;
+  apiKeyId: string;
+  sites: { id: number; name: string; ipnUrl: string | null; ipnSecret: string }[];
+  auth: Record<string, string>;
+}
+
+export async function aMerchant(
+  h: Harness,
+  options: { ipnUrl?: string; sites?: number } = {},
+): Promise<TestMerchant> {
+  const sites = Array.from({ length: options.sites ?? 1 }, (_, i) => ({
+    name: `Site ${i + 1}`,
+    ...(options.ipnUrl ? { ipnUrl: options.ipnUrl } : {}),
+  }));
+  const created = await h.admin<Omit<TestMerchant, 'auth'>>('POST', '/merchants', {
+    json: { name: `Merchant ${Math.random().toString(36).slice(2, 8)}`, sites },
+  });
+  if (created.status !== 201) throw new Error(`merchant not created: ${created.text}`);
+  return { ...created.body, auth: { authorization: `Bearer ${created.body.apiKey}` } };
+}
+
+/** A payments API call with the merchant's key, the body form-encoded (bracket keys allowed). */
+export function payments<T = PaymentsEnvelope>(
+  h: Harness,
+  m: TestMerchant,
+  method: string,
+  path: string,
+  form?: Record<string, string>,
+) {
+  return h.request<T>(method, `/payments${path}`, { headers: m.auth, ...(form ? { form } : {}) });
+}
+
+export interface PaymentsEnvelope {
+  code: number;
+  message: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever the route answers
+  data: any;
+  error?: { code: number; message: string; type: string; field?: string }[];
+  pagination?: Record<string, number>;
+}
+
+export async function aCustomer(
+  h: Harness,
+  m: TestMerchant,
+  overrides: Record<string, string> = {},
+): Promise<number> {
+  const response = await payments(h, m, 'POST', '/customer', {
+    identifier: `cust-${Math.random().toString(36).slice(2, 10)}`,
+    email: 'buyer@example.com',
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    country: 'RO',
+    ...overrides,
+  });
+  if (response.status !== 201) throw new Error(`customer not created: ${response.text}`);
+  return response.body.data.id;
+}
+
+/** A future expiry as MM/YY. */
+export const FUTURE_EXPIRY = `12/${String((new Date().getUTCFullYear() + 3) % 100).padStart(2, '0')}`;
+
+export function newCard(cardNumber = '4111111111111111'): Record<string, string> {
+  return {
+    cardNumber,
+    cardExpiryDate: FUTURE_EXPIRY,
+    cardCvv: cardNumber.startsWith('37') ? '1234' : '123',
+    cardHolderName: 'Ada Lovelace',
+    cardHolderCountry: 'RO',
+  };
+}
+
+export function anOrder(customerId: number, fields: Record<string, string> = {}): Record<string, string> {
+  return {
+    amount: '10.90',
+    currency: 'EUR',
+    orderType: 'purchase',
+    customerId: String(customerId),
+    description: 'A test order',
+    ...newCard(),
+    ...fields,
+  };
+}
