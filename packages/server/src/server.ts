@@ -6,6 +6,7 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import qs from 'qs';
 import { requireAdmin } from './admin/http/admin-auth.ts';
 import { registerEventRoutes } from './admin/http/events-routes.ts';
 import { registerMerchantRoutes } from './admin/http/merchants-routes.ts';
@@ -272,6 +273,8 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
   const app = Fastify({
     loggerInstance: services.logger as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
+    // PHP-style bracket keys (`status[]=a&status[]=b`) as the payments service's clients send them.
+    routerOptions: { querystringParser: (query: string) => qs.parse(query, { depth: 5, arrayLimit: 100 }) },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.:-]{1,100}$/.test(given) ? given : newId('request');

@@ -7,6 +7,7 @@ import { verifyIssuingWebhook } from '@tessera/sdk';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
+import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 
 let h: Harness;
@@ -208,21 +209,6 @@ describe('card issuing journey', () => {
     expect(completed.map((e) => e.data.status).sort()).toEqual(['authorized', 'declined', 'timeout']);
 
     // The ledger's invariants hold over everything that happened.
-    const db = h.services.db;
-    expect(
-      (await sql`SELECT asset FROM ledger_entries GROUP BY asset HAVING sum(amount) <> 0`.execute(db)).rows,
-    ).toEqual([]);
-    expect(
-      (
-        await sql`SELECT id FROM ledger_accounts WHERE is_bounded AND (posted < 0 OR posted - pending_debits < 0)`.execute(
-          db,
-        )
-      ).rows,
-    ).toEqual([]);
-    const drift = await sql`
-      SELECT a.id FROM ledger_accounts a
-      WHERE a.posted <> coalesce((SELECT sum(e.amount) FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
-                                   WHERE e.account_id = a.id AND t.status = 'posted'), 0)`.execute(db);
-    expect(drift.rows).toEqual([]);
+    await expectLedgerInvariants(h);
   });
 });

@@ -1,5 +1,7 @@
 // Builders for payments tests, through the real admin and payments routes (form-encoded, as clients do).
+import { decryptIpn } from '@tessera/sdk';
 import type { Harness } from './harness.ts';
+import type { WebhookReceiver } from './webhook-receiver.ts';
 
 export interface TestMerchant {
   id: number;
@@ -84,4 +86,28 @@ export function anOrder(customerId: number, fields: Record<string, string> = {})
     ...newCard(),
     ...fields,
   };
+}
+
+export interface Ipn {
+  status: string;
+  orderStatus: string;
+  orderId: number;
+  transactionId?: number;
+  transactionStatus?: string;
+  transactionType?: string;
+  externalCustomData: string | null;
+  amount: number;
+  currency: string;
+  errors?: { code: number; message: string }[];
+  [key: string]: unknown;
+}
+
+/** Every IPN the receiver got, decrypted with the site's secret (as a merchant's server would). */
+export function decryptIpns(receiver: WebhookReceiver, secret: string): Ipn[] {
+  return receiver.received.map((r) => {
+    const form = new URLSearchParams(r.body);
+    const opensslResult = form.get('opensslResult') ?? '';
+    if (form.get('result') !== opensslResult) throw new Error('the legacy result field differs');
+    return decryptIpn<Ipn>(opensslResult, secret);
+  });
 }

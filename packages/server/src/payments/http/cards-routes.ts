@@ -111,7 +111,7 @@ export async function registerCardsRoutes(
         tags: ['cards'],
         params: idParam,
         querystring: customerQuery,
-        body: z.object({ customerId: intField.optional() }).optional(),
+        body: z.object({ customerId: intField.optional() }).nullish(),
         response: { 200: z.object({ code: z.number().int(), message: z.string() }), ...standardErrors },
       },
     },

@@ -173,7 +173,7 @@ export async function registerCustomersRoutes(
         summary: 'Delete a customer: cancels its recurring and managed orders and deletes its stored cards',
         tags: ['customers'],
         params: idParam,
-        body: z.object({}).passthrough().optional(),
+        body: z.object({}).passthrough().nullish(),
         response: { 200: z.object({ code: z.number().int(), message: z.string() }), ...standardErrors },
       },
     },

@@ -172,7 +172,7 @@ export async function registerLinksRoutes(
         summary: 'Delete a payment link (its page answers that it does not exist)',
         tags: ['payment links'],
         params: hashParam,
-        body: z.object({}).passthrough().optional(),
+        body: z.object({}).passthrough().nullish(),
         response: { 200: z.object({ code: z.number().int(), message: z.string() }), ...standardErrors },
       },
     },

@@ -259,7 +259,7 @@ export async function registerOrdersRoutes(
             message: text(500).optional(),
             terminateOrder: yesNo.optional(),
           })
-          .optional(),
+          .nullish(),
         response: { 200: envelope(orderView), ...standardErrors },
       },
     },

@@ -142,7 +142,7 @@ export async function registerTransactionsRoutes(
             message: text(500).optional(),
             amount: decimalField.optional(),
           })
-          .optional(),
+          .nullish(),
         response: { 200: envelope(transactionView), ...standardErrors },
       },
     },

@@ -1,0 +1,24 @@
+// The ledger's invariants over the whole test database: per asset the entries sum to zero, no bounded
+// account is negative, and every balance equals the sum of its posted entries.
+import { sql } from 'kysely';
+import { expect } from 'vitest';
+import type { Harness } from './harness.ts';
+
+export async function expectLedgerInvariants(h: Harness): Promise<void> {
+  const db = h.services.db;
+  expect(
+    (await sql`SELECT asset FROM ledger_entries GROUP BY asset HAVING sum(amount) <> 0`.execute(db)).rows,
+  ).toEqual([]);
+  expect(
+    (
+      await sql`SELECT id FROM ledger_accounts WHERE is_bounded AND (posted < 0 OR posted - pending_debits < 0)`.execute(
+        db,
+      )
+    ).rows,
+  ).toEqual([]);
+  const drift = await sql`
+    SELECT a.id FROM ledger_accounts a
+    WHERE a.posted <> coalesce((SELECT sum(e.amount) FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
+                                 WHERE e.account_id = a.id AND t.status = 'posted'), 0)`.execute(db);
+  expect(drift.rows).toEqual([]);
+}
