@@ -1,0 +1,193 @@
+// On-us: a card issued by the issuing API, charged through the payments API, is authorized by the
+// issuing side of the same platform. The cardholder answers the 3D Secure challenge in the issuing API;
+// the funds move from the cardholder's account to the merchant's site; a refund goes back to the card;
+// the merchant gets its IPNs and the partner its webhooks; the ledger's invariants hold.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Harness } from '../harness/harness.ts';
+import { aCardholder } from '../harness/issuing-builders.ts';
+import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
+import { aCustomer, aMerchant, decryptIpns, payments, type TestMerchant } from '../harness/payments-builders.ts';
+import { WebhookReceiver } from '../harness/webhook-receiver.ts';
+
+let h: Harness;
+let ipnReceiver: WebhookReceiver;
+let partnerReceiver: WebhookReceiver;
+let partnerKey: string;
+let m: TestMerchant;
+
+beforeAll(async () => {
+  h = await Harness.start();
+  ipnReceiver = await WebhookReceiver.start();
+  partnerReceiver = await WebhookReceiver.start();
+  partnerKey = (
+    await h.admin<{ apiKey: string }>('POST', '/partners', {
+      json: { name: 'On-us partner', webhookUrl: partnerReceiver.url('/issuing') },
+    })
+  ).body.apiKey;
+  m = await aMerchant(h, { ipnUrl: ipnReceiver.url('/ipn') });
+});
+afterAll(async () => {
+  await h.close();
+  await ipnReceiver.close();
+  await partnerReceiver.close();
+});
+
+type Secrets = { pan: string; cvv: string; expiryMonth: number; expiryYear: number };
+
+async function issuedCard(funds: bigint) {
+  const holder = await aCardholder(h, partnerKey, funds);
+  const secrets = await h.request<Secrets>('GET', `/issuing/v1/cards/${holder.cardId}/secrets`, { headers: holder.auth });
+  expect(secrets.status).toBe(200);
+  const s = secrets.body;
+  return {
+    holder,
+    card: {
+      cardNumber: s.pan,
+      cardExpiryDate: `${String(s.expiryMonth).padStart(2, '0')}/${String(s.expiryYear).slice(-2)}`,
+      cardCvv: s.cvv,
+      cardHolderName: 'On Us',
+      cardHolderCountry: 'RO',
+    },
+  };
+}
+
+const siteBalance = async () =>
+  (
+    await h.request<{ available: string }>('GET', `/sandbox/payments/sites/${m.sites[0]?.id}/balance?currency=EUR`, {
+      headers: { authorization: `Bearer ${h.adminToken}` },
+    })
+  ).body.available;
+
+describe('an issued card charged through the payments API', () => {
+  it('is challenged in the issuing API, approved by the cardholder, captured and refunded on-us', async () => {
+    const { holder, card } = await issuedCard(100_00n);
+    const customerId = await aCustomer(h, m);
+    const order = await payments(h, m, 'POST', '/order', {
+      amount: '30.00',
+      currency: 'EUR',
+      orderType: 'purchase',
+      customerId: String(customerId),
+      externalCustomData: 'on-us',
+      ...card,
+    });
+    expect(order.status).toBe(201);
+    expect(order.body.data).toMatchObject({ is3d: 1, isRedirect: true, transactionStatus: '3d-pending' });
+
+    // The hosted ACS page waits for the cardholder instead of deciding itself.
+    const acs = await h.request('POST', '/acs/challenge', { form: order.body.data.redirect.params });
+    expect(acs.text).toContain('Confirm this payment in your card app');
+    const sneaky = await fetch(`${h.baseUrl}/acs/challenge/decide`, {
+      method: 'POST',
+      body: new URLSearchParams({ creq: order.body.data.redirect.params.creq, outcome: 'approve' }),
+      redirect: 'manual',
+    });
+    expect(sneaky.status).toBe(403);
+
+    // The cardholder sees the challenge in the issuing API, with the merchant's site name, and approves.
+    const pending = await h.request<{ data: { transactionAuthId: string; amount: string; merchant: string }[] }>(
+      'GET',
+      '/issuing/v1/transactions/3d-secure',
+      { headers: holder.auth },
+    );
+    expect(pending.body.data).toHaveLength(1);
+    expect(pending.body.data[0]).toMatchObject({ amount: '30.00', merchant: 'Site 1' });
+    const decided = await h.request('PATCH', `/issuing/v1/transactions/3d-secure/${pending.body.data[0]?.transactionAuthId}`, {
+      headers: holder.auth,
+      json: { authType: 'fingerprint', authStatus: 'success' },
+    });
+    expect(decided.status).toBe(200);
+
+    const t = await payments(h, m, 'GET', `/transaction/${order.body.data.transactionId}`);
+    expect(t.body.data).toMatchObject({ transactionStatus: 'complete-ok', capturedAmount: 30, is3d: 1 });
+    expect(await siteBalance()).toBe('30.00');
+    expect((await holder.balance()).availableBalance).toBe('70.00');
+    // The waiting page now sends the browser on.
+    const after = await fetch(`${h.baseUrl}/acs/challenge?creq=${order.body.data.redirect.params.creq}`, {
+      redirect: 'manual',
+    });
+    expect(after.status).toBe(303);
+
+    // The issuing side shows a settled card payment.
+    const issued = await h.request<{ data: { type: string; status: string; amount: string }[] }>(
+      'GET',
+      '/issuing/v1/transactions',
+      { headers: await holder.relogin() },
+    );
+    expect(issued.body.data.find((x) => x.type === 'card_payment')).toMatchObject({ status: 'settled', amount: '30.00' });
+
+    // A partial refund goes back to the card.
+    const refund = await payments(h, m, 'DELETE', `/transaction/${order.body.data.transactionId}`, {
+      amount: '10.00',
+      reason: 'customer-demand',
+    });
+    expect(refund.status).toBe(200);
+    expect((await holder.balance()).availableBalance).toBe('80.00');
+    expect(await siteBalance()).toBe('20.00');
+    const afterRefund = await h.request<{ data: { type: string; status: string; amount: string }[] }>(
+      'GET',
+      '/issuing/v1/transactions?type=refund',
+      { headers: await holder.relogin() },
+    );
+    expect(afterRefund.body.data).toEqual([expect.objectContaining({ type: 'refund', status: 'settled', amount: '10.00' })]);
+
+    // IPNs for the merchant: challenged, captured, refunded; webhooks for the partner.
+    await ipnReceiver.waitFor(4);
+    const ipns = decryptIpns(ipnReceiver, m.sites[0]?.ipnSecret ?? '').filter((i) => i.orderId === order.body.data.orderId);
+    expect(ipns.map((i) => `${i.transactionType}:${i.transactionStatus}`)).toEqual([
+      'deposit:3d-pending',
+      'deposit:complete-ok',
+      'deposit:complete-ok',
+      'refund:refund-ok',
+    ]);
+    expect(ipns.every((i) => i.externalCustomData === 'on-us')).toBe(true);
+    await partnerReceiver.waitFor(1, (r) => r.body.includes('transaction3dsRequested'));
+    await expectLedgerInvariants(h);
+  });
+
+  it('declines on-us for insufficient funds, and when the cardholder refuses the challenge', async () => {
+    const { holder, card } = await issuedCard(5_00n);
+    const customerId = await aCustomer(h, m);
+    // External 3DS data (cavv) means the issuer does not ask again: straight to the balance check.
+    const poor = await payments(h, m, 'POST', '/order', {
+      amount: '50.00',
+      currency: 'EUR',
+      orderType: 'purchase',
+      customerId: String(customerId),
+      cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=',
+      eci: '05',
+      ...card,
+    });
+    expect(poor.status).toBe(402);
+    expect(poor.body.error?.[0]?.code).toBe(811);
+
+    const refused = await payments(h, m, 'POST', '/order', {
+      amount: '2.00',
+      currency: 'EUR',
+      orderType: 'purchase',
+      customerId: String(customerId),
+      ...card,
+    });
+    const pending = await h.request<{ data: { transactionAuthId: string }[] }>('GET', '/issuing/v1/transactions/3d-secure', {
+      headers: holder.auth,
+    });
+    await h.request('PATCH', `/issuing/v1/transactions/3d-secure/${pending.body.data[0]?.transactionAuthId}`, {
+      headers: holder.auth,
+      json: { authType: 'pinCode', authStatus: 'failed' },
+    });
+    const t = await payments(h, m, 'GET', `/transaction/${refused.body.data.transactionId}`);
+    expect(t.body.data).toMatchObject({ transactionStatus: 'complete-failed', errorCode: 813 });
+    expect((await holder.balance()).availableBalance).toBe('5.00');
+
+    // A wrong CVV matches no issued card.
+    const wrong = await payments(h, m, 'POST', '/order', {
+      amount: '1.00',
+      currency: 'EUR',
+      orderType: 'purchase',
+      customerId: String(customerId),
+      ...card,
+      cardCvv: card.cardCvv === '000' ? '001' : '000',
+    });
+    expect(wrong.status).toBe(402);
+    expect(wrong.body.error?.[0]?.code).toBe(816);
+  });
+});

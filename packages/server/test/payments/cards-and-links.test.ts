@@ -1,0 +1,178 @@
+// /card and /payment-link: stored cards show only token, brand, masked number and expiry (the number
+// encrypted at rest, the CVV never kept); a saved card pays again by cardId for its customer only;
+// payment links through their whole life; merchant isolation for both.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Harness } from '../harness/harness.ts';
+import { aCustomer, aMerchant, anOrder, payments, type TestMerchant } from '../harness/payments-builders.ts';
+
+let h: Harness;
+let m: TestMerchant;
+beforeAll(async () => {
+  h = await Harness.start();
+  m = await aMerchant(h);
+});
+afterAll(() => h.close());
+
+describe('stored cards', () => {
+  it('saves a card on request, shows it masked, charges it by cardId, deletes it', async () => {
+    const customerId = await aCustomer(h, m);
+    const first = await payments(h, m, 'POST', '/order', anOrder(customerId, { saveCard: '1' }));
+    const cardId = first.body.data.cardId;
+    expect(cardId).toEqual(expect.any(Number));
+
+    const list = await payments(h, m, 'GET', `/card?customerId=${customerId}`);
+    expect(list.body.data).toHaveLength(1);
+    const card = list.body.data[0];
+    expect(card).toMatchObject({
+      id: cardId,
+      cardType: 'visa',
+      cardNumber: '411111******1111',
+      lastFour: '1111',
+      expiryMonth: '12',
+      nameOnCard: 'Ada Lovelace',
+      hasToken: false,
+      cardStatus: 'active',
+    });
+    expect(JSON.stringify(list.body)).not.toContain('4111111111111111');
+    expect(JSON.stringify(card)).not.toMatch(/cvv/i);
+
+    // At rest: the number is ciphertext and no column holds the CVV.
+    const row = await h.services.db.selectFrom('payments_cards').selectAll().where('id', '=', cardId).executeTakeFirstOrThrow();
+    expect(JSON.stringify(row)).not.toContain('4111111111111111');
+    expect(Object.keys(row).some((k) => k.includes('cvv'))).toBe(false);
+
+    const again = await payments(h, m, 'POST', '/order', {
+      amount: '3.00',
+      currency: 'EUR',
+      orderType: 'purchase',
+      customerId: String(customerId),
+      cardId: String(cardId),
+    });
+    expect(again.status).toBe(201);
+    expect(again.body.data.cardId).toBe(cardId);
+
+    // Another customer of the same merchant cannot use it.
+    const stranger = await aCustomer(h, m);
+    const stolen = await payments(h, m, 'POST', '/order', {
+      amount: '3.00',
+      currency: 'EUR',
+      orderType: 'purchase',
+      customerId: String(stranger),
+      cardId: String(cardId),
+    });
+    expect(stolen.status).toBe(404);
+    expect(stolen.body.error?.[0]?.field).toBe('cardId');
+
+    expect((await payments(h, m, 'GET', `/card/${cardId}?customerId=${stranger}`)).status).toBe(404);
+    expect((await payments(h, m, 'GET', `/card/${cardId}?customerId=${customerId}`)).body.data.id).toBe(cardId);
+    expect((await payments(h, m, 'DELETE', `/card/${cardId}`)).status).toBe(200);
+    expect((await payments(h, m, 'GET', `/card/${cardId}`)).status).toBe(404);
+    const deleted = await payments(h, m, 'GET', `/card?customerId=${customerId}&cardStatus=deleted`);
+    expect(deleted.body.data.map((c: { id: number }) => c.id)).toEqual([cardId]);
+    const reuse = await payments(h, m, 'POST', '/order', {
+      amount: '3.00',
+      currency: 'EUR',
+      orderType: 'purchase',
+      customerId: String(customerId),
+      cardId: String(cardId),
+    });
+    expect(reuse.status).toBe(404);
+  });
+
+  it('does not save a card unless asked (purchase), and needs customerId to list', async () => {
+    const customerId = await aCustomer(h, m);
+    const order = await payments(h, m, 'POST', '/order', anOrder(customerId));
+    expect(order.body.data.cardId).toBeUndefined();
+    expect((await payments(h, m, 'GET', `/card?customerId=${customerId}`)).body.data).toEqual([]);
+    const missing = await payments(h, m, 'GET', '/card');
+    expect(missing.status).toBe(400);
+    expect(missing.body.error?.[0]?.field).toBe('customerId');
+  });
+
+  it('is 404 for another merchant', async () => {
+    const customerId = await aCustomer(h, m);
+    const order = await payments(h, m, 'POST', '/order', anOrder(customerId, { saveCard: 'true' }));
+    const other = await aMerchant(h);
+    expect((await payments(h, other, 'GET', `/card/${order.body.data.cardId}`)).status).toBe(404);
+    expect((await payments(h, other, 'DELETE', `/card/${order.body.data.cardId}`)).status).toBe(404);
+    expect((await payments(h, other, 'GET', `/card?customerId=${customerId}`)).body.data).toEqual([]);
+  });
+});
+
+describe('payment links', () => {
+  it('creates, lists, reads, updates and deletes a link', async () => {
+    const created = await payments(h, m, 'POST', '/payment-link', {
+      amount: '25.00',
+      currency: 'EUR',
+      orderType: 'purchase',
+      active: '1',
+      contentType: 'Items',
+      items: JSON.stringify([{ name: 'Poster', quantity: 1, price: '25.00' }]),
+      description: 'A poster',
+      usageLimit: '3',
+    });
+    expect(created.status).toBe(201);
+    const link = created.body.data;
+    expect(link).toMatchObject({
+      url: `${h.baseUrl}/pay/${link.hash}`,
+      amount: 25,
+      currency: 'EUR',
+      active: 1,
+      usageLimit: 3,
+      usageCount: 0,
+      siteId: m.sites[0]?.id,
+    });
+    expect(link.hash).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect((await h.request('GET', `/pay/${link.hash}`)).text).toContain('25.00 EUR');
+
+    const updated = await payments(h, m, 'PUT', `/payment-link/${link.hash}`, { amount: '30.00', active: '0' });
+    expect(updated.body.data).toMatchObject({ amount: 30, active: 0 });
+    const inactive = await h.request('GET', `/pay/${link.hash}`);
+    expect(inactive.status).toBe(404);
+    expect(inactive.text).toContain('not active');
+
+    const list = await payments(h, m, 'GET', '/payment-link?active=0');
+    expect(list.body.data.map((l: { hash: string }) => l.hash)).toContain(link.hash);
+    expect((await payments(h, m, 'DELETE', `/payment-link/${link.hash}`)).status).toBe(200);
+    expect((await payments(h, m, 'GET', `/payment-link/${link.hash}`)).status).toBe(200);
+    expect((await h.request('GET', `/pay/${link.hash}`)).text).toContain('does not exist');
+    expect((await payments(h, m, 'GET', '/payment-link')).body.data.map((l: { hash: string }) => l.hash)).not.toContain(
+      link.hash,
+    );
+  });
+
+  it('recurring links need an interval; bad fields are named', async () => {
+    const res = await payments(h, m, 'POST', '/payment-link', { amount: '5', currency: 'EUR', orderType: 'recurring' });
+    expect(res.body.error?.[0]?.field).toBe('intervalType');
+    for (const [body, field] of [
+      [{ currency: 'EUR' }, 'amount'],
+      [{ amount: '5' }, 'currency'],
+      [{ amount: '5', currency: 'EUR', orderType: 'gift' }, 'orderType'],
+      [{ amount: '5', currency: 'EUR', expiresAt: 'soon' }, 'expiresAt'],
+      [{ amount: '5.001', currency: 'EUR' }, 'amount'],
+    ] as const) {
+      const bad = await payments(h, m, 'POST', '/payment-link', body as Record<string, string>);
+      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect(bad.body.error?.[0]?.field).toBe(field);
+    }
+  });
+
+  it('expires on the clock, and is 404 for another merchant', async () => {
+    const now = (await h.request<{ now: string }>('GET', '/sandbox/clock', {
+      headers: { authorization: `Bearer ${h.adminToken}` },
+    })).body.now;
+    const created = await payments(h, m, 'POST', '/payment-link', {
+      amount: '5.00',
+      currency: 'EUR',
+      expiresAt: new Date(new Date(now).getTime() + 3600_000).toISOString(),
+    });
+    const hash = created.body.data.hash;
+    expect((await h.request('GET', `/pay/${hash}`)).status).toBe(200);
+    await h.advanceClock(3601);
+    expect((await h.request('GET', `/pay/${hash}`)).text).toContain('expired');
+    const other = await aMerchant(h);
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      expect((await payments(h, other, method, `/payment-link/${hash}`, method === 'PUT' ? { amount: '1' } : undefined)).status).toBe(404);
+    }
+  });
+});
