@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
 import { aCardholder } from '../harness/issuing-builders.ts';
 import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
-import { aCustomer, aMerchant, decryptIpns, payments, type TestMerchant } from '../harness/payments-builders.ts';
+import {
+  aCustomer,
+  aMerchant,
+  decryptIpns,
+  payments,
+  type TestMerchant,
+} from '../harness/payments-builders.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 
 let h: Harness;
@@ -36,7 +42,9 @@ type Secrets = { pan: string; cvv: string; expiryMonth: number; expiryYear: numb
 
 async function issuedCard(funds: bigint) {
   const holder = await aCardholder(h, partnerKey, funds);
-  const secrets = await h.request<Secrets>('GET', `/issuing/v1/cards/${holder.cardId}/secrets`, { headers: holder.auth });
+  const secrets = await h.request<Secrets>('GET', `/issuing/v1/cards/${holder.cardId}/secrets`, {
+    headers: holder.auth,
+  });
   expect(secrets.status).toBe(200);
   const s = secrets.body;
   return {
@@ -53,9 +61,13 @@ async function issuedCard(funds: bigint) {
 
 const siteBalance = async () =>
   (
-    await h.request<{ available: string }>('GET', `/sandbox/payments/sites/${m.sites[0]?.id}/balance?currency=EUR`, {
-      headers: { authorization: `Bearer ${h.adminToken}` },
-    })
+    await h.request<{ available: string }>(
+      'GET',
+      `/sandbox/payments/sites/${m.sites[0]?.id}/balance?currency=EUR`,
+      {
+        headers: { authorization: `Bearer ${h.adminToken}` },
+      },
+    )
   ).body.available;
 
 describe('an issued card charged through the payments API', () => {
@@ -84,17 +96,19 @@ describe('an issued card charged through the payments API', () => {
     expect(sneaky.status).toBe(403);
 
     // The cardholder sees the challenge in the issuing API, with the merchant's site name, and approves.
-    const pending = await h.request<{ data: { transactionAuthId: string; amount: string; merchant: string }[] }>(
-      'GET',
-      '/issuing/v1/transactions/3d-secure',
-      { headers: holder.auth },
-    );
+    const pending = await h.request<{
+      data: { transactionAuthId: string; amount: string; merchant: string }[];
+    }>('GET', '/issuing/v1/transactions/3d-secure', { headers: holder.auth });
     expect(pending.body.data).toHaveLength(1);
     expect(pending.body.data[0]).toMatchObject({ amount: '30.00', merchant: 'Site 1' });
-    const decided = await h.request('PATCH', `/issuing/v1/transactions/3d-secure/${pending.body.data[0]?.transactionAuthId}`, {
-      headers: holder.auth,
-      json: { authType: 'fingerprint', authStatus: 'success' },
-    });
+    const decided = await h.request(
+      'PATCH',
+      `/issuing/v1/transactions/3d-secure/${pending.body.data[0]?.transactionAuthId}`,
+      {
+        headers: holder.auth,
+        json: { authType: 'fingerprint', authStatus: 'success' },
+      },
+    );
     expect(decided.status).toBe(200);
 
     const t = await payments(h, m, 'GET', `/transaction/${order.body.data.transactionId}`);
@@ -113,7 +127,10 @@ describe('an issued card charged through the payments API', () => {
       '/issuing/v1/transactions',
       { headers: await holder.relogin() },
     );
-    expect(issued.body.data.find((x) => x.type === 'card_payment')).toMatchObject({ status: 'settled', amount: '30.00' });
+    expect(issued.body.data.find((x) => x.type === 'card_payment')).toMatchObject({
+      status: 'settled',
+      amount: '30.00',
+    });
 
     // A partial refund goes back to the card.
     const refund = await payments(h, m, 'DELETE', `/transaction/${order.body.data.transactionId}`, {
@@ -128,11 +145,15 @@ describe('an issued card charged through the payments API', () => {
       '/issuing/v1/transactions?type=refund',
       { headers: await holder.relogin() },
     );
-    expect(afterRefund.body.data).toEqual([expect.objectContaining({ type: 'refund', status: 'settled', amount: '10.00' })]);
+    expect(afterRefund.body.data).toEqual([
+      expect.objectContaining({ type: 'refund', status: 'settled', amount: '10.00' }),
+    ]);
 
     // IPNs for the merchant: challenged, captured, refunded; webhooks for the partner.
     await ipnReceiver.waitFor(4);
-    const ipns = decryptIpns(ipnReceiver, m.sites[0]?.ipnSecret ?? '').filter((i) => i.orderId === order.body.data.orderId);
+    const ipns = decryptIpns(ipnReceiver, m.sites[0]?.ipnSecret ?? '').filter(
+      (i) => i.orderId === order.body.data.orderId,
+    );
     expect(ipns.map((i) => `${i.transactionType}:${i.transactionStatus}`)).toEqual([
       'deposit:3d-pending',
       'deposit:complete-ok',
@@ -167,13 +188,21 @@ describe('an issued card charged through the payments API', () => {
       customerId: String(customerId),
       ...card,
     });
-    const pending = await h.request<{ data: { transactionAuthId: string }[] }>('GET', '/issuing/v1/transactions/3d-secure', {
-      headers: holder.auth,
-    });
-    await h.request('PATCH', `/issuing/v1/transactions/3d-secure/${pending.body.data[0]?.transactionAuthId}`, {
-      headers: holder.auth,
-      json: { authType: 'pinCode', authStatus: 'failed' },
-    });
+    const pending = await h.request<{ data: { transactionAuthId: string }[] }>(
+      'GET',
+      '/issuing/v1/transactions/3d-secure',
+      {
+        headers: holder.auth,
+      },
+    );
+    await h.request(
+      'PATCH',
+      `/issuing/v1/transactions/3d-secure/${pending.body.data[0]?.transactionAuthId}`,
+      {
+        headers: holder.auth,
+        json: { authType: 'pinCode', authStatus: 'failed' },
+      },
+    );
     const t = await payments(h, m, 'GET', `/transaction/${refused.body.data.transactionId}`);
     expect(t.body.data).toMatchObject({ transactionStatus: 'complete-failed', errorCode: 813 });
     expect((await holder.balance()).availableBalance).toBe('5.00');

@@ -37,7 +37,11 @@ describe('stored cards', () => {
     expect(JSON.stringify(card)).not.toMatch(/cvv/i);
 
     // At rest: the number is ciphertext and no column holds the CVV.
-    const row = await h.services.db.selectFrom('payments_cards').selectAll().where('id', '=', cardId).executeTakeFirstOrThrow();
+    const row = await h.services.db
+      .selectFrom('payments_cards')
+      .selectAll()
+      .where('id', '=', cardId)
+      .executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain('4111111111111111');
     expect(Object.keys(row).some((k) => k.includes('cvv'))).toBe(false);
 
@@ -64,7 +68,9 @@ describe('stored cards', () => {
     expect(stolen.body.error?.[0]?.field).toBe('cardId');
 
     expect((await payments(h, m, 'GET', `/card/${cardId}?customerId=${stranger}`)).status).toBe(404);
-    expect((await payments(h, m, 'GET', `/card/${cardId}?customerId=${customerId}`)).body.data.id).toBe(cardId);
+    expect((await payments(h, m, 'GET', `/card/${cardId}?customerId=${customerId}`)).body.data.id).toBe(
+      cardId,
+    );
     expect((await payments(h, m, 'DELETE', `/card/${cardId}`)).status).toBe(200);
     expect((await payments(h, m, 'GET', `/card/${cardId}`)).status).toBe(404);
     const deleted = await payments(h, m, 'GET', `/card?customerId=${customerId}&cardStatus=deleted`);
@@ -125,7 +131,10 @@ describe('payment links', () => {
     expect(link.hash).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect((await h.request('GET', `/pay/${link.hash}`)).text).toContain('25.00 EUR');
 
-    const updated = await payments(h, m, 'PUT', `/payment-link/${link.hash}`, { amount: '30.00', active: '0' });
+    const updated = await payments(h, m, 'PUT', `/payment-link/${link.hash}`, {
+      amount: '30.00',
+      active: '0',
+    });
     expect(updated.body.data).toMatchObject({ amount: 30, active: 0 });
     const inactive = await h.request('GET', `/pay/${link.hash}`);
     expect(inactive.status).toBe(404);
@@ -136,13 +145,17 @@ describe('payment links', () => {
     expect((await payments(h, m, 'DELETE', `/payment-link/${link.hash}`)).status).toBe(200);
     expect((await payments(h, m, 'GET', `/payment-link/${link.hash}`)).status).toBe(200);
     expect((await h.request('GET', `/pay/${link.hash}`)).text).toContain('does not exist');
-    expect((await payments(h, m, 'GET', '/payment-link')).body.data.map((l: { hash: string }) => l.hash)).not.toContain(
-      link.hash,
-    );
+    expect(
+      (await payments(h, m, 'GET', '/payment-link')).body.data.map((l: { hash: string }) => l.hash),
+    ).not.toContain(link.hash);
   });
 
   it('recurring links need an interval; bad fields are named', async () => {
-    const res = await payments(h, m, 'POST', '/payment-link', { amount: '5', currency: 'EUR', orderType: 'recurring' });
+    const res = await payments(h, m, 'POST', '/payment-link', {
+      amount: '5',
+      currency: 'EUR',
+      orderType: 'recurring',
+    });
     expect(res.body.error?.[0]?.field).toBe('intervalType');
     for (const [body, field] of [
       [{ currency: 'EUR' }, 'amount'],
@@ -158,9 +171,11 @@ describe('payment links', () => {
   });
 
   it('expires on the clock, and is 404 for another merchant', async () => {
-    const now = (await h.request<{ now: string }>('GET', '/sandbox/clock', {
-      headers: { authorization: `Bearer ${h.adminToken}` },
-    })).body.now;
+    const now = (
+      await h.request<{ now: string }>('GET', '/sandbox/clock', {
+        headers: { authorization: `Bearer ${h.adminToken}` },
+      })
+    ).body.now;
     const created = await payments(h, m, 'POST', '/payment-link', {
       amount: '5.00',
       currency: 'EUR',
@@ -172,7 +187,17 @@ describe('payment links', () => {
     expect((await h.request('GET', `/pay/${hash}`)).text).toContain('expired');
     const other = await aMerchant(h);
     for (const method of ['GET', 'PUT', 'DELETE']) {
-      expect((await payments(h, other, method, `/payment-link/${hash}`, method === 'PUT' ? { amount: '1' } : undefined)).status).toBe(404);
+      expect(
+        (
+          await payments(
+            h,
+            other,
+            method,
+            `/payment-link/${hash}`,
+            method === 'PUT' ? { amount: '1' } : undefined,
+          )
+        ).status,
+      ).toBe(404);
     }
   });
 });

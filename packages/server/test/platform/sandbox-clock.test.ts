@@ -41,6 +41,10 @@ describe('sandbox clock', () => {
       'issuing-topups',
       'crypto-orders',
       'crypto-refunds',
+      'card-network-challenges',
+      'card-network-reconciliation',
+      'payments-recurring-billing',
+      'payments-authorizations',
     ]);
     const row = await h.services.db
       .selectFrom('sandbox_state')
