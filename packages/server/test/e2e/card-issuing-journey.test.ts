@@ -4,7 +4,6 @@
 // verified, the balance checked, and the ledger's invariants over the whole database.
 // (Crypto topups join this walk when they exist: see docs/issuing.md, Topups.)
 import { verifyIssuingWebhook } from '@tessera/sdk';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
 import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';

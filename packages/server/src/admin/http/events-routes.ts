@@ -7,7 +7,6 @@ import {
   eventView,
   presentEvent,
   presentEventDetail,
-  replayView,
   toEventFilter,
 } from '../../platform/events/event-views.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';

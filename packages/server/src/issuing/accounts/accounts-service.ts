@@ -40,7 +40,7 @@ export class AccountsService {
 
   async open(customer: CustomerRef, currency: string): Promise<Account> {
     const asset = findAsset(currency);
-    if (!asset || asset.kind !== 'fiat') {
+    if (asset?.kind !== 'fiat') {
       throw new DomainError('validation_failed', 'currency must be an ISO 4217 fiat currency code', {
         field: 'currency',
       });

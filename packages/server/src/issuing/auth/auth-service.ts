@@ -238,7 +238,7 @@ export class AuthService {
       customer?.password_hash ?? (await this.dummyPasswordHash()),
       input.password,
     );
-    if (!customer || customer.status !== 'active' || this.isLocked(customer)) throw invalidCredentials();
+    if (customer?.status !== 'active' || this.isLocked(customer)) throw invalidCredentials();
     if (!isPasswordRight) {
       await this.recordFailedLogin(this.deps.db, customer);
       throw invalidCredentials();

@@ -141,7 +141,7 @@ export class KycService {
       .where('v.vendor_session_id', '=', result.sessionId)
       .forUpdate('v')
       .executeTakeFirst();
-    if (!verification || verification.status !== 'started') return;
+    if (verification?.status !== 'started') return;
     const customer = { customerId: verification.customer_id, partnerId: verification.partner_id };
     const kyc = await this.lock(db, customer.customerId);
     await db

@@ -219,7 +219,7 @@ export class TopupsService {
   /** Limits and what is used of them today (UTC) and this month, per currency. */
   async usage(customer: CustomerRef, currency: string): Promise<TopupUsage> {
     const asset = findAsset(currency);
-    if (!asset || asset.kind !== 'fiat')
+    if (asset?.kind !== 'fiat')
       throw new DomainError('validation_failed', 'currency must be an ISO 4217 fiat currency code', {
         field: 'currency',
       });

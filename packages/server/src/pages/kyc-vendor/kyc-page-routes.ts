@@ -35,7 +35,7 @@ export async function registerKycPageRoutes(
 
     pages.post<{ Params: { sessionId: string } }>('/hosted/kyc/:sessionId', async (request, reply) => {
       const session = await deps.vendor.find(deps.db, request.params.sessionId);
-      if (!session || session.status !== 'open') return renderSession(reply, session);
+      if (session?.status !== 'open') return renderSession(reply, session);
       let choice: string | undefined;
       let document: SubmittedDocument | undefined;
       try {

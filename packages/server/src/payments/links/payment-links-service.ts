@@ -218,7 +218,7 @@ export class PaymentLinksService {
     if (isNew && input.amount === undefined) throw validationFailed('amount', 'amount is required');
     if (isNew && input.currency === undefined) throw validationFailed('currency', 'currency is required');
     const asset = input.currency !== undefined ? findAsset(input.currency) : undefined;
-    if (input.currency !== undefined && (!asset || asset.kind !== 'fiat')) {
+    if (input.currency !== undefined && asset?.kind !== 'fiat') {
       throw validationFailed('currency', 'currency must be an ISO 4217 code');
     }
     if (input.orderType === 'recurring' && (!input.intervalType || !input.intervalValue)) {

@@ -594,8 +594,7 @@ function nextBill(order: OrderRow, anchor: Date, billsDone: number): Date {
 
 function fiatAsset(code: string): Asset {
   const asset = findAsset(code);
-  if (!asset || asset.kind !== 'fiat')
-    throw validationFailed('currency', 'currency must be an ISO 4217 code');
+  if (asset?.kind !== 'fiat') throw validationFailed('currency', 'currency must be an ISO 4217 code');
   return asset;
 }
 

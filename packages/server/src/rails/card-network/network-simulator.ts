@@ -160,7 +160,7 @@ export class CardNetworkSimulator implements CardNetwork {
       .where('reference', '=', reference)
       .forUpdate()
       .executeTakeFirst();
-    if (!challenge || challenge.status !== 'pending') return;
+    if (challenge?.status !== 'pending') return;
     await this.finishChallenge(tx, challenge.id, reference, outcome, reason ?? 'authentication_failed');
   }
 
