@@ -1,8 +1,6 @@
 // Crypto merchant scenario: order creation (POST /stores/orders, the COMPAT body) through the real HTTP
 // stack with a store's session key: validation, the order row and its redirect URL.
-import { randomBytes } from 'node:crypto';
-import { parseConfig } from '../packages/server/src/config.ts';
-import { createApp } from '../packages/server/src/server.ts';
+import { startBenchApp } from './bench-app.ts';
 import { runHttpLoad } from './http-load.ts';
 import type { Measurement } from './measure.ts';
 
@@ -10,30 +8,12 @@ export async function cryptoScenarios(
   databaseUrl: string,
   settings: { concurrency: number; seconds: number; warmupSeconds: number },
 ): Promise<(() => Promise<Measurement>)[]> {
-  const adminToken = `adm_${randomBytes(16).toString('hex')}`;
-  const tessera = await createApp({
-    config: parseConfig({ LOG_LEVEL: 'silent', PORT: '0', TESSERA_RATE_LIMIT_PER_MINUTE: '100000000' }),
-    databaseUrl,
-    adminToken,
-    encryptionKey: randomBytes(32),
-    runBackgroundSweeps: false,
+  const { tessera, base, admin, call } = await startBenchApp(databaseUrl);
+  const store = await call<{ clientId: string; clientSecret: string }>('POST', '/admin/stores', admin, {
+    name: 'Bench store',
   });
-  const base = await tessera.app.listen({ port: 0, host: '127.0.0.1' });
-  const post = async <T>(path: string, headers: Record<string, string>, body: unknown): Promise<T> => {
-    const res = await fetch(`${base}${path}`, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as T;
-  };
-  const store = await post<{ clientId: string; clientSecret: string }>(
-    '/admin/stores',
-    { authorization: `Bearer ${adminToken}` },
-    { name: 'Bench store' },
-  );
-  const session = await post<{ data: { id: string } }>(
+  const session = await call<{ data: { id: string } }>(
+    'POST',
     '/crypto/api/stores/session',
     {},
     {

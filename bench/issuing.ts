@@ -1,9 +1,7 @@
 // Card issuing scenarios: card authorizations (no 3D Secure) through the real HTTP stack, as the card
 // network's requests arrive at POST /sandbox/issuing/authorizations: checks, a ledger hold, events.
 // The load comes from a worker thread, so the client does not share the server's event loop.
-import { randomBytes } from 'node:crypto';
-import { parseConfig } from '../packages/server/src/config.ts';
-import { createApp } from '../packages/server/src/server.ts';
+import { startBenchApp } from './bench-app.ts';
 import { runHttpLoad } from './http-load.ts';
 import type { Measurement } from './measure.ts';
 
@@ -13,30 +11,7 @@ export async function issuingScenarios(
   databaseUrl: string,
   settings: { concurrency: number; seconds: number; warmupSeconds: number },
 ) {
-  const adminToken = `adm_${randomBytes(16).toString('hex')}`;
-  const tessera = await createApp({
-    config: parseConfig({ LOG_LEVEL: 'silent', PORT: '0', TESSERA_RATE_LIMIT_PER_MINUTE: '100000000' }),
-    databaseUrl,
-    adminToken,
-    encryptionKey: randomBytes(32),
-    runBackgroundSweeps: false,
-  });
-  const base = await tessera.app.listen({ port: 0, host: '127.0.0.1' });
-  const call = async <T>(
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    body?: unknown,
-  ): Promise<T> => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as T;
-  };
-  const admin = { authorization: `Bearer ${adminToken}` };
+  const { tessera, base, admin, call } = await startBenchApp(databaseUrl);
   const partner = await call<{ apiKey: string }>('POST', '/admin/partners', admin, { name: 'Bench partner' });
   const cards: string[] = [];
   for (let i = 0; i < CARDHOLDERS; i++) {

@@ -17,6 +17,7 @@ import { Ledger, type LedgerAccount } from '../packages/server/src/platform/ledg
 import { cryptoScenarios } from './crypto.ts';
 import { issuingScenarios } from './issuing.ts';
 import { type Measurement, measure } from './measure.ts';
+import { paymentsScenarios } from './payments.ts';
 
 const CONCURRENCY = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -48,11 +49,18 @@ async function main() {
     const baseline = await runBaseline(databaseUrl, settings);
     report(baseline, baseline);
     const results: Measurement[] = [];
-    for (const scenario of [
-      ...(await ledgerScenarios(databaseUrl, settings)),
-      ...(await issuingScenarios(databaseUrl, settings)),
-      ...(await cryptoScenarios(databaseUrl, settings)),
-    ]) {
+    // BENCH_ONLY=payments (a comma-separated list of groups) measures only those, beside the baseline.
+    const only = process.env.BENCH_ONLY?.split(',');
+    const groups = {
+      ledger: ledgerScenarios,
+      issuing: issuingScenarios,
+      crypto: cryptoScenarios,
+      payments: paymentsScenarios,
+    };
+    const chosen = Object.entries(groups).filter(([name]) => !only || only.includes(name));
+    const scenarios = [];
+    for (const [, group] of chosen) scenarios.push(...(await group(databaseUrl, settings)));
+    for (const scenario of scenarios) {
       const result = await scenario();
       report(result, baseline);
       results.push(result);

@@ -135,6 +135,23 @@ describe('operational routes', () => {
         '/events/replay',
       ]),
     );
+    const payments = await h.request<{ paths: Record<string, unknown> }>(
+      'GET',
+      '/docs/payments/openapi.json',
+    );
+    expect(Object.keys(payments.body.paths).sort()).toEqual([
+      '/card',
+      '/card/{id}',
+      '/customer',
+      '/customer/{id}',
+      '/order',
+      '/order-rebill/{id}',
+      '/order/{id}',
+      '/payment-link',
+      '/payment-link/{hash}',
+      '/transaction',
+      '/transaction/{id}',
+    ]);
     expect((await h.request('GET', '/docs/nope/openapi.json')).status).toBe(404);
   });
 });

@@ -4,38 +4,21 @@
 import type { Executor } from '../../platform/db/database.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
+import type { OrderRow } from '../orders/orders-service.ts';
 import { FAILURES, type FailureReason } from '../transactions/decline-codes.ts';
+import type { TransactionRow } from '../transactions/transactions-service.ts';
 
 export async function publishIpn(
   outbox: Outbox,
   tx: Executor,
-  input: { orderId: number; transactionId?: number },
+  input: { order: OrderRow; transaction?: TransactionRow },
 ): Promise<void> {
-  const order = await tx
-    .selectFrom('payments_orders as o')
-    .innerJoin('payments_customers as c', 'c.id', 'o.customer_id')
-    .select([
-      'o.id',
-      'o.site_id',
-      'o.status',
-      'o.order_type',
-      'o.external_order_id',
-      'o.external_custom_data',
-      'o.customer_id',
-      'o.amount',
-      'o.currency',
-      'o.card_id',
-      'c.identifier',
-    ])
-    .where('o.id', '=', input.orderId)
+  const { order, transaction: t } = input;
+  const customer = await tx
+    .selectFrom('payments_customers')
+    .select('identifier')
+    .where('id', '=', order.customer_id)
     .executeTakeFirstOrThrow();
-  const t = input.transactionId
-    ? await tx
-        .selectFrom('payments_transactions')
-        .selectAll()
-        .where('id', '=', input.transactionId)
-        .executeTakeFirstOrThrow()
-    : undefined;
   const kind = t ? `transaction.${t.status}` : `order.${order.status}`;
   await outbox.publish(tx, {
     api: 'payments',
@@ -51,7 +34,7 @@ export async function publishIpn(
       externalOrderId: order.external_order_id,
       siteId: order.site_id,
       customerId: order.customer_id,
-      identifier: order.identifier,
+      identifier: customer.identifier,
       externalCustomData: order.external_custom_data,
       timestamp: Math.floor(createdAt.getTime() / 1000),
       ...(t

@@ -9,6 +9,8 @@ import type { MerchantsService } from '../../platform/tenants/merchants-service.
 export interface MerchantScope {
   merchantId: number;
   siteIds: number[];
+  /** The sites' names (what card statements and challenge pages show), when already loaded */
+  siteNames?: Map<number, string>;
 }
 
 declare module 'fastify' {
@@ -27,11 +29,15 @@ export function merchantAuthenticator(db: Db, merchants: MerchantsService): Merc
     if (!found) throw new DomainError('unauthenticated', 'the API key is missing, invalid or revoked');
     const sites = await db
       .selectFrom('sites')
-      .select('id')
+      .select(['id', 'name'])
       .where('merchant_id', '=', found.merchantId)
       .orderBy('id')
       .execute();
-    request.paymentsMerchant = { merchantId: found.merchantId, siteIds: sites.map((s) => s.id) };
+    request.paymentsMerchant = {
+      merchantId: found.merchantId,
+      siteIds: sites.map((s) => s.id),
+      siteNames: new Map(sites.map((s) => [s.id, s.name])),
+    };
     request.principal = {
       kind: 'merchant',
       id: String(found.merchantId),

@@ -93,7 +93,7 @@ export interface OrdersDeps {
 
 export class PaymentOrdersService {
   constructor(private readonly deps: OrdersDeps) {
-    deps.transactions.onChange = (tx, id) => this.onTransactionChange(tx, id);
+    deps.transactions.onChange = (tx, t) => this.onTransactionChange(tx, t);
   }
 
   /** POST /order. A declined payment commits (the order and its failed transaction exist) and then answers 402. */
@@ -196,7 +196,7 @@ export class PaymentOrdersService {
       }
       const charged = await this.deps.transactions.charge(tx, {
         order,
-        merchantName: await this.siteName(tx, siteId),
+        merchantName: merchant.siteNames?.get(siteId) ?? (await this.siteName(tx, siteId)),
         type: mode === 'credit' ? 'credit' : 'deposit',
         mode,
         amount: recurring?.trialAmount ?? amount,
@@ -285,13 +285,13 @@ export class PaymentOrdersService {
           { details: { orderStatus: order.status } },
         );
       }
-      await this.setOrder(tx, order.id, {
+      const canceled = await this.setOrder(tx, order.id, {
         status: 'canceled',
         next_bill_at: null,
         cancel_reason: input.reason ?? input.message ?? null,
       });
-      await publishIpn(this.deps.outbox, tx, { orderId: order.id });
-      return this.orderRow(tx, order.id);
+      await publishIpn(this.deps.outbox, tx, { order: canceled });
+      return canceled;
     });
   }
 
@@ -335,12 +335,12 @@ export class PaymentOrdersService {
       .forUpdate()
       .execute();
     for (const order of open) {
-      await this.setOrder(tx, order.id, {
+      const canceled = await this.setOrder(tx, order.id, {
         status: 'canceled',
         next_bill_at: null,
         cancel_reason: 'customer-deleted',
       });
-      await publishIpn(this.deps.outbox, tx, { orderId: order.id });
+      await publishIpn(this.deps.outbox, tx, { order: canceled });
     }
     await this.deps.cards.deleteForCustomer(tx, customerId);
   }
@@ -373,8 +373,8 @@ export class PaymentOrdersService {
         const stored = await this.storedCard(tx, order);
         if (!stored) {
           // The mandate is gone (card deleted): nothing can be charged again.
-          await this.setOrder(tx, order.id, { status: 'complete-failed' });
-          await publishIpn(this.deps.outbox, tx, { orderId: order.id });
+          const failed = await this.setOrder(tx, order.id, { status: 'complete-failed' });
+          await publishIpn(this.deps.outbox, tx, { order: failed });
           return true;
         }
         await this.chargeStoredCard(tx, order, stored, BigInt(order.amount), false);
@@ -426,13 +426,8 @@ export class PaymentOrdersService {
   }
 
   /** Keeps the order in step with a transaction that changed, then sends the IPN. */
-  private async onTransactionChange(tx: Tx, transactionId: number): Promise<void> {
-    const t = await tx
-      .selectFrom('payments_transactions')
-      .selectAll()
-      .where('id', '=', transactionId)
-      .executeTakeFirstOrThrow();
-    const order = (await tx
+  private async onTransactionChange(tx: Tx, t: TransactionRow): Promise<void> {
+    let order = (await tx
       .selectFrom('payments_orders')
       .selectAll()
       .where('id', '=', t.order_id)
@@ -441,15 +436,15 @@ export class PaymentOrdersService {
     if (t.type !== 'refund') {
       const isScheduledBill =
         order.order_type === 'recurring' && order.anchor_at !== null && t.initiator === 'merchant';
-      if (isScheduledBill) await this.afterBill(tx, order, t);
-      else if (t.initiator === 'customer') await this.afterFirstPayment(tx, order, t);
+      if (isScheduledBill) order = await this.afterBill(tx, order, t);
+      else if (t.initiator === 'customer') order = await this.afterFirstPayment(tx, order, t);
     }
-    await publishIpn(this.deps.outbox, tx, { orderId: order.id, transactionId: t.id });
+    await publishIpn(this.deps.outbox, tx, { order, transaction: t });
   }
 
   /** The order's own payment (creation, or after its 3DS challenge or reconciliation). */
-  private async afterFirstPayment(tx: Tx, order: OrderRow, t: TransactionRow): Promise<void> {
-    if (order.status === 'canceled') return;
+  private async afterFirstPayment(tx: Tx, order: OrderRow, t: TransactionRow): Promise<OrderRow> {
+    if (order.status === 'canceled') return order;
     let status: PaymentsOrderStatus = order.status;
     const patch: Partial<OrderRow> = {};
     switch (t.status) {
@@ -473,33 +468,32 @@ export class PaymentOrdersService {
         status = 'complete-failed';
         break;
       default:
-        return;
+        return order;
     }
-    if (status !== order.status || patch.anchor_at) await this.setOrder(tx, order.id, { ...patch, status });
+    if (status === order.status && !patch.anchor_at) return order;
+    return this.setOrder(tx, order.id, { ...patch, status });
   }
 
   /** A scheduled recurring bill ended: schedule the next one, a retry, or stop. */
-  private async afterBill(tx: Tx, order: OrderRow, t: TransactionRow): Promise<void> {
-    if (order.status === 'canceled' || !order.anchor_at) return;
+  private async afterBill(tx: Tx, order: OrderRow, t: TransactionRow): Promise<OrderRow> {
+    if (order.status === 'canceled' || !order.anchor_at) return order;
     if (t.status === 'complete-ok') {
       const billsDone = order.bills_done + 1;
-      await this.setOrder(tx, order.id, {
+      return this.setOrder(tx, order.id, {
         status: 'in-progress',
         bills_done: billsDone,
         retries_done: 0,
         next_bill_at: nextBill(order, order.anchor_at, billsDone),
       });
-      return;
     }
-    if (t.status !== 'complete-failed') return;
+    if (t.status !== 'complete-failed') return order;
     const retries = (order.retry_payment ?? []).map((d) => parseDuration(d)).filter((d) => d !== undefined);
     const retry = retries[order.retries_done];
     const isHard = HARD_DECLINES.has(t.decline_reason as never);
     if (isHard || !retry) {
-      await this.setOrder(tx, order.id, { status: 'complete-failed', next_bill_at: null });
-      return;
+      return this.setOrder(tx, order.id, { status: 'complete-failed', next_bill_at: null });
     }
-    await this.setOrder(tx, order.id, {
+    return this.setOrder(tx, order.id, {
       status: 'retrying',
       retries_done: order.retries_done + 1,
       next_bill_at: addDuration(this.deps.clock.now(), retry),
@@ -577,12 +571,13 @@ export class PaymentOrdersService {
     return order as OrderRow;
   }
 
-  private async setOrder(tx: Tx, id: number, patch: Partial<OrderRow>): Promise<void> {
-    await tx
+  private async setOrder(tx: Tx, id: number, patch: Partial<OrderRow>): Promise<OrderRow> {
+    return tx
       .updateTable('payments_orders')
       .set({ ...patch, updated_at: this.deps.clock.now() } as never)
       .where('id', '=', id)
-      .execute();
+      .returningAll()
+      .executeTakeFirstOrThrow();
   }
 }
 

@@ -84,11 +84,9 @@ export interface TransactionsDeps {
   authorizationSeconds: number;
 }
 
-export const networkReference = (transactionId: number) => `payments:${transactionId}`;
-
 export class PaymentTransactionsService {
   /** Set by the orders module: runs after every change of a transaction, in its database transaction. */
-  onChange: (tx: Tx, transactionId: number) => Promise<void> = async () => {};
+  onChange: (tx: Tx, transaction: TransactionRow) => Promise<void> = async () => {};
   private readonly accounts = new Map<string, string>();
 
   constructor(private readonly deps: TransactionsDeps) {}
@@ -118,7 +116,8 @@ export class PaymentTransactionsService {
         card_brand: r.instrument.brand,
         card_bin: r.instrument.card.pan.slice(0, 6),
         card_last4: r.instrument.card.pan.slice(-4),
-        network_reference: null,
+        // The card network's reference for this payment, unique and known before the insert.
+        network_reference: `${NETWORK_OWNER}:${randomUUID()}`,
         route: null,
         error_code: null,
         error_message: null,
@@ -130,27 +129,19 @@ export class PaymentTransactionsService {
         created_at: now,
         updated_at: now,
       })
-      .returning('id')
+      .returningAll()
       .executeTakeFirstOrThrow();
-    const reference = networkReference(inserted.id);
-    await tx
-      .updateTable('payments_transactions')
-      .set({ network_reference: reference })
-      .where('id', '=', inserted.id)
-      .execute();
-    const t = await this.lock(tx, inserted.id);
+    const t = inserted;
 
     if (r.type === 'credit') {
       // The site pays for the credit: its balance must cover it before the network is asked.
       const paid = await this.moveForCredit(tx, t, r.amount);
-      if (!paid) {
-        await this.fail(tx, t, 'merchant_balance_insufficient');
-        return { transaction: await this.lock(tx, t.id) };
-      }
+      if (!paid) return { transaction: await this.fail(tx, t, 'merchant_balance_insufficient') };
     }
     const answer = await this.deps.network.authorize(tx, {
       owner: NETWORK_OWNER,
-      reference,
+      reference: this.reference(t),
+      capture: r.mode === 'authAndCapture',
       card: r.instrument.card,
       amount: r.amount,
       currency: r.order.currency,
@@ -161,22 +152,21 @@ export class PaymentTransactionsService {
       isSoftDeclineRetry: r.isSoftDeclineRetry,
       returnUrl: `${this.deps.publicUrl}/checkout/3ds/return/${t.return_token}`,
     });
-    await this.apply(tx, t, answer);
-    const transaction = await this.lock(tx, t.id);
+    const transaction = await this.apply(tx, t, answer, r.order.split_schema);
     return answer.outcome === 'challenge' ? { transaction, redirect: answer.redirect } : { transaction };
   }
 
   /** News from the network: a challenge was decided, or a lost answer reconciled. */
   async onNetwork(tx: Tx, news: NetworkNews): Promise<void> {
-    const row = await tx
+    const t = await tx
       .selectFrom('payments_transactions')
-      .select('id')
+      .selectAll()
       .where('network_reference', '=', news.reference)
+      .forUpdate()
       .executeTakeFirst();
-    if (!row) return;
-    const t = await this.lock(tx, row.id);
+    if (!t) return;
     if (t.status !== '3d-pending' && t.status !== 'start') return;
-    if (news.outcome === 'approved') await this.approve(tx, t);
+    if (news.outcome === 'approved') await this.approve(tx, t, news.captured ?? false);
     else await this.fail(tx, t, news.reason ?? 'generic');
   }
 
@@ -200,9 +190,7 @@ export class PaymentTransactionsService {
         });
       }
       await this.deps.network.capture(tx, this.reference(t), amount);
-      await this.captureIn(tx, t, amount);
-      await this.onChange(tx, t.id);
-      return this.lock(tx, t.id);
+      return this.captureIn(tx, t, amount);
     });
   }
 
@@ -228,12 +216,12 @@ export class PaymentTransactionsService {
           });
         }
         await this.deps.network.release(tx, this.reference(t));
-        await this.setStatus(tx, t.id, 'void-ok', {
+        const voided = await this.setStatus(tx, t.id, 'void-ok', {
           reason: input.reason ?? null,
           message: input.message ?? null,
         });
-        await this.onChange(tx, t.id);
-        return this.lock(tx, t.id);
+        await this.onChange(tx, voided);
+        return voided;
       }
       if (t.type !== 'deposit' || (t.status !== 'complete-ok' && t.status !== 'refund-ok')) {
         throw new DomainError(
@@ -288,7 +276,7 @@ export class PaymentTransactionsService {
           created_at: now,
           updated_at: now,
         })
-        .returning('id')
+        .returningAll()
         .executeTakeFirstOrThrow();
       const moved = await this.tryTransfer(tx, `payments-refund:${refund.id}`, [
         { accountId: await this.siteAccount(t.site_id, t.currency), amount: -amount },
@@ -299,9 +287,9 @@ export class PaymentTransactionsService {
           details: { systemCode: FAILURES.merchant_balance_insufficient.code },
         });
       }
-      await this.deps.network.refund(tx, this.reference(t), networkReference(refund.id), amount);
+      await this.deps.network.refund(tx, this.reference(t), `${NETWORK_OWNER}:${randomUUID()}`, amount);
       const refunded = BigInt(t.refunded_amount) + amount;
-      await tx
+      const deposit = await tx
         .updateTable('payments_transactions')
         .set({
           refunded_amount: refunded,
@@ -309,10 +297,11 @@ export class PaymentTransactionsService {
           updated_at: now,
         })
         .where('id', '=', t.id)
-        .execute();
-      await this.onChange(tx, t.id);
-      await this.onChange(tx, refund.id);
-      return this.lock(tx, refund.id);
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await this.onChange(tx, deposit);
+      await this.onChange(tx, refund);
+      return refund;
     });
   }
 
@@ -393,8 +382,10 @@ export class PaymentTransactionsService {
           .executeTakeFirst();
         if (t?.status !== 'in-progress') return false;
         await this.deps.network.release(tx, this.reference(t));
-        await this.setStatus(tx, t.id, 'void-ok', { reason: 'authorization-expired', message: null });
-        await this.onChange(tx, t.id);
+        await this.onChange(
+          tx,
+          await this.setStatus(tx, t.id, 'void-ok', { reason: 'authorization-expired', message: null }),
+        );
         return true;
       });
       if (done) changed++;
@@ -410,44 +401,58 @@ export class PaymentTransactionsService {
 
   // Internals ------------------------------------------------------------------------------------------
 
-  private async apply(tx: Tx, t: TransactionRow, answer: AuthorizationAnswer): Promise<void> {
+  private async apply(
+    tx: Tx,
+    t: TransactionRow,
+    answer: AuthorizationAnswer,
+    splitSchema: string | null,
+  ): Promise<TransactionRow> {
     switch (answer.outcome) {
       case 'approved':
-        if (answer.threeDS === 'frictionless') {
-          await tx.updateTable('payments_transactions').set({ is_3d: true }).where('id', '=', t.id).execute();
-        }
-        await this.approve(tx, { ...t, is_3d: t.is_3d || answer.threeDS === 'frictionless' });
-        return;
+        return this.approve(
+          tx,
+          { ...t, is_3d: answer.threeDS === 'frictionless' },
+          answer.captured,
+          splitSchema,
+        );
       case 'declined':
-        await this.fail(tx, t, answer.reason);
-        return;
-      case 'challenge':
-        await this.setStatus(tx, t.id, '3d-pending', { is_3d: true });
-        await this.onChange(tx, t.id);
-        return;
+        return this.fail(tx, t, answer.reason);
+      case 'challenge': {
+        const pending = await this.setStatus(tx, t.id, '3d-pending', { is_3d: true });
+        await this.onChange(tx, pending);
+        return pending;
+      }
       case 'unknown':
         // The answer was lost: the record stays `start` until the network's reconciliation tells.
-        await this.onChange(tx, t.id);
-        return;
+        await this.onChange(tx, t);
+        return t;
     }
   }
 
-  private async approve(tx: Tx, t: TransactionRow): Promise<void> {
+  /** An approval: captured now for authAndCapture (unless the network already did, as a sale), else held. */
+  private async approve(
+    tx: Tx,
+    t: TransactionRow,
+    isCaptured: boolean,
+    splitSchema?: string | null,
+  ): Promise<TransactionRow> {
     const amount = BigInt(t.amount);
-    if (t.type === 'credit') {
-      await this.setStatus(tx, t.id, 'complete-ok', {});
-    } else if (t.mode === 'authAndCapture') {
-      await this.deps.network.capture(tx, this.reference(t), amount);
-      await this.captureIn(tx, t, amount);
-    } else {
-      await this.setStatus(tx, t.id, 'in-progress', {
-        auth_expires_at: addSeconds(this.deps.clock.now(), this.deps.authorizationSeconds),
-      });
+    if (t.type !== 'credit' && t.mode === 'authAndCapture') {
+      if (!isCaptured) await this.deps.network.capture(tx, this.reference(t), amount);
+      return this.captureIn(tx, t, amount, splitSchema);
     }
-    await this.onChange(tx, t.id);
+    const approved =
+      t.type === 'credit'
+        ? await this.setStatus(tx, t.id, 'complete-ok', { is_3d: t.is_3d })
+        : await this.setStatus(tx, t.id, 'in-progress', {
+            is_3d: t.is_3d,
+            auth_expires_at: addSeconds(this.deps.clock.now(), this.deps.authorizationSeconds),
+          });
+    await this.onChange(tx, approved);
+    return approved;
   }
 
-  private async fail(tx: Tx, t: TransactionRow, reason: FailureReason): Promise<void> {
+  private async fail(tx: Tx, t: TransactionRow, reason: FailureReason): Promise<TransactionRow> {
     if (t.type === 'credit' && reason !== 'merchant_balance_insufficient') {
       // The network refused the credit: the site gets its money back.
       await this.deps.ledger.transfer(tx, {
@@ -459,22 +464,58 @@ export class PaymentTransactionsService {
       });
     }
     const failure = FAILURES[reason];
-    await this.setStatus(tx, t.id, 'complete-failed', {
+    const failed = await this.setStatus(tx, t.id, 'complete-failed', {
       decline_reason: reason,
       error_code: failure.code,
       error_message: failure.message,
     });
-    await this.onChange(tx, t.id);
+    await this.onChange(tx, failed);
+    return failed;
   }
 
-  /** Ledger side of a capture: the network owes the amount, the site (and its split sites) are owed it. */
-  private async captureIn(tx: Tx, t: TransactionRow, amount: bigint): Promise<void> {
-    const order = await tx
-      .selectFrom('payments_orders')
-      .select('split_schema')
-      .where('id', '=', t.order_id)
-      .executeTakeFirstOrThrow();
-    const splits = order.split_schema ? parseSplits(order.split_schema) : [];
+  /**
+   * Captures: the record and its IPN first, the ledger credit to the site last. The site's balance row is
+   * shared by every payment of the site; posting last keeps it locked only for the commit.
+   */
+  private async captureIn(
+    tx: Tx,
+    t: TransactionRow,
+    amount: bigint,
+    splitSchema?: string | null,
+  ): Promise<TransactionRow> {
+    const legs = await this.captureLegs(tx, t, amount, splitSchema);
+    const captured = await this.setStatus(tx, t.id, 'complete-ok', {
+      is_3d: t.is_3d,
+      captured_amount: amount,
+      auth_expires_at: null,
+    });
+    await this.onChange(tx, captured);
+    await this.deps.ledger.transfer(tx, {
+      operationId: `payments-capture:${t.id}`,
+      legs,
+      metadata: { transactionId: t.id },
+    });
+    return captured;
+  }
+
+  /** The network owes the amount; the site (and its split sites) are owed it. */
+  private async captureLegs(
+    tx: Tx,
+    t: TransactionRow,
+    amount: bigint,
+    knownSplitSchema?: string | null,
+  ): Promise<Leg[]> {
+    const splitSchema =
+      knownSplitSchema !== undefined
+        ? knownSplitSchema
+        : (
+            await tx
+              .selectFrom('payments_orders')
+              .select('split_schema')
+              .where('id', '=', t.order_id)
+              .executeTakeFirstOrThrow()
+          ).split_schema;
+    const splits = splitSchema ? parseSplits(splitSchema) : [];
     const splitTotal = splits.reduce((sum, s) => sum + s.amount, 0n);
     if (splits.length > 0 && amount !== BigInt(t.amount)) {
       throw new DomainError('validation_failed', 'a split payment is captured in full', { field: 'amount' });
@@ -485,12 +526,7 @@ export class PaymentTransactionsService {
     for (const split of splits) {
       legs.push({ accountId: await this.siteAccount(split.toSite, t.currency), amount: split.amount });
     }
-    await this.deps.ledger.transfer(tx, {
-      operationId: `payments-capture:${t.id}`,
-      legs,
-      metadata: { transactionId: t.id },
-    });
-    await this.setStatus(tx, t.id, 'complete-ok', { captured_amount: amount, auth_expires_at: null });
+    return legs;
   }
 
   private async moveForCredit(tx: Tx, t: TransactionRow, amount: bigint): Promise<boolean> {
@@ -525,25 +561,18 @@ export class PaymentTransactionsService {
       reason: string | null;
       message: string | null;
     }>,
-  ): Promise<void> {
-    await tx
+  ): Promise<TransactionRow> {
+    return tx
       .updateTable('payments_transactions')
       .set({ status, updated_at: this.deps.clock.now(), ...extra })
       .where('id', '=', id)
-      .execute();
+      .returningAll()
+      .executeTakeFirstOrThrow();
   }
 
   private reference(t: TransactionRow): string {
-    return t.network_reference ?? networkReference(t.id);
-  }
-
-  private async lock(tx: Tx, id: number): Promise<TransactionRow> {
-    return tx
-      .selectFrom('payments_transactions')
-      .selectAll()
-      .where('id', '=', id)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
+    if (!t.network_reference) throw new Error(`transaction ${t.id} was never sent to the network`);
+    return t.network_reference;
   }
 
   private async lockOwned(tx: Tx, merchant: MerchantScope, id: number): Promise<TransactionRow> {

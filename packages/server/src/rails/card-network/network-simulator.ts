@@ -91,11 +91,11 @@ export class CardNetworkSimulator implements CardNetwork {
           addSeconds(now, RECONCILE_AFTER_SECONDS),
         );
         return { outcome: 'unknown' };
-      default:
+      default: {
         await this.record(tx, r, 'simulator', 'approved', 'approved');
-        if (r.kind === 'purchase' && r.isAuthenticated)
-          return { outcome: 'approved', threeDS: 'frictionless' };
-        return { outcome: 'approved', threeDS: outcome.kind === 'frictionless' ? 'frictionless' : 'none' };
+        const frictionless = outcome.kind === 'frictionless' || (r.kind === 'purchase' && r.isAuthenticated);
+        return { outcome: 'approved', threeDS: frictionless ? 'frictionless' : 'none', captured: isSale(r) };
+      }
     }
   }
 
@@ -271,6 +271,7 @@ export class CardNetworkSimulator implements CardNetwork {
           reference: auth.reference,
           kind: 'reconciled',
           outcome: auth.status === 'declined' ? 'declined' : 'approved',
+          captured: BigInt(auth.captured) > 0n,
           ...(auth.decline_reason ? { reason: auth.decline_reason as DeclineReason } : {}),
         });
         return true;
@@ -311,7 +312,7 @@ export class CardNetworkSimulator implements CardNetwork {
         return answer;
       }
       await this.record(tx, r, 'on-us', 'approved', 'approved');
-      return { outcome: 'approved', threeDS: 'none' };
+      return { outcome: 'approved', threeDS: 'none', captured: false };
     }
     // A cardholder paying online is asked by the issuer unless the merchant already authenticated them
     // or the charge is merchant-initiated (recurring, rebill: exempt).
@@ -332,8 +333,9 @@ export class CardNetworkSimulator implements CardNetwork {
       await this.record(tx, r, 'on-us', 'challenge', 'challenge');
       return { outcome: 'challenge', redirect: await this.openChallenge(tx, r, 'issuer') };
     }
+    if (isSale(r)) await issuer.capture(tx, r.reference, r.amount);
     await this.record(tx, r, 'on-us', 'approved', 'approved');
-    return { outcome: 'approved', threeDS: r.isAuthenticated ? 'frictionless' : 'none' };
+    return { outcome: 'approved', threeDS: r.isAuthenticated ? 'frictionless' : 'none', captured: isSale(r) };
   }
 
   private async simulatedOutcome(tx: Tx, r: AuthorizationRequest): Promise<SimulatedOutcome> {
@@ -440,8 +442,8 @@ export class CardNetworkSimulator implements CardNetwork {
         issuer_reference: null,
         currency: r.currency,
         amount: r.amount,
-        // a credit (OCT) moves the funds at once: nothing is left to capture
-        captured: r.kind === 'credit' && status === 'approved' ? r.amount : 0n,
+        // a credit (OCT) moves the funds at once; a sale is captured with its approval
+        captured: status === 'approved' && (r.kind === 'credit' || isSale(r)) ? r.amount : 0n,
         status,
         answered,
         decline_reason: reason,
@@ -477,6 +479,8 @@ export class CardNetworkSimulator implements CardNetwork {
     return createHmac('sha256', this.deps.fingerprintKey).update(pan).digest('hex');
   }
 }
+
+const isSale = (r: AuthorizationRequest) => r.kind === 'purchase' && r.capture;
 
 /** A card is valid through the last day of its expiry month. */
 export function isExpired(card: Pick<CardDetails, 'expiryMonth' | 'expiryYear'>, now: Date): boolean {

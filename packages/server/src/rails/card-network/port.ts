@@ -32,6 +32,8 @@ export interface AuthorizationRequest {
   isSoftDeclineRetry: boolean;
   /** Where the challenge page sends the browser when the cardholder has decided */
   returnUrl: string;
+  /** Capture at once when approved without a challenge (a sale: one message instead of two) */
+  capture: boolean;
 }
 
 export type DeclineReason =
@@ -63,7 +65,7 @@ export interface ChallengeRedirect {
 }
 
 export type AuthorizationAnswer =
-  | { outcome: 'approved'; threeDS: 'none' | 'frictionless' }
+  | { outcome: 'approved'; threeDS: 'none' | 'frictionless'; captured: boolean }
   | { outcome: 'declined'; reason: DeclineReason }
   | { outcome: 'challenge'; redirect: ChallengeRedirect }
   | { outcome: 'unknown' };
@@ -74,6 +76,8 @@ export interface NetworkNews {
   kind: 'challenge_decided' | 'reconciled';
   outcome: 'approved' | 'declined';
   reason?: DeclineReason;
+  /** The approval was a sale and is already captured */
+  captured?: boolean;
 }
 
 export type NetworkSink = (tx: Tx, news: NetworkNews) => Promise<void>;
