@@ -21,6 +21,7 @@ import { createIssuingServices, type IssuingServices } from './issuing/issuing-s
 import { registerAcsPageRoutes } from './pages/acs/acs-page-routes.ts';
 import { registerPayPageRoutes } from './pages/crypto/pay-page-routes.ts';
 import { registerRefundPageRoutes } from './pages/crypto/refund-page-routes.ts';
+import { registerTopupPageRoutes } from './pages/issuing/topup-page-routes.ts';
 import { registerKycPageRoutes } from './pages/kyc-vendor/kyc-page-routes.ts';
 import { registerCheckoutPageRoutes } from './pages/payments/checkout-page-routes.ts';
 import { paymentsApi } from './payments/payments-api.ts';
@@ -379,7 +380,11 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
         requireAdmin(routes, adminToken);
         await registerClockRoutes(routes, { db: services.db, clock, sweeps: services.sweeps });
         await registerMessagesRoutes(routes, { db: services.db, notifier: services.rails.notifier });
-        await registerIssuingSandboxRoutes(routes, services.issuing);
+        await registerIssuingSandboxRoutes(routes, {
+          ...services.issuing,
+          transact: services.transact,
+          chain: services.rails.chain,
+        });
         await registerPaymentsSandboxRoutes(routes, {
           payments: services.payments,
           network: services.rails.cardNetwork,
@@ -400,6 +405,10 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
   await registerPayPageRoutes(app, { orders: services.crypto.orders, clock: services.clock });
   await registerRefundPageRoutes(app, { refunds: services.crypto.refunds });
   await registerAcsPageRoutes(app, { network: services.rails.cardNetwork });
+  await registerTopupPageRoutes(app, {
+    topups: services.issuing.topups,
+    cardTopups: services.issuing.cardTopups,
+  });
   await registerCheckoutPageRoutes(app, { payments: services.payments, publicUrl: config.publicUrl });
   await registerOperationalRoutes(asZod(app), {
     db: services.db,

@@ -19,6 +19,7 @@ import { presentIssuingError } from './http/present-error.ts';
 import { registerTopupsRoutes } from './http/topups/topups-routes.ts';
 import { registerTransactionsRoutes } from './http/transactions/transactions-routes.ts';
 import type { KycService } from './kyc/kyc-service.ts';
+import type { CryptoTopups } from './topups/crypto-topups.ts';
 import type { TopupsService } from './topups/topups-service.ts';
 import type { TransactionsService } from './transactions/transactions-service.ts';
 
@@ -32,6 +33,7 @@ export interface IssuingDeps {
   cards: CardsService;
   transactions: TransactionsService;
   topups: TopupsService;
+  cryptoTopups: CryptoTopups;
 }
 
 export function issuingApi(
@@ -62,7 +64,7 @@ export function issuingApi(
       await registerAccountsRoutes(app, deps.accounts, authn);
       await registerCardsRoutes(app, deps.cards, authn);
       await registerTransactionsRoutes(app, deps.transactions, authn);
-      await registerTopupsRoutes(app, deps.topups, authn);
+      await registerTopupsRoutes(app, deps.topups, deps.cryptoTopups, authn);
     },
   };
 }

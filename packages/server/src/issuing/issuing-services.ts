@@ -8,6 +8,8 @@ import type { Transact } from '../platform/db/transact.ts';
 import type { Outbox } from '../platform/events/outbox.ts';
 import type { Ledger } from '../platform/ledger/ledger.ts';
 import type { CardNetwork } from '../rails/card-network/port.ts';
+import type { ChainRail } from '../rails/chain/port.ts';
+import type { FxRates } from '../rails/fx/port.ts';
 import type { KycVendorSimulator } from '../rails/kyc-vendor/kyc-vendor-simulator.ts';
 import type { Notifier } from '../rails/notifier/port.ts';
 import type { WalletTokenization } from '../rails/wallet-tokenization/port.ts';
@@ -17,6 +19,8 @@ import { AuthService } from './auth/auth-service.ts';
 import { TokenSigner } from './auth/tokens.ts';
 import { CardsService } from './cards/cards-service.ts';
 import { KycService } from './kyc/kyc-service.ts';
+import { CARD_TOPUP_OWNER, CardTopups } from './topups/card-topups.ts';
+import { CRYPTO_TOPUP_REFERENCE, CryptoTopups } from './topups/crypto-topups.ts';
 import { TopupsService } from './topups/topups-service.ts';
 import { IssuingOnUsIssuer } from './transactions/on-us-issuer.ts';
 import { TransactionsService } from './transactions/transactions-service.ts';
@@ -37,6 +41,8 @@ export interface IssuingPlatform {
     kycVendor: KycVendorSimulator;
     tokenization: WalletTokenization;
     cardNetwork: CardNetwork;
+    chain: ChainRail;
+    fx: FxRates;
   };
 }
 
@@ -47,6 +53,8 @@ export interface IssuingServices {
   cards: CardsService;
   transactions: TransactionsService;
   topups: TopupsService;
+  cardTopups: CardTopups;
+  cryptoTopups: CryptoTopups;
 }
 
 export function createIssuingServices(p: IssuingPlatform): IssuingServices {
@@ -85,12 +93,31 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     network: p.rails.cardNetwork,
   });
   p.rails.cardNetwork.connectIssuer(new IssuingOnUsIssuer(config.issuingBin, cards, transactions));
-  const topups = new TopupsService({ db, transact, clock, outbox, ledger });
+  const topups = new TopupsService({ db, transact, clock, outbox, ledger, publicUrl: config.publicUrl });
+  const cardTopups = new CardTopups({
+    transact,
+    clock,
+    network: p.rails.cardNetwork,
+    topups,
+    publicUrl: config.publicUrl,
+  });
+  p.rails.cardNetwork.connect(CARD_TOPUP_OWNER, (tx, news) => cardTopups.onNetwork(tx, news));
+  const cryptoTopups = new CryptoTopups({
+    db,
+    transact,
+    clock,
+    ledger,
+    chain: p.rails.chain,
+    fx: p.rails.fx,
+    topups,
+  });
+  p.rails.chain.connect(CRYPTO_TOPUP_REFERENCE, (tx, news) => cryptoTopups.onChain(tx, news));
   // Time-based issuing work: unanswered 3D Secure challenges time out, uncleared holds lapse, unpaid
-  // transfer instructions expire.
+  // topups expire, crypto deposits under way report each new confirmation.
   p.sweeps.register('issuing-3ds-challenges', () => transactions.expireChallenges());
   p.sweeps.register('issuing-authorization-holds', () => transactions.expireHolds());
   p.sweeps.register('issuing-topups', () => topups.expireDue());
+  p.sweeps.register('issuing-crypto-topups', () => cryptoTopups.reportConfirmations());
   return {
     auth,
     kyc,
@@ -98,5 +125,7 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     cards,
     transactions,
     topups,
+    cardTopups,
+    cryptoTopups,
   };
 }

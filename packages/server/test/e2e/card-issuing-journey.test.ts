@@ -1,8 +1,8 @@
 // A customer's way through the card issuing API, end to end over HTTP: registration by email, KYC with
-// both hosted document checks, approval, an account, a card, a bank topup, authorizations with a 3D
-// Secure challenge approved, one declined and one timed out (clock advanced), clearing; every webhook
-// verified, the balance checked, and the ledger's invariants over the whole database.
-// (Crypto topups join this walk when they exist: see docs/issuing.md, Topups.)
+// both hosted document checks, approval, an account, a card, topups by bank transfer, by card on the
+// hosted page and in crypto, authorizations with a 3D Secure challenge approved, one declined and one
+// timed out (clock advanced), clearing; every webhook verified, the balance checked, and the ledger's
+// invariants over the whole database.
 import { verifyIssuingWebhook } from '@tessera/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
@@ -127,6 +127,41 @@ describe('card issuing journey', () => {
       })
     ).body;
     await h.request('POST', `/sandbox/issuing/topups/${topup.topupId}/complete`, { headers: admin });
+    // 30.00 by card on the hosted page the fiat topup answers with.
+    const byCard = (
+      await h.request<{ paymentUrl: string }>('POST', '/issuing/v1/topups/fiat', {
+        headers: { ...me, accept: 'application/json' },
+        json: { accountId: account.accountId, amount: '30.00' },
+      })
+    ).body;
+    const paid = await fetch(byCard.paymentUrl, {
+      method: 'POST',
+      body: new URLSearchParams({
+        cardHolderName: 'Ada Lovelace',
+        cardNumber: '5555555555554444',
+        cardExpiryDate: `12/${String((new Date().getUTCFullYear() + 2) % 100).padStart(2, '0')}`,
+        cardCvv: '123',
+      }),
+      redirect: 'manual',
+    });
+    expect(paid.status).toBe(303);
+    // 20.00 in USDC on Polygon at a pinned rate of 1: 20.20 USDC with the fee, credited once final.
+    await h.request('POST', '/sandbox/fx/rates', {
+      headers: admin,
+      json: { from: 'USDC', to: 'EUR', rate: '1' },
+    });
+    const inCrypto = (
+      await h.request<{ topupId: string; crypto: { amount: string } }>('POST', '/issuing/v1/topups/crypto', {
+        headers: me,
+        json: { accountId: account.accountId, amount: '20.00', currency: 'USDC', network: 'POLYGON' },
+      })
+    ).body;
+    expect(inCrypto.crypto.amount).toBe('20.200000');
+    await h.request('POST', `/sandbox/issuing/topups/${inCrypto.topupId}/pay-crypto`, {
+      headers: admin,
+      json: {},
+    });
+    await h.advanceClock(128);
 
     const authorize = async (amount: string, threeDS: boolean) =>
       (
@@ -171,8 +206,8 @@ describe('card issuing journey', () => {
       data: { balance: string; availableBalance: string; pendingAmount: string }[];
     }>('GET', '/issuing/v1/accounts', { headers: me });
     expect(accounts.body.data[0]).toMatchObject({
-      balance: '150.00',
-      availableBalance: '150.00',
+      balance: '200.00',
+      availableBalance: '200.00',
       pendingAmount: '0.00',
     });
 
@@ -180,8 +215,8 @@ describe('card issuing journey', () => {
     const expected = {
       kycStatusChanged: 3, // in_progress, pending_review, approved
       cardStatusChanged: 1,
-      topupCreated: 1,
-      topupStatusChanged: 1,
+      topupCreated: 3,
+      topupStatusChanged: 4, // bank completed, card completed, crypto confirming and completed
       transactionCreated: 4,
       transaction3dsRequested: 3,
       transaction3dsCompleted: 3,

@@ -39,6 +39,7 @@ describe('sandbox clock', () => {
       'issuing-3ds-challenges',
       'issuing-authorization-holds',
       'issuing-topups',
+      'issuing-crypto-topups',
       'crypto-orders',
       'crypto-refunds',
       'card-network-challenges',

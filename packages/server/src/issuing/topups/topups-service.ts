@@ -1,18 +1,23 @@
-// Fiat topups of the card issuing API (spec/card-issuing.md, Topups): a bank transfer with a unique
-// reference; when the bank rail reports it (sandbox: POST /sandbox/issuing/topups/{topupId}/complete)
-// the account is credited through the ledger. Daily and monthly limits count pending and completed
-// topups. topupCreated and topupStatusChanged go out with each step.
+// Topups of the card issuing API (spec/card-issuing.md, Topups). Every topup reserves its amount against
+// the customer's daily and monthly limits (pending, confirming and completed topups count), and is
+// credited to the account through the ledger once paid: by bank transfer with a unique reference (the
+// bank rail reports it; sandbox: POST /sandbox/issuing/topups/{topupId}/complete), by card on the hosted
+// page (card-topups.ts), or in crypto (crypto-topups.ts). topupCreated and topupStatusChanged go out
+// with each step.
+import { randomUUID } from 'node:crypto';
+import type { Selectable, Updateable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import { randomAlphanumeric } from '../../platform/crypto/hashing.ts';
-import type { Db, Executor } from '../../platform/db/database.ts';
+import type { Db, Executor, Tx } from '../../platform/db/database.ts';
+import type { IssuingTopupsTable } from '../../platform/db/schema.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { formatAmount, parseAmountField } from '../../platform/money/amount.ts';
-import { findAsset } from '../../platform/money/assets.ts';
+import { type Asset, findAsset } from '../../platform/money/assets.ts';
 import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
 
@@ -27,18 +32,53 @@ export const SANDBOX_BANK = {
   bic: 'TSRARO22',
 };
 
+export type TopupRow = Selectable<IssuingTopupsTable>;
+export type TopupPatch = Updateable<IssuingTopupsTable>;
+
 export interface Topup {
   topupId: string;
   accountId: string;
-  kind: 'fiat';
-  method: 'bank_transfer';
-  status: 'pending' | 'completed' | 'expired';
+  kind: 'fiat' | 'crypto';
+  method: 'bank_transfer' | 'card' | 'crypto';
+  status: 'pending' | 'confirming' | 'completed' | 'expired';
   currency: string;
   amount: bigint;
   reference: string;
+  /** The hosted page where a pending fiat topup can be paid by card */
+  paymentUrl: string | null;
+  /** Why the last card attempt failed (the topup stays payable) */
+  lastDecline: string | null;
+  crypto: {
+    currency: string;
+    network: string;
+    amount: bigint;
+    depositAddress: string;
+    rateE18: bigint;
+    fee: bigint;
+    received: bigint | null;
+    confirmations: number;
+    confirmationsRequired: number;
+  } | null;
+  creditedAmount: bigint | null;
   expiresAt: Date;
   createdAt: Date;
   completedAt: Date | null;
+}
+
+/** What a new topup starts as; the kind-specific columns come from card or crypto topups. */
+export interface NewTopup {
+  accountId: string;
+  amount: string | number;
+  kind: 'fiat' | 'crypto';
+  method: 'bank_transfer' | 'crypto';
+  ttlSeconds: number;
+  /** Crypto columns, computed once the account's currency is known */
+  extra?: (account: {
+    currency: string;
+    asset: Asset;
+    amount: bigint;
+    topupId: string;
+  }) => Promise<TopupPatch>;
 }
 
 export interface TopupUsage {
@@ -53,124 +93,168 @@ export interface TopupsDeps {
   clock: Clock;
   outbox: Outbox;
   ledger: Ledger;
+  publicUrl: string;
 }
 
 export class TopupsService {
   constructor(private readonly deps: TopupsDeps) {}
 
-  /** Creates bank-transfer instructions for an open account, within the customer's limits. */
+  /** Creates bank-transfer instructions (also payable by card on the hosted page), within the limits. */
   async createFiat(
     customer: CustomerRef,
     input: { accountId: string; amount: string | number },
   ): Promise<Topup> {
-    return this.deps.transact(async (tx) => {
-      const account = await tx
-        .selectFrom('issuing_accounts')
-        .select(['id', 'currency', 'status'])
-        .where('id', '=', input.accountId)
-        .where('customer_id', '=', customer.customerId)
-        .executeTakeFirst();
-      if (!account) throw notFound('account');
-      if (account.status !== 'open')
-        throw new DomainError('invalid_state', 'the account is closed', { details: { status: 'closed' } });
-      const asset = findAsset(account.currency);
-      if (!asset) throw new Error(`unknown asset ${account.currency}`);
-      const amount = parseAmountField(input.amount, asset);
-      // Serialise this customer's topups so two concurrent ones cannot both squeeze under the limit.
-      await tx
-        .selectFrom('issuing_customers')
-        .select('id')
-        .where('id', '=', customer.customerId)
-        .forUpdate()
-        .execute();
-      const usage = await this.usageOf(tx, customer, asset.code);
-      for (const period of ['daily', 'monthly'] as const) {
-        if (amount > usage[period].remaining) {
-          throw new DomainError('limit_exceeded', `the ${period} topup limit would be exceeded`, {
-            field: 'amount',
-            details: {
-              period,
-              limit: formatAmount(usage[period].limit, asset),
-              remaining: formatAmount(usage[period].remaining, asset),
-            },
-          });
-        }
-      }
-      const now = this.deps.clock.now();
-      const topupId = newId('topup');
-      await tx
-        .insertInto('issuing_topups')
-        .values({
-          id: topupId,
-          customer_id: customer.customerId,
-          partner_id: customer.partnerId,
-          account_id: account.id,
-          kind: 'fiat',
-          method: 'bank_transfer',
-          status: 'pending',
-          currency: asset.code,
-          amount: amount.toString(),
-          reference: `TSR-${randomAlphanumeric(10).toUpperCase()}`,
-          expires_at: addSeconds(now, BANK_TRANSFER_TTL_SECONDS),
-          created_at: now,
-        })
-        .execute();
-      await publishIssuingEvent(this.deps.outbox, tx, {
-        ...customer,
-        eventType: 'topupCreated',
-        data: { topupId },
-      });
-      return this.find(tx, customer, topupId);
-    });
+    return this.deps.transact((tx) =>
+      this.open(tx, customer, {
+        ...input,
+        kind: 'fiat',
+        method: 'bank_transfer',
+        ttlSeconds: BANK_TRANSFER_TTL_SECONDS,
+      }),
+    );
   }
 
-  /** The bank reports the transfer arrived: the account is credited; a repeat changes nothing. */
-  async complete(topupId: string): Promise<Topup> {
-    return this.deps.transact(async (tx) => {
-      const topup = await tx
-        .selectFrom('issuing_topups')
-        .selectAll()
-        .where('id', '=', topupId)
-        .forUpdate()
-        .executeTakeFirst();
-      if (!topup) throw notFound('topup');
-      const customer = { customerId: topup.customer_id, partnerId: topup.partner_id };
-      if (topup.status === 'completed') return this.find(tx, customer, topupId);
-      if (topup.status !== 'pending')
-        throw new DomainError('invalid_state', `the topup is ${topup.status}`, {
-          details: { status: topup.status },
+  /** A new topup of an open account of the customer, its amount reserved against the limits. */
+  async open(tx: Tx, customer: CustomerRef, input: NewTopup): Promise<Topup> {
+    const account = await tx
+      .selectFrom('issuing_accounts')
+      .select(['id', 'currency', 'status'])
+      .where('id', '=', input.accountId)
+      .where('customer_id', '=', customer.customerId)
+      .executeTakeFirst();
+    if (!account) throw notFound('account');
+    if (account.status !== 'open')
+      throw new DomainError('invalid_state', 'the account is closed', { details: { status: 'closed' } });
+    const asset = findAsset(account.currency);
+    if (!asset) throw new Error(`unknown asset ${account.currency}`);
+    const amount = parseAmountField(input.amount, asset);
+    // Serialise this customer's topups so two concurrent ones cannot both squeeze under the limit.
+    await tx
+      .selectFrom('issuing_customers')
+      .select('id')
+      .where('id', '=', customer.customerId)
+      .forUpdate()
+      .execute();
+    const usage = await this.usageOf(tx, customer, asset.code);
+    for (const period of ['daily', 'monthly'] as const) {
+      if (amount > usage[period].remaining) {
+        throw new DomainError('limit_exceeded', `the ${period} topup limit would be exceeded`, {
+          field: 'amount',
+          details: {
+            period,
+            limit: formatAmount(usage[period].limit, asset),
+            remaining: formatAmount(usage[period].remaining, asset),
+          },
         });
+      }
+    }
+    const now = this.deps.clock.now();
+    const topupId = newId('topup');
+    const extra = input.extra ? await input.extra({ currency: asset.code, asset, amount, topupId }) : {};
+    await tx
+      .insertInto('issuing_topups')
+      .values({
+        id: topupId,
+        customer_id: customer.customerId,
+        partner_id: customer.partnerId,
+        account_id: account.id,
+        kind: input.kind,
+        method: input.method,
+        status: 'pending',
+        currency: asset.code,
+        amount: amount.toString(),
+        reference: `TSR-${randomAlphanumeric(10).toUpperCase()}`,
+        payment_token: input.kind === 'fiat' ? randomUUID() : null,
+        expires_at: addSeconds(now, input.ttlSeconds),
+        created_at: now,
+        ...extra,
+      })
+      .execute();
+    await publishIssuingEvent(this.deps.outbox, tx, {
+      ...customer,
+      eventType: 'topupCreated',
+      data: { topupId },
+    });
+    return this.find(tx, customer, topupId);
+  }
+
+  /**
+   * Credits a paid topup to its account from the paying rail's clearing account, and completes it.
+   * `amount` is what the account receives (crypto: the converted value less the fee).
+   */
+  async credit(
+    tx: Tx,
+    topup: TopupRow,
+    source: { ownerType: string; ownerId: string },
+    amount: bigint,
+    patch: TopupPatch = {},
+  ): Promise<void> {
+    if (amount > 0n) {
       const account = await tx
         .selectFrom('issuing_accounts')
         .select('ledger_account_id')
         .where('id', '=', topup.account_id)
         .executeTakeFirstOrThrow();
-      const bank = await this.deps.ledger.openAccount(tx, {
-        ownerType: 'issuing_bank',
-        ownerId: 'client-funds',
+      const clearing = await this.deps.ledger.openAccount(tx, {
+        ...source,
         asset: topup.currency,
         purpose: 'clearing',
         isBounded: false,
       });
-      const amount = BigInt(topup.amount);
       await this.deps.ledger.transfer(tx, {
         operationId: `issuing-topup:${topup.id}`,
         legs: [
-          { accountId: bank.id, amount: -amount },
+          { accountId: clearing.id, amount: -amount },
           { accountId: account.ledger_account_id, amount },
         ],
         metadata: { topupId: topup.id },
       });
-      await tx
-        .updateTable('issuing_topups')
-        .set({ status: 'completed', completed_at: this.deps.clock.now() })
-        .where('id', '=', topup.id)
-        .execute();
-      await publishIssuingEvent(this.deps.outbox, tx, {
-        ...customer,
-        eventType: 'topupStatusChanged',
-        data: { topupId: topup.id },
-      });
+    }
+    await this.update(tx, topup, {
+      ...patch,
+      status: 'completed',
+      credited_amount: amount,
+      completed_at: this.deps.clock.now(),
+    });
+  }
+
+  /** Changes a topup and tells the partner (topupStatusChanged). */
+  async update(tx: Tx, topup: Pick<TopupRow, 'id' | 'customer_id' | 'partner_id'>, patch: TopupPatch) {
+    await tx.updateTable('issuing_topups').set(patch).where('id', '=', topup.id).execute();
+    await publishIssuingEvent(this.deps.outbox, tx, {
+      customerId: topup.customer_id,
+      partnerId: topup.partner_id,
+      eventType: 'topupStatusChanged',
+      data: { topupId: topup.id },
+    });
+  }
+
+  async lock(tx: Tx, where: { id?: string; paymentToken?: string; networkReference?: string }) {
+    let query = tx.selectFrom('issuing_topups').selectAll().forUpdate();
+    if (where.id !== undefined) query = query.where('id', '=', where.id);
+    if (where.paymentToken !== undefined) query = query.where('payment_token', '=', where.paymentToken);
+    if (where.networkReference !== undefined)
+      query = query.where('network_reference', '=', where.networkReference);
+    return query.executeTakeFirst();
+  }
+
+  /** The bank reports the transfer arrived: the account is credited; a repeat changes nothing. */
+  async complete(topupId: string): Promise<Topup> {
+    return this.deps.transact(async (tx) => {
+      const topup = await this.lock(tx, { id: topupId });
+      if (!topup) throw notFound('topup');
+      const customer = { customerId: topup.customer_id, partnerId: topup.partner_id };
+      if (topup.status === 'completed') return this.find(tx, customer, topupId);
+      if (topup.status !== 'pending' || topup.method !== 'bank_transfer')
+        throw new DomainError('invalid_state', `the topup is ${topup.status} (${topup.method})`, {
+          details: { status: topup.status },
+        });
+      await this.credit(
+        tx,
+        topup,
+        { ownerType: 'issuing_bank', ownerId: 'client-funds' },
+        BigInt(topup.amount),
+      );
       return this.find(tx, customer, topupId);
     });
   }
@@ -185,21 +269,22 @@ export class TopupsService {
       .limit(200)
       .execute();
     return transactEach(this.deps.transact, due, async (tx, row) => {
-      const updated = await tx
-        .updateTable('issuing_topups')
-        .set({ status: 'expired' })
-        .where('id', '=', row.id)
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
-      if (updated.numUpdatedRows === 0n) return false;
-      await publishIssuingEvent(this.deps.outbox, tx, {
-        customerId: row.customer_id,
-        partnerId: row.partner_id,
-        eventType: 'topupStatusChanged',
-        data: { topupId: row.id },
-      });
+      const topup = await this.lock(tx, { id: row.id });
+      if (topup?.status !== 'pending') return false;
+      await this.update(tx, topup, { status: 'expired' });
       return true;
     });
+  }
+
+  /** The topup behind a hosted page's token (the page is the only place it is shown). */
+  async byPaymentToken(token: string): Promise<Topup | undefined> {
+    if (!/^[0-9a-f-]{36}$/i.test(token)) return undefined;
+    const row = await this.deps.db
+      .selectFrom('issuing_topups')
+      .selectAll()
+      .where('payment_token', '=', token)
+      .executeTakeFirst();
+    return row ? toTopup(row, this.deps.publicUrl) : undefined;
   }
 
   async get(customer: CustomerRef, topupId: string): Promise<Topup> {
@@ -213,7 +298,7 @@ export class TopupsService {
       .where('customer_id', '=', customer.customerId)
       .orderBy('seq', 'desc')
       .execute();
-    return rows.map(toTopup);
+    return rows.map((row) => toTopup(row, this.deps.publicUrl));
   }
 
   /** Limits and what is used of them today (UTC) and this month, per currency. */
@@ -258,7 +343,7 @@ export class TopupsService {
     };
   }
 
-  private async find(db: Executor, customer: CustomerRef, topupId: string): Promise<Topup> {
+  async find(db: Executor, customer: CustomerRef, topupId: string): Promise<Topup> {
     const row = await db
       .selectFrom('issuing_topups')
       .selectAll()
@@ -266,23 +351,25 @@ export class TopupsService {
       .where('customer_id', '=', customer.customerId)
       .executeTakeFirst();
     if (!row) throw notFound('topup');
-    return toTopup(row);
+    return toTopup(row, this.deps.publicUrl);
   }
 }
 
-function toTopup(row: {
-  id: string;
-  account_id: string;
-  kind: 'fiat';
-  method: 'bank_transfer';
-  status: 'pending' | 'completed' | 'expired';
-  currency: string;
-  amount: string;
-  reference: string;
-  expires_at: Date;
-  created_at: Date;
-  completed_at: Date | null;
-}): Topup {
+export function toTopup(row: TopupRow, publicUrl: string): Topup {
+  const crypto =
+    row.kind === 'crypto' && row.crypto_asset && row.crypto_network && row.deposit_address
+      ? {
+          currency: row.crypto_asset,
+          network: row.crypto_network,
+          amount: BigInt(row.crypto_amount ?? 0),
+          depositAddress: row.deposit_address,
+          rateE18: BigInt(row.rate_e18 ?? 0),
+          fee: BigInt(row.fee ?? 0),
+          received: row.crypto_received === null ? null : BigInt(row.crypto_received),
+          confirmations: row.confirmations ?? 0,
+          confirmationsRequired: row.confirmations_required ?? 0,
+        }
+      : null;
   return {
     topupId: row.id,
     accountId: row.account_id,
@@ -292,6 +379,10 @@ function toTopup(row: {
     currency: row.currency,
     amount: BigInt(row.amount),
     reference: row.reference,
+    paymentUrl: row.payment_token ? `${publicUrl}/hosted/issuing/topups/${row.payment_token}` : null,
+    lastDecline: row.last_decline,
+    crypto,
+    creditedAmount: row.credited_amount === null ? null : BigInt(row.credited_amount),
     expiresAt: row.expires_at,
     createdAt: row.created_at,
     completedAt: row.completed_at,

@@ -342,25 +342,54 @@ export interface Issuing3dsChallengesTable {
   decided_at: Timestamp | null;
 }
 
+export type TopupStatus = 'pending' | 'confirming' | 'completed' | 'expired';
+
 export interface IssuingTopupsTable {
   id: string;
   seq: Generated<string>;
   customer_id: string;
   partner_id: string;
   account_id: string;
-  kind: 'fiat';
-  method: 'bank_transfer';
-  status: 'pending' | 'completed' | 'expired';
+  kind: 'fiat' | 'crypto';
+  method: 'bank_transfer' | 'card' | 'crypto';
+  status: TopupStatus;
   currency: string;
   amount: Numeric;
   reference: string;
   expires_at: Timestamp;
   created_at: Timestamp;
   completed_at: Timestamp | null;
+  payment_token: ColumnType<string | null, string | null | undefined, string | null>;
+  network_reference: ColumnType<string | null, string | null | undefined, string | null>;
+  last_decline: ColumnType<string | null, string | null | undefined, string | null>;
+  crypto_asset: ColumnType<string | null, string | null | undefined, string | null>;
+  crypto_network: ColumnType<string | null, string | null | undefined, string | null>;
+  crypto_amount: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
+  deposit_address: ColumnType<string | null, string | null | undefined, string | null>;
+  rate_e18: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
+  fee: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
+  crypto_received: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
+  credited_amount: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
+  confirmations: ColumnType<number | null, number | null | undefined, number | null>;
+  confirmations_required: ColumnType<number | null, number | null | undefined, number | null>;
+  transfer_broadcast_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface IssuingTopupQuotesTable {
+  id: string;
+  customer_id: string;
+  asset: string;
+  network: string;
+  currency: string;
+  rate_e18: Numeric;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
 }
 
 export interface IssuingTables {
   issuing_topups: IssuingTopupsTable;
+  issuing_topup_quotes: IssuingTopupQuotesTable;
   issuing_transactions: IssuingTransactionsTable;
   issuing_3ds_challenges: Issuing3dsChallengesTable;
   issuing_cards: IssuingCardsTable;

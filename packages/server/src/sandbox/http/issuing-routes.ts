@@ -7,11 +7,23 @@ import { presentTransaction, transactionView } from '../../issuing/http/transact
 import type { KycService } from '../../issuing/kyc/kyc-service.ts';
 import type { TopupsService } from '../../issuing/topups/topups-service.ts';
 import type { TransactionsService } from '../../issuing/transactions/transactions-service.ts';
+import type { Transact } from '../../platform/db/transact.ts';
+import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
+import { type Asset, findAsset } from '../../platform/money/assets.ts';
+import type { ChainSimulator } from '../../rails/chain/chain-simulator.ts';
 
 export async function registerIssuingSandboxRoutes(
   app: ZodApp,
-  deps: { kyc: KycService; cards: CardsService; transactions: TransactionsService; topups: TopupsService },
+  deps: {
+    kyc: KycService;
+    cards: CardsService;
+    transactions: TransactionsService;
+    topups: TopupsService;
+    transact: Transact;
+    chain: ChainSimulator;
+  },
 ): Promise<void> {
   app.post(
     '/issuing/topups/:topupId/complete',
@@ -27,6 +39,34 @@ export async function registerIssuingSandboxRoutes(
   );
 
   const amount = z.union([z.string().max(40), z.number()]);
+  app.post(
+    '/issuing/topups/:topupId/pay-crypto',
+    {
+      schema: {
+        summary:
+          'The customer sends crypto to a crypto topup’s deposit address: exactly what is due (no amount), or another amount',
+        description:
+          'amount is in the topup’s crypto currency. The transfer is seen at once; confirmations then accrue with the sandbox clock, each one reported (topupStatusChanged), and the account is credited when final.',
+        tags: ['issuing'],
+        params: z.object({ topupId: z.string().max(64) }),
+        body: z.object({ amount: amount.optional() }).nullish(),
+        response: { 200: z.object({ transferId: z.string(), amount: z.string() }), ...standardErrors },
+      },
+    },
+    async (request) =>
+      deps.transact(async (tx) => {
+        const topup = await deps.topups.lock(tx, { id: request.params.topupId });
+        if (!topup?.deposit_address || !topup.crypto_asset || !topup.crypto_amount) {
+          throw new DomainError('not_found', 'no crypto topup with this id');
+        }
+        const asset = findAsset(topup.crypto_asset) as Asset;
+        const given = request.body?.amount;
+        const minor = given === undefined ? BigInt(topup.crypto_amount) : parseAmountField(given, asset);
+        const transfer = await deps.chain.pay(tx, { address: topup.deposit_address, amount: minor });
+        return { transferId: transfer.id, amount: formatAmountIn(minor, asset.code) };
+      }),
+  );
+
   app.post(
     '/issuing/authorizations',
     {

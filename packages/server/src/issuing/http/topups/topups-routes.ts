@@ -1,11 +1,13 @@
 // /topups routes (spec/card-issuing.md, Topups). POST /topups/fiat answers an HTML page, as the real
 // service does (COMPAT.md), with the bank-transfer instructions; a client asking for JSON
 // (Accept: application/json) gets the topup record instead.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { escapeHtml, page } from '../../../pages/html.ts';
+import { topupPage } from '../../../pages/issuing/topup-page.ts';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';
 import { formatAmountIn } from '../../../platform/money/amount.ts';
+import { formatRate } from '../../../platform/money/rates.ts';
+import type { CryptoTopups } from '../../topups/crypto-topups.ts';
 import {
   SANDBOX_BANK,
   type Topup,
@@ -18,24 +20,37 @@ import { errors } from '../schemas.ts';
 export const topupView = z.object({
   topupId: z.string(),
   accountId: z.string(),
-  kind: z.literal('fiat'),
-  method: z.literal('bank_transfer'),
-  status: z.enum(['pending', 'completed', 'expired']),
+  kind: z.enum(['fiat', 'crypto']),
+  method: z.enum(['bank_transfer', 'card', 'crypto']),
+  status: z.enum(['pending', 'confirming', 'completed', 'expired']),
   amount: z.string(),
   currency: z.string(),
   reference: z.string(),
-  bankTransfer: z.object({
-    beneficiary: z.string(),
-    iban: z.string(),
-    bic: z.string(),
-    reference: z.string(),
-  }),
+  bankTransfer: z
+    .object({ beneficiary: z.string(), iban: z.string(), bic: z.string(), reference: z.string() })
+    .nullable(),
+  paymentUrl: z.string().nullable(),
+  lastDecline: z.string().nullable(),
+  crypto: z
+    .object({
+      currency: z.string(),
+      network: z.string(),
+      amount: z.string(),
+      depositAddress: z.string(),
+      rate: z.string(),
+      fee: z.string(),
+      received: z.string().nullable(),
+      confirmations: z.number().int(),
+      confirmationsRequired: z.number().int(),
+    })
+    .nullable(),
+  creditedAmount: z.string().nullable(),
   expiresAt: z.iso.datetime(),
   createdAt: z.iso.datetime(),
   completedAt: z.iso.datetime().nullable(),
 });
 
-export const presentTopup = (t: Topup) => ({
+export const presentTopup = (t: Topup): z.infer<typeof topupView> => ({
   topupId: t.topupId,
   accountId: t.accountId,
   kind: t.kind,
@@ -44,7 +59,23 @@ export const presentTopup = (t: Topup) => ({
   amount: formatAmountIn(t.amount, t.currency),
   currency: t.currency,
   reference: t.reference,
-  bankTransfer: { ...SANDBOX_BANK, reference: t.reference },
+  bankTransfer: t.kind === 'fiat' ? { ...SANDBOX_BANK, reference: t.reference } : null,
+  paymentUrl: t.status === 'pending' ? t.paymentUrl : null,
+  lastDecline: t.lastDecline,
+  crypto: t.crypto
+    ? {
+        currency: t.crypto.currency,
+        network: t.crypto.network,
+        amount: formatAmountIn(t.crypto.amount, t.crypto.currency),
+        depositAddress: t.crypto.depositAddress,
+        rate: formatRate(t.crypto.rateE18),
+        fee: formatAmountIn(t.crypto.fee, t.currency),
+        received: t.crypto.received === null ? null : formatAmountIn(t.crypto.received, t.crypto.currency),
+        confirmations: t.crypto.confirmations,
+        confirmationsRequired: t.crypto.confirmationsRequired,
+      }
+    : null,
+  creditedAmount: t.creditedAmount === null ? null : formatAmountIn(t.creditedAmount, t.currency),
   expiresAt: t.expiresAt.toISOString(),
   createdAt: t.createdAt.toISOString(),
   completedAt: t.completedAt?.toISOString() ?? null,
@@ -60,38 +91,12 @@ const presentUsage = (u: TopupUsage) => {
   return { currency: u.currency, daily: show(u.daily), monthly: show(u.monthly) };
 };
 
-function instructionsPage(reply: FastifyReply, t: Topup): FastifyReply {
-  const amount = `${formatAmountIn(t.amount, t.currency)} ${t.currency}`;
-  const rows = [
-    ['Beneficiary', SANDBOX_BANK.beneficiary],
-    ['IBAN', SANDBOX_BANK.iban],
-    ['BIC', SANDBOX_BANK.bic],
-    ['Amount', amount],
-    ['Reference (required)', t.reference],
-    ['Valid until', t.expiresAt.toISOString().slice(0, 10)],
-  ]
-    .map(
-      ([k, v]) =>
-        `<tr><th scope="row">${escapeHtml(k ?? '')}</th><td data-field="${escapeHtml((k ?? '').toLowerCase())}">${escapeHtml(v ?? '')}</td></tr>`,
-    )
-    .join('');
-  return reply
-    .code(201)
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .send(
-      page(
-        'Top up your account',
-        `<h1>Top up ${escapeHtml(amount)}</h1><p>Send a bank transfer with exactly this reference; your account is credited when it arrives.</p><table>${rows}</table><p data-topup-id="${escapeHtml(t.topupId)}">Topup ${escapeHtml(t.topupId)}</p>`,
-      ),
-    );
-}
-
 const wantsJson = (request: FastifyRequest) => /application\/json/.test(String(request.headers.accept ?? ''));
 
 export async function registerTopupsRoutes(
   app: ZodApp,
   topups: TopupsService,
+  cryptoTopups: CryptoTopups,
   authn: Authenticators,
 ): Promise<void> {
   const security = [{ customerToken: [] }];
@@ -109,7 +114,7 @@ export async function registerTopupsRoutes(
       onRequest: authn.customer,
       schema: {
         summary:
-          'Top up an account by bank transfer: answers the instructions page (HTML), or JSON on request',
+          'Top up an account: answers the hosted page (HTML) to pay by card or by bank transfer, or JSON on request',
         tags: ['topups'],
         security,
         body: z.object({ accountId: z.uuid(), amount: z.union([z.string().max(40), z.number()]) }),
@@ -118,7 +123,13 @@ export async function registerTopupsRoutes(
     },
     async (request, reply) => {
       const topup = await topups.createFiat(requireCustomer(request), request.body);
-      return wantsJson(request) ? reply.code(201).send(presentTopup(topup)) : instructionsPage(reply, topup);
+      return wantsJson(request)
+        ? reply.code(201).send(presentTopup(topup))
+        : reply
+            .code(201)
+            .type('text/html; charset=utf-8')
+            .header('cache-control', 'no-store')
+            .send(topupPage(topup));
     },
   );
 
@@ -158,6 +169,168 @@ export async function registerTopupsRoutes(
       async (request) => presentUsage(await topups.usage(requireCustomer(request), request.query.currency)),
     );
   }
+
+  const cryptoPair = {
+    currency: z.string().trim().min(2).max(10),
+    network: z
+      .string()
+      .trim()
+      .min(2)
+      .max(10)
+      .transform((n) => n.toUpperCase()),
+  };
+  const accountCurrency = z
+    .string()
+    .regex(/^[A-Za-z]{3}$/, 'must be a three-letter currency code')
+    .transform((c) => c.toUpperCase())
+    .default('EUR');
+  const amountField = z.union([z.string().max(40), z.number()]);
+
+  app.get(
+    '/topups/crypto/currencies',
+    {
+      onRequest: authn.customer,
+      schema: {
+        summary: 'The crypto assets and networks a topup can be paid in',
+        tags: ['topups'],
+        security,
+        response: {
+          200: z.object({
+            data: z.array(
+              z.object({
+                currency: z.string(),
+                network: z.string(),
+                networkName: z.string(),
+                confirmationsRequired: z.number().int(),
+              }),
+            ),
+          }),
+          ...errors(401),
+        },
+      },
+    },
+    async () => ({ data: cryptoTopups.currencies() }),
+  );
+
+  app.get(
+    '/topups/crypto/limits',
+    {
+      onRequest: authn.customer,
+      schema: {
+        summary: 'The smallest crypto topup and the daily and monthly limits left, in the account currency',
+        tags: ['topups'],
+        security,
+        querystring: currencyQuery,
+        response: {
+          200: z.object({ currency: z.string(), minimum: z.string(), daily: period, monthly: period }),
+          ...errors(400, 401),
+        },
+      },
+    },
+    async (request) => {
+      const limits = await cryptoTopups.limits(requireCustomer(request), request.query.currency);
+      return { ...presentUsage(limits), minimum: formatAmountIn(limits.minimum, limits.currency) };
+    },
+  );
+
+  app.post(
+    '/topups/crypto/exchange-rate',
+    {
+      onRequest: authn.customer,
+      schema: {
+        summary: 'A rate quote (account currency per unit of the asset), valid 15 minutes, usable once',
+        tags: ['topups'],
+        security,
+        body: z.object({ ...cryptoPair, accountCurrency }),
+        response: {
+          201: z.object({
+            quoteId: z.string(),
+            currency: z.string(),
+            network: z.string(),
+            accountCurrency: z.string(),
+            rate: z.string(),
+            expiresAt: z.iso.datetime(),
+          }),
+          ...errors(400, 401),
+        },
+      },
+    },
+    async (request, reply) => {
+      const quote = await cryptoTopups.quote(requireCustomer(request), request.body);
+      return reply.code(201).send({
+        quoteId: quote.quoteId,
+        currency: quote.currency,
+        network: quote.network,
+        accountCurrency: quote.accountCurrency,
+        rate: formatRate(quote.rateE18),
+        expiresAt: quote.expiresAt.toISOString(),
+      });
+    },
+  );
+
+  app.post(
+    '/topups/crypto/fees',
+    {
+      onRequest: authn.customer,
+      schema: {
+        summary:
+          'The fee of a crypto topup of `amount` (credited), and the crypto to send at the current rate',
+        tags: ['topups'],
+        security,
+        body: z.object({ ...cryptoPair, accountCurrency, amount: amountField }),
+        response: {
+          200: z.object({
+            currency: z.string(),
+            network: z.string(),
+            accountCurrency: z.string(),
+            amount: z.string(),
+            fee: z.string(),
+            feePercent: z.string(),
+            total: z.string(),
+            cryptoAmount: z.string(),
+            rate: z.string(),
+          }),
+          ...errors(400, 401),
+        },
+      },
+    },
+    async (request) => {
+      const f = await cryptoTopups.fees(request.body);
+      return {
+        currency: f.currency,
+        network: f.network,
+        accountCurrency: f.accountCurrency,
+        amount: formatAmountIn(f.amount, f.accountCurrency),
+        fee: formatAmountIn(f.fee, f.accountCurrency),
+        feePercent: '1',
+        total: formatAmountIn(f.total, f.accountCurrency),
+        cryptoAmount: formatAmountIn(f.cryptoAmount, f.currency),
+        rate: formatRate(f.rateE18),
+      };
+    },
+  );
+
+  app.post(
+    '/topups/crypto',
+    {
+      onRequest: authn.customer,
+      schema: {
+        summary:
+          'A crypto topup: the deposit address and the exact amount to send (the quote’s rate, or the current one)',
+        tags: ['topups'],
+        security,
+        body: z.object({
+          accountId: z.uuid(),
+          amount: amountField,
+          ...cryptoPair,
+          quoteId: z.string().max(64).optional(),
+        }),
+        response: { 201: topupView, ...errors(400, 401, 404, 409, 422) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(presentTopup(await cryptoTopups.create(requireCustomer(request), request.body))),
+  );
 
   app.get(
     '/topups/:topupId',
