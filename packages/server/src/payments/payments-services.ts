@@ -39,7 +39,7 @@ export interface PaymentsServices {
 export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
   const { db, clock, transact, outbox, ledger } = p;
   const customers = new CustomersService({ db, transact, clock });
-  const cards = new StoredCardsService({ db, transact, clock, encryptor: p.encryptor });
+  const cards = new StoredCardsService({ db, clock, encryptor: p.encryptor });
   const links = new PaymentLinksService({ db, clock });
   const transactions = new PaymentTransactionsService({
     db,

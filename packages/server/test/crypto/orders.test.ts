@@ -298,4 +298,21 @@ describe('payments on chain', () => {
     expect(btc.status).toBe(201);
     expect(btc.body.address).toMatch(/^tb1q/);
   });
+
+  it('the hosted page refuses an option the store does not accept, and knows no unknown order', async () => {
+    const s = await aStore(h, { currencies: [{ currency: 'BTC', network: 'BTC' }] });
+    const order = await anOrder(h, s);
+    for (const option of ['USDC:ETH', 'DOGE:DOGE', 'nonsense']) {
+      const res = await h.request('POST', `/crypto/pay/${order.id}/choose`, { form: { option } });
+      expect(res.status, option).toBe(400);
+      expect(res.text).toContain('role="alert"');
+    }
+    expect((await orderOf(h, s, order.id)).status).toBe('pending');
+    expect((await h.request('GET', '/crypto/pay/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await h.request('GET', '/crypto/pay/not-an-id')).status).toBe(404);
+    expect((await h.request('GET', '/crypto/refunds/not-a-token')).status).toBe(404);
+    expect(
+      (await h.request('POST', '/crypto/refunds/not-a-token/accept', { form: { address: 'x' } })).status,
+    ).toBe(404);
+  });
 });

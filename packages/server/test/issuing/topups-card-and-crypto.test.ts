@@ -371,6 +371,26 @@ describe('crypto topups', () => {
       json: { currency: 'USDC', network: 'ETH', accountCurrency: 'XYZ' },
     });
     expect(badRate.body.field).toBe('accountCurrency');
+    const badFees = await h.request<{ field?: string }>('POST', '/issuing/v1/topups/crypto/fees', {
+      headers: fresh,
+      json: { currency: 'USDC', network: 'BTC', amount: '20.00' },
+    });
+    expect(badFees.status).toBe(400);
+    expect(badFees.body.field).toBe('network');
+    const badAmount = await h.request<{ field?: string }>('POST', '/issuing/v1/topups/crypto/fees', {
+      headers: fresh,
+      json: { currency: 'USDC', network: 'ETH', amount: 'ten' },
+    });
+    expect(badAmount.body.field).toBe('amount');
+    const badLimits = await h.request<{ field?: string }>(
+      'GET',
+      '/issuing/v1/topups/crypto/limits?currency=E1',
+      {
+        headers: fresh,
+      },
+    );
+    expect(badLimits.status).toBe(400);
+    expect(badLimits.body.field).toBe('currency');
     expect((await h.request('GET', '/issuing/v1/topups/crypto/currencies')).status).toBe(401);
 
     const mine = await create({}, fresh);

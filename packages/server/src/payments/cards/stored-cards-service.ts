@@ -7,7 +7,6 @@ import type { Clock } from '../../platform/clock/clock.ts';
 import type { Encryptor } from '../../platform/crypto/encryption.ts';
 import type { Db, Executor, Tx } from '../../platform/db/database.ts';
 import type { PaymentsCardsTable } from '../../platform/db/schema.ts';
-import type { Transact } from '../../platform/db/transact.ts';
 import { notFound } from '../../platform/errors/domain-error.ts';
 import type { CardDetails } from '../../rails/card-network/port.ts';
 import type { MerchantScope } from '../http/authenticate.ts';
@@ -46,7 +45,7 @@ export interface CardToSave {
 type Row = Selectable<PaymentsCardsTable>;
 
 export class StoredCardsService {
-  constructor(private readonly deps: { db: Db; transact: Transact; clock: Clock; encryptor: Encryptor }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; encryptor: Encryptor }) {}
 
   async save(tx: Tx, input: CardToSave): Promise<number> {
     const token = randomUUID();
