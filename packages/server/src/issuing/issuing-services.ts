@@ -106,7 +106,6 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     db,
     transact,
     clock,
-    ledger,
     chain: p.rails.chain,
     fx: p.rails.fx,
     topups,

@@ -1,4 +1,6 @@
 // Minimal, safe HTML for hosted pages: every interpolated value is escaped.
+import type { FastifyReply } from 'fastify';
+
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -29,4 +31,29 @@ export function page(title: string, body: string): string {
 </head>
 <body><main>${body}</main></body>
 </html>`;
+}
+
+/** Answers a hosted page: HTML that no cache keeps (it shows a payment's state). */
+export function sendPage(reply: FastifyReply, html: string): FastifyReply {
+  return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
+}
+
+/**
+ * Sends the buyer's browser on to its bank's 3D Secure challenge: a form posting the card network's
+ * params to the ACS, submitted by script, or by hand without JavaScript.
+ */
+export function challengeRedirectPage(redirect: {
+  url: string;
+  formMethod: 'POST' | 'GET';
+  params: Record<string, string>;
+}): string {
+  const fields = Object.entries(redirect.params)
+    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
+    .join('');
+  return page(
+    'Authentication',
+    `<h1>Authentication needed</h1><p>Your bank asks you to confirm this payment.</p>
+<form method="${redirect.formMethod.toLowerCase()}" action="${escapeHtml(redirect.url)}">${fields}<button type="submit">Continue to your bank</button></form>
+<script>document.forms[0].submit();</script>`,
+  );
 }

@@ -1,7 +1,29 @@
-// Which of the merchant's sites a request means (spec: `siteId` is mandatory when the merchant has more
-// than one site). A site of another merchant is refused like an unknown one.
+// A merchant as the payments services see it (its sites), and which of its sites a request means (spec:
+// `siteId` is mandatory when the merchant has more than one site). Another merchant's site is refused
+// like an unknown one.
+import type { Executor } from '../platform/db/database.ts';
 import { DomainError } from '../platform/errors/domain-error.ts';
-import type { MerchantScope } from './http/authenticate.ts';
+
+export interface MerchantScope {
+  merchantId: number;
+  siteIds: number[];
+  /** The sites' names (what card statements and challenge pages show) */
+  siteNames: Map<number, string>;
+}
+
+export async function loadMerchantScope(db: Executor, merchantId: number): Promise<MerchantScope> {
+  const sites = await db
+    .selectFrom('sites')
+    .select(['id', 'name'])
+    .where('merchant_id', '=', merchantId)
+    .orderBy('id')
+    .execute();
+  return {
+    merchantId,
+    siteIds: sites.map((s) => s.id),
+    siteNames: new Map(sites.map((s) => [s.id, s.name])),
+  };
+}
 
 export function siteOf(merchant: MerchantScope, siteId: number | undefined, field = 'siteId'): number {
   if (siteId === undefined) {

@@ -170,6 +170,24 @@ describe('payment links', () => {
     }
   });
 
+  it('names bad update fields and leaves the link as it was', async () => {
+    const created = await payments(h, m, 'POST', '/payment-link', { amount: '9.00', currency: 'EUR' });
+    const hash = created.body.data.hash;
+    for (const [body, field] of [
+      [{ amount: 'nine' }, 'amount'],
+      [{ currency: 'EURO' }, 'currency'],
+      [{ active: 'perhaps' }, 'active'],
+      [{ usageLimit: '-1' }, 'usageLimit'],
+      [{ orderType: 'recurring' }, 'intervalType'],
+    ] as const) {
+      const res = await payments(h, m, 'PUT', `/payment-link/${hash}`, body as Record<string, string>);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error?.[0]?.field).toBe(field);
+    }
+    const read = await payments(h, m, 'GET', `/payment-link/${hash}`);
+    expect(read.body.data).toMatchObject({ amount: 9, currency: 'EUR', active: 1, orderType: 'purchase' });
+  });
+
   it('expires on the clock, and is 404 for another merchant', async () => {
     const now = (
       await h.request<{ now: string }>('GET', '/sandbox/clock', {

@@ -82,6 +82,24 @@ describe('customers', () => {
     if (field === 'email') expect(res.body.error?.[0]?.code).toBe(1651);
   });
 
+  it('names bad update fields (1651 for the email) and changes nothing', async () => {
+    const id = await aCustomer(h, m, { city: 'Cluj' });
+    for (const [body, field] of [
+      [{ email: 'nope' }, 'email'],
+      [{ identifier: 'a/b' }, 'identifier'],
+      [{ country: 'ROU' }, 'country'],
+    ] as const) {
+      const res = await payments(h, m, 'PUT', `/customer/${id}`, body as Record<string, string>);
+      expect(res.status).toBe(400);
+      expect(res.body.error?.[0]?.field).toBe(field);
+      if (field === 'email') expect(res.body.error?.[0]?.code).toBe(1651);
+    }
+    expect((await payments(h, m, 'GET', `/customer/${id}`)).body.data).toMatchObject({
+      city: 'Cluj',
+      country: 'RO',
+    });
+  });
+
   it('accepts an identifier of exactly 92 characters with every allowed character', async () => {
     const identifier = `Ab9-_.@ ${'x'.repeat(84)}`;
     expect(identifier).toHaveLength(92);

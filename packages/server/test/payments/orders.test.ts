@@ -380,6 +380,25 @@ describe('cancel, read and list', () => {
     expect(refusedPaid.body.error?.[0]?.message).toMatch(/refund/);
   });
 
+  it('names bad cancel and rebill bodies', async () => {
+    const declined = await order(newCard('4000000000000002'));
+    const badReason = await payments(h, m, 'DELETE', `/order/${declined.body.data.orderId}`, {
+      reason: 'whim',
+    });
+    expect(badReason.body.error?.[0]?.field).toBe('reason');
+    const badFlag = await payments(h, m, 'DELETE', `/order/${declined.body.data.orderId}`, {
+      terminateOrder: 'maybe',
+    });
+    expect(badFlag.body.error?.[0]?.field).toBe('terminateOrder');
+    const noCustomer = await payments(h, m, 'PATCH', `/order-rebill/${declined.body.data.orderId}`, {
+      amount: '1.00',
+    });
+    expect(noCustomer.body.error?.[0]?.field).toBe('customerId');
+    expect((await payments(h, m, 'GET', `/order/${declined.body.data.orderId}`)).body.data.orderStatus).toBe(
+      'complete-failed',
+    );
+  });
+
   it('lists orders with filters and the service’s pagination', async () => {
     const marked = await order({ externalOrderId: 'ext-list-1' });
     const byExternal = await payments(h, m, 'GET', '/order?externalOrderId=ext-list-1');

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { httpUrl, text } from '../../platform/http/fields.ts';
 import { isUuid } from '../../platform/ids.ts';
 import { parseAmountField } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
@@ -22,13 +23,6 @@ const ORDER_STATUSES = [
   'refund_processing',
   'refund_completed',
 ] as const;
-
-const httpUrl = z
-  .string()
-  .max(2000)
-  .url()
-  .refine((u) => /^https?:\/\//i.test(u), 'must be an http(s) URL');
-const text = (max: number) => z.string().trim().max(max);
 
 const orderBody = z.object({
   data: z.object({

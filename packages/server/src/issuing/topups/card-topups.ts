@@ -3,12 +3,17 @@
 // captured with its approval and credits the account through the ledger in the same transaction; a
 // declined one leaves the topup payable (by another card, or by the bank transfer).
 import { randomUUID } from 'node:crypto';
-import { cardBrand, cvvLength, isLuhnValid } from '../../platform/cards/card-number.ts';
+import {
+  cardBrand,
+  cvvLength,
+  isExpired,
+  isLuhnValid,
+  parseCardExpiry,
+} from '../../platform/cards/card-number.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Tx } from '../../platform/db/database.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
-import { isExpired } from '../../rails/card-network/network-simulator.ts';
 import type {
   CardDetails,
   CardNetwork,
@@ -97,7 +102,7 @@ export class CardTopups {
 
   /** News of a card attempt: its challenge was decided, or its lost answer reconciled. */
   async onNetwork(tx: Tx, news: NetworkNews): Promise<void> {
-    const topup = await this.deps.topups.lock(tx, { networkReference: news.reference });
+    const topup = await this.deps.topups.lock(tx, 'network_reference', news.reference);
     if (topup?.status !== 'pending') return;
     if (news.outcome === 'approved') await this.paid(tx, topup, news.reference, news.captured ?? false);
     else await this.declined(tx, topup, news.reason ?? 'generic');
@@ -106,7 +111,7 @@ export class CardTopups {
   /** The topup behind a payment token, if it can still be paid by card. */
   private async payable(tx: Tx, paymentToken: string): Promise<TopupRow> {
     const topup = /^[0-9a-f-]{36}$/i.test(paymentToken)
-      ? await this.deps.topups.lock(tx, { paymentToken })
+      ? await this.deps.topups.lock(tx, 'payment_token', paymentToken)
       : undefined;
     if (!topup) throw new DomainError('not_found', 'topup not found');
     if (topup.status !== 'pending') {
@@ -131,14 +136,9 @@ export class CardTopups {
 function readCard(input: CardInput, now: Date): CardDetails {
   const pan = (input.cardNumber ?? '').replace(/[\s-]/g, '');
   if (!isLuhnValid(pan)) throw validationFailed('cardNumber', 'Enter a valid card number.');
-  const match = /^(0[1-9]|1[0-2])\/(\d{2})$/.exec((input.cardExpiryDate ?? '').trim());
-  if (!match) throw validationFailed('cardExpiryDate', 'Enter the expiry as MM/YY.');
-  const card = {
-    pan,
-    expiryMonth: Number(match[1]),
-    expiryYear: 2000 + Number(match[2]),
-    cvv: (input.cardCvv ?? '').trim(),
-  };
+  const expiry = parseCardExpiry(input.cardExpiryDate ?? '');
+  if (!expiry) throw validationFailed('cardExpiryDate', 'Enter the expiry as MM/YY.');
+  const card = { pan, ...expiry, cvv: (input.cardCvv ?? '').trim() };
   if (isExpired(card, now)) throw validationFailed('cardExpiryDate', 'The card has expired.');
   const digits = cvvLength(cardBrand(pan));
   if (!new RegExp(`^\\d{${digits}}$`).test(card.cvv)) {

@@ -9,7 +9,6 @@ import type { Db, Tx } from '../../platform/db/database.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
 import { newId } from '../../platform/ids.ts';
-import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { parseAmountField } from '../../platform/money/amount.ts';
 import { type Asset, findAsset, findNetwork, listAssets } from '../../platform/money/assets.ts';
 import { convert, convertBack } from '../../platform/money/rates.ts';
@@ -55,7 +54,6 @@ export class CryptoTopups {
       db: Db;
       transact: Transact;
       clock: Clock;
-      ledger: Ledger;
       chain: ChainRail;
       fx: FxRates;
       topups: TopupsService;
@@ -167,7 +165,7 @@ export class CryptoTopups {
   /** The chain rail's news of a deposit: seen (confirming), then final (credited). */
   async onChain(tx: Tx, news: ChainNews): Promise<void> {
     const topupId = news.transfer.reference.slice(CRYPTO_TOPUP_REFERENCE.length + 1);
-    const topup = await this.deps.topups.lock(tx, { id: topupId });
+    const topup = await this.deps.topups.lock(tx, 'id', topupId);
     if (!topup) return;
     const transfer = news.transfer;
     if (news.kind === 'seen') {
@@ -211,7 +209,7 @@ export class CryptoTopups {
       .execute();
     const now = this.deps.clock.now();
     return transactEach(this.deps.transact, confirming, async (tx, row) => {
-      const topup = await this.deps.topups.lock(tx, { id: row.id });
+      const topup = await this.deps.topups.lock(tx, 'id', row.id);
       if (topup?.status !== 'confirming' || !topup.transfer_broadcast_at) return false;
       const confirmations = this.deps.chain.confirmations(
         {
@@ -290,25 +288,7 @@ export class CryptoTopups {
 
   private async creditMore(tx: Tx, topup: TopupRow, transferId: string, value: bigint): Promise<void> {
     if (value <= 0n) return;
-    const account = await tx
-      .selectFrom('issuing_accounts')
-      .select('ledger_account_id')
-      .where('id', '=', topup.account_id)
-      .executeTakeFirstOrThrow();
-    const desk = await this.deps.ledger.openAccount(tx, {
-      ...DESK,
-      asset: topup.currency,
-      purpose: 'clearing',
-      isBounded: false,
-    });
-    await this.deps.ledger.transfer(tx, {
-      operationId: `issuing-topup:${topup.id}:${transferId}`,
-      legs: [
-        { accountId: desk.id, amount: -value },
-        { accountId: account.ledger_account_id, amount: value },
-      ],
-      metadata: { topupId: topup.id, transferId },
-    });
+    await this.deps.topups.moveToAccount(tx, topup, DESK, value, `issuing-topup:${topup.id}:${transferId}`);
     await this.deps.topups.update(tx, topup, { credited_amount: BigInt(topup.credited_amount ?? 0) + value });
   }
 }

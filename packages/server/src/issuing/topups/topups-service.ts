@@ -189,32 +189,42 @@ export class TopupsService {
     amount: bigint,
     patch: TopupPatch = {},
   ): Promise<void> {
-    if (amount > 0n) {
-      const account = await tx
-        .selectFrom('issuing_accounts')
-        .select('ledger_account_id')
-        .where('id', '=', topup.account_id)
-        .executeTakeFirstOrThrow();
-      const clearing = await this.deps.ledger.openAccount(tx, {
-        ...source,
-        asset: topup.currency,
-        purpose: 'clearing',
-        isBounded: false,
-      });
-      await this.deps.ledger.transfer(tx, {
-        operationId: `issuing-topup:${topup.id}`,
-        legs: [
-          { accountId: clearing.id, amount: -amount },
-          { accountId: account.ledger_account_id, amount },
-        ],
-        metadata: { topupId: topup.id },
-      });
-    }
+    await this.moveToAccount(tx, topup, source, amount, `issuing-topup:${topup.id}`);
     await this.update(tx, topup, {
       ...patch,
       status: 'completed',
       credited_amount: amount,
       completed_at: this.deps.clock.now(),
+    });
+  }
+
+  /** Credits the topup's account from the paying rail's clearing account (nothing when amount is 0). */
+  async moveToAccount(
+    tx: Tx,
+    topup: Pick<TopupRow, 'id' | 'account_id' | 'currency'>,
+    source: { ownerType: string; ownerId: string },
+    amount: bigint,
+    operationId: string,
+  ): Promise<void> {
+    if (amount <= 0n) return;
+    const account = await tx
+      .selectFrom('issuing_accounts')
+      .select('ledger_account_id')
+      .where('id', '=', topup.account_id)
+      .executeTakeFirstOrThrow();
+    const clearing = await this.deps.ledger.openAccount(tx, {
+      ...source,
+      asset: topup.currency,
+      purpose: 'clearing',
+      isBounded: false,
+    });
+    await this.deps.ledger.transfer(tx, {
+      operationId,
+      legs: [
+        { accountId: clearing.id, amount: -amount },
+        { accountId: account.ledger_account_id, amount },
+      ],
+      metadata: { topupId: topup.id },
     });
   }
 
@@ -229,19 +239,15 @@ export class TopupsService {
     });
   }
 
-  async lock(tx: Tx, where: { id?: string; paymentToken?: string; networkReference?: string }) {
-    let query = tx.selectFrom('issuing_topups').selectAll().forUpdate();
-    if (where.id !== undefined) query = query.where('id', '=', where.id);
-    if (where.paymentToken !== undefined) query = query.where('payment_token', '=', where.paymentToken);
-    if (where.networkReference !== undefined)
-      query = query.where('network_reference', '=', where.networkReference);
-    return query.executeTakeFirst();
+  /** Locks the topup found by its id, its hosted page's token, or its latest card attempt's reference. */
+  async lock(tx: Tx, by: 'id' | 'payment_token' | 'network_reference', value: string) {
+    return tx.selectFrom('issuing_topups').selectAll().where(by, '=', value).forUpdate().executeTakeFirst();
   }
 
   /** The bank reports the transfer arrived: the account is credited; a repeat changes nothing. */
   async complete(topupId: string): Promise<Topup> {
     return this.deps.transact(async (tx) => {
-      const topup = await this.lock(tx, { id: topupId });
+      const topup = await this.lock(tx, 'id', topupId);
       if (!topup) throw notFound('topup');
       const customer = { customerId: topup.customer_id, partnerId: topup.partner_id };
       if (topup.status === 'completed') return this.find(tx, customer, topupId);
@@ -269,7 +275,7 @@ export class TopupsService {
       .limit(200)
       .execute();
     return transactEach(this.deps.transact, due, async (tx, row) => {
-      const topup = await this.lock(tx, { id: row.id });
+      const topup = await this.lock(tx, 'id', row.id);
       if (topup?.status !== 'pending') return false;
       await this.update(tx, topup, { status: 'expired' });
       return true;

@@ -185,10 +185,7 @@ export class TransactionsService {
       .insertInto('issuing_transactions')
       .values({
         id,
-        customer_id: card.customer_id,
-        partner_id: card.partner_id,
-        card_id: card.id,
-        account_id: card.account_id,
+        ...ownedBy(card),
         type: 'refund',
         status: 'settled',
         currency: card.currency,
@@ -278,10 +275,7 @@ export class TransactionsService {
       .insertInto('issuing_transactions')
       .values({
         id,
-        customer_id: card.customer_id,
-        partner_id: card.partner_id,
-        card_id: card.id,
-        account_id: card.account_id,
+        ...ownedBy(card),
         type: 'card_payment',
         status: decline ? 'declined' : input.threeDS ? 'pending_3ds' : 'authorized',
         currency: asset.code,
@@ -749,6 +743,16 @@ export class TransactionsService {
       holdExpiresAt: row.hold_expires_at,
     };
   }
+}
+
+/** The columns that tie a transaction record to its card, account, customer and partner. */
+function ownedBy(card: AuthorizingCard) {
+  return {
+    customer_id: card.customer_id,
+    partner_id: card.partner_id,
+    card_id: card.id,
+    account_id: card.account_id,
+  };
 }
 
 function stateError(action: string, status: string): DomainError {

@@ -5,23 +5,21 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { CardInput, CardTopups } from '../../issuing/topups/card-topups.ts';
 import type { TopupsService } from '../../issuing/topups/topups-service.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
-import { escapeHtml, page } from '../html.ts';
+import { challengeRedirectPage, page, sendPage } from '../html.ts';
 import { topupPage } from './topup-page.ts';
 
 export async function registerTopupPageRoutes(
   app: FastifyInstance,
   deps: { topups: TopupsService; cardTopups: CardTopups },
 ): Promise<void> {
-  const html = (reply: FastifyReply, body: string) =>
-    reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body);
   const notFound = (reply: FastifyReply) =>
-    html(reply.code(404), page('Not found', '<h1>Not found</h1><p>No such topup.</p>'));
+    sendPage(reply.code(404), page('Not found', '<h1>Not found</h1><p>No such topup.</p>'));
 
   app.get<{ Params: { token: string } }>('/hosted/issuing/topups/:token', async (request, reply) => {
     const topup = await deps.topups.byPaymentToken(request.params.token);
     if (!topup) return notFound(reply);
     const declined = topup.status === 'pending' && topup.lastDecline;
-    return html(
+    return sendPage(
       reply,
       topupPage(
         topup,
@@ -44,30 +42,16 @@ export async function registerTopupPageRoutes(
         if (!(err instanceof DomainError) || err.status >= 500) throw err;
         const topup = await deps.topups.byPaymentToken(token);
         if (!topup) return notFound(reply);
-        return html(
+        return sendPage(
           reply.code(err.status),
           topupPage(topup, { text: err.message, isError: true, field: err.field }),
         );
       }
-      if (result.outcome === 'challenge') {
-        const { url, formMethod, params } = result.redirect;
-        const fields = Object.entries(params)
-          .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
-          .join('');
-        return html(
-          reply,
-          page(
-            'Authentication',
-            `<h1>Authentication needed</h1><p>Your bank asks you to confirm this payment.</p>
-<form method="${formMethod.toLowerCase()}" action="${escapeHtml(url)}">${fields}<button type="submit">Continue to your bank</button></form>
-<script>document.forms[0].submit();</script>`,
-          ),
-        );
-      }
+      if (result.outcome === 'challenge') return sendPage(reply, challengeRedirectPage(result.redirect));
       if (result.outcome === 'declined') {
         const topup = await deps.topups.byPaymentToken(token);
         if (!topup) return notFound(reply);
-        return html(reply.code(402), topupPage(topup, { text: result.message, isError: true }));
+        return sendPage(reply.code(402), topupPage(topup, { text: result.message, isError: true }));
       }
       return reply.redirect(`/hosted/issuing/topups/${token}`, 303);
     },

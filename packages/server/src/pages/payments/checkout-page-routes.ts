@@ -2,12 +2,13 @@
 // goes through 3D Secure when asked and sees the result; and the 3D Secure return leg
 // (/checkout/3ds/return/{token}) that sends the browser on to the order's backUrl with its outcome.
 // The checkout creates the customer and order through the same services as the API.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { LinkRow } from '../../payments/links/payment-links-service.ts';
 import type { PaymentsServices } from '../../payments/payments-services.ts';
+import type { MerchantScope } from '../../payments/sites.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
-import { escapeHtml, page } from '../html.ts';
+import { challengeRedirectPage, escapeHtml, page, sendPage } from '../html.ts';
 
 type CheckoutBody = Partial<
   Record<
@@ -38,7 +39,7 @@ export async function registerCheckoutPageRoutes(
 
   app.get<{ Params: { token: string } }>('/checkout/3ds/return/:token', async (request, reply) => {
     const leg = await payments.transactions.returnLeg(request.params.token);
-    if (!leg) return html(reply.code(404), page('Not found', '<h1>Not found</h1>'));
+    if (!leg) return sendPage(reply.code(404), page('Not found', '<h1>Not found</h1>'));
     const t = leg.transaction;
     const result = { orderId: String(t.order_id), transactionId: String(t.id), transactionStatus: t.status };
     if (leg.backUrl) {
@@ -46,7 +47,7 @@ export async function registerCheckoutPageRoutes(
       for (const [k, v] of Object.entries(result)) url.searchParams.set(k, v);
       return reply.redirect(url.toString(), 303);
     }
-    return html(
+    return sendPage(
       reply,
       page(
         'Payment',
@@ -58,20 +59,20 @@ export async function registerCheckoutPageRoutes(
   app.get<{ Params: { hash: string } }>('/pay/:hash', async (request, reply) => {
     const found = await payments.links.payable(request.params.hash);
     if ('unavailable' in found)
-      return html(
+      return sendPage(
         reply.code(404),
         page(
           'Payment link',
           `<h1>Payment link</h1><p class="notice error" role="alert">${escapeHtml(found.unavailable)}</p>`,
         ),
       );
-    return html(reply, checkoutPage(found.link, {}));
+    return sendPage(reply, checkoutPage(found.link, {}));
   });
 
   app.post<{ Params: { hash: string }; Body: CheckoutBody }>('/pay/:hash', async (request, reply) => {
     const found = await payments.links.payable(request.params.hash);
     if ('unavailable' in found)
-      return html(
+      return sendPage(
         reply.code(404),
         page(
           'Payment link',
@@ -106,19 +107,8 @@ export async function registerCheckoutPageRoutes(
         paymentLinkHash: link.hash,
       });
       if (result.redirect) {
-        // Straight on to the issuer's challenge: a form posting creq, sent by script or by the button.
-        const fields = Object.entries(result.redirect.params)
-          .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
-          .join('');
-        return html(
-          reply,
-          page(
-            'Authentication',
-            `<h1>Authentication needed</h1><p>Your bank asks you to confirm this payment.</p>
-<form method="${result.redirect.formMethod.toLowerCase()}" action="${escapeHtml(result.redirect.url)}">${fields}<button type="submit">Continue to your bank</button></form>
-<script>document.forms[0].submit();</script>`,
-          ),
-        );
+        // Straight on to the issuer's challenge.
+        return sendPage(reply, challengeRedirectPage(result.redirect));
       }
       const query = new URLSearchParams({
         orderId: String(result.order.id),
@@ -128,7 +118,10 @@ export async function registerCheckoutPageRoutes(
     } catch (err) {
       if (!(err instanceof DomainError) || err.status >= 500) throw err;
       const message = err.status === 402 ? `${err.message}. Please try another card.` : err.message;
-      return html(reply.code(err.status === 402 ? 402 : 400), checkoutPage(link, body, message, err.field));
+      return sendPage(
+        reply.code(err.status === 402 ? 402 : 400),
+        checkoutPage(link, body, message, err.field),
+      );
     }
   });
 
@@ -139,9 +132,9 @@ export async function registerCheckoutPageRoutes(
         request.params.hash,
         Number(request.query.transactionId ?? 0),
       );
-      if (!t) return html(reply.code(404), page('Payment', '<h1>Payment</h1><p>Unknown payment.</p>'));
+      if (!t) return sendPage(reply.code(404), page('Payment', '<h1>Payment</h1><p>Unknown payment.</p>'));
       const approved = t.status === 'complete-ok' || t.status === 'in-progress';
-      return html(
+      return sendPage(
         reply,
         page(
           'Payment result',
@@ -156,7 +149,7 @@ export async function registerCheckoutPageRoutes(
 
 async function findOrCreateCustomer(
   payments: PaymentsServices,
-  merchant: { merchantId: number; siteIds: number[] },
+  merchant: MerchantScope,
   siteId: number,
   email: string,
 ): Promise<number> {
@@ -168,10 +161,6 @@ async function findOrCreateCustomer(
     if (existing === undefined) throw err;
     return existing;
   }
-}
-
-function html(reply: FastifyReply, body: string) {
-  return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body);
 }
 
 function checkoutPage(link: LinkRow, values: CheckoutBody, error?: string, field?: string): string {

@@ -9,8 +9,8 @@ import type { Db, Executor, Tx } from '../../platform/db/database.ts';
 import type { PaymentsCardsTable } from '../../platform/db/schema.ts';
 import { notFound } from '../../platform/errors/domain-error.ts';
 import type { CardDetails } from '../../rails/card-network/port.ts';
-import type { MerchantScope } from '../http/authenticate.ts';
 import type { Page } from '../http/envelope.ts';
+import type { MerchantScope } from '../sites.ts';
 
 export interface StoredCard {
   id: number;

@@ -7,8 +7,8 @@ import type { Db, Executor, Tx } from '../../platform/db/database.ts';
 import type { PaymentsCustomersTable } from '../../platform/db/schema.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
-import type { MerchantScope } from '../http/authenticate.ts';
 import type { Page } from '../http/envelope.ts';
+import type { MerchantScope } from '../sites.ts';
 import { siteOf } from '../sites.ts';
 
 export const CUSTOMER_EXISTS = 1627;

@@ -5,13 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../platform/db/database.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
-
-export interface MerchantScope {
-  merchantId: number;
-  siteIds: number[];
-  /** The sites' names (what card statements and challenge pages show), when already loaded */
-  siteNames?: Map<number, string>;
-}
+import { loadMerchantScope, type MerchantScope } from '../sites.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,17 +21,7 @@ export function merchantAuthenticator(db: Db, merchants: MerchantsService): Merc
     const key = typeof header === 'string' ? header.replace(/^Bearer\s+/i, '').trim() : '';
     const found = key ? await merchants.authenticate(db, key) : undefined;
     if (!found) throw new DomainError('unauthenticated', 'the API key is missing, invalid or revoked');
-    const sites = await db
-      .selectFrom('sites')
-      .select(['id', 'name'])
-      .where('merchant_id', '=', found.merchantId)
-      .orderBy('id')
-      .execute();
-    request.paymentsMerchant = {
-      merchantId: found.merchantId,
-      siteIds: sites.map((s) => s.id),
-      siteNames: new Map(sites.map((s) => [s.id, s.name])),
-    };
+    request.paymentsMerchant = await loadMerchantScope(db, found.merchantId);
     request.principal = {
       kind: 'merchant',
       id: String(found.merchantId),

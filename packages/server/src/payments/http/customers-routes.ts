@@ -2,10 +2,11 @@
 import { z } from 'zod';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { text } from '../../platform/http/fields.ts';
 import type { Customer, CustomersService } from '../customers/customers-service.ts';
 import { type MerchantAuthenticator, merchantOf } from './authenticate.ts';
 import { created, envelope, ok, paged, pagedEnvelope, pageOf, standardErrors } from './envelope.ts';
-import { countryField, intField, isoDateTime, pageQuery, text } from './fields.ts';
+import { countryField, intField, isoDateTime, pageQuery } from './fields.ts';
 
 export const INVALID_EMAIL = 1651;
 

@@ -38,15 +38,7 @@ export const countryField = z
   .transform((c) => c.toUpperCase())
   .pipe(z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code'));
 
-export const text = (max: number) => z.string().trim().max(max);
-
 export const isoDateTime = z.iso.datetime({ offset: true });
-
-export const httpUrl = z
-  .string()
-  .max(2000)
-  .url()
-  .refine((u) => /^https?:\/\//i.test(u), 'must be an http(s) URL');
 
 /** A JSON member sent as an object (JSON body, bracket keys) or as a JSON-encoded string. */
 export function jsonMember<T extends z.ZodType>(schema: T) {

@@ -1,6 +1,7 @@
 // /payment-link (spec, Payment links; COMPAT.md body): create, list, retrieve, update, delete by hash.
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { httpUrl, text } from '../../platform/http/fields.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import type { LinkInput, LinkRow, PaymentLinksService } from '../links/payment-links-service.ts';
 import { type MerchantAuthenticator, merchantOf } from './authenticate.ts';
@@ -9,12 +10,10 @@ import {
   currencyField,
   decimalField,
   flagField,
-  httpUrl,
   intField,
   isoDateTime,
   jsonMember,
   pageQuery,
-  text,
 } from './fields.ts';
 
 const linkView = z.object({

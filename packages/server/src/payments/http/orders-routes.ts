@@ -1,6 +1,7 @@
 // /order and /order-rebill (spec, Orders; COMPAT.md for list filters and the cancel and rebill bodies).
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { httpUrl, text } from '../../platform/http/fields.ts';
 import type { ChargeResult, PaymentOrdersService } from '../orders/orders-service.ts';
 import { type MerchantAuthenticator, merchantOf } from './authenticate.ts';
 import {
@@ -18,12 +19,10 @@ import {
   currencyField,
   decimalField,
   flagField,
-  httpUrl,
   intField,
   isoDateTime,
   jsonMember,
   pageQuery,
-  text,
 } from './fields.ts';
 import { orderView, presentOrder } from './views.ts';
 

@@ -1,12 +1,13 @@
 // /transaction (spec, Transactions; COMPAT.md for filters and the capture and refund bodies).
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { text } from '../../platform/http/fields.ts';
 import { parseAmountField } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import type { PaymentTransactionsService } from '../transactions/transactions-service.ts';
 import { type MerchantAuthenticator, merchantOf } from './authenticate.ts';
 import { envelope, ok, paged, pagedEnvelope, pageOf, standardErrors } from './envelope.ts';
-import { currencyField, decimalField, intField, isoDateTime, pageQuery, text } from './fields.ts';
+import { currencyField, decimalField, intField, isoDateTime, pageQuery } from './fields.ts';
 import { presentTransaction, transactionView } from './views.ts';
 
 const STATUSES = [

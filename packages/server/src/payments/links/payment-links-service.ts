@@ -10,9 +10,8 @@ import type { PaymentsLinksTable } from '../../platform/db/schema.ts';
 import { DomainError, notFound, validationFailed } from '../../platform/errors/domain-error.ts';
 import { parseAmountField } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
-import type { MerchantScope } from '../http/authenticate.ts';
 import type { Page } from '../http/envelope.ts';
-import { siteOf } from '../sites.ts';
+import { loadMerchantScope, type MerchantScope, siteOf } from '../sites.ts';
 
 export type LinkRow = Selectable<PaymentsLinksTable>;
 
@@ -178,14 +177,8 @@ export class PaymentLinksService {
   }
 
   /** The merchant a link's checkout acts for. */
-  async merchantOf(link: LinkRow): Promise<MerchantScope> {
-    const sites = await this.deps.db
-      .selectFrom('sites')
-      .select('id')
-      .where('merchant_id', '=', link.merchant_id)
-      .orderBy('id')
-      .execute();
-    return { merchantId: link.merchant_id, siteIds: sites.map((s) => s.id) };
+  merchantOf(link: LinkRow): Promise<MerchantScope> {
+    return loadMerchantScope(this.deps.db, link.merchant_id);
   }
 
   /** A transaction of an order paid through this link (a result page shows nothing else). */

@@ -11,7 +11,7 @@ import type {
   PaymentsOrdersTable,
   PaymentsOrderType,
 } from '../../platform/db/schema.ts';
-import type { Transact } from '../../platform/db/transact.ts';
+import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound, validationFailed } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import { parseAmountField } from '../../platform/money/amount.ts';
@@ -21,9 +21,9 @@ import { HARD_DECLINES } from '../../rails/card-network/port.ts';
 import type { WalletPaymentTokens } from '../../rails/wallet-tokenization/payment-tokens.ts';
 import type { StoredCardsService } from '../cards/stored-cards-service.ts';
 import { publishIpn } from '../events/publish-ipn.ts';
-import type { MerchantScope } from '../http/authenticate.ts';
 import type { Page } from '../http/envelope.ts';
 import type { PaymentLinksService } from '../links/payment-links-service.ts';
+import type { MerchantScope } from '../sites.ts';
 import { siteOf } from '../sites.ts';
 import { FAILURES, type FailureReason } from '../transactions/decline-codes.ts';
 import type { PaymentTransactionsService, TransactionRow } from '../transactions/transactions-service.ts';
@@ -196,7 +196,7 @@ export class PaymentOrdersService {
       }
       const charged = await this.deps.transactions.charge(tx, {
         order,
-        merchantName: merchant.siteNames?.get(siteId) ?? (await this.siteName(tx, siteId)),
+        merchantName: merchant.siteNames.get(siteId) ?? (await this.siteName(tx, siteId)),
         type: mode === 'credit' ? 'credit' : 'deposit',
         mode,
         amount: recurring?.trialAmount ?? amount,
@@ -355,34 +355,29 @@ export class PaymentOrdersService {
       .orderBy('next_bill_at')
       .limit(200)
       .execute();
-    let billed = 0;
-    for (const row of due) {
-      const done = await this.deps.transact(async (tx) => {
-        const order = (await tx
-          .selectFrom('payments_orders')
-          .selectAll()
-          .where('id', '=', row.id)
-          .where('status', 'in', ['in-progress', 'retrying'])
-          .where('next_bill_at', '<=', this.deps.clock.now())
-          .forUpdate()
-          .skipLocked()
-          .executeTakeFirst()) as OrderRow | undefined;
-        if (!order) return false;
-        // Claimed: the outcome (now, or at reconciliation) sets the next due time.
-        await this.setOrder(tx, order.id, { next_bill_at: null });
-        const stored = await this.storedCard(tx, order);
-        if (!stored) {
-          // The mandate is gone (card deleted): nothing can be charged again.
-          const failed = await this.setOrder(tx, order.id, { status: 'complete-failed' });
-          await publishIpn(this.deps.outbox, tx, { order: failed });
-          return true;
-        }
-        await this.chargeStoredCard(tx, order, stored, BigInt(order.amount), false);
+    return transactEach(this.deps.transact, due, async (tx, row) => {
+      const order = (await tx
+        .selectFrom('payments_orders')
+        .selectAll()
+        .where('id', '=', row.id)
+        .where('status', 'in', ['in-progress', 'retrying'])
+        .where('next_bill_at', '<=', this.deps.clock.now())
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst()) as OrderRow | undefined;
+      if (!order) return false;
+      // Claimed: the outcome (now, or at reconciliation) sets the next due time.
+      await this.setOrder(tx, order.id, { next_bill_at: null });
+      const stored = await this.storedCard(tx, order);
+      if (!stored) {
+        // The mandate is gone (card deleted): nothing can be charged again.
+        const failed = await this.setOrder(tx, order.id, { status: 'complete-failed' });
+        await publishIpn(this.deps.outbox, tx, { order: failed });
         return true;
-      });
-      if (done) billed++;
-    }
-    return billed;
+      }
+      await this.chargeStoredCard(tx, order, stored, BigInt(order.amount), false);
+      return true;
+    });
   }
 
   // Internals ------------------------------------------------------------------------------------------

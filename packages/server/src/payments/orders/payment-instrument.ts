@@ -1,10 +1,15 @@
 // What an order is paid with (spec, Create an order): a stored card (`cardId`), a network token, a
 // decrypted wallet payload, an encrypted wallet token (decrypted by the wallet rail), or a new card.
 // Each is checked here and named by its field when wrong; the result is one card for the network.
-import { cardBrand, cvvLength, isLuhnValid } from '../../platform/cards/card-number.ts';
+import {
+  cardBrand,
+  cvvLength,
+  isExpired,
+  isLuhnValid,
+  parseCardExpiry,
+} from '../../platform/cards/card-number.ts';
 import type { Executor } from '../../platform/db/database.ts';
 import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
-import { isExpired } from '../../rails/card-network/network-simulator.ts';
 import type { CardDetails } from '../../rails/card-network/port.ts';
 import type { WalletPaymentTokens } from '../../rails/wallet-tokenization/payment-tokens.ts';
 import type { StoredCardsService } from '../cards/stored-cards-service.ts';
@@ -179,15 +184,9 @@ function requireNumber(cardNumber: string | undefined): string {
 
 function newCard(pan: string, expiry: string | undefined, cvv: string | undefined, now: Date, field: string) {
   if (!isLuhnValid(pan)) throw validationFailed(field, `${field} is not a valid card number`);
-  const match = /^(0[1-9]|1[0-2])\/(\d{2}|\d{4})$/.exec(expiry ?? '');
-  if (!match) throw validationFailed('cardExpiryDate', 'cardExpiryDate must be MM/YY');
-  const [, month = '', year = ''] = match;
-  const card: CardDetails = {
-    pan,
-    expiryMonth: Number(month),
-    expiryYear: year.length === 2 ? 2000 + Number(year) : Number(year),
-    ...(cvv !== undefined ? { cvv } : {}),
-  };
+  const parsed = parseCardExpiry(expiry ?? '');
+  if (!parsed) throw validationFailed('cardExpiryDate', 'cardExpiryDate must be MM/YY');
+  const card: CardDetails = { pan, ...parsed, ...(cvv !== undefined ? { cvv } : {}) };
   if (isExpired(card, now)) throw validationFailed('cardExpiryDate', 'the card has expired');
   return card;
 }

@@ -13,7 +13,7 @@ import type {
   PaymentsTransactionStatus,
   PaymentsTransactionsTable,
 } from '../../platform/db/schema.ts';
-import type { Transact } from '../../platform/db/transact.ts';
+import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Ledger, Leg } from '../../platform/ledger/ledger.ts';
 import { parseAmountField } from '../../platform/money/amount.ts';
@@ -24,9 +24,9 @@ import type {
   ChallengeRedirect,
   NetworkNews,
 } from '../../rails/card-network/port.ts';
-import type { MerchantScope } from '../http/authenticate.ts';
 import type { Page } from '../http/envelope.ts';
 import type { Instrument } from '../orders/payment-instrument.ts';
+import type { MerchantScope } from '../sites.ts';
 import { FAILURES, type FailureReason } from './decline-codes.ts';
 
 export const NETWORK_OWNER = 'payments';
@@ -118,7 +118,6 @@ export class PaymentTransactionsService {
         card_last4: r.instrument.card.pan.slice(-4),
         // The card network's reference for this payment, unique and known before the insert.
         network_reference: `${NETWORK_OWNER}:${randomUUID()}`,
-        route: null,
         error_code: null,
         error_message: null,
         decline_reason: null,
@@ -265,7 +264,6 @@ export class PaymentTransactionsService {
           card_bin: t.card_bin,
           card_last4: t.card_last4,
           network_reference: null,
-          route: t.route,
           error_code: null,
           error_message: null,
           decline_reason: null,
@@ -370,27 +368,22 @@ export class PaymentTransactionsService {
       .where('auth_expires_at', '<=', this.deps.clock.now())
       .limit(200)
       .execute();
-    let changed = 0;
-    for (const row of due) {
-      const done = await this.deps.transact(async (tx) => {
-        const t = await tx
-          .selectFrom('payments_transactions')
-          .selectAll()
-          .where('id', '=', row.id)
-          .forUpdate()
-          .skipLocked()
-          .executeTakeFirst();
-        if (t?.status !== 'in-progress') return false;
-        await this.deps.network.release(tx, this.reference(t));
-        await this.onChange(
-          tx,
-          await this.setStatus(tx, t.id, 'void-ok', { reason: 'authorization-expired', message: null }),
-        );
-        return true;
-      });
-      if (done) changed++;
-    }
-    return changed;
+    return transactEach(this.deps.transact, due, async (tx, row) => {
+      const t = await tx
+        .selectFrom('payments_transactions')
+        .selectAll()
+        .where('id', '=', row.id)
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst();
+      if (t?.status !== 'in-progress') return false;
+      await this.deps.network.release(tx, this.reference(t));
+      await this.onChange(
+        tx,
+        await this.setStatus(tx, t.id, 'void-ok', { reason: 'authorization-expired', message: null }),
+      );
+      return true;
+    });
   }
 
   /** The site's available balance in a currency (sandbox and operator views). */

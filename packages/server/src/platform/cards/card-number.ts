@@ -39,3 +39,16 @@ export const cvvLength = (brand: CardBrand) => (brand === 'amex' ? 4 : 3);
 export function maskCardNumber(number: string): string {
   return `${number.slice(0, 6)}${'*'.repeat(Math.max(0, number.length - 10))}${number.slice(-4)}`;
 }
+
+/** `MM/YY` (or `MM/YYYY`) as a month and a four-digit year; undefined when it is neither. */
+export function parseCardExpiry(text: string): { expiryMonth: number; expiryYear: number } | undefined {
+  const match = /^(0[1-9]|1[0-2])\/(\d{2}|\d{4})$/.exec(text.trim());
+  if (!match) return undefined;
+  const [, month = '', year = ''] = match;
+  return { expiryMonth: Number(month), expiryYear: year.length === 2 ? 2000 + Number(year) : Number(year) };
+}
+
+/** A card is valid through the last day of its expiry month. */
+export function isExpired(card: { expiryMonth: number; expiryYear: number }, now: Date): boolean {
+  return Date.UTC(card.expiryYear, card.expiryMonth, 1) <= now.getTime();
+}

@@ -709,7 +709,6 @@ export interface PaymentsTransactionsTable {
   card_last4: string | null;
   is_3d: ColumnType<boolean, boolean | undefined, boolean>;
   network_reference: string | null;
-  route: string | null;
   error_code: number | null;
   error_message: string | null;
   decline_reason: string | null;
@@ -751,19 +750,15 @@ export interface PaymentsTables {
   payments_links: PaymentsLinksTable;
 }
 
-export type NetworkAnswer = 'approved' | 'declined' | 'challenge' | 'unknown';
-
 export interface CardNetworkAuthorizationsTable {
   reference: string;
   owner: string;
   route: 'simulator' | 'on-us';
-  issuer_reference: string | null;
   currency: string;
   amount: Numeric;
   captured: NumericWithDefault;
   refunded: NumericWithDefault;
   status: 'approved' | 'declined' | 'challenge' | 'released';
-  answered: NetworkAnswer;
   decline_reason: string | null;
   reconcile_at: Timestamp | null;
   created_at: Timestamp;

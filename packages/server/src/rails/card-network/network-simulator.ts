@@ -3,17 +3,16 @@
 // them a minute later, and routes cards issued by this platform to the on-us issuer. Its state is
 // product tables, so it behaves the same across processes and restarts, on the sandbox clock.
 import { createHmac, randomUUID } from 'node:crypto';
+import { isExpired } from '../../platform/cards/card-number.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import type { Db, Tx } from '../../platform/db/database.ts';
-import type { NetworkAnswer } from '../../platform/db/schema.ts';
-import type { Transact } from '../../platform/db/transact.ts';
+import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import type {
   AuthorizationAnswer,
   AuthorizationRequest,
-  CardDetails,
   CardNetwork,
   DeclineReason,
   NetworkSink,
@@ -73,26 +72,18 @@ export class CardNetworkSimulator implements CardNetwork {
     const now = this.deps.clock.now();
     switch (outcome.kind) {
       case 'decline':
-        await this.record(tx, r, 'simulator', 'declined', 'declined', outcome.reason);
+        await this.record(tx, r, 'simulator', 'declined', outcome.reason);
         return { outcome: 'declined', reason: outcome.reason };
       case 'challenge': {
-        await this.record(tx, r, 'simulator', 'challenge', 'challenge');
+        await this.record(tx, r, 'simulator', 'challenge');
         return { outcome: 'challenge', redirect: await this.openChallenge(tx, r, 'acs') };
       }
       case 'timeout':
         // The network approved, but the answer never reached us: the record knows, the requester does not.
-        await this.record(
-          tx,
-          r,
-          'simulator',
-          'approved',
-          'unknown',
-          null,
-          addSeconds(now, RECONCILE_AFTER_SECONDS),
-        );
+        await this.record(tx, r, 'simulator', 'approved', null, addSeconds(now, RECONCILE_AFTER_SECONDS));
         return { outcome: 'unknown' };
       default: {
-        await this.record(tx, r, 'simulator', 'approved', 'approved');
+        await this.record(tx, r, 'simulator', 'approved');
         const frictionless = outcome.kind === 'frictionless' || (r.kind === 'purchase' && r.isAuthenticated);
         return { outcome: 'approved', threeDS: frictionless ? 'frictionless' : 'none', captured: isSale(r) };
       }
@@ -223,23 +214,18 @@ export class CardNetworkSimulator implements CardNetwork {
       .where('expires_at', '<=', this.deps.clock.now())
       .limit(200)
       .execute();
-    let changed = 0;
-    for (const row of due) {
-      const done = await this.deps.transact(async (tx) => {
-        const locked = await tx
-          .selectFrom('card_network_challenges')
-          .select('status')
-          .where('id', '=', row.id)
-          .forUpdate()
-          .skipLocked()
-          .executeTakeFirst();
-        if (locked?.status !== 'pending') return false;
-        await this.finishChallenge(tx, row.id, row.reference, 'declined', 'authentication_failed');
-        return true;
-      });
-      if (done) changed++;
-    }
-    return changed;
+    return transactEach(this.deps.transact, due, async (tx, row) => {
+      const locked = await tx
+        .selectFrom('card_network_challenges')
+        .select('status')
+        .where('id', '=', row.id)
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst();
+      if (locked?.status !== 'pending') return false;
+      await this.finishChallenge(tx, row.id, row.reference, 'declined', 'authentication_failed');
+      return true;
+    });
   }
 
   /** Sweep: lost answers are resolved from the network's record (the acquirer's reconciliation). */
@@ -250,35 +236,30 @@ export class CardNetworkSimulator implements CardNetwork {
       .where('reconcile_at', '<=', this.deps.clock.now())
       .limit(200)
       .execute();
-    let changed = 0;
-    for (const row of due) {
-      const done = await this.deps.transact(async (tx) => {
-        const auth = await tx
-          .selectFrom('card_network_authorizations')
-          .selectAll()
-          .where('reference', '=', row.reference)
-          .where('reconcile_at', 'is not', null)
-          .forUpdate()
-          .skipLocked()
-          .executeTakeFirst();
-        if (!auth) return false;
-        await tx
-          .updateTable('card_network_authorizations')
-          .set({ reconcile_at: null })
-          .where('reference', '=', auth.reference)
-          .execute();
-        await this.tell(tx, auth.owner, {
-          reference: auth.reference,
-          kind: 'reconciled',
-          outcome: auth.status === 'declined' ? 'declined' : 'approved',
-          captured: BigInt(auth.captured) > 0n,
-          ...(auth.decline_reason ? { reason: auth.decline_reason as DeclineReason } : {}),
-        });
-        return true;
+    return transactEach(this.deps.transact, due, async (tx, row) => {
+      const auth = await tx
+        .selectFrom('card_network_authorizations')
+        .selectAll()
+        .where('reference', '=', row.reference)
+        .where('reconcile_at', 'is not', null)
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst();
+      if (!auth) return false;
+      await tx
+        .updateTable('card_network_authorizations')
+        .set({ reconcile_at: null })
+        .where('reference', '=', auth.reference)
+        .execute();
+      await this.tell(tx, auth.owner, {
+        reference: auth.reference,
+        kind: 'reconciled',
+        outcome: auth.status === 'declined' ? 'declined' : 'approved',
+        captured: BigInt(auth.captured) > 0n,
+        ...(auth.decline_reason ? { reason: auth.decline_reason as DeclineReason } : {}),
       });
-      if (done) changed++;
-    }
-    return changed;
+      return true;
+    });
   }
 
   /** Sandbox: the next authorizations of this card number end as scripted, in order. */
@@ -308,10 +289,10 @@ export class CardNetworkSimulator implements CardNetwork {
         merchant: r.merchant,
       });
       if (answer.outcome === 'declined') {
-        await this.record(tx, r, 'on-us', 'declined', 'declined', answer.reason);
+        await this.record(tx, r, 'on-us', 'declined', answer.reason);
         return answer;
       }
-      await this.record(tx, r, 'on-us', 'approved', 'approved');
+      await this.record(tx, r, 'on-us', 'approved');
       return { outcome: 'approved', threeDS: 'none', captured: false };
     }
     // A cardholder paying online is asked by the issuer unless the merchant already authenticated them
@@ -326,15 +307,15 @@ export class CardNetworkSimulator implements CardNetwork {
       challenge,
     });
     if (answer.outcome === 'declined') {
-      await this.record(tx, r, 'on-us', 'declined', 'declined', answer.reason);
+      await this.record(tx, r, 'on-us', 'declined', answer.reason);
       return answer;
     }
     if (answer.outcome === 'challenge') {
-      await this.record(tx, r, 'on-us', 'challenge', 'challenge');
+      await this.record(tx, r, 'on-us', 'challenge');
       return { outcome: 'challenge', redirect: await this.openChallenge(tx, r, 'issuer') };
     }
     if (isSale(r)) await issuer.capture(tx, r.reference, r.amount);
-    await this.record(tx, r, 'on-us', 'approved', 'approved');
+    await this.record(tx, r, 'on-us', 'approved');
     return { outcome: 'approved', threeDS: r.isAuthenticated ? 'frictionless' : 'none', captured: isSale(r) };
   }
 
@@ -429,7 +410,6 @@ export class CardNetworkSimulator implements CardNetwork {
     r: AuthorizationRequest,
     route: 'simulator' | 'on-us',
     status: 'approved' | 'declined' | 'challenge',
-    answered: NetworkAnswer,
     reason: DeclineReason | null = null,
     reconcileAt: Date | null = null,
   ): Promise<void> {
@@ -439,13 +419,11 @@ export class CardNetworkSimulator implements CardNetwork {
         reference: r.reference,
         owner: r.owner,
         route,
-        issuer_reference: null,
         currency: r.currency,
         amount: r.amount,
         // a credit (OCT) moves the funds at once; a sale is captured with its approval
         captured: status === 'approved' && (r.kind === 'credit' || isSale(r)) ? r.amount : 0n,
         status,
-        answered,
         decline_reason: reason,
         reconcile_at: reconcileAt,
         created_at: this.deps.clock.now(),
@@ -481,8 +459,3 @@ export class CardNetworkSimulator implements CardNetwork {
 }
 
 const isSale = (r: AuthorizationRequest) => r.kind === 'purchase' && r.capture;
-
-/** A card is valid through the last day of its expiry month. */
-export function isExpired(card: Pick<CardDetails, 'expiryMonth' | 'expiryYear'>, now: Date): boolean {
-  return Date.UTC(card.expiryYear, card.expiryMonth, 1) <= now.getTime();
-}

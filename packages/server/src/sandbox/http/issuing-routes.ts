@@ -55,7 +55,7 @@ export async function registerIssuingSandboxRoutes(
     },
     async (request) =>
       deps.transact(async (tx) => {
-        const topup = await deps.topups.lock(tx, { id: request.params.topupId });
+        const topup = await deps.topups.lock(tx, 'id', request.params.topupId);
         if (!topup?.deposit_address || !topup.crypto_asset || !topup.crypto_amount) {
           throw new DomainError('not_found', 'no crypto topup with this id');
         }
