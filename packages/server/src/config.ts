@@ -36,6 +36,8 @@ export const ConfigSchema = z.object({
   TESSERA_WEBHOOK_ALLOWLIST: z.string().default(''),
   /** Timeout of one webhook HTTP attempt in ms; the issuing spec fixes 30 s (default: 30000) */
   TESSERA_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Connections in each process's database pool (default: 20) */
+  TESSERA_DB_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(20),
   /** Real-time interval of the background sweeps (expiry, retries) in ms (default: 1000) */
   TESSERA_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   /** The card program's BIN (6 to 8 digits); issued card numbers start with it (default: 489537) */
@@ -83,6 +85,7 @@ export interface Config {
   webhookAllowlist: string[];
   webhookTimeoutMs: number;
   sweepIntervalMs: number;
+  databasePoolSize: number;
   basePaths: { issuing: string; payments: string; crypto: string };
   issuingBin: string;
   threeDsTimeoutSeconds: number;
@@ -132,6 +135,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       .filter(Boolean),
     webhookTimeoutMs: e.TESSERA_WEBHOOK_TIMEOUT_MS,
     sweepIntervalMs: e.TESSERA_SWEEP_INTERVAL_MS,
+    databasePoolSize: e.TESSERA_DB_POOL_SIZE,
     issuingBin: e.TESSERA_ISSUING_BIN,
     threeDsTimeoutSeconds: e.TESSERA_3DS_TIMEOUT_SECONDS,
     authorizationHoldSeconds: e.TESSERA_AUTHORIZATION_HOLD_SECONDS,

@@ -29,6 +29,7 @@ import { createPaymentsServices, type PaymentsServices } from './payments/paymen
 import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
 import { Sweeps } from './platform/clock/sweeps.ts';
 import { derive, Encryptor } from './platform/crypto/encryption.ts';
+import type { StatementObserver } from './platform/db/connection-scope.ts';
 import { type Db, openDatabase } from './platform/db/database.ts';
 import { createTransact, type Transact } from './platform/db/transact.ts';
 import { DomainError } from './platform/errors/domain-error.ts';
@@ -76,6 +77,8 @@ export interface AppOptions {
   clock?: Clock;
   /** Start the sweep loop in the background (default: true; tests drive sweeps through the clock) */
   runBackgroundSweeps?: boolean;
+  /** Test-only fault injection: sees every statement of the pool before it is sent */
+  observeStatement?: StatementObserver;
 }
 
 export interface PlatformServices {
@@ -120,7 +123,16 @@ export interface TesseraApp {
 export async function createApp(options: AppOptions): Promise<TesseraApp> {
   const { config } = options;
   const logger = pino(loggerOptions(config.logLevel), options.logStream ?? process.stdout);
-  const database = openDatabase(options.databaseUrl);
+  const database = openDatabase(options.databaseUrl, {
+    max: config.databasePoolSize,
+    // A query on the pool from inside a transaction can deadlock a full pool: loud in sandbox and tests,
+    // reported in production, where failing a request that would most likely have worked is worse.
+    onNestedAcquisition:
+      config.mode === 'sandbox'
+        ? 'throw'
+        : (err) => logger.error({ err }, 'nested connection acquisition (a deadlock risk)'),
+    ...(options.observeStatement ? { observeStatement: options.observeStatement } : {}),
+  });
   const { db } = database;
   const clock =
     options.clock ??
@@ -150,7 +162,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   });
   await deliveries.start();
   const transact = createTransact(db, () => deliveries.notify());
-  const idempotency = new IdempotencyStore(db, clock);
+  const idempotency = new IdempotencyStore(db, clock, encryptor, database.createUnit);
   const sweeps = new Sweeps(logger);
   if (clock instanceof SandboxClock) {
     const sandboxClock = clock;

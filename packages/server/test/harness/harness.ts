@@ -5,13 +5,18 @@ import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { type Config, parseConfig } from '../../src/config.ts';
 import { SandboxClock } from '../../src/platform/clock/clock.ts';
+import type { StatementObserver } from '../../src/platform/db/connection-scope.ts';
 import { createApp, type TesseraApp } from '../../src/server.ts';
 import { createTestDatabase } from './test-database.ts';
+
+const KEYED_RUN = process.env.TESSERA_TEST_KEYED === '1';
 
 export interface HarnessOptions {
   env?: Record<string, string>;
   /** Collect log lines (to prove what never reaches a log) */
   captureLogs?: boolean;
+  /** Fault injection: sees every statement of the app's pool before it is sent */
+  observeStatement?: StatementObserver;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -58,6 +63,7 @@ export class Harness {
       adminToken,
       encryptionKey: randomBytes(32),
       runBackgroundSweeps: false,
+      ...(options.observeStatement ? { observeStatement: options.observeStatement } : {}),
       logStream: new Writable({
         write(chunk, _encoding, callback) {
           logs.push(String(chunk));
@@ -79,6 +85,14 @@ export class Harness {
     options: RequestOptions = {},
   ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
+    // The keyed run of the suite (vitest project "keyed") sends every write as a unit of work.
+    if (
+      KEYED_RUN &&
+      method !== 'GET' &&
+      !Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key')
+    ) {
+      headers['idempotency-key'] = `auto-${randomBytes(12).toString('hex')}`;
+    }
     let body: string | undefined = options.body;
     if (options.json !== undefined) {
       body = JSON.stringify(options.json);

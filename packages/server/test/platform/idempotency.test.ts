@@ -85,16 +85,52 @@ describe('Idempotency-Key', () => {
     expect(await countPartners('K')).toBe(0);
   });
 
-  it('forgets keys after 24 hours of sandbox time', async () => {
+  it('refuses a key whose answer expired (24 h) instead of running again, and forgets it after 30 days', async () => {
     await h.admin('POST', '/partners', { headers: withKey('k-ttl'), json: { name: 'Day one' } });
     const advanced = await h.advanceClock(24 * 3600 + 1);
     expect(advanced.processed['idempotency-keys']).toBeGreaterThanOrEqual(1);
-    const reused = await h.admin('POST', '/partners', {
+    const late = await h.admin<{ error: { code: string } }>('POST', '/partners', {
+      headers: withKey('k-ttl'),
+      json: { name: 'Day one' },
+    });
+    expect(late.status).toBe(422);
+    expect(late.body.error.code).toBe('idempotency_key_expired');
+    expect(await countPartners('Day one')).toBe(1);
+    const other = await h.admin('POST', '/partners', {
       headers: withKey('k-ttl'),
       json: { name: 'Day two' },
     });
+    expect(other.status).toBe(422);
+
+    await h.advanceClock(29 * 24 * 3600);
+    const reused = await h.admin('POST', '/partners', {
+      headers: withKey('k-ttl'),
+      json: { name: 'Day thirty' },
+    });
     expect(reused.status).toBe(201);
     expect(reused.headers.get('idempotency-replayed')).toBeNull();
+  });
+
+  it('rolls a request answered 5xx back whole and stores nothing, so its retry runs afresh', async () => {
+    // The key's row cannot be written (its table is renamed away for a moment), so the request cannot
+    // commit: its effect must go with it.
+    await h.services.db.schema.alterTable('idempotency_keys').renameTo('idempotency_keys_away').execute();
+    try {
+      const failed = await h.admin('POST', '/partners', {
+        headers: withKey('k-5xx'),
+        json: { name: 'Rolled back' },
+      });
+      expect(failed.status).toBe(500);
+    } finally {
+      await h.services.db.schema.alterTable('idempotency_keys_away').renameTo('idempotency_keys').execute();
+    }
+    expect(await countPartners('Rolled back')).toBe(0);
+    const retried = await h.admin('POST', '/partners', {
+      headers: withKey('k-5xx'),
+      json: { name: 'Rolled back' },
+    });
+    expect(retried.status).toBe(201);
+    expect(await countPartners('Rolled back')).toBe(1);
   });
 
   it('ignores the header on reads', async () => {

@@ -7,6 +7,7 @@ import type { Config } from '../../config.ts';
 import { SandboxClock, systemClock } from '../../platform/clock/clock.ts';
 import { derive, Encryptor } from '../../platform/crypto/encryption.ts';
 import { openDatabase } from '../../platform/db/database.ts';
+import { runTransaction } from '../../platform/db/transact.ts';
 import { MerchantsService } from '../../platform/tenants/merchants-service.ts';
 import { PartnersService } from '../../platform/tenants/partners-service.ts';
 import { StoresService } from '../../platform/tenants/stores-service.ts';
@@ -67,7 +68,7 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
         encryptor,
         derive(booted.encryptionKey, 'tessera/merchant-api-key/v1'),
       );
-      result = await database.db.transaction().execute((tx) => merchants.create(tx, { name, sites }));
+      result = await runTransaction(database.db, (tx) => merchants.create(tx, { name, sites }));
     } else {
       const currencies = args.values.currency?.map((pair) => {
         const [currency = '', network = ''] = pair.toUpperCase().split(':');

@@ -1,5 +1,6 @@
 // /admin/merchants: payments merchants with their sites; API private keys are issued and revoked here.
 import { z } from 'zod';
+import { runTransaction } from '../../platform/db/transact.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import type { Merchant } from '../../platform/tenants/merchants-service.ts';
 import type { AdminDeps } from './admin-deps.ts';
@@ -46,9 +47,9 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
         name: site.name,
         ipnUrl: deps.checkWebhookUrl(site.ipnUrl, `sites[${i}].ipnUrl`),
       }));
-      const created = await deps.db
-        .transaction()
-        .execute((tx) => deps.merchants.create(tx, { name: request.body.name, sites }));
+      const created = await runTransaction(deps.db, (tx) =>
+        deps.merchants.create(tx, { name: request.body.name, sites }),
+      );
       return reply.code(201).send({ ...created, createdAt: created.createdAt.toISOString() });
     },
   );

@@ -108,9 +108,6 @@ export type AuthStatus = keyof typeof AUTH_STATUS_TO_CHALLENGE;
 export const AUTH_TYPES = ['pinCode', 'pattern', 'other', 'faceRecognition', 'fingerprint'] as const;
 
 export class TransactionsService {
-  /** Settlement shard account ids by currency and shard: system accounts never change, so they are looked up once. */
-  private readonly settlementAccounts = new Map<string, string>();
-
   constructor(private readonly deps: TransactionsDeps) {}
 
   /** The card network's authorization request for an issued card. */
@@ -203,7 +200,7 @@ export class TransactionsService {
     await this.deps.ledger.transfer(tx, {
       operationId: `issuing-credit:${id}`,
       legs: [
-        { accountId: await this.settlementAccount(card.currency, id), amount: -input.amount },
+        { accountId: await this.settlementAccount(tx, card.currency, id), amount: -input.amount },
         { accountId: card.ledger_account_id, amount: input.amount },
       ],
       metadata: { transactionId: id },
@@ -614,7 +611,7 @@ export class TransactionsService {
     currency: string,
     amount: bigint,
   ): Promise<void> {
-    const networkAccountId = await this.settlementAccount(currency, transactionId);
+    const networkAccountId = await this.settlementAccount(tx, currency, transactionId);
     const now = this.deps.clock.now();
     try {
       const hold = await this.deps.ledger.hold(tx, {
@@ -647,22 +644,15 @@ export class TransactionsService {
     }
   }
 
-  private async settlementAccount(currency: string, transactionId: string): Promise<string> {
+  private settlementAccount(tx: Tx, currency: string, transactionId: string): Promise<string> {
     const shard = Number.parseInt(transactionId.slice(0, 8), 16) % NETWORK_SETTLEMENT_SHARDS;
-    const key = `${currency}:${shard}`;
-    const known = this.settlementAccounts.get(key);
-    if (known) return known;
-    // Opened outside the business transaction (an idempotent insert that commits at once), so a cached
-    // id can never point at an account whose creation was rolled back.
-    const account = await this.deps.ledger.openAccount(this.deps.db, {
+    return this.deps.ledger.systemAccount(tx, {
       ownerType: 'issuing_network',
       ownerId: 'card-network',
       asset: currency,
       purpose: `settlement:${shard}`,
       isBounded: false,
     });
-    this.settlementAccounts.set(key, account.id);
-    return account.id;
   }
 
   private async lockTransaction(tx: Tx, transactionId: string) {

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Db } from '../../platform/db/database.ts';
+import { runTransaction } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import {
   type KycVendorSimulator,
@@ -64,7 +65,7 @@ export async function registerKycPageRoutes(
         }
         if (!choice || !(choice in SIMULATED_OUTCOMES))
           throw new DomainError('validation_failed', 'choose an outcome', { field: 'outcome' });
-        const result = await deps.db.transaction().execute((tx) =>
+        const result = await runTransaction(deps.db, (tx) =>
           deps.vendor.submit(tx, session.id, {
             choice: choice as SimulatedOutcome,
             ...(document ? { document } : {}),

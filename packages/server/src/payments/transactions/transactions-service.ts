@@ -87,7 +87,6 @@ export interface TransactionsDeps {
 export class PaymentTransactionsService {
   /** Set by the orders module: runs after every change of a transaction, in its database transaction. */
   onChange: (tx: Tx, transaction: TransactionRow) => Promise<void> = async () => {};
-  private readonly accounts = new Map<string, string>();
 
   constructor(private readonly deps: TransactionsDeps) {}
 
@@ -277,8 +276,8 @@ export class PaymentTransactionsService {
         .returningAll()
         .executeTakeFirstOrThrow();
       const moved = await this.tryTransfer(tx, `payments-refund:${refund.id}`, [
-        { accountId: await this.siteAccount(t.site_id, t.currency), amount: -amount },
-        { accountId: await this.receivable(t.currency, refund.id), amount },
+        { accountId: await this.siteAccount(tx, t.site_id, t.currency), amount: -amount },
+        { accountId: await this.receivable(tx, t.currency, refund.id), amount },
       ]);
       if (!moved) {
         throw new DomainError('invalid_state', 'the site’s balance does not cover this refund', {
@@ -388,7 +387,12 @@ export class PaymentTransactionsService {
 
   /** The site's available balance in a currency (sandbox and operator views). */
   async siteBalance(siteId: number, currency: string): Promise<bigint> {
-    const account = await this.deps.ledger.getAccount(this.deps.db, await this.siteAccount(siteId, currency));
+    const account = await this.deps.ledger.findAccount(this.deps.db, {
+      ownerType: 'payments_site',
+      ownerId: String(siteId),
+      asset: currency,
+      purpose: 'balance',
+    });
     return account?.available ?? 0n;
   }
 
@@ -451,8 +455,8 @@ export class PaymentTransactionsService {
       await this.deps.ledger.transfer(tx, {
         operationId: `payments-credit-return:${t.id}`,
         legs: [
-          { accountId: await this.receivable(t.currency, t.id), amount: -BigInt(t.amount) },
-          { accountId: await this.siteAccount(t.site_id, t.currency), amount: BigInt(t.amount) },
+          { accountId: await this.receivable(tx, t.currency, t.id), amount: -BigInt(t.amount) },
+          { accountId: await this.siteAccount(tx, t.site_id, t.currency), amount: BigInt(t.amount) },
         ],
       });
     }
@@ -513,19 +517,19 @@ export class PaymentTransactionsService {
     if (splits.length > 0 && amount !== BigInt(t.amount)) {
       throw new DomainError('validation_failed', 'a split payment is captured in full', { field: 'amount' });
     }
-    const legs: Leg[] = [{ accountId: await this.receivable(t.currency, t.id), amount: -amount }];
+    const legs: Leg[] = [{ accountId: await this.receivable(tx, t.currency, t.id), amount: -amount }];
     const rest = amount - splitTotal;
-    if (rest > 0n) legs.push({ accountId: await this.siteAccount(t.site_id, t.currency), amount: rest });
+    if (rest > 0n) legs.push({ accountId: await this.siteAccount(tx, t.site_id, t.currency), amount: rest });
     for (const split of splits) {
-      legs.push({ accountId: await this.siteAccount(split.toSite, t.currency), amount: split.amount });
+      legs.push({ accountId: await this.siteAccount(tx, split.toSite, t.currency), amount: split.amount });
     }
     return legs;
   }
 
   private async moveForCredit(tx: Tx, t: TransactionRow, amount: bigint): Promise<boolean> {
     return this.tryTransfer(tx, `payments-credit:${t.id}`, [
-      { accountId: await this.siteAccount(t.site_id, t.currency), amount: -amount },
-      { accountId: await this.receivable(t.currency, t.id), amount },
+      { accountId: await this.siteAccount(tx, t.site_id, t.currency), amount: -amount },
+      { accountId: await this.receivable(tx, t.currency, t.id), amount },
     ]);
   }
 
@@ -580,9 +584,8 @@ export class PaymentTransactionsService {
     return t;
   }
 
-  /** System accounts never change, so their ids are looked up once (opened outside business transactions). */
-  private async siteAccount(siteId: number, currency: string): Promise<string> {
-    return this.account(`site:${siteId}:${currency}`, {
+  private siteAccount(tx: Tx, siteId: number, currency: string): Promise<string> {
+    return this.deps.ledger.systemAccount(tx, {
       ownerType: 'payments_site',
       ownerId: String(siteId),
       asset: currency,
@@ -592,23 +595,15 @@ export class PaymentTransactionsService {
   }
 
   /** What the card network owes the acquirer, split in shards so captures do not queue on one row. */
-  private async receivable(currency: string, transactionId: number): Promise<string> {
+  private receivable(tx: Tx, currency: string, transactionId: number): Promise<string> {
     const shard = transactionId % RECEIVABLE_SHARDS;
-    return this.account(`receivable:${currency}:${shard}`, {
+    return this.deps.ledger.systemAccount(tx, {
       ownerType: 'payments_network',
       ownerId: 'card-network',
       asset: currency,
       purpose: `receivable:${shard}`,
       isBounded: false,
     });
-  }
-
-  private async account(key: string, input: Parameters<Ledger['openAccount']>[1]): Promise<string> {
-    const known = this.accounts.get(key);
-    if (known) return known;
-    const account = await this.deps.ledger.openAccount(this.deps.db, input);
-    this.accounts.set(key, account.id);
-    return account.id;
   }
 }
 

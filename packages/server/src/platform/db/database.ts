@@ -1,6 +1,12 @@
 // One pg pool and one Kysely instance per process; every store function takes an Executor (db or tx).
-import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
+import {
+  type NestedAcquisitionPolicy,
+  ScopedPostgresDialect,
+  type StatementObserver,
+  type UnitOfWork,
+} from './connection-scope.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -11,18 +17,41 @@ export interface DatabaseHandle {
   db: Db;
   pool: pg.Pool;
   connectionString: string;
+  /** A unit of work on this database (not begun): one connection and one transaction for a request */
+  createUnit(): UnitOfWork;
   close(): Promise<void>;
 }
 
-export function openDatabase(connectionString: string, options: { max?: number } = {}): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 20, application_name: 'tessera' });
+export interface OpenDatabaseOptions {
+  /** Connections in the pool (default: 20) */
+  max?: number;
+  /** A query on the pool from inside a transaction (default: throw) */
+  onNestedAcquisition?: NestedAcquisitionPolicy;
+  /** Test-only fault injection: sees every statement before it is sent */
+  observeStatement?: StatementObserver;
+}
+
+export function openDatabase(connectionString: string, options: OpenDatabaseOptions = {}): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 20,
+    application_name: 'tessera',
+    // A peer that vanished (a host down, a failover) is noticed by the kernel instead of waited on forever.
+    keepAlive: true,
+  });
   // An idle client losing its server (restart, failover) must not crash the process.
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const dialect = new ScopedPostgresDialect({
+    pool,
+    onNestedAcquisition: options.onNestedAcquisition ?? 'throw',
+    ...(options.observeStatement ? { observeStatement: options.observeStatement } : {}),
+  });
+  const db = new Kysely<Database>({ dialect });
   return {
     db,
     pool,
     connectionString,
+    createUnit: () => dialect.driver.createUnit(),
     close: () => db.destroy(),
   };
 }

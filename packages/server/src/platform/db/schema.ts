@@ -140,12 +140,15 @@ export interface IdempotencyKeysTable {
   scope: string;
   key: string;
   request_hash: string;
-  status: 'in_progress' | 'completed';
-  response_status: number | null;
-  response_content_type: string | null;
-  response_body: string | null;
+  response_status: number;
+  response_content_type: string;
+  /** The answer, encrypted; null once the replay window has passed */
+  response_body_enc: string | null;
   created_at: Timestamp;
+  /** End of the replay window */
   expires_at: Timestamp;
+  /** Until when the key is refused for a new request (a tombstone after expires_at) */
+  retain_until: Timestamp;
 }
 
 export interface PlatformTables {

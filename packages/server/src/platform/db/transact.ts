@@ -1,15 +1,38 @@
 // Runs a business step in one transaction, then tells interested parties (the webhook worker) that
 // something committed, so a delivery does not wait for the next poll.
+// Inside a unit of work (a request with an Idempotency-Key) the step is a savepoint of the unit's
+// transaction, and "committed" means when the unit commits.
+import type { TransactionSettings } from 'kysely';
+import { currentUnit, inTransactionScope } from './connection-scope.ts';
 import type { Db, Tx } from './database.ts';
 
 export type Transact = <T>(step: (tx: Tx) => Promise<T>) => Promise<T>;
 
 export function createTransact(db: Db, afterCommit: () => void): Transact {
   return async (step) => {
-    const result = await db.transaction().execute(step);
-    afterCommit();
+    const result = await runTransaction(db, step);
+    const unit = currentUnit();
+    if (unit) unit.onCommit(afterCommit);
+    else afterCommit();
     return result;
   };
+}
+
+/**
+ * Every transaction goes through here, so the driver knows which connection the transaction holds and
+ * can refuse a second one from inside it.
+ */
+export function runTransaction<T>(
+  db: Db,
+  step: (tx: Tx) => Promise<T>,
+  settings: Pick<TransactionSettings, 'isolationLevel'> = {},
+): Promise<T> {
+  return inTransactionScope(() => {
+    const builder = db.transaction();
+    return (settings.isolationLevel ? builder.setIsolationLevel(settings.isolationLevel) : builder).execute(
+      step,
+    );
+  });
 }
 
 /**

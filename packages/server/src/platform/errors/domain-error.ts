@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   idempotency_mismatch: 422,
   idempotency_in_progress: 409,
+  idempotency_key_expired: 422,
   limit_exceeded: 422,
   payment_declined: 402,
   payload_too_large: 413,

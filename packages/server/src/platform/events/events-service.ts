@@ -3,7 +3,7 @@
 
 import type { Db, Executor } from '../db/database.ts';
 import type { WebhookApi } from '../db/schema.ts';
-import type { Transact } from '../db/transact.ts';
+import { runTransaction, type Transact } from '../db/transact.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import type { DeliveryEngine } from '../webhooks/delivery-engine.ts';
 
@@ -93,10 +93,9 @@ export class EventsService {
 
   async get(eventId: string, scope?: EventScope): Promise<EventView & { deliveries: DeliveryView[] }> {
     // One snapshot: an attempt committing between two reads must not show beside a stale delivery status.
-    return this.db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute((tx) => this.readEvent(tx, eventId, scope));
+    return runTransaction(this.db, (tx) => this.readEvent(tx, eventId, scope), {
+      isolationLevel: 'repeatable read',
+    });
   }
 
   private async readEvent(db: Executor, eventId: string, scope?: EventScope) {

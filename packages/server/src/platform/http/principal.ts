@@ -9,6 +9,5 @@ export interface Principal {
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
-    idempotency?: { scope: string; key: string; isReplay: boolean };
   }
 }

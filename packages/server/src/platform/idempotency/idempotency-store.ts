@@ -1,96 +1,139 @@
-// Idempotency keys (DESIGN principle 4). The key's row is claimed before the handler runs: a unique
-// insert decides who owns it, so two concurrent requests with one key never both execute.
+// Idempotency keys (DESIGN principle 4). A keyed request runs as one unit of work: its transaction takes
+// a transaction-scoped advisory lock on the key, runs the request, and writes the key's row with the
+// answer before it commits. So a key's row exists exactly when the request's effect does; a process
+// that dies mid-request takes its lock and its uncommitted effect with it, and the retry runs afresh.
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Clock } from '../clock/clock.ts';
 import { addSeconds } from '../clock/clock.ts';
+import type { Encryptor } from '../crypto/encryption.ts';
+import type { UnitOfWork } from '../db/connection-scope.ts';
 import type { Db } from '../db/database.ts';
 
-/** How long a key is remembered (default: 24 h, as Stripe) */
+/** How long an answer is replayed (default: 24 h, as Stripe) */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+/** How long a used key is refused for another run after its answer is gone (30 days in all) */
+export const IDEMPOTENCY_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 
-export type ClaimResult =
-  | { outcome: 'claimed' }
-  | { outcome: 'replay'; status: number; contentType: string; body: string }
+export interface StoredAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+export type BeginResult =
+  | { outcome: 'run'; unit: UnitOfWork }
+  | ({ outcome: 'replay' } & StoredAnswer)
   | { outcome: 'mismatch' }
-  | { outcome: 'in_progress' };
+  | { outcome: 'in_progress' }
+  | { outcome: 'expired'; usedAt: Date; status: number };
+
+export interface IdempotencyClaim {
+  scope: string;
+  key: string;
+  requestHash: string;
+}
 
 export class IdempotencyStore {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly encryptor: Encryptor,
+    private readonly createUnit: () => UnitOfWork,
   ) {}
 
-  async claim(scope: string, key: string, requestHash: string): Promise<ClaimResult> {
-    const now = this.clock.now();
-    // An expired row is removed first so the key can be used afresh.
-    await this.db
-      .deleteFrom('idempotency_keys')
-      .where('scope', '=', scope)
-      .where('key', '=', key)
-      .where('expires_at', '<=', now)
-      .execute();
-    const inserted = await this.db
-      .insertInto('idempotency_keys')
-      .values({
-        scope,
-        key,
-        request_hash: requestHash,
-        status: 'in_progress',
-        created_at: now,
-        expires_at: addSeconds(now, IDEMPOTENCY_TTL_SECONDS),
-      })
-      .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
-      .returning('key')
-      .executeTakeFirst();
-    if (inserted) return { outcome: 'claimed' };
+  /**
+   * Opens the request's unit of work holding the key's lock, or tells why the request must not run:
+   * another request holds the key now, or the key was used (replay, mismatch, or its answer expired).
+   */
+  async begin(claim: IdempotencyClaim): Promise<BeginResult> {
+    const unit = this.createUnit();
+    await unit.begin();
+    try {
+      const result = await unit.run(() => this.decide(claim, unit));
+      if (result.outcome !== 'run') await unit.finish('rollback');
+      return result;
+    } catch (err) {
+      await unit.finish('rollback');
+      throw err;
+    }
+  }
+
+  private async decide(claim: IdempotencyClaim, unit: UnitOfWork): Promise<BeginResult> {
+    const { rows } = await sql<{ locked: boolean }>`
+      SELECT pg_try_advisory_xact_lock(hashtextextended(${`${claim.scope}\n${claim.key}`}, 0)) AS locked
+    `.execute(this.db);
+    if (!rows[0]?.locked) return { outcome: 'in_progress' };
+    // A new statement, so a new snapshot: it sees the row of a request that committed just before the
+    // lock was ours (a commit is visible before its locks are released).
     const existing = await this.db
       .selectFrom('idempotency_keys')
       .selectAll()
-      .where('scope', '=', scope)
-      .where('key', '=', key)
+      .where('scope', '=', claim.scope)
+      .where('key', '=', claim.key)
       .executeTakeFirst();
-    if (!existing) return this.claim(scope, key, requestHash);
-    if (existing.request_hash !== requestHash) return { outcome: 'mismatch' };
-    if (existing.status === 'in_progress') return { outcome: 'in_progress' };
+    const now = this.clock.now();
+    if (!existing) return { outcome: 'run', unit };
+    if (existing.retain_until <= now) {
+      await this.db
+        .deleteFrom('idempotency_keys')
+        .where('scope', '=', claim.scope)
+        .where('key', '=', claim.key)
+        .execute();
+      return { outcome: 'run', unit };
+    }
+    if (existing.request_hash !== claim.requestHash) return { outcome: 'mismatch' };
+    if (existing.expires_at <= now || existing.response_body_enc === null) {
+      return { outcome: 'expired', usedAt: existing.created_at, status: existing.response_status };
+    }
     return {
       outcome: 'replay',
-      status: existing.response_status ?? 200,
-      contentType: existing.response_content_type ?? 'application/json',
-      body: existing.response_body ?? '',
+      status: existing.response_status,
+      contentType: existing.response_content_type,
+      body: this.encryptor.decrypt(existing.response_body_enc, associatedData(claim)),
     };
   }
 
-  async complete(
-    scope: string,
-    key: string,
-    response: { status: number; contentType: string; body: string },
-  ) {
-    await this.db
-      .updateTable('idempotency_keys')
-      .set({
-        status: 'completed',
-        response_status: response.status,
-        response_content_type: response.contentType,
-        response_body: response.body,
-      })
-      .where('scope', '=', scope)
-      .where('key', '=', key)
-      .execute();
+  /** Writes the key's row with its answer inside the unit, which the caller then commits. */
+  async record(unit: UnitOfWork, claim: IdempotencyClaim, answer: StoredAnswer): Promise<void> {
+    const now = this.clock.now();
+    // Straight on the unit's transaction: if this insert fails, the whole unit rolls back anyway.
+    await unit.execute(
+      this.db
+        .insertInto('idempotency_keys')
+        .values({
+          scope: claim.scope,
+          key: claim.key,
+          request_hash: claim.requestHash,
+          response_status: answer.status,
+          response_content_type: answer.contentType,
+          response_body_enc: this.encryptor.encrypt(answer.body, associatedData(claim)),
+          created_at: now,
+          expires_at: addSeconds(now, IDEMPOTENCY_TTL_SECONDS),
+          retain_until: addSeconds(now, IDEMPOTENCY_RETENTION_SECONDS),
+        })
+        .compile(),
+    );
   }
 
-  /** Frees the key after a server error, so the client's retry runs the request again. */
-  async release(scope: string, key: string): Promise<void> {
-    await this.db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).execute();
-  }
-
+  /** Drops answers past their replay window, and tombstones past their retention. */
   async purgeExpired(): Promise<number> {
-    const result = await this.db
-      .deleteFrom('idempotency_keys')
-      .where('expires_at', '<=', this.clock.now())
+    const now = this.clock.now();
+    const purged = await this.db
+      .updateTable('idempotency_keys')
+      .set({ response_body_enc: null })
+      .where('expires_at', '<=', now)
+      .where('response_body_enc', 'is not', null)
       .executeTakeFirst();
-    return Number(result.numDeletedRows);
+    const deleted = await this.db
+      .deleteFrom('idempotency_keys')
+      .where('retain_until', '<=', now)
+      .executeTakeFirst();
+    return Number(purged.numUpdatedRows) + Number(deleted.numDeletedRows);
   }
 }
+
+const associatedData = (claim: IdempotencyClaim) => `idempotency:${claim.scope}\n${claim.key}`;
 
 /** Method, path and the parsed body with keys sorted: form and JSON spellings of one request agree. */
 export function hashRequest(method: string, url: string, body: unknown): string {

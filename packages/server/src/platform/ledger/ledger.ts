@@ -76,13 +76,38 @@ export const insufficientFunds = (accountId: string) =>
   });
 
 export class Ledger {
+  /** Ids of accounts known to be committed, by owner, asset and purpose (accounts are never deleted) */
+  private readonly knownAccounts = new Map<string, string>();
+
   constructor(private readonly now: () => Date) {}
+
+  /**
+   * The id of a system account (a site's balance, a network's receivable shard), opened on first use
+   * inside the caller's transaction: never on a second connection, which could wait forever for a pool
+   * held by transactions like this one. An id is remembered only once it is known committed (found
+   * rather than inserted), so a remembered id never points at an account whose creation rolled back.
+   */
+  async systemAccount(tx: Tx, input: OpenAccountInput): Promise<string> {
+    const key = `${input.ownerType}\u0000${input.ownerId}\u0000${input.asset}\u0000${input.purpose}`;
+    const known = this.knownAccounts.get(key);
+    if (known) return known;
+    const { account, isNew } = await this.open(tx, input);
+    if (!isNew) this.knownAccounts.set(key, account.id);
+    return account.id;
+  }
 
   /**
    * Opens the account, or returns the existing one with the same owner, asset and purpose. An existing
    * account is only read, never rewritten: system accounts are "opened" on hot paths.
    */
   async openAccount(db: Executor, input: OpenAccountInput): Promise<LedgerAccount> {
+    return (await this.open(db, input)).account;
+  }
+
+  private async open(
+    db: Executor,
+    input: OpenAccountInput,
+  ): Promise<{ account: LedgerAccount; isNew: boolean }> {
     const inserted = await db
       .insertInto('ledger_accounts')
       .values({
@@ -97,17 +122,26 @@ export class Ledger {
       .onConflict((oc) => oc.columns(['owner_type', 'owner_id', 'asset', 'purpose']).doNothing())
       .returningAll()
       .executeTakeFirst();
-    const row =
-      inserted ??
-      (await db
-        .selectFrom('ledger_accounts')
-        .selectAll()
-        .where('owner_type', '=', input.ownerType)
-        .where('owner_id', '=', input.ownerId)
-        .where('asset', '=', input.asset)
-        .where('purpose', '=', input.purpose)
-        .executeTakeFirstOrThrow());
-    return toAccount(row);
+    if (inserted) return { account: toAccount(inserted), isNew: true };
+    const existing = await this.findAccount(db, input);
+    if (!existing) throw new Error('a ledger account neither inserted nor found');
+    return { account: existing, isNew: false };
+  }
+
+  /** The account with this owner, asset and purpose, if it was ever opened (reads only). */
+  async findAccount(
+    db: Executor,
+    input: Omit<OpenAccountInput, 'isBounded'>,
+  ): Promise<LedgerAccount | undefined> {
+    const row = await db
+      .selectFrom('ledger_accounts')
+      .selectAll()
+      .where('owner_type', '=', input.ownerType)
+      .where('owner_id', '=', input.ownerId)
+      .where('asset', '=', input.asset)
+      .where('purpose', '=', input.purpose)
+      .executeTakeFirst();
+    return row ? toAccount(row) : undefined;
   }
 
   async getAccount(db: Executor, accountId: string): Promise<LedgerAccount | undefined> {

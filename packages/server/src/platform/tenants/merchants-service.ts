@@ -113,25 +113,27 @@ export class MerchantsService {
     db: Executor,
     apiKey: string,
   ): Promise<{ merchantId: number; apiKeyId: string } | undefined> {
+    let payload: { jti?: unknown; mid?: unknown };
     try {
       // No expiry check: API private keys live until revoked (as the service's do).
-      const { payload } = await jwtVerify(apiKey, this.jwtKey, {
+      ({ payload } = await jwtVerify(apiKey, this.jwtKey, {
         issuer: ISSUER,
         audience: AUDIENCE,
         algorithms: ['HS256'],
-      });
-      if (typeof payload.jti !== 'string' || typeof payload.mid !== 'number') return undefined;
-      const row = await db
-        .selectFrom('merchant_api_keys')
-        .select(['merchant_id', 'revoked_at'])
-        .where('id', '=', payload.jti)
-        .where('key_hash', '=', hashToken(apiKey))
-        .executeTakeFirst();
-      if (!row || row.revoked_at !== null || row.merchant_id !== payload.mid) return undefined;
-      return { merchantId: row.merchant_id, apiKeyId: payload.jti };
+      }));
     } catch {
       return undefined;
     }
+    if (typeof payload.jti !== 'string' || typeof payload.mid !== 'number') return undefined;
+    // Outside the try: a database failure is a 5xx to retry, never a 401 that tells the caller its key is bad.
+    const row = await db
+      .selectFrom('merchant_api_keys')
+      .select(['merchant_id', 'revoked_at'])
+      .where('id', '=', payload.jti)
+      .where('key_hash', '=', hashToken(apiKey))
+      .executeTakeFirst();
+    if (!row || row.revoked_at !== null || row.merchant_id !== payload.mid) return undefined;
+    return { merchantId: row.merchant_id, apiKeyId: payload.jti };
   }
 
   async get(db: Executor, id: number): Promise<Merchant> {

@@ -9,6 +9,7 @@ import type { Clock } from '../clock/clock.ts';
 import { addSeconds } from '../clock/clock.ts';
 import type { Db, Executor } from '../db/database.ts';
 import type { EventsTable, WebhookApi } from '../db/schema.ts';
+import { runTransaction } from '../db/transact.ts';
 import { newId } from '../ids.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import { CHANNELS, newAttemptId, type WebhookChannel } from './channels.ts';
@@ -145,7 +146,7 @@ export class DeliveryEngine {
     const error =
       result.error ??
       (isAcknowledged ? undefined : `not acknowledged: HTTP ${result.statusCode ?? 'no status'}`);
-    await db.transaction().execute(async (tx) => {
+    await runTransaction(db, async (tx) => {
       await tx
         .insertInto('webhook_attempts')
         .values({

@@ -1,0 +1,182 @@
+// A keyed write is one unit of work: its effect, its events and its key's answer commit together. Here
+// the connection is cut before each statement of a request in turn (what the database sees when the
+// process dies at that point), then the client retries with the same key. Whatever the crash point,
+// the retry gets one answer and exactly one effect exists.
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aStore, orderDocument } from '../harness/crypto-builders.ts';
+import { Harness } from '../harness/harness.ts';
+import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
+import { aCustomer, aMerchant, anOrder, type TestMerchant } from '../harness/payments-builders.ts';
+
+/** Cuts the connection before the n-th statement seen while armed (1-based); counts when n is 0. */
+class CrashPoint {
+  armed = false;
+  crashAt = 0;
+  seen = 0;
+
+  arm(crashAt: number) {
+    this.armed = true;
+    this.crashAt = crashAt;
+    this.seen = 0;
+  }
+
+  disarm(): number {
+    this.armed = false;
+    return this.seen;
+  }
+
+  observe = (_sql: string, connection: { destroy(): void }) => {
+    if (!this.armed) return;
+    this.seen++;
+    if (this.seen === this.crashAt) connection.destroy();
+  };
+}
+
+const crash = new CrashPoint();
+let h: Harness;
+let merchant: TestMerchant;
+let customerId: number;
+
+beforeAll(async () => {
+  h = await Harness.start({ observeStatement: crash.observe });
+  merchant = await aMerchant(h);
+  customerId = await aCustomer(h, merchant);
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const orderRequest = (key: string, externalOrderId: string) => () =>
+  h.request<{ data: { orderId: number } }>('POST', '/payments/order', {
+    headers: { ...merchant.auth, 'idempotency-key': key },
+    form: anOrder(customerId, { externalOrderId }),
+  });
+
+async function ordersWith(externalOrderId: string) {
+  return h.services.db
+    .selectFrom('payments_orders')
+    .select(['id', 'status'])
+    .where('external_order_id', '=', externalOrderId)
+    .execute();
+}
+
+describe('a crash between any two statements of a keyed request', () => {
+  it('never loses, doubles or strands a payments order', async () => {
+    // How many statements one keyed order takes (the first order also opens ledger accounts).
+    await orderRequest(`warm-${randomBytes(4).toString('hex')}`, 'warm-up')();
+    crash.arm(0);
+    const counted = await orderRequest(`count-${randomBytes(4).toString('hex')}`, 'count')();
+    const statements = crash.disarm();
+    expect(counted.status).toBe(201);
+    expect(statements).toBeGreaterThan(5);
+
+    // Two more points than counted: a run can take a few statements more (a receivable shard's first
+    // use opens its account), and a point past the commit is a crash after it: the answer is lost.
+    for (let point = 1; point <= statements + 2; point++) {
+      const key = `crash-${point}-${randomBytes(4).toString('hex')}`;
+      const externalOrderId = `crash-${point}`;
+      crash.arm(point);
+      const crashed = await orderRequest(key, externalOrderId)();
+      const ran = crash.disarm();
+      const hasCrashed = point <= ran;
+      if (hasCrashed) {
+        expect(crashed.status, `statement ${point}`).toBeGreaterThanOrEqual(500);
+        expect(await ordersWith(externalOrderId), `statement ${point}`).toHaveLength(0);
+      }
+
+      const retried = await orderRequest(key, externalOrderId)();
+      expect(retried.status, `retry after statement ${point}: ${retried.text}`).toBe(201);
+      expect(retried.headers.get('idempotency-replayed')).toBe(hasCrashed ? null : 'true');
+      const again = await orderRequest(key, externalOrderId)();
+      expect(again.headers.get('idempotency-replayed')).toBe('true');
+      expect(again.text).toBe(retried.text);
+      const orders = await ordersWith(externalOrderId);
+      expect(orders, `statement ${point}`).toHaveLength(1);
+      expect(orders[0]?.id).toBe(retried.body.data.orderId);
+    }
+    // Nothing half-written anywhere: no event, delivery or ledger movement of a crashed attempt.
+    await expectLedgerInvariants(h);
+    const orphanTransactions = await sql`
+      SELECT t.id FROM payments_transactions t LEFT JOIN payments_orders o ON o.id = t.order_id WHERE o.id IS NULL
+    `.execute(h.services.db);
+    expect(orphanTransactions.rows).toEqual([]);
+  }, 120_000);
+
+  it('never loses or doubles a crypto order', async () => {
+    const store = await aStore(h);
+    const request = (key: string, reference: string) =>
+      h.request<{ data: { id: string } }>('POST', '/crypto/api/stores/orders', {
+        headers: { ...store.auth, 'idempotency-key': key },
+        json: orderDocument({ reference }),
+      });
+    crash.arm(0);
+    expect((await request('count-crypto', 'count-crypto')).status).toBe(201);
+    const statements = crash.disarm();
+    for (let point = 1; point <= statements + 2; point++) {
+      const key = `crypto-crash-${point}`;
+      crash.arm(point);
+      const crashed = await request(key, key);
+      const hasCrashed = point <= crash.disarm();
+      if (hasCrashed) expect(crashed.status).toBeGreaterThanOrEqual(500);
+      const retried = await request(key, key);
+      expect(retried.status, retried.text).toBe(201);
+      expect(retried.headers.get('idempotency-replayed')).toBe(hasCrashed ? null : 'true');
+      const rows = await h.services.db
+        .selectFrom('crypto_orders')
+        .select('id')
+        .where('reference', '=', key)
+        .execute();
+      expect(rows.map((r) => r.id)).toEqual([retried.body.data.id]);
+    }
+  }, 60_000);
+});
+
+describe('keys', () => {
+  it('are refused while their request runs, and free the moment its connection dies', async () => {
+    // A request that dies after taking the key's lock: the server rolls back at once, so the retry
+    // runs at once rather than meeting "in progress" for a day.
+    const key = 'dies-holding-the-lock';
+    crash.arm(4);
+    const crashed = await orderRequest(key, 'dies')();
+    crash.disarm();
+    expect(crashed.status).toBeGreaterThanOrEqual(500);
+    const retried = await orderRequest(key, 'dies')();
+    expect(retried.status).toBe(201);
+  });
+
+  it('store their answer encrypted, and never run a request twice, even after the answer expired', async () => {
+    const created = await h.admin<{ apiKey: string }>('POST', '/partners', {
+      headers: { 'idempotency-key': 'secret-answer' },
+      json: { name: 'Keyed partner' },
+    });
+    expect(created.status).toBe(201);
+    const stored = await h.services.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('key', '=', 'secret-answer')
+      .executeTakeFirstOrThrow();
+    expect(JSON.stringify(stored)).not.toContain(created.body.apiKey);
+
+    await h.advanceClock(24 * 3600 + 1);
+    const purged = await h.services.db
+      .selectFrom('idempotency_keys')
+      .select('response_body_enc')
+      .where('key', '=', 'secret-answer')
+      .executeTakeFirstOrThrow();
+    expect(purged.response_body_enc).toBeNull();
+    const late = await h.admin<{ error: { code: string; field: string } }>('POST', '/partners', {
+      headers: { 'idempotency-key': 'secret-answer' },
+      json: { name: 'Keyed partner' },
+    });
+    expect(late.status).toBe(422);
+    expect(late.body.error).toMatchObject({ code: 'idempotency_key_expired', field: 'Idempotency-Key' });
+    const partners = await h.services.db
+      .selectFrom('partners')
+      .select('id')
+      .where('name', '=', 'Keyed partner')
+      .execute();
+    expect(partners).toHaveLength(1);
+  });
+});
