@@ -1,11 +1,14 @@
 // Resolves what a process needs before services exist: secrets (generated in sandbox), the database
 // (embedded unless DATABASE_URL), and migrations. Shared by `serve`, `migrate` and the admin CLI.
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config.ts';
 import { parseEncryptionKey } from './platform/crypto/encryption.ts';
 import { loadOrCreateSandboxSecrets } from './platform/crypto/sandbox-secrets.ts';
-import { ensureDatabase, startEmbeddedPostgres } from './platform/db/embedded-postgres.ts';
+import {
+  ensureDatabase,
+  runningEmbeddedPort,
+  startEmbeddedPostgres,
+} from './platform/db/embedded-postgres.ts';
 import { migrate } from './platform/db/migrate.ts';
 
 export const EMBEDDED_DATABASE = 'tessera';
@@ -45,17 +48,4 @@ export async function boot(
   }
   if (options.runMigrations) await migrate(databaseUrl);
   return { databaseUrl, adminToken, encryptionKey, stopDatabase };
-}
-
-/** The port of an embedded server another Tessera process is running on this data directory. */
-function runningEmbeddedPort(directory: string): number | undefined {
-  const pidFile = join(directory, 'postmaster.pid');
-  if (!existsSync(pidFile)) return undefined;
-  const [pid, , , port] = readFileSync(pidFile, 'utf8').split('\n');
-  try {
-    process.kill(Number(pid), 0);
-    return Number(port) || undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -36,6 +36,8 @@ export const ConfigSchema = z.object({
   TESSERA_WEBHOOK_ALLOWLIST: z.string().default(''),
   /** Timeout of one webhook HTTP attempt in ms; the issuing spec fixes 30 s (default: 30000) */
   TESSERA_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** How long a stop (SIGTERM, SIGINT) may take to drain before it cuts what is left, in ms (default: 10000) */
+  TESSERA_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
   /** Connections in each process's database pool (default: 20) */
   TESSERA_DB_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(20),
   /** Real-time interval of the background sweeps (expiry, retries) in ms (default: 1000) */
@@ -86,6 +88,7 @@ export interface Config {
   webhookTimeoutMs: number;
   sweepIntervalMs: number;
   databasePoolSize: number;
+  shutdownTimeoutMs: number;
   basePaths: { issuing: string; payments: string; crypto: string };
   issuingBin: string;
   threeDsTimeoutSeconds: number;
@@ -136,6 +139,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     webhookTimeoutMs: e.TESSERA_WEBHOOK_TIMEOUT_MS,
     sweepIntervalMs: e.TESSERA_SWEEP_INTERVAL_MS,
     databasePoolSize: e.TESSERA_DB_POOL_SIZE,
+    shutdownTimeoutMs: e.TESSERA_SHUTDOWN_TIMEOUT_MS,
     issuingBin: e.TESSERA_ISSUING_BIN,
     threeDsTimeoutSeconds: e.TESSERA_3DS_TIMEOUT_SECONDS,
     authorizationHoldSeconds: e.TESSERA_AUTHORIZATION_HOLD_SECONDS,

@@ -2,6 +2,7 @@
 import { runAdminCommand } from './admin/cli/admin-cli.ts';
 import { boot } from './boot.ts';
 import { type Config, ConfigError, parseConfig } from './config.ts';
+import { EmbeddedPostgresError } from './platform/db/embedded-postgres.ts';
 import { createApp } from './server.ts';
 
 async function main(argv: string[]): Promise<number> {
@@ -36,7 +37,9 @@ async function main(argv: string[]): Promise<number> {
 async function serve(config: Config): Promise<number> {
   const booted = await boot(config, { runMigrations: true });
   const tessera = await createApp({ config, ...booted });
-  // Shutdown order: drain HTTP, stop sweeps and jobs, close the pool, then stop Postgres.
+  // Shutdown: webhook attempts cut short, HTTP drained (503 to anything new), sweeps and jobs stopped,
+  // the pool closed, then Postgres stopped; all within TESSERA_SHUTDOWN_TIMEOUT_MS, a second signal
+  // or a stop that overruns its deadline exits at once.
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) {
@@ -44,14 +47,22 @@ async function serve(config: Config): Promise<number> {
       process.exit(1);
     }
     stopping = true;
+    const started = Date.now();
     tessera.services.logger.info({ signal }, 'shutting down');
+    const backstop = setTimeout(() => {
+      process.stderr.write('tessera: the stop overran its deadline; exiting\n');
+      void booted.stopDatabase().finally(() => process.exit(1));
+    }, config.shutdownTimeoutMs + 5000);
+    backstop.unref();
     void (async () => {
       try {
         await tessera.close();
         await booted.stopDatabase();
+        tessera.services.logger.info({ signal, durationMs: Date.now() - started }, 'stopped');
         process.exit(0);
       } catch (err) {
         process.stderr.write(`tessera: shutdown failed: ${(err as Error).message}\n`);
+        await booted.stopDatabase().catch(() => undefined);
         process.exit(1);
       }
     })();
@@ -85,7 +96,26 @@ async function serve(config: Config): Promise<number> {
 }
 
 const code = await main(process.argv.slice(2)).catch((err: unknown) => {
-  process.stderr.write(`tessera: ${(err as Error).stack ?? String(err)}\n`);
+  process.stderr.write(`tessera: ${describeFailure(err)}\n`);
   return 1;
 });
 if (code >= 0) process.exit(code);
+
+/** What went wrong, for a person: the message (a start error carries its fix); a stack only when debugging. */
+function describeFailure(err: unknown): string {
+  if (!(err instanceof Error)) return `failed: ${String(err)}`;
+  const debug = process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace';
+  if (debug && err.stack) return err.stack;
+  const code = (err as NodeJS.ErrnoException).code;
+  const hint =
+    err instanceof EmbeddedPostgresError
+      ? ''
+      : code === 'EADDRINUSE'
+        ? '\n  Fix: another program uses this port; set PORT to a free one (PORT=0 picks one)'
+        : code === 'EACCES'
+          ? '\n  Fix: this user may not use that file or port; check TESSERA_DATA_DIR and PORT'
+          : code === 'ECONNREFUSED'
+            ? '\n  Fix: the database does not answer; check DATABASE_URL and that Postgres runs'
+            : '\n  (LOG_LEVEL=debug shows where it failed)';
+  return `${err.message}${hint}`;
+}

@@ -117,7 +117,24 @@ export interface PlatformServices {
 export interface TesseraApp {
   app: FastifyInstance;
   services: PlatformServices;
-  close(): Promise<void>;
+  /** Drains and stops everything within the shutdown timeout (default: TESSERA_SHUTDOWN_TIMEOUT_MS) */
+  close(options?: { timeoutMs?: number }): Promise<void>;
+}
+
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    promise.then(
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+    );
+  });
 }
 
 export async function createApp(options: AppOptions): Promise<TesseraApp> {
@@ -269,11 +286,23 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   if (options.runBackgroundSweeps ?? true) sweeps.start(config.sweepIntervalMs);
 
   let closing: Promise<void> | undefined;
-  const close = () => {
+  const close = (options: { timeoutMs?: number } = {}) => {
     closing ??= (async () => {
+      const deadline = Date.now() + (options.timeoutMs ?? config.shutdownTimeoutMs);
+      const remaining = () => Math.max(0, deadline - Date.now());
+      // Webhook attempts in flight are cut short first (a hanging receiver must not hold the stop):
+      // they are recorded as abandoned and due again, for whichever process runs next.
+      deliveries.stop();
+      // The listener closes and requests on open connections answer 503 with `Connection: close`
+      // (readiness included) while the requests in flight finish.
+      const httpClosed = app.close();
       await sweeps.stop();
-      await app.close();
-      await jobs.stop();
+      await jobs.stop(remaining());
+      if (!(await settlesWithin(httpClosed, remaining()))) {
+        logger.warn('requests still running at the shutdown deadline were cut off');
+        app.server.closeAllConnections();
+        await httpClosed;
+      }
       await database.close();
     })();
     return closing;

@@ -1,90 +1,26 @@
 // The README's promises, on the real binary: `serve` starts on the embedded Postgres and prints what an
 // operator needs; `npx tessera admin …` works beside it; SIGTERM stops everything cleanly; a second
 // start reuses the data; production refuses to start without its settings.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aDataDir, runCli, ServerProcess } from '../harness/server-process.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/tessera.mjs', import.meta.url));
+let data: Awaited<ReturnType<typeof aDataDir>>;
 let dataDir: string;
 
 beforeAll(async () => {
-  const root = await mkdtemp(join(tmpdir(), 'tessera-e2e-'));
-  await chmod(root, 0o755);
-  dataDir = join(root, 'data');
+  data = await aDataDir();
+  dataDir = data.dir;
 });
 afterAll(async () => {
-  await rm(join(dataDir, '..'), { recursive: true, force: true });
+  await data.remove();
 });
 
-function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _ignored, ...rest } = process.env;
-  return { ...rest, TESSERA_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', ...extra };
-}
-
-interface Started {
-  child: ChildProcess;
-  baseUrl: string;
-  adminToken: string;
-  output: () => string;
-}
-
-async function startServer(): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += String(chunk);
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += String(chunk);
-  });
-  const banner = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner in time:\n${output}`)), 90_000);
-    const check = () => {
-      if (/Database\s+embedded/.test(output)) {
-        clearTimeout(timer);
-        resolve(output);
-      }
-    };
-    child.stdout?.on('data', check);
-    child.on('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
-  });
-  const baseUrl = /Admin API\s+(http:\/\/\S+)\/admin/.exec(banner)?.[1] ?? '';
-  const adminToken = /Admin token\s+(\S+)/.exec(banner)?.[1] ?? '';
-  return { child, baseUrl, adminToken, output: () => output };
-}
-
-function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {
-  return new Promise((resolve) => {
-    child.on('exit', (code) => resolve(code));
-    child.kill(signal);
-  });
-}
-
-function run(
-  args: string[],
-  extraEnv: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: env(extraEnv),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (c) => {
-      stdout += String(c);
-    });
-    child.stderr?.on('data', (c) => {
-      stderr += String(c);
-    });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const startServer = () => ServerProcess.start({ TESSERA_DATA_DIR: dataDir });
+const run = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { TESSERA_DATA_DIR: dataDir, ...env });
 
 describe('tessera serve', () => {
   it('starts, serves, works with the admin CLI, stops on SIGTERM and restarts on the same data', async () => {
@@ -133,7 +69,7 @@ describe('tessera serve', () => {
     });
     expect(((await listed.json()) as { data: { id: string }[] }).data.map((p) => p.id)).toContain(created.id);
 
-    expect(await stop(first.child, 'SIGTERM')).toBe(0);
+    expect((await first.stop('SIGTERM')).code).toBe(0);
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
 
     const second = await startServer();
@@ -142,8 +78,20 @@ describe('tessera serve', () => {
       headers: { authorization: `Bearer ${second.adminToken}` },
     });
     expect(again.status).toBe(200);
-    expect(await stop(second.child, 'SIGINT')).toBe(0);
+    // A second serve beside a live one refuses, naming the other process and the fix; no stack trace.
+    const beside = await run(['serve']);
+    expect(beside.code).toBe(1);
+    expect(beside.stderr).toMatch(new RegExp(`another Tessera process \\(pid ${second.pid}\\)`));
+    expect(beside.stderr).toMatch(/Fix: /);
+    expect(beside.stderr).not.toMatch(/\n\s+at /);
+    expect((await second.stop('SIGINT')).code).toBe(0);
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+
+    // A lock file left by a crash, naming a live process that is not Postgres (pid reuse), is cleared.
+    await writeFile(join(dataDir, 'postgres', 'postmaster.pid'), `${process.pid}\n${dataDir}\n`);
+    const third = await startServer();
+    expect((await third.request('GET', '/readyz')).status).toBe(200);
+    expect((await third.stop('SIGTERM')).code).toBe(0);
   }, 180_000);
 
   it('production refuses to start without its settings, naming each', async () => {

@@ -134,6 +134,8 @@ export interface WebhookAttemptsTable {
   response_excerpt: string | null;
   error: string | null;
   succeeded: boolean;
+  /** Cut short by a shutdown: recorded, not counted */
+  abandoned: Generated<boolean>;
 }
 
 export interface IdempotencyKeysTable {

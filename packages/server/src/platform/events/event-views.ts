@@ -22,6 +22,8 @@ const attemptView = z.object({
   responseExcerpt: z.string().nullable(),
   error: z.string().nullable(),
   succeeded: z.boolean(),
+  /** Cut short by a shutdown of Tessera: not counted, tried again */
+  abandoned: z.boolean(),
 });
 
 export const eventDetailView = eventView.extend({

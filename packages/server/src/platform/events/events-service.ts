@@ -42,6 +42,7 @@ export interface AttemptView {
   responseExcerpt: string | null;
   error: string | null;
   succeeded: boolean;
+  abandoned: boolean;
 }
 
 export interface DeliveryView {
@@ -141,6 +142,7 @@ export class EventsService {
             responseExcerpt: a.response_excerpt,
             error: a.error,
             succeeded: a.succeeded,
+            abandoned: a.abandoned,
           })),
       })),
     };

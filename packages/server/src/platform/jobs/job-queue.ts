@@ -65,8 +65,9 @@ export class JobQueue {
     if (id) this.boss.notifyWorker(id);
   }
 
-  async stop(): Promise<void> {
-    await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+  /** Stops the workers, letting running jobs finish for at most `timeoutMs` (pg-boss needs ≥ 1 s). */
+  async stop(timeoutMs = 10_000): Promise<void> {
+    await this.boss.stop({ graceful: true, wait: true, timeout: Math.max(1000, timeoutMs) });
   }
 }
 

@@ -13,7 +13,7 @@ import { runTransaction } from '../db/transact.ts';
 import { newId } from '../ids.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import { CHANNELS, newAttemptId, type WebhookChannel } from './channels.ts';
-import type { HttpSender } from './http-sender.ts';
+import type { HttpSender, OutboundResult } from './http-sender.ts';
 import type { WebhookTenantDirectory } from './tenant-directory.ts';
 
 export const DELIVERY_QUEUE = 'webhook-delivery';
@@ -37,6 +37,7 @@ type StoredEvent = Pick<EventsTable, 'id' | 'api' | 'tenant_id' | 'payload' | 't
 
 export class DeliveryEngine {
   private readonly channels: Record<WebhookApi, WebhookChannel>;
+  private isStopping = false;
 
   constructor(private readonly deps: DeliveryEngineDeps) {
     this.channels = deps.channels ?? CHANNELS;
@@ -84,6 +85,15 @@ export class DeliveryEngine {
     return id;
   }
 
+  /**
+   * Shutdown: no new attempt starts, and attempts in flight are cut short. They are recorded as
+   * abandoned, do not count, and are due again at once, for whichever process runs next.
+   */
+  stop(): void {
+    this.isStopping = true;
+    this.deps.sender.abandonAll();
+  }
+
   /** Wakes the worker after a commit that created deliveries. */
   notify(): void {
     this.deps.jobs.notify(DELIVERY_QUEUE);
@@ -91,6 +101,7 @@ export class DeliveryEngine {
 
   /** Makes one attempt if the delivery is due and free; answers whether an attempt was made. */
   async attempt(deliveryId: string): Promise<boolean> {
+    if (this.isStopping) return false;
     const { db, clock } = this.deps;
     const leaseSeconds = Math.ceil(this.deps.timeoutMs / 1000) + (this.deps.leaseSlackSeconds ?? 15);
     const claimed = await db
@@ -121,12 +132,7 @@ export class DeliveryEngine {
     const channel = this.channels[claimed.api];
     const attemptId = newAttemptId();
     const startedAt = clock.now();
-    let result: {
-      statusCode: number | undefined;
-      body: string;
-      error: string | undefined;
-      durationMs: number;
-    };
+    let result: OutboundResult;
     try {
       const secret = await this.deps.tenants.signingSecret(db, claimed.api, claimed.tenant_id);
       const request = await channel.buildRequest(claimed.payload, secret, attemptId);
@@ -138,6 +144,10 @@ export class DeliveryEngine {
         error: `could not build the request: ${(err as Error).message}`,
         durationMs: 0,
       };
+    }
+    if (result.isAbandoned) {
+      await this.recordAbandoned(claimed.id, claimed.attempt_count, attemptId, startedAt, result);
+      return true;
     }
     const isAcknowledged =
       result.error === undefined && channel.isAcknowledged(result.statusCode, result.body);
@@ -180,6 +190,41 @@ export class DeliveryEngine {
       );
     }
     return true;
+  }
+
+  private async recordAbandoned(
+    deliveryId: string,
+    attemptNumber: number,
+    attemptId: string,
+    startedAt: Date,
+    result: OutboundResult,
+  ): Promise<void> {
+    await runTransaction(this.deps.db, async (tx) => {
+      await tx
+        .insertInto('webhook_attempts')
+        .values({
+          id: attemptId,
+          delivery_id: deliveryId,
+          attempt_number: attemptNumber,
+          started_at: startedAt,
+          duration_ms: result.durationMs,
+          status_code: null,
+          response_excerpt: null,
+          error: result.error ?? 'abandoned',
+          succeeded: false,
+          abandoned: true,
+        })
+        .execute();
+      await tx
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({
+          attempt_count: eb('attempt_count', '-', 1),
+          leased_until: null,
+          next_attempt_at: this.deps.clock.now(),
+        }))
+        .where('id', '=', deliveryId)
+        .execute();
+    });
   }
 
   /** The sweep: attempts every delivery whose due time has passed on the injected clock. */

@@ -13,6 +13,8 @@ export interface OutboundRequest {
 }
 
 export interface OutboundResult {
+  /** Cut short because Tessera is shutting down: no verdict on the receiver */
+  isAbandoned?: boolean;
   statusCode: number | undefined;
   /** The response body, at most 64 KiB of it */
   body: string;
@@ -23,10 +25,19 @@ export interface OutboundResult {
 const MAX_BODY = 64 * 1024;
 
 export class HttpSender {
+  private readonly inFlight = new Set<AbortController>();
+  private isAbandoning = false;
+
   constructor(
     private readonly guard: SsrfGuard,
     private readonly timeoutMs: number,
   ) {}
+
+  /** Cuts every request in flight short and refuses new ones (shutdown). */
+  abandonAll(): void {
+    this.isAbandoning = true;
+    for (const controller of this.inFlight) controller.abort();
+  }
 
   async post(request: OutboundRequest): Promise<OutboundResult> {
     const started = performance.now();
@@ -40,16 +51,24 @@ export class HttpSender {
       error,
       durationMs: Math.round(performance.now() - started),
     });
+    if (this.isAbandoning)
+      return { ...done(undefined, '', 'abandoned: Tessera is shutting down'), isAbandoned: true };
     const refused = this.guard.checkUrl(request.url);
     if (refused) return done(undefined, '', `refused: the URL ${refused}`);
     const url = new URL(request.url);
     const lookup = this.guardedLookup(url.hostname);
     return new Promise<OutboundResult>((resolve) => {
       const controller = new AbortController();
+      this.inFlight.add(controller);
       const timer = setTimeout(() => controller.abort(), this.timeoutMs);
       const finish = (result: OutboundResult) => {
         clearTimeout(timer);
-        resolve(result);
+        this.inFlight.delete(controller);
+        resolve(
+          this.isAbandoning && result.error
+            ? { ...result, error: 'abandoned: Tessera shut down before an answer', isAbandoned: true }
+            : result,
+        );
       };
       const client = url.protocol === 'https:' ? https : http;
       const req = client.request(

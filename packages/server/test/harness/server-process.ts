@@ -1,0 +1,164 @@
+// Tessera as a real process (`tessera serve` on the bin), for tests that signal it: SIGTERM while it
+// works, kill -9 in the middle of a load, restarts on the same data, two processes on one database.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/tessera.mjs', import.meta.url));
+
+/** A data directory the embedded Postgres can use (also when the tests run as root). */
+export async function aDataDir(): Promise<{ dir: string; remove(): Promise<void> }> {
+  const root = await mkdtemp(join(tmpdir(), 'tessera-proc-'));
+  await chmod(root, 0o755);
+  return { dir: join(root, 'data'), remove: () => rm(root, { recursive: true, force: true }) };
+}
+
+/** The environment of a child: the test's own, without its DATABASE_URL unless given. */
+export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _ignored, ...rest } = process.env;
+  return { ...rest, PORT: '0', LOG_LEVEL: 'warn', ...extra };
+}
+
+export class ServerProcess {
+  private exit: Promise<number | null>;
+
+  private constructor(
+    readonly child: ChildProcess,
+    readonly baseUrl: string,
+    readonly adminToken: string,
+    private readonly log: { text: string },
+  ) {
+    this.exit = new Promise((resolve) => {
+      if (child.exitCode !== null) resolve(child.exitCode);
+      child.once('exit', (code) => resolve(code));
+    });
+  }
+
+  /** Starts `tessera serve` and waits for its banner. */
+  static async start(env: Record<string, string>, args: string[] = ['serve']): Promise<ServerProcess> {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const log = { text: '' };
+    child.stdout?.on('data', (chunk) => {
+      log.text += String(chunk);
+    });
+    child.stderr?.on('data', (chunk) => {
+      log.text += String(chunk);
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no banner in time:\n${log.text}`)), 90_000);
+      const check = () => {
+        if (/\n {2}Database\s+\S/.test(log.text)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout?.on('data', check);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`exited with ${code}:\n${log.text}`));
+      });
+    });
+    const baseUrl = /Admin API\s+(http:\/\/\S+)\/admin/.exec(log.text)?.[1] ?? '';
+    const printed = /Admin token\s+(adm_\S+)/.exec(log.text)?.[1];
+    return new ServerProcess(child, baseUrl, env.TESSERA_ADMIN_TOKEN ?? printed ?? '', log);
+  }
+
+  output(): string {
+    return this.log.text;
+  }
+
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  /** Resolves with the exit code once the process has exited. */
+  exited(): Promise<number | null> {
+    return this.exit;
+  }
+
+  /** Sends the signal and waits for the exit; answers the code and how long the stop took. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; ms: number }> {
+    const started = Date.now();
+    this.child.kill(signal);
+    const code = await this.exit;
+    return { code, ms: Date.now() - started };
+  }
+
+  async request<T = unknown>(
+    method: string,
+    path: string,
+    options: { headers?: Record<string, string>; json?: unknown; form?: Record<string, string> } = {},
+  ): Promise<{ status: number; body: T; text: string; headers: Headers }> {
+    const headers: Record<string, string> = { ...options.headers };
+    let body: string | undefined;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['content-type'] = 'application/json';
+    } else if (options.form) {
+      body = new URLSearchParams(options.form).toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, ...(body ? { body } : {}) });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON
+    }
+    return { status: response.status, body: parsed as T, text, headers: response.headers };
+  }
+
+  admin<T = unknown>(method: string, path: string, json?: unknown) {
+    return this.request<T>(method, `/admin${path}`, {
+      headers: { authorization: `Bearer ${this.adminToken}` },
+      ...(json !== undefined ? { json } : {}),
+    });
+  }
+}
+
+/** Runs one CLI command to its end. */
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (c) => {
+      stdout += String(c);
+    });
+    child.stderr?.on('data', (c) => {
+      stderr += String(c);
+    });
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The pid of the embedded postmaster running on a data directory, if any. */
+export async function postmasterPid(dataDir: string): Promise<number | undefined> {
+  try {
+    const pid = Number((await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    return isAlive(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
