@@ -28,6 +28,7 @@ import { paymentsApi } from './payments/payments-api.ts';
 import { createPaymentsServices, type PaymentsServices } from './payments/payments-services.ts';
 import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
 import { Sweeps } from './platform/clock/sweeps.ts';
+import { ProcessRegistry } from './platform/cluster/process-registry.ts';
 import { derive, Encryptor } from './platform/crypto/encryption.ts';
 import type { StatementObserver } from './platform/db/connection-scope.ts';
 import { type Db, openDatabase } from './platform/db/database.ts';
@@ -40,6 +41,7 @@ import { loggerOptions } from './platform/http/logging.ts';
 import { createMetrics, type Metrics } from './platform/http/metrics.ts';
 import { registerOperationalRoutes } from './platform/http/operational-routes.ts';
 import { rateLimitKey } from './platform/http/rate-limit-key.ts';
+import { postgresRateLimitStore, purgeRateLimitWindows } from './platform/http/rate-limit-store.ts';
 import { IdempotencyStore } from './platform/idempotency/idempotency-store.ts';
 import { newId } from './platform/ids.ts';
 import { JobQueue } from './platform/jobs/job-queue.ts';
@@ -59,7 +61,7 @@ import { SandboxNotifier } from './rails/notifier/sandbox-notifier.ts';
 import { WalletPaymentTokenSimulator } from './rails/wallet-tokenization/payment-tokens.ts';
 import { TokenizationSimulator } from './rails/wallet-tokenization/tokenization-simulator.ts';
 import { SignatureWalletVerifier } from './rails/wallet-verifier/signature-verifier.ts';
-import { loadSandboxClockOffset, registerClockRoutes } from './sandbox/http/clock-routes.ts';
+import { CLOCK_CHANNEL, loadSandboxClockOffset, registerClockRoutes } from './sandbox/http/clock-routes.ts';
 import { registerCryptoSandboxRoutes } from './sandbox/http/crypto-routes.ts';
 import { registerIssuingSandboxRoutes } from './sandbox/http/issuing-routes.ts';
 import { registerMessagesRoutes } from './sandbox/http/messages-routes.ts';
@@ -96,6 +98,7 @@ export interface PlatformServices {
   stores: StoresService;
   idempotency: IdempotencyStore;
   sweeps: Sweeps;
+  processes: ProcessRegistry;
   jobs: JobQueue;
   metrics: Metrics;
   ssrf: SsrfGuard;
@@ -180,14 +183,23 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   await deliveries.start();
   const transact = createTransact(db, () => deliveries.notify());
   const idempotency = new IdempotencyStore(db, clock, encryptor, database.createUnit);
-  const sweeps = new Sweeps(logger);
+  const sweeps = new Sweeps(logger, db);
+  const processes = new ProcessRegistry(db, options.databaseUrl, logger);
   if (clock instanceof SandboxClock) {
     const sandboxClock = clock;
+    // Another process advanced the shared clock: adopt it and say so (the advance waits for that).
+    processes.on(CLOCK_CHANNEL, async () => {
+      sandboxClock.adopt(await loadSandboxClockOffset(db));
+      await processes.acknowledge(sandboxClock.offset);
+    });
+    // A safety net for a lost notification.
     sweeps.register('sandbox-clock', async () => {
       sandboxClock.adopt(await loadSandboxClockOffset(db));
       return 0;
     });
   }
+  await processes.start();
+  sweeps.register('rate-limit-windows', () => purgeRateLimitWindows(db));
   sweeps.register('webhook-deliveries', () => deliveries.deliverDue());
   sweeps.register('idempotency-keys', () => idempotency.purgeExpired());
 
@@ -273,6 +285,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     stores,
     idempotency,
     sweeps,
+    processes,
     jobs,
     metrics,
     ssrf,
@@ -298,6 +311,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
       const httpClosed = app.close();
       await sweeps.stop();
       await jobs.stop(remaining());
+      await processes.stop();
       if (!(await settlesWithin(httpClosed, remaining()))) {
         logger.warn('requests still running at the shutdown deadline were cut off');
         app.server.closeAllConnections();
@@ -330,6 +344,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     max: config.rateLimitPerMinute,
     timeWindow: 60_000,
     keyGenerator: rateLimitKey,
+    store: postgresRateLimitStore(services.db, services.logger),
     errorResponseBuilder: (_request, context) =>
       new DomainError('rate_limited', `rate limit of ${context.max} requests per minute exceeded`, {
         retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),
@@ -364,6 +379,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     ...paymentsApi(config.basePaths.payments, {
       ...services.payments,
       db: services.db,
+      events: services.events,
       merchants: services.merchants,
       publicUrl: config.publicUrl,
     }),
@@ -376,7 +392,11 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     return url;
   };
   await mountApi(app, {
-    ...cryptoApi(config.basePaths.crypto, { ...services.crypto, checkCallbackUrl: checkWebhookUrl }),
+    ...cryptoApi(config.basePaths.crypto, {
+      ...services.crypto,
+      events: services.events,
+      checkCallbackUrl: checkWebhookUrl,
+    }),
     ...common,
   });
 
@@ -419,7 +439,12 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } },
       routes: async (routes) => {
         requireAdmin(routes, adminToken);
-        await registerClockRoutes(routes, { db: services.db, clock, sweeps: services.sweeps });
+        await registerClockRoutes(routes, {
+          db: services.db,
+          clock,
+          sweeps: services.sweeps,
+          processes: services.processes,
+        });
         await registerMessagesRoutes(routes, { db: services.db, notifier: services.rails.notifier });
         await registerIssuingSandboxRoutes(routes, {
           ...services.issuing,

@@ -1,7 +1,9 @@
 // The crypto merchant API (spec/crypto-merchant.md) under its base path (default /crypto/api).
+import type { EventsService } from '../platform/events/events-service.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
 import type { CryptoServices } from './crypto-services.ts';
 import { storeAuthenticator } from './http/authenticate.ts';
+import { registerEventsRoutes } from './http/events-routes.ts';
 import { acceptJsonApi } from './http/jsonapi.ts';
 import { registerOrdersRoutes } from './http/orders-routes.ts';
 import { presentCryptoError } from './http/present-error.ts';
@@ -10,6 +12,7 @@ import { registerRefundsRoutes } from './http/refunds-routes.ts';
 import { registerSessionRoutes } from './http/session-routes.ts';
 
 export interface CryptoApiDeps extends CryptoServices {
+  events: EventsService;
   checkCallbackUrl: (url: string, field: string) => void;
 }
 
@@ -37,6 +40,7 @@ export function cryptoApi(
       });
       await registerRefundsRoutes(app, { refunds: deps.refunds, authenticate });
       await registerRatesRoutes(app, { quotes: deps.quotes, authenticate });
+      await registerEventsRoutes(app, { events: deps.events, authenticate });
     },
   };
 }

@@ -1,10 +1,12 @@
 // The payments API (spec/payments.md) under its base path (default /payments).
 import type { Db } from '../platform/db/database.ts';
+import type { EventsService } from '../platform/events/events-service.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
 import type { MerchantsService } from '../platform/tenants/merchants-service.ts';
 import { merchantAuthenticator } from './http/authenticate.ts';
 import { registerCardsRoutes } from './http/cards-routes.ts';
 import { registerCustomersRoutes } from './http/customers-routes.ts';
+import { registerEventsRoutes } from './http/events-routes.ts';
 import { acceptPaymentsBodies } from './http/form-body.ts';
 import { registerLinksRoutes } from './http/links-routes.ts';
 import { registerOrdersRoutes } from './http/orders-routes.ts';
@@ -14,6 +16,7 @@ import type { PaymentsServices } from './payments-services.ts';
 
 export interface PaymentsApiDeps extends PaymentsServices {
   db: Db;
+  events: EventsService;
   merchants: MerchantsService;
   publicUrl: string;
 }
@@ -39,6 +42,7 @@ export function paymentsApi(
       await registerTransactionsRoutes(app, { transactions: deps.transactions, authenticate });
       await registerCardsRoutes(app, { cards: deps.cards, authenticate });
       await registerLinksRoutes(app, { links: deps.links, authenticate, publicUrl: deps.publicUrl });
+      await registerEventsRoutes(app, { events: deps.events, authenticate });
     },
   };
 }

@@ -17,6 +17,7 @@ const PREFIXES = {
   topup: 'top',
   cryptoApiKey: 'cak',
   quote: 'qte',
+  process: 'proc',
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

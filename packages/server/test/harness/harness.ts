@@ -89,6 +89,7 @@ export class Harness {
     if (
       KEYED_RUN &&
       method !== 'GET' &&
+      path !== '/sandbox/clock/advance' &&
       !Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key')
     ) {
       headers['idempotency-key'] = `auto-${randomBytes(12).toString('hex')}`;

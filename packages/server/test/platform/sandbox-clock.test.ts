@@ -33,6 +33,7 @@ describe('sandbox clock', () => {
     expect(movedMs).toBeLessThan(86_400_000 + 5_000);
     expect(Object.keys(advanced.body.processed)).toEqual([
       'sandbox-clock',
+      'rate-limit-windows',
       'webhook-deliveries',
       'idempotency-keys',
       'chain-confirmations',

@@ -9,9 +9,10 @@ import {
   presentEventDetail,
   toEventFilter,
 } from '../../platform/events/event-views.ts';
+import { exactlyOneStart, replayFields } from '../../platform/events/tenant-event-routes.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { idParam, standardErrors, timestamp } from './schemas.ts';
+import { idParam, standardErrors } from './schemas.ts';
 
 const apiEnum = z.enum(['issuing', 'payments', 'crypto']);
 
@@ -73,13 +74,12 @@ export async function registerEventRoutes(app: ZodApp, deps: AdminDeps): Promise
     '/events/replay',
     {
       schema: {
-        summary: 'Redeliver every event created since a time (optionally of one API or tenant), oldest first',
+        summary:
+          'Redeliver every event since a time or after an event (optionally of one API or tenant), oldest first',
         tags: ['events'],
-        body: z.object({
-          since: timestamp,
-          api: apiEnum.optional(),
-          tenantId: z.string().max(100).optional(),
-        }),
+        body: replayFields
+          .extend({ api: apiEnum.optional(), tenantId: z.string().max(100).optional() })
+          .refine(...exactlyOneStart),
         response: {
           202: z.object({
             replayed: z.number().int(),
@@ -91,10 +91,11 @@ export async function registerEventRoutes(app: ZodApp, deps: AdminDeps): Promise
       },
     },
     async (request, reply) => {
-      const { since, api, tenantId } = request.body;
+      const { since, afterEventId, api, tenantId } = request.body;
       return reply.code(202).send(
         await deps.events.replay({
-          since: new Date(since),
+          ...(since ? { since: new Date(since) } : {}),
+          ...(afterEventId ? { afterEventId } : {}),
           ...(api ? { api } : {}),
           ...(tenantId ? { tenantId } : {}),
         }),

@@ -1,6 +1,13 @@
 // Time-based work is stored as due times on domain rows; sweeps read the injected clock and process
-// what is due. A sweep must be safe to run concurrently in several processes (claim rows with locks).
+// what is due. Several processes may share the database: a session advisory lock lets one process at a
+// time run the sweeps (a process that dies releases it with its connection), so billing, expiries and
+// retries run once. The background loop skips a round while another process sweeps; an explicit run
+// (a sandbox clock advance) waits its turn, so what it answers includes everything that became due.
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
+import type { Db } from '../db/database.ts';
+
+const SWEEP_LOCK = 727_002;
 
 export type Sweep = () => Promise<number>;
 
@@ -9,15 +16,41 @@ export class Sweeps {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly db: Db,
+  ) {}
 
   register(name: string, sweep: Sweep): void {
     if (this.sweeps.has(name)) throw new Error(`sweep ${name} registered twice`);
     this.sweeps.set(name, sweep);
   }
 
-  /** Runs every sweep once, in registration order; answers how many rows each processed. */
-  async runAll(): Promise<Record<string, number>> {
+  /**
+   * Runs every sweep once, in registration order, holding the cluster's sweep lock; answers how many
+   * rows each processed. With `waitForTurn: false` it answers undefined when another process sweeps.
+   */
+  async runAll(
+    options: { waitForTurn: boolean } = { waitForTurn: true },
+  ): Promise<Record<string, number> | undefined> {
+    return this.db.connection().execute(async (lockHolder) => {
+      if (options.waitForTurn) {
+        await sql`SELECT pg_advisory_lock(${SWEEP_LOCK})`.execute(lockHolder);
+      } else {
+        const { rows } = await sql<{
+          locked: boolean;
+        }>`SELECT pg_try_advisory_lock(${SWEEP_LOCK}) AS locked`.execute(lockHolder);
+        if (!rows[0]?.locked) return undefined;
+      }
+      try {
+        return await this.runEach();
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${SWEEP_LOCK})`.execute(lockHolder);
+      }
+    });
+  }
+
+  private async runEach(): Promise<Record<string, number>> {
     const processed: Record<string, number> = {};
     for (const [name, sweep] of this.sweeps) {
       try {
@@ -34,7 +67,7 @@ export class Sweeps {
   start(intervalMs: number): void {
     this.timer = setInterval(() => {
       if (this.running) return;
-      this.running = this.runAll().then(
+      this.running = this.runAll({ waitForTurn: false }).then(
         () => undefined,
         () => undefined,
       );

@@ -108,6 +108,8 @@ export interface EventsTable {
   payload: string;
   target_url: string | null;
   created_at: Timestamp;
+  /** The ids the event is about (derived from its body by the outbox) */
+  object_ids: ColumnType<string[], string[] | undefined, string[]>;
 }
 
 export interface WebhookDeliveriesTable {
@@ -153,7 +155,24 @@ export interface IdempotencyKeysTable {
   retain_until: Timestamp;
 }
 
+export interface TesseraProcessesTable {
+  id: string;
+  pid: number;
+  host: string;
+  started_at: Timestamp;
+  seen_at: Timestamp;
+  clock_offset_ms: ColumnType<string, string | number | undefined, string | number>;
+}
+
+export interface RateLimitWindowsTable {
+  key: string;
+  window_start: Timestamp;
+  granted: number;
+}
+
 export interface PlatformTables {
+  tessera_processes: TesseraProcessesTable;
+  rate_limit_windows: RateLimitWindowsTable;
   sandbox_state: SandboxStateTable;
   partners: PartnersTable;
   merchants: MerchantsTable;

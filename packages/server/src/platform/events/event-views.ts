@@ -10,6 +10,10 @@ export const eventView = z.object({
   tenantId: z.string(),
   type: z.string(),
   createdAt: timestamp,
+  /** The ids the event is about (an order, a transaction, a card, a customer…) */
+  objectIds: z.array(z.string()),
+  /** The latest delivery's status, or `none` when no webhook URL was configured */
+  deliveryState: z.enum(['pending', 'succeeded', 'failed', 'none']),
   payload: z.unknown(),
 });
 
@@ -63,6 +67,12 @@ export const presentEventDetail = (e: EventView & { deliveries: DeliveryView[] }
 /** The query of an event list (a tenant's or the operator's). */
 export const eventListQuery = z.object({
   type: z.string().max(100).optional(),
+  objectId: z
+    .string()
+    .max(100)
+    .optional()
+    .describe('Only events about this object (order, transaction, card…)'),
+  deliveryState: z.enum(['pending', 'succeeded', 'failed', 'none']).optional(),
   since: timestamp.optional(),
   until: timestamp.optional(),
   cursor: z.string().max(100).optional(),
@@ -73,6 +83,8 @@ export function toEventFilter(q: z.infer<typeof eventListQuery>): EventFilter {
   return {
     limit: q.limit,
     ...(q.type ? { type: q.type } : {}),
+    ...(q.objectId ? { objectId: q.objectId } : {}),
+    ...(q.deliveryState ? { deliveryState: q.deliveryState } : {}),
     ...(q.since ? { since: new Date(q.since) } : {}),
     ...(q.until ? { until: new Date(q.until) } : {}),
     ...(q.cursor ? { cursor: q.cursor } : {}),

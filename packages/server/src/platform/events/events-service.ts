@@ -1,22 +1,29 @@
 // Reading the outbox back: events with their deliveries and attempts, redelivery of one event and
 // replay of every event since a time. Tenants see their own events through a scope; the operator sees all.
 
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { Db, Executor } from '../db/database.ts';
 import type { WebhookApi } from '../db/schema.ts';
 import { runTransaction, type Transact } from '../db/transact.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import type { DeliveryEngine } from '../webhooks/delivery-engine.ts';
 
-/** Restricts a query to one tenant's events; the operator passes none. */
+/** Restricts a query to one tenant's events (a merchant's: those of every one of its sites); the operator passes none. */
 export interface EventScope {
   api: WebhookApi;
-  tenantId: string;
+  tenantIds: string[];
 }
+
+/** Where an event's webhook stands: its latest delivery's status, or `none` (no URL was configured). */
+export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'none';
 
 export interface EventFilter {
   api?: WebhookApi;
   tenantId?: string;
   type?: string;
+  /** An id the event is about: an order, a transaction, a card, a customer… */
+  objectId?: string;
+  deliveryState?: DeliveryState;
   since?: Date;
   until?: Date;
   /** The id of the last event of the previous page (ids sort by creation time) */
@@ -30,6 +37,8 @@ export interface EventView {
   tenantId: string;
   type: string;
   createdAt: Date;
+  objectIds: string[];
+  deliveryState: DeliveryState;
   payload: unknown;
 }
 
@@ -71,19 +80,29 @@ export class EventsService {
     filter: EventFilter,
     scope?: EventScope,
   ): Promise<{ events: EventView[]; nextCursor: string | null }> {
-    let query = this.db
-      .selectFrom('events')
-      .selectAll()
-      .orderBy('id', 'desc')
+    let query = this.scoped(this.db, scope, filter)
+      .selectAll('e')
+      .select(latestDeliveryStatus)
+      .orderBy('e.id', 'desc')
       .limit(filter.limit + 1);
-    const api = scope?.api ?? filter.api;
-    const tenantId = scope?.tenantId ?? filter.tenantId;
-    if (api) query = query.where('api', '=', api);
-    if (tenantId) query = query.where('tenant_id', '=', tenantId);
-    if (filter.type) query = query.where('type', '=', filter.type);
-    if (filter.since) query = query.where('created_at', '>=', filter.since);
-    if (filter.until) query = query.where('created_at', '<', filter.until);
-    if (filter.cursor) query = query.where('id', '<', filter.cursor);
+    if (filter.type) query = query.where('e.type', '=', filter.type);
+    if (filter.objectId)
+      query = query.where('e.object_ids', '@>', sql<string[]>`ARRAY[${filter.objectId}]::text[]`);
+    if (filter.since) query = query.where('e.created_at', '>=', filter.since);
+    if (filter.until) query = query.where('e.created_at', '<', filter.until);
+    if (filter.cursor) query = query.where('e.id', '<', filter.cursor);
+    if (filter.deliveryState) {
+      const state = filter.deliveryState;
+      query = query.where((eb) =>
+        state === 'none'
+          ? eb.not(
+              eb.exists(
+                eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id'),
+              ),
+            )
+          : eb(deliveryStatusOf(eb), '=', state),
+      );
+    }
     const rows = await query.execute();
     const page = rows.slice(0, filter.limit);
     return {
@@ -156,21 +175,23 @@ export class EventsService {
     return { deliveryId };
   }
 
-  /** Redelivers every event since a time (a receiver that was down catching up), oldest first. */
+  /**
+   * Redelivers every event since a time (inclusive) or after an event (exclusive: the receiver has it),
+   * oldest first: a receiver that was down catching up.
+   */
   async replay(
-    input: { since: Date; api?: WebhookApi; tenantId?: string },
+    input: { since?: Date; afterEventId?: string; api?: WebhookApi; tenantId?: string },
     scope?: EventScope,
   ): Promise<{ replayed: number; skippedWithoutUrl: number; isTruncated: boolean }> {
-    let query = this.db
-      .selectFrom('events')
-      .selectAll()
-      .where('created_at', '>=', input.since)
-      .orderBy('id')
+    let query = this.scoped(this.db, scope, input)
+      .selectAll('e')
+      .orderBy('e.id')
       .limit(REPLAY_LIMIT + 1);
-    const api = scope?.api ?? input.api;
-    const tenantId = scope?.tenantId ?? input.tenantId;
-    if (api) query = query.where('api', '=', api);
-    if (tenantId) query = query.where('tenant_id', '=', tenantId);
+    if (input.afterEventId) {
+      const after = await this.findScoped(input.afterEventId, scope);
+      query = query.where('e.id', '>', after.id);
+    }
+    if (input.since) query = query.where('e.created_at', '>=', input.since);
     const rows = await query.execute();
     const events = rows.slice(0, REPLAY_LIMIT);
     let replayed = 0;
@@ -181,13 +202,44 @@ export class EventsService {
   }
 
   private async findScoped(eventId: string, scope?: EventScope, db: Executor = this.db) {
-    let query = db.selectFrom('events').selectAll().where('id', '=', eventId);
-    if (scope) query = query.where('api', '=', scope.api).where('tenant_id', '=', scope.tenantId);
-    const event = await query.executeTakeFirst();
+    const event = await this.scoped(db, scope, {})
+      .selectAll('e')
+      .select(latestDeliveryStatus)
+      .where('e.id', '=', eventId)
+      .executeTakeFirst();
     if (!event) throw notFound('event');
     return event;
   }
+
+  /** The events a scope (or the operator's filter) may see. */
+  private scoped(
+    db: Executor,
+    scope: EventScope | undefined,
+    filter: { api?: WebhookApi; tenantId?: string },
+  ) {
+    let query = db.selectFrom('events as e');
+    const api = scope?.api ?? filter.api;
+    if (api) query = query.where('e.api', '=', api);
+    if (scope) query = query.where('e.tenant_id', 'in', scope.tenantIds.length > 0 ? scope.tenantIds : ['']);
+    else if (filter.tenantId) query = query.where('e.tenant_id', '=', filter.tenantId);
+    return query;
+  }
 }
+
+/** The status of the event's latest delivery. */
+// biome-ignore lint/suspicious/noExplicitAny: an expression builder over the events query, whatever its shape
+function deliveryStatusOf(eb: ExpressionBuilder<any, any>) {
+  return eb
+    .selectFrom('webhook_deliveries as d')
+    .select('d.status')
+    .whereRef('d.event_id', '=', 'e.id')
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(1);
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: as above
+const latestDeliveryStatus = (eb: ExpressionBuilder<any, any>) => deliveryStatusOf(eb).as('delivery_status');
 
 function toEventView(row: {
   id: string;
@@ -195,6 +247,8 @@ function toEventView(row: {
   tenant_id: string;
   type: string;
   created_at: Date;
+  object_ids: string[];
+  delivery_status: string | null;
   payload: string;
 }): EventView {
   return {
@@ -203,6 +257,8 @@ function toEventView(row: {
     tenantId: row.tenant_id,
     type: row.type,
     createdAt: row.created_at,
+    objectIds: row.object_ids,
+    deliveryState: (row.delivery_status ?? 'none') as DeliveryState,
     payload: JSON.parse(row.payload),
   };
 }

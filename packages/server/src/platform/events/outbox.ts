@@ -26,12 +26,14 @@ export class Outbox {
   async publish(tx: Executor, input: PublishInput): Promise<{ eventId: string }> {
     const createdAt = this.clock.now();
     const id = newId('event', createdAt.getTime());
+    const body = input.body(id, createdAt);
     const event = {
       id,
       api: input.api,
       tenant_id: input.tenantId,
       type: input.type,
-      payload: JSON.stringify(input.body(id, createdAt)),
+      payload: JSON.stringify(body),
+      object_ids: objectIdsOf(body),
       target_url: input.targetUrl ?? null,
       created_at: createdAt,
     };
@@ -39,4 +41,27 @@ export class Outbox {
     await this.engine.createDelivery(tx, event, 'event');
     return { eventId: id };
   }
+}
+
+const OBJECT_ID_KEY = /(Id|_id)$/;
+
+/**
+ * The ids an event is about, for finding the events of one object: values of keys ending in "Id" or
+ * "_id", and "reference", at the top level and inside "data" or "resource" (migration 0016 backfilled
+ * older events with the same rule).
+ */
+export function objectIdsOf(body: Record<string, unknown>): string[] {
+  const ids = new Set<string>();
+  const collect = (record: unknown) => {
+    if (record === null || typeof record !== 'object' || Array.isArray(record)) return;
+    for (const [key, value] of Object.entries(record)) {
+      if (key === 'eventId' || key === 'event_id') continue;
+      if (!OBJECT_ID_KEY.test(key) && key !== 'reference') continue;
+      if ((typeof value === 'string' && value !== '') || typeof value === 'number') ids.add(String(value));
+    }
+  };
+  collect(body);
+  collect(body.data);
+  collect(body.resource);
+  return [...ids];
 }

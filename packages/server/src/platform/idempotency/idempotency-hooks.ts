@@ -23,6 +23,18 @@ export function addIdempotencyHooks(app: FastifyInstance, store: IdempotencyStor
     const methods = [route.method].flat();
     if (!methods.some((method) => MUTATING.has(method))) return;
     const handler = route.handler as RouteHandlerMethod;
+    if ((route.config as { idempotency?: string } | undefined)?.idempotency === 'refuse') {
+      route.handler = async function unkeyedHandler(request, reply) {
+        if (request.headers[IDEMPOTENCY_HEADER] !== undefined) {
+          throw keyError(
+            'validation_failed',
+            'this request cannot be replayed: send it without an Idempotency-Key',
+          );
+        }
+        return handler.call(this, request, reply);
+      };
+      return;
+    }
     route.handler = async function keyedHandler(request, reply) {
       const key = request.headers[IDEMPOTENCY_HEADER];
       if (key === undefined || !MUTATING.has(request.method)) return handler.call(this, request, reply);

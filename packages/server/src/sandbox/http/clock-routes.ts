@@ -1,11 +1,15 @@
 // /sandbox/clock: the sandbox's time machine. Advancing runs every sweep that became due before the
-// answer, so a client sees the consequences (expiries, retries, billing) in its next request.
+// answer, so a client sees the consequences (expiries, retries, billing) in its next request; with
+// several processes on one database, it answers once every live process reads the new time.
+import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { standardErrors, timestamp } from '../../admin/http/schemas.ts';
 import type { SandboxClock } from '../../platform/clock/clock.ts';
 import type { Sweeps } from '../../platform/clock/sweeps.ts';
+import type { ProcessRegistry } from '../../platform/cluster/process-registry.ts';
 import type { Db } from '../../platform/db/database.ts';
+import { runTransaction } from '../../platform/db/transact.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 
 /** Ten years: enough for any billing scenario, small enough to catch a unit mistake. */
@@ -15,7 +19,13 @@ export interface ClockDeps {
   db: Db;
   clock: SandboxClock;
   sweeps: Sweeps;
+  processes: ProcessRegistry;
 }
+
+/** The notification channel of clock advances between processes. */
+export const CLOCK_CHANNEL = 'tessera_clock';
+/** How long an advance waits for the other processes to read the new time. */
+const ACKNOWLEDGE_TIMEOUT_MS = 5000;
 
 const clockView = z.object({ now: timestamp, offsetSeconds: z.number() });
 
@@ -35,6 +45,9 @@ export async function registerClockRoutes(app: ZodApp, deps: ClockDeps): Promise
   app.post(
     '/clock/advance',
     {
+      // Each call moves time on, and the other processes must see the committed offset before it answers:
+      // it cannot be one replayable unit of work, so an Idempotency-Key is refused rather than ignored.
+      config: { idempotency: 'refuse' },
       schema: {
         summary: 'Advance the sandbox clock and run everything that became due',
         tags: ['clock'],
@@ -47,7 +60,8 @@ export async function registerClockRoutes(app: ZodApp, deps: ClockDeps): Promise
     },
     async (request) => {
       await advanceSandboxClock(deps, request.body.seconds * 1000);
-      const processed = await deps.sweeps.runAll();
+      await everyProcessSees(deps, request.log);
+      const processed = (await deps.sweeps.runAll()) ?? {};
       return { now: deps.clock.now().toISOString(), offsetSeconds: deps.clock.offset / 1000, processed };
     },
   );
@@ -55,12 +69,29 @@ export async function registerClockRoutes(app: ZodApp, deps: ClockDeps): Promise
 
 /** Persists the new offset first, so other processes and the next start agree on the time. */
 export async function advanceSandboxClock(deps: Pick<ClockDeps, 'db' | 'clock'>, ms: number): Promise<void> {
-  const row = await deps.db
-    .updateTable('sandbox_state')
-    .set({ clock_offset_ms: sql<string>`clock_offset_ms + ${ms}` })
-    .returning('clock_offset_ms')
-    .executeTakeFirstOrThrow();
-  deps.clock.adopt(Number(row.clock_offset_ms));
+  const offset = await runTransaction(deps.db, async (tx) => {
+    const row = await tx
+      .updateTable('sandbox_state')
+      .set({ clock_offset_ms: sql<string>`clock_offset_ms + ${ms}` })
+      .returning('clock_offset_ms')
+      .executeTakeFirstOrThrow();
+    await sql`SELECT pg_notify(${CLOCK_CHANNEL}, ${row.clock_offset_ms})`.execute(tx);
+    return Number(row.clock_offset_ms);
+  });
+  deps.clock.adopt(offset);
+}
+
+async function everyProcessSees(deps: ClockDeps, log: FastifyBaseLogger): Promise<void> {
+  const offset = deps.clock.offset;
+  await deps.processes.acknowledge(offset);
+  const deadline = Date.now() + ACKNOWLEDGE_TIMEOUT_MS;
+  while ((await deps.processes.countBehind(offset)) > 0) {
+    if (Date.now() > deadline) {
+      log.warn('a process did not acknowledge the clock advance in time');
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 export async function loadSandboxClockOffset(db: Db): Promise<number> {
