@@ -1,7 +1,10 @@
 // The one binary: `tessera serve` (default), `tessera migrate`, `tessera admin create-partner|create-merchant|create-store`.
+
+import { resolve } from 'node:path';
 import { runAdminCommand } from './admin/cli/admin-cli.ts';
 import { boot } from './boot.ts';
 import { type Config, ConfigError, parseConfig } from './config.ts';
+import { backupCluster, restoreCluster } from './platform/db/backup.ts';
 import { EmbeddedPostgresError } from './platform/db/embedded-postgres.ts';
 import { createApp } from './server.ts';
 
@@ -28,10 +31,63 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'admin':
       return runAdminCommand(config, rest);
+    case 'backup':
+    case 'restore': {
+      const [file, ...extra] = rest;
+      if (!file || extra.length > 0) {
+        process.stderr.write(`usage: tessera ${command} FILE\n`);
+        return 2;
+      }
+      return command === 'backup' ? backup(config, file) : restore(config, file);
+    }
     default:
-      process.stderr.write(`tessera: unknown command "${command}" (serve | migrate | admin)\n`);
+      process.stderr.write(
+        `tessera: unknown command "${command}" (serve | migrate | admin | backup | restore)\n`,
+      );
       return 2;
   }
+}
+
+/** A consistent copy of the embedded database (and the sandbox's secrets), also while a server runs. */
+async function backup(config: Config, file: string): Promise<number> {
+  if (config.databaseUrl) {
+    process.stderr.write(
+      "tessera: with DATABASE_URL, back up with Postgres's own tools (pg_dump -Fc, or your provider's backups): see docs/operations.md\n",
+    );
+    return 2;
+  }
+  const booted = await boot(config, { runMigrations: false, reuseRunningEmbedded: true });
+  try {
+    const result = await backupCluster({
+      superuserUrl: booted.databaseUrl,
+      clusterDir: resolve(config.dataDir, 'postgres'),
+      secretsFile: resolve(config.dataDir, 'secrets.json'),
+      file: resolve(file),
+    });
+    process.stdout.write(
+      `backed up to ${result.file} (${Math.ceil(result.bytes / 1024)} KiB; WAL ${result.manifest.startWalFile} to ${result.manifest.stopWalFile})\n` +
+        'The archive holds the encryption key of this sandbox: keep it as safe as the data.\n',
+    );
+    return 0;
+  } finally {
+    await booted.stopDatabase();
+  }
+}
+
+/** Unpacks a backup into a fresh TESSERA_DATA_DIR and lets Postgres recover it. */
+async function restore(config: Config, file: string): Promise<number> {
+  if (config.databaseUrl) {
+    process.stderr.write('tessera: with DATABASE_URL, restore with pg_restore: see docs/operations.md\n');
+    return 2;
+  }
+  const manifest = await restoreCluster({ file: resolve(file), dataDir: resolve(config.dataDir) });
+  // Starting the server replays the backup's WAL; then the database is ready for `tessera serve`.
+  const booted = await boot(config, { runMigrations: true });
+  await booted.stopDatabase();
+  process.stdout.write(
+    `restored the backup of ${manifest.createdAt} into ${config.dataDir}; start it with \`tessera serve\`\n`,
+  );
+  return 0;
 }
 
 async function serve(config: Config): Promise<number> {

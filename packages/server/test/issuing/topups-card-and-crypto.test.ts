@@ -250,7 +250,10 @@ describe('crypto topups', () => {
     expect(reused.status).toBe(400);
 
     // The creation's own event first, so what follows counts only the payment's events.
-    await receiver.waitFor(1, (r) => r.body.includes(created.body.topupId) && r.body.includes('topupCreated'));
+    await receiver.waitFor(
+      1,
+      (r) => r.body.includes(created.body.topupId) && r.body.includes('topupCreated'),
+    );
     const before = receiver.received.length;
     await h.request('POST', `/sandbox/issuing/topups/${created.body.topupId}/pay-crypto`, {
       headers: admin(),

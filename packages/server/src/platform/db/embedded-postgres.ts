@@ -4,7 +4,7 @@
 // beside it, so a later start can tell a cluster in use by a live Tessera (refuse) from one orphaned by
 // a crash (stop it cleanly, then start afresh).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
@@ -148,6 +148,7 @@ async function serverUser(): Promise<RunAs> {
 async function prepareDirectory(directory: string, runAs: RunAs): Promise<void> {
   try {
     await mkdir(directory, { recursive: true, mode: 0o700 });
+    await chmod(directory, 0o700);
     if (runAs.uid !== undefined && runAs.gid !== undefined) await chown(directory, runAs.uid, runAs.gid);
   } catch (err) {
     throw new EmbeddedPostgresError(
@@ -156,6 +157,11 @@ async function prepareDirectory(directory: string, runAs: RunAs): Promise<void> 
     );
   }
   if (runAs.uid === undefined) return;
+  // A cluster copied in by root (a restore, a move) must belong to the server's user throughout.
+  const versionFile = join(directory, 'PG_VERSION');
+  if (existsSync(versionFile) && statSync(versionFile).uid !== runAs.uid) {
+    spawnSync('chown', ['-R', `${runAs.uid}:${runAs.gid}`, directory]);
+  }
   // The server's user must be able to enter every parent of its directory.
   const reachable = spawnSync(
     '/bin/sh',
