@@ -21,7 +21,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'keyed',
-          include: ['packages/server/test/{payments,issuing,crypto,admin}/**/*.test.ts', 'packages/server/test/e2e/*-journey.test.ts', 'packages/server/test/e2e/on-us-payment.test.ts'],
+          include: [
+            'packages/server/test/{payments,issuing,crypto,admin}/**/*.test.ts',
+            'packages/server/test/e2e/*-journey.test.ts',
+            'packages/server/test/e2e/on-us-payment.test.ts',
+          ],
           env: { TESSERA_TEST_KEYED: '1' },
         },
       },
