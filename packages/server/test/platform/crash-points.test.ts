@@ -3,6 +3,7 @@
 // process dies at that point), then the client retries with the same key. Whatever the crash point,
 // the retry gets one answer and exactly one effect exists.
 import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aStore, orderDocument } from '../harness/crypto-builders.ts';
@@ -131,6 +132,37 @@ describe('a crash between any two statements of a keyed request', () => {
       expect(rows.map((r) => r.id)).toEqual([retried.body.data.id]);
     }
   }, 60_000);
+});
+
+describe('a crash anywhere, then several retries at once', () => {
+  it('ends, for every key, with one order and one answer (fast-check)', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 1, max: 4 }),
+        async (crashAt, retries) => {
+          const key = `prop-${run++}-${randomBytes(4).toString('hex')}`;
+          crash.arm(crashAt);
+          await orderRequest(key, key)();
+          crash.disarm();
+          // Concurrent duplicates: one runs (or replays), the others may meet the key's lock (409).
+          const answers = await Promise.all(Array.from({ length: retries }, () => orderRequest(key, key)()));
+          for (const answer of answers) expect([201, 409]).toContain(answer.status);
+          const final = await orderRequest(key, key)();
+          expect(final.status).toBe(201);
+          const orders = await ordersWith(key);
+          expect(orders).toHaveLength(1);
+          expect(orders[0]?.id).toBe(final.body.data.orderId);
+          for (const answer of answers.filter((a) => a.status === 201)) {
+            expect(answer.body.data.orderId).toBe(final.body.data.orderId);
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+    await expectLedgerInvariants(h);
+  }, 120_000);
 });
 
 describe('keys', () => {
