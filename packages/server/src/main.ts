@@ -90,6 +90,19 @@ async function restore(config: Config, file: string): Promise<number> {
   return 0;
 }
 
+/**
+ * A generated sandbox token is shown on a terminal only: stdout piped into a log collector is a log.
+ * A configured token is never printed.
+ */
+function adminTokenLine(config: Config, token: string): string {
+  if (config.adminToken) return '(from TESSERA_ADMIN_TOKEN)';
+  const file = `${config.dataDir}/secrets.json`;
+  return process.stdout.isTTY ? token : `(in ${file}, field adminToken: not printed into logs)`;
+}
+
+/** Part of the shutdown deadline kept for stopping the embedded Postgres (a fast shutdown). */
+const POSTGRES_STOP_RESERVE_MS = 2000;
+
 async function serve(config: Config): Promise<number> {
   const booted = await boot(config, { runMigrations: true });
   const tessera = await createApp({ config, ...booted });
@@ -112,7 +125,10 @@ async function serve(config: Config): Promise<number> {
     backstop.unref();
     void (async () => {
       try {
-        await tessera.close();
+        // What is left of the deadline once the embedded Postgres has had its share for a clean stop.
+        await tessera.close({
+          timeoutMs: Math.max(1000, config.shutdownTimeoutMs - POSTGRES_STOP_RESERVE_MS),
+        });
         await booted.stopDatabase();
         tessera.services.logger.info({ signal, durationMs: Date.now() - started }, 'stopped');
         process.exit(0);
@@ -141,7 +157,7 @@ async function serve(config: Config): Promise<number> {
       line('Admin API', `${base}/admin`) +
       (config.mode === 'sandbox' ? line('Sandbox API', `${base}/sandbox`) : '') +
       line('API docs (OpenAPI)', `${base}/docs`) +
-      line('Admin token', config.mode === 'sandbox' ? booted.adminToken : '(from TESSERA_ADMIN_TOKEN)') +
+      line('Admin token', adminTokenLine(config, booted.adminToken)) +
       line(
         'Database',
         config.databaseUrl ? '(DATABASE_URL)' : `embedded, data in ${config.dataDir}/postgres`,

@@ -36,7 +36,15 @@ import { createTransact, type Transact } from './platform/db/transact.ts';
 import { DomainError } from './platform/errors/domain-error.ts';
 import { EventsService } from './platform/events/events-service.ts';
 import { Outbox } from './platform/events/outbox.ts';
-import { asZod, mountApi, presentError } from './platform/http/api-scope.ts';
+import { type ApiScopeOptions, asZod, mountApi, presentError } from './platform/http/api-scope.ts';
+import {
+  acceptEmptyJson,
+  clientErrorHandler,
+  frameworkErrorHandler,
+  refuseLongUrls,
+  refuseUnstorableStrings,
+  type ScopePresenters,
+} from './platform/http/edge.ts';
 import { loggerOptions } from './platform/http/logging.ts';
 import { createMetrics, type Metrics } from './platform/http/metrics.ts';
 import { registerOperationalRoutes } from './platform/http/operational-routes.ts';
@@ -123,6 +131,9 @@ export interface TesseraApp {
   /** Drains and stops everything within the shutdown timeout (default: TESSERA_SHUTDOWN_TIMEOUT_MS) */
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
+
+/** The most a stop waits for running jobs. */
+const JOBS_STOP_MS = 3000;
 
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -310,7 +321,9 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
       // (readiness included) while the requests in flight finish.
       const httpClosed = app.close();
       await sweeps.stop();
-      await jobs.stop(remaining());
+      // Attempts were cut short, so running jobs end quickly; a job still running at its share of the
+      // deadline is left to its lease (another process retries it).
+      await jobs.stop(Math.min(remaining(), JOBS_STOP_MS));
       await processes.stop();
       if (!(await settlesWithin(httpClosed, remaining()))) {
         logger.warn('requests still running at the shutdown deadline were cut off');
@@ -326,9 +339,14 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
 
 async function buildHttp(services: PlatformServices, adminToken: string): Promise<FastifyInstance> {
   const { config, metrics } = services;
+  // Filled as the APIs mount: errors raised before routing are answered in the envelope of the API
+  // whose base path the URL names.
+  const presenters: ScopePresenters = { scopes: [], fallback: presentAdminError };
   const app = Fastify({
     loggerInstance: services.logger as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
+    frameworkErrors: frameworkErrorHandler(presenters),
+    clientErrorHandler: clientErrorHandler(presenters),
     // PHP-style bracket keys (`status[]=a&status[]=b`) as the payments service's clients send them.
     routerOptions: { querystringParser: (query: string) => qs.parse(query, { depth: 5, arrayLimit: 100 }) },
     genReqId: (req) => {
@@ -339,6 +357,9 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(formbody);
+  acceptEmptyJson(app);
+  refuseLongUrls(app);
+  refuseUnstorableStrings(app);
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimitPerMinute,
@@ -363,10 +384,15 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     presentError(presentAdminError, new DomainError('not_found', 'no such route'), request, reply),
   );
 
+  const mount = (options: ApiScopeOptions) => {
+    presenters.scopes.push({ prefix: options.prefix, presenter: options.presenter });
+    presenters.scopes.sort((a, b) => b.prefix.length - a.prefix.length);
+    return mountApi(app, options);
+  };
   const documents = new Map<string, () => unknown>();
   const onDocument = (name: string, getDocument: () => unknown) => documents.set(name, getDocument);
   const common = { idempotency: services.idempotency, onDocument };
-  await mountApi(app, {
+  await mount({
     ...issuingApi(config.basePaths.issuing, {
       db: services.db,
       partners: services.partners,
@@ -375,7 +401,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     }),
     ...common,
   });
-  await mountApi(app, {
+  await mount({
     ...paymentsApi(config.basePaths.payments, {
       ...services.payments,
       db: services.db,
@@ -391,7 +417,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     if (problem) throw new DomainError('validation_failed', `${field} ${problem}`, { field });
     return url;
   };
-  await mountApi(app, {
+  await mount({
     ...cryptoApi(config.basePaths.crypto, {
       ...services.crypto,
       events: services.events,
@@ -408,7 +434,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     events: services.events,
     checkWebhookUrl,
   };
-  await mountApi(app, {
+  await mount({
     ...common,
     name: 'admin',
     prefix: '/admin',
@@ -427,7 +453,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
   });
   if (config.mode === 'sandbox' && services.clock instanceof SandboxClock) {
     const clock = services.clock;
-    await mountApi(app, {
+    await mount({
       ...common,
       name: 'sandbox',
       prefix: '/sandbox',

@@ -30,6 +30,9 @@ describe('tessera serve', () => {
     expect(first.output()).toMatch(/Crypto merchant API\s+http:\/\/127\.0\.0\.1:\d+\/crypto\/api/);
     expect(first.output()).toMatch(/API docs \(OpenAPI\)\s+http:\/\/127\.0\.0\.1:\d+\/docs/);
     expect(first.adminToken).toMatch(/^adm_/);
+    // Piped output is a log: the generated token is not in it.
+    expect(first.output()).not.toContain(first.adminToken);
+    expect(first.output()).toMatch(/Admin token\s+\(in .*secrets\.json/);
     expect(await (await fetch(`${first.baseUrl}/readyz`)).json()).toEqual({ status: 'ready' });
 
     const cli = await run([

@@ -64,8 +64,15 @@ export class ServerProcess {
       });
     });
     const baseUrl = /Admin API\s+(http:\/\/\S+)\/admin/.exec(log.text)?.[1] ?? '';
-    const printed = /Admin token\s+(adm_\S+)/.exec(log.text)?.[1];
-    return new ServerProcess(child, baseUrl, env.TESSERA_ADMIN_TOKEN ?? printed ?? '', log);
+    // Not a terminal: a generated token is in the data directory, never in the output.
+    const generated = env.TESSERA_DATA_DIR
+      ? (
+          JSON.parse(await readFile(join(env.TESSERA_DATA_DIR, 'secrets.json'), 'utf8')) as {
+            adminToken: string;
+          }
+        ).adminToken
+      : '';
+    return new ServerProcess(child, baseUrl, env.TESSERA_ADMIN_TOKEN ?? generated, log);
   }
 
   output(): string {

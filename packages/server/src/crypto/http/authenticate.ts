@@ -2,6 +2,7 @@
 // <u_test_…|u_live_…>`. Runs in onRequest so the principal exists before the idempotency claim.
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../../platform/errors/domain-error.ts';
+import { bearerCredential } from '../../platform/http/bearer.ts';
 import type { Store } from '../../platform/tenants/stores-service.ts';
 import type { SessionService } from '../session/session-service.ts';
 
@@ -15,8 +16,7 @@ export type StoreAuthenticator = (request: FastifyRequest) => Promise<void>;
 
 export function storeAuthenticator(sessions: SessionService): StoreAuthenticator {
   return async (request) => {
-    const header = request.headers.authorization;
-    const key = typeof header === 'string' && /^Bearer \S+$/.test(header) ? header.slice(7) : undefined;
+    const key = bearerCredential(request.headers.authorization);
     const store = key ? await sessions.authenticate(key) : undefined;
     if (!store) throw new DomainError('unauthenticated', 'invalid_api_key');
     request.cryptoStore = store;

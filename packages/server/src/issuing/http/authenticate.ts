@@ -3,6 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../platform/db/database.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
+import { bearerCredential } from '../../platform/http/bearer.ts';
 import type { Partner, PartnersService } from '../../platform/tenants/partners-service.ts';
 import type { AuthService } from '../auth/auth-service.ts';
 
@@ -22,8 +23,7 @@ export interface AuthenticateDeps {
 const unauthenticated = (message: string) => new DomainError('unauthenticated', message);
 
 export function bearerToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  return typeof header === 'string' && /^Bearer \S+$/.test(header) ? header.slice(7) : undefined;
+  return bearerCredential(request.headers.authorization);
 }
 
 export function authenticators(deps: AuthenticateDeps) {

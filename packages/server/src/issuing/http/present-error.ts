@@ -10,9 +10,11 @@ const MESSAGES: Record<number, string> = {
   404: 'Not found',
   409: 'Conflict',
   413: 'Payload too large',
+  414: 'URI too long',
   415: 'Unsupported media type',
   422: 'Unprocessable entity',
   429: 'Too many requests',
+  431: 'Request header fields too large',
   500: 'Internal server error',
   503: 'Service unavailable',
 };

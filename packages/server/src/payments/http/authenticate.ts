@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../platform/db/database.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
+import { bearerCredential } from '../../platform/http/bearer.ts';
 import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
 import { loadMerchantScope, type MerchantScope } from '../sites.ts';
 
@@ -17,8 +18,9 @@ export type MerchantAuthenticator = (request: FastifyRequest) => Promise<void>;
 
 export function merchantAuthenticator(db: Db, merchants: MerchantsService): MerchantAuthenticator {
   return async (request) => {
+    // Shop plugins send the bare key as well as `Bearer <key>`.
     const header = request.headers.authorization;
-    const key = typeof header === 'string' ? header.replace(/^Bearer\s+/i, '').trim() : '';
+    const key = bearerCredential(header) ?? (typeof header === 'string' ? header.trim() : '');
     const found = key ? await merchants.authenticate(db, key) : undefined;
     if (!found) throw new DomainError('unauthenticated', 'the API key is missing, invalid or revoked');
     request.paymentsMerchant = await loadMerchantScope(db, found.merchantId);

@@ -13,8 +13,10 @@ export const ERROR_STATUS = {
   limit_exceeded: 422,
   payment_declined: 402,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   rate_limited: 429,
+  headers_too_large: 431,
   rail_unavailable: 503,
   internal: 500,
 } as const;

@@ -80,6 +80,8 @@ export function presentError(
   const error = asDomainError(err);
   if (error.status >= 500) request.log.error({ err: error.cause ?? err }, 'request failed');
   const rendered = presenter(error, request.id);
+  // Also for errors raised before the hook that sets it ran (a URL too long, a URL that does not decode).
+  reply.header('x-request-id', request.id);
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   return reply
     .code(rendered.status)

@@ -1,5 +1,7 @@
 // pino options: secrets never reach a log. Known secret fields are redacted by path; as a second line,
-// any run of 13–19 digits (a card number shape) in a logged string is masked.
+// any run of 13–19 digits (a card number shape) in a logged string is masked. Request URLs are logged
+// as their route, with the parameters that are credentials (hosted-page tokens, link hashes, KYC
+// sessions) and every query value redacted.
 import type { LoggerOptions } from 'pino';
 
 const SECRET_FIELDS = [
@@ -57,11 +59,43 @@ export function loggerOptions(level: string): LoggerOptions {
         message: maskPans(err.message),
         stack: err.stack && maskPans(err.stack),
       }),
-      req: (req: { method: string; url: string; id: string }) => ({
+      req: (req: LoggedRequest) => ({
         method: req.method,
-        url: maskPans(req.url),
+        url: loggedUrl(req),
         id: req.id,
       }),
     },
   };
+}
+
+interface LoggedRequest {
+  method: string;
+  url: string;
+  id: string;
+  params?: unknown;
+  routeOptions?: { url?: string | undefined };
+}
+
+/** Route parameters whose values are credentials: whoever holds one can act on the page or link. */
+const SECRET_PARAM = /token|hash|secret|key|session|code|password/i;
+/** Outside a known route, path segments long enough to be a token */
+const LONG_SEGMENT = /^[^/]{16,}$/;
+
+export function loggedUrl(req: LoggedRequest): string {
+  const [rawPath = '', query] = req.url.split('?', 2);
+  const pattern = req.routeOptions?.url;
+  const params = (req.params ?? {}) as Record<string, unknown>;
+  const path = pattern
+    ? pattern.replace(/:(\w+)/g, (_, name: string) =>
+        SECRET_PARAM.test(name) ? '[redacted]' : encodeURIComponent(String(params[name] ?? '')),
+      )
+    : rawPath
+        .split('/')
+        .map((segment) => (LONG_SEGMENT.test(segment) ? '[redacted]' : segment))
+        .join('/');
+  const redactedQuery = query
+    ?.split('&')
+    .map((pair) => `${pair.split('=', 1)[0]}=[redacted]`)
+    .join('&');
+  return maskPans(redactedQuery ? `${path}?${redactedQuery}` : path);
 }

@@ -2,16 +2,22 @@
 // transaction as its `db`), so a rolled-back step never leaves a job behind. Retries of domain work are
 // not pg-boss's: they are due times on domain rows, picked up by sweeps on the injected clock.
 import { CompiledQuery } from 'kysely';
+import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Executor } from '../db/database.ts';
+
+const QUEUE_SETUP_LOCK = 727_003;
 
 export type JobHandler<T> = (data: T) => Promise<void>;
 
 export class JobQueue {
   private readonly workers = new Map<string, string>();
 
-  private constructor(private readonly boss: PgBoss) {}
+  private constructor(
+    private readonly boss: PgBoss,
+    private readonly connectionString: string,
+  ) {}
 
   static async start(
     connectionString: string,
@@ -27,11 +33,28 @@ export class JobQueue {
     });
     boss.on('error', (err) => logger.error({ err }, 'job queue error'));
     await boss.start();
-    return new JobQueue(boss);
+    return new JobQueue(boss, connectionString);
   }
 
+  /**
+   * Creates the queue unless it exists. pg-boss's create_queue takes locks on its queue table and its job
+   * table in an order that deadlocks when two processes start at once on a fresh database, so creation
+   * is serialised across processes with an advisory lock.
+   */
   async createQueue(name: string): Promise<void> {
-    await this.boss.createQueue(name, { name, policy: 'standard', retryLimit: 0 });
+    const lock = new pg.Client({
+      connectionString: this.connectionString,
+      application_name: 'tessera-jobs-setup',
+    });
+    await lock.connect();
+    try {
+      await lock.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK]);
+      if (!(await this.boss.getQueue(name))) {
+        await this.boss.createQueue(name, { name, policy: 'standard', retryLimit: 0 });
+      }
+    } finally {
+      await lock.end();
+    }
   }
 
   /** Enqueues within the caller's transaction (or on its own when given the db). */
