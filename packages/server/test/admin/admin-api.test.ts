@@ -170,6 +170,11 @@ describe('merchants', () => {
       json: { ipnUrl: 'https://a.example/ipn' },
     });
     expect(ok.body.ipnUrl).toBe('https://a.example/ipn');
+    // Nothing to change: the site as it is.
+    const unchanged = await h.admin('PATCH', `/merchants/${a.body.id}/sites/${siteA}`, { json: {} });
+    expect(unchanged.status).toBe(200);
+    expect(unchanged.body).toEqual(ok.body);
+    expect((await h.admin('PATCH', `/merchants/${b.body.id}/sites/${siteA}`, { json: {} })).status).toBe(404);
     expect(
       (await h.admin('PATCH', `/merchants/${b.body.id}/sites/${siteA}`, { json: { name: 'stolen' } })).status,
     ).toBe(404);

@@ -100,6 +100,17 @@ describe('customers', () => {
     });
   });
 
+  it('answers an update with nothing to change with the customer as it is', async () => {
+    const id = await aCustomer(h, m, { city: 'Iasi' });
+    const before = (await payments(h, m, 'GET', `/customer/${id}`)).body.data;
+    for (const body of [{}, { unknownField: 'x' }]) {
+      const res = await payments(h, m, 'PUT', `/customer/${id}`, body);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual({ id });
+      expect((await payments(h, m, 'GET', `/customer/${id}`)).body.data).toEqual(before);
+    }
+  });
+
   it('accepts an identifier of exactly 92 characters with every allowed character', async () => {
     const identifier = `Ab9-_.@ ${'x'.repeat(84)}`;
     expect(identifier).toHaveLength(92);

@@ -262,6 +262,16 @@ describe('other ways to pay', () => {
     expect(Number(await balance(Number(site())))).toBeCloseTo(before - 2, 2);
   });
 
+  it('the sandbox balance names an unknown currency (400), never a 500', async () => {
+    const res = await h.request<{ error: { field: string } }>(
+      'GET',
+      `/sandbox/payments/sites/${site()}/balance?currency=XQZ`,
+      { headers: { authorization: `Bearer ${h.adminToken}` } },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.error.field).toBe('currency');
+  });
+
   it('splits a payment across the merchant’s sites through the ledger', async () => {
     const [a, b] = m.sites.map((s) => s.id) as [number, number];
     const [beforeA, beforeB] = [Number(await balance(a)), Number(await balance(b))];

@@ -101,9 +101,12 @@ export class CustomersService {
       if (input.identifier !== undefined && input.identifier !== current.identifier) {
         await this.refuseDuplicate(tx, current.siteId, input.identifier);
       }
+      const changes = columns(input);
+      // Nothing to change answers the customer as it is (docs/payments.md), as an empty SET cannot.
+      if (Object.keys(changes).length === 0) return current;
       const row = await tx
         .updateTable('payments_customers')
-        .set(columns(input))
+        .set(changes)
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();

@@ -164,16 +164,26 @@ export class MerchantsService {
     siteId: number,
     input: { ipnUrl?: string | null; name?: string },
   ) {
-    const row = await db
-      .updateTable('sites')
-      .set({
-        ...(input.ipnUrl !== undefined ? { ipn_url: input.ipnUrl } : {}),
-        ...(input.name !== undefined ? { name: input.name } : {}),
-      })
-      .where('id', '=', siteId)
-      .where('merchant_id', '=', merchantId)
-      .returning(['id', 'name', 'ipn_url'])
-      .executeTakeFirst();
+    const changes = {
+      ...(input.ipnUrl !== undefined ? { ipn_url: input.ipnUrl } : {}),
+      ...(input.name !== undefined ? { name: input.name } : {}),
+    };
+    // Nothing to change answers the site as it is.
+    const row =
+      Object.keys(changes).length === 0
+        ? await db
+            .selectFrom('sites')
+            .select(['id', 'name', 'ipn_url'])
+            .where('id', '=', siteId)
+            .where('merchant_id', '=', merchantId)
+            .executeTakeFirst()
+        : await db
+            .updateTable('sites')
+            .set(changes)
+            .where('id', '=', siteId)
+            .where('merchant_id', '=', merchantId)
+            .returning(['id', 'name', 'ipn_url'])
+            .executeTakeFirst();
     if (!row) throw notFound('site');
     return { id: row.id, name: row.name, ipnUrl: row.ipn_url };
   }

@@ -8,6 +8,7 @@ import type { PaymentsServices } from '../../payments/payments-services.ts';
 import { isLuhnValid } from '../../platform/cards/card-number.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
+import { isFiat } from '../../platform/money/assets.ts';
 import type { CardNetworkSimulator } from '../../rails/card-network/network-simulator.ts';
 import {
   SCRIPTABLE_OUTCOMES,
@@ -100,7 +101,7 @@ export async function registerPaymentsSandboxRoutes(
         summary: 'A site’s available ledger balance in a currency',
         tags: ['payments'],
         params: z.object({ siteId: z.coerce.number().int().positive() }),
-        querystring: z.object({ currency: z.string().regex(/^[A-Z]{3}$/) }),
+        querystring: z.object({ currency: z.string().refine(isFiat, 'must be an ISO 4217 currency code') }),
         response: {
           200: z.object({ siteId: z.number().int(), currency: z.string(), available: z.string() }),
         },
