@@ -103,7 +103,7 @@ describe('customers', () => {
   it('answers an update with nothing to change with the customer as it is', async () => {
     const id = await aCustomer(h, m, { city: 'Iasi' });
     const before = (await payments(h, m, 'GET', `/customer/${id}`)).body.data;
-    for (const body of [{}, { unknownField: 'x' }]) {
+    for (const body of [{}, { unknownField: 'x' }] as Record<string, string>[]) {
       const res = await payments(h, m, 'PUT', `/customer/${id}`, body);
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual({ id });
