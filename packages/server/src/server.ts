@@ -220,7 +220,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   // service, chain or FX provider is wired yet (README, Production). The wallet verifier is real
   // cryptography.
   const rails = {
-    notifier: new SandboxNotifier(clock),
+    notifier: new SandboxNotifier(clock, encryptor),
     wallets: new SignatureWalletVerifier(),
     kycVendor: new KycVendorSimulator(clock, config.publicUrl),
     tokenization: new TokenizationSimulator(derive(options.encryptionKey, 'tessera/wallet-activation/v1')),

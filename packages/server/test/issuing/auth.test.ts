@@ -437,6 +437,30 @@ describe('refresh tokens', () => {
       (await issuing('POST', '/auth/refresh', { headers: bearer(third.body.refreshToken) })).status,
     ).toBe(401);
     expect((await issuing('POST', '/auth/refresh', { headers: bearer('rt_garbage') })).status).toBe(401);
+    // The revoked login's access tokens stop working at once, not when they expire.
+    const accountsWith = (token: string) => issuing('GET', '/accounts', { headers: bearer(token) });
+    expect((await accountsWith(third.body.accessToken)).status).toBe(401);
+  });
+
+  it('end with a logout, by access or refresh token: every token of the login stops at once', async () => {
+    const accountsWith = (token: string) => issuing('GET', '/accounts', { headers: bearer(token) });
+    for (const by of ['accessToken', 'refreshToken'] as const) {
+      const tokens = await registerByEmail(`logout-${by}@example.com`);
+      const other = await issuing<Tokens>('POST', '/auth/login/email', {
+        headers: publicOf(),
+        json: { email: `logout-${by}@example.com`, password: STRONG },
+      });
+      expect((await accountsWith(tokens.accessToken)).status).toBe(200);
+      const loggedOut = await issuing('POST', '/auth/logout', { headers: bearer(tokens[by]) });
+      expect(loggedOut.status).toBe(204);
+      expect((await accountsWith(tokens.accessToken)).status).toBe(401);
+      expect((await issuing('POST', '/auth/refresh', { headers: bearer(tokens.refreshToken) })).status).toBe(
+        401,
+      );
+      // Another login of the same customer goes on.
+      expect((await accountsWith(other.body.accessToken)).status).toBe(200);
+    }
+    expect((await issuing('POST', '/auth/logout', { headers: bearer('rt_unknown') })).status).toBe(401);
   });
 
   it('access tokens last 15 minutes and refresh tokens 30 days', async () => {

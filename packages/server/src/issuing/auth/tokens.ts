@@ -18,14 +18,23 @@ export interface CustomerClaims {
   partnerId: string;
 }
 
+/** An access token belongs to one login (its refresh token family): revoking the login revokes it. */
+export interface AccessClaims extends CustomerClaims {
+  familyId: string;
+}
+
 export class TokenSigner {
   constructor(
     private readonly key: Uint8Array,
     private readonly clock: Clock,
   ) {}
 
-  accessToken(claims: CustomerClaims): Promise<string> {
-    return this.sign({ typ: 'access', pid: claims.partnerId }, claims.customerId, ACCESS_TTL_SECONDS);
+  accessToken(claims: AccessClaims): Promise<string> {
+    return this.sign(
+      { typ: 'access', pid: claims.partnerId, fam: claims.familyId },
+      claims.customerId,
+      ACCESS_TTL_SECONDS,
+    );
   }
 
   sessionToken(claims: CustomerClaims & { challengeId: string }): Promise<string> {
@@ -36,9 +45,11 @@ export class TokenSigner {
     );
   }
 
-  async verifyAccess(token: string): Promise<CustomerClaims | undefined> {
+  async verifyAccess(token: string): Promise<AccessClaims | undefined> {
     const payload = await this.verify(token, 'access');
-    return payload && { customerId: payload.sub, partnerId: payload.pid };
+    return payload && typeof payload.fam === 'string'
+      ? { customerId: payload.sub, partnerId: payload.pid, familyId: payload.fam }
+      : undefined;
   }
 
   async verifySession(token: string): Promise<(CustomerClaims & { challengeId: string }) | undefined> {
@@ -62,7 +73,7 @@ export class TokenSigner {
   private async verify(
     token: string,
     typ: string,
-  ): Promise<{ sub: string; pid: string; sid?: unknown } | undefined> {
+  ): Promise<{ sub: string; pid: string; sid?: unknown; fam?: unknown } | undefined> {
     try {
       const { payload } = await jwtVerify(token, this.key, {
         issuer: ISSUER,
@@ -71,7 +82,7 @@ export class TokenSigner {
       });
       if (payload.typ !== typ || typeof payload.sub !== 'string' || typeof payload.pid !== 'string')
         return undefined;
-      return { sub: payload.sub, pid: payload.pid, sid: payload.sid };
+      return { sub: payload.sub, pid: payload.pid, sid: payload.sid, fam: payload.fam };
     } catch {
       return undefined;
     }

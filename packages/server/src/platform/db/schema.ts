@@ -192,8 +192,8 @@ export interface SandboxMessagesTable {
   id: string;
   channel: 'email' | 'sms';
   recipient: string;
-  subject: string;
-  body: string;
+  subject_enc: string;
+  body_enc: string;
   created_at: Timestamp;
 }
 

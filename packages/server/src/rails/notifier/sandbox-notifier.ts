@@ -1,5 +1,7 @@
-// The notifier's simulator: messages are stored, not sent; GET /sandbox/messages shows them.
+// The notifier's simulator: messages are stored, not sent; GET /sandbox/messages shows them. They hold
+// one-time codes, so subject and body are stored encrypted, bound to the message's id.
 import type { Clock } from '../../platform/clock/clock.ts';
+import type { Encryptor } from '../../platform/crypto/encryption.ts';
 import type { Executor } from '../../platform/db/database.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Notifier, OutboundMessage } from './port.ts';
@@ -10,12 +12,23 @@ export interface StoredMessage extends OutboundMessage {
 }
 
 export class SandboxNotifier implements Notifier {
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly encryptor: Encryptor,
+  ) {}
 
   async send(db: Executor, message: OutboundMessage): Promise<void> {
+    const id = newId('message');
     await db
       .insertInto('sandbox_messages')
-      .values({ id: newId('message'), ...message, created_at: this.clock.now() })
+      .values({
+        id,
+        channel: message.channel,
+        recipient: message.recipient,
+        subject_enc: this.encryptor.encrypt(message.subject, `message:${id}:subject`),
+        body_enc: this.encryptor.encrypt(message.body, `message:${id}:body`),
+        created_at: this.clock.now(),
+      })
       .execute();
   }
 
@@ -28,8 +41,8 @@ export class SandboxNotifier implements Notifier {
       id: r.id,
       channel: r.channel,
       recipient: r.recipient,
-      subject: r.subject,
-      body: r.body,
+      subject: this.encryptor.decrypt(r.subject_enc, `message:${r.id}:subject`),
+      body: this.encryptor.decrypt(r.body_enc, `message:${r.id}:body`),
       createdAt: r.created_at,
     }));
   }

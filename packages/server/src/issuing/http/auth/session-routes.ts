@@ -28,6 +28,24 @@ export async function registerSessionRoutes(
   );
 
   app.post(
+    '/auth/logout',
+    {
+      onRequest: authn.bearerSecret,
+      schema: {
+        summary: 'End a login: its refresh and access tokens stop working at once (Tessera extension)',
+        description: 'Authorization: Bearer <access token> or <refresh token> of the login to end.',
+        tags: ['auth'],
+        security: [{ customerToken: [] }],
+        response: { 204: z.null(), ...errors(401) },
+      },
+    },
+    async (request, reply) => {
+      await auth.logout(bearerToken(request) ?? '');
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
     '/auth/2fa/send',
     {
       onRequest: authn.bearerSecret,
