@@ -50,6 +50,7 @@ import { createMetrics, type Metrics } from './platform/http/metrics.ts';
 import { registerOperationalRoutes } from './platform/http/operational-routes.ts';
 import { rateLimitKey } from './platform/http/rate-limit-key.ts';
 import { postgresRateLimitStore, purgeRateLimitWindows } from './platform/http/rate-limit-store.ts';
+import { addSecurityHeaders } from './platform/http/security-headers.ts';
 import { IdempotencyStore } from './platform/idempotency/idempotency-store.ts';
 import { newId } from './platform/ids.ts';
 import { JobQueue } from './platform/jobs/job-queue.ts';
@@ -358,6 +359,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
   app.setSerializerCompiler(serializerCompiler);
   await app.register(formbody);
   acceptEmptyJson(app);
+  addSecurityHeaders(app);
   refuseLongUrls(app);
   refuseUnstorableStrings(app);
   await app.register(rateLimit, {
@@ -501,7 +503,11 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     topups: services.issuing.topups,
     cardTopups: services.issuing.cardTopups,
   });
-  await registerCheckoutPageRoutes(app, { payments: services.payments, publicUrl: config.publicUrl });
+  await registerCheckoutPageRoutes(app, {
+    payments: services.payments,
+    publicUrl: config.publicUrl,
+    frameAncestorsOf: (siteId) => services.merchants.frameAncestors(services.db, siteId),
+  });
   await registerOperationalRoutes(asZod(app), {
     db: services.db,
     metrics,

@@ -27,15 +27,16 @@ export function page(title: string, body: string): string {
   button { font-size: 1rem; padding: .6rem 1.2rem; }
   .notice { padding: .8rem; border-radius: 6px; background: #eef5ff; }
   .error { background: #fdecea; }
+  .qr { max-width: 12rem; }
 </style>
 </head>
 <body><main>${body}</main></body>
 </html>`;
 }
 
-/** Answers a hosted page: HTML that no cache keeps (it shows a payment's state). */
+/** Answers a hosted page (the security headers, no-store included, are added to every answer). */
 export function sendPage(reply: FastifyReply, html: string): FastifyReply {
-  return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
+  return reply.type('text/html; charset=utf-8').send(html);
 }
 
 /**

@@ -96,3 +96,32 @@ export async function aCardholder(h: Harness, partnerApiKey: string, funds = 10_
   };
   return { ...customer, accountId, cardId: card.body.cardId, balance };
 }
+
+/** A valid body for every KYC step, in order (the document checks come after them). */
+export const KYC_STEPS: [string, unknown][] = [
+  ['agreement', { termsAccepted: true, privacyPolicyAccepted: true, version: '2026-01' }],
+  [
+    'personal-info',
+    {
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      dateOfBirth: '1990-12-10',
+      nationality: 'gb',
+      phone: '+447700900123',
+    },
+  ],
+  ['residence', { country: 'RO', city: 'Bucharest', postalCode: '010101', addressLine1: 'Str. Exemplu 1' }],
+  ['gender', { gender: 'female' }],
+  ['birthplace', { country: 'GB', city: 'London' }],
+  [
+    'wealth-and-income',
+    {
+      employmentStatus: 'employed',
+      occupation: 'Engineer',
+      annualIncome: '50k_100k',
+      sourceOfFunds: ['salary'],
+      expectedMonthlySpend: '1k_5k',
+    },
+  ],
+  ['pep', { isPoliticallyExposed: false }],
+];

@@ -3,6 +3,7 @@
 import { verifyIssuingWebhook } from '@tessera/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
+import { KYC_STEPS } from '../harness/issuing-builders.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 
 let h: Harness;
@@ -49,34 +50,6 @@ const kyc = <T = Kyc>(token: string, method: string, path: string, json?: unknow
     headers: { authorization: `Bearer ${token}` },
     ...(json !== undefined ? { json } : {}),
   });
-
-export const VALID_STEPS: [string, unknown][] = [
-  ['agreement', { termsAccepted: true, privacyPolicyAccepted: true, version: '2026-01' }],
-  [
-    'personal-info',
-    {
-      firstName: 'Ada',
-      lastName: 'Lovelace',
-      dateOfBirth: '1990-12-10',
-      nationality: 'gb',
-      phone: '+447700900123',
-    },
-  ],
-  ['residence', { country: 'RO', city: 'Bucharest', postalCode: '010101', addressLine1: 'Str. Exemplu 1' }],
-  ['gender', { gender: 'female' }],
-  ['birthplace', { country: 'GB', city: 'London' }],
-  [
-    'wealth-and-income',
-    {
-      employmentStatus: 'employed',
-      occupation: 'Engineer',
-      annualIncome: '50k_100k',
-      sourceOfFunds: ['salary'],
-      expectedMonthlySpend: '1k_5k',
-    },
-  ],
-  ['pep', { isPoliticallyExposed: false }],
-];
 
 /** Submits the hosted page's form as a browser would (multipart). */
 async function submitHostedPage(
@@ -130,7 +103,7 @@ describe('KYC steps', () => {
       'id-verification',
       'poa-verification',
     ]);
-    const after = await kyc(token, 'POST', '/agreement', VALID_STEPS[0]?.[1]);
+    const after = await kyc(token, 'POST', '/agreement', KYC_STEPS[0]?.[1]);
     expect(after.body.status).toBe('in_progress');
     expect(after.body.completedSteps).toEqual(['agreement']);
   });
@@ -243,7 +216,7 @@ describe('hosted document checks and the decision', () => {
   it('walks a customer to pending_review, then approval, with a signed event per change', async () => {
     const { customerId, token } = await newCustomer();
     expect((await kyc<IssuingError>(token, 'POST', '/id-verification/start')).status).toBe(409);
-    for (const [step, body] of VALID_STEPS)
+    for (const [step, body] of KYC_STEPS)
       expect((await kyc(token, 'POST', `/${step}`, body)).status).toBe(200);
 
     const page = await kyc<{ url: string }>(token, 'POST', '/id-verification/start');
@@ -312,7 +285,7 @@ describe('hosted document checks and the decision', () => {
 
   it('a rejected document can be tried again; a rejection decision carries its reason', async () => {
     const { customerId, token } = await newCustomer();
-    await kyc(token, 'POST', '/personal-info', VALID_STEPS[1]?.[1]);
+    await kyc(token, 'POST', '/personal-info', KYC_STEPS[1]?.[1]);
     const { html } = await verifyDocument(token, 'id', 'expired');
     expect(html).toContain('data-result="rejected"');
     expect(html).toContain('document_expired');
@@ -355,7 +328,7 @@ describe('hosted document checks and the decision', () => {
 
   it('hosted links are unguessable, expire, and reveal nothing when wrong', async () => {
     const { token } = await newCustomer();
-    await kyc(token, 'POST', '/residence', VALID_STEPS[2]?.[1]);
+    await kyc(token, 'POST', '/residence', KYC_STEPS[2]?.[1]);
     const started = await kyc<{ url: string }>(token, 'POST', '/poa-verification/start');
     expect((await fetch(`${h.baseUrl}/hosted/kyc/kvs_guess`)).status).toBe(404);
     await h.advanceClock(60 * 60 + 1);

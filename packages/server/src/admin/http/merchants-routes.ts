@@ -4,9 +4,21 @@ import { runTransaction } from '../../platform/db/transact.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import type { Merchant } from '../../platform/tenants/merchants-service.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { nameField, numericIdParam, standardErrors, timestamp, urlField } from './schemas.ts';
+import {
+  frameAncestorsField,
+  nameField,
+  numericIdParam,
+  standardErrors,
+  timestamp,
+  urlField,
+} from './schemas.ts';
 
-const siteView = z.object({ id: z.number().int(), name: z.string(), ipnUrl: z.string().nullable() });
+const siteView = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  ipnUrl: z.string().nullable(),
+  frameAncestors: z.array(z.string()),
+});
 const merchantView = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -28,7 +40,7 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
         body: z.object({
           name: nameField,
           sites: z
-            .array(z.object({ name: nameField, ipnUrl: urlField }))
+            .array(z.object({ name: nameField, ipnUrl: urlField, frameAncestors: frameAncestorsField }))
             .min(1)
             .max(50),
         }),
@@ -46,6 +58,7 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
       const sites = request.body.sites.map((site, i) => ({
         name: site.name,
         ipnUrl: deps.checkWebhookUrl(site.ipnUrl, `sites[${i}].ipnUrl`),
+        ...(site.frameAncestors ? { frameAncestors: site.frameAncestors } : {}),
       }));
       const created = await runTransaction(deps.db, (tx) =>
         deps.merchants.create(tx, { name: request.body.name, sites }),
@@ -83,10 +96,10 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
     '/merchants/:id/sites/:siteId',
     {
       schema: {
-        summary: 'Change a site’s name or IPN URL',
+        summary: 'Change a site’s name, IPN URL or the origins allowed to embed its checkout',
         tags: ['merchants'],
         params: numericIdParam.extend({ siteId: z.coerce.number().int().positive() }),
-        body: z.object({ name: nameField.optional(), ipnUrl: urlField }),
+        body: z.object({ name: nameField.optional(), ipnUrl: urlField, frameAncestors: frameAncestorsField }),
         response: { 200: siteView, ...standardErrors },
       },
     },
@@ -96,6 +109,7 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
       return deps.merchants.updateSite(deps.db, request.params.id, request.params.siteId, {
         ...(request.body.name !== undefined ? { name: request.body.name } : {}),
         ...(ipnUrl !== undefined ? { ipnUrl } : {}),
+        ...(request.body.frameAncestors !== undefined ? { frameAncestors: request.body.frameAncestors } : {}),
       });
     },
   );

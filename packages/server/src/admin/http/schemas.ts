@@ -4,6 +4,23 @@ import { z } from 'zod';
 export const nameField = z.string().trim().min(1).max(200);
 export const urlField = z.string().max(2048).nullable().optional();
 export const timestamp = z.iso.datetime({ offset: true });
+
+/**
+ * Origins allowed to embed a tenant's hosted pages in a frame (CSP frame-ancestors): `https://host[:port]`,
+ * a `*.` subdomain wildcard allowed; plain http only for localhost. Empty: no one.
+ */
+export const frameAncestorsField = z
+  .array(
+    z
+      .string()
+      .max(255)
+      .regex(
+        /^(https:\/\/(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*|http:\/\/(localhost|127\.0\.0\.1))(:\d{1,5})?$/,
+        'must be an origin like https://shop.example (no path)',
+      ),
+  )
+  .max(20)
+  .optional();
 export const errorBody = z.object({
   error: z.object({
     code: z.string(),

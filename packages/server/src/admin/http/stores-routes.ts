@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import type { Store } from '../../platform/tenants/stores-service.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { idParam, nameField, standardErrors, timestamp, urlField } from './schemas.ts';
+import { frameAncestorsField, idParam, nameField, standardErrors, timestamp, urlField } from './schemas.ts';
 
 const currencyPair = z.object({
   currency: z.string().trim().toUpperCase(),
@@ -16,6 +16,7 @@ const storeView = z.object({
   webhookUrl: z.string().nullable(),
   refundsEnabled: z.boolean(),
   currencies: z.array(z.object({ currency: z.string(), network: z.string() })),
+  frameAncestors: z.array(z.string()),
   createdAt: timestamp,
 });
 
@@ -35,6 +36,7 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
           webhookUrl: urlField,
           refundsEnabled: z.boolean().optional(),
           currencies: z.array(currencyPair).min(1).max(50).optional(),
+          frameAncestors: frameAncestorsField,
         }),
         response: {
           201: storeView.extend({ clientSecret: z.string(), webhookSecret: z.string() }),
@@ -43,13 +45,14 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
       },
     },
     async (request, reply) => {
-      const { name, refundsEnabled, currencies } = request.body;
+      const { name, refundsEnabled, currencies, frameAncestors } = request.body;
       const webhookUrl = deps.checkWebhookUrl(request.body.webhookUrl, 'webhookUrl');
       const created = await deps.stores.create(deps.db, {
         name,
         webhookUrl,
         ...(refundsEnabled !== undefined ? { refundsEnabled } : {}),
         ...(currencies !== undefined ? { currencies } : {}),
+        ...(frameAncestors !== undefined ? { frameAncestors } : {}),
       });
       return reply.code(201).send({
         ...present(created),
@@ -88,7 +91,8 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
     '/stores/:id',
     {
       schema: {
-        summary: 'Change a store’s name, webhook URL, refund setting or enabled currencies',
+        summary:
+          'Change a store’s name, webhook URL, refund setting, enabled currencies or embedding origins',
         tags: ['stores'],
         params: idParam,
         body: z.object({
@@ -96,12 +100,13 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
           webhookUrl: urlField,
           refundsEnabled: z.boolean().optional(),
           currencies: z.array(currencyPair).min(1).max(50).optional(),
+          frameAncestors: frameAncestorsField,
         }),
         response: { 200: storeView, ...standardErrors },
       },
     },
     async (request) => {
-      const { name, refundsEnabled, currencies } = request.body;
+      const { name, refundsEnabled, currencies, frameAncestors } = request.body;
       const webhookUrl =
         request.body.webhookUrl === undefined
           ? undefined
@@ -112,6 +117,7 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
           ...(webhookUrl !== undefined ? { webhookUrl } : {}),
           ...(refundsEnabled !== undefined ? { refundsEnabled } : {}),
           ...(currencies !== undefined ? { currencies } : {}),
+          ...(frameAncestors !== undefined ? { frameAncestors } : {}),
         }),
       );
     },

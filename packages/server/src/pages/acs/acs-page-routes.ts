@@ -18,7 +18,7 @@ export async function registerAcsPageRoutes(
     if (!challenge)
       return reply.code(404).type('text/html').send(page('Not found', '<h1>No such challenge</h1>'));
     if (challenge.status !== 'pending') return reply.redirect(challenge.returnUrl, 303);
-    return reply.header('cache-control', 'no-store').type('text/html').send(render(challenge));
+    return reply.type('text/html').send(render(challenge));
   };
 
   app.get<{ Querystring: { creq?: string } }>('/acs/challenge', (request, reply) =>

@@ -7,6 +7,7 @@ import { renderSVG } from 'uqr';
 import type { Order, OrdersService, PaymentOption } from '../../crypto/orders/orders-service.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
+import { allowFraming } from '../../platform/http/security-headers.ts';
 import { isUuid } from '../../platform/ids.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { findNetwork } from '../../platform/money/assets.ts';
@@ -38,9 +39,7 @@ export async function registerPayPageRoutes(
   app.get<{ Params: { orderId: string } }>('/crypto/pay/:orderId/status', async (request, reply) => {
     const view = await load(request.params.orderId).catch(() => undefined);
     if (!view) return reply.code(404).send({ error: 'not found' });
-    return reply
-      .header('cache-control', 'no-store')
-      .send({ status: view.order.status, stamp: stamp(view.order) });
+    return reply.send({ status: view.order.status, stamp: stamp(view.order) });
   });
 
   app.post<{ Params: { orderId: string }; Body: { option?: string } }>(
@@ -117,9 +116,8 @@ function render(
   }
 })();
 </script>`;
-  return reply
+  return allowFraming(reply, store.frameAncestors)
     .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
     .send(page(`Pay ${store.name}`, parts.join('\n') + script));
 }
 
@@ -184,7 +182,7 @@ ${choices}
 <h2 id="send">Send exactly <span data-field="crypto-amount">${escapeHtml(amount)}</span> ${escapeHtml(option.asset)}</h2>
 <p>on ${escapeHtml(findNetwork(option.asset, option.network)?.name ?? option.network)} to</p>
 <p><code data-field="address">${escapeHtml(option.address)}</code></p>
-<figure role="img" aria-label="QR code of the payment address" style="max-width:12rem">${renderSVG(uri)}</figure>
+<figure class="qr" role="img" aria-label="QR code of the payment address">${renderSVG(uri)}</figure>
 <p>This amount is guaranteed for <strong id="countdown" data-seconds="${secondsLeft}">${secondsLeft} s</strong>.</p>
 <div id="requote" hidden>${picker}</div>
 </section>

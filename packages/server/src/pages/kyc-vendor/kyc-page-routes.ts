@@ -88,10 +88,7 @@ function renderSession(
   session: VendorSession | undefined,
   error?: string,
 ): FastifyReply {
-  reply
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('x-frame-options', 'DENY');
+  reply.type('text/html; charset=utf-8').header('x-frame-options', 'DENY');
   if (!session)
     return reply
       .code(404)

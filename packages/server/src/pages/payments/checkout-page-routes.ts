@@ -7,6 +7,7 @@ import type { LinkRow } from '../../payments/links/payment-links-service.ts';
 import type { PaymentsServices } from '../../payments/payments-services.ts';
 import type { MerchantScope } from '../../payments/sites.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
+import { allowFraming } from '../../platform/http/security-headers.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { challengeRedirectPage, escapeHtml, page, sendPage } from '../html.ts';
 
@@ -33,7 +34,12 @@ const OUTCOME_TEXT: Record<string, string> = {
 
 export async function registerCheckoutPageRoutes(
   app: FastifyInstance,
-  deps: { payments: PaymentsServices; publicUrl: string },
+  deps: {
+    payments: PaymentsServices;
+    publicUrl: string;
+    /** The origins a site lets embed its checkout (a frame on the merchant's own page) */
+    frameAncestorsOf: (siteId: number) => Promise<string[]>;
+  },
 ): Promise<void> {
   const { payments } = deps;
 
@@ -66,6 +72,7 @@ export async function registerCheckoutPageRoutes(
           `<h1>Payment link</h1><p class="notice error" role="alert">${escapeHtml(found.unavailable)}</p>`,
         ),
       );
+    allowFraming(reply, await deps.frameAncestorsOf(found.link.site_id));
     return sendPage(reply, checkoutPage(found.link, {}));
   });
 
@@ -80,6 +87,7 @@ export async function registerCheckoutPageRoutes(
         ),
       );
     const link = found.link;
+    allowFraming(reply, await deps.frameAncestorsOf(link.site_id));
     const body = request.body ?? {};
     const merchant = await payments.links.merchantOf(link);
     try {

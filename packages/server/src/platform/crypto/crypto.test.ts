@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Encryptor, parseEncryptionKey } from './encryption.ts';
 import { hashPassword, hashToken, randomAlphanumeric, verifyPassword } from './hashing.ts';
+import { loadOrCreateSandboxSecrets } from './sandbox-secrets.ts';
 
 describe('encryption at rest', () => {
   const encryptor = new Encryptor(randomBytes(32));
@@ -46,5 +50,19 @@ describe('hashing', () => {
     const text = randomAlphanumeric(5000);
     expect(text).toMatch(/^[A-Za-z0-9]{5000}$/);
     expect(new Set(text).size).toBe(62);
+  });
+});
+
+describe('sandbox secrets', () => {
+  it('are created once, whole, when several processes start together', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tessera-secrets-'));
+    try {
+      const all = await Promise.all(Array.from({ length: 12 }, () => loadOrCreateSandboxSecrets(dir)));
+      expect(new Set(all.map((s) => s.adminToken)).size).toBe(1);
+      expect((await stat(join(dir, 'secrets.json'))).mode & 0o777).toBe(0o600);
+      expect((await readdir(dir)).sort()).toEqual(['secrets.json']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -43,6 +43,8 @@ export interface SitesTable {
   name: string;
   ipn_url: string | null;
   ipn_secret_enc: string;
+  /** Origins allowed to embed the site's hosted pages */
+  frame_ancestors: ColumnType<string[], string[] | undefined, string[]>;
   created_at: Timestamp;
 }
 
@@ -55,6 +57,8 @@ export interface StoresTable {
   webhook_url: string | null;
   refunds_enabled: boolean;
   currencies: ColumnType<StoreCurrency[], string, string>;
+  /** Origins allowed to embed the store's hosted pages */
+  frame_ancestors: ColumnType<string[], string[] | undefined, string[]>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

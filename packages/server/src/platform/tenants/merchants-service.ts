@@ -16,6 +16,8 @@ export interface Site {
   id: number;
   name: string;
   ipnUrl: string | null;
+  /** Origins allowed to embed the site's hosted checkout (empty: none) */
+  frameAncestors: string[];
 }
 
 export interface Merchant {
@@ -40,7 +42,7 @@ export class MerchantsService {
 
   async create(
     db: Executor,
-    input: { name: string; sites: { name: string; ipnUrl?: string | null }[] },
+    input: { name: string; sites: { name: string; ipnUrl?: string | null; frameAncestors?: string[] }[] },
   ): Promise<CreatedMerchant> {
     const now = this.clock.now();
     const merchant = await db
@@ -58,6 +60,7 @@ export class MerchantsService {
           name: site.name,
           ipn_url: site.ipnUrl ?? null,
           ipn_secret_enc: 'pending',
+          frame_ancestors: site.frameAncestors ?? [],
           created_at: now,
         })
         .returning(['id'])
@@ -68,7 +71,13 @@ export class MerchantsService {
         .set({ ipn_secret_enc: this.encryptor.encrypt(ipnSecret, `site:${row.id}`) })
         .where('id', '=', row.id)
         .execute();
-      sites.push({ id: row.id, name: site.name, ipnUrl: site.ipnUrl ?? null, ipnSecret });
+      sites.push({
+        id: row.id,
+        name: site.name,
+        ipnUrl: site.ipnUrl ?? null,
+        frameAncestors: site.frameAncestors ?? [],
+        ipnSecret,
+      });
     }
     const { apiKey, apiKeyId } = await this.issueApiKey(db, merchant.id);
     return { id: merchant.id, name: merchant.name, createdAt: merchant.created_at, apiKey, apiKeyId, sites };
@@ -141,7 +150,7 @@ export class MerchantsService {
     if (!merchant) throw notFound('merchant');
     const sites = await db
       .selectFrom('sites')
-      .select(['id', 'name', 'ipn_url'])
+      .select(['id', 'name', 'ipn_url', 'frame_ancestors'])
       .where('merchant_id', '=', id)
       .orderBy('id')
       .execute();
@@ -149,7 +158,12 @@ export class MerchantsService {
       id: merchant.id,
       name: merchant.name,
       createdAt: merchant.created_at,
-      sites: sites.map((s) => ({ id: s.id, name: s.name, ipnUrl: s.ipn_url })),
+      sites: sites.map((s) => ({
+        id: s.id,
+        name: s.name,
+        ipnUrl: s.ipn_url,
+        frameAncestors: s.frame_ancestors,
+      })),
     };
   }
 
@@ -162,18 +176,19 @@ export class MerchantsService {
     db: Executor,
     merchantId: number,
     siteId: number,
-    input: { ipnUrl?: string | null; name?: string },
-  ) {
+    input: { ipnUrl?: string | null; name?: string; frameAncestors?: string[] },
+  ): Promise<Site> {
     const changes = {
       ...(input.ipnUrl !== undefined ? { ipn_url: input.ipnUrl } : {}),
       ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.frameAncestors !== undefined ? { frame_ancestors: input.frameAncestors } : {}),
     };
     // Nothing to change answers the site as it is.
     const row =
       Object.keys(changes).length === 0
         ? await db
             .selectFrom('sites')
-            .select(['id', 'name', 'ipn_url'])
+            .select(['id', 'name', 'ipn_url', 'frame_ancestors'])
             .where('id', '=', siteId)
             .where('merchant_id', '=', merchantId)
             .executeTakeFirst()
@@ -182,10 +197,20 @@ export class MerchantsService {
             .set(changes)
             .where('id', '=', siteId)
             .where('merchant_id', '=', merchantId)
-            .returning(['id', 'name', 'ipn_url'])
+            .returning(['id', 'name', 'ipn_url', 'frame_ancestors'])
             .executeTakeFirst();
     if (!row) throw notFound('site');
-    return { id: row.id, name: row.name, ipnUrl: row.ipn_url };
+    return { id: row.id, name: row.name, ipnUrl: row.ipn_url, frameAncestors: row.frame_ancestors };
+  }
+
+  /** The origins allowed to embed a site's hosted pages (none for an unknown site). */
+  async frameAncestors(db: Executor, siteId: number): Promise<string[]> {
+    const row = await db
+      .selectFrom('sites')
+      .select('frame_ancestors')
+      .where('id', '=', siteId)
+      .executeTakeFirst();
+    return row?.frame_ancestors ?? [];
   }
 
   async ipnSecret(db: Executor, siteId: number): Promise<string> {

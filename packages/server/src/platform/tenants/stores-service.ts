@@ -18,6 +18,8 @@ export interface Store {
   webhookUrl: string | null;
   refundsEnabled: boolean;
   currencies: StoreCurrency[];
+  /** Origins allowed to embed the store's hosted payment page (empty: none) */
+  frameAncestors: string[];
   createdAt: Date;
 }
 
@@ -31,6 +33,7 @@ export interface StoreInput {
   webhookUrl?: string | null;
   refundsEnabled?: boolean;
   currencies?: StoreCurrency[];
+  frameAncestors?: string[];
 }
 
 /** Every asset/network pair Tessera supports: the default for a new store. */
@@ -64,6 +67,7 @@ export class StoresService {
         webhook_url: input.webhookUrl ?? null,
         refunds_enabled: input.refundsEnabled ?? true,
         currencies: JSON.stringify(currencies),
+        frame_ancestors: input.frameAncestors ?? [],
         created_at: now,
         updated_at: now,
       })
@@ -79,6 +83,7 @@ export class StoresService {
         ...(input.name !== undefined ? { name: input.name } : {}),
         ...(input.webhookUrl !== undefined ? { webhook_url: input.webhookUrl } : {}),
         ...(input.refundsEnabled !== undefined ? { refunds_enabled: input.refundsEnabled } : {}),
+        ...(input.frameAncestors !== undefined ? { frame_ancestors: input.frameAncestors } : {}),
         ...(input.currencies !== undefined
           ? { currencies: JSON.stringify(validateCurrencies(input.currencies)) }
           : {}),
@@ -154,6 +159,7 @@ function toStore(row: {
   webhook_url: string | null;
   refunds_enabled: boolean;
   currencies: StoreCurrency[];
+  frame_ancestors: string[];
   created_at: Date;
 }): Store {
   return {
@@ -163,6 +169,7 @@ function toStore(row: {
     webhookUrl: row.webhook_url,
     refundsEnabled: row.refunds_enabled,
     currencies: row.currencies,
+    frameAncestors: row.frame_ancestors,
     createdAt: row.created_at,
   };
 }

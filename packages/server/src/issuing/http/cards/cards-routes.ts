@@ -231,9 +231,7 @@ export async function registerCardsRoutes(
       },
     },
     async (request, reply) =>
-      reply
-        .header('cache-control', 'no-store')
-        .send(await cards.provisionGooglePay(requireCustomer(request), request.params.cardId)),
+      reply.send(await cards.provisionGooglePay(requireCustomer(request), request.params.cardId)),
   );
 
   app.get(

@@ -125,11 +125,7 @@ export async function registerTopupsRoutes(
       const topup = await topups.createFiat(requireCustomer(request), request.body);
       return wantsJson(request)
         ? reply.code(201).send(presentTopup(topup))
-        : reply
-            .code(201)
-            .type('text/html; charset=utf-8')
-            .header('cache-control', 'no-store')
-            .send(topupPage(topup));
+        : reply.code(201).type('text/html; charset=utf-8').send(topupPage(topup));
     },
   );
 
