@@ -60,4 +60,13 @@ describe('config', () => {
     expect(config.databaseUrl).toBeUndefined();
     expect(config.webhookAllowlist).toEqual(['hooks.internal', '10.1.0.0/16']);
   });
+
+  it('reads topup limits per currency over the built-in ones, and names a bad entry', () => {
+    const config = parseConfig({ TESSERA_TOPUP_LIMITS: 'ISK:700000:2800000, EUR:1000:4000' });
+    expect(config.topupLimits.ISK).toEqual({ daily: 700_000n, monthly: 2_800_000n });
+    expect(config.topupLimits.EUR).toEqual({ daily: 1000n, monthly: 4000n });
+    expect(config.topupLimits.JPY).toEqual({ daily: 800_000n, monthly: 3_200_000n });
+    expect(problems({ TESSERA_TOPUP_LIMITS: 'EUR:100' })[0]).toMatch(/^TESSERA_TOPUP_LIMITS: "EUR:100"/);
+    expect(problems({ TESSERA_TOPUP_LIMITS: 'EUR:500:100' })[0]).toMatch(/daily ≤ monthly/);
+  });
 });

@@ -1,5 +1,6 @@
 // One zod schema over the environment, parsed once in main.ts; everything else receives Config.
 import { z } from 'zod';
+import { parseTopupLimits, type TopupLimits } from './issuing/topups/topup-limits.ts';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalText = z.preprocess(emptyToUndefined, z.string().optional());
@@ -61,6 +62,8 @@ export const ConfigSchema = z.object({
     .int()
     .positive()
     .default(7 * 24 * 3600),
+  /** Topup limits per currency as CODE:daily:monthly, comma-separated, over the built-in ones (default: none) */
+  TESSERA_TOPUP_LIMITS: z.string().default(''),
   /** Base path of the card issuing API (default: /issuing/v1) */
   TESSERA_ISSUING_BASE_PATH: basePath.default('/issuing/v1'),
   /** Base path of the payments API (default: /payments) */
@@ -94,6 +97,8 @@ export interface Config {
   threeDsTimeoutSeconds: number;
   authorizationHoldSeconds: number;
   paymentsAuthorizationSeconds: number;
+  /** Per currency, in major units */
+  topupLimits: Record<string, TopupLimits>;
 }
 
 export class ConfigError extends Error {
@@ -108,6 +113,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const e = parsed.data;
+  let topupLimits: Record<string, TopupLimits>;
+  try {
+    topupLimits = parseTopupLimits(e.TESSERA_TOPUP_LIMITS);
+  } catch (err) {
+    throw new ConfigError([`TESSERA_TOPUP_LIMITS: ${(err as Error).message}`]);
+  }
   if (e.TESSERA_MODE === 'production') {
     // Production never invents secrets: a generated key would silently make stored card data unreadable
     // on the next host, and a generated admin token would be printed to logs.
@@ -144,6 +155,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     threeDsTimeoutSeconds: e.TESSERA_3DS_TIMEOUT_SECONDS,
     authorizationHoldSeconds: e.TESSERA_AUTHORIZATION_HOLD_SECONDS,
     paymentsAuthorizationSeconds: e.TESSERA_PAYMENTS_AUTHORIZATION_SECONDS,
+    topupLimits,
     basePaths: {
       issuing: e.TESSERA_ISSUING_BASE_PATH,
       payments: e.TESSERA_PAYMENTS_BASE_PATH,

@@ -9,6 +9,7 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 import qs from 'qs';
 import { requireAdmin } from './admin/http/admin-auth.ts';
 import { registerEventRoutes } from './admin/http/events-routes.ts';
+import { registerIssuingCardRoutes } from './admin/http/issuing-cards-routes.ts';
 import { registerMerchantRoutes } from './admin/http/merchants-routes.ts';
 import { registerPartnerRoutes } from './admin/http/partners-routes.ts';
 import { presentAdminError } from './admin/http/present-error.ts';
@@ -434,6 +435,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     merchants: services.merchants,
     stores: services.stores,
     events: services.events,
+    cards: services.issuing.cards,
     checkWebhookUrl,
   };
   await mount({
@@ -451,6 +453,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       await registerMerchantRoutes(routes, adminDeps);
       await registerStoreRoutes(routes, adminDeps);
       await registerEventRoutes(routes, adminDeps);
+      await registerIssuingCardRoutes(routes, adminDeps.cards);
     },
   });
   if (config.mode === 'sandbox' && services.clock instanceof SandboxClock) {

@@ -93,7 +93,15 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     network: p.rails.cardNetwork,
   });
   p.rails.cardNetwork.connectIssuer(new IssuingOnUsIssuer(config.issuingBin, cards, transactions));
-  const topups = new TopupsService({ db, transact, clock, outbox, ledger, publicUrl: config.publicUrl });
+  const topups = new TopupsService({
+    db,
+    transact,
+    clock,
+    outbox,
+    ledger,
+    publicUrl: config.publicUrl,
+    limits: config.topupLimits,
+  });
   const cardTopups = new CardTopups({
     transact,
     clock,
@@ -120,7 +128,7 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
   return {
     auth,
     kyc,
-    accounts: new AccountsService({ db, transact, clock, ledger, kyc }),
+    accounts: new AccountsService({ db, transact, clock, ledger, kyc, cards }),
     cards,
     transactions,
     topups,

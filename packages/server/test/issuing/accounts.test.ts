@@ -89,7 +89,8 @@ describe('accounts', () => {
     const { source, ledgerAccountId } = await fund(account.accountId, 'EUR', 500n);
     const funded = await accounts<IssuingError>(auth, 'POST', `/${account.accountId}/close`);
     expect(funded.status).toBe(409);
-    expect(funded.body.details).toMatchObject({ balance: '500' });
+    // Amounts in error details are decimals in the account's currency, never minor units.
+    expect(funded.body.details).toEqual({ balance: '5.00', currency: 'EUR' });
 
     const { ledger, transact } = h.services;
     const hold = await transact((tx) =>
@@ -108,6 +109,7 @@ describe('accounts', () => {
     const held = await accounts<IssuingError>(auth, 'POST', `/${account.accountId}/close`);
     expect(held.status).toBe(409);
     expect(held.body.detail).toMatch(/pending/);
+    expect(held.body.details).toEqual({ pending: '5.00', currency: 'EUR' });
     await transact((tx) =>
       ledger.postHold(tx, { operationId: `post-${account.accountId}`, holdId: hold.id }),
     );
@@ -117,6 +119,29 @@ describe('accounts', () => {
     expect(closed.body).toMatchObject({ status: 'closed', balance: '0.00' });
     expect((await accounts(auth, 'POST', `/${account.accountId}/close`)).status).toBe(409);
     expect((await accounts<Account>(auth, 'POST', '', { currency: 'EUR' })).status).toBe(201);
+  });
+
+  it('closing an account closes its cards, each with its event', async () => {
+    const { auth } = await customer();
+    const account = (await accounts<Account>(auth, 'POST', '', { currency: 'EUR' })).body;
+    const card = await h.request<{ cardId: string }>('POST', '/issuing/v1/cards', {
+      headers: auth,
+      json: { isVirtual: true, currency: 'EUR' },
+    });
+    expect(
+      (await h.request('POST', `/issuing/v1/cards/${card.body.cardId}/freeze`, { headers: auth })).status,
+    ).toBe(200);
+    expect((await accounts(auth, 'POST', `/${account.accountId}/close`)).status).toBe(200);
+    const after = await h.request<{ status: string }>('GET', `/issuing/v1/cards/${card.body.cardId}`, {
+      headers: auth,
+    });
+    expect(after.body.status).toBe('closed');
+    const events = await h.request<{ data: { type: string; payload: { data: { newStatus: string } } }[] }>(
+      'GET',
+      `/issuing/v1/events?objectId=${card.body.cardId}&type=cardStatusChanged`,
+      { headers: { 'x-partner-api-key': partnerKey } },
+    );
+    expect(events.body.data.map((e) => e.payload.data.newStatus)).toEqual(['closed', 'frozen', 'active']);
   });
 
   it('keep customers apart and need an access token', async () => {

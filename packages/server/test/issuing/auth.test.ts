@@ -539,11 +539,45 @@ describe('wallet flow', () => {
       headers: publicOf(),
       json: { walletAddress: wallet.address },
     });
-    const duplicate = await issuing('POST', '/auth/register/wallet/verify', {
+    const duplicate = await issuing<IssuingError>('POST', '/auth/register/wallet/verify', {
       headers: publicOf(),
       json: { walletAddress: wallet.address, signature: wallet.sign(again.body.message) },
     });
     expect(duplicate.status).toBe(409);
+    // The signature proved the wallet is the caller's: the answer names its customer.
+    expect(duplicate.body).toMatchObject({
+      field: 'walletAddress',
+      details: { customerId: registered.body.customerId },
+    });
+    // The partner's backend registering the same wallet is told whose it is, too.
+    const byPartner = await issuing<IssuingError>('POST', '/auth/register/partner', {
+      headers: asPartner(),
+      json: { userId: `wallet-${Date.now()}`, walletAddress: wallet.address },
+    });
+    expect(byPartner.status).toBe(409);
+    expect(byPartner.body.details).toEqual({ customerId: registered.body.customerId });
+  });
+
+  it('refuses an email another customer has (409 naming the email), never a 500', async () => {
+    await issuing('POST', '/auth/register/partner', {
+      headers: asPartner(),
+      json: { email: 'taken@example.com' },
+    });
+    const wallet = evmWallet();
+    const challenge = await issuing<{ message: string }>('POST', '/auth/register/wallet/challenge', {
+      headers: publicOf(),
+      json: { walletAddress: wallet.address },
+    });
+    const res = await issuing<IssuingError>('POST', '/auth/register/wallet/verify', {
+      headers: publicOf(),
+      json: {
+        walletAddress: wallet.address,
+        signature: wallet.sign(challenge.body.message),
+        email: 'taken@example.com',
+      },
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.field).toBe('email');
   });
 
   it('refuses a signature by another key, an unknown wallet and malformed input', async () => {

@@ -179,4 +179,30 @@ describe('fiat topups', () => {
       (await h.request<Usage>('GET', '/issuing/v1/topups/usage', { headers: fresh })).body.monthly.used,
     ).toBe('0.00');
   });
+
+  it('are limited per currency in its own terms (a yen is not a euro); a currency without limits is not offered', async () => {
+    const customer = await aCustomer(h, partnerKey);
+    const yen = await anAccount(h, customer.auth, 'JPY');
+    const limits = await h.request<Usage>('GET', '/issuing/v1/topups/limits?currency=JPY', {
+      headers: customer.auth,
+    });
+    expect(limits.body.daily).toEqual({ limit: '800000', used: '0', remaining: '800000' });
+    const ok = await h.request('POST', '/issuing/v1/topups/fiat', {
+      headers: { ...customer.auth, ...json },
+      json: { accountId: yen, amount: '600000' },
+    });
+    expect(ok.status).toBe(201);
+
+    const rand = await anAccount(h, customer.auth, 'ZAR');
+    const refused = await h.request<{ error: string; details: { currency: string } }>(
+      'POST',
+      '/issuing/v1/topups/fiat',
+      {
+        headers: { ...customer.auth, ...json },
+        json: { accountId: rand, amount: '10' },
+      },
+    );
+    expect(refused.status).toBe(409);
+    expect(refused.body.details).toEqual({ currency: 'ZAR' });
+  });
 });

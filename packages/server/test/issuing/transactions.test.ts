@@ -161,6 +161,41 @@ describe('authorizations', () => {
       headers: await holder.relogin(),
     });
     expect(detail.body.status).toBe('expired');
+
+    // Both ends are told: the reversal and the lapse each send transactionStatusChanged.
+    const reversedEvents = await eventsFor(reversed.body.transactionId, 2);
+    expect(reversedEvents.map((e) => e.eventType)).toContain('transactionStatusChanged');
+    expect(reversedEvents.find((e) => e.eventType === 'transactionStatusChanged')?.data).toEqual({
+      transactionId: reversed.body.transactionId,
+      status: 'reversed',
+    });
+    const lapsedEvents = await eventsFor(lapsing.body.transactionId, 2);
+    expect(lapsedEvents.find((e) => e.eventType === 'transactionStatusChanged')?.data).toEqual({
+      transactionId: lapsing.body.transactionId,
+      status: 'expired',
+    });
+  });
+
+  it('a card the issuer suspends declines until it is reinstated', async () => {
+    const holder = await cardholder();
+    const suspend = await h.admin<{ status: string }>('POST', `/issuing/cards/${holder.cardId}/suspend`);
+    expect(suspend.body).toEqual({ cardId: holder.cardId, status: 'suspended' });
+    expect((await authorize(holder.cardId, '1.00')).body).toMatchObject({
+      status: 'declined',
+      declineReason: 'card_not_active',
+    });
+    // Only the issuer lifts it: the cardholder cannot unfreeze a suspension.
+    const unfreeze = await h.request('POST', `/issuing/v1/cards/${holder.cardId}/unfreeze`, {
+      headers: holder.auth,
+    });
+    expect(unfreeze.status).toBe(409);
+    expect((await h.admin('POST', `/issuing/cards/${holder.cardId}/suspend`)).status).toBe(409);
+    const reinstated = await h.admin<{ status: string }>('POST', `/issuing/cards/${holder.cardId}/reinstate`);
+    expect(reinstated.body.status).toBe('active');
+    expect((await authorize(holder.cardId, '1.00')).body.status).toBe('authorized');
+    expect(
+      (await h.admin('POST', '/issuing/cards/00000000-0000-4000-8000-000000000000/suspend')).status,
+    ).toBe(404);
   });
 });
 
@@ -202,6 +237,8 @@ describe('3D Secure', () => {
     const requested = events.find((e) => e.eventType === 'transaction3dsRequested');
     expect(requested?.data).toMatchObject({
       transactionId: pending.body.transactionId,
+      // The id the decision goes to, so a partner can act on the event alone.
+      transactionAuthId: authId,
       cardId: holder.cardId,
       amount: 12.34,
       currency: 'EUR',
@@ -211,6 +248,30 @@ describe('3D Secure', () => {
     expect(events.find((e) => e.eventType === 'transaction3dsCompleted')?.data).toEqual({
       transactionId: pending.body.transactionId,
       status: 'authorized',
+    });
+  });
+
+  it('an approval is checked again: a card frozen meanwhile fails the challenge and holds nothing', async () => {
+    const holder = await cardholder();
+    const pending = await authorize(holder.cardId, '10.00', { threeDS: true });
+    const authId = pending.body.threeDS?.transactionAuthId;
+    expect(
+      (await h.request('POST', `/issuing/v1/cards/${holder.cardId}/freeze`, { headers: holder.auth })).status,
+    ).toBe(200);
+    const decided = await h.request<Tx>('PATCH', `/issuing/v1/transactions/3d-secure/${authId}`, {
+      headers: holder.auth,
+      json: { authType: 'fingerprint', authStatus: 'success' },
+    });
+    expect(decided.body).toMatchObject({
+      status: 'declined',
+      declineReason: 'card_not_active',
+      threeDS: { status: 'failed' },
+    });
+    expect(await holder.balance()).toMatchObject({ availableBalance: '100.00', pendingAmount: '0.00' });
+    const events = await eventsFor(pending.body.transactionId, 3);
+    expect(events.find((e) => e.eventType === 'transaction3dsCompleted')?.data).toEqual({
+      transactionId: pending.body.transactionId,
+      status: 'failed',
     });
   });
 

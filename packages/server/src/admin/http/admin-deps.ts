@@ -1,4 +1,5 @@
 // What the admin and sandbox routes use.
+import type { CardsService } from '../../issuing/cards/cards-service.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { EventsService } from '../../platform/events/events-service.ts';
 import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
@@ -11,6 +12,8 @@ export interface AdminDeps {
   merchants: MerchantsService;
   stores: StoresService;
   events: EventsService;
+  /** The issuer's actions on issued cards */
+  cards: Pick<CardsService, 'suspend' | 'reinstate'>;
   /** Validates an outbound URL (SSRF guard); answers it normalised, or null when cleared */
   checkWebhookUrl(url: string | null | undefined, field: string): string | null;
 }

@@ -8,7 +8,9 @@ import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import { isUuid } from '../../platform/ids.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
+import { formatAmountIn } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
+import type { CardsService } from '../cards/cards-service.ts';
 import type { CustomerRef, KycService } from '../kyc/kyc-service.ts';
 
 export interface Account {
@@ -33,6 +35,8 @@ export interface AccountsDeps {
   clock: Clock;
   ledger: Ledger;
   kyc: KycService;
+  /** Closes the cards of an account that closes, with their events */
+  cards: Pick<CardsService, 'closeAllOf'>;
 }
 
 export class AccountsService {
@@ -117,14 +121,16 @@ export class AccountsService {
         throw new DomainError('invalid_state', 'the account is already closed', {
           details: { status: 'closed' },
         });
+      // Amounts in details are decimals in the account's currency, as everywhere in the API.
+      const decimal = (minor: bigint) => formatAmountIn(minor, fresh.currency);
       if (fresh.pending !== 0n) {
         throw new DomainError('invalid_state', 'the account has pending authorizations', {
-          details: { pending: fresh.pending.toString() },
+          details: { pending: decimal(fresh.pending), currency: fresh.currency },
         });
       }
       if (fresh.balance !== 0n) {
         throw new DomainError('invalid_state', 'the account balance must be zero to close it', {
-          details: { balance: fresh.balance.toString() },
+          details: { balance: decimal(fresh.balance), currency: fresh.currency },
         });
       }
       await tx
@@ -132,6 +138,7 @@ export class AccountsService {
         .set({ status: 'closed', closed_at: this.deps.clock.now() })
         .where('id', '=', accountId)
         .execute();
+      await this.deps.cards.closeAllOf(tx, customer, accountId);
       return this.get(tx, customer, accountId);
     });
   }

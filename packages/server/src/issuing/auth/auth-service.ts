@@ -107,7 +107,7 @@ export class AuthService {
       return { customerId: row.id };
     } catch (err) {
       if (pgErrorCode(err) !== PG_ERRORS.uniqueViolation) throw err;
-      const existing = await this.findPartnerCustomer(partner.id, input);
+      const existing = await this.findPartnerCustomer(partner.id, { ...input, walletAddress });
       throw new DomainError('conflict', 'a customer with this email, user id or wallet already exists', {
         details: existing ? { customerId: existing } : {},
       });
@@ -408,20 +408,31 @@ export class AuthService {
         .where('partner_id', '=', partner.id)
         .where('wallet_address', '=', walletAddress)
         .executeTakeFirst();
-      // The signature proves the wallet is theirs, so saying it is registered reveals nothing new.
-      if (existing) throw new DomainError('conflict', 'this wallet is already registered; log in instead');
+      // The signature proves the wallet is theirs, so naming its customer reveals nothing new.
+      if (existing) {
+        throw new DomainError('conflict', 'this wallet is already registered; log in instead', {
+          field: 'walletAddress',
+          details: { customerId: existing.id },
+        });
+      }
       const customerId = newId('customer');
-      await tx
-        .insertInto('issuing_customers')
-        .values({
-          id: customerId,
-          partner_id: partner.id,
-          wallet_address: walletAddress,
-          email: input.email?.toLowerCase() ?? null,
-          status: 'active',
-          created_at: this.deps.clock.now(),
-        })
-        .execute();
+      try {
+        await tx
+          .insertInto('issuing_customers')
+          .values({
+            id: customerId,
+            partner_id: partner.id,
+            wallet_address: walletAddress,
+            email: input.email?.toLowerCase() ?? null,
+            status: 'active',
+            created_at: this.deps.clock.now(),
+          })
+          .execute();
+      } catch (err) {
+        // The wallet was checked just above: the email is the one already taken (not said by whom).
+        if (pgErrorCode(err) !== PG_ERRORS.uniqueViolation) throw err;
+        throw new DomainError('conflict', 'this email belongs to another customer', { field: 'email' });
+      }
       return this.issueTokens(tx, customerId, partner.id);
     });
   }
@@ -729,7 +740,10 @@ export class AuthService {
     return this.dummyHash;
   }
 
-  private async findPartnerCustomer(partnerId: string, input: { email?: string; userId?: string }) {
+  private async findPartnerCustomer(
+    partnerId: string,
+    input: { email?: string; userId?: string; walletAddress?: string | null },
+  ) {
     const row = await this.deps.db
       .selectFrom('issuing_customers')
       .select('id')
@@ -738,6 +752,7 @@ export class AuthService {
         eb.or([
           ...(input.email ? [eb('email', '=', input.email.toLowerCase())] : []),
           ...(input.userId ? [eb('external_user_id', '=', input.userId)] : []),
+          ...(input.walletAddress ? [eb('wallet_address', '=', input.walletAddress)] : []),
         ]),
       )
       .executeTakeFirst();

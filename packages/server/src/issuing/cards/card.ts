@@ -13,7 +13,9 @@ import type { CardStatus } from '../../platform/db/schema.ts';
  * | freeze      | active                                 | frozen              | the customer           |
  * | unfreeze    | frozen                                 | active              | the customer           |
  * | suspend     | active, frozen                         | suspended           | the issuer (fraud)     |
+ * | reinstate   | suspended                              | active              | the issuer             |
  * | reissue     | pending … frozen, suspended            | closed (+ new card) | the customer           |
+ * | close       | pending … frozen, suspended            | closed              | its account's closure  |
  *
  * Everything else is refused with 409 naming the current status. Closed is final.
  */
@@ -23,7 +25,9 @@ export const TRANSITIONS = {
   freeze: { from: ['active'], to: 'frozen' },
   unfreeze: { from: ['frozen'], to: 'active' },
   suspend: { from: ['active', 'frozen'], to: 'suspended' },
+  reinstate: { from: ['suspended'], to: 'active' },
   reissue: { from: ['pending', 'readyToBeActivated', 'active', 'frozen', 'suspended'], to: 'closed' },
+  close: { from: ['pending', 'readyToBeActivated', 'active', 'frozen', 'suspended'], to: 'closed' },
 } as const satisfies Record<string, { from: readonly CardStatus[]; to: CardStatus }>;
 
 export type CardAction = keyof typeof TRANSITIONS;

@@ -175,7 +175,35 @@ export class CardsService {
   }
 
   /** The card producer has shipped a physical card (sandbox: POST /sandbox/issuing/cards/{cardId}/ship). */
-  async ship(cardId: string): Promise<Card> {
+  ship(cardId: string): Promise<Card> {
+    return this.applyAsIssuer(cardId, 'ship');
+  }
+
+  /** The issuer stops a card it suspects (fraud, compliance): POST /admin/issuing/cards/{cardId}/suspend. */
+  suspend(cardId: string): Promise<Card> {
+    return this.applyAsIssuer(cardId, 'suspend');
+  }
+
+  /** The issuer lifts a suspension: POST /admin/issuing/cards/{cardId}/reinstate. */
+  reinstate(cardId: string): Promise<Card> {
+    return this.applyAsIssuer(cardId, 'reinstate');
+  }
+
+  /** Its account is closing: every card still open on it closes, in the account's transaction. */
+  async closeAllOf(tx: Tx, customer: CustomerRef, accountId: string): Promise<void> {
+    const open = await tx
+      .selectFrom('issuing_cards')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('status', '!=', 'closed')
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    for (const card of open) await this.setStatus(tx, customer, card.id, TRANSITIONS.close.to);
+  }
+
+  /** An action of the issuer or the card producer on any card (not the cardholder's). */
+  private async applyAsIssuer(cardId: string, action: CardAction): Promise<Card> {
     const owner = isUuid(cardId)
       ? await this.deps.db
           .selectFrom('issuing_cards')
@@ -184,7 +212,7 @@ export class CardsService {
           .executeTakeFirst()
       : undefined;
     if (!owner) throw notFound('card');
-    return this.apply({ customerId: owner.customer_id, partnerId: owner.partner_id }, cardId, 'ship');
+    return this.apply({ customerId: owner.customer_id, partnerId: owner.partner_id }, cardId, action);
   }
 
   /**

@@ -10,6 +10,8 @@ export type IssuingEventType =
   | 'transaction3dsCompleted'
   | 'transactionCreated'
   | 'transactionSettled'
+  /** Tessera's addition: a transaction reversed by the merchant or lapsed unclaimed ({transactionId, status}) */
+  | 'transactionStatusChanged'
   | 'topupCreated'
   | 'topupStatusChanged';
 

@@ -20,9 +20,8 @@ import { formatAmount, parseAmountField } from '../../platform/money/amount.ts';
 import { type Asset, findAsset } from '../../platform/money/assets.ts';
 import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
+import type { TopupLimits } from './topup-limits.ts';
 
-/** Topup limits per customer and currency, in major units (defaults: 5,000 a day, 20,000 a month) */
-export const TOPUP_LIMITS_MAJOR = { daily: 5_000n, monthly: 20_000n };
 /** How long bank-transfer instructions stay valid (default: 7 days) */
 export const BANK_TRANSFER_TTL_SECONDS = 7 * 24 * 3600;
 /** The sandbox bank's account the customer transfers to */
@@ -94,6 +93,8 @@ export interface TopupsDeps {
   outbox: Outbox;
   ledger: Ledger;
   publicUrl: string;
+  /** Per currency (topup-limits.ts); a currency without an entry is not offered for topups */
+  limits: Readonly<Record<string, TopupLimits>>;
 }
 
 export class TopupsService {
@@ -135,6 +136,15 @@ export class TopupsService {
       .where('id', '=', customer.customerId)
       .forUpdate()
       .execute();
+    if (!this.deps.limits[asset.code]) {
+      throw new DomainError(
+        'invalid_state',
+        `topups in ${asset.code} are not offered (no topup limits are set for it)`,
+        {
+          details: { currency: asset.code },
+        },
+      );
+    }
     const usage = await this.usageOf(tx, customer, asset.code);
     for (const period of ['daily', 'monthly'] as const) {
       if (amount > usage[period].remaining) {
@@ -342,10 +352,11 @@ export class TopupsService {
       const usedMinor = BigInt(used);
       return { limit, used: usedMinor, remaining: limit > usedMinor ? limit - usedMinor : 0n };
     };
+    const limits = this.deps.limits[currency] ?? { daily: 0n, monthly: 0n };
     return {
       currency,
-      daily: period(TOPUP_LIMITS_MAJOR.daily, String(sums.daily)),
-      monthly: period(TOPUP_LIMITS_MAJOR.monthly, String(sums.monthly)),
+      daily: period(limits.daily, String(sums.daily)),
+      monthly: period(limits.monthly, String(sums.monthly)),
     };
   }
 

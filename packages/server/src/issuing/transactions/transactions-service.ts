@@ -15,7 +15,7 @@ import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { formatAmount, parseAmountField } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import type { CardNetwork, DeclineReason as NetworkDeclineReason } from '../../rails/card-network/port.ts';
-import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
+import { type IssuingEventType, publishIssuingEvent } from '../events/publish-issuing-event.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
 
 /**
@@ -255,16 +255,7 @@ export class TransactionsService {
     if (!asset) throw new Error(`unknown currency ${input.currency}`);
     const amount = input.amount;
     const customer = { customerId: card.customer_id, partnerId: card.partner_id };
-    const decline: DeclineReason | undefined =
-      card.status !== 'active'
-        ? 'card_not_active'
-        : card.account_status !== 'open'
-          ? 'account_closed'
-          : asset.code !== card.currency
-            ? 'currency_not_supported'
-            : amount > MAX_AUTHORIZATION_MAJOR * 10n ** BigInt(asset.exponent)
-              ? 'amount_over_limit'
-              : undefined;
+    const decline = declineFor(card, asset.code, amount);
 
     const id = randomUUID();
     const now = this.deps.clock.now();
@@ -302,6 +293,8 @@ export class TransactionsService {
         .execute();
       await this.event(tx, customer, 'transaction3dsRequested', {
         transactionId: id,
+        // What the cardholder's decision is addressed to (PATCH /v1/transactions/3d-secure/{transactionAuthId})
+        transactionAuthId: challengeId,
         cardId: card.id,
         // The spec types this amount as a number; records and the API carry exact decimal strings.
         amount: Number(formatAmount(amount, asset)),
@@ -446,6 +439,10 @@ export class TransactionsService {
       .set({ status: 'reversed', updated_at: this.deps.clock.now() })
       .where('id', '=', t.id)
       .execute();
+    await this.event(tx, { customerId: t.customer_id, partnerId: t.partner_id }, 'transactionStatusChanged', {
+      transactionId: t.id,
+      status: 'reversed',
+    });
   }
 
   /** One of the customer's transactions with its 3D Secure record; another customer's is a 404. */
@@ -539,21 +536,59 @@ export class TransactionsService {
         .set({ status: 'expired', updated_at: this.deps.clock.now() })
         .where('id', '=', t.id)
         .execute();
+      await this.event(
+        tx,
+        { customerId: t.customer_id, partnerId: t.partner_id },
+        'transactionStatusChanged',
+        {
+          transactionId: t.id,
+          status: 'expired',
+        },
+      );
       return true;
     });
   }
 
   // Internals ------------------------------------------------------------------------------------------
 
+  /**
+   * Ends a challenge. An approval is checked again: a card frozen, suspended or closed (or an account
+   * closed) while the challenge was pending cannot pay, so the challenge ends `failed` and the payment is
+   * declined for that reason, not held.
+   */
   private async finishChallenge(
     tx: Tx,
     customer: CustomerRef,
     challengeId: string,
     transactionId: string,
-    status: Exclude<ThreeDsStatus, 'pending'>,
+    decided: Exclude<ThreeDsStatus, 'pending'>,
     authType: string | null,
   ): Promise<void> {
     const now = this.deps.clock.now();
+    const t = await tx
+      .selectFrom('issuing_transactions as t')
+      .innerJoin('issuing_cards as c', 'c.id', 't.card_id')
+      .innerJoin('issuing_accounts as a', 'a.id', 't.account_id')
+      .select([
+        't.amount',
+        't.currency',
+        'a.ledger_account_id',
+        'c.status',
+        'a.status as account_status',
+        'a.currency as account_currency',
+      ])
+      .where('t.id', '=', transactionId)
+      .executeTakeFirstOrThrow();
+    const amount = BigInt(t.amount);
+    const cardDecline =
+      decided === 'authorized'
+        ? declineFor(
+            { status: t.status, account_status: t.account_status, currency: t.account_currency },
+            t.currency,
+            amount,
+          )
+        : undefined;
+    const status = cardDecline ? 'failed' : decided;
     await tx
       .updateTable('issuing_3ds_challenges')
       .set({ status, auth_type: authType, decided_at: now })
@@ -561,24 +596,19 @@ export class TransactionsService {
       .execute();
     await this.event(tx, customer, 'transaction3dsCompleted', { transactionId, status });
     if (status === 'authorized') {
-      const t = await tx
-        .selectFrom('issuing_transactions as t')
-        .innerJoin('issuing_accounts as a', 'a.id', 't.account_id')
-        .select(['t.amount', 't.currency', 'a.ledger_account_id'])
-        .where('t.id', '=', transactionId)
-        .executeTakeFirstOrThrow();
-      await this.placeHold(tx, transactionId, t.ledger_account_id, t.currency, BigInt(t.amount));
+      await this.placeHold(tx, transactionId, t.ledger_account_id, t.currency, amount);
       await this.tellNetwork(tx, transactionId);
       return;
     }
     const reason: DeclineReason =
-      status === 'declined'
+      cardDecline ??
+      (status === 'declined'
         ? '3ds_declined'
         : status === 'cancelled'
           ? '3ds_cancelled'
           : status === 'timeout'
             ? '3ds_timeout'
-            : '3ds_failed';
+            : '3ds_failed');
     await tx
       .updateTable('issuing_transactions')
       .set({ status: 'declined', decline_reason: reason, updated_at: now })
@@ -671,11 +701,7 @@ export class TransactionsService {
   private async event(
     tx: Executor,
     customer: CustomerRef,
-    eventType:
-      | 'transactionCreated'
-      | 'transactionSettled'
-      | 'transaction3dsRequested'
-      | 'transaction3dsCompleted',
+    eventType: Extract<IssuingEventType, `transaction${string}`>,
     data: Record<string, unknown>,
   ) {
     await publishIssuingEvent(this.deps.outbox, tx, {
@@ -743,6 +769,20 @@ function ownedBy(card: AuthorizingCard) {
     card_id: card.id,
     account_id: card.account_id,
   };
+}
+
+/** Why the card cannot pay this now, if it cannot: checked at authorization and again at 3DS approval. */
+function declineFor(
+  card: Pick<AuthorizingCard, 'status' | 'account_status' | 'currency'>,
+  currency: string,
+  amount: bigint,
+): DeclineReason | undefined {
+  const asset = findAsset(currency);
+  if (card.status !== 'active') return 'card_not_active';
+  if (card.account_status !== 'open') return 'account_closed';
+  if (!asset || currency !== card.currency) return 'currency_not_supported';
+  if (amount > MAX_AUTHORIZATION_MAJOR * 10n ** BigInt(asset.exponent)) return 'amount_over_limit';
+  return undefined;
 }
 
 function stateError(action: string, status: string): DomainError {
