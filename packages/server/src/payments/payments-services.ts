@@ -63,7 +63,9 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
   customers.onDelete = (tx, _merchantId, customerId) => orders.endForDeletedCustomer(tx, customerId);
   p.rails.cardNetwork.connect(NETWORK_OWNER, (tx, news) => transactions.onNetwork(tx, news));
   // Recurring bills fall due on the clock; uncaptured authorizations lapse.
-  p.sweeps.register('payments-recurring-billing', () => orders.billDue());
+  p.sweeps.register('payments-recurring-billing', () => orders.billDue(), {
+    nextDue: () => orders.nextBillDue(),
+  });
   p.sweeps.register('payments-authorizations', () => transactions.expireAuthorizations());
   return { customers, cards, orders, transactions, links };
 }

@@ -3,6 +3,7 @@
 // (/checkout/3ds/return/{token}) that sends the browser on to the order's backUrl with its outcome.
 // The checkout creates the customer and order through the same services as the API.
 import type { FastifyInstance } from 'fastify';
+import { identifierForEmail } from '../../payments/customers/customer-identifier.ts';
 import type { LinkRow } from '../../payments/links/payment-links-service.ts';
 import type { PaymentsServices } from '../../payments/payments-services.ts';
 import type { MerchantScope } from '../../payments/sites.ts';
@@ -142,17 +143,31 @@ export async function registerCheckoutPageRoutes(
       );
       if (!t) return sendPage(reply.code(404), page('Payment', '<h1>Payment</h1><p>Unknown payment.</p>'));
       const approved = t.status === 'complete-ok' || t.status === 'in-progress';
+      // The link's backUrl gets the buyer back to the shop with the outcome, as an order's backUrl does.
+      const back = t.back_url ? withResult(t.back_url, t) : undefined;
+      if (approved && back) return reply.redirect(back, 303);
       return sendPage(
         reply,
         page(
           'Payment result',
           `<h1>${approved ? 'Thank you' : 'Payment not completed'}</h1>
 <p class="notice${approved ? '' : ' error'}" role="status">${escapeHtml(OUTCOME_TEXT[t.status] ?? t.status)}</p>
-<p>Order ${t.order_id}, ${escapeHtml(formatAmountIn(BigInt(t.amount), t.currency))} ${escapeHtml(t.currency)}.</p>`,
+<p>Order ${t.order_id}, ${escapeHtml(formatAmountIn(BigInt(t.amount), t.currency))} ${escapeHtml(t.currency)}.</p>
+${approved ? '' : `<p><a id="retry" href="/pay/${escapeHtml(request.params.hash)}">Try again</a></p>`}
+${back ? `<p><a id="back" href="${escapeHtml(back)}">Back to the shop</a></p>` : ''}`,
         ),
       );
     },
   );
+}
+
+/** The shop's URL with the payment's outcome, as the 3D Secure return leg sends it. */
+function withResult(url: string, t: { id: number; order_id: number; status: string }): string {
+  const back = new URL(url);
+  back.searchParams.set('orderId', String(t.order_id));
+  back.searchParams.set('transactionId', String(t.id));
+  back.searchParams.set('transactionStatus', t.status);
+  return back.toString();
 }
 
 async function findOrCreateCustomer(
@@ -162,7 +177,9 @@ async function findOrCreateCustomer(
   email: string,
 ): Promise<number> {
   try {
-    return (await payments.customers.create(merchant, { siteId, identifier: email, email })).id;
+    return (
+      await payments.customers.create(merchant, { siteId, identifier: identifierForEmail(email), email })
+    ).id;
   } catch (err) {
     const existing =
       err instanceof DomainError ? (err.details?.data as { id?: number } | undefined)?.id : undefined;
@@ -197,6 +214,7 @@ ${input('cardHolderCountry', 'Country (two letters)', 'autocomplete="country" ma
 ${input('cardHolderState', 'State (US and Canada)', 'maxlength="2"')}
 </fieldset>
 <button type="submit">Pay ${escapeHtml(amount)}</button>
-</form>`,
+</form>
+${link.back_url ? `<p><a id="back" href="${escapeHtml(link.back_url)}">Cancel and return to the shop</a></p>` : ''}`,
   );
 }

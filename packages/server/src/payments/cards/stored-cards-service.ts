@@ -47,11 +47,16 @@ type Row = Selectable<PaymentsCardsTable>;
 export class StoredCardsService {
   constructor(private readonly deps: { db: Db; clock: Clock; encryptor: Encryptor }) {}
 
+  /**
+   * Saves the card for the customer, or reuses the one already saved for them (matched by a keyed
+   * fingerprint of the number), taking the newer expiry and holder details.
+   */
   async save(tx: Tx, input: CardToSave): Promise<number> {
     const token = randomUUID();
     const row = await tx
       .insertInto('payments_cards')
       .values({
+        pan_fingerprint: this.deps.encryptor.fingerprint('payments-card', input.card.pan),
         merchant_id: input.merchantId,
         customer_id: input.customerId,
         token,
@@ -69,6 +74,19 @@ export class StoredCardsService {
         status: 'active',
         created_at: this.deps.clock.now(),
       })
+      .onConflict((oc) =>
+        oc
+          .columns(['customer_id', 'pan_fingerprint'])
+          .where('status', '=', 'active')
+          .where('pan_fingerprint', 'is not', null)
+          .doUpdateSet((eb) => ({
+            expiry_month: eb.ref('excluded.expiry_month'),
+            expiry_year: eb.ref('excluded.expiry_year'),
+            name_on_card: eb.ref('excluded.name_on_card'),
+            holder_country: eb.ref('excluded.holder_country'),
+            holder_state: eb.ref('excluded.holder_state'),
+          })),
+      )
       .returning('id')
       .executeTakeFirstOrThrow();
     return row.id;

@@ -10,6 +10,7 @@ import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Page } from '../http/envelope.ts';
 import type { MerchantScope } from '../sites.ts';
 import { siteOf } from '../sites.ts';
+import { checkIdentifier } from './customer-identifier.ts';
 
 export const CUSTOMER_EXISTS = 1627;
 
@@ -66,6 +67,7 @@ export class CustomersService {
     const siteId = siteOf(merchant, input.siteId);
     if (!input.identifier)
       throw new DomainError('validation_failed', 'identifier is required', { field: 'identifier' });
+    checkIdentifier(input.identifier);
     return this.deps.transact(async (tx) => {
       await this.refuseDuplicate(tx, siteId, input.identifier as string);
       const row = await tx
@@ -99,6 +101,7 @@ export class CustomersService {
     return this.deps.transact(async (tx) => {
       const current = await this.get(merchant, id, tx);
       if (input.identifier !== undefined && input.identifier !== current.identifier) {
+        checkIdentifier(input.identifier);
         await this.refuseDuplicate(tx, current.siteId, input.identifier);
       }
       const changes = columns(input);

@@ -43,7 +43,15 @@ export async function publishIpn(
             transactionStatus: t.status,
             transactionType: t.type,
             transactionMethod: t.method,
-            amount: Number(formatAmountIn(BigInt(t.amount), t.currency)),
+            // A captured deposit reports what was captured (a partial capture is less than authorized).
+            amount: Number(
+              formatAmountIn(
+                t.type === 'deposit' && BigInt(t.captured_amount) > 0n
+                  ? BigInt(t.captured_amount)
+                  : BigInt(t.amount),
+                t.currency,
+              ),
+            ),
             currency: t.currency,
             cardId: t.card_id,
             ...(t.parent_id ? { parentTransactionId: t.parent_id } : {}),

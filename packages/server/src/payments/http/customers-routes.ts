@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { text } from '../../platform/http/fields.ts';
+import { IDENTIFIER_PATTERN } from '../customers/customer-identifier.ts';
 import type { Customer, CustomersService } from '../customers/customers-service.ts';
 import { type MerchantAuthenticator, merchantOf } from './authenticate.ts';
 import { created, envelope, ok, paged, pagedEnvelope, pageOf, standardErrors } from './envelope.ts';
@@ -33,13 +34,13 @@ const present = ({ createdAt, ...customer }: Customer) => ({
   creationTimestamp: Math.floor(createdAt.getTime() / 1000),
 });
 
-// Spec: digits, letters, -, _, ., @ and space; at most 92 characters.
+// The rule lives with the customers (checkIdentifier); the schema states it for the documents.
 const identifierField = z
   .string()
   .trim()
   .min(1)
   .max(92, 'identifier has at most 92 characters')
-  .regex(/^[\p{L}\p{N}\-_.@ ]+$/u, 'identifier allows letters, digits, -, _, ., @ and space');
+  .regex(IDENTIFIER_PATTERN, 'identifier allows letters, digits, -, _, ., @ and space');
 
 const fields = {
   identifier: identifierField,

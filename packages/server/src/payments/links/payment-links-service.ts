@@ -8,9 +8,10 @@ import type { Clock } from '../../platform/clock/clock.ts';
 import type { Db, Executor } from '../../platform/db/database.ts';
 import type { PaymentsLinksTable } from '../../platform/db/schema.ts';
 import { DomainError, notFound, validationFailed } from '../../platform/errors/domain-error.ts';
-import { parseAmountField } from '../../platform/money/amount.ts';
+import { formatAmountIn } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import type { Page } from '../http/envelope.ts';
+import { boundedAmount } from '../order-amounts.ts';
 import { loadMerchantScope, type MerchantScope, siteOf } from '../sites.ts';
 
 export type LinkRow = Selectable<PaymentsLinksTable>;
@@ -72,7 +73,13 @@ export class PaymentLinksService {
       intervalType: input.intervalType ?? current.interval_type ?? undefined,
       intervalValue: input.intervalValue ?? current.interval_value ?? undefined,
       currency: input.currency ?? current.currency,
-      amount: input.amount,
+      // A new currency without a new amount keeps the amount's value (10.50 EUR → 10.50 USD), never its
+      // minor units; one the new currency cannot express is refused, naming the amount.
+      amount:
+        input.amount ??
+        (input.currency !== undefined && input.currency.toUpperCase() !== current.currency
+          ? formatAmountIn(BigInt(current.amount), current.currency)
+          : undefined),
     };
     const terms = this.terms(merged, false);
     const row = await this.deps.db
@@ -187,7 +194,8 @@ export class PaymentLinksService {
     return this.deps.db
       .selectFrom('payments_transactions as t')
       .innerJoin('payments_orders as o', 'o.id', 't.order_id')
-      .select(['t.order_id', 't.status', 't.amount', 't.currency'])
+      .innerJoin('payments_links as l', 'l.hash', 'o.payment_link_hash')
+      .select(['t.id', 't.order_id', 't.status', 't.amount', 't.currency', 'l.back_url'])
       .where('t.id', '=', transactionId)
       .where('o.payment_link_hash', '=', hash)
       .executeTakeFirst();
@@ -219,7 +227,7 @@ export class PaymentLinksService {
     }
     return {
       currency: asset?.code,
-      amount: input.amount !== undefined && asset ? parseAmountField(input.amount, asset) : undefined,
+      amount: input.amount !== undefined && asset ? boundedAmount(input.amount, asset, 'amount') : undefined,
     };
   }
 }

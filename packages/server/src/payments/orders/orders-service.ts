@@ -23,6 +23,7 @@ import type { StoredCardsService } from '../cards/stored-cards-service.ts';
 import { publishIpn } from '../events/publish-ipn.ts';
 import type { Page } from '../http/envelope.ts';
 import type { PaymentLinksService } from '../links/payment-links-service.ts';
+import { boundedAmount } from '../order-amounts.ts';
 import type { MerchantScope } from '../sites.ts';
 import { siteOf } from '../sites.ts';
 import { FAILURES, type FailureReason } from '../transactions/decline-codes.ts';
@@ -31,8 +32,6 @@ import { addDuration, parseDuration } from './durations.ts';
 import { type InstrumentInput, resolveInstrument } from './payment-instrument.ts';
 import { billTime } from './schedule.ts';
 
-/** Amount bounds (the spec does not show them): a cent to a billion, exact as JSON numbers too. */
-const MAX_AMOUNT_MAJOR = 1_000_000_000n;
 const MAX_RETRIES = 10;
 
 export type OrderRow = Selectable<PaymentsOrdersTable>;
@@ -130,7 +129,10 @@ export class PaymentOrdersService {
         .where('merchant_id', '=', merchant.merchantId)
         .where('deleted_at', 'is', null)
         .executeTakeFirst();
-      if (!customer) throw new DomainError('not_found', 'customer not found', { field: 'customerId' });
+      // A customer belongs to one site: another site's customer (of the same merchant) is not this order's.
+      if (!customer || customer.site_id !== siteId) {
+        throw new DomainError('not_found', 'customer not found on this site', { field: 'customerId' });
+      }
       if (input.paymentLinkHash) await this.deps.links.claimUse(tx, input.paymentLinkHash);
       const instrument = await resolveInstrument(
         tx,
@@ -346,6 +348,16 @@ export class PaymentOrdersService {
   }
 
   /** Sweep: bills every recurring order that is due, with its stored card (merchant-initiated). */
+  /** When the next bill (or retry) of any recurring order falls due. */
+  async nextBillDue(): Promise<Date | undefined> {
+    const row = await this.deps.db
+      .selectFrom('payments_orders')
+      .select((eb) => eb.fn.min('next_bill_at').as('due'))
+      .where('status', 'in', ['in-progress', 'retrying'])
+      .executeTakeFirst();
+    return row?.due ?? undefined;
+  }
+
   async billDue(): Promise<number> {
     const due = await this.deps.db
       .selectFrom('payments_orders')
@@ -586,14 +598,6 @@ function fiatAsset(code: string): Asset {
   const asset = findAsset(code);
   if (asset?.kind !== 'fiat') throw validationFailed('currency', 'currency must be an ISO 4217 code');
   return asset;
-}
-
-function boundedAmount(text: string, asset: Asset, field: string): bigint {
-  const amount = parseAmountField(text, asset, field);
-  if (amount > MAX_AMOUNT_MAJOR * 10n ** BigInt(asset.exponent)) {
-    throw validationFailed(field, `${field} is at most ${MAX_AMOUNT_MAJOR} ${asset.code}`);
-  }
-  return amount;
 }
 
 function checkSplits(

@@ -16,7 +16,7 @@ import type {
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Ledger, Leg } from '../../platform/ledger/ledger.ts';
-import { parseAmountField } from '../../platform/money/amount.ts';
+import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import type {
   AuthorizationAnswer,
@@ -238,10 +238,14 @@ export class PaymentTransactionsService {
       }
       const amount = input.amount === undefined ? left : parseAmountField(input.amount, assetOf(t.currency));
       if (amount > left) {
-        throw new DomainError('validation_failed', 'the refund exceeds what is left to refund', {
-          field: 'amount',
-          details: { data: { refundable: left.toString() } },
-        });
+        throw new DomainError(
+          'validation_failed',
+          `the refund exceeds what is left to refund (${formatAmountIn(left, t.currency)} ${t.currency})`,
+          {
+            field: 'amount',
+            details: { data: { refundable: formatAmountIn(left, t.currency), currency: t.currency } },
+          },
+        );
       }
       const refund = await tx
         .insertInto('payments_transactions')
@@ -275,10 +279,11 @@ export class PaymentTransactionsService {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      const moved = await this.tryTransfer(tx, `payments-refund:${refund.id}`, [
-        { accountId: await this.siteAccount(tx, t.site_id, t.currency), amount: -amount },
-        { accountId: await this.receivable(tx, t.currency, refund.id), amount },
-      ]);
+      const moved = await this.tryTransfer(
+        tx,
+        `payments-refund:${refund.id}`,
+        await this.refundLegs(tx, t, refund, amount),
+      );
       if (!moved) {
         throw new DomainError('invalid_state', 'the site’s balance does not cover this refund', {
           details: { systemCode: FAILURES.merchant_balance_insufficient.code },
@@ -502,6 +507,47 @@ export class PaymentTransactionsService {
     amount: bigint,
     knownSplitSchema?: string | null,
   ): Promise<Leg[]> {
+    const shares = await this.sharesOf(tx, t, amount, knownSplitSchema);
+    const legs: Leg[] = [{ accountId: await this.receivable(tx, t.currency, t.id), amount: -amount }];
+    for (const share of shares) {
+      legs.push({ accountId: await this.siteAccount(tx, share.siteId, t.currency), amount: share.amount });
+    }
+    return legs;
+  }
+
+  /**
+   * A refund is taken back from the sites that were paid, each in proportion to what it received (a split
+   * payment's split sites included); the rounding remainder falls on the order's own site.
+   */
+  private async refundLegs(
+    tx: Tx,
+    t: TransactionRow,
+    refund: TransactionRow,
+    amount: bigint,
+  ): Promise<Leg[]> {
+    const captured = BigInt(t.captured_amount);
+    const shares = await this.sharesOf(tx, t, captured);
+    const taken = shares.map((share) => ({ ...share, amount: (share.amount * amount) / captured }));
+    const remainder = amount - taken.reduce((sum, s) => sum + s.amount, 0n);
+    const main = taken.find((s) => s.siteId === t.site_id) ?? taken[0];
+    if (main) main.amount += remainder;
+    const legs: Leg[] = [];
+    for (const share of taken) {
+      if (share.amount > 0n) {
+        legs.push({ accountId: await this.siteAccount(tx, share.siteId, t.currency), amount: -share.amount });
+      }
+    }
+    legs.push({ accountId: await this.receivable(tx, t.currency, refund.id), amount });
+    return legs;
+  }
+
+  /** What each site receives of a captured amount: the split sites their parts, the order's site the rest. */
+  private async sharesOf(
+    tx: Tx,
+    t: TransactionRow,
+    amount: bigint,
+    knownSplitSchema?: string | null,
+  ): Promise<{ siteId: number; amount: bigint }[]> {
     const splitSchema =
       knownSplitSchema !== undefined
         ? knownSplitSchema
@@ -517,13 +563,11 @@ export class PaymentTransactionsService {
     if (splits.length > 0 && amount !== BigInt(t.amount)) {
       throw new DomainError('validation_failed', 'a split payment is captured in full', { field: 'amount' });
     }
-    const legs: Leg[] = [{ accountId: await this.receivable(tx, t.currency, t.id), amount: -amount }];
     const rest = amount - splitTotal;
-    if (rest > 0n) legs.push({ accountId: await this.siteAccount(tx, t.site_id, t.currency), amount: rest });
-    for (const split of splits) {
-      legs.push({ accountId: await this.siteAccount(tx, split.toSite, t.currency), amount: split.amount });
-    }
-    return legs;
+    return [
+      ...(rest > 0n ? [{ siteId: t.site_id, amount: rest }] : []),
+      ...splits.map((split) => ({ siteId: split.toSite, amount: split.amount })),
+    ];
   }
 
   private async moveForCredit(tx: Tx, t: TransactionRow, amount: bigint): Promise<boolean> {

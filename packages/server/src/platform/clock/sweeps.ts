@@ -11,8 +11,18 @@ const SWEEP_LOCK = 727_002;
 
 export type Sweep = () => Promise<number>;
 
+export interface SweepOptions {
+  /**
+   * When the sweep's next piece of work falls due (undefined: nothing waits). A sandbox clock advance
+   * steps through these instants, so work that makes more work (a bill, then the next period's bill, a
+   * retry) runs at each of its times, in order, as if the time had passed.
+   */
+  nextDue?: () => Promise<Date | undefined>;
+}
+
 export class Sweeps {
   private readonly sweeps = new Map<string, Sweep>();
+  private readonly dueTimes: (() => Promise<Date | undefined>)[] = [];
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
@@ -21,9 +31,20 @@ export class Sweeps {
     private readonly db: Db,
   ) {}
 
-  register(name: string, sweep: Sweep): void {
+  register(name: string, sweep: Sweep, options: SweepOptions = {}): void {
     if (this.sweeps.has(name)) throw new Error(`sweep ${name} registered twice`);
     this.sweeps.set(name, sweep);
+    if (options.nextDue) this.dueTimes.push(options.nextDue);
+  }
+
+  /** The earliest instant some sweep has work due (see SweepOptions.nextDue). */
+  async nextDue(): Promise<Date | undefined> {
+    let earliest: Date | undefined;
+    for (const due of this.dueTimes) {
+      const at = await due();
+      if (at && (!earliest || at < earliest)) earliest = at;
+    }
+    return earliest;
   }
 
   /**

@@ -1,15 +1,25 @@
 // Data encrypted at rest (card numbers, webhook signing keys that must be usable to sign):
 // AES-256-GCM, random 96-bit nonce, versioned text format "v1:<nonce>:<ciphertext+tag>" in base64url.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
 
 export class Encryptor {
   private readonly key: Buffer;
+  private readonly fingerprintKey: Buffer;
 
   constructor(masterKey: Buffer) {
     if (masterKey.length !== 32) throw new Error('the encryption key must be 32 bytes');
     this.key = derive(masterKey, 'tessera/at-rest/v1');
+    this.fingerprintKey = derive(masterKey, 'tessera/fingerprint/v1');
+  }
+
+  /**
+   * A keyed fingerprint (HMAC-SHA256) to find equal secrets without storing them: the same value and
+   * purpose always give the same text, and nothing about the value can be learnt from it.
+   */
+  fingerprint(purpose: string, value: string): string {
+    return createHmac('sha256', this.fingerprintKey).update(`${purpose}\u0000${value}`).digest('base64url');
   }
 
   encrypt(plaintext: string, associatedData = ''): string {

@@ -657,6 +657,8 @@ export interface PaymentsCardsTable {
   status: 'active' | 'deleted';
   created_at: Timestamp;
   deleted_at: Timestamp | null;
+  /** Keyed fingerprint of the number (one stored card per card and customer) */
+  pan_fingerprint: string | null;
 }
 
 export type PaymentsOrderType = 'purchase' | 'recurring' | 'managed' | 'credit';
