@@ -271,7 +271,7 @@ describe('payments on chain', () => {
       `${orders}/${order.id}?include=payments`,
       { headers: store.auth },
     );
-    expect(included.body.included[0]?.attributes.crypto_amount.value).toBe('31.000000');
+    expect(included.body.included[0]?.attributes.crypto_amount.value).toBe('31');
     await receiver.waitFor(4, (r) => r.body.includes(order.id));
     expect(hooksFor(order.id).map((x) => x.event_type)).toContain('ORDER.PAYMENT.LATE');
   });

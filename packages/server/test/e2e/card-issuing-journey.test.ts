@@ -156,7 +156,7 @@ describe('card issuing journey', () => {
         json: { accountId: account.accountId, amount: '20.00', currency: 'USDC', network: 'POLYGON' },
       })
     ).body;
-    expect(inCrypto.crypto.amount).toBe('20.200000');
+    expect(inCrypto.crypto.amount).toBe('20.2');
     await h.request('POST', `/sandbox/issuing/topups/${inCrypto.topupId}/pay-crypto`, {
       headers: admin,
       json: {},

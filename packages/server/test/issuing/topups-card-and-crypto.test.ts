@@ -310,7 +310,7 @@ describe('crypto topups', () => {
       headers: c.auth,
       json: { accountId: c.accountId, amount: '50.00', currency: 'USDC', network: 'POLYGON' },
     });
-    expect(created.body.crypto).toMatchObject({ amount: '50.500000', fee: '0.50' });
+    expect(created.body.crypto).toMatchObject({ amount: '50.5', fee: '0.50' });
     await h.request('POST', `/sandbox/issuing/topups/${created.body.topupId}/pay-crypto`, {
       headers: admin(),
       json: { amount: '20.50' },

@@ -31,6 +31,7 @@ import type { ChainNews, ChainRail, ChainTransfer } from '../../rails/chain/port
 import type { FxRates } from '../../rails/fx/port.ts';
 import { type CryptoEventType, publishCryptoEvent } from '../events/publish-crypto-event.ts';
 import { assetOf, type Quote, type QuotesService } from '../quotes/quotes-service.ts';
+import { moveOrder } from './order-status.ts';
 
 /** How long a buyer has to pay when the store does not say (BTCPay Server's default is 15 minutes) */
 export const DEFAULT_ORDER_TTL_SECONDS = 15 * 60;
@@ -424,7 +425,10 @@ export class OrdersService {
       .execute();
     const facts = this.transferFacts(transfer, deposit.fiatValue, order.currency);
     const updated = await this.load(tx, orderId);
-    if (deposit.late) {
+    // Statuses never go back: a transfer confirming once the order has left `pending` (sent after it
+    // ended, or sent in time but confirming after the order was paid or refunded) is a late payment,
+    // recorded in the order's payment, and the order stays where it is.
+    if (deposit.late || updated.status !== 'pending') {
       const payment = await this.recordPayment(tx, updated);
       await this.publish(tx, updated, 'ORDER.PAYMENT.LATE', { ...facts, payment_id: payment.id });
       return;
@@ -451,14 +455,23 @@ export class OrdersService {
       await this.expire(tx, updated);
   }
 
+  /**
+   * The order's time is up. Money that arrived is not cancelled: it stays with the store as the order's
+   * payment (refundable), and the event says so (`funds: kept_for_refund`, the amount and payment id).
+   */
   private async expire(tx: Tx, order: Order): Promise<void> {
     const payment = order.amounts.paid > 0n ? await this.recordPayment(tx, order) : null;
     await this.setStatus(tx, order, 'expired');
     await this.publish(tx, order, 'ORDER.PAYMENT.CANCELLED', {
       status: 'expired',
       ...(payment
-        ? { payment_id: payment.id, paid_amount: formatAmount(order.amounts.paid, assetOf(order.currency)) }
-        : {}),
+        ? {
+            funds: 'kept_for_refund',
+            payment_id: payment.id,
+            paid_amount: formatAmount(order.amounts.paid, assetOf(order.currency)),
+            due_amount: formatAmount(order.amounts.due, assetOf(order.currency)),
+          }
+        : { funds: 'none_received' }),
     });
   }
 
@@ -539,12 +552,8 @@ export class OrdersService {
     };
   }
 
-  private async setStatus(tx: Tx, order: Order, status: CryptoOrderStatus): Promise<void> {
-    await tx
-      .updateTable('crypto_orders')
-      .set({ status, updated_at: this.deps.clock.now() })
-      .where('id', '=', order.id)
-      .execute();
+  private setStatus(tx: Tx, order: Order, status: CryptoOrderStatus): Promise<void> {
+    return moveOrder(tx, order.id, status, this.deps.clock.now());
   }
 
   private async publish(
@@ -590,17 +599,26 @@ export class OrdersService {
     return convertBack(due, assetOf(order.currency), assetOf(quote.from), quote.rateE18, 'up');
   }
 
-  /** The option the buyer picked, with its quote (which may have expired: the page then asks again). */
+  /**
+   * The option the buyer picked, with its quote (which may have expired: the page then asks again).
+   * After a transfer was sent the choice is fixed, and what is still due is priced as the next transfer
+   * will be valued: at the quote while it lasts, then at the rate of the moment.
+   */
   async currentOption(db: Executor, order: Order): Promise<PaymentOption | null> {
     if (!order.payAsset || !order.payNetwork || !order.depositAddress || !order.quoteId) return null;
     const quote = await this.deps.quotes.find(db, order.quoteId);
     if (!quote) return null;
+    const isQuoteLive = this.deps.clock.now() <= quote.expiresAt;
+    const rateE18 =
+      order.paymentLocked && !isQuoteLive
+        ? await this.deps.fx.rate(db, quote.from, order.currency)
+        : quote.rateE18;
     return {
       asset: order.payAsset,
       network: order.payNetwork,
       address: order.depositAddress,
       quote,
-      cryptoDue: this.cryptoDue(order, quote),
+      cryptoDue: this.cryptoDue(order, { ...quote, rateE18 }),
     };
   }
 

@@ -19,6 +19,7 @@ import type { Store, StoresService } from '../../platform/tenants/stores-service
 import type { ChainNews, ChainRail } from '../../rails/chain/port.ts';
 import type { Notifier } from '../../rails/notifier/port.ts';
 import { type CryptoEventType, publishCryptoEvent } from '../events/publish-crypto-event.ts';
+import { moveOrder } from '../orders/order-status.ts';
 import { REFUND_AGE_LIMIT_MONTHS, storeBalance } from '../orders/orders-service.ts';
 import { assetOf } from '../quotes/quotes-service.ts';
 
@@ -356,12 +357,8 @@ export class RefundsService {
     return toRefund(row, order.reference, order.name);
   }
 
-  private async setOrderStatus(tx: Tx, orderId: string, status: CryptoOrderStatus): Promise<void> {
-    await tx
-      .updateTable('crypto_orders')
-      .set({ status, updated_at: this.deps.clock.now() })
-      .where('id', '=', orderId)
-      .execute();
+  private setOrderStatus(tx: Tx, orderId: string, status: CryptoOrderStatus): Promise<void> {
+    return moveOrder(tx, orderId, status, this.deps.clock.now());
   }
 
   private async publish(tx: Tx, refund: Refund, eventType: CryptoEventType, callbackUrl: string | null) {

@@ -138,33 +138,48 @@ function body(order: Order, store: Store, option: PaymentOption | null, now: Dat
         back(`Return to ${store.name}`, order.returnUrl),
       ].join('\n');
     case 'expired':
-    case 'canceled':
+    case 'canceled': {
+      // What arrived in time and what arrived after the order ended are told apart; both are kept for
+      // the buyer (the store can refund them), nothing is lost.
+      const confirmedValue = (late: boolean) =>
+        order.deposits
+          .filter((d) => d.status === 'confirmed' && d.late === late)
+          .reduce((sum, d) => sum + d.fiatValue, 0n);
+      const [inTime, late] = [confirmedValue(false), confirmedValue(true)];
       return [
         `<h2 data-status="${order.status}">${order.status === 'expired' ? 'This payment expired' : 'Payment canceled'}</h2>`,
-        order.amounts.paid > 0n
-          ? `<p class="notice">${escapeHtml(money(order.amounts.paid, order.currency))} arrived before the order ended; it is recorded and the store can refund it.</p>`
+        inTime > 0n
+          ? `<p class="notice">${escapeHtml(money(inTime, order.currency))} of the ${escapeHtml(money(order.total, order.currency))} due arrived before the order ended. It is kept for you: ask ${escapeHtml(store.name)} for a refund.</p>`
+          : '',
+        late > 0n
+          ? `<p class="notice">${escapeHtml(money(late, order.currency))} arrived after the order ended. It is recorded and kept for you: ask ${escapeHtml(store.name)} for a refund.</p>`
           : '',
         back(`Return to ${store.name}`, order.cancelUrl ?? order.returnUrl),
       ].join('\n');
+    }
     case 'pending':
       break;
   }
-  if (order.paymentLocked) return progress(order);
+  if (order.paymentLocked) return progress(order, option, now);
   if (now >= order.expiresAt) return '<h2 data-status="expired">This payment expired</h2>';
-  const choices = store.currencies
-    .map((c, i) => {
-      const id = `option-${i}`;
-      const checked = option && option.asset === c.currency && option.network === c.network ? ' checked' : '';
-      const network = findNetwork(c.currency, c.network)?.name ?? c.network;
-      return `<label for="${id}"><input type="radio" id="${id}" name="option" value="${escapeHtml(`${c.currency}:${c.network}`)}" required${checked}> ${escapeHtml(c.currency)} on ${escapeHtml(network)}</label>`;
-    })
-    .join('\n');
-  const picker = `<form method="post" action="/crypto/pay/${order.id}/choose">
+  // The picker appears twice on one page (to requote, and to change currency): its ids are prefixed.
+  const picker = (prefix: string) => {
+    const choices = store.currencies
+      .map((c, i) => {
+        const id = `${prefix}-option-${i}`;
+        const checked =
+          option && option.asset === c.currency && option.network === c.network ? ' checked' : '';
+        const network = findNetwork(c.currency, c.network)?.name ?? c.network;
+        return `<label for="${id}"><input type="radio" id="${id}" name="option" value="${escapeHtml(`${c.currency}:${c.network}`)}" required${checked}> ${escapeHtml(c.currency)} on ${escapeHtml(network)}</label>`;
+      })
+      .join('\n');
+    return `<form method="post" action="/crypto/pay/${order.id}/choose">
 <fieldset><legend>Pay with</legend>
 ${choices}
 </fieldset>
 <button type="submit">${option ? 'Get a new quote' : 'Show payment address'}</button>
 </form>`;
+  };
   const cancel = `<form method="post" action="/crypto/pay/${order.id}/cancel"><button type="submit" id="cancel">Cancel and return to ${escapeHtml(store.name)}</button></form>`;
   const secondsLeft = option ? Math.floor((option.quote.expiresAt.getTime() - now.getTime()) / 1000) : 0;
   if (!option || secondsLeft <= 0) {
@@ -172,25 +187,30 @@ ${choices}
       option
         ? '<p class="notice" role="status">Your quote expired. Pick a currency to get a new one.</p>'
         : '',
-      picker,
+      picker('pick'),
       cancel,
     ].join('\n');
   }
-  const amount = formatAmountIn(option.cryptoDue, option.asset);
-  const uri = option.network === 'BTC' ? `bitcoin:${option.address}?amount=${amount}` : option.address;
-  return `<section aria-labelledby="send">
-<h2 id="send">Send exactly <span data-field="crypto-amount">${escapeHtml(amount)}</span> ${escapeHtml(option.asset)}</h2>
-<p>on ${escapeHtml(findNetwork(option.asset, option.network)?.name ?? option.network)} to</p>
-<p><code data-field="address">${escapeHtml(option.address)}</code></p>
-<figure class="qr" role="img" aria-label="QR code of the payment address">${renderSVG(uri)}</figure>
-<p>This amount is guaranteed for <strong id="countdown" data-seconds="${secondsLeft}">${secondsLeft} s</strong>.</p>
-<div id="requote" hidden>${picker}</div>
-</section>
-<details><summary>Pay with another currency</summary>${picker}</details>
+  return `${sendSection(option, 'Send exactly', `This amount is guaranteed for <strong id="countdown" data-seconds="${secondsLeft}">${secondsLeft} s</strong>.`)}
+<div id="requote" hidden>${picker('requote')}</div>
+<details><summary>Pay with another currency</summary>${picker('other')}</details>
 ${cancel}`;
 }
 
-function progress(order: Order): string {
+/** Where and what to send: the address, the exact amount, a QR code of both. */
+function sendSection(option: PaymentOption, heading: string, guarantee: string): string {
+  const amount = formatAmountIn(option.cryptoDue, option.asset);
+  const uri = option.network === 'BTC' ? `bitcoin:${option.address}?amount=${amount}` : option.address;
+  return `<section aria-labelledby="send">
+<h2 id="send">${heading} <span data-field="crypto-amount">${escapeHtml(amount)}</span> ${escapeHtml(option.asset)}</h2>
+<p>on ${escapeHtml(findNetwork(option.asset, option.network)?.name ?? option.network)} to</p>
+<p><code data-field="address">${escapeHtml(option.address)}</code></p>
+<figure class="qr" role="img" aria-label="QR code of the payment address">${renderSVG(uri)}</figure>
+<p>${guarantee}</p>
+</section>`;
+}
+
+function progress(order: Order, option: PaymentOption | null, now: Date): string {
   const rows = order.deposits
     .map(
       (d) =>
@@ -200,5 +220,14 @@ function progress(order: Order): string {
   return `<h2 data-status="confirming">Payment detected</h2>
 <p role="status">Waiting for confirmations on chain. This page updates by itself.</p>
 <table><thead><tr><th scope="col">Amount</th><th scope="col">Confirmations</th><th scope="col">State</th></tr></thead><tbody>${rows}</tbody></table>
-${order.amounts.due > 0n ? `<p class="notice">Still due: ${escapeHtml(money(order.amounts.due, order.currency))}</p>` : ''}`;
+${order.amounts.due > 0n ? stillDue(order, option, now) : ''}`;
+}
+
+/** After a partial payment: what is left, where to send it, and how long is left to do so. */
+function stillDue(order: Order, option: PaymentOption | null, now: Date): string {
+  const secondsLeft = Math.max(0, Math.floor((order.expiresAt.getTime() - now.getTime()) / 1000));
+  const due = `<p class="notice" role="status">Still due: <span data-field="amount-due">${escapeHtml(money(order.amounts.due, order.currency))}</span></p>`;
+  if (!option || secondsLeft === 0) return due;
+  return `${due}
+${sendSection(option, 'Send the rest:', `The order waits for it <strong id="countdown" data-seconds="${secondsLeft}">${secondsLeft} s</strong> more, at the rate of the moment once the first quote has run out.`)}`;
 }

@@ -83,12 +83,15 @@ describe('parseAmount', () => {
 });
 
 describe('formatAmount', () => {
-  it('renders exactly the asset exponent digits', () => {
+  it('renders fiat with exactly its exponent digits, crypto in its precision without trailing zeros', () => {
     expect(formatAmount(1090n, EUR)).toBe('10.90');
     expect(formatAmount(5n, EUR)).toBe('0.05');
     expect(formatAmount(1000n, JPY)).toBe('1000');
-    expect(formatAmount(1n, ETH)).toBe('0.000000000000000001');
     expect(formatAmount(-150n, EUR)).toBe('-1.50');
+    expect(formatAmount(1n, ETH)).toBe('0.000000000000000001');
+    expect(formatAmount(5_000_000_000_000_000n, ETH)).toBe('0.005');
+    expect(formatAmount(2n * 10n ** 18n, ETH)).toBe('2');
+    expect(formatAmount(0n, ETH)).toBe('0');
   });
 
   it('converts to on-chain units of the network', () => {

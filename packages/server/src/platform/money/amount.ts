@@ -51,12 +51,17 @@ export function parseAmount(input: string | number, asset: Asset, options: Parse
   return minor;
 }
 
-/** Renders minor units as decimal text with exactly the asset's exponent digits: 1090n EUR → "10.90". */
+/**
+ * Renders minor units as decimal text. Fiat keeps exactly the currency's exponent digits (1090n EUR →
+ * "10.90"), as prices are written; crypto shows its own precision with trailing zeros trimmed
+ * (0.005 ETH → "0.005", not eighteen decimals). Both read back exactly with parseAmount.
+ */
 export function formatAmount(minor: bigint, asset: Asset): string {
   const negative = minor < 0n;
   const digits = (negative ? -minor : minor).toString().padStart(asset.exponent + 1, '0');
   const cut = digits.length - asset.exponent;
-  const text = asset.exponent === 0 ? digits : `${digits.slice(0, cut)}.${digits.slice(cut)}`;
+  const fraction = asset.kind === 'crypto' ? digits.slice(cut).replace(/0+$/, '') : digits.slice(cut);
+  const text = fraction === '' ? digits.slice(0, cut) : `${digits.slice(0, cut)}.${fraction}`;
   return negative ? `-${text}` : text;
 }
 

@@ -9,7 +9,7 @@ import type { Db, Executor, Tx } from '../../platform/db/database.ts';
 import type { ChainTransfersTable } from '../../platform/db/schema.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
-import { findNetwork } from '../../platform/money/assets.ts';
+import { findNetwork, type Network } from '../../platform/money/assets.ts';
 import {
   type ChainNews,
   type ChainRail,
@@ -85,7 +85,8 @@ export class ChainSimulator implements ChainRail {
     transfer: Pick<ChainTransfer, 'broadcastAt' | 'confirmationsRequired' | 'network' | 'asset'>,
     at: Date,
   ): number {
-    const blockTime = findNetwork(transfer.asset, transfer.network)?.blockTimeSeconds ?? 1;
+    const network = findNetwork(transfer.asset, transfer.network);
+    const blockTime = network ? simulatedBlockSeconds(network) : 1;
     const blocks = Math.floor((at.getTime() - transfer.broadcastAt.getTime()) / 1000 / blockTime);
     return Math.max(0, Math.min(transfer.confirmationsRequired, blocks));
   }
@@ -166,7 +167,7 @@ export class ChainSimulator implements ChainRail {
         status: 'pending',
         confirmations_required: network.confirmationsRequired,
         broadcast_at: now,
-        confirms_at: addSeconds(now, network.confirmationsRequired * network.blockTimeSeconds),
+        confirms_at: addSeconds(now, network.confirmationsRequired * simulatedBlockSeconds(network)),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -199,4 +200,23 @@ function toTransfer(row: Selectable<ChainTransfersTable>): ChainTransfer {
     confirmsAt: row.confirms_at,
     confirmedAt: row.confirmed_at,
   };
+}
+
+/** Every simulated network is final within this time, well inside a crypto order's 15 minutes. */
+export const SIMULATED_FINALITY_SECONDS = 300;
+
+/**
+ * The simulator's block time: the network's own, shortened where its finality would outlast an order
+ * (Bitcoin's 3 blocks of 10 minutes become 3 of 100 seconds), so a sandbox payment completes in time.
+ */
+export function simulatedBlockSeconds(
+  network: Pick<Network, 'blockTimeSeconds' | 'confirmationsRequired'>,
+): number {
+  return Math.max(
+    1,
+    Math.min(
+      network.blockTimeSeconds,
+      Math.floor(SIMULATED_FINALITY_SECONDS / network.confirmationsRequired),
+    ),
+  );
 }
