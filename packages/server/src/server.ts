@@ -30,6 +30,7 @@ import { createPaymentsServices, type PaymentsServices } from './payments/paymen
 import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
 import { Sweeps } from './platform/clock/sweeps.ts';
 import { ProcessRegistry } from './platform/cluster/process-registry.ts';
+import { CapabilityTokens } from './platform/crypto/capability-tokens.ts';
 import { derive, Encryptor } from './platform/crypto/encryption.ts';
 import type { StatementObserver } from './platform/db/connection-scope.ts';
 import { type Db, openDatabase } from './platform/db/database.ts';
@@ -173,6 +174,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   const now = () => clock.now();
 
   const encryptor = new Encryptor(options.encryptionKey);
+  const capabilities = new CapabilityTokens(options.encryptionKey);
   const partners = new PartnersService(clock, encryptor);
   const merchants = new MerchantsService(
     clock,
@@ -224,7 +226,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   const rails = {
     notifier: new SandboxNotifier(clock, encryptor),
     wallets: new SignatureWalletVerifier(),
-    kycVendor: new KycVendorSimulator(clock, config.publicUrl),
+    kycVendor: new KycVendorSimulator(clock, config.publicUrl, capabilities),
     tokenization: new TokenizationSimulator(derive(options.encryptionKey, 'tessera/wallet-activation/v1')),
     chain: new ChainSimulator(db, clock, transact),
     fx: new FxSimulator(clock),
@@ -234,6 +236,8 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
       transact,
       publicUrl: config.publicUrl,
       fingerprintKey: derive(options.encryptionKey, 'tessera/card-network-fingerprint/v1'),
+      encryptor,
+      capabilities,
     }),
     walletTokens: new WalletPaymentTokenSimulator(
       derive(options.encryptionKey, 'tessera/wallet-payment-token/v1'),
@@ -251,6 +255,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     sweeps,
     encryptor,
     encryptionKey: options.encryptionKey,
+    capabilities,
     rails,
   });
 
@@ -280,6 +285,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     ledger,
     sweeps,
     encryptor,
+    capabilities,
     rails,
   });
 

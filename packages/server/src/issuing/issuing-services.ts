@@ -2,6 +2,7 @@
 import type { Config } from '../config.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Sweeps } from '../platform/clock/sweeps.ts';
+import type { CapabilityTokens } from '../platform/crypto/capability-tokens.ts';
 import { derive, type Encryptor } from '../platform/crypto/encryption.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { Transact } from '../platform/db/transact.ts';
@@ -35,6 +36,7 @@ export interface IssuingPlatform {
   sweeps: Sweeps;
   encryptor: Encryptor;
   encryptionKey: Buffer;
+  capabilities: CapabilityTokens;
   rails: {
     notifier: Notifier;
     wallets: WalletVerifier;
@@ -101,6 +103,7 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     ledger,
     publicUrl: config.publicUrl,
     limits: config.topupLimits,
+    capabilities: p.capabilities,
   });
   const cardTopups = new CardTopups({
     transact,

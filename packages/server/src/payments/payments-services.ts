@@ -2,6 +2,7 @@
 // connects them to the card network's news and registers their sweeps.
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Sweeps } from '../platform/clock/sweeps.ts';
+import type { CapabilityTokens } from '../platform/crypto/capability-tokens.ts';
 import type { Encryptor } from '../platform/crypto/encryption.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { Transact } from '../platform/db/transact.ts';
@@ -25,6 +26,7 @@ export interface PaymentsPlatform {
   ledger: Ledger;
   sweeps: Sweeps;
   encryptor: Encryptor;
+  capabilities: CapabilityTokens;
   rails: { cardNetwork: CardNetwork; walletTokens: WalletPaymentTokens };
 }
 
@@ -48,6 +50,7 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
     ledger,
     network: p.rails.cardNetwork,
     publicUrl: p.publicUrl,
+    capabilities: p.capabilities,
     authorizationSeconds: p.authorizationSeconds,
   });
   const orders = new PaymentOrdersService({

@@ -18,6 +18,7 @@ const PREFIXES = {
   cryptoApiKey: 'cak',
   quote: 'qte',
   process: 'proc',
+  kycSession: 'kvs',
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

@@ -15,6 +15,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     postgresAdminUrl: string;
     postgresUrlPrefix: string;
+    /** The test cluster's files (its write-ahead log is read by the secrets-at-rest test) */
+    postgresDataDir: string;
   }
 }
 
@@ -37,6 +39,7 @@ export async function setup(project: TestProject): Promise<void> {
   await installJobSchema(templateUrl);
   project.provide('postgresAdminUrl', server.connectionString('postgres'));
   project.provide('postgresUrlPrefix', server.connectionString(''));
+  project.provide('postgresDataDir', join(directory, 'data'));
   teardownRun = async () => {
     await server.stop();
     await rm(directory, { recursive: true, force: true });

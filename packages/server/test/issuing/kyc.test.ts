@@ -220,7 +220,8 @@ describe('hosted document checks and the decision', () => {
       expect((await kyc(token, 'POST', `/${step}`, body)).status).toBe(200);
 
     const page = await kyc<{ url: string }>(token, 'POST', '/id-verification/start');
-    expect(page.body.url).toMatch(/\/hosted\/kyc\/kvs_[\w-]{32}$/);
+    // The session id and an HMAC of it: an address that cannot be guessed or altered.
+    expect(page.body.url).toMatch(/\/hosted\/kyc\/kvs_[0-9A-Z]{26}\.[\w-]{43}$/);
     const html = await (await fetch(page.body.url)).text();
     expect(html).toContain('<form method="post" enctype="multipart/form-data">');
     expect(html).toContain('identity document');
@@ -331,6 +332,10 @@ describe('hosted document checks and the decision', () => {
     await kyc(token, 'POST', '/residence', KYC_STEPS[2]?.[1]);
     const started = await kyc<{ url: string }>(token, 'POST', '/poa-verification/start');
     expect((await fetch(`${h.baseUrl}/hosted/kyc/kvs_guess`)).status).toBe(404);
+    // The session id alone, or with another session's HMAC, opens nothing.
+    const [sessionId = '', mac = ''] = (started.body.url.split('/').pop() ?? '').split('.');
+    expect((await fetch(`${h.baseUrl}/hosted/kyc/${sessionId}`)).status).toBe(404);
+    expect((await fetch(`${h.baseUrl}/hosted/kyc/${sessionId}.${mac.slice(0, -2)}AA`)).status).toBe(404);
     await h.advanceClock(60 * 60 + 1);
     const late = await submitHostedPage(started.body.url, 'verified', {
       name: 'bill.pdf',

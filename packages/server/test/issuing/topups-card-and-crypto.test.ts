@@ -94,7 +94,7 @@ describe('topups paid by card on the hosted page', () => {
     expect(html.text).toContain('Or pay by bank transfer');
 
     const topup = await fiatTopup(c.auth, c.accountId);
-    expect(topup.paymentUrl).toMatch(/\/hosted\/issuing\/topups\/[0-9a-f-]{36}$/);
+    expect(topup.paymentUrl).toMatch(/\/hosted\/issuing\/topups\/top_[0-9A-Z]{26}\.[\w-]{43}$/);
     const paid = await post(topup.paymentUrl ?? '', card('4111111111111111'));
     expect(paid.status).toBe(303);
     const page = await h.request('GET', new URL(paid.headers.get('location') ?? '', h.baseUrl).pathname);

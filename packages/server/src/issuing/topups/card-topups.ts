@@ -110,10 +110,9 @@ export class CardTopups {
 
   /** The topup behind a payment token, if it can still be paid by card. */
   private async payable(tx: Tx, paymentToken: string): Promise<TopupRow> {
-    const topup = /^[0-9a-f-]{36}$/i.test(paymentToken)
-      ? await this.deps.topups.lock(tx, 'payment_token', paymentToken)
-      : undefined;
-    if (!topup) throw new DomainError('not_found', 'topup not found');
+    const id = this.deps.topups.topupOfPageToken(paymentToken);
+    const topup = id ? await this.deps.topups.lock(tx, 'id', id) : undefined;
+    if (topup?.kind !== 'fiat') throw new DomainError('not_found', 'topup not found');
     if (topup.status !== 'pending') {
       throw new DomainError('invalid_state', `the topup is ${topup.status}`, {
         details: { status: topup.status },

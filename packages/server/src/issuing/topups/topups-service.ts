@@ -1,13 +1,7 @@
-// Topups of the card issuing API (spec/card-issuing.md, Topups). Every topup reserves its amount against
-// the customer's daily and monthly limits (pending, confirming and completed topups count), and is
-// credited to the account through the ledger once paid: by bank transfer with a unique reference (the
-// bank rail reports it; sandbox: POST /sandbox/issuing/topups/{topupId}/complete), by card on the hosted
-// page (card-topups.ts), or in crypto (crypto-topups.ts). topupCreated and topupStatusChanged go out
-// with each step.
-import { randomUUID } from 'node:crypto';
 import type { Selectable, Updateable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
+import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
 import { randomAlphanumeric } from '../../platform/crypto/hashing.ts';
 import type { Db, Executor, Tx } from '../../platform/db/database.ts';
 import type { IssuingTopupsTable } from '../../platform/db/schema.ts';
@@ -95,10 +89,22 @@ export interface TopupsDeps {
   publicUrl: string;
   /** Per currency (topup-limits.ts); a currency without an entry is not offered for topups */
   limits: Readonly<Record<string, TopupLimits>>;
+  capabilities: CapabilityTokens;
 }
 
 export class TopupsService {
-  constructor(private readonly deps: TopupsDeps) {}
+  /** A fiat topup's hosted page: its address is its capability (never stored) */
+  private readonly pageUrl: (topupId: string) => string;
+
+  constructor(private readonly deps: TopupsDeps) {
+    this.pageUrl = (id) =>
+      `${deps.publicUrl}/hosted/issuing/topups/${deps.capabilities.issue('topup-page', id)}`;
+  }
+
+  /** The topup a hosted page's token was issued for. */
+  topupOfPageToken(token: string): string | undefined {
+    return this.deps.capabilities.open('topup-page', token);
+  }
 
   /** Creates bank-transfer instructions (also payable by card on the hosted page), within the limits. */
   async createFiat(
@@ -174,7 +180,6 @@ export class TopupsService {
         currency: asset.code,
         amount: amount.toString(),
         reference: `TSR-${randomAlphanumeric(10).toUpperCase()}`,
-        payment_token: input.kind === 'fiat' ? randomUUID() : null,
         expires_at: addSeconds(now, input.ttlSeconds),
         created_at: now,
         ...extra,
@@ -250,7 +255,7 @@ export class TopupsService {
   }
 
   /** Locks the topup found by its id, its hosted page's token, or its latest card attempt's reference. */
-  async lock(tx: Tx, by: 'id' | 'payment_token' | 'network_reference', value: string) {
+  async lock(tx: Tx, by: 'id' | 'network_reference', value: string) {
     return tx.selectFrom('issuing_topups').selectAll().where(by, '=', value).forUpdate().executeTakeFirst();
   }
 
@@ -294,13 +299,15 @@ export class TopupsService {
 
   /** The topup behind a hosted page's token (the page is the only place it is shown). */
   async byPaymentToken(token: string): Promise<Topup | undefined> {
-    if (!/^[0-9a-f-]{36}$/i.test(token)) return undefined;
+    const id = this.topupOfPageToken(token);
+    if (!id) return undefined;
     const row = await this.deps.db
       .selectFrom('issuing_topups')
       .selectAll()
-      .where('payment_token', '=', token)
+      .where('id', '=', id)
+      .where('kind', '=', 'fiat')
       .executeTakeFirst();
-    return row ? toTopup(row, this.deps.publicUrl) : undefined;
+    return row ? toTopup(row, this.pageUrl) : undefined;
   }
 
   async get(customer: CustomerRef, topupId: string): Promise<Topup> {
@@ -314,7 +321,7 @@ export class TopupsService {
       .where('customer_id', '=', customer.customerId)
       .orderBy('seq', 'desc')
       .execute();
-    return rows.map((row) => toTopup(row, this.deps.publicUrl));
+    return rows.map((row) => toTopup(row, this.pageUrl));
   }
 
   /** Limits and what is used of them today (UTC) and this month, per currency. */
@@ -368,11 +375,11 @@ export class TopupsService {
       .where('customer_id', '=', customer.customerId)
       .executeTakeFirst();
     if (!row) throw notFound('topup');
-    return toTopup(row, this.deps.publicUrl);
+    return toTopup(row, this.pageUrl);
   }
 }
 
-export function toTopup(row: TopupRow, publicUrl: string): Topup {
+export function toTopup(row: TopupRow, pageUrl: (topupId: string) => string): Topup {
   const crypto =
     row.kind === 'crypto' && row.crypto_asset && row.crypto_network && row.deposit_address
       ? {
@@ -396,7 +403,7 @@ export function toTopup(row: TopupRow, publicUrl: string): Topup {
     currency: row.currency,
     amount: BigInt(row.amount),
     reference: row.reference,
-    paymentUrl: row.payment_token ? `${publicUrl}/hosted/issuing/topups/${row.payment_token}` : null,
+    paymentUrl: row.kind === 'fiat' ? pageUrl(row.id) : null,
     lastDecline: row.last_decline,
     crypto,
     creditedAmount: row.credited_amount === null ? null : BigInt(row.credited_amount),

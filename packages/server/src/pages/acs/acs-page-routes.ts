@@ -17,7 +17,7 @@ export async function registerAcsPageRoutes(
     const challenge = creq ? await deps.network.challenge(creq) : undefined;
     if (!challenge)
       return reply.code(404).type('text/html').send(page('Not found', '<h1>No such challenge</h1>'));
-    if (challenge.status !== 'pending') return reply.redirect(challenge.returnUrl, 303);
+    if (challenge.status !== 'pending') return backOrDone(reply, challenge.returnUrl);
     return reply.type('text/html').send(render(challenge));
   };
 
@@ -33,7 +33,7 @@ export async function registerAcsPageRoutes(
     if (!challenge)
       return reply.code(404).type('text/html').send(page('Not found', '<h1>No such challenge</h1>'));
     try {
-      return reply.redirect(await deps.network.decideChallenge(creq, outcome), 303);
+      return backOrDone(reply, await deps.network.decideChallenge(creq, outcome));
     } catch (err) {
       if (!(err instanceof DomainError) || err.status >= 500) throw err;
       return reply
@@ -57,7 +57,7 @@ function render(c: ChallengeView): string {
       'Confirm in your card app',
       `<h1>Confirm this payment in your card app</h1>${summary}
 <p class="notice" role="status">Waiting for your confirmation…</p>
-<form method="post" action="/acs/challenge"><input type="hidden" name="creq" value="${escapeHtml(c.id)}"><button type="submit">Check again</button></form>
+<form method="post" action="/acs/challenge"><input type="hidden" name="creq" value="${escapeHtml(c.creq)}"><button type="submit">Check again</button></form>
 <script>setTimeout(function () { document.forms[0].submit(); }, 2000);</script>`,
     );
   }
@@ -66,9 +66,17 @@ function render(c: ChallengeView): string {
     `<h1>3D Secure authentication</h1>${summary}
 <p>Sandbox issuer: choose how the cardholder answers.</p>
 <form method="post" action="/acs/challenge/decide">
-<input type="hidden" name="creq" value="${escapeHtml(c.id)}">
+<input type="hidden" name="creq" value="${escapeHtml(c.creq)}">
 <button type="submit" name="outcome" value="approve">Approve</button>
 <button type="submit" name="outcome" value="fail">Fail authentication</button>
 </form>`,
   );
+}
+
+/** Back to the requester; a challenge with no return address (made before it was kept) just says done. */
+function backOrDone(reply: FastifyReply, returnUrl: string | null): FastifyReply {
+  if (returnUrl) return reply.redirect(returnUrl, 303);
+  return reply
+    .type('text/html')
+    .send(page('Authentication', '<h1>Done</h1><p>You may close this window.</p>'));
 }

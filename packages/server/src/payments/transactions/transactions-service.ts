@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
+import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
 import type { Db, Tx } from '../../platform/db/database.ts';
 import type {
   PaymentsCardMode,
@@ -82,6 +83,7 @@ export interface TransactionsDeps {
   publicUrl: string;
   /** How long an authorization may wait for its capture before it is released */
   authorizationSeconds: number;
+  capabilities: CapabilityTokens;
 }
 
 export class PaymentTransactionsService {
@@ -122,7 +124,6 @@ export class PaymentTransactionsService {
         decline_reason: null,
         reason: null,
         message: null,
-        return_token: randomUUID(),
         auth_expires_at: null,
         created_at: now,
         updated_at: now,
@@ -148,7 +149,7 @@ export class PaymentTransactionsService {
       initiator: r.initiator,
       isAuthenticated: r.instrument.isAuthenticated,
       isSoftDeclineRetry: r.isSoftDeclineRetry,
-      returnUrl: `${this.deps.publicUrl}/checkout/3ds/return/${t.return_token}`,
+      returnUrl: `${this.deps.publicUrl}/checkout/3ds/return/${this.deps.capabilities.issue('3ds-return', String(t.id))}`,
     });
     const transaction = await this.apply(tx, t, answer, r.order.split_schema);
     return answer.outcome === 'challenge' ? { transaction, redirect: answer.redirect } : { transaction };
@@ -272,7 +273,6 @@ export class PaymentTransactionsService {
           decline_reason: null,
           reason: input.reason ?? null,
           message: input.message ?? null,
-          return_token: null,
           auth_expires_at: null,
           created_at: now,
           updated_at: now,
@@ -348,11 +348,12 @@ export class PaymentTransactionsService {
   async returnLeg(
     token: string,
   ): Promise<{ transaction: TransactionRow; backUrl: string | null } | undefined> {
-    if (!/^[0-9a-f-]{36}$/i.test(token)) return undefined;
+    const id = Number(this.deps.capabilities.open('3ds-return', token));
+    if (!Number.isSafeInteger(id) || id <= 0) return undefined;
     const transaction = await this.deps.db
       .selectFrom('payments_transactions')
       .selectAll()
-      .where('return_token', '=', token)
+      .where('id', '=', id)
       .executeTakeFirst();
     if (!transaction) return undefined;
     const order = await this.deps.db

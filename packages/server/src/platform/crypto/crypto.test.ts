@@ -3,6 +3,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CapabilityTokens } from './capability-tokens.ts';
 import { Encryptor, parseEncryptionKey } from './encryption.ts';
 import { hashPassword, hashToken, randomAlphanumeric, verifyPassword } from './hashing.ts';
 import { loadOrCreateSandboxSecrets } from './sandbox-secrets.ts';
@@ -64,5 +65,19 @@ describe('sandbox secrets', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('capability tokens', () => {
+  it('name their object, and cannot be forged, altered or used for another purpose', () => {
+    const tokens = new CapabilityTokens(randomBytes(32));
+    const token = tokens.issue('topup-page', 'top_01ABC');
+    expect(tokens.open('topup-page', token)).toBe('top_01ABC');
+    expect(tokens.open('kyc-session', token)).toBeUndefined();
+    expect(tokens.open('topup-page', token.replace('top_01ABC', 'top_01ABD'))).toBeUndefined();
+    expect(tokens.open('topup-page', `${token.slice(0, -1)}A`)).toBeUndefined();
+    expect(new CapabilityTokens(randomBytes(32)).open('topup-page', token)).toBeUndefined();
+    for (const junk of ['', '.', 'no-dot', `${'x'.repeat(300)}.y`])
+      expect(tokens.open('topup-page', junk)).toBeUndefined();
   });
 });

@@ -387,7 +387,6 @@ export interface IssuingTopupsTable {
   expires_at: Timestamp;
   created_at: Timestamp;
   completed_at: Timestamp | null;
-  payment_token: ColumnType<string | null, string | null | undefined, string | null>;
   network_reference: ColumnType<string | null, string | null | undefined, string | null>;
   last_decline: ColumnType<string | null, string | null | undefined, string | null>;
   crypto_asset: ColumnType<string | null, string | null | undefined, string | null>;
@@ -744,7 +743,6 @@ export interface PaymentsTransactionsTable {
   decline_reason: string | null;
   reason: string | null;
   message: string | null;
-  return_token: string | null;
   auth_expires_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -803,7 +801,9 @@ export interface CardNetworkChallengesTable {
   currency: string;
   amount: Numeric;
   last4: string;
-  return_url: string;
+  /** Only on challenges made before return URLs were encrypted (always null now) */
+  return_url: string | null;
+  return_url_enc: string | null;
   expires_at: Timestamp;
   created_at: Timestamp;
   decided_at: Timestamp | null;

@@ -6,6 +6,8 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { isExpired } from '../../platform/cards/card-number.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
+import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
+import type { Encryptor } from '../../platform/crypto/encryption.ts';
 import type { Db, Tx } from '../../platform/db/database.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
@@ -32,14 +34,16 @@ export const RECONCILE_AFTER_SECONDS = 60;
 export const CHALLENGE_TTL_SECONDS = 600;
 
 export interface ChallengeView {
-  id: string;
+  /** What the ACS page posts back (the challenge's capability) */
+  creq: string;
   status: 'pending' | 'approved' | 'failed';
   decidedBy: 'acs' | 'issuer';
   merchant: string;
   amount: string;
   currency: string;
   last4: string;
-  returnUrl: string;
+  /** Null only for challenges made before return URLs were encrypted */
+  returnUrl: string | null;
   expiresAt: Date;
 }
 
@@ -55,6 +59,10 @@ export class CardNetworkSimulator implements CardNetwork {
       publicUrl: string;
       /** Keys the card fingerprints of scripted outcomes (never the number itself) */
       fingerprintKey: Uint8Array;
+      /** The requester's return URL carries its own token: kept encrypted */
+      encryptor: Encryptor;
+      /** `creq`, what the buyer's browser posts to the ACS, is a capability for the challenge */
+      capabilities: CapabilityTokens;
     },
   ) {}
 
@@ -155,8 +163,10 @@ export class CardNetworkSimulator implements CardNetwork {
     await this.finishChallenge(tx, challenge.id, reference, outcome, reason ?? 'authentication_failed');
   }
 
-  /** The hosted ACS page's decision; answers where to send the browser. */
-  async decideChallenge(challengeId: string, outcome: 'approved' | 'failed'): Promise<string> {
+  /** The hosted ACS page's decision, by its `creq`; answers where to send the browser (none: stay). */
+  async decideChallenge(creq: string, outcome: 'approved' | 'failed'): Promise<string | null> {
+    const challengeId = this.deps.capabilities.open('acs-challenge', creq);
+    if (!challengeId) throw notFound('challenge');
     return this.deps.transact(async (tx) => {
       const challenge = await tx
         .selectFrom('card_network_challenges')
@@ -168,7 +178,7 @@ export class CardNetworkSimulator implements CardNetwork {
       if (challenge.decided_by !== 'acs') {
         throw new DomainError('forbidden', 'this card’s issuer asks the cardholder in its own app');
       }
-      if (challenge.status !== 'pending') return challenge.return_url;
+      if (challenge.status !== 'pending') return this.returnUrlOf(challenge);
       if (challenge.expires_at <= this.deps.clock.now()) {
         throw new DomainError('invalid_state', 'the challenge has expired');
       }
@@ -179,12 +189,21 @@ export class CardNetworkSimulator implements CardNetwork {
         outcome === 'approved' ? 'approved' : 'declined',
         'authentication_failed',
       );
-      return challenge.return_url;
+      return this.returnUrlOf(challenge);
     });
   }
 
-  async challenge(challengeId: string): Promise<ChallengeView | undefined> {
-    if (!/^[0-9a-f-]{36}$/i.test(challengeId)) return undefined;
+  /** Where the requester asked the browser back (challenges from before it was encrypted have none). */
+  private returnUrlOf(challenge: { id: string; return_url_enc: string | null; return_url: string | null }) {
+    return challenge.return_url_enc
+      ? this.deps.encryptor.decrypt(challenge.return_url_enc, `acs-return:${challenge.id}`)
+      : challenge.return_url;
+  }
+
+  /** The challenge a `creq` stands for, as the ACS page shows it. */
+  async challenge(creq: string): Promise<ChallengeView | undefined> {
+    const challengeId = this.deps.capabilities.open('acs-challenge', creq);
+    if (!challengeId) return undefined;
     const row = await this.deps.db
       .selectFrom('card_network_challenges')
       .selectAll()
@@ -192,14 +211,14 @@ export class CardNetworkSimulator implements CardNetwork {
       .executeTakeFirst();
     if (!row) return undefined;
     return {
-      id: row.id,
+      creq,
       status: row.status,
       decidedBy: row.decided_by,
       merchant: row.merchant,
       amount: formatAmountIn(BigInt(row.amount), row.currency),
       currency: row.currency,
       last4: row.last4,
-      returnUrl: row.return_url,
+      returnUrl: this.returnUrlOf(row),
       expiresAt: row.expires_at,
     };
   }
@@ -370,13 +389,18 @@ export class CardNetworkSimulator implements CardNetwork {
         currency: r.currency,
         amount: r.amount,
         last4: r.card.pan.slice(-4),
-        return_url: r.returnUrl,
+        return_url: null,
+        return_url_enc: this.deps.encryptor.encrypt(r.returnUrl, `acs-return:${id}`),
         expires_at: addSeconds(now, CHALLENGE_TTL_SECONDS),
         created_at: now,
       })
       .execute();
     // The 3DS2 browser flow: the merchant's page posts `creq` to the ACS.
-    return { url: `${this.deps.publicUrl}/acs/challenge`, formMethod: 'POST' as const, params: { creq: id } };
+    return {
+      url: `${this.deps.publicUrl}/acs/challenge`,
+      formMethod: 'POST' as const,
+      params: { creq: this.deps.capabilities.issue('acs-challenge', id) },
+    };
   }
 
   private async finishChallenge(

@@ -1,11 +1,10 @@
-// The KYC vendor's simulator: hosted sessions with a real HTML page (pages/kyc-vendor) where the person
-// uploads a document image or picks an outcome. Results go to the sink in the same transaction.
-import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
+import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
 import type { Executor } from '../../platform/db/database.ts';
 import type { KycDocumentKind } from '../../platform/db/schema.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
+import { newId } from '../../platform/ids.ts';
 import type { KycResultSink, KycSession, KycVendor } from './port.ts';
 
 /** How long a hosted session stays open (default: 1 hour) */
@@ -41,6 +40,7 @@ export class KycVendorSimulator implements KycVendor {
   constructor(
     private readonly clock: Clock,
     private readonly publicUrl: string,
+    private readonly capabilities: CapabilityTokens,
   ) {}
 
   /** Connects where results go (the issuing KYC service). */
@@ -49,8 +49,8 @@ export class KycVendorSimulator implements KycVendor {
   }
 
   async startSession(db: Executor, input: { reference: string; kind: KycDocumentKind }): Promise<KycSession> {
-    // The session id is the capability in the URL: 192 random bits.
-    const sessionId = `kvs_${randomBytes(24).toString('base64url')}`;
+    // The page's address carries a capability for the session (its id and an HMAC), never stored.
+    const sessionId = newId('kycSession');
     const now = this.clock.now();
     const expiresAt = addSeconds(now, SESSION_TTL_SECONDS);
     await db
@@ -64,10 +64,14 @@ export class KycVendorSimulator implements KycVendor {
         created_at: now,
       })
       .execute();
-    return { sessionId, url: `${this.publicUrl}/hosted/kyc/${sessionId}`, expiresAt };
+    const token = this.capabilities.issue('kyc-session', sessionId);
+    return { sessionId, url: `${this.publicUrl}/hosted/kyc/${token}`, expiresAt };
   }
 
-  async find(db: Executor, sessionId: string): Promise<VendorSession | undefined> {
+  /** The session a hosted page's token was issued for. */
+  async find(db: Executor, token: string): Promise<VendorSession | undefined> {
+    const sessionId = this.capabilities.open('kyc-session', token);
+    if (!sessionId) return undefined;
     const row = await db
       .selectFrom('kyc_vendor_sessions')
       .selectAll()
