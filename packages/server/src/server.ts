@@ -356,7 +356,11 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     frameworkErrors: frameworkErrorHandler(presenters),
     clientErrorHandler: clientErrorHandler(presenters),
     // PHP-style bracket keys (`status[]=a&status[]=b`) as the payments service's clients send them.
-    routerOptions: { querystringParser: (query: string) => qs.parse(query, { depth: 5, arrayLimit: 100 }) },
+    routerOptions: {
+      querystringParser: (query: string) => qs.parse(query, { depth: 5, arrayLimit: 100 }),
+      // Clients built on axios add a slash (`POST /stores/orders/`): every route answers both spellings.
+      ignoreTrailingSlash: true,
+    },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.:-]{1,100}$/.test(given) ? given : newId('request');

@@ -1,11 +1,10 @@
 // The hosted crypto payment and refund pages in Chromium, as a buyer uses them: pick a currency, see
 // the quote, address, QR code and countdown, pay (on the chain simulator), watch the confirmations,
 // return to the store; cancel an order; accept a refund with an address. Webhooks verified.
-import { verifyCryptoWebhook } from '@tessera/sdk';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasBrowser, launchBrowser } from '../harness/browser.ts';
-import { anOrder, aStore, orderOf, pay, type TestStore } from '../harness/crypto-builders.ts';
+import { anOrder, aStore, cryptoHooks, orderOf, pay, type TestStore } from '../harness/crypto-builders.ts';
 import { Harness } from '../harness/harness.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 
@@ -90,15 +89,7 @@ describe.skipIf(!hasBrowser)('hosted crypto pages in Chromium', () => {
     await page.close();
 
     expect((await orderOf(h, store, order.id)).status).toBe('paid');
-    await receiver.waitFor(2, (r) => r.path === '/hooks' && r.body.includes(order.id));
-    const events = receiver.received
-      .filter((r) => r.path === '/hooks' && r.body.includes(order.id))
-      .map((r) =>
-        verifyCryptoWebhook<{ event_type: string; resource: { amount: string; currency: string } }>(
-          r.body,
-          store.webhookSecret,
-        ),
-      );
+    const events = await cryptoHooks(h, store, receiver, { orderId: order.id }, 2);
     expect(events.map((e) => e.event_type)).toEqual(['ORDER.PAYMENT.DETECTED', 'ORDER.PAYMENT.RECEIVED']);
     expect(events[1]?.resource).toMatchObject({ amount: '25.00', currency: 'EUR' });
   });

@@ -1,9 +1,16 @@
 // Crypto orders through the real HTTP stack: create (COMPAT body, orders_redirect), validation naming
 // the field, list with cursors, retrieve with payments, exact/under/over/late payments on the chain
 // simulator with confirmations on the sandbox clock, expiry, the ledger, and isolation.
-import { verifyCryptoWebhook } from '@tessera/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anOrder, aStore, orderDocument, orderOf, pay, type TestStore } from '../harness/crypto-builders.ts';
+import {
+  anOrder,
+  aStore,
+  cryptoHooks,
+  orderDocument,
+  orderOf,
+  pay,
+  type TestStore,
+} from '../harness/crypto-builders.ts';
 import { Harness } from '../harness/harness.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 
@@ -26,11 +33,7 @@ afterAll(async () => {
 const orders = '/crypto/api/stores/orders';
 // biome-ignore lint/suspicious/noExplicitAny: the cases below spoil an untyped JSON document
 type Doc = any;
-type Hook = { event_type: string; state: string; resource: Record<string, string> };
-const hooksFor = (orderId: string) =>
-  receiver.received
-    .map((r) => verifyCryptoWebhook<Hook>(r.body, store.webhookSecret))
-    .filter((hook) => hook.resource.order_id === orderId);
+const hooksFor = (orderId: string, count: number) => cryptoHooks(h, store, receiver, { orderId }, count);
 
 describe('creating orders', () => {
   it('answers orders_redirect with the hosted payment URL, in JSON:API', async () => {
@@ -216,9 +219,7 @@ describe('payments on chain', () => {
       crypto_amount: { currency: 'USDC', blockchain: 'ETH', value: sent.body.amount },
       offramp: false,
     });
-    const hooks = await receiver.waitFor(2, (r) => r.body.includes(order.id));
-    expect(hooks).toHaveLength(2);
-    expect(hooksFor(order.id).map((x) => [x.event_type, x.state])).toEqual([
+    expect((await hooksFor(order.id, 2)).map((x) => [x.event_type, x.state])).toEqual([
       ['ORDER.PAYMENT.DETECTED', 'detected'],
       ['ORDER.PAYMENT.RECEIVED', 'completed'],
     ]);
@@ -246,8 +247,7 @@ describe('payments on chain', () => {
     expect(o.status).toBe('expired');
     expect(o.payment_uuid).not.toBeNull();
     expect(o.refundable).toBe(true);
-    await receiver.waitFor(3, (r) => r.body.includes(order.id));
-    expect(hooksFor(order.id).map((x) => x.event_type)).toEqual([
+    expect((await hooksFor(order.id, 3)).map((x) => x.event_type)).toEqual([
       'ORDER.PAYMENT.DETECTED',
       'ORDER.PAYMENT.PARTIAL',
       'ORDER.PAYMENT.CANCELLED',
@@ -272,8 +272,7 @@ describe('payments on chain', () => {
       { headers: store.auth },
     );
     expect(included.body.included[0]?.attributes.crypto_amount.value).toBe('31');
-    await receiver.waitFor(4, (r) => r.body.includes(order.id));
-    expect(hooksFor(order.id).map((x) => x.event_type)).toContain('ORDER.PAYMENT.LATE');
+    expect((await hooksFor(order.id, 4)).map((x) => x.event_type)).toContain('ORDER.PAYMENT.LATE');
   });
 
   it('expires an unpaid order when its time is up, and then refuses a new payment option', async () => {
@@ -283,8 +282,7 @@ describe('payments on chain', () => {
     expect(o.status).toBe('expired');
     const refused = await pay(h, order.id);
     expect(refused.status).toBe(409);
-    await receiver.waitFor(1, (r) => r.body.includes(order.id));
-    expect(hooksFor(order.id)).toMatchObject([
+    expect(await hooksFor(order.id, 1)).toMatchObject([
       { event_type: 'ORDER.PAYMENT.CANCELLED', state: 'cancelled', resource: { status: 'expired' } },
     ]);
   });

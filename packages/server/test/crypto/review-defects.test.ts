@@ -3,7 +3,7 @@
 // payment shows where to send the rest, its texts and ids are right, Bitcoin confirms within an
 // order's life, and crypto amounts are printed in their own precision.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anOrder, aStore, orderOf, pay, type TestStore } from '../harness/crypto-builders.ts';
+import { anOrder, aStore, cryptoHooks, orderOf, pay, type TestStore } from '../harness/crypto-builders.ts';
 import { Harness } from '../harness/harness.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 
@@ -20,18 +20,8 @@ afterAll(async () => {
   await receiver.close();
 });
 
-interface Hook {
-  event_type: string;
-  resource: Record<string, string>;
-}
-/** The webhooks of one order, oldest first (the sandbox sends them as they are made). */
-async function hooksOf(orderId: string, count: number): Promise<Hook[]> {
-  await receiver.waitFor(count, (r) => r.body.includes(orderId));
-  return receiver.received
-    .filter((r) => r.body.includes(orderId))
-    .map((r) => JSON.parse(r.body) as Hook)
-    .sort((a, b) => Number(a.resource.created_seq ?? 0) - Number(b.resource.created_seq ?? 0));
-}
+/** The webhooks of one order, as they arrived (the sandbox sends them as they are made). */
+const hooksOf = (orderId: string, count: number) => cryptoHooks(h, store, receiver, { orderId }, count);
 const eventTypes = async (orderId: string, count: number) =>
   (await hooksOf(orderId, count)).map((hook) => hook.event_type);
 

@@ -1,5 +1,8 @@
 // Builders for crypto tests, through the real admin, session and order routes (STYLE: no raw inserts).
+import { verifyCryptoWebhook } from '@tessera/sdk';
+import { type Event, WebhookValidator } from '@utrustdev/utrust-ts-library';
 import type { Harness } from './harness.ts';
+import type { ReceivedRequest, WebhookReceiver } from './webhook-receiver.ts';
 
 export interface TestStore {
   id: string;
@@ -138,4 +141,56 @@ export async function pay(
       json: { currency: 'USDC', network: 'ETH', ...body },
     },
   );
+}
+
+export interface CryptoHook {
+  event_id: string;
+  event_type: string;
+  state: string;
+  resource: Record<string, string>;
+}
+
+/**
+ * The webhooks one order (or payment) received, in the order they arrived, as the store's event log tells them. Each
+ * delivery is first held to the real service's wire format: exactly event_type, resource.{amount,
+ * currency, reference}, state and signature, the signature passing the Utrust library's own validator
+ * and the every-field scheme of other languages' validators; its facts are then read from the event
+ * log through the `Tessera-Event-Id` header.
+ */
+export async function cryptoHooks(
+  h: Harness,
+  store: TestStore,
+  receiver: WebhookReceiver,
+  of: { orderId?: string; paymentId?: string; refunds?: true },
+  count: number,
+): Promise<CryptoHook[]> {
+  const matches = (r: ReceivedRequest) =>
+    (of.orderId === undefined || r.headers['tessera-order-id'] === of.orderId) &&
+    (of.paymentId === undefined || r.headers['tessera-payment-id'] === of.paymentId) &&
+    (of.refunds === undefined || r.headers['tessera-refund-id'] !== undefined);
+  await receiver.waitFor(count, matches);
+  const validator = WebhookValidator(store.webhookSecret);
+  const hooks: CryptoHook[] = [];
+  for (const delivery of receiver.received.filter(matches)) {
+    const body = verifyCryptoWebhook<Event & { resource: Record<string, string> }>(
+      delivery.body,
+      store.webhookSecret,
+    );
+    if (!validator.validateSignature(body)) throw new Error(`Utrust validator refused ${delivery.body}`);
+    if (JSON.stringify(Object.keys(body)) !== '["event_type","resource","signature","state"]')
+      throw new Error(`extra webhook fields: ${delivery.body}`);
+    if (JSON.stringify(Object.keys(body.resource)) !== '["amount","currency","reference"]')
+      throw new Error(`extra resource fields: ${delivery.body}`);
+    const logged = await h.request<{ data: { attributes: { type: string; payload: CryptoHook } } }>(
+      'GET',
+      `/crypto/api/stores/events/${String(delivery.headers['tessera-event-id'])}`,
+      { headers: store.auth },
+    );
+    if (logged.status !== 200) throw new Error(`event not in the log: ${logged.text}`);
+    const payload = logged.body.data.attributes.payload;
+    if (payload.event_type !== body.event_type || payload.resource.amount !== body.resource.amount)
+      throw new Error(`the log and the delivery disagree: ${delivery.body}`);
+    hooks.push(payload);
+  }
+  return hooks;
 }

@@ -85,6 +85,17 @@ describe('error envelopes per API', () => {
   });
 });
 
+describe('trailing slashes', () => {
+  it('every API answers a path with a trailing slash as without (clients built on axios add one)', async () => {
+    expect((await h.request('GET', '/healthz/')).body).toEqual({ status: 'ok' });
+    expect((await h.admin('GET', '/partners/')).status).toBe(200);
+    // Unauthenticated, each in its own envelope: the route matched, not a 404.
+    expect((await h.request('GET', '/payments/order/')).status).toBe(401);
+    expect((await h.request('POST', '/crypto/api/stores/orders/', { json: {} })).status).toBe(401);
+    expect((await h.request('GET', '/issuing/v1/accounts/')).status).toBe(401);
+  });
+});
+
 describe('operational routes', () => {
   it('answers liveness and readiness', async () => {
     expect((await h.request('GET', '/healthz')).body).toEqual({ status: 'ok' });

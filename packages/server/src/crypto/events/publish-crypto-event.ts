@@ -1,6 +1,8 @@
-// Crypto webhooks (COMPAT.md, Crypto merchant): {event_type, resource, state} plus the `signature` body
-// field the channel adds. Order events are the real service's; refund events follow the same style.
-// Every resource value is a string, so the flattened, sorted signature input is unambiguous.
+// Crypto events: what the store's event log keeps is {event_id, event_type, resource, state} with every
+// fact of the change in `resource` (ids, statuses, crypto amounts). The webhook the channel sends carries
+// only the real service's fields (event_type, resource.amount/currency/reference, state, signature) and
+// the ids as `Tessera-*` headers (platform/webhooks/channels.ts). Order events are the real service's;
+// refund events follow the same style. Every resource value is a string.
 import type { Executor } from '../../platform/db/database.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 

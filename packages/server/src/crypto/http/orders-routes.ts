@@ -90,10 +90,17 @@ const transferView = z.object({
   confirmed_at: z.string().nullable(),
 });
 
+const lineItemView = z.record(z.string(), z.union([z.string(), z.number()]));
+
+// The real service's OrderView (as its client libraries read it) also repeats the id and names the line
+// items `items`, the store `merchant_uuid` and the amount details `pricing_details`; both spellings are
+// answered.
 const orderResource = z.object({
   type: z.literal('orders'),
   id: z.string(),
   attributes: z.object({
+    id: z.string(),
+    merchant_uuid: z.string(),
     status: z.enum(ORDER_STATUSES),
     reference: z.string(),
     created_at: z.string(),
@@ -101,6 +108,7 @@ const orderResource = z.object({
     expires_at: z.string(),
     total_amount: money,
     amount_details: z.record(z.string(), z.string()).nullable(),
+    pricing_details: z.record(z.string(), money),
     settlement_amount: money.nullable(),
     amount_paid: money,
     amount_pending: money,
@@ -118,7 +126,8 @@ const orderResource = z.object({
       callback_url: z.string().nullable(),
     }),
     customer: z.record(z.string(), z.string()),
-    line_items: z.array(z.record(z.string(), z.union([z.string(), z.number()]))),
+    line_items: z.array(lineItemView),
+    items: z.array(lineItemView),
   }),
   relationships: z
     .object({
@@ -145,6 +154,8 @@ export function presentOrder(order: Order, refundable: boolean) {
     type: 'orders' as const,
     id: order.id,
     attributes: {
+      id: order.id,
+      merchant_uuid: order.storeId,
       status: order.status,
       reference: order.reference,
       created_at: order.createdAt.toISOString(),
@@ -152,6 +163,12 @@ export function presentOrder(order: Order, refundable: boolean) {
       expires_at: order.expiresAt.toISOString(),
       total_amount: m(order.total),
       amount_details: order.details,
+      pricing_details: Object.fromEntries(
+        Object.entries(order.details ?? {}).map(([name, value]) => [
+          name,
+          { currency: order.currency, value },
+        ]),
+      ),
       settlement_amount: order.payment ? m(order.payment.total) : null,
       amount_paid: m(order.amounts.paid),
       amount_pending: m(order.amounts.pending),
@@ -188,6 +205,7 @@ export function presentOrder(order: Order, refundable: boolean) {
       },
       customer: { ...order.customer },
       line_items: order.lineItems.map((item) => ({ ...item })),
+      items: order.lineItems.map((item) => ({ ...item })),
     },
   };
 }

@@ -40,19 +40,49 @@ export const issuingChannel: WebhookChannel = {
 
 const FIBONACCI_MINUTES = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610, 987];
 
-/** Crypto: the first attempt plus 15 retries at Fibonacci minutes; the signature is a body field. */
+/**
+ * Crypto: the first attempt plus 15 retries at Fibonacci minutes; the signature is a body field.
+ * The body is exactly the real service's `{event_type, resource: {amount, currency, reference}, state,
+ * signature}`: client libraries sign those five fields only while others sign every field, so one more
+ * field would break one kind or the other. The event's other facts (ids, statuses, crypto amounts) stay
+ * in the event log; the ids a receiver needs to fetch them travel as headers.
+ */
 export const cryptoChannel: WebhookChannel = {
   api: 'crypto',
   maxAttempts: 1 + FIBONACCI_MINUTES.length,
   retryDelaysSeconds: FIBONACCI_MINUTES.map((m) => m * 60),
   async buildRequest(payload, secret, attemptId) {
+    const event = JSON.parse(payload) as CryptoEventPayload;
+    const { amount, currency, reference } = event.resource;
+    const wire = {
+      event_type: event.event_type,
+      resource: { amount, currency, reference },
+      state: event.state,
+    };
+    const ids: [string, string | undefined][] = [
+      ['tessera-event-id', event.event_id],
+      ['tessera-order-id', event.resource.order_id],
+      ['tessera-payment-id', event.resource.payment_id],
+      ['tessera-refund-id', event.resource.refund_id],
+    ];
     return {
-      body: signCryptoWebhook(JSON.parse(payload), secret),
-      headers: { 'content-type': 'application/json', 'x-tessera-delivery-id': attemptId },
+      body: signCryptoWebhook(wire, secret),
+      headers: {
+        'content-type': 'application/json',
+        'x-tessera-delivery-id': attemptId,
+        ...Object.fromEntries(ids.filter((entry): entry is [string, string] => entry[1] !== undefined)),
+      },
     };
   },
   isAcknowledged: (status) => is2xx(status),
 };
+
+interface CryptoEventPayload {
+  event_id: string;
+  event_type: string;
+  state: string;
+  resource: { amount: string; currency: string; reference: string } & Partial<Record<string, string>>;
+}
 
 /** Payments IPN: acknowledged only by HTTP 200 with the body `OK`; retried after 1 min, 5 min, 1 h, 24 h. */
 export const paymentsChannel: WebhookChannel = {
