@@ -25,6 +25,8 @@ import { registerRefundPageRoutes } from './pages/crypto/refund-page-routes.ts';
 import { registerTopupPageRoutes } from './pages/issuing/topup-page-routes.ts';
 import { registerKycPageRoutes } from './pages/kyc-vendor/kyc-page-routes.ts';
 import { registerCheckoutPageRoutes } from './pages/payments/checkout-page-routes.ts';
+import { registerHostedCheckoutRoutes } from './pages/payments/hosted-checkout-routes.ts';
+import { HostedCheckout } from './payments/checkout/hosted-checkout.ts';
 import { paymentsApi } from './payments/payments-api.ts';
 import { createPaymentsServices, type PaymentsServices } from './payments/payments-services.ts';
 import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
@@ -180,7 +182,10 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     clock,
     encryptor,
     derive(options.encryptionKey, 'tessera/merchant-api-key/v1'),
+    config.mode === 'production' ? 'live' : 'test',
   );
+  // Before any request: sites from before secret keys were credentials get their key's hash.
+  await merchants.backfillSecretKeyHashes(db);
   const stores = new StoresService(clock, encryptor, config.mode);
   const metrics = createMetrics();
   const ssrf = new SsrfGuard(config.mode === 'production', config.webhookAllowlist);
@@ -516,10 +521,24 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     topups: services.issuing.topups,
     cardTopups: services.issuing.cardTopups,
   });
+  const frameAncestorsOf = (siteId: number) => services.merchants.frameAncestors(services.db, siteId);
+  const hostedCheckout = new HostedCheckout({
+    db: services.db,
+    clock: services.clock,
+    merchants: services.merchants,
+    payments: services.payments,
+  });
   await registerCheckoutPageRoutes(app, {
     payments: services.payments,
     publicUrl: config.publicUrl,
-    frameAncestorsOf: (siteId) => services.merchants.frameAncestors(services.db, siteId),
+    frameAncestorsOf,
+    hostedCheckout,
+  });
+  await registerHostedCheckoutRoutes(app, {
+    checkout: hostedCheckout,
+    sessions: services.payments.checkoutSessions,
+    merchants: services.merchants,
+    frameAncestorsOf,
   });
   await registerOperationalRoutes(asZod(app), {
     db: services.db,

@@ -11,6 +11,7 @@ import { acceptPaymentsBodies } from './http/form-body.ts';
 import { registerLinksRoutes } from './http/links-routes.ts';
 import { registerOrdersRoutes } from './http/orders-routes.ts';
 import { presentPaymentsError } from './http/present-error.ts';
+import { registerSessionTokenRoutes } from './http/session-token-routes.ts';
 import { registerTransactionsRoutes } from './http/transactions-routes.ts';
 import type { PaymentsServices } from './payments-services.ts';
 
@@ -43,6 +44,7 @@ export function paymentsApi(
       await registerCardsRoutes(app, { cards: deps.cards, authenticate });
       await registerLinksRoutes(app, { links: deps.links, authenticate, publicUrl: deps.publicUrl });
       await registerEventsRoutes(app, { events: deps.events, authenticate });
+      await registerSessionTokenRoutes(app, { sessions: deps.checkoutSessions, authenticate });
     },
   };
 }

@@ -11,6 +11,7 @@ import type { Ledger } from '../platform/ledger/ledger.ts';
 import type { CardNetwork } from '../rails/card-network/port.ts';
 import type { WalletPaymentTokens } from '../rails/wallet-tokenization/payment-tokens.ts';
 import { StoredCardsService } from './cards/stored-cards-service.ts';
+import { CheckoutSessions } from './checkout/checkout-sessions.ts';
 import { CustomersService } from './customers/customers-service.ts';
 import { PaymentLinksService } from './links/payment-links-service.ts';
 import { PaymentOrdersService } from './orders/orders-service.ts';
@@ -36,12 +37,13 @@ export interface PaymentsServices {
   orders: PaymentOrdersService;
   transactions: PaymentTransactionsService;
   links: PaymentLinksService;
+  checkoutSessions: CheckoutSessions;
 }
 
 export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
   const { db, clock, transact, outbox, ledger } = p;
   const customers = new CustomersService({ db, transact, clock });
-  const cards = new StoredCardsService({ db, clock, encryptor: p.encryptor });
+  const cards = new StoredCardsService({ db, clock, encryptor: p.encryptor, network: p.rails.cardNetwork });
   const links = new PaymentLinksService({ db, clock });
   const transactions = new PaymentTransactionsService({
     db,
@@ -70,5 +72,6 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
     nextDue: () => orders.nextBillDue(),
   });
   p.sweeps.register('payments-authorizations', () => transactions.expireAuthorizations());
-  return { customers, cards, orders, transactions, links };
+  const checkoutSessions = new CheckoutSessions({ capabilities: p.capabilities, clock });
+  return { customers, cards, orders, transactions, links, checkoutSessions };
 }

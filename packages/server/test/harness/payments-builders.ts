@@ -7,7 +7,16 @@ export interface TestMerchant {
   id: number;
   apiKey: string;
   apiKeyId: string;
-  sites: { id: number; name: string; ipnUrl: string | null; ipnSecret: string }[];
+  sites: {
+    id: number;
+    name: string;
+    ipnUrl: string | null;
+    /** sk_test_<key>: what the real service's SDK is configured with */
+    secretKey: string;
+    /** pk_test_<siteId> */
+    publicKey: string;
+    ipnSecret: string;
+  }[];
   auth: Record<string, string>;
 }
 

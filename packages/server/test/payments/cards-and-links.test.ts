@@ -30,9 +30,15 @@ describe('stored cards', () => {
       lastFour: '1111',
       expiryMonth: '12',
       nameOnCard: 'Ada Lovelace',
-      hasToken: false,
+      // The real service's names: kept for reuse, a card number, its scheme and the BIN table's facts.
+      hasToken: true,
+      type: 'card',
+      cardProvider: 'visa',
+      binInfo: { bin: '411111', brand: 'VISA', type: 'CREDIT', level: 'CLASSIC', countryCode: 'US' },
       cardStatus: 'active',
     });
+    const kept = await payments(h, m, 'GET', `/card?customerId=${customerId}&hasToken=yes`);
+    expect(kept.body.data.map((c: { id: number }) => c.id)).toEqual([cardId]);
     expect(JSON.stringify(list.body)).not.toContain('4111111111111111');
     expect(JSON.stringify(card)).not.toMatch(/cvv/i);
 

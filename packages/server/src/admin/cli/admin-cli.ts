@@ -1,5 +1,6 @@
-// `npx tessera admin create-partner --name "Acme"` (and create-merchant, create-store): onboarding from a
-// shell, printing the new tenant's credentials as JSON, shown once. Works whether or not a server is
+// `npx tessera admin create-partner --name "Acme"` (and create-merchant, create-store, rotate-site-key):
+// onboarding from a shell, printing the new tenant's credentials (or a site's new secret key) as JSON,
+// shown once. Works whether or not a server is
 // running: it reuses a running embedded Postgres on the same data directory, or starts one briefly.
 import { parseArgs } from 'node:util';
 import { boot } from '../../boot.ts';
@@ -18,7 +19,9 @@ const USAGE = `usage:
   tessera admin create-partner --name NAME [--webhook-url URL]
   tessera admin create-merchant --name NAME --site SITE_NAME[=IPN_URL] [--site …]
   tessera admin create-store --name NAME [--webhook-url URL] [--refunds-disabled] [--currency USDC:ETH …]
+  tessera admin rotate-site-key --merchant MERCHANT_ID --site SITE_ID [--overlap-seconds 86400]
 `;
+const COMMANDS = ['create-partner', 'create-merchant', 'create-store', 'rotate-site-key'];
 
 export async function runAdminCommand(config: Config, argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -29,8 +32,9 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
     process.stderr.write(`tessera: ${(err as Error).message}\n${USAGE}`);
     return 2;
   }
-  const name = args.values.name?.trim();
-  if (!command || !['create-partner', 'create-merchant', 'create-store'].includes(command) || !name) {
+  const name = args.values.name?.trim() ?? '';
+  const rotation = command === 'rotate-site-key' ? rotationOf(args.values) : undefined;
+  if (!command || !COMMANDS.includes(command) || (rotation ? rotation === 'invalid' : !name)) {
     process.stderr.write(USAGE);
     return 2;
   }
@@ -58,17 +62,24 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
         name,
         webhookUrl: args.values['webhook-url'] ?? null,
       });
-    } else if (command === 'create-merchant') {
-      const sites = (args.values.site ?? [name]).map((site) => {
-        const [siteName = '', ...url] = site.split('=');
-        return { name: siteName, ipnUrl: url.length > 0 ? url.join('=') : null };
-      });
+    } else if (command === 'create-merchant' || rotation) {
       const merchants = new MerchantsService(
         clock,
         encryptor,
         derive(booted.encryptionKey, 'tessera/merchant-api-key/v1'),
+        config.mode === 'production' ? 'live' : 'test',
       );
-      result = await runTransaction(database.db, (tx) => merchants.create(tx, { name, sites }));
+      if (rotation && rotation !== 'invalid') {
+        result = await runTransaction(database.db, (tx) =>
+          merchants.rotateSecretKey(tx, rotation.merchantId, rotation.siteId, rotation.overlapSeconds),
+        );
+      } else {
+        const sites = (args.values.site ?? [name]).map((site) => {
+          const [siteName = '', ...url] = site.split('=');
+          return { name: siteName, ipnUrl: url.length > 0 ? url.join('=') : null };
+        });
+        result = await runTransaction(database.db, (tx) => merchants.create(tx, { name, sites }));
+      }
     } else {
       const currencies = args.values.currency?.map((pair) => {
         const [currency = '', network = ''] = pair.toUpperCase().split(':');
@@ -92,11 +103,23 @@ export async function runAdminCommand(config: Config, argv: string[]): Promise<n
   }
 }
 
+function rotationOf(values: ReturnType<typeof parse>['values']) {
+  const merchantId = Number(values.merchant);
+  const siteId = Number(values.site?.[0]);
+  const overlapSeconds = Number(values['overlap-seconds'] ?? 86_400);
+  const valid = [merchantId, siteId].every((n) => Number.isSafeInteger(n) && n > 0);
+  if (!valid || !Number.isSafeInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > 30 * 86_400)
+    return 'invalid' as const;
+  return { merchantId, siteId, overlapSeconds };
+}
+
 function parse(argv: string[]) {
   return parseArgs({
     args: argv,
     options: {
       name: { type: 'string' },
+      merchant: { type: 'string' },
+      'overlap-seconds': { type: 'string' },
       'webhook-url': { type: 'string' },
       site: { type: 'string', multiple: true },
       currency: { type: 'string', multiple: true },

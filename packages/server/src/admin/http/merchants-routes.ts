@@ -16,6 +16,7 @@ import {
 const siteView = z.object({
   id: z.number().int(),
   name: z.string(),
+  publicKey: z.string().describe('pk_<env>_<siteId>: names the site in hosted checkout forms'),
   ipnUrl: z.string().nullable(),
   frameAncestors: z.array(z.string()),
 });
@@ -26,6 +27,14 @@ const merchantView = z.object({
   sites: z.array(siteView),
 });
 const apiKeyView = z.object({ apiKey: z.string(), apiKeyId: z.string() });
+const secretKeyFields = {
+  secretKey: z
+    .string()
+    .describe(
+      'sk_<env>_<key>: Bearer credential for this site, checksum key of its hosted checkout, AES key of its IPN and results. Shown once.',
+    ),
+  ipnSecret: z.string().describe('The key alone (the part after sk_<env>_)'),
+};
 
 const present = (m: Merchant) => ({ ...m, createdAt: m.createdAt.toISOString() });
 
@@ -35,7 +44,7 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
     {
       schema: {
         summary:
-          'Create a merchant with its sites; the API key and IPN secrets are shown only in this answer',
+          'Create a merchant with its sites; the API key and the sites’ secret keys are shown only in this answer',
         tags: ['merchants'],
         body: z.object({
           name: nameField,
@@ -48,7 +57,7 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
           201: merchantView.extend({
             apiKey: z.string(),
             apiKeyId: z.string(),
-            sites: z.array(siteView.extend({ ipnSecret: z.string() })),
+            sites: z.array(siteView.extend(secretKeyFields)),
           }),
           ...standardErrors,
         },
@@ -111,6 +120,51 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
         ...(ipnUrl !== undefined ? { ipnUrl } : {}),
         ...(request.body.frameAncestors !== undefined ? { frameAncestors: request.body.frameAncestors } : {}),
       });
+    },
+  );
+
+  app.post(
+    '/merchants/:id/sites/:siteId/secret-key/rotate',
+    {
+      schema: {
+        summary:
+          'Give a site a new secret key, shown only in this answer; the previous one stays valid for overlapSeconds',
+        tags: ['merchants'],
+        params: numericIdParam.extend({ siteId: z.coerce.number().int().positive() }),
+        body: z
+          .object({
+            overlapSeconds: z
+              .number()
+              .int()
+              .min(0)
+              .max(30 * 24 * 3600)
+              .optional()
+              .describe('How long the previous key keeps working as Bearer and checksum key (default 86400)'),
+          })
+          .nullish(),
+        response: {
+          201: z.object({
+            siteId: z.number().int(),
+            publicKey: z.string(),
+            ...secretKeyFields,
+            previousKeyValidUntil: timestamp.nullable(),
+          }),
+          ...standardErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const rotated = await runTransaction(deps.db, (tx) =>
+        deps.merchants.rotateSecretKey(
+          tx,
+          request.params.id,
+          request.params.siteId,
+          request.body?.overlapSeconds ?? 86_400,
+        ),
+      );
+      return reply
+        .code(201)
+        .send({ ...rotated, previousKeyValidUntil: rotated.previousKeyValidUntil?.toISOString() ?? null });
     },
   );
 

@@ -4,6 +4,7 @@
 // API instead (on-us): this page waits for the cardholder's decision there and then returns.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { DomainError } from '../../platform/errors/domain-error.ts';
+import { allowFraming } from '../../platform/http/security-headers.ts';
 import type { CardNetworkSimulator, ChallengeView } from '../../rails/card-network/network-simulator.ts';
 import { escapeHtml, page } from '../html.ts';
 
@@ -14,6 +15,7 @@ export async function registerAcsPageRoutes(
   deps: { network: CardNetworkSimulator },
 ): Promise<void> {
   const show = async (creq: string | undefined, reply: FastifyReply) => {
+    framable(reply);
     const challenge = creq ? await deps.network.challenge(creq) : undefined;
     if (!challenge)
       return reply.code(404).type('text/html').send(page('Not found', '<h1>No such challenge</h1>'));
@@ -29,6 +31,7 @@ export async function registerAcsPageRoutes(
   app.post<{ Body: CreqBody }>('/acs/challenge/decide', async (request, reply) => {
     const creq = String(request.body?.creq ?? '');
     const outcome = request.body?.outcome === 'approve' ? 'approved' : 'failed';
+    framable(reply);
     const challenge = await deps.network.challenge(creq);
     if (!challenge)
       return reply.code(404).type('text/html').send(page('Not found', '<h1>No such challenge</h1>'));
@@ -48,6 +51,12 @@ export async function registerAcsPageRoutes(
     }
   });
 }
+
+/**
+ * 3-D Secure challenge windows are framed by the merchant's page by design (an embedded checkout shows it
+ * in its own frame); the page holds no secret and acts only through its `creq`.
+ */
+const framable = (reply: FastifyReply) => allowFraming(reply, ['*']);
 
 function render(c: ChallengeView): string {
   const summary = `<p>Pay <strong>${escapeHtml(`${c.amount} ${c.currency}`)}</strong> to <strong>${escapeHtml(c.merchant)}</strong> with the card ending in <strong>${escapeHtml(c.last4)}</strong>.</p>`;

@@ -1,16 +1,18 @@
 // Hosted payments pages: the checkout of a payment link (/pay/{hash}), where a buyer enters card details,
 // goes through 3D Secure when asked and sees the result; and the 3D Secure return leg
-// (/checkout/3ds/return/{token}) that sends the browser on to the order's backUrl with its outcome.
+// (/checkout/3ds/return/{token}) that sends the browser on to the order's backUrl with its outcome (an
+// order of the hosted checkout form ends as that form's do, with the encrypted result).
 // The checkout creates the customer and order through the same services as the API.
 import type { FastifyInstance } from 'fastify';
+import type { HostedCheckout } from '../../payments/checkout/hosted-checkout.ts';
 import { identifierForEmail } from '../../payments/customers/customer-identifier.ts';
 import type { LinkRow } from '../../payments/links/payment-links-service.ts';
 import type { PaymentsServices } from '../../payments/payments-services.ts';
-import type { MerchantScope } from '../../payments/sites.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { allowFraming } from '../../platform/http/security-headers.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { challengeRedirectPage, escapeHtml, page, sendPage } from '../html.ts';
+import { sendCheckoutResult } from './hosted-checkout-routes.ts';
 
 type CheckoutBody = Partial<
   Record<
@@ -40,6 +42,8 @@ export async function registerCheckoutPageRoutes(
     publicUrl: string;
     /** The origins a site lets embed its checkout (a frame on the merchant's own page) */
     frameAncestorsOf: (siteId: number) => Promise<string[]>;
+    /** Orders of the hosted checkout form end there, with their encrypted result */
+    hostedCheckout: HostedCheckout;
   },
 ): Promise<void> {
   const { payments } = deps;
@@ -48,6 +52,10 @@ export async function registerCheckoutPageRoutes(
     const leg = await payments.transactions.returnLeg(request.params.token);
     if (!leg) return sendPage(reply.code(404), page('Not found', '<h1>Not found</h1>'));
     const t = leg.transaction;
+    if (leg.checkout) {
+      allowFraming(reply, await deps.frameAncestorsOf(leg.siteId));
+      return sendCheckoutResult(reply, deps.hostedCheckout, t.order_id, t.id, leg.checkout);
+    }
     const result = { orderId: String(t.order_id), transactionId: String(t.id), transactionStatus: t.status };
     if (leg.backUrl) {
       const url = new URL(leg.backUrl);
@@ -96,7 +104,11 @@ export async function registerCheckoutPageRoutes(
       if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
         throw new DomainError('validation_failed', 'Enter a valid email address.', { field: 'email' });
       }
-      const customerId = await findOrCreateCustomer(payments, merchant, link.site_id, email);
+      const customerId = await payments.customers.findOrCreate(merchant, {
+        siteId: link.site_id,
+        identifier: identifierForEmail(email),
+        email,
+      });
       const result = await payments.orders.create(merchant, {
         amount: formatAmountIn(BigInt(link.amount), link.currency),
         currency: link.currency,
@@ -168,24 +180,6 @@ function withResult(url: string, t: { id: number; order_id: number; status: stri
   back.searchParams.set('transactionId', String(t.id));
   back.searchParams.set('transactionStatus', t.status);
   return back.toString();
-}
-
-async function findOrCreateCustomer(
-  payments: PaymentsServices,
-  merchant: MerchantScope,
-  siteId: number,
-  email: string,
-): Promise<number> {
-  try {
-    return (
-      await payments.customers.create(merchant, { siteId, identifier: identifierForEmail(email), email })
-    ).id;
-  } catch (err) {
-    const existing =
-      err instanceof DomainError ? (err.details?.data as { id?: number } | undefined)?.id : undefined;
-    if (existing === undefined) throw err;
-    return existing;
-  }
 }
 
 function checkoutPage(link: LinkRow, values: CheckoutBody, error?: string, field?: string): string {

@@ -8,7 +8,7 @@ import type { Encryptor } from '../../platform/crypto/encryption.ts';
 import type { Db, Executor, Tx } from '../../platform/db/database.ts';
 import type { PaymentsCardsTable } from '../../platform/db/schema.ts';
 import { notFound } from '../../platform/errors/domain-error.ts';
-import type { CardDetails } from '../../rails/card-network/port.ts';
+import type { BinInfo, CardDetails, CardNetwork } from '../../rails/card-network/port.ts';
 import type { Page } from '../http/envelope.ts';
 import type { MerchantScope } from '../sites.ts';
 
@@ -45,7 +45,19 @@ export interface CardToSave {
 type Row = Selectable<PaymentsCardsTable>;
 
 export class StoredCardsService {
-  constructor(private readonly deps: { db: Db; clock: Clock; encryptor: Encryptor }) {}
+  constructor(
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      encryptor: Encryptor;
+      network: Pick<CardNetwork, 'binInfo'>;
+    },
+  ) {}
+
+  /** The card network's BIN table entry for a stored card's range. */
+  binInfo(card: StoredCard): BinInfo {
+    return this.deps.network.binInfo(card.bin);
+  }
 
   /**
    * Saves the card for the customer, or reuses the one already saved for them (matched by a keyed
@@ -140,10 +152,11 @@ export class StoredCardsService {
       .selectFrom('payments_cards')
       .where('merchant_id', '=', merchant.merchantId)
       .where('customer_id', '=', filter.customerId)
-      .where('status', '=', filter.cardStatus ?? 'active');
+      .where('status', '=', filter.cardStatus ?? (filter.hasToken === false ? 'deleted' : 'active'));
     if (filter.orderId !== undefined) query = query.where('order_id', '=', filter.orderId);
+    // hasToken (the real service's name): the card is kept to be charged again, i.e. not deleted.
     if (filter.hasToken !== undefined)
-      query = query.where('kind', filter.hasToken ? '=' : '!=', 'networkToken');
+      query = query.where('status', '=', filter.hasToken ? 'active' : 'deleted');
     const total = await query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
     const rows = await query
       .selectAll()

@@ -85,6 +85,21 @@ export class CustomersService {
     });
   }
 
+  /**
+   * The site's customer with this identifier, made with these details when there is none (the hosted
+   * pages, where a buyer arrives known by an identifier or an email). Two at once make one customer.
+   */
+  async findOrCreate(merchant: MerchantScope, input: CustomerFields & { siteId: number }): Promise<number> {
+    try {
+      return (await this.create(merchant, input)).id;
+    } catch (err) {
+      const existing =
+        err instanceof DomainError ? (err.details?.data as { id?: number } | undefined)?.id : undefined;
+      if (existing === undefined) throw err;
+      return existing;
+    }
+  }
+
   async get(merchant: MerchantScope, id: number, db: Executor = this.deps.db): Promise<Customer> {
     const row = await db
       .selectFrom('payments_customers')

@@ -1,6 +1,8 @@
 // Who is calling (spec, Authentication): the API private key, a JWT, as `Authorization: Bearer <key>`
-// or a bare `Authorization: <key>` (shop plugins send it without Bearer, COMPAT.md). Runs in onRequest
-// so the principal exists before the idempotency claim. Revoked and tampered keys are 401.
+// or a bare `Authorization: <key>` (shop plugins send it without Bearer, COMPAT.md); or a site's secret
+// key (`sk_<env>_<key>` or the key alone, as the real service's SDK sends it), which acts for that one
+// site. Runs in onRequest so the principal exists before the idempotency claim. Revoked, rotated-out and
+// tampered keys are 401.
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../platform/db/database.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
@@ -21,9 +23,12 @@ export function merchantAuthenticator(db: Db, merchants: MerchantsService): Merc
     // Shop plugins send the bare key as well as `Bearer <key>`.
     const header = request.headers.authorization;
     const key = bearerCredential(header) ?? (typeof header === 'string' ? header.trim() : '');
-    const found = key ? await merchants.authenticate(db, key) : undefined;
+    const site = key ? await merchants.authenticateSecretKey(db, key) : undefined;
+    const found = site ?? (key ? await merchants.authenticate(db, key) : undefined);
     if (!found) throw new DomainError('unauthenticated', 'the API key is missing, invalid or revoked');
-    request.paymentsMerchant = await loadMerchantScope(db, found.merchantId);
+    const scope = await loadMerchantScope(db, found.merchantId);
+    // A site's key sees that site only: siteId defaults to it, another site's id is refused.
+    request.paymentsMerchant = site ? { ...scope, siteIds: [site.siteId] } : scope;
     request.principal = {
       kind: 'merchant',
       id: String(found.merchantId),

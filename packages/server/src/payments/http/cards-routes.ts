@@ -1,7 +1,11 @@
 // /card (spec, Cards; COMPAT.md: customerId required, optional orderId, hasToken, cardStatus). Only a
-// token, brand, masked number, last four and expiry are ever shown.
+// token, brand, masked number, last four, expiry and the network's BIN facts are ever shown. As in the
+// real service, `hasToken` means the card is kept to be charged again (saved with saveCard, or the
+// mandate of a recurring or managed order, and not deleted), not that it is a network token: that is
+// `type`.
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
+import type { BinInfo } from '../../rails/card-network/port.ts';
 import type { StoredCard, StoredCardsService } from '../cards/stored-cards-service.ts';
 import { type MerchantAuthenticator, merchantOf } from './authenticate.ts';
 import { envelope, ok, paged, pagedEnvelope, pageOf, standardErrors } from './envelope.ts';
@@ -13,7 +17,9 @@ const cardView = z.object({
   orderId: z.number().int().nullable(),
   token: z.string(),
   cardType: z.string(),
-  hasToken: z.boolean(),
+  type: z.enum(['card', 'networkToken']).describe('a card number, or a wallet’s network token'),
+  cardProvider: z.string().describe('the scheme: visa, mastercard, amex, …'),
+  hasToken: z.boolean().describe('kept to be charged again (not deleted)'),
   cardNumber: z.string(),
   lastFour: z.string(),
   expiryMonth: z.string(),
@@ -22,16 +28,26 @@ const cardView = z.object({
   cardHolderCountry: z.string().nullable(),
   cardHolderState: z.string().nullable(),
   cardStatus: z.string(),
+  binInfo: z.object({
+    bin: z.string(),
+    brand: z.string(),
+    type: z.string(),
+    level: z.string(),
+    countryCode: z.string(),
+    bank: z.string(),
+  }),
   createdAt: z.string(),
 });
 
-const present = (c: StoredCard): z.infer<typeof cardView> => ({
+const present = (c: StoredCard, binInfo: BinInfo): z.infer<typeof cardView> => ({
   id: c.id,
   customerId: c.customerId,
   orderId: c.orderId,
   token: c.token,
   cardType: c.brand,
-  hasToken: c.kind === 'networkToken',
+  type: c.kind,
+  cardProvider: c.brand,
+  hasToken: c.status === 'active',
   cardNumber: `${c.bin}******${c.last4}`,
   lastFour: c.last4,
   expiryMonth: String(c.expiryMonth).padStart(2, '0'),
@@ -40,6 +56,7 @@ const present = (c: StoredCard): z.infer<typeof cardView> => ({
   cardHolderCountry: c.cardHolderCountry,
   cardHolderState: c.cardHolderState,
   cardStatus: c.status,
+  binInfo,
   createdAt: c.createdAt.toISOString().replace('Z', '+00:00'),
 });
 
@@ -82,7 +99,11 @@ export async function registerCardsRoutes(
         },
         page,
       );
-      return paged(items.map(present), total, page);
+      return paged(
+        items.map((c) => present(c, cards.binInfo(c))),
+        total,
+        page,
+      );
     },
   );
 
@@ -98,8 +119,10 @@ export async function registerCardsRoutes(
         response: { 200: envelope(cardView), ...standardErrors },
       },
     },
-    async (request) =>
-      ok(present(await cards.get(merchantOf(request), request.params.id, request.query.customerId))),
+    async (request) => {
+      const card = await cards.get(merchantOf(request), request.params.id, request.query.customerId);
+      return ok(present(card, cards.binInfo(card)));
+    },
   );
 
   app.delete(

@@ -52,9 +52,17 @@ export function jsonMember<T extends z.ZodType>(schema: T) {
   }, schema);
 }
 
-/** Pagination as the service does it (COMPAT.md): page 1, 100 per page, newest first by default. */
+/**
+ * Pagination as the service does it (COMPAT.md): page 1, 100 per page, newest first by default. Page 0
+ * is the first page too: the real service's SDK asks for `page=0`.
+ */
 export const pageQuery = {
-  page: intField.optional(),
+  page: z
+    .union([z.number().int(), z.string().regex(/^\d{1,10}$/, 'must be a whole number')])
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(2_147_483_647))
+    .transform((page) => Math.max(1, page))
+    .optional(),
   perPage: intField.pipe(z.number().max(500)).optional(),
   reverseSorting: flagField.optional(),
 };

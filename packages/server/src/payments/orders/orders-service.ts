@@ -61,6 +61,10 @@ export interface CreateOrderInput extends InstrumentInput {
   splitSchema?: { toSite: number; amount: string; description?: string | undefined }[] | undefined;
   /** Set by the hosted checkout: the payment link the order came from */
   paymentLinkHash?: string | undefined;
+  /** Set by the hosted checkout form (or its embedded form) the order came from */
+  checkout?: 'hosted' | 'embedded' | undefined;
+  /** A card-save checkout: the authorization only proves the card and is voided once approved */
+  cardVerification?: boolean | undefined;
 }
 
 export interface ChargeResult {
@@ -169,6 +173,8 @@ export class PaymentOrdersService {
           anchor_at: null,
           next_bill_at: null,
           payment_link_hash: input.paymentLinkHash ?? null,
+          checkout: input.checkout ?? null,
+          card_verification: input.cardVerification ?? false,
           cancel_reason: null,
           created_at: now,
           updated_at: now,
@@ -447,6 +453,10 @@ export class PaymentOrdersService {
       else if (t.initiator === 'customer') order = await this.afterFirstPayment(tx, order, t);
     }
     await publishIpn(this.deps.outbox, tx, { order, transaction: t });
+    // A card save proves the card with an authorization nobody captures: released in the same step.
+    if (order.card_verification && t.type === 'deposit' && t.status === 'in-progress') {
+      await this.deps.transactions.voidAuthorization(tx, t, 'card verification');
+    }
   }
 
   /** The order's own payment (creation, or after its 3DS challenge or reconciliation). */
@@ -471,8 +481,11 @@ export class PaymentOrdersService {
         status = 'in-progress';
         break;
       case 'complete-failed':
-      case 'void-ok':
         status = 'complete-failed';
+        break;
+      case 'void-ok':
+        // A card verification ends with its authorization voided: that is its success.
+        status = order.card_verification ? 'complete-ok' : 'complete-failed';
         break;
       default:
         return order;

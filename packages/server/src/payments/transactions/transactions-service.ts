@@ -214,13 +214,7 @@ export class PaymentTransactionsService {
             field: 'amount',
           });
         }
-        await this.deps.network.release(tx, this.reference(t));
-        const voided = await this.setStatus(tx, t.id, 'void-ok', {
-          reason: input.reason ?? null,
-          message: input.message ?? null,
-        });
-        await this.onChange(tx, voided);
-        return voided;
+        return this.voidAuthorization(tx, t, input.reason ?? null, input.message ?? null);
       }
       if (t.type !== 'deposit' || (t.status !== 'complete-ok' && t.status !== 'refund-ok')) {
         throw new DomainError(
@@ -307,6 +301,19 @@ export class PaymentTransactionsService {
     });
   }
 
+  /** Releases an approved, uncaptured authorization (void-ok), inside the caller's transaction. */
+  async voidAuthorization(
+    tx: Tx,
+    t: TransactionRow,
+    reason: string | null,
+    message: string | null = null,
+  ): Promise<TransactionRow> {
+    await this.deps.network.release(tx, this.reference(t));
+    const voided = await this.setStatus(tx, t.id, 'void-ok', { reason, message });
+    await this.onChange(tx, voided);
+    return voided;
+  }
+
   async get(merchant: MerchantScope, id: number): Promise<TransactionRow> {
     const row = await this.deps.db
       .selectFrom('payments_transactions')
@@ -345,9 +352,15 @@ export class PaymentTransactionsService {
   }
 
   /** The transaction a 3D Secure return leg belongs to, with where its order sends the browser. */
-  async returnLeg(
-    token: string,
-  ): Promise<{ transaction: TransactionRow; backUrl: string | null } | undefined> {
+  async returnLeg(token: string): Promise<
+    | {
+        transaction: TransactionRow;
+        backUrl: string | null;
+        checkout: 'hosted' | 'embedded' | null;
+        siteId: number;
+      }
+    | undefined
+  > {
     const id = Number(this.deps.capabilities.open('3ds-return', token));
     if (!Number.isSafeInteger(id) || id <= 0) return undefined;
     const transaction = await this.deps.db
@@ -358,10 +371,10 @@ export class PaymentTransactionsService {
     if (!transaction) return undefined;
     const order = await this.deps.db
       .selectFrom('payments_orders')
-      .select('back_url')
+      .select(['back_url', 'checkout', 'site_id'])
       .where('id', '=', transaction.order_id)
       .executeTakeFirstOrThrow();
-    return { transaction, backUrl: order.back_url };
+    return { transaction, backUrl: order.back_url, checkout: order.checkout, siteId: order.site_id };
   }
 
   /** Sweep: authorizations nobody captured in time are released (void-ok). */

@@ -6,7 +6,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { derive } from './encryption.ts';
 
-export type CapabilityPurpose = 'acs-challenge' | '3ds-return' | 'topup-page' | 'kyc-session';
+export type CapabilityPurpose =
+  | 'acs-challenge'
+  | '3ds-return'
+  | 'topup-page'
+  | 'kyc-session'
+  | 'checkout-session';
 
 export class CapabilityTokens {
   private readonly key: Buffer;

@@ -42,7 +42,14 @@ export interface SitesTable {
   merchant_id: number;
   name: string;
   ipn_url: string | null;
-  ipn_secret_enc: string;
+  /** The site's secret key (IPN and result encryption, checksum, Bearer), encrypted */
+  secret_key_enc: string;
+  /** sha256 of the secret key: finds the site from a Bearer credential */
+  secret_key_hash: string | null;
+  /** The key before the last rotation, still valid until previous_secret_key_until */
+  previous_secret_key_enc: string | null;
+  previous_secret_key_hash: string | null;
+  previous_secret_key_until: Date | null;
   /** Origins allowed to embed the site's hosted pages */
   frame_ancestors: ColumnType<string[], string[] | undefined, string[]>;
   created_at: Timestamp;
@@ -701,6 +708,10 @@ export interface PaymentsOrdersTable {
   retries_done: IntWithDefault;
   next_bill_at: Timestamp | null;
   payment_link_hash: string | null;
+  /** Made by the hosted checkout or its embedded form (the browser returns with the encrypted result) */
+  checkout: 'hosted' | 'embedded' | null;
+  /** A card-save checkout: its authorization is voided once approved */
+  card_verification: Generated<boolean>;
   cancel_reason: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;

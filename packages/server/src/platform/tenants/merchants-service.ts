@@ -1,13 +1,17 @@
 // Merchants of the payments API: the API private key is a JWT (payments spec, Authentication) signed
 // with a key derived from the encryption key; its hash is stored so a key can be revoked, and a
-// tampered or revoked key is refused. Each site has its own IPN URL and 32-character IPN secret.
+// tampered or revoked key is refused. Each site has its own IPN URL and a secret key of 32 characters,
+// shown as `sk_<env>_<key>` with its public key `pk_<env>_<siteId>` (the real service's clients are
+// configured with these): the key is at once a Bearer credential for that site, the key of the hosted
+// checkout's checksum and the AES-256 key of IPN and result payloads. Rotation keeps the previous key
+// valid for an overlap, for the Bearer and the checksum; payloads are encrypted with the newest key.
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Clock } from '../clock/clock.ts';
 import type { Encryptor } from '../crypto/encryption.ts';
 import { hashToken, randomAlphanumeric } from '../crypto/hashing.ts';
 import type { Executor } from '../db/database.ts';
-import { notFound } from '../errors/domain-error.ts';
+import { DomainError, notFound } from '../errors/domain-error.ts';
 
 const ISSUER = 'tessera';
 const AUDIENCE = 'tessera-payments';
@@ -15,6 +19,8 @@ const AUDIENCE = 'tessera-payments';
 export interface Site {
   id: number;
   name: string;
+  /** `pk_<env>_<siteId>`: names the site in hosted checkout forms */
+  publicKey: string;
   ipnUrl: string | null;
   /** Origins allowed to embed the site's hosted checkout (empty: none) */
   frameAncestors: string[];
@@ -30,15 +36,42 @@ export interface Merchant {
 export interface CreatedMerchant extends Omit<Merchant, 'sites'> {
   apiKey: string;
   apiKeyId: string;
-  sites: (Site & { ipnSecret: string })[];
+  sites: (Site & SecretKeyShown)[];
 }
+
+/** A site's secret key as shown once, at creation or rotation. */
+export interface SecretKeyShown {
+  /** `sk_<env>_<key>`, as the real service's clients are configured */
+  secretKey: string;
+  /** The key alone: the IPN secret of earlier Tessera versions */
+  ipnSecret: string;
+}
+
+export type KeyEnvironment = 'test' | 'live';
+const SECRET_KEY = /^(?:sk_(test|live)_)?([A-Za-z0-9]{32})$/;
 
 export class MerchantsService {
   constructor(
     private readonly clock: Clock,
     private readonly encryptor: Encryptor,
     private readonly jwtKey: Uint8Array,
+    /** `test` in the sandbox, `live` in production: the middle of the `sk_` and `pk_` keys */
+    private readonly environment: KeyEnvironment,
   ) {}
+
+  publicKeyOf(siteId: number): string {
+    return `pk_${this.environment}_${siteId}`;
+  }
+
+  /** The site a `pk_<env>_<siteId>` names, or undefined when it is not this environment's form. */
+  siteOfPublicKey(publicKey: string): number | undefined {
+    const match = new RegExp(`^pk_${this.environment}_([1-9][0-9]{0,9})$`).exec(publicKey);
+    return match ? Number(match[1]) : undefined;
+  }
+
+  private shown(key: string): SecretKeyShown {
+    return { secretKey: `sk_${this.environment}_${key}`, ipnSecret: key };
+  }
 
   async create(
     db: Executor,
@@ -52,14 +85,15 @@ export class MerchantsService {
       .executeTakeFirstOrThrow();
     const sites: CreatedMerchant['sites'] = [];
     for (const site of input.sites) {
-      const ipnSecret = randomAlphanumeric(32);
+      const key = randomAlphanumeric(32);
       const row = await db
         .insertInto('sites')
         .values({
           merchant_id: merchant.id,
           name: site.name,
           ipn_url: site.ipnUrl ?? null,
-          ipn_secret_enc: 'pending',
+          secret_key_enc: 'pending',
+          secret_key_hash: hashToken(key),
           frame_ancestors: site.frameAncestors ?? [],
           created_at: now,
         })
@@ -68,15 +102,16 @@ export class MerchantsService {
       // The ciphertext is bound to the site id, which exists only after the insert.
       await db
         .updateTable('sites')
-        .set({ ipn_secret_enc: this.encryptor.encrypt(ipnSecret, `site:${row.id}`) })
+        .set({ secret_key_enc: this.encryptor.encrypt(key, `site:${row.id}`) })
         .where('id', '=', row.id)
         .execute();
       sites.push({
         id: row.id,
         name: site.name,
+        publicKey: this.publicKeyOf(row.id),
         ipnUrl: site.ipnUrl ?? null,
         frameAncestors: site.frameAncestors ?? [],
-        ipnSecret,
+        ...this.shown(key),
       });
     }
     const { apiKey, apiKeyId } = await this.issueApiKey(db, merchant.id);
@@ -161,6 +196,7 @@ export class MerchantsService {
       sites: sites.map((s) => ({
         id: s.id,
         name: s.name,
+        publicKey: this.publicKeyOf(s.id),
         ipnUrl: s.ipn_url,
         frameAncestors: s.frame_ancestors,
       })),
@@ -200,7 +236,13 @@ export class MerchantsService {
             .returning(['id', 'name', 'ipn_url', 'frame_ancestors'])
             .executeTakeFirst();
     if (!row) throw notFound('site');
-    return { id: row.id, name: row.name, ipnUrl: row.ipn_url, frameAncestors: row.frame_ancestors };
+    return {
+      id: row.id,
+      name: row.name,
+      publicKey: this.publicKeyOf(row.id),
+      ipnUrl: row.ipn_url,
+      frameAncestors: row.frame_ancestors,
+    };
   }
 
   /** The origins allowed to embed a site's hosted pages (none for an unknown site). */
@@ -213,13 +255,122 @@ export class MerchantsService {
     return row?.frame_ancestors ?? [];
   }
 
+  /** The key IPN and result payloads of the site are encrypted with: its newest secret key. */
   async ipnSecret(db: Executor, siteId: number): Promise<string> {
     const row = await db
       .selectFrom('sites')
-      .select('ipn_secret_enc')
+      .select('secret_key_enc')
       .where('id', '=', siteId)
       .executeTakeFirst();
     if (!row) throw notFound('site');
-    return this.encryptor.decrypt(row.ipn_secret_enc, `site:${siteId}`);
+    return this.encryptor.decrypt(row.secret_key_enc, `site:${siteId}`);
+  }
+
+  /** The keys a checksum of the site may be made with: the newest, and the previous one in its overlap. */
+  async checksumKeys(
+    db: Executor,
+    siteId: number,
+  ): Promise<{ merchantId: number; keys: string[] } | undefined> {
+    const row = await db
+      .selectFrom('sites')
+      .select(['merchant_id', 'secret_key_enc', 'previous_secret_key_enc', 'previous_secret_key_until'])
+      .where('id', '=', siteId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const keys = [this.encryptor.decrypt(row.secret_key_enc, `site:${siteId}`)];
+    if (
+      row.previous_secret_key_enc &&
+      row.previous_secret_key_until &&
+      row.previous_secret_key_until > this.clock.now()
+    ) {
+      keys.push(this.encryptor.decrypt(row.previous_secret_key_enc, `site:${siteId}`));
+    }
+    return { merchantId: row.merchant_id, keys };
+  }
+
+  /**
+   * The site a secret key (`sk_<env>_<key>` or the key alone, as the real service's SDK sends it) stands
+   * for; undefined when it is unknown, of the other environment, or a previous key past its overlap.
+   */
+  async authenticateSecretKey(
+    db: Executor,
+    credential: string,
+  ): Promise<{ merchantId: number; siteId: number } | undefined> {
+    const match = SECRET_KEY.exec(credential);
+    if (!match?.[2] || (match[1] !== undefined && match[1] !== this.environment)) return undefined;
+    const hash = hashToken(match[2]);
+    const row = await db
+      .selectFrom('sites')
+      .select(['id', 'merchant_id'])
+      .where((eb) =>
+        eb.or([
+          eb('secret_key_hash', '=', hash),
+          eb.and([
+            eb('previous_secret_key_hash', '=', hash),
+            eb('previous_secret_key_until', '>', this.clock.now()),
+          ]),
+        ]),
+      )
+      .executeTakeFirst();
+    return row ? { merchantId: row.merchant_id, siteId: row.id } : undefined;
+  }
+
+  /**
+   * A new secret key for the site. The previous one stays valid as a Bearer credential and checksum key
+   * for `overlapSeconds` (0: not at all), so a merchant can deploy the new key without downtime; IPN and
+   * result payloads are encrypted with the new key at once.
+   */
+  async rotateSecretKey(
+    db: Executor,
+    merchantId: number,
+    siteId: number,
+    overlapSeconds: number,
+  ): Promise<SecretKeyShown & { siteId: number; publicKey: string; previousKeyValidUntil: Date | null }> {
+    const site = await db
+      .selectFrom('sites')
+      .select(['secret_key_enc', 'secret_key_hash'])
+      .where('id', '=', siteId)
+      .where('merchant_id', '=', merchantId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!site) throw notFound('site');
+    if (!site.secret_key_hash)
+      throw new DomainError('conflict', 'the site’s key is being upgraded: try again');
+    const key = randomAlphanumeric(32);
+    const until = overlapSeconds > 0 ? new Date(this.clock.now().getTime() + overlapSeconds * 1000) : null;
+    await db
+      .updateTable('sites')
+      .set({
+        secret_key_enc: this.encryptor.encrypt(key, `site:${siteId}`),
+        secret_key_hash: hashToken(key),
+        previous_secret_key_enc: until ? site.secret_key_enc : null,
+        previous_secret_key_hash: until ? site.secret_key_hash : null,
+        previous_secret_key_until: until,
+      })
+      .where('id', '=', siteId)
+      .execute();
+    return { siteId, publicKey: this.publicKeyOf(siteId), ...this.shown(key), previousKeyValidUntil: until };
+  }
+
+  /**
+   * Sites made before secret keys were Bearer credentials have no key hash; only the server can decrypt
+   * the key to compute it, so it does at start (idempotent, one statement per such site).
+   */
+  async backfillSecretKeyHashes(db: Executor): Promise<number> {
+    const rows = await db
+      .selectFrom('sites')
+      .select(['id', 'secret_key_enc'])
+      .where('secret_key_hash', 'is', null)
+      .execute();
+    for (const row of rows) {
+      const key = this.encryptor.decrypt(row.secret_key_enc, `site:${row.id}`);
+      await db
+        .updateTable('sites')
+        .set({ secret_key_hash: hashToken(key) })
+        .where('id', '=', row.id)
+        .where('secret_key_hash', 'is', null)
+        .execute();
+    }
+    return rows.length;
   }
 }

@@ -3,7 +3,7 @@
 // them a minute later, and routes cards issued by this platform to the on-us issuer. Its state is
 // product tables, so it behaves the same across processes and restarts, on the sandbox clock.
 import { createHmac, randomUUID } from 'node:crypto';
-import { isExpired } from '../../platform/cards/card-number.ts';
+import { cardBrand, isExpired } from '../../platform/cards/card-number.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
@@ -15,6 +15,7 @@ import { formatAmountIn } from '../../platform/money/amount.ts';
 import type {
   AuthorizationAnswer,
   AuthorizationRequest,
+  BinInfo,
   CardNetwork,
   DeclineReason,
   NetworkSink,
@@ -72,6 +73,25 @@ export class CardNetworkSimulator implements CardNetwork {
 
   connectIssuer(issuer: OnUsIssuer): void {
     this.issuer = issuer;
+  }
+
+  /**
+   * The simulated BIN table: cards of this platform's own issuing program are prepaid cards of the
+   * program; every other range is a classic credit card of a sandbox bank; all in the US.
+   */
+  binInfo(bin: string): BinInfo {
+    const brand = cardBrand(bin).toUpperCase();
+    if (this.issuer?.issues(bin.padEnd(16, '0'))) {
+      return {
+        bin,
+        brand,
+        type: 'PREPAID',
+        level: 'CLASSIC',
+        countryCode: 'US',
+        bank: 'Tessera Issuing (sandbox)',
+      };
+    }
+    return { bin, brand, type: 'CREDIT', level: 'CLASSIC', countryCode: 'US', bank: 'Tessera Sandbox Bank' };
   }
 
   async authorize(tx: Tx, r: AuthorizationRequest): Promise<AuthorizationAnswer> {

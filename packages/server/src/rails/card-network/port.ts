@@ -82,7 +82,24 @@ export interface NetworkNews {
 
 export type NetworkSink = (tx: Tx, news: NetworkNews) => Promise<void>;
 
+/** What the network's BIN table says of a card range (the real service shows it as `binInfo`). */
+export interface BinInfo {
+  bin: string;
+  /** The scheme, upper case: VISA, MASTERCARD, AMEX, … */
+  brand: string;
+  /** CREDIT, DEBIT or PREPAID */
+  type: string;
+  /** The product level: CLASSIC, GOLD, BUSINESS, … */
+  level: string;
+  /** The issuer's country, ISO 3166 alpha-2 */
+  countryCode: string;
+  /** The issuing bank */
+  bank: string;
+}
+
 export interface CardNetwork {
+  /** The BIN table's entry for a card's first six digits. */
+  binInfo(bin: string): BinInfo;
   authorize(tx: Tx, request: AuthorizationRequest): Promise<AuthorizationAnswer>;
   /** Captures part or all of an approved authorization; the rest is released. */
   capture(tx: Tx, reference: string, amount: bigint): Promise<void>;

@@ -1,0 +1,144 @@
+// The hosted checkout's request, as the real service's SDK and shop plugins post it: `jsonRequest`, the
+// base64 of an order's JSON text, and `checksum`, the base64 HMAC-SHA512 of that exact text under the
+// site's secret key. The JSON names its site (`siteId`, a number or a numeric string), so the key to
+// check it with is that site's (the newest, or the previous one during a rotation's overlap). Nothing
+// in it is trusted before the checksum matches.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
+
+const text = (max: number) => z.string().trim().max(max);
+const numeric = z.union([
+  z.number(),
+  z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$/, 'must be a number'),
+]);
+const wholeNumber = z
+  .union([z.number().int().positive(), z.string().regex(/^[1-9]\d{0,9}$/)])
+  .transform(Number);
+
+/** What Tessera reads of the order JSON; other members (language, tags, …) are accepted and ignored. */
+const checkoutJson = z.object({
+  siteId: wholeNumber,
+  customer: z.object({
+    identifier: text(92).min(1),
+    firstName: text(100).optional(),
+    lastName: text(100).optional(),
+    country: text(2).optional(),
+    state: text(100).optional(),
+    city: text(100).optional(),
+    address: text(255).optional(),
+    zipCode: z
+      .union([text(20), z.number()])
+      .transform(String)
+      .optional(),
+    phone: text(40).optional(),
+    email: z.email().max(254).optional(),
+  }),
+  order: z.object({
+    orderId: z.union([text(255).min(1), z.number()]).transform(String),
+    type: z.enum(['purchase', 'recurring', 'managed']).default('purchase'),
+    amount: numeric.transform(String),
+    currency: z.string().trim().length(3).toUpperCase(),
+    description: text(1000).optional(),
+    intervalType: z.enum(['day', 'month']).optional(),
+    intervalValue: wholeNumber.optional(),
+    retryPayment: text(100).optional(),
+    trialAmount: numeric.transform(String).optional(),
+    firstBillDate: text(40).optional(),
+  }),
+  cardTransactionMode: z.enum(['auth', 'authAndCapture', 'verifyCard']).default('authAndCapture'),
+  saveCard: z
+    .union([z.boolean(), z.literal(0), z.literal(1)])
+    .transform(Boolean)
+    .default(false),
+  /** Pay with this saved card of the customer (the form asks only to confirm) */
+  cardId: wholeNumber.optional(),
+  backUrl: z.url({ protocol: /^https?$/ }).max(2000),
+  invoiceEmail: z.email().max(254).optional(),
+  customData: z
+    .union([z.string().max(10_000), z.record(z.string(), z.unknown())])
+    .transform((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
+    .optional(),
+});
+
+export type CheckoutJson = z.output<typeof checkoutJson>;
+
+export interface CheckoutRequest {
+  /** The form's fields, carried unchanged to the card page's form */
+  jsonRequest: string;
+  checksum: string;
+  siteId: number;
+  merchantId: number;
+  order: CheckoutJson;
+  /**
+   * A card save: a card-verification mode, or the exact order the SDK's initializeCardSave builds (an
+   * authorization of 0.10 EUR with saveCard). Its authorization is voided once approved.
+   */
+  cardVerification: boolean;
+}
+
+export type ChecksumKeys = (siteId: number) => Promise<{ merchantId: number; keys: string[] } | undefined>;
+
+const MAX_JSON_REQUEST = 64 * 1024;
+
+/** Decodes and verifies a posted checkout form; a clear DomainError names what is wrong. */
+export async function openCheckoutRequest(
+  form: { jsonRequest?: unknown; checksum?: unknown },
+  keysOf: ChecksumKeys,
+): Promise<CheckoutRequest> {
+  const { jsonRequest, checksum } = form;
+  if (typeof jsonRequest !== 'string' || jsonRequest === '' || jsonRequest.length > MAX_JSON_REQUEST) {
+    throw validationFailed('jsonRequest', 'jsonRequest is missing: post the base64 of the order JSON');
+  }
+  if (typeof checksum !== 'string' || !/^[A-Za-z0-9+/]{86}==$/.test(checksum)) {
+    throw validationFailed('checksum', 'checksum is missing or is not a base64 HMAC-SHA512');
+  }
+  const jsonText = Buffer.from(jsonRequest, 'base64').toString('utf8');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(jsonText);
+  } catch {
+    throw validationFailed('jsonRequest', 'jsonRequest is not the base64 of a JSON document');
+  }
+  const siteId = wholeNumber.safeParse((raw as { siteId?: unknown } | null)?.siteId);
+  const site = siteId.success ? await keysOf(siteId.data) : undefined;
+  if (!site) throw validationFailed('siteId', 'siteId does not name a site');
+  const given = Buffer.from(checksum, 'base64');
+  const matches = site.keys.some((key) =>
+    timingSafeEqual(createHmac('sha512', key).update(jsonText, 'utf8').digest(), given),
+  );
+  if (!matches) {
+    throw new DomainError(
+      'unauthenticated',
+      'the checksum does not match: sign the exact JSON with the site’s secret key',
+      {
+        field: 'checksum',
+      },
+    );
+  }
+  const parsed = checkoutJson.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join('.') ?? 'jsonRequest';
+    throw validationFailed(field, `${field}: ${issue?.message ?? 'invalid'}`);
+  }
+  const order = parsed.data;
+  const cardVerification =
+    order.cardTransactionMode === 'verifyCard' ||
+    (order.saveCard &&
+      order.cardTransactionMode === 'auth' &&
+      order.order.type === 'purchase' &&
+      order.order.currency === 'EUR' &&
+      Number(order.order.amount) === 0.1);
+  return {
+    jsonRequest,
+    checksum,
+    siteId: order.siteId,
+    merchantId: site.merchantId,
+    order,
+    cardVerification,
+  };
+}

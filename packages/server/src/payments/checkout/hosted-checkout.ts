@@ -1,0 +1,174 @@
+// The hosted checkout (the real service's `POST /` form, also embedded in a merchant's page): a verified
+// checkout request is paid with the card the buyer enters (or one of their saved cards) through the same
+// services as the API — the customer found or made by its identifier, the order made with the request's
+// terms — and the browser goes back to backUrl with the result encrypted under the site's secret key,
+// the same JSON the IPN carries.
+import { encryptIpn } from '@tessera/sdk';
+import type { Clock } from '../../platform/clock/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
+import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
+import type { StoredCard } from '../cards/stored-cards-service.ts';
+import { identifierOf, paymentResult } from '../events/publish-ipn.ts';
+import type { ChargeResult, OrderRow } from '../orders/orders-service.ts';
+import type { PaymentsServices } from '../payments-services.ts';
+import { loadMerchantScope, type MerchantScope } from '../sites.ts';
+import type { TransactionRow } from '../transactions/transactions-service.ts';
+import { type CheckoutRequest, openCheckoutRequest } from './checkout-request.ts';
+
+export interface CardEntry {
+  cardNumber?: string | undefined;
+  cardExpiryDate?: string | undefined;
+  cardCvv?: string | undefined;
+  cardHolderName?: string | undefined;
+  cardHolderCountry?: string | undefined;
+  cardHolderState?: string | undefined;
+  /** One of the customer's saved cards instead of a number */
+  cardId?: number | undefined;
+}
+
+export interface CheckoutResult {
+  backUrl: string;
+  /** `base64(iv),base64(ciphertext)`: what the SDK's decryptOrderResponse reads */
+  opensslResult: string;
+  transactionStatus: string;
+  orderId: number;
+  transactionId: number;
+  externalOrderId: string | null;
+  cardId: number | null;
+}
+
+export class HostedCheckout {
+  constructor(
+    private readonly deps: { db: Db; clock: Clock; merchants: MerchantsService; payments: PaymentsServices },
+  ) {}
+
+  open(form: { jsonRequest?: unknown; checksum?: unknown }): Promise<CheckoutRequest> {
+    return openCheckoutRequest(form, (siteId) => this.deps.merchants.checksumKeys(this.deps.db, siteId));
+  }
+
+  /** The site's name, as the card page and the buyer's statement show it. */
+  async siteName(request: CheckoutRequest): Promise<string> {
+    return (await this.scope(request)).siteNames.get(request.siteId) ?? '';
+  }
+
+  /** The request's customer's saved cards, when they exist already (a first-time buyer has none). */
+  async savedCards(request: CheckoutRequest, customerId?: number): Promise<StoredCard[]> {
+    const merchant = await this.scope(request);
+    const id = customerId ?? (await this.existingCustomer(request));
+    if (id === undefined) return [];
+    // Only a customer of the request's own site.
+    const customer = await this.deps.payments.customers.get(merchant, id).catch(() => undefined);
+    if (customer?.siteId !== request.siteId) return [];
+    const { items } = await this.deps.payments.cards.list(
+      merchant,
+      { customerId: id, hasToken: true },
+      { page: 1, perPage: 20, newestFirst: true },
+    );
+    return items;
+  }
+
+  /** Pays the request: the customer and order are made, the card charged (or sent to 3-D Secure). */
+  async pay(request: CheckoutRequest, card: CardEntry, kind: 'hosted' | 'embedded'): Promise<ChargeResult> {
+    const { payments } = this.deps;
+    const merchant = await this.scope(request);
+    const { customer, order } = request.order;
+    const customerId = await payments.customers.findOrCreate(merchant, {
+      siteId: request.siteId,
+      identifier: customer.identifier,
+      ...definedOf({
+        firstName: customer.firstName,
+        lastName: customer.lastName,
+        country: customer.country?.toUpperCase(),
+        state: customer.state,
+        city: customer.city,
+        address: customer.address,
+        zipCode: customer.zipCode,
+        phone: customer.phone,
+        email: customer.email,
+      }),
+    });
+    const cardId = card.cardId ?? request.order.cardId;
+    return payments.orders.create(merchant, {
+      siteId: request.siteId,
+      customerId,
+      amount: order.amount,
+      currency: order.currency,
+      orderType: order.type,
+      description: order.description,
+      externalOrderId: order.orderId,
+      intervalType: order.intervalType,
+      intervalValue: order.intervalValue,
+      retryPayment: order.retryPayment,
+      trialAmount: order.trialAmount,
+      firstBillDate: order.firstBillDate,
+      backUrl: request.order.backUrl,
+      cardTransactionMode:
+        request.order.cardTransactionMode === 'verifyCard' ? 'auth' : request.order.cardTransactionMode,
+      saveCard: request.order.saveCard || request.cardVerification,
+      invoiceEmail: request.order.invoiceEmail,
+      externalCustomData: request.order.customData,
+      checkout: kind,
+      cardVerification: request.cardVerification,
+      ...(cardId !== undefined
+        ? { cardId }
+        : {
+            cardNumber: (card.cardNumber ?? '').replace(/[\s-]/g, ''),
+            cardExpiryDate: (card.cardExpiryDate ?? '').trim(),
+            cardCvv: (card.cardCvv ?? '').trim(),
+            cardHolderName: (card.cardHolderName ?? '').trim(),
+            cardHolderCountry: (card.cardHolderCountry ?? customer.country ?? '').trim().toUpperCase(),
+            cardHolderState: (card.cardHolderState ?? '').trim().toUpperCase() || undefined,
+          }),
+    });
+  }
+
+  /** The result the browser carries back to backUrl, as the order and transaction are now. */
+  async result(orderId: number, transactionId: number): Promise<CheckoutResult | undefined> {
+    const { db } = this.deps;
+    const order = (await db
+      .selectFrom('payments_orders')
+      .selectAll()
+      .where('id', '=', orderId)
+      .executeTakeFirst()) as OrderRow | undefined;
+    const t = (await db
+      .selectFrom('payments_transactions')
+      .selectAll()
+      .where('id', '=', transactionId)
+      .where('order_id', '=', orderId)
+      .executeTakeFirst()) as TransactionRow | undefined;
+    if (!order?.back_url || !order.checkout || !t) return undefined;
+    const payload = paymentResult(order, t, await identifierOf(db, order.customer_id), this.deps.clock.now());
+    const key = await this.deps.merchants.ipnSecret(db, order.site_id);
+    return {
+      backUrl: order.back_url,
+      opensslResult: encryptIpn(JSON.stringify(payload), key),
+      transactionStatus: t.status,
+      orderId: order.id,
+      transactionId: t.id,
+      externalOrderId: order.external_order_id,
+      cardId: t.card_id,
+    };
+  }
+
+  private async scope(request: CheckoutRequest): Promise<MerchantScope> {
+    const scope = await loadMerchantScope(this.deps.db, request.merchantId);
+    return { ...scope, siteIds: [request.siteId] };
+  }
+
+  private async existingCustomer(request: CheckoutRequest): Promise<number | undefined> {
+    const row = await this.deps.db
+      .selectFrom('payments_customers')
+      .select('id')
+      .where('site_id', '=', request.siteId)
+      .where('identifier', '=', request.order.customer.identifier)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return row?.id;
+  }
+}
+
+function definedOf<T extends Record<string, string | undefined>>(fields: T): { [K in keyof T]?: string } {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== '')) as {
+    [K in keyof T]?: string;
+  };
+}
