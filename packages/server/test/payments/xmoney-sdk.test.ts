@@ -67,10 +67,10 @@ const hiddenFields = (html: string) =>
   Object.fromEntries(
     [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((x) => [
       x[1],
-      unescape(x[2] ?? ''),
+      unescapeHtml(x[2] ?? ''),
     ]),
   );
-const unescape = (s: string) =>
+const unescapeHtml = (s: string) =>
   s
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
