@@ -1,5 +1,6 @@
 // A real local HTTP receiver that records every delivery and answers as the test scripts it: a status
-// and body, a delay, a connection reset, or no answer at all.
+// and body, a delay, a connection reset, or no answer at all. It can also serve a page (a merchant's shop
+// page for browser tests) at a path.
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -23,9 +24,15 @@ export class WebhookReceiver {
   private readonly events = new EventEmitter();
   private readonly sockets = new Set<Socket>();
   private readonly server: http.Server;
+  private readonly pages = new Map<string, string>();
 
   private constructor() {
     this.server = http.createServer((req, res) => {
+      const page = req.method === 'GET' ? this.pages.get(req.url ?? '') : undefined;
+      if (page !== undefined) {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+        return;
+      }
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -63,6 +70,11 @@ export class WebhookReceiver {
 
   url(path = '/hooks'): string {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${path}`;
+  }
+
+  /** Serves this HTML to GET requests for the path (not recorded as deliveries). */
+  serve(path: string, html: string): void {
+    this.pages.set(path, html);
   }
 
   /** The next answers, in order; after them the fallback (default: 200 "OK"). */
