@@ -60,10 +60,33 @@ describe('tessera serve', () => {
       '--site',
       'web=https://shop.example/ipn',
     ]);
-    expect(JSON.parse(merchant.stdout).sites[0]).toMatchObject({
+    const made = JSON.parse(merchant.stdout) as { id: number; sites: { id: number; secretKey: string }[] };
+    expect(made.sites[0]).toMatchObject({
       name: 'web',
       ipnUrl: 'https://shop.example/ipn',
+      secretKey: expect.stringMatching(/^sk_test_[A-Za-z0-9]{32}$/),
     });
+    // A site's secret key is rotated from the shell: a new one shown, the old one valid for the overlap.
+    const rotated = await run([
+      'admin',
+      'rotate-site-key',
+      '--merchant',
+      String(made.id),
+      '--site',
+      String(made.sites[0]?.id),
+      '--overlap-seconds',
+      '60',
+    ]);
+    const shown = JSON.parse(rotated.stdout) as { secretKey: string; previousKeyValidUntil: string };
+    expect(shown.secretKey).toMatch(/^sk_test_/);
+    expect(shown.secretKey).not.toBe(made.sites[0]?.secretKey);
+    expect(shown.previousKeyValidUntil).toEqual(expect.any(String));
+    for (const key of [shown.secretKey, made.sites[0]?.secretKey]) {
+      const answer = await fetch(`${first.baseUrl}/payments/order`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(answer.status).toBe(200);
+    }
     const store = await run(['admin', 'create-store', '--name', 'CLI Store', '--currency', 'usdc:eth']);
     expect(JSON.parse(store.stdout).currencies).toEqual([{ currency: 'USDC', network: 'ETH' }]);
 

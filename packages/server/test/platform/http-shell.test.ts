@@ -151,6 +151,7 @@ describe('operational routes', () => {
       '/docs/payments/openapi.json',
     );
     expect(Object.keys(payments.body.paths).sort()).toEqual([
+      '/auth/session-token',
       '/card',
       '/card/{id}',
       '/customer',
