@@ -34,7 +34,7 @@ import { Sweeps } from './platform/clock/sweeps.ts';
 import { ProcessRegistry } from './platform/cluster/process-registry.ts';
 import { CapabilityTokens } from './platform/crypto/capability-tokens.ts';
 import { derive, Encryptor } from './platform/crypto/encryption.ts';
-import type { StatementObserver } from './platform/db/connection-scope.ts';
+import type { StatementObserver, UnitOfWork } from './platform/db/connection-scope.ts';
 import { type Db, openDatabase } from './platform/db/database.ts';
 import { createTransact, type Transact } from './platform/db/transact.ts';
 import { DomainError } from './platform/errors/domain-error.ts';
@@ -110,6 +110,8 @@ export interface PlatformServices {
   merchants: MerchantsService;
   stores: StoresService;
   idempotency: IdempotencyStore;
+  /** A unit of work: one connection and transaction for a whole request (platform/db/connection-scope.ts) */
+  createUnit: () => UnitOfWork;
   sweeps: Sweeps;
   processes: ProcessRegistry;
   jobs: JobQueue;
@@ -308,6 +310,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     merchants,
     stores,
     idempotency,
+    createUnit: database.createUnit,
     sweeps,
     processes,
     jobs,
@@ -524,6 +527,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
   const frameAncestorsOf = (siteId: number) => services.merchants.frameAncestors(services.db, siteId);
   const hostedCheckout = new HostedCheckout({
     db: services.db,
+    createUnit: services.createUnit,
     clock: services.clock,
     merchants: services.merchants,
     payments: services.payments,

@@ -1,6 +1,7 @@
 // xMoney's Node SDK against Tessera with only the host changed: every method's requests, byte for byte
 // as its source makes them (test/harness/xmoney-sdk-wire.ts), its site keys, and the hosted checkout
 // form it builds, paid over plain HTTP here (in Chromium in test/browser/xmoney-checkout.test.ts).
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
 import {
@@ -8,6 +9,7 @@ import {
   aMerchant,
   anOrder,
   FUTURE_EXPIRY,
+  newCard,
   payments,
   type TestMerchant,
 } from '../harness/payments-builders.ts';
@@ -329,6 +331,52 @@ describe('API calls, byte for byte as the SDK sends them', () => {
   });
 });
 
+describe('initializeCheckoutWithSavedCard after a soft decline', () => {
+  it('answers error code 839, and the SDK’s retry with transactionOption isSoftDecline goes to 3-D Secure', async () => {
+    const customerId = await aCustomer(h, m);
+    // The card is saved with the order that soft-declines.
+    const first = await payments(
+      h,
+      m,
+      'POST',
+      '/order',
+      anOrder(customerId, { ...newCard('4000000000003238'), saveCard: '1' }),
+    );
+    expect(first.status).toBe(402);
+    const cards = await sdkRequest<{ id: number }[]>(
+      sdk,
+      'GET',
+      `card?customerId=${customerId}&hasToken=yes`,
+    );
+    const cardId = cards.body.data?.[0]?.id ?? 0;
+    const fields = {
+      customerId,
+      ip: '127.0.0.1',
+      amount: 19.99,
+      currency: 'EUR',
+      externalOrderId: 'soft-1',
+      orderType: 'purchase',
+      transactionMethod: 'card',
+      cardTransactionMode: 'authAndCapture',
+      cardId,
+    };
+    const declined = await sdkRequest(sdk, 'POST', 'order', qsForm(fields));
+    expect(declined.status).toBe(402);
+    expect(declined.body.error?.some((e) => e.code === 839)).toBe(true);
+    const retried = await sdkRequest<{ isRedirect: boolean; redirect: { url: string } }>(
+      sdk,
+      'POST',
+      'order',
+      qsForm({ ...fields, transactionOption: JSON.stringify({ isSoftDecline: 'yes' }) }),
+    );
+    expect(retried.status).toBe(201);
+    expect(retried.body.data).toMatchObject({
+      isRedirect: true,
+      redirect: { url: expect.stringContaining('/acs/challenge') },
+    });
+  });
+});
+
 describe('the hosted checkout form (POST / on the checkout host)', () => {
   const countOrders = async () =>
     Number(
@@ -508,5 +556,81 @@ describe('the hosted checkout form (POST / on the checkout host)', () => {
       nextDueDate: expect.any(String),
     });
     expect(order.body.data?.[0]?.nextDueDate).toBe(order.body.data?.[0]?.nextBillDate);
+  });
+});
+
+const rowsMade = async () => {
+  const count = async (table: 'payments_customers' | 'payments_orders' | 'payments_transactions') =>
+    Number(
+      (
+        await h.services.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  return [
+    await count('payments_customers'),
+    await count('payments_orders'),
+    await count('payments_transactions'),
+  ];
+};
+
+describe('the hosted checkout under fuzzed input', () => {
+  it('answers every signed but malformed request, and any unsigned one, with a 4xx page or a payment — never a 5xx', async () => {
+    const anything = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.integer(),
+      fc.double({ noNaN: true }),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }),
+    );
+    const maybe = <T>(arb: fc.Arbitrary<T>) => fc.oneof(arb, anything);
+    const request = fc.record({
+      customer: fc.record({
+        identifier: maybe(fc.string({ minLength: 1, maxLength: 100 })),
+        email: maybe(fc.emailAddress()),
+        country: maybe(fc.constantFrom('RO', 'US', 'XX', '')),
+      }),
+      order: fc.record({
+        orderId: maybe(fc.string({ minLength: 1, maxLength: 20 })),
+        type: maybe(fc.constantFrom('purchase', 'recurring', 'managed', 'credit')),
+        amount: maybe(fc.constantFrom(1, 10.5, 0, -1, 0.001, 1e12, '12.34', '1e3')),
+        currency: maybe(fc.constantFrom('EUR', 'USD', 'JPY', 'XXX', 'eur')),
+        intervalType: maybe(fc.constantFrom('day', 'month', 'year')),
+        intervalValue: maybe(fc.constantFrom(1, '2', 0, 400)),
+      }),
+      cardTransactionMode: maybe(fc.constantFrom('auth', 'authAndCapture', 'verifyCard', 'credit')),
+      saveCard: maybe(fc.boolean()),
+      cardId: maybe(fc.integer({ min: -5, max: 40_000 })),
+      backUrl: maybe(fc.constantFrom(receiver.url('/back'), 'ftp://x', 'javascript:1', '')),
+      customData: anything,
+    });
+    await fc.assert(
+      fc.asyncProperty(request, fc.string({ maxLength: 30 }), async (body, garbage) => {
+        const signed = initializeCheckout(sdk, {
+          publicKey: sdk.publicKey,
+          ...body,
+        } as unknown as CheckoutInput);
+        const page = await h.request('POST', '/', {
+          form: { jsonRequest: signed.payload, checksum: signed.checksum },
+        });
+        expect(page.status, page.text).toBeLessThan(500);
+        if (page.status === 200) {
+          const before = await rowsMade();
+          const paid = await h.request('POST', '/checkout/pay', {
+            form: { ...hiddenFields(page.text), ...theCard },
+          });
+          expect(paid.status, paid.text).toBeLessThan(500);
+          // A refused payment leaves nothing behind, not even its customer; a decline keeps its order.
+          if (paid.status === 400) expect(await rowsMade()).toEqual(before);
+        }
+        const unsigned = await h.request('POST', '/', { form: { jsonRequest: garbage, checksum: garbage } });
+        expect(unsigned.status).toBeGreaterThanOrEqual(400);
+        expect(unsigned.status).toBeLessThan(500);
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 10) * 4 },
+    );
   });
 });

@@ -5,7 +5,9 @@
 // the same JSON the IPN carries.
 import { encryptIpn } from '@tessera/sdk';
 import type { Clock } from '../../platform/clock/clock.ts';
+import type { UnitOfWork } from '../../platform/db/connection-scope.ts';
 import type { Db } from '../../platform/db/database.ts';
+import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
 import type { StoredCard } from '../cards/stored-cards-service.ts';
 import { identifierOf, paymentResult } from '../events/publish-ipn.ts';
@@ -39,7 +41,13 @@ export interface CheckoutResult {
 
 export class HostedCheckout {
   constructor(
-    private readonly deps: { db: Db; clock: Clock; merchants: MerchantsService; payments: PaymentsServices },
+    private readonly deps: {
+      db: Db;
+      createUnit: () => UnitOfWork;
+      clock: Clock;
+      merchants: MerchantsService;
+      payments: PaymentsServices;
+    },
   ) {}
 
   open(form: { jsonRequest?: unknown; checksum?: unknown }): Promise<CheckoutRequest> {
@@ -67,8 +75,29 @@ export class HostedCheckout {
     return items;
   }
 
-  /** Pays the request: the customer and order are made, the card charged (or sent to 3-D Secure). */
+  /**
+   * Pays the request: the customer and order are made, the card charged (or sent to 3-D Secure). All in
+   * one unit of work: a request refused (a bad card field, terms the order cannot take) leaves no
+   * customer behind, while a decline is kept, as the API keeps it (the failed order and its IPN).
+   */
   async pay(request: CheckoutRequest, card: CardEntry, kind: 'hosted' | 'embedded'): Promise<ChargeResult> {
+    const unit = this.deps.createUnit();
+    await unit.begin();
+    try {
+      const charged = await unit.run(() => this.payInUnit(request, card, kind));
+      await unit.finish('commit');
+      return charged;
+    } catch (err) {
+      await unit.finish(err instanceof DomainError && err.status === 402 ? 'commit' : 'rollback');
+      throw err;
+    }
+  }
+
+  private async payInUnit(
+    request: CheckoutRequest,
+    card: CardEntry,
+    kind: 'hosted' | 'embedded',
+  ): Promise<ChargeResult> {
     const { payments } = this.deps;
     const merchant = await this.scope(request);
     const { customer, order } = request.order;
