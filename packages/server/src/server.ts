@@ -24,6 +24,7 @@ import { registerPayPageRoutes } from './pages/crypto/pay-page-routes.ts';
 import { registerRefundPageRoutes } from './pages/crypto/refund-page-routes.ts';
 import { registerTopupPageRoutes } from './pages/issuing/topup-page-routes.ts';
 import { registerKycPageRoutes } from './pages/kyc-vendor/kyc-page-routes.ts';
+import { registerLandingPageRoutes } from './pages/landing-page-routes.ts';
 import { registerCheckoutPageRoutes } from './pages/payments/checkout-page-routes.ts';
 import { registerHostedCheckoutRoutes } from './pages/payments/hosted-checkout-routes.ts';
 import { HostedCheckout } from './payments/checkout/hosted-checkout.ts';
@@ -79,6 +80,7 @@ import { registerCryptoSandboxRoutes } from './sandbox/http/crypto-routes.ts';
 import { registerIssuingSandboxRoutes } from './sandbox/http/issuing-routes.ts';
 import { registerMessagesRoutes } from './sandbox/http/messages-routes.ts';
 import { registerPaymentsSandboxRoutes } from './sandbox/http/payments-routes.ts';
+import { TESSERA_VERSION } from './version.ts';
 
 export interface AppOptions {
   config: Config;
@@ -465,6 +467,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     description: 'The operator onboards partners, merchants and stores, and inspects and redelivers events.',
     presenter: presentAdminError,
     securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } },
+    security: [{ adminToken: [] }],
     routes: async (routes) => {
       requireAdmin(routes, adminToken);
       await registerPartnerRoutes(routes, adminDeps);
@@ -486,6 +489,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
         'Drives the simulated world: the clock and, per API, the simulated rails. Sandbox mode only.',
       presenter: presentAdminError,
       securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } },
+      security: [{ adminToken: [] }],
       routes: async (routes) => {
         requireAdmin(routes, adminToken);
         await registerClockRoutes(routes, {
@@ -548,7 +552,36 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     db: services.db,
     metrics,
     documents,
-    basePaths: config.basePaths,
+  });
+  await registerLandingPageRoutes(app, {
+    version: TESSERA_VERSION,
+    mode: config.mode,
+    publicUrl: config.publicUrl,
+    clock: services.clock,
+    apis: [
+      {
+        name: 'issuing',
+        title: 'Card issuing',
+        basePath: config.basePaths.issuing,
+        credential: 'partner API key, then a customer’s access token',
+      },
+      {
+        name: 'payments',
+        title: 'Card payments',
+        basePath: config.basePaths.payments,
+        credential: 'merchant API key or a site’s sk_ key',
+      },
+      {
+        name: 'crypto',
+        title: 'Crypto payments',
+        basePath: config.basePaths.crypto,
+        credential: 'store API key (u_test_…)',
+      },
+      { name: 'admin', title: 'Operator (admin)', basePath: '/admin', credential: 'admin token' },
+      ...(config.mode === 'sandbox'
+        ? [{ name: 'sandbox', title: 'Sandbox controls', basePath: '/sandbox', credential: 'admin token' }]
+        : []),
+    ],
   });
   await app.ready();
   return app;

@@ -29,6 +29,7 @@ export function cryptoApi(
       'Stores accept crypto payments: orders with a hosted payment page, refunds, currencies, quotes. JSON:API documents (application/vnd.api+json; application/json accepted).',
     presenter: presentCryptoError,
     securitySchemes: { storeApiKey: { type: 'http', scheme: 'bearer' } },
+    security: [{ storeApiKey: [] }],
     routes: async (app: ZodApp) => {
       acceptJsonApi(app);
       const authenticate = storeAuthenticator(deps.sessions);

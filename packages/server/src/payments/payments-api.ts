@@ -35,6 +35,7 @@ export function paymentsApi(
       'Merchants accept card payments: customers, orders, transactions, stored cards, payment links, IPN. Bodies are form-encoded (bracket keys) or JSON; answers are JSON in the {code, message, data} envelope.',
     presenter: presentPaymentsError,
     securitySchemes: { apiPrivateKey: { type: 'http', scheme: 'bearer' } },
+    security: [{ apiPrivateKey: [] }],
     routes: async (app: ZodApp) => {
       acceptPaymentsBodies(app);
       const authenticate = merchantAuthenticator(deps.db, deps.merchants);

@@ -123,7 +123,7 @@ describe('operational routes', () => {
       ['admin', '/admin'],
       ['sandbox', '/sandbox'],
     ]) {
-      expect(index.text).toContain(`href="${prefix}/docs"`);
+      expect(index.text).toContain(`href="${h.baseUrl}${prefix}/docs/"`);
       const doc = await h.request<{ openapi: string; info: { title: string }; servers: { url: string }[] }>(
         'GET',
         `/docs/${name}/openapi.json`,

@@ -13,6 +13,7 @@ export async function registerSessionRoutes(app: ZodApp, sessions: SessionServic
         description:
           'Each call issues a new key; earlier keys keep working unless revoke_existing is true, so a deployment can roll keys without downtime. The key is shown only in this answer.',
         tags: ['session'],
+        security: [],
         body: z.object({
           data: z.object({
             type: z.literal('session').optional(),

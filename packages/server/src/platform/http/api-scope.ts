@@ -9,6 +9,7 @@ import { DomainError } from '../errors/domain-error.ts';
 import { addIdempotencyHooks } from '../idempotency/idempotency-hooks.ts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
 import { asDomainError } from './as-domain-error.ts';
+import { allowInlineStyles } from './security-headers.ts';
 
 export type ZodApp = ReturnType<typeof asZod>;
 export const asZod = (app: FastifyInstance) => app.withTypeProvider<ZodTypeProvider>();
@@ -37,6 +38,8 @@ export interface ApiScopeOptions {
    * run (and named the principal) before the idempotency preHandler claims a key.
    */
   routes: (app: ZodApp) => Promise<void>;
+  /** The document's default security requirement (alternatives), e.g. `[{apiKey: []}]` */
+  security?: Record<string, string[]>[];
   /** Collects the scope's OpenAPI document getter for /docs */
   onDocument?: (name: string, getDocument: () => unknown) => void;
 }
@@ -50,6 +53,8 @@ export async function mountApi(app: FastifyInstance, options: ApiScopeOptions): 
           info: { title: options.title, version: options.version, description: options.description },
           servers: [{ url: options.prefix }],
           components: { securitySchemes: options.securitySchemes ?? {} },
+          // What every operation needs unless it says otherwise (an operation's own `security` wins).
+          ...(options.security ? { security: options.security } : {}),
         },
         transform: jsonSchemaTransform,
       });
@@ -59,6 +64,14 @@ export async function mountApi(app: FastifyInstance, options: ApiScopeOptions): 
         presentError(options.presenter, new DomainError('not_found', 'no such route'), request, reply),
       );
       await scope.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+      // The reference loads its assets relative to `/docs/`: the bare `/docs` (which trailing-slash
+      // matching also routes to it) is sent there, or the page would look for them one level up.
+      const bareDocs = `${options.prefix}/docs`;
+      scope.addHook('onRequest', async (request, reply) => {
+        const path = request.url.split('?')[0] ?? '';
+        if (path === bareDocs) return reply.redirect(`${bareDocs}/`, 301);
+        if (path.startsWith(`${bareDocs}/`)) allowInlineStyles(reply);
+      });
       await scope.register(async (routes) => {
         addIdempotencyHooks(routes, options.idempotency);
         await options.routes(asZod(routes));

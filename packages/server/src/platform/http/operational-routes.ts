@@ -10,16 +10,7 @@ export interface OperationalDeps {
   metrics: Metrics;
   /** OpenAPI document getters by API name */
   documents: Map<string, () => unknown>;
-  basePaths: { issuing: string; payments: string; crypto: string };
 }
-
-const DOC_PREFIXES = (paths: OperationalDeps['basePaths']): Record<string, string> => ({
-  issuing: paths.issuing,
-  payments: paths.payments,
-  crypto: paths.crypto,
-  admin: '/admin',
-  sandbox: '/sandbox',
-});
 
 export async function registerOperationalRoutes(app: ZodApp, deps: OperationalDeps): Promise<void> {
   const quiet = { config: { rateLimit: false }, logLevel: 'warn' as const };
@@ -49,20 +40,4 @@ export async function registerOperationalRoutes(app: ZodApp, deps: OperationalDe
       return reply.type('application/json').send(JSON.stringify(document()));
     },
   );
-
-  app.get('/docs', { schema: { hide: true } }, async (_request, reply) => {
-    const prefixes = DOC_PREFIXES(deps.basePaths);
-    const items = [...deps.documents.keys()]
-      .map(
-        (name) =>
-          `<li><a href="${prefixes[name] ?? ''}/docs">${name}</a> — <a href="/docs/${name}/openapi.json">OpenAPI JSON</a></li>`,
-      )
-      .join('\n');
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(
-        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Tessera API documentation</title></head>` +
-          `<body><main><h1>Tessera API documentation</h1><ul>${items}</ul></main></body></html>`,
-      );
-  });
 }

@@ -17,6 +17,17 @@ export function allowFraming(reply: FastifyReply, origins: readonly string[]): F
   return reply;
 }
 
+const inlineStyles = new WeakSet<FastifyReply>();
+
+/**
+ * Lets this page apply inline styles (`style-src 'unsafe-inline'`): only for the API references, whose
+ * Swagger UI sets style attributes from its own markup. Scripts stay nonce-only.
+ */
+export function allowInlineStyles(reply: FastifyReply): FastifyReply {
+  inlineStyles.add(reply);
+  return reply;
+}
+
 const TAGS = /<(script|style)\b([^>]*)>/gi;
 
 export function addSecurityHeaders(app: FastifyInstance): void {
@@ -38,7 +49,7 @@ export function addSecurityHeaders(app: FastifyInstance): void {
       [
         "default-src 'none'",
         `script-src 'self' 'nonce-${nonce}'`,
-        `style-src 'self' 'nonce-${nonce}'`,
+        inlineStyles.has(reply) ? "style-src 'self' 'unsafe-inline'" : `style-src 'self' 'nonce-${nonce}'`,
         "img-src 'self' data:",
         "connect-src 'self'",
         "font-src 'self'",
