@@ -85,11 +85,17 @@ const post = (url: string, form: Record<string, string>) =>
 describe('topups paid by card on the hosted page', () => {
   it('offers card and bank transfer; an approved card credits the account at once', async () => {
     const c = await holder();
+    // The real service's form when HTML is asked for; JSON otherwise.
     const html = await h.request('POST', '/issuing/v1/topups/fiat', {
-      headers: c.auth,
+      headers: { ...c.auth, accept: 'text/html' },
       json: { accountId: c.accountId, amount: '20.00' },
     });
     expect(html.headers.get('content-type')).toMatch(/text\/html/);
+    const plain = await h.request('POST', '/issuing/v1/topups/fiat', {
+      headers: c.auth,
+      json: { accountId: c.accountId, amount: '20.00' },
+    });
+    expect(plain.headers.get('content-type')).toMatch(/application\/json/);
     expect(html.text).toContain('Pay by card');
     expect(html.text).toContain('Or pay by bank transfer');
 

@@ -48,7 +48,7 @@ describe('fiat topups', () => {
   it('answer bank-transfer instructions as an HTML page, credit the account once when the bank confirms', async () => {
     const c = await withAccount();
     const page = await h.request('POST', '/issuing/v1/topups/fiat', {
-      headers: c.auth,
+      headers: { ...c.auth, accept: 'text/html,application/xhtml+xml' },
       json: { accountId: c.accountId, amount: '150.25' },
     });
     expect(page.status).toBe(201);

@@ -91,7 +91,12 @@ const presentUsage = (u: TopupUsage) => {
   return { currency: u.currency, daily: show(u.daily), monthly: show(u.monthly) };
 };
 
-const wantsJson = (request: FastifyRequest) => /application\/json/.test(String(request.headers.accept ?? ''));
+/**
+ * The real service answers this POST with an HTML form; an API answers JSON by default. So JSON (with the
+ * hosted page's `paymentUrl`) unless the client asks for HTML, as a browser or a client built for the
+ * real service's form does with `Accept: text/html`.
+ */
+const wantsHtml = (request: FastifyRequest) => String(request.headers.accept ?? '').includes('text/html');
 
 export async function registerTopupsRoutes(
   app: ZodApp,
@@ -114,7 +119,7 @@ export async function registerTopupsRoutes(
       onRequest: authn.customer,
       schema: {
         summary:
-          'Top up an account: answers the hosted page (HTML) to pay by card or by bank transfer, or JSON on request',
+          'Top up an account: the topup as JSON with the hosted page’s paymentUrl (pay by card or see the bank-transfer instructions), or that page itself (HTML) with Accept: text/html',
         tags: ['topups'],
         security,
         body: z.object({ accountId: z.uuid(), amount: z.union([z.string().max(40), z.number()]) }),
@@ -123,9 +128,9 @@ export async function registerTopupsRoutes(
     },
     async (request, reply) => {
       const topup = await topups.createFiat(requireCustomer(request), request.body);
-      return wantsJson(request)
-        ? reply.code(201).send(presentTopup(topup))
-        : reply.code(201).type('text/html; charset=utf-8').send(topupPage(topup));
+      return wantsHtml(request)
+        ? reply.code(201).type('text/html; charset=utf-8').send(topupPage(topup))
+        : reply.code(201).send(presentTopup(topup));
     },
   );
 
