@@ -1,4 +1,4 @@
-// The composition root (STYLE 6): builds db, clock, rails and services once, mounts the three APIs,
+// The composition root: builds db, clock, rails and services once, mounts the three APIs,
 // the admin and sandbox APIs and the operational routes, and returns { app, services, close }.
 // Tests call it with overrides; main.ts calls it once.
 import formbody from '@fastify/formbody';

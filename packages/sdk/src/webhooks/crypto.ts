@@ -1,6 +1,6 @@
 // Crypto merchant webhooks: a `signature` field in the JSON body. Remove it, flatten nested keys by
 // concatenating parent and child names, sort by key, join key + value, HMAC-SHA256 with the store's
-// webhook secret, lowercase hex (the public service's scheme; test vectors in COMPAT.md).
+// webhook secret, lowercase hex (the public service's scheme; test vectors in docs/wire-compatibility.md).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };

@@ -3,7 +3,7 @@ import { cryptoWebhookSignature, signCryptoWebhook, verifyCryptoWebhook } from '
 import { decryptIpn, encryptIpn, ipnFormBody } from './ipn.ts';
 import { signIssuingWebhook, verifyIssuingWebhook } from './issuing.ts';
 
-describe('crypto webhook signature (COMPAT.md test vectors)', () => {
+describe('crypto webhook signature (docs/wire-compatibility.md test vectors)', () => {
   it('matches the first published vector', () => {
     expect(
       cryptoWebhookSignature(

@@ -1,4 +1,4 @@
-// The crypto merchant API (spec/crypto-merchant.md) under its base path (default /crypto/api).
+// The crypto merchant API (docs/crypto.md) under its base path (default /crypto/api).
 import type { EventsService } from '../platform/events/events-service.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
 import type { CryptoServices } from './crypto-services.ts';

@@ -1,4 +1,4 @@
-// The card issuing API (spec/card-issuing.md) under its base path (default /issuing/v1).
+// The card issuing API (docs/issuing.md) under its base path (default /issuing/v1).
 import type { Db } from '../platform/db/database.ts';
 import type { EventsService } from '../platform/events/events-service.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';

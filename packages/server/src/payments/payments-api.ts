@@ -1,4 +1,4 @@
-// The payments API (spec/payments.md) under its base path (default /payments).
+// The payments API (docs/payments.md) under its base path (default /payments).
 import type { Db } from '../platform/db/database.ts';
 import type { EventsService } from '../platform/events/events-service.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';

@@ -1,4 +1,4 @@
-// The operator's admin API (DESIGN, Admin API contract): every route, happy, errors and security.
+// The operator's admin API (README, Onboarding tenants): every route, happy, errors and security.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/platform/crypto/hashing.ts';

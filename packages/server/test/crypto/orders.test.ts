@@ -1,4 +1,4 @@
-// Crypto orders through the real HTTP stack: create (COMPAT body, orders_redirect), validation naming
+// Crypto orders through the real HTTP stack: create (the real service's body, orders_redirect), validation naming
 // the field, list with cursors, retrieve with payments, exact/under/over/late payments on the chain
 // simulator with confirmations on the sandbox clock, expiry, the ledger, and isolation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

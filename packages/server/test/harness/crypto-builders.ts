@@ -1,4 +1,4 @@
-// Builders for crypto tests, through the real admin, session and order routes (STYLE: no raw inserts).
+// Builders for crypto tests, through the real admin, session and order routes (no raw inserts).
 import { verifyCryptoWebhook } from '@tessera/sdk';
 import { type Event, WebhookValidator } from '@utrustdev/utrust-ts-library';
 import type { Harness } from './harness.ts';

@@ -1,5 +1,5 @@
 // Builders for issuing tests: they go through the real routes and services (never raw inserts), as
-// STYLE asks: aCustomer({ kyc: 'approved' }), fundAccount(…), aCardholder(…).
+// Builders read as sentences: aCustomer({ kyc: 'approved' }), fundAccount(…), aCardholder(…).
 import type { Harness } from './harness.ts';
 
 export type Auth = Record<string, string>;

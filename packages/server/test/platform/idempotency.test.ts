@@ -1,4 +1,4 @@
-// DESIGN principle 4, on the admin API's mutating routes (every API scope shares the same hooks).
+// Idempotency keys (docs/architecture.md), on the admin API's mutating routes (every API scope shares the same hooks).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
 

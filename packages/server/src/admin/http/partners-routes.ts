@@ -1,4 +1,4 @@
-// /admin/partners: the operator onboards card issuing partners (DESIGN, Admin API contract).
+// /admin/partners: the operator onboards card issuing partners (README, Onboarding tenants).
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import type { Partner } from '../../platform/tenants/partners-service.ts';

@@ -1,4 +1,4 @@
-// Who is calling the crypto API (spec/crypto-merchant.md, Authentication): `Authorization: Bearer
+// Who is calling the crypto API (docs/crypto.md, Authentication): `Authorization: Bearer
 // <u_test_…|u_live_…>`. Runs in onRequest so the principal exists before the idempotency claim.
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../../platform/errors/domain-error.ts';

@@ -1,4 +1,4 @@
-// /stores/orders (COMPAT.md, Crypto merchant): create answers `orders_redirect` with the buyer's payment
+// /stores/orders (docs/wire-compatibility.md, Crypto merchant): create answers `orders_redirect` with the buyer's payment
 // URL; list pages with `cursor` and `limit`; retrieve takes `?include=payments`.
 import { z } from 'zod';
 import { DomainError } from '../../platform/errors/domain-error.ts';

@@ -1,4 +1,4 @@
-// Crypto errors as the real service answers them (`{code, message, errors: [{detail}]}`, COMPAT.md),
+// Crypto errors as the real service answers them (`{code, message, errors: [{detail}]}`, docs/wire-compatibility.md),
 // extended with JSON:API members: status, title and source.pointer naming the field.
 import type { ErrorCode } from '../../platform/errors/domain-error.ts';
 import type { ErrorPresenter } from '../../platform/http/api-scope.ts';

@@ -1,4 +1,4 @@
-// GET /stores/available_currencies and POST /stores/exchange_rates (COMPAT.md shapes).
+// GET /stores/available_currencies and POST /stores/exchange_rates (docs/wire-compatibility.md shapes).
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { formatRate } from '../../platform/money/rates.ts';

@@ -1,5 +1,5 @@
 // /stores/refund/{payment_id} (the spec's path) and /stores/refunds/{payment_id} (the newer one of the
-// real service, COMPAT.md): propose a refund, or read the payment's current one.
+// real service, docs/wire-compatibility.md): propose a refund, or read the payment's current one.
 import { z } from 'zod';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';

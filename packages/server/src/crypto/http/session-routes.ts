@@ -1,4 +1,4 @@
-// POST /stores/session (COMPAT.md): client credentials in, the store's API key out (shown once).
+// POST /stores/session (docs/wire-compatibility.md): client credentials in, the store's API key out (shown once).
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import type { SessionService } from '../session/session-service.ts';

@@ -1,4 +1,4 @@
-// Crypto orders (spec/crypto-merchant.md; shapes and statuses from COMPAT.md). The store creates an
+// Crypto orders (docs/crypto.md; shapes and statuses from docs/wire-compatibility.md). The store creates an
 // order and sends the buyer to the hosted page; the buyer picks a currency and network and gets a
 // 60-second quote and a deposit address; the chain rail reports transfers seen and confirmed.
 //

@@ -1,4 +1,4 @@
-// Exchange-rate quotes (spec/crypto-merchant.md: valid 60 seconds). A store asks for one with
+// Exchange-rate quotes (docs/crypto.md: valid 60 seconds). A store asks for one with
 // POST /stores/exchange_rates; the hosted payment page makes one each time the buyer picks a currency.
 // A quote is used at most once, and never after it expired.
 

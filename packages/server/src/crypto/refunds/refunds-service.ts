@@ -1,4 +1,4 @@
-// Refund proposals (spec/crypto-merchant.md, refund rules 1–5 and the 30-day expiry). The store
+// Refund proposals (docs/crypto.md, refund rules 1–5 and the 30-day expiry). The store
 // proposes an amount in the order's currency; the buyer accepts on the hosted decision page (giving an
 // address) or rejects; an accepted refund is paid out on chain from the store's balance, a ledger hold
 // until the payout confirms. The crypto sent back is the same share of the crypto received as the

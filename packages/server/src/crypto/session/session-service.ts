@@ -1,4 +1,4 @@
-// Store sessions (spec/crypto-merchant.md, Authentication): client_id + client_secret are exchanged for
+// Store sessions (docs/crypto.md, Authentication): client_id + client_secret are exchanged for
 // an API key, `u_test_` + 24 characters in sandbox mode and `u_live_` + 24 in production, stored as
 // SHA-256 and shown once. A new key leaves the older ones working unless the store asks to revoke them
 // (a rolling deploy keeps its old key until the new one is in place).

@@ -1,4 +1,4 @@
-// Customer accounts of the card issuing API (spec/card-issuing.md, Accounts): open one per currency
+// Customer accounts of the card issuing API (docs/issuing.md, Accounts): open one per currency
 // once KYC is approved, list them with their ledger balances, close one only at zero with no hold.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock/clock.ts';

@@ -1,4 +1,4 @@
-// Customer authentication of the card issuing API (spec/card-issuing.md, Authentication; COMPAT.md auth
+// Customer authentication of the card issuing API (docs/issuing.md, Authentication; docs/wire-compatibility.md auth
 // routes): the partner flow (server-side, x-partner-api-key), the email flow (password policy, email
 // verification code, optional two-factor), the wallet flow (signed challenge), and refresh rotation
 // with reuse detection. Failures never tell whether an email exists.

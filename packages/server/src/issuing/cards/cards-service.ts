@@ -1,4 +1,4 @@
-// Cards of the card issuing API (spec/card-issuing.md, Cards): issuing virtual and physical cards on an
+// Cards of the card issuing API (docs/issuing.md, Cards): issuing virtual and physical cards on an
 // open account after KYC approval, the status transitions of card.ts, reissue by reason, and audited,
 // rate-limited reveals of card secrets. cardStatusChanged is published with every status change.
 import { createHmac, randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Issuing webhooks (spec/card-issuing.md, Events): every event has the envelope
+// Issuing webhooks (docs/issuing.md, Events): every event has the envelope
 // {eventType, eventId, customerId, data}, is signed as a whole (HS512 JWS) and goes to the partner's URL.
 import type { Executor } from '../../platform/db/database.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';

@@ -1,4 +1,4 @@
-// Who is calling the issuing API (spec/card-issuing.md, Authentication). Each route names the credential
+// Who is calling the issuing API (docs/issuing.md, Authentication). Each route names the credential
 // it takes; the hook runs in onRequest so the principal exists before the idempotency claim.
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../platform/db/database.ts';

@@ -1,4 +1,4 @@
-// Card issuing errors keep the real service's `{code, message}` (COMPAT.md) and add a stable machine
+// Card issuing errors keep the real service's `{code, message}` (docs/wire-compatibility.md) and add a stable machine
 // code, the field and the request id.
 import type { ErrorPresenter } from '../../platform/http/api-scope.ts';
 

@@ -1,4 +1,4 @@
-// KYC of issuing customers (spec/card-issuing.md, KYC): stores each step's validated data, starts hosted
+// KYC of issuing customers (docs/issuing.md, KYC): stores each step's validated data, starts hosted
 // document checks with the KYC vendor rail, applies the vendor's results and review decisions, and
 // publishes kycStatusChanged on every status change, in the same transaction.
 import type { Clock } from '../../platform/clock/clock.ts';

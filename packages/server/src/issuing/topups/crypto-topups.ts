@@ -1,4 +1,4 @@
-// Crypto topups (spec/card-issuing.md, Topups: /topups/crypto/*): the customer picks an asset and network,
+// Crypto topups (docs/issuing.md, Topups: /topups/crypto/*): the customer picks an asset and network,
 // may take a rate quote, sees the fee, and gets a deposit address with the exact amount to send. The
 // chain rail reports the transfer when seen and when final; each confirmation in between is reported by
 // a sweep on the clock (topupStatusChanged). Once final, the account is credited with what arrived,

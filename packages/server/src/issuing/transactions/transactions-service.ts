@@ -1,4 +1,4 @@
-// Card transactions of issued cards (spec/card-issuing.md, Transactions and 3D Secure): the card network
+// Card transactions of issued cards (docs/issuing.md, Transactions and 3D Secure): the card network
 // asks for an authorization (sandbox: POST /sandbox/issuing/authorizations); checks, a ledger hold, and
 // optionally a 3D Secure challenge the cardholder decides; then clearing or reversal, or the hold lapses.
 // Every step is one transaction with its ledger postings and events.
@@ -97,7 +97,7 @@ interface AuthorizingCard {
   ledger_account_id: string;
 }
 
-// COMPAT.md: the decision body's authStatus maps onto challenge statuses.
+// docs/wire-compatibility.md: the decision body's authStatus maps onto challenge statuses.
 const AUTH_STATUS_TO_CHALLENGE = {
   success: 'authorized',
   failed: 'declined',

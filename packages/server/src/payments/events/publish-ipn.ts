@@ -1,4 +1,4 @@
-// The IPN (COMPAT.md, Payments): on every order and transaction status change, the site's IPN URL gets
+// The IPN (docs/wire-compatibility.md, Payments): on every order and transaction status change, the site's IPN URL gets
 // a form POST whose `opensslResult` is this JSON encrypted under the site's IPN secret (the payments
 // channel of the delivery engine encrypts and retries). `externalCustomData` travels unchanged, and
 // again as `customData` and `customFields`, the names the real service's SDK reads (an object when it

@@ -1,5 +1,5 @@
 // Who is calling (spec, Authentication): the API private key, a JWT, as `Authorization: Bearer <key>`
-// or a bare `Authorization: <key>` (shop plugins send it without Bearer, COMPAT.md); or a site's secret
+// or a bare `Authorization: <key>` (shop plugins send it without Bearer, docs/wire-compatibility.md); or a site's secret
 // key (`sk_<env>_<key>` or the key alone, as the real service's SDK sends it), which acts for that one
 // site. Runs in onRequest so the principal exists before the idempotency claim. Revoked, rotated-out and
 // tampered keys are 401.

@@ -1,4 +1,4 @@
-// /card (spec, Cards; COMPAT.md: customerId required, optional orderId, hasToken, cardStatus). Only a
+// /card (spec, Cards; docs/wire-compatibility.md: customerId required, optional orderId, hasToken, cardStatus). Only a
 // token, brand, masked number, last four, expiry and the network's BIN facts are ever shown. As in the
 // real service, `hasToken` means the card is kept to be charged again (saved with saveCard, or the
 // mandate of a recurring or managed order, and not deleted), not that it is a network token: that is

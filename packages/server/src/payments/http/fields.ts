@@ -53,7 +53,7 @@ export function jsonMember<T extends z.ZodType>(schema: T) {
 }
 
 /**
- * Pagination as the service does it (COMPAT.md): page 1, 100 per page, newest first by default. Page 0
+ * Pagination as the service does it (docs/wire-compatibility.md): page 1, 100 per page, newest first by default. Page 0
  * is the first page too: the real service's SDK asks for `page=0`.
  */
 export const pageQuery = {

@@ -1,4 +1,4 @@
-// Request bodies as the payments service's clients send them (COMPAT.md, Payments): form-encoded with
+// Request bodies as the payments service's clients send them (docs/wire-compatibility.md, Payments): form-encoded with
 // PHP-style bracket keys (`a[b]=1`, `k[]=v`) or JSON, on every route including DELETE; an empty body
 // is an empty object (shop plugins send a content type with no body on DELETE).
 import qs from 'qs';

@@ -1,4 +1,4 @@
-// /payment-link (spec, Payment links; COMPAT.md body): create, list, retrieve, update, delete by hash.
+// /payment-link (spec, Payment links; docs/wire-compatibility.md body): create, list, retrieve, update, delete by hash.
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { httpUrl, text } from '../../platform/http/fields.ts';

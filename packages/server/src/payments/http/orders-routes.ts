@@ -1,4 +1,4 @@
-// /order and /order-rebill (spec, Orders; COMPAT.md for list filters and the cancel and rebill bodies).
+// /order and /order-rebill (spec, Orders; docs/wire-compatibility.md for list filters and the cancel and rebill bodies).
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { httpUrl, text } from '../../platform/http/fields.ts';

@@ -1,4 +1,4 @@
-// /transaction (spec, Transactions; COMPAT.md for filters and the capture and refund bodies).
+// /transaction (spec, Transactions; docs/wire-compatibility.md for filters and the capture and refund bodies).
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { text } from '../../platform/http/fields.ts';

@@ -1,5 +1,5 @@
 // What reads answer for orders and transactions (the spec does not show these records: the service's
-// names, COMPAT.md statuses). Amounts are JSON numbers written from exact decimals (bounded to 12 digits).
+// names, docs/wire-compatibility.md statuses). Amounts are JSON numbers written from exact decimals (bounded to 12 digits).
 import { z } from 'zod';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import type { OrderRow } from '../orders/orders-service.ts';

@@ -1,4 +1,4 @@
-// Payment links (spec, Payment links; COMPAT.md body): a hosted checkout for one site, one-off or
+// Payment links (spec, Payment links; docs/wire-compatibility.md body): a hosted checkout for one site, one-off or
 // recurring, with an amount, optional expiry and usage limit, addressed by an unguessable hash. The
 // checkout page pays it through the same customer and order services as the API. A use is a payment
 // that went through (counted from the link's orders under a lock, so the limit holds under concurrency).

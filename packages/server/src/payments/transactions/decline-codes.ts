@@ -1,5 +1,5 @@
 // System codes of failed payments in the 402 body (spec, Errors: `error[].code`). 839 is the service's
-// soft decline (COMPAT.md: the client retries with transactionOption={"isSoftDecline":"yes"}); the
+// soft decline (docs/wire-compatibility.md: the client retries with transactionOption={"isSoftDecline":"yes"}); the
 // others are Tessera's, one per decline reason, listed in docs/payments.md.
 import type { DeclineReason } from '../../rails/card-network/port.ts';
 

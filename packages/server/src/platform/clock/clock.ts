@@ -1,4 +1,4 @@
-// Domain code never calls Date.now(): it asks an injected Clock (DESIGN principle 5).
+// Domain code never calls Date.now(): it asks an injected Clock (docs/architecture.md, Clock and sweeps).
 
 export interface Clock {
   now(): Date;

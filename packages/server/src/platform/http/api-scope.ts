@@ -19,7 +19,7 @@ export interface RenderedError {
   body: unknown;
 }
 
-/** An API's one mapping from DomainError to its wire envelope (STYLE, Errors). */
+/** An API's one mapping from DomainError to its wire envelope. */
 export type ErrorPresenter = (error: DomainError, requestId: string) => RenderedError;
 
 export interface ApiScopeOptions {
@@ -31,7 +31,7 @@ export interface ApiScopeOptions {
   presenter: ErrorPresenter;
   /** Security schemes shown in the OpenAPI document */
   securitySchemes?: Record<string, OpenAPIV3.SecuritySchemeObject>;
-  /** Idempotency-Key handling for the scope's mutating routes (DESIGN principle 4) */
+  /** Idempotency-Key handling for the scope's mutating routes (docs/architecture.md, Idempotency keys) */
   idempotency: IdempotencyStore;
   /**
    * Registers the API's routes inside the scope. Authentication belongs in onRequest hooks, so it has

@@ -1,4 +1,4 @@
-// Idempotency-Key handling for every mutating route of a scope (DESIGN principle 4). Runs after the
+// Idempotency-Key handling for every mutating route of a scope (docs/architecture.md, Idempotency keys). Runs after the
 // scope's auth, so keys are namespaced by the caller. A keyed request runs as one unit of work: same key
 // and request again → the stored answer with `Idempotency-Replayed: true`; same key, other request →
 // 422 naming the key; while the first still runs → 409. A 5xx answer rolls the whole request back and

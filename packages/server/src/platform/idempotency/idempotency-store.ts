@@ -1,4 +1,4 @@
-// Idempotency keys (DESIGN principle 4). A keyed request runs as one unit of work: its transaction takes
+// Idempotency keys (docs/architecture.md, Idempotency keys). A keyed request runs as one unit of work: its transaction takes
 // a transaction-scoped advisory lock on the key, runs the request, and writes the key's row with the
 // answer before it commits. So a key's row exists exactly when the request's effect does; a process
 // that dies mid-request takes its lock and its uncommitted effect with it, and the retry runs afresh.

@@ -1,4 +1,4 @@
-// The double-entry ledger (DESIGN principle 3): the only code that writes balances. Every movement is
+// The double-entry ledger (docs/architecture.md, Ledger): the only code that writes balances. Every movement is
 // a balanced transaction (per asset its entries sum to zero); holds are two-phase; bounded accounts
 // never go below zero. Accounts are locked in id order so concurrent transactions cannot deadlock, and
 // every operation is idempotent by its operation id.

@@ -1,4 +1,4 @@
-// Exact conversion between decimal text and integer minor units (DESIGN principle 1). No float ever
+// Exact conversion between decimal text and integer minor units (docs/architecture.md, Money). No float ever
 // holds money: a JSON number is re-read from its shortest decimal text, which is exact for what a
 // client can have typed.
 import { DomainError } from '../errors/domain-error.ts';

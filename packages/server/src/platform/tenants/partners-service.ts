@@ -1,4 +1,4 @@
-// Partners of the card issuing API (DESIGN, Tenancy): partnerId, API key (hashed, shown once),
+// Partners of the card issuing API (docs/architecture.md): partnerId, API key (hashed, shown once),
 // webhook signing key (encrypted: it must be usable to sign) and webhook URL.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock/clock.ts';

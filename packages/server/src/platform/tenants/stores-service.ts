@@ -53,7 +53,7 @@ export class StoresService {
     const id = newId('store');
     const clientId = `cli_${randomAlphanumeric(24)}`;
     const clientSecret = `cs_${randomAlphanumeric(40)}`;
-    // The public service's secrets look like u_test_webhooks_<uuid> (COMPAT.md test vectors).
+    // The public service's secrets look like u_test_webhooks_<uuid> (docs/wire-compatibility.md test vectors).
     const webhookSecret = `${this.mode === 'sandbox' ? 'u_test' : 'u_live'}_webhooks_${randomUUID()}`;
     const now = this.clock.now();
     const row = await db

@@ -1,5 +1,5 @@
 // A channel is one API's way of sending events: how a request is built and signed, what counts as an
-// acknowledgement, and when to retry. Formats are the public services' (COMPAT.md).
+// acknowledgement, and when to retry. Formats are the public services' (docs/wire-compatibility.md).
 import { randomUUID } from 'node:crypto';
 import { encryptIpn, ipnFormBody, signCryptoWebhook, signIssuingWebhook } from '@tessera/sdk';
 import type { WebhookApi } from '../db/schema.ts';

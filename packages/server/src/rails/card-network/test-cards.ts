@@ -1,4 +1,4 @@
-// The simulator's magic values (DESIGN.md, Sandbox; part of the contract: keep these, add more). Any
+// The simulator's magic values (the README's test cards; part of the contract: keep these, add more). Any
 // future expiry and any CVV of the right length work; any other valid number is approved.
 import type { DeclineReason } from './port.ts';
 
@@ -41,7 +41,7 @@ export const TEST_CARDS: Record<string, { outcome: SimulatedOutcome; description
   },
 };
 
-/** Legacy sandbox amounts (COMPAT.md), honoured on any approving card. */
+/** Legacy sandbox amounts (docs/wire-compatibility.md), honoured on any approving card. */
 export const LEGACY_AMOUNTS: Record<string, DeclineReason> = {
   '0.02': 'insufficient_funds',
   '0.05': 'generic',

@@ -1,5 +1,5 @@
 // /sandbox/crypto/… and /sandbox/fx/…: the simulated chain and FX market around the crypto API
-// (DESIGN, sandbox contract). Payments made here are real transfers on the chain simulator and flow
+// (the sandbox: README). Payments made here are real transfers on the chain simulator and flow
 // through the same deposit, confirmation, ledger and webhook code as any other.
 import { z } from 'zod';
 import { standardErrors } from '../../admin/http/schemas.ts';

@@ -1,4 +1,4 @@
-// /sandbox/issuing/…: the simulated world around the card issuing API (DESIGN, sandbox contract).
+// /sandbox/issuing/…: the simulated world around the card issuing API (the sandbox: README).
 import { z } from 'zod';
 import { standardErrors } from '../../admin/http/schemas.ts';
 import type { CardsService } from '../../issuing/cards/cards-service.ts';

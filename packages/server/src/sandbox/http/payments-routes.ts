@@ -1,4 +1,4 @@
-// /sandbox/payments/…: the simulated card network and wallets around the payments API (DESIGN, sandbox
+// /sandbox/payments/…: the simulated card network and wallets around the payments API (the sandbox: README,
 // contract): the test cards, outcomes scripted for a card's next authorizations (a recurring bill that
 // fails once, say), wallet payment tokens as Apple Pay or Google Pay would hand them over, and a site's
 // ledger balance.

@@ -1,4 +1,4 @@
-// /accounts routes (spec/card-issuing.md, Accounts; COMPAT.md: GET ?currency=EUR, POST {currency}).
+// /accounts routes (docs/issuing.md, Accounts; docs/wire-compatibility.md: GET ?currency=EUR, POST {currency}).
 // Amounts are decimal strings in the currency's exponent, exactly as the ledger holds them.
 import { z } from 'zod';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';

@@ -1,5 +1,5 @@
 // POST /v1/auth/register/partner and /v1/auth/login/partner (x-partner-api-key): the partner's backend
-// registers and logs in its own users (COMPAT.md: body {email, walletAddress}; login {customerId}).
+// registers and logs in its own users (docs/wire-compatibility.md: body {email, walletAddress}; login {customerId}).
 import { z } from 'zod';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';
 import type { AuthService } from '../../auth/auth-service.ts';

@@ -1,4 +1,4 @@
-// /cards routes (spec/card-issuing.md, Cards; COMPAT.md body {subscriptionCardId, isVirtual, currency,
+// /cards routes (docs/issuing.md, Cards; docs/wire-compatibility.md body {subscriptionCardId, isVirtual, currency,
 // label}, physical cards also a delivery address and PIN), as the calling customer.
 import { z } from 'zod';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';

@@ -1,4 +1,4 @@
-// /kyc routes (spec/card-issuing.md, KYC), all as the calling customer (bearer access token).
+// /kyc routes (docs/issuing.md, KYC), all as the calling customer (bearer access token).
 import { z } from 'zod';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';
 import type { KycService, KycView } from '../../kyc/kyc-service.ts';

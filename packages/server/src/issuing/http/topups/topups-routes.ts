@@ -1,5 +1,5 @@
-// /topups routes (spec/card-issuing.md, Topups). POST /topups/fiat answers an HTML page, as the real
-// service does (COMPAT.md), with the bank-transfer instructions; a client asking for JSON
+// /topups routes (docs/issuing.md, Topups). POST /topups/fiat answers an HTML page, as the real
+// service does (docs/wire-compatibility.md), with the bank-transfer instructions; a client asking for JSON
 // (Accept: application/json) gets the topup record instead.
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// /transactions routes (spec/card-issuing.md, Transactions (3D Secure); COMPAT.md list with page/size
+// /transactions routes (docs/issuing.md, Transactions (3D Secure); docs/wire-compatibility.md list with page/size
 // and type, status, startDate, endDate filters; the decision body {authType, authStatus}).
 import { z } from 'zod';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';
