@@ -1,8 +1,7 @@
-// `npx tessera admin create-partner --name "Acme"` (and create-merchant, create-store, rotate-site-key):
-// onboarding from a shell, printing the new tenant's credentials (or a site's new secret key) as JSON,
-// shown once. Works whether or not a server is
-// running: it reuses a running embedded Postgres on the same data directory, or starts one briefly.
-import { parseArgs } from 'node:util';
+// `tessera admin …`: onboarding from a shell — create a partner, a merchant with its sites, a store, or
+// rotate a site's secret key — printing the new credentials as JSON, shown once. Works whether or not a
+// server is running: it reuses a running embedded Postgres on the same data directory, or starts one
+// briefly. The options are parsed by the CLI (src/cli/program.ts); this runs them.
 import { boot } from '../../boot.ts';
 import type { Config } from '../../config.ts';
 import { SandboxClock, systemClock } from '../../platform/clock/clock.ts';
@@ -15,116 +14,83 @@ import { StoresService } from '../../platform/tenants/stores-service.ts';
 import { SsrfGuard } from '../../platform/webhooks/ssrf-guard.ts';
 import { loadSandboxClockOffset } from '../../sandbox/http/clock-routes.ts';
 
-const USAGE = `usage:
-  tessera admin create-partner --name NAME [--webhook-url URL]
-  tessera admin create-merchant --name NAME --site SITE_NAME[=IPN_URL] [--site …]
-  tessera admin create-store --name NAME [--webhook-url URL] [--refunds-disabled] [--currency USDC:ETH …]
-  tessera admin rotate-site-key --merchant MERCHANT_ID --site SITE_ID [--overlap-seconds 86400]
-`;
-const COMMANDS = ['create-partner', 'create-merchant', 'create-store', 'rotate-site-key'];
-
-export async function runAdminCommand(config: Config, argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  let args: ReturnType<typeof parse>;
-  try {
-    args = parse(rest);
-  } catch (err) {
-    process.stderr.write(`tessera: ${(err as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  const name = args.values.name?.trim() ?? '';
-  const rotation = command === 'rotate-site-key' ? rotationOf(args.values) : undefined;
-  if (!command || !COMMANDS.includes(command) || (rotation ? rotation === 'invalid' : !name)) {
-    process.stderr.write(USAGE);
-    return 2;
-  }
-  const guard = new SsrfGuard(config.mode === 'production', config.webhookAllowlist);
-  for (const url of [
-    args.values['webhook-url'],
-    ...(args.values.site ?? []).map((s) => s.split('=').slice(1).join('=')),
-  ]) {
-    const problem = url ? guard.checkUrl(url) : undefined;
-    if (problem) {
-      process.stderr.write(`tessera: the URL ${url} ${problem}\n`);
-      return 2;
+export type AdminAction =
+  | { command: 'create-partner'; name: string; webhookUrl?: string | undefined }
+  | { command: 'create-merchant'; name: string; sites: string[] }
+  | {
+      command: 'create-store';
+      name: string;
+      webhookUrl?: string | undefined;
+      refundsDisabled: boolean;
+      currencies: string[];
     }
+  | { command: 'rotate-site-key'; merchantId: number; siteId: number; overlapSeconds: number };
+
+/** A usage mistake the CLI answers with its help and exit code 2. */
+export class AdminUsageError extends Error {}
+
+/** Runs one admin action against the database and answers what to print (the credentials, as JSON). */
+export async function runAdminAction(config: Config, action: AdminAction): Promise<unknown> {
+  const guard = new SsrfGuard(config.mode === 'production', config.webhookAllowlist);
+  const urls =
+    action.command === 'create-merchant'
+      ? action.sites.map((s) => s.split('=').slice(1).join('='))
+      : 'webhookUrl' in action
+        ? [action.webhookUrl]
+        : [];
+  for (const url of urls) {
+    const problem = url ? guard.checkUrl(url) : undefined;
+    if (problem) throw new AdminUsageError(`the URL ${url} ${problem}`);
   }
 
   const booted = await boot(config, { runMigrations: true, reuseRunningEmbedded: true });
+  // Every branch awaits its work before `finally` closes the pool and the database.
   const database = openDatabase(booted.databaseUrl, { max: 2 });
   try {
     const clock =
       config.mode === 'sandbox' ? new SandboxClock(await loadSandboxClockOffset(database.db)) : systemClock;
     const encryptor = new Encryptor(booted.encryptionKey);
-    let result: unknown;
-    if (command === 'create-partner') {
-      result = await new PartnersService(clock, encryptor).create(database.db, {
-        name,
-        webhookUrl: args.values['webhook-url'] ?? null,
-      });
-    } else if (command === 'create-merchant' || rotation) {
-      const merchants = new MerchantsService(
+    const merchants = () =>
+      new MerchantsService(
         clock,
         encryptor,
         derive(booted.encryptionKey, 'tessera/merchant-api-key/v1'),
         config.mode === 'production' ? 'live' : 'test',
       );
-      if (rotation && rotation !== 'invalid') {
-        result = await runTransaction(database.db, (tx) =>
-          merchants.rotateSecretKey(tx, rotation.merchantId, rotation.siteId, rotation.overlapSeconds),
-        );
-      } else {
-        const sites = (args.values.site ?? [name]).map((site) => {
+    switch (action.command) {
+      case 'create-partner':
+        return await new PartnersService(clock, encryptor).create(database.db, {
+          name: action.name,
+          webhookUrl: action.webhookUrl ?? null,
+        });
+      case 'create-merchant': {
+        const sites = (action.sites.length ? action.sites : [action.name]).map((site) => {
           const [siteName = '', ...url] = site.split('=');
           return { name: siteName, ipnUrl: url.length > 0 ? url.join('=') : null };
         });
-        result = await runTransaction(database.db, (tx) => merchants.create(tx, { name, sites }));
+        return await runTransaction(database.db, (tx) =>
+          merchants().create(tx, { name: action.name, sites }),
+        );
       }
-    } else {
-      const currencies = args.values.currency?.map((pair) => {
-        const [currency = '', network = ''] = pair.toUpperCase().split(':');
-        return { currency, network };
-      });
-      result = await new StoresService(clock, encryptor, config.mode).create(database.db, {
-        name,
-        webhookUrl: args.values['webhook-url'] ?? null,
-        refundsEnabled: !args.values['refunds-disabled'],
-        ...(currencies ? { currencies } : {}),
-      });
+      case 'create-store': {
+        const currencies = action.currencies.map((pair) => {
+          const [currency = '', network = ''] = pair.toUpperCase().split(':');
+          return { currency, network };
+        });
+        return await new StoresService(clock, encryptor, config.mode).create(database.db, {
+          name: action.name,
+          webhookUrl: action.webhookUrl ?? null,
+          refundsEnabled: !action.refundsDisabled,
+          ...(currencies.length ? { currencies } : {}),
+        });
+      }
+      case 'rotate-site-key':
+        return await runTransaction(database.db, (tx) =>
+          merchants().rotateSecretKey(tx, action.merchantId, action.siteId, action.overlapSeconds),
+        );
     }
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return 0;
-  } catch (err) {
-    process.stderr.write(`tessera: ${(err as Error).message}\n`);
-    return 1;
   } finally {
     await database.close();
     await booted.stopDatabase();
   }
-}
-
-function rotationOf(values: ReturnType<typeof parse>['values']) {
-  const merchantId = Number(values.merchant);
-  const siteId = Number(values.site?.[0]);
-  const overlapSeconds = Number(values['overlap-seconds'] ?? 86_400);
-  const valid = [merchantId, siteId].every((n) => Number.isSafeInteger(n) && n > 0);
-  if (!valid || !Number.isSafeInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > 30 * 86_400)
-    return 'invalid' as const;
-  return { merchantId, siteId, overlapSeconds };
-}
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    options: {
-      name: { type: 'string' },
-      merchant: { type: 'string' },
-      'overlap-seconds': { type: 'string' },
-      'webhook-url': { type: 'string' },
-      site: { type: 'string', multiple: true },
-      currency: { type: 'string', multiple: true },
-      'refunds-disabled': { type: 'boolean' },
-    },
-    strict: true,
-  });
 }

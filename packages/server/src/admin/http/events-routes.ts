@@ -57,6 +57,30 @@ export async function registerEventRoutes(app: ZodApp, deps: AdminDeps): Promise
     async (request) => presentEventDetail(await deps.events.get(request.params.id)),
   );
 
+  app.get(
+    '/events/:id/webhook-request',
+    {
+      schema: {
+        summary:
+          'The webhook request the event makes, signed with its tenant’s secret, not sent (what `tessera listen` forwards)',
+        tags: ['events'],
+        params: idParam,
+        response: {
+          200: z.object({
+            eventId: z.string(),
+            api: apiEnum,
+            tenantId: z.string(),
+            type: z.string(),
+            headers: z.record(z.string(), z.string()),
+            body: z.string(),
+          }),
+          ...standardErrors,
+        },
+      },
+    },
+    async (request) => deps.events.webhookRequest(request.params.id),
+  );
+
   app.post(
     '/events/:id/redeliver',
     {

@@ -6,6 +6,7 @@ import type { Db, Executor } from '../db/database.ts';
 import type { WebhookApi } from '../db/schema.ts';
 import { runTransaction, type Transact } from '../db/transact.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
+import { newAttemptId } from '../webhooks/channels.ts';
 import type { DeliveryEngine } from '../webhooks/delivery-engine.ts';
 
 /** Restricts a query to one tenant's events (a merchant's: those of every one of its sites); the operator passes none. */
@@ -168,6 +169,14 @@ export class EventsService {
   }
 
   /** Sends the event again, with a fresh attempt budget, to its current endpoint. */
+  /** The webhook request of an event as its channel builds it (signed, not sent), for forwarding. */
+  async webhookRequest(eventId: string, scope?: EventScope) {
+    const event = await this.findScoped(eventId, scope);
+    const attemptId = `listen-${newAttemptId()}`;
+    const request = await this.engine.requestFor(event, attemptId);
+    return { eventId: event.id, api: event.api, tenantId: event.tenant_id, type: event.type, ...request };
+  }
+
   async redeliver(eventId: string, scope?: EventScope): Promise<{ deliveryId: string }> {
     const event = await this.findScoped(eventId, scope);
     const deliveryId = await this.transact((tx) => this.engine.createDelivery(tx, event, 'redelivery'));

@@ -12,7 +12,7 @@ import type { EventsTable, WebhookApi } from '../db/schema.ts';
 import { runTransaction } from '../db/transact.ts';
 import { newId } from '../ids.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
-import { CHANNELS, newAttemptId, type WebhookChannel } from './channels.ts';
+import { CHANNELS, type ChannelRequest, newAttemptId, type WebhookChannel } from './channels.ts';
 import type { HttpSender, OutboundResult } from './http-sender.ts';
 import type { WebhookTenantDirectory } from './tenant-directory.ts';
 
@@ -97,6 +97,18 @@ export class DeliveryEngine {
   /** Wakes the worker after a commit that created deliveries. */
   notify(): void {
     this.deps.jobs.notify(DELIVERY_QUEUE);
+  }
+
+  /**
+   * The request a delivery of this event would make, signed with its tenant's current secret, without
+   * sending it: what `tessera listen` forwards to a developer's machine.
+   */
+  async requestFor(
+    event: { api: WebhookApi; tenant_id: string; payload: string },
+    attemptId: string,
+  ): Promise<ChannelRequest> {
+    const secret = await this.deps.tenants.signingSecret(this.deps.db, event.api, event.tenant_id);
+    return this.channels[event.api].buildRequest(event.payload, secret, attemptId);
   }
 
   /** Makes one attempt if the delivery is due and free; answers whether an attempt was made. */

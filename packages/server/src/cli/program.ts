@@ -1,0 +1,284 @@
+// The `tessera` command line (commander): what each command and option is, and its help. Exit codes:
+// 0 done; 1 it failed (the reason in one line on stderr, with its fix when there is one); 2 a usage
+// mistake (unknown command or option, missing argument), answered with the help. `serve` keeps running.
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { type AdminAction, AdminUsageError, runAdminAction } from '../admin/cli/admin-cli.ts';
+import { type Config, ConfigError, parseConfig } from '../config.ts';
+import { TESSERA_VERSION } from '../version.ts';
+import { backup, describeFailure, migrate, restore, serve } from './lifecycle-commands.ts';
+import { listen } from './listen.ts';
+import { adminRequest, CliError, connect } from './server-connection.ts';
+
+/** What an action answers: an exit code, or `running` for a server that stays up. */
+export type Outcome = number | 'running';
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+const positiveInt = (name: string) => (value: string) => {
+  const n = Number(value);
+  if (!/^\d{1,10}$/.test(value) || n <= 0)
+    throw new InvalidArgumentError(`${name} must be a positive whole number`);
+  return n;
+};
+const seconds = (value: string) => {
+  const n = Number(value);
+  if (!/^\d{1,7}$/.test(value) || n > 30 * 86_400)
+    throw new InvalidArgumentError('must be 0 to 2592000 seconds');
+  return n;
+};
+const API = new Option('--api <api>', 'only this API’s events').choices(['issuing', 'payments', 'crypto']);
+
+export function buildProgram(settle: (outcome: Outcome) => void): Command {
+  const config = (): Config => parseConfig(process.env);
+  const run = (work: () => Promise<Outcome>) => async () => settle(await work());
+  const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+
+  const program = new Command('tessera')
+    .description(
+      'Self-hostable payments platform: card issuing, card payments and crypto payments on one ledger.',
+    )
+    .version(TESSERA_VERSION, '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .showHelpAfterError('(tessera --help lists the commands)')
+    .configureHelp({ sortSubcommands: false })
+    .addHelpText(
+      'after',
+      '\nConfiguration comes from the environment (PORT, TESSERA_MODE, TESSERA_DATA_DIR, DATABASE_URL, …: see the README).\nExit codes: 0 done, 1 failed, 2 usage mistake.',
+    );
+
+  program
+    .command('serve')
+    .description(
+      'run the platform: the three APIs, admin, sandbox, hosted pages (embedded Postgres unless DATABASE_URL)',
+    )
+    .action(async () => settle(await serve(config()).then((code) => (code < 0 ? 'running' : code))));
+
+  program
+    .command('migrate')
+    .description('apply the database migrations, then exit')
+    .action(run(() => migrate(config())));
+
+  program
+    .command('backup')
+    .description('copy the embedded database and the sandbox secrets into FILE, also while a server runs')
+    .argument('<file>', 'the archive to write (.tar)')
+    .action((file: string) => run(() => backup(config(), file))());
+
+  program
+    .command('restore')
+    .description('unpack a backup into a fresh TESSERA_DATA_DIR')
+    .argument('<file>', 'the archive `tessera backup` wrote')
+    .action((file: string) => run(() => restore(config(), file))());
+
+  const admin = program
+    .command('admin')
+    .description('onboard tenants and manage their keys (prints credentials once, as JSON)');
+  const adminRun = (action: AdminAction) =>
+    run(async () => {
+      print(await runAdminAction(config(), action));
+      return 0;
+    })();
+  admin
+    .command('create-partner')
+    .description('a card issuing partner: its API key and webhook signing key')
+    .requiredOption('--name <name>', 'the partner’s name')
+    .option('--webhook-url <url>', 'where its webhooks go')
+    .action((o: { name: string; webhookUrl?: string }) =>
+      adminRun({ command: 'create-partner', name: o.name, webhookUrl: o.webhookUrl }),
+    );
+  admin
+    .command('create-merchant')
+    .description('a payments merchant and its sites: API key, each site’s sk_/pk_ keys')
+    .requiredOption('--name <name>', 'the merchant’s name')
+    .option('--site <name[=ipnUrl]>', 'a site, with its IPN URL (repeat for more)', collect, [])
+    .action((o: { name: string; site: string[] }) =>
+      adminRun({ command: 'create-merchant', name: o.name, sites: o.site }),
+    );
+  admin
+    .command('create-store')
+    .description('a crypto store: client id and secret, webhook secret')
+    .requiredOption('--name <name>', 'the store’s name')
+    .option('--webhook-url <url>', 'where its webhooks go')
+    .option(
+      '--currency <CURRENCY:NETWORK>',
+      'an accepted currency, e.g. USDC:ETH (repeat for more)',
+      collect,
+      [],
+    )
+    .option('--refunds-disabled', 'refuse refunds')
+    .action((o: { name: string; webhookUrl?: string; currency: string[]; refundsDisabled?: boolean }) =>
+      adminRun({
+        command: 'create-store',
+        name: o.name,
+        webhookUrl: o.webhookUrl,
+        currencies: o.currency,
+        refundsDisabled: o.refundsDisabled ?? false,
+      }),
+    );
+  admin
+    .command('rotate-site-key')
+    .description('a new secret key for a site; the previous one works for the overlap')
+    .requiredOption('--merchant <id>', 'the merchant', positiveInt('--merchant'))
+    .requiredOption('--site <id>', 'the site', positiveInt('--site'))
+    .option('--overlap-seconds <seconds>', 'how long the previous key keeps working', seconds, 86_400)
+    .action((o: { merchant: number; site: number; overlapSeconds: number }) =>
+      adminRun({
+        command: 'rotate-site-key',
+        merchantId: o.merchant,
+        siteId: o.site,
+        overlapSeconds: o.overlapSeconds,
+      }),
+    );
+
+  const connection = (command: Command) =>
+    command
+      .option('--server <url>', 'the running Tessera (default: TESSERA_PUBLIC_URL, else this machine’s PORT)')
+      .option(
+        '--admin-token <token>',
+        'the operator’s token (default: TESSERA_ADMIN_TOKEN, else the sandbox’s data directory)',
+      );
+
+  connection(
+    program
+      .command('events')
+      .description('list webhook events, newest first')
+      .addOption(API)
+      .option('--tenant <id>', 'only this tenant’s (partner, site or store id)')
+      .option('--type <type>', 'only this event type')
+      .option('--limit <n>', 'how many', positiveInt('--limit'), 20)
+      .option('--json', 'print JSON'),
+  ).action(
+    (o: {
+      api?: string;
+      tenant?: string;
+      type?: string;
+      limit: number;
+      json?: boolean;
+      server?: string;
+      adminToken?: string;
+    }) =>
+      run(async () => {
+        const query = new URLSearchParams({ limit: String(o.limit) });
+        if (o.api) query.set('api', o.api);
+        if (o.tenant) query.set('tenantId', o.tenant);
+        if (o.type) query.set('type', o.type);
+        const page = await adminRequest<{
+          data: {
+            eventId: string;
+            api: string;
+            tenantId: string;
+            type: string;
+            createdAt: string;
+            deliveryState: string;
+          }[];
+        }>(await connect(config(), o), 'GET', `/events?${query}`);
+        if (o.json) print(page.data);
+        else
+          for (const e of page.data)
+            process.stdout.write(
+              `${e.createdAt}  ${e.api.padEnd(8)} ${e.tenantId.padEnd(28)} ${e.type.padEnd(28)} ${e.deliveryState.padEnd(9)} ${e.eventId}\n`,
+            );
+        return 0;
+      })(),
+  );
+
+  connection(
+    program
+      .command('redeliver')
+      .description('send an event’s webhook again (same event id, fresh attempts)')
+      .argument('<eventId>', 'the event')
+      .option('--json', 'print JSON'),
+  ).action((eventId: string, o: { json?: boolean; server?: string; adminToken?: string }) =>
+    run(async () => {
+      const result = await adminRequest<{ deliveryId: string }>(
+        await connect(config(), o),
+        'POST',
+        `/events/${encodeURIComponent(eventId)}/redeliver`,
+      );
+      if (o.json) print(result);
+      else process.stdout.write(`redelivering ${eventId} (delivery ${result.deliveryId})\n`);
+      return 0;
+    })(),
+  );
+
+  connection(
+    program
+      .command('listen')
+      .description('forward new webhook events, signed as their webhooks are, to a local URL (Ctrl-C stops)')
+      .requiredOption('--forward-to <url>', 'where to post them, e.g. http://localhost:3000/webhooks')
+      .addOption(API)
+      .option('--tenant <id>', 'only this tenant’s (partner, site or store id)')
+      .option('--interval <ms>', 'how often to look for new events', positiveInt('--interval'), 500)
+      .option('--json', 'one JSON line per forwarded event'),
+  ).action(
+    (o: {
+      forwardTo: string;
+      api?: string;
+      tenant?: string;
+      interval: number;
+      json?: boolean;
+      server?: string;
+      adminToken?: string;
+    }) =>
+      run(async () => {
+        if (!/^https?:\/\//.test(o.forwardTo)) throw new CliError('--forward-to must be an http(s) URL');
+        const stop = new AbortController();
+        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+        await listen(
+          await connect(config(), o),
+          {
+            forwardTo: o.forwardTo,
+            api: o.api,
+            tenant: o.tenant,
+            json: o.json ?? false,
+            intervalMs: o.interval,
+            signal: stop.signal,
+          },
+          {
+            line: (text) => process.stdout.write(`${text}\n`),
+            info: (text) => process.stderr.write(`${text}\n`),
+          },
+        );
+        return 0;
+      })(),
+  );
+
+  return program;
+}
+
+/** Runs the CLI on these arguments; answers the exit code, or `running`. */
+export async function runCli(argv: string[]): Promise<Outcome> {
+  let outcome: Outcome = 0;
+  const program = buildProgram((o) => {
+    outcome = o;
+  });
+  const override = (command: Command) => {
+    command.exitOverride();
+    for (const sub of command.commands) override(sub);
+  };
+  override(program);
+  if (argv.length === 0) {
+    program.outputHelp();
+    return 0;
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return outcome;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version are answers, not mistakes.
+      if (
+        err.code === 'commander.helpDisplayed' ||
+        err.code === 'commander.version' ||
+        err.code === 'commander.help'
+      )
+        return 0;
+      return 2;
+    }
+    if (err instanceof ConfigError || err instanceof AdminUsageError) {
+      process.stderr.write(`tessera: ${err.message}\n`);
+      return err instanceof AdminUsageError ? 2 : 1;
+    }
+    process.stderr.write(`tessera: ${describeFailure(err)}\n`);
+    return 1;
+  }
+}

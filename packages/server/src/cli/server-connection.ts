@@ -1,0 +1,73 @@
+// How the CLI's client commands (`events`, `redeliver`, `listen`) reach a running Tessera: its URL
+// (`--server`, else TESSERA_PUBLIC_URL, else this machine's PORT) and the operator's admin token
+// (`--admin-token`, else TESSERA_ADMIN_TOKEN, else the sandbox's data directory, where `tessera serve`
+// keeps the token it generated).
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../config.ts';
+
+export interface ServerConnection {
+  url: string;
+  adminToken: string;
+}
+
+/** A failure the CLI reports in one line, with what to do about it. */
+export class CliError extends Error {}
+
+export async function connect(
+  config: Config,
+  options: { server?: string; adminToken?: string },
+): Promise<ServerConnection> {
+  const url = (options.server ?? config.publicUrl).replace(/\/$/, '');
+  const adminToken = options.adminToken ?? config.adminToken ?? (await sandboxToken(config.dataDir));
+  if (!adminToken) {
+    throw new CliError(
+      `no admin token: pass --admin-token, set TESSERA_ADMIN_TOKEN, or run where the sandbox's data directory (${config.dataDir}) is`,
+    );
+  }
+  return { url, adminToken };
+}
+
+async function sandboxToken(dataDir: string): Promise<string | undefined> {
+  try {
+    const secrets = JSON.parse(await readFile(join(dataDir, 'secrets.json'), 'utf8')) as {
+      adminToken?: string;
+    };
+    return secrets.adminToken;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One admin API call; a refusal or an unreachable server is a CliError saying so. */
+export async function adminRequest<T>(
+  connection: ServerConnection,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`${connection.url}/admin${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${connection.adminToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch (err) {
+    throw new CliError(
+      `cannot reach Tessera at ${connection.url} (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}): is it running? (--server URL)`,
+    );
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    let message = text;
+    try {
+      message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
+    } catch {}
+    throw new CliError(`${method} /admin${path} answered ${response.status}: ${message}`);
+  }
+  return JSON.parse(text) as T;
+}

@@ -1,0 +1,183 @@
+// The `tessera` command line as a developer meets it, each command a real process: help, version and
+// usage mistakes (exit codes, never a stack); `events` and `redeliver` against a running Tessera; and
+// `listen --forward-to`, which must post each new event to a local URL exactly as its webhook is signed.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { decryptIpn, verifyCryptoWebhook } from '@tessera/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anOrder as aCryptoOrder, aStore, pay } from '../harness/crypto-builders.ts';
+import { Harness } from '../harness/harness.ts';
+import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
+import { runCli } from '../harness/server-process.ts';
+import { WebhookReceiver } from '../harness/webhook-receiver.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/tessera.mjs', import.meta.url));
+
+let h: Harness;
+let local: WebhookReceiver;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  h = await Harness.start();
+  local = await WebhookReceiver.start();
+  env = {
+    TESSERA_ADMIN_TOKEN: h.adminToken,
+    TESSERA_PUBLIC_URL: h.baseUrl,
+    TESSERA_DATA_DIR: '/nonexistent',
+  };
+});
+afterAll(async () => {
+  await h.close();
+  await local.close();
+});
+
+describe('help, version and mistakes', () => {
+  it('--help lists the commands and exit codes; --version prints the version; both exit 0', async () => {
+    const help = await runCli(['--help'], env);
+    expect(help.code).toBe(0);
+    for (const command of [
+      'serve',
+      'migrate',
+      'backup',
+      'restore',
+      'admin',
+      'events',
+      'redeliver',
+      'listen',
+    ]) {
+      expect(help.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
+    }
+    expect(help.stdout).toContain('Exit codes');
+    const bare = await runCli([], env);
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).toContain('Usage: tessera');
+    const version = await runCli(['--version'], env);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const adminHelp = await runCli(['admin', 'rotate-site-key', '--help'], env);
+    expect(adminHelp.code).toBe(0);
+    expect(adminHelp.stdout).toContain('--overlap-seconds');
+  });
+
+  it('an unknown command, an unknown option or a missing value exits 2 with a pointer to the help, never a stack', async () => {
+    for (const args of [
+      ['nope'],
+      ['events', '--bogus'],
+      ['admin', 'create-partner'],
+      ['redeliver'],
+      ['events', '--limit', 'x'],
+    ]) {
+      const run = await runCli(args, env);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr).toContain('tessera --help');
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('a server that does not answer is one line with what to do, exit 1', async () => {
+    const run = await runCli(['events', '--server', 'http://127.0.0.1:9'], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/cannot reach Tessera at http:\/\/127\.0\.0\.1:9 .*is it running\?/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('events and redeliver', () => {
+  it('lists events (table or JSON) and redelivers one', async () => {
+    const store = await aStore(h, { webhookUrl: local.url('/direct') });
+    const order = await aCryptoOrder(h, store);
+    await pay(h, order.id);
+    const listed = await runCli(['events', '--api', 'crypto', '--tenant', store.id, '--json'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    const events = JSON.parse(listed.stdout) as { eventId: string; type: string }[];
+    expect(events.map((e) => e.type)).toContain('ORDER.PAYMENT.DETECTED');
+    const table = await runCli(['events', '--api', 'crypto', '--tenant', store.id], env);
+    expect(table.stdout).toContain('ORDER.PAYMENT.DETECTED');
+    const again = await runCli(['redeliver', events[0]?.eventId ?? ''], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/redelivering evt_/);
+    expect((await runCli(['redeliver', 'evt_nope'], env)).code).toBe(1);
+  });
+});
+
+describe('listen --forward-to', () => {
+  let listener: ChildProcess;
+  let output = '';
+
+  beforeAll(async () => {
+    listener = spawn(
+      process.execPath,
+      [BIN, 'listen', '--forward-to', local.url('/forwarded'), '--json', '--interval', '100'],
+      {
+        env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    listener.stdout?.on('data', (c) => {
+      output += String(c);
+    });
+    listener.stderr?.on('data', (c) => {
+      output += String(c);
+    });
+    // Ready once it has taken the existing events as history (it says so on stderr).
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`listen did not start: ${output}`)), 15_000);
+      listener.stderr?.on('data', () => {
+        if (output.includes('Ready.')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+  });
+  afterAll(() => {
+    listener?.kill('SIGKILL');
+  });
+
+  it('forwards each new event signed exactly as its webhook (crypto body signature, IPN encryption) and logs the answer; Ctrl-C exits 0', async () => {
+    // A crypto store without a webhook URL: listen is how the developer sees its events.
+    const store = await aStore(h);
+    const order = await aCryptoOrder(h, store);
+    await pay(h, order.id);
+    const [crypto] = await local.waitFor(
+      1,
+      (r) => r.path === '/forwarded' && r.headers['tessera-order-id'] === order.id,
+    );
+    const hook = verifyCryptoWebhook<{ event_type: string }>(crypto?.body ?? '', store.webhookSecret);
+    expect(hook.event_type).toBe('ORDER.PAYMENT.DETECTED');
+
+    const m = await aMerchant(h);
+    const customerId = await aCustomer(h, m);
+    await payments(h, m, 'POST', '/order', anOrder(customerId));
+    const [ipn] = await local.waitFor(
+      1,
+      (r) => r.path === '/forwarded' && r.body.startsWith('opensslResult='),
+    );
+    const decrypted = decryptIpn<{ customerId: number }>(
+      new URLSearchParams(ipn?.body).get('opensslResult') ?? '',
+      m.sites[0]?.ipnSecret ?? '',
+    );
+    expect(decrypted.customerId).toBe(customerId);
+
+    await expect.poll(() => output).toContain('"type":"ORDER.PAYMENT.DETECTED"');
+    const line = JSON.parse(output.split('\n').find((l) => l.includes('ORDER.PAYMENT.DETECTED')) ?? '{}') as {
+      status: number;
+      api: string;
+    };
+    expect(line).toMatchObject({ status: 200, api: 'crypto' });
+    // Nothing that existed before it started was forwarded.
+    expect(
+      local.received
+        .filter((r) => r.path === '/forwarded')
+        .every(
+          (r) =>
+            r.headers['x-tessera-delivery-id']?.toString().startsWith('listen-') ||
+            r.headers['x-service-delivery-id']?.toString().startsWith('listen-'),
+        ),
+    ).toBe(true);
+
+    const exited = new Promise<number | null>((resolve) => listener.once('exit', resolve));
+    listener.kill('SIGINT');
+    expect(await exited).toBe(0);
+  });
+});
