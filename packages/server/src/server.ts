@@ -80,6 +80,7 @@ import { registerCryptoSandboxRoutes } from './sandbox/http/crypto-routes.ts';
 import { registerIssuingSandboxRoutes } from './sandbox/http/issuing-routes.ts';
 import { registerMessagesRoutes } from './sandbox/http/messages-routes.ts';
 import { registerPaymentsSandboxRoutes } from './sandbox/http/payments-routes.ts';
+import { registerTriggerRoutes } from './sandbox/http/trigger-routes.ts';
 import { TESSERA_VERSION } from './version.ts';
 
 export interface AppOptions {
@@ -492,11 +493,22 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       security: [{ adminToken: [] }],
       routes: async (routes) => {
         requireAdmin(routes, adminToken);
-        await registerClockRoutes(routes, {
+        const clockDeps = { db: services.db, clock, sweeps: services.sweeps, processes: services.processes };
+        await registerClockRoutes(routes, clockDeps);
+        await registerTriggerRoutes(routes, {
           db: services.db,
-          clock,
-          sweeps: services.sweeps,
-          processes: services.processes,
+          events: services.events,
+          clockDeps,
+          issuing: { db: services.db, partners: services.partners, ...services.issuing },
+          payments: { db: services.db, payments: services.payments },
+          crypto: {
+            db: services.db,
+            transact: services.transact,
+            stores: services.stores,
+            orders: services.crypto.orders,
+            refunds: services.crypto.refunds,
+            chain: services.rails.chain,
+          },
         });
         await registerMessagesRoutes(routes, { db: services.db, notifier: services.rails.notifier });
         await registerIssuingSandboxRoutes(routes, {

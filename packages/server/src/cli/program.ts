@@ -7,7 +7,7 @@ import { type Config, ConfigError, parseConfig } from '../config.ts';
 import { TESSERA_VERSION } from '../version.ts';
 import { backup, describeFailure, migrate, restore, serve } from './lifecycle-commands.ts';
 import { listen } from './listen.ts';
-import { adminRequest, CliError, connect } from './server-connection.ts';
+import { adminRequest, CliError, connect, sandboxRequest } from './server-connection.ts';
 
 /** What an action answers: an exit code, or `running` for a server that stays up. */
 export type Outcome = number | 'running';
@@ -198,6 +198,54 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
       else process.stdout.write(`redelivering ${eventId} (delivery ${result.deliveryId})\n`);
       return 0;
     })(),
+  );
+
+  connection(
+    program
+      .command('trigger')
+      .description('make the sandbox produce a real event of a type for a tenant (no EVENT: list them)')
+      .argument(
+        '[event]',
+        'the event type, e.g. ORDER.PAYMENT.RECEIVED, transaction.complete-ok, cardStatusChanged',
+      )
+      .option('--tenant <id>', 'the partner, site or store (default: the newest of the event’s API)')
+      .option('--json', 'print JSON'),
+  ).action(
+    (
+      event: string | undefined,
+      o: { tenant?: string; json?: boolean; server?: string; adminToken?: string },
+    ) =>
+      run(async () => {
+        const connected = await connect(config(), o);
+        if (!event) {
+          const list = await sandboxRequest<{ data: { event: string; api: string; description: string }[] }>(
+            connected,
+            'GET',
+            '/triggers',
+          );
+          if (o.json) print(list.data);
+          else
+            for (const t of list.data)
+              process.stdout.write(`${t.api.padEnd(9)}${t.event.padEnd(30)}${t.description}\n`);
+          return 0;
+        }
+        const made = await sandboxRequest<{
+          tenantId: string;
+          objects: Record<string, string>;
+          events: { eventId: string; type: string }[];
+        }>(
+          connected,
+          'POST',
+          `/triggers/${encodeURIComponent(event)}`,
+          o.tenant ? { tenantId: o.tenant } : {},
+        );
+        if (o.json) print(made);
+        else {
+          process.stdout.write(`triggered ${event} for ${made.tenantId}\n`);
+          for (const e of made.events) process.stdout.write(`  ${e.type.padEnd(30)} ${e.eventId}\n`);
+        }
+        return 0;
+      })(),
   );
 
   connection(

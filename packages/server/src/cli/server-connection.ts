@@ -40,7 +40,22 @@ async function sandboxToken(dataDir: string): Promise<string | undefined> {
 }
 
 /** One admin API call; a refusal or an unreachable server is a CliError saying so. */
-export async function adminRequest<T>(
+export const adminRequest = <T>(
+  connection: ServerConnection,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+) => operatorRequest<T>(connection, method, `/admin${path}`, body);
+
+/** One sandbox API call (sandbox mode only). */
+export const sandboxRequest = <T>(
+  connection: ServerConnection,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+) => operatorRequest<T>(connection, method, `/sandbox${path}`, body);
+
+async function operatorRequest<T>(
   connection: ServerConnection,
   method: 'GET' | 'POST',
   path: string,
@@ -48,7 +63,7 @@ export async function adminRequest<T>(
 ): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(`${connection.url}/admin${path}`, {
+    response = await fetch(`${connection.url}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${connection.adminToken}`,
@@ -67,7 +82,7 @@ export async function adminRequest<T>(
     try {
       message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
     } catch {}
-    throw new CliError(`${method} /admin${path} answered ${response.status}: ${message}`);
+    throw new CliError(`${method} ${path} answered ${response.status}: ${message}`);
   }
   return JSON.parse(text) as T;
 }

@@ -176,6 +176,24 @@ describe('listen --forward-to', () => {
         ),
     ).toBe(true);
 
+    // `tessera trigger` makes an event; listen forwards it.
+    const list = await runCli(['trigger'], env);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/crypto\s+ORDER\.PAYMENT\.CANCELLED/);
+    const triggered = await runCli(
+      ['trigger', 'ORDER.PAYMENT.CANCELLED', '--tenant', store.id, '--json'],
+      env,
+    );
+    expect(triggered.code, triggered.stderr).toBe(0);
+    const made = JSON.parse(triggered.stdout) as { objects: { orderId: string } };
+    await local.waitFor(
+      1,
+      (r) => r.path === '/forwarded' && r.headers['tessera-order-id'] === made.objects.orderId,
+    );
+    const unknown = await runCli(['trigger', 'NOPE'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no trigger for NOPE/);
+
     const exited = new Promise<number | null>((resolve) => listener.once('exit', resolve));
     listener.kill('SIGINT');
     expect(await exited).toBe(0);

@@ -61,32 +61,43 @@ export async function registerClockRoutes(app: ZodApp, deps: ClockDeps): Promise
       },
     },
     async (request) => {
-      const processed: Record<string, number> = {};
-      const count = (round: Record<string, number> | undefined) => {
-        for (const [name, n] of Object.entries(round ?? {})) processed[name] = (processed[name] ?? 0) + n;
-      };
-      // Step through every due instant on the way (a bill, the next period's, a retry), as if the time
-      // had passed; then to the target.
-      const target = deps.clock.now().getTime() + request.body.seconds * 1000;
-      let lastDue: number | undefined;
-      for (let step = 0; step < MAX_STEPS; step++) {
-        const due = (await deps.sweeps.nextDue())?.getTime();
-        if (due === undefined || due > target || due === lastDue) break;
-        lastDue = due;
-        const gap = due - deps.clock.now().getTime();
-        if (gap > 0) {
-          await advanceSandboxClock(deps, gap);
-          await everyProcessSees(deps, request.log);
-        }
-        count(await deps.sweeps.runAll());
-      }
-      const rest = target - deps.clock.now().getTime();
-      if (rest > 0) await advanceSandboxClock(deps, rest);
-      await everyProcessSees(deps, request.log);
-      count(await deps.sweeps.runAll());
+      const processed = await advanceAndRunSweeps(deps, request.body.seconds, request.log);
       return { now: deps.clock.now().toISOString(), offsetSeconds: deps.clock.offset / 1000, processed };
     },
   );
+}
+
+/**
+ * Moves the sandbox clock on by `seconds`, stepping through every due instant on the way (a bill, the
+ * next period's, a retry) as if the time had passed, and runs what became due; answers what ran.
+ */
+export async function advanceAndRunSweeps(
+  deps: ClockDeps,
+  seconds: number,
+  log: FastifyBaseLogger,
+): Promise<Record<string, number>> {
+  const processed: Record<string, number> = {};
+  const count = (round: Record<string, number> | undefined) => {
+    for (const [name, n] of Object.entries(round ?? {})) processed[name] = (processed[name] ?? 0) + n;
+  };
+  const target = deps.clock.now().getTime() + seconds * 1000;
+  let lastDue: number | undefined;
+  for (let step = 0; step < MAX_STEPS; step++) {
+    const due = (await deps.sweeps.nextDue())?.getTime();
+    if (due === undefined || due > target || due === lastDue) break;
+    lastDue = due;
+    const gap = due - deps.clock.now().getTime();
+    if (gap > 0) {
+      await advanceSandboxClock(deps, gap);
+      await everyProcessSees(deps, log);
+    }
+    count(await deps.sweeps.runAll());
+  }
+  const rest = target - deps.clock.now().getTime();
+  if (rest > 0) await advanceSandboxClock(deps, rest);
+  await everyProcessSees(deps, log);
+  count(await deps.sweeps.runAll());
+  return processed;
 }
 
 /** Persists the new offset first, so other processes and the next start agree on the time. */

@@ -1,0 +1,133 @@
+// Triggers of the payments API's IPNs, for a site: a customer and an order made as the API makes them,
+// paid with the sandbox's test cards (README), then captured, refunded, voided or canceled as the API
+// would. Each IPN type is `transaction.<status>` or `order.<status>`.
+import type { PaymentsServices } from '../../payments/payments-services.ts';
+import { loadMerchantScope, type MerchantScope } from '../../payments/sites.ts';
+import type { Db } from '../../platform/db/database.ts';
+import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
+import { type Trigger, type TriggerClock, triggerRef } from './trigger-context.ts';
+
+export interface PaymentsTriggerServices {
+  db: Db;
+  payments: PaymentsServices;
+  clock: TriggerClock;
+}
+
+type PaymentsTrigger = Trigger<PaymentsTriggerServices>;
+
+const EXPIRY = `12/${String((new Date().getUTCFullYear() + 3) % 100).padStart(2, '0')}`;
+
+async function siteScope(s: PaymentsTriggerServices, siteId: string): Promise<MerchantScope> {
+  const site = /^\d{1,10}$/.test(siteId)
+    ? await s.db
+        .selectFrom('sites')
+        .select(['id', 'merchant_id'])
+        .where('id', '=', Number(siteId))
+        .executeTakeFirst()
+    : undefined;
+  if (!site) throw notFound('site');
+  return { ...(await loadMerchantScope(s.db, site.merchant_id)), siteIds: [site.id] };
+}
+
+/** An order paid with this card; a decline is an answer here, not an error. */
+async function anOrder(
+  s: PaymentsTriggerServices,
+  siteId: string,
+  card: string,
+  mode: 'authAndCapture' | 'auth' = 'authAndCapture',
+) {
+  const merchant = await siteScope(s, siteId);
+  const customer = await s.payments.customers.create(merchant, {
+    identifier: triggerRef('trigger'),
+    email: 'buyer@sandbox.tessera.invalid',
+  });
+  try {
+    const charged = await s.payments.orders.create(merchant, {
+      amount: '10.00',
+      currency: 'EUR',
+      orderType: 'purchase',
+      customerId: customer.id,
+      externalOrderId: triggerRef('trigger'),
+      description: 'Sandbox trigger',
+      cardTransactionMode: mode,
+      cardNumber: card,
+      cardExpiryDate: EXPIRY,
+      cardCvv: '123',
+      cardHolderName: 'Sandbox Buyer',
+      cardHolderCountry: 'RO',
+    });
+    return { merchant, orderId: charged.order.id, transactionId: charged.transaction.id };
+  } catch (err) {
+    const data =
+      err instanceof DomainError
+        ? (err.details?.data as { orderId?: number; transactionId?: number })
+        : undefined;
+    if (err instanceof DomainError && err.status === 402 && data?.orderId && data.transactionId) {
+      return { merchant, orderId: data.orderId, transactionId: data.transactionId };
+    }
+    throw err;
+  }
+}
+
+const ids = (made: { orderId: number; transactionId: number }) => ({
+  orderId: String(made.orderId),
+  transactionId: String(made.transactionId),
+});
+
+export const PAYMENTS_TRIGGERS: Record<string, PaymentsTrigger> = {
+  'transaction.complete-ok': {
+    api: 'payments',
+    description: 'a purchase paid and captured (test card 4111 1111 1111 1111)',
+    run: async (s, siteId) => ids(await anOrder(s, siteId, '4111111111111111')),
+  },
+  'transaction.complete-failed': {
+    api: 'payments',
+    description: 'a purchase declined by the issuer (test card 4000 0000 0000 0002)',
+    run: async (s, siteId) => ids(await anOrder(s, siteId, '4000000000000002')),
+  },
+  'transaction.in-progress': {
+    api: 'payments',
+    description: 'an authorization approved and not captured (cardTransactionMode auth)',
+    run: async (s, siteId) => ids(await anOrder(s, siteId, '4111111111111111', 'auth')),
+  },
+  'transaction.3d-pending': {
+    api: 'payments',
+    description: 'a purchase waiting for the buyer’s 3-D Secure challenge (test card 4000 0000 0000 3220)',
+    run: async (s, siteId) => ids(await anOrder(s, siteId, '4000000000003220')),
+  },
+  'transaction.start': {
+    api: 'payments',
+    description:
+      'a purchase whose outcome the acquirer did not answer in time (test card 4000 0000 0000 0119)',
+    run: async (s, siteId) => ids(await anOrder(s, siteId, '4000000000000119')),
+  },
+  'transaction.refund-ok': {
+    api: 'payments',
+    description: 'a captured purchase refunded in full',
+    async run(s, siteId) {
+      const made = await anOrder(s, siteId, '4111111111111111');
+      const refund = await s.payments.transactions.refund(made.merchant, made.transactionId, {
+        reason: 'sandbox trigger',
+      });
+      return { ...ids(made), refundTransactionId: String(refund.id) };
+    },
+  },
+  'transaction.void-ok': {
+    api: 'payments',
+    description: 'an authorization voided before capture',
+    async run(s, siteId) {
+      const made = await anOrder(s, siteId, '4111111111111111', 'auth');
+      await s.payments.transactions.refund(made.merchant, made.transactionId, { reason: 'sandbox trigger' });
+      return ids(made);
+    },
+  },
+  'order.canceled': {
+    api: 'payments',
+    description: 'an order with no payment (its card declined) canceled by the merchant',
+    async run(s, siteId) {
+      const made = await anOrder(s, siteId, '4000000000000002');
+      await s.payments.orders.cancel(made.merchant, made.orderId, { reason: 'sandbox trigger' });
+      return ids(made);
+    },
+  },
+};
