@@ -36,6 +36,7 @@ export function paymentsApi(
     presenter: presentPaymentsError,
     securitySchemes: { apiPrivateKey: { type: 'http', scheme: 'bearer' } },
     security: [{ apiPrivateKey: [] }],
+    formBodies: true,
     routes: async (app: ZodApp) => {
       acceptPaymentsBodies(app);
       const authenticate = merchantAuthenticator(deps.db, deps.merchants);

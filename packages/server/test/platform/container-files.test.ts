@@ -21,7 +21,9 @@ describe('container files', () => {
     expect(dockerfile).toMatch(/^VOLUME \["\/data"\]$/m);
     expect(dockerfile).toMatch(/^FROM node:20\.\d+-bookworm-slim/m);
     // `npm ci --omit=dev` must leave what serve runs on: tsx runs the sources.
-    const server = JSON.parse(read('packages/server/package.json')) as { dependencies: Record<string, string> };
+    const server = JSON.parse(read('packages/server/package.json')) as {
+      dependencies: Record<string, string>;
+    };
     expect(Object.keys(server.dependencies)).toEqual(expect.arrayContaining(['tsx', 'commander', 'fastify']));
   });
 
@@ -33,7 +35,9 @@ describe('container files', () => {
     const keys = [...environment.matchAll(/^ {6}([A-Z_]+):/gm)].map((m) => m[1]);
     expect(keys.length).toBeGreaterThan(0);
     for (const key of keys) expect(Object.keys(ConfigSchema.shape), key).toContain(key);
-    const env = Object.fromEntries([...environment.matchAll(/^ {6}([A-Z_]+): (.+)$/gm)].map((m) => [m[1], m[2]]));
+    const env = Object.fromEntries(
+      [...environment.matchAll(/^ {6}([A-Z_]+): (.+)$/gm)].map((m) => [m[1], m[2]]),
+    );
     expect(() => ConfigSchema.parse(env)).not.toThrow();
     expect(env.DATABASE_URL).toMatch(/^postgres:\/\/tessera:tessera@postgres:5432\/tessera$/);
   });

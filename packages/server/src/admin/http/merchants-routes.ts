@@ -82,7 +82,7 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
       schema: {
         summary: 'List merchants',
         tags: ['merchants'],
-        response: { 200: z.object({ data: z.array(merchantView) }) },
+        response: { 200: z.object({ data: z.array(merchantView) }), ...standardErrors },
       },
     },
     async () => ({ data: (await deps.merchants.list(deps.db)).map(present) }),

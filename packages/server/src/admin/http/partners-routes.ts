@@ -44,7 +44,7 @@ export async function registerPartnerRoutes(app: ZodApp, deps: AdminDeps): Promi
       schema: {
         summary: 'List partners',
         tags: ['partners'],
-        response: { 200: z.object({ data: z.array(partnerView) }) },
+        response: { 200: z.object({ data: z.array(partnerView) }), ...standardErrors },
       },
     },
     async () => ({ data: (await deps.partners.list(deps.db)).map(present) }),

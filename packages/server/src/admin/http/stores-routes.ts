@@ -68,7 +68,7 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
       schema: {
         summary: 'List stores',
         tags: ['stores'],
-        response: { 200: z.object({ data: z.array(storeView) }) },
+        response: { 200: z.object({ data: z.array(storeView) }), ...standardErrors },
       },
     },
     async () => ({ data: (await deps.stores.list(deps.db)).map(present) }),

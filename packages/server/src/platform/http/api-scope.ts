@@ -9,6 +9,7 @@ import { DomainError } from '../errors/domain-error.ts';
 import { addIdempotencyHooks } from '../idempotency/idempotency-hooks.ts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
 import { asDomainError } from './as-domain-error.ts';
+import { completeDocument } from './openapi-document.ts';
 import { allowInlineStyles } from './security-headers.ts';
 
 export type ZodApp = ReturnType<typeof asZod>;
@@ -38,6 +39,8 @@ export interface ApiScopeOptions {
    * run (and named the principal) before the idempotency preHandler claims a key.
    */
   routes: (app: ZodApp) => Promise<void>;
+  /** Bodies are accepted form-encoded as well as JSON (the document lists both) */
+  formBodies?: boolean;
   /** The document's default security requirement (alternatives), e.g. `[{apiKey: []}]` */
   security?: Record<string, string[]>[];
   /** Collects the scope's OpenAPI document getter for /docs */
@@ -50,13 +53,25 @@ export async function mountApi(app: FastifyInstance, options: ApiScopeOptions): 
       await scope.register(swagger, {
         openapi: {
           openapi: '3.1.0',
-          info: { title: options.title, version: options.version, description: options.description },
+          info: {
+            title: options.title,
+            version: options.version,
+            description: options.description,
+            license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+          },
           servers: [{ url: options.prefix }],
           components: { securitySchemes: options.securitySchemes ?? {} },
           // What every operation needs unless it says otherwise (an operation's own `security` wins).
           ...(options.security ? { security: options.security } : {}),
         },
         transform: jsonSchemaTransform,
+        transformObject: (documents) =>
+          completeDocument(
+            ('openapiObject' in documents
+              ? documents.openapiObject
+              : documents.swaggerObject) as OpenAPIV3.Document,
+            { formBodies: options.formBodies ?? false },
+          ),
       });
       scope.setErrorHandler((err, request, reply) => presentError(options.presenter, err, request, reply));
       // Unknown routes count against the caller's rate limit too (probing for routes is not free).

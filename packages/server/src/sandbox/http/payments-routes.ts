@@ -36,6 +36,7 @@ export async function registerPaymentsSandboxRoutes(
         tags: ['payments'],
         response: {
           200: z.object({ data: z.array(z.object({ cardNumber: z.string(), outcome: z.string() })) }),
+          ...standardErrors,
         },
       },
     },
@@ -104,6 +105,7 @@ export async function registerPaymentsSandboxRoutes(
         querystring: z.object({ currency: z.string().refine(isFiat, 'must be an ISO 4217 currency code') }),
         response: {
           200: z.object({ siteId: z.number().int(), currency: z.string(), available: z.string() }),
+          ...standardErrors,
         },
       },
     },

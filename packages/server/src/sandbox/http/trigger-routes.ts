@@ -57,7 +57,7 @@ export async function registerTriggerRoutes(app: ZodApp, deps: TriggerDeps): Pro
       schema: {
         summary: 'The events a trigger can produce',
         tags: ['triggers'],
-        response: { 200: z.object({ data: z.array(triggerView) }) },
+        response: { 200: z.object({ data: z.array(triggerView) }), ...standardErrors },
       },
     },
     async () => ({ data: TRIGGER_LIST }),
