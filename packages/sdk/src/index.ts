@@ -1,8 +1,3 @@
-export {
-  cryptoWebhookSignature,
-  flattenForSignature,
-  signCryptoWebhook,
-  verifyCryptoWebhook,
-} from './webhooks/crypto.ts';
-export { decryptIpn, encryptIpn, ipnFormBody } from './webhooks/ipn.ts';
-export { signIssuingWebhook, verifyIssuingWebhook } from './webhooks/issuing.ts';
+export { cryptoWebhookSignature, verifyCryptoWebhook } from './webhooks/crypto.ts';
+export { decryptIpn } from './webhooks/ipn.ts';
+export { verifyIssuingWebhook } from './webhooks/issuing.ts';

@@ -1,14 +1,8 @@
 // Card issuing webhooks: a compact JWS (HS512) over the exact body bytes in `X-Service-Signature`,
 // keyed by the partner's webhook signing key (its UTF-8 bytes). No timestamp claim is added or checked.
-import { CompactSign, compactVerify } from 'jose';
+import { compactVerify } from 'jose';
 
 const encoder = new TextEncoder();
-
-export async function signIssuingWebhook(body: string, signingKey: string): Promise<string> {
-  return new CompactSign(encoder.encode(body))
-    .setProtectedHeader({ alg: 'HS512', typ: 'JWT' })
-    .sign(encoder.encode(signingKey));
-}
 
 /**
  * Verifies a delivery as the spec's receiver must: HS512 only, and the signed payload equal to the

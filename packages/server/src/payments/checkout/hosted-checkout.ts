@@ -3,12 +3,13 @@
 // services as the API — the customer found or made by its identifier, the order made with the request's
 // terms — and the browser goes back to backUrl with the result encrypted under the site's secret key,
 // the same JSON the IPN carries.
-import { encryptIpn } from '@tessera/sdk';
+
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { UnitOfWork } from '../../platform/db/connection-scope.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
+import { encryptIpn } from '../../platform/webhooks/wire-signing.ts';
 import type { StoredCard } from '../cards/stored-cards-service.ts';
 import { identifierOf, paymentResult } from '../events/publish-ipn.ts';
 import type { ChargeResult, OrderRow } from '../orders/orders-service.ts';

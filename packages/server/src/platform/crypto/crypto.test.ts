@@ -76,7 +76,9 @@ describe('capability tokens', () => {
     expect(tokens.open('kyc-session', token)).toBeUndefined();
     expect(tokens.open('topup-page', token.replace('top_01ABC', 'top_01ABD'))).toBeUndefined();
     // The last character changed (to another one: 'A' is a possible last character of a real MAC).
-    expect(tokens.open('topup-page', `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`)).toBeUndefined();
+    expect(
+      tokens.open('topup-page', `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`),
+    ).toBeUndefined();
     expect(new CapabilityTokens(randomBytes(32)).open('topup-page', token)).toBeUndefined();
     for (const junk of ['', '.', 'no-dot', `${'x'.repeat(300)}.y`])
       expect(tokens.open('topup-page', junk)).toBeUndefined();

@@ -1,8 +1,8 @@
 // A channel is one API's way of sending events: how a request is built and signed, what counts as an
 // acknowledgement, and when to retry. Formats are the public services' (docs/wire-compatibility.md).
 import { randomUUID } from 'node:crypto';
-import { encryptIpn, ipnFormBody, signCryptoWebhook, signIssuingWebhook } from '@tessera/sdk';
 import type { WebhookApi } from '../db/schema.ts';
+import { encryptIpn, ipnFormBody, signCryptoWebhook, signIssuingWebhook } from './wire-signing.ts';
 
 export interface ChannelRequest {
   headers: Record<string, string>;
