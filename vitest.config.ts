@@ -1,6 +1,12 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The suite runs the SDK from its sources; the built package is tested from its tarball
+  // (packages/sdk/test/packed-sdk.test.ts).
+  resolve: {
+    alias: { '@tessera/sdk': fileURLToPath(new URL('packages/sdk/src/index.ts', import.meta.url)) },
+  },
   test: {
     globalSetup: ['packages/server/test/harness/global-setup.ts'],
     pool: 'forks',

@@ -1,11 +1,36 @@
 // `tessera serve`, `migrate`, `backup` and `restore`: the server's life on this machine.
-import { resolve } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { boot } from '../boot.ts';
 import type { Config } from '../config.ts';
 import { backupCluster, restoreCluster } from '../platform/db/backup.ts';
 import { EmbeddedPostgresError } from '../platform/db/embedded-postgres.ts';
 import { createApp } from '../server.ts';
 import { CliError } from './server-connection.ts';
+
+/** Writes each API's OpenAPI document, as the server serves it, into a directory. */
+export async function exportOpenApi(config: Config, outDir: string): Promise<number> {
+  const booted = await boot(config, { runMigrations: true, reuseRunningEmbedded: true });
+  const tessera = await createApp({
+    config: { ...config, logLevel: 'warn' },
+    ...booted,
+    runBackgroundSweeps: false,
+  });
+  try {
+    await mkdir(outDir, { recursive: true });
+    for (const api of ['issuing', 'payments', 'crypto', 'admin', 'sandbox']) {
+      const answer = await tessera.app.inject({ method: 'GET', url: `/docs/${api}/openapi.json` });
+      if (answer.statusCode !== 200) continue;
+      const file = join(outDir, `${api}.json`);
+      await writeFile(file, `${JSON.stringify(answer.json(), null, 2)}\n`);
+      process.stdout.write(`${file}\n`);
+    }
+    return 0;
+  } finally {
+    await tessera.close();
+    await booted.stopDatabase();
+  }
+}
 
 export async function migrate(config: Config): Promise<number> {
   const booted = await boot(config, { runMigrations: true, reuseRunningEmbedded: true });

@@ -5,7 +5,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { type AdminAction, AdminUsageError, runAdminAction } from '../admin/cli/admin-cli.ts';
 import { type Config, ConfigError, parseConfig } from '../config.ts';
 import { TESSERA_VERSION } from '../version.ts';
-import { backup, describeFailure, migrate, restore, serve } from './lifecycle-commands.ts';
+import { backup, describeFailure, exportOpenApi, migrate, restore, serve } from './lifecycle-commands.ts';
 import { listen } from './listen.ts';
 import { adminRequest, CliError, connect, sandboxRequest } from './server-connection.ts';
 
@@ -56,6 +56,12 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
     .command('migrate')
     .description('apply the database migrations, then exit')
     .action(run(() => migrate(config())));
+
+  program
+    .command('openapi')
+    .description('write each API’s OpenAPI document into a directory')
+    .option('--out <dir>', 'where to write them', 'openapi')
+    .action((o: { out: string }) => run(() => exportOpenApi(config(), o.out))());
 
   program
     .command('backup')
