@@ -250,6 +250,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "session",
+                 *         "attributes": {
+                 *           "client_id": "clie_01JD3Q8Z9X0000000000000000",
+                 *           "client_secret": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                 *           "revoke_existing": true
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     data: {
                         /** @enum {string} */
@@ -264,12 +276,23 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "session",
+                     *         "id": "id_01JD3Q8Z9X0000000000000000",
+                     *         "attributes": {
+                     *           "token": "eyJhbGciOiJIUzI1NiJ9.sandbox.example"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -282,12 +305,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -303,12 +343,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -324,12 +381,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -345,12 +419,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -366,12 +457,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -387,12 +495,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -423,12 +548,114 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "type": "orders",
+                     *           "id": "id_01JD3Q8Z9X0000000000000000",
+                     *           "attributes": {
+                     *             "id": "id_01JD3Q8Z9X0000000000000000",
+                     *             "merchant_uuid": "merc_01JD3Q8Z9X0000000000000000",
+                     *             "status": "pending",
+                     *             "reference": "order-1001",
+                     *             "created_at": "2026-11-24T10:30:00.000Z",
+                     *             "updated_at": "2026-11-24T10:30:00.000Z",
+                     *             "expires_at": "2026-11-24T10:30:00.000Z",
+                     *             "total_amount": {
+                     *               "currency": "EUR",
+                     *               "value": "10.90"
+                     *             },
+                     *             "amount_details": {},
+                     *             "pricing_details": {},
+                     *             "settlement_amount": {
+                     *               "currency": "EUR",
+                     *               "value": "10.90"
+                     *             },
+                     *             "amount_paid": {
+                     *               "currency": "EUR",
+                     *               "value": "10.90"
+                     *             },
+                     *             "amount_pending": {
+                     *               "currency": "EUR",
+                     *               "value": "10.90"
+                     *             },
+                     *             "amount_due": {
+                     *               "currency": "EUR",
+                     *               "value": "10.90"
+                     *             },
+                     *             "amount_over": {
+                     *               "currency": "EUR",
+                     *               "value": "10.90"
+                     *             },
+                     *             "payment_uuid": "paym_01JD3Q8Z9X0000000000000000",
+                     *             "refundable": true,
+                     *             "payment_currency": {
+                     *               "currency": "EUR",
+                     *               "blockchain": "ETH"
+                     *             },
+                     *             "deposit_address": "example",
+                     *             "transfers": [
+                     *               {
+                     *                 "transaction_hash": "example",
+                     *                 "currency": "EUR",
+                     *                 "blockchain": "ETH",
+                     *                 "amount": "10.90",
+                     *                 "value": {
+                     *                   "currency": "EUR",
+                     *                   "value": "10.90"
+                     *                 },
+                     *                 "rate": "example",
+                     *                 "status": "detected",
+                     *                 "confirmations": 1,
+                     *                 "confirmations_required": 1,
+                     *                 "late": true,
+                     *                 "requoted": true,
+                     *                 "offramp": true,
+                     *                 "detected_at": "2026-11-24T10:30:00.000Z",
+                     *                 "confirmed_at": "2026-11-24T10:30:00.000Z"
+                     *               }
+                     *             ],
+                     *             "redirect_url": "https://sandbox.tessera.example/hosted/page",
+                     *             "return_urls": {
+                     *               "return_url": "https://sandbox.tessera.example/hosted/page",
+                     *               "cancel_url": "https://sandbox.tessera.example/hosted/page",
+                     *               "callback_url": "https://sandbox.tessera.example/hosted/page"
+                     *             },
+                     *             "customer": {},
+                     *             "line_items": [
+                     *               {}
+                     *             ],
+                     *             "items": [
+                     *               {}
+                     *             ]
+                     *           },
+                     *           "relationships": {
+                     *             "payments": {
+                     *               "data": [
+                     *                 {
+                     *                   "type": "payments",
+                     *                   "id": "id_01JD3Q8Z9X0000000000000000"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "next_cursor": "example"
+                     *       },
+                     *       "links": {
+                     *         "next": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -538,12 +765,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -559,12 +803,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -580,12 +841,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -601,12 +879,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -622,12 +917,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -643,12 +955,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -675,6 +1004,55 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "orders",
+                 *         "attributes": {
+                 *           "order": {
+                 *             "reference": "order-1001",
+                 *             "amount": {
+                 *               "total": "10.90",
+                 *               "currency": "EUR",
+                 *               "details": {
+                 *                 "subtotal": "10.90",
+                 *                 "shipping": "10.90",
+                 *                 "tax": "10.90",
+                 *                 "discount": "10.90"
+                 *               }
+                 *             },
+                 *             "return_urls": {
+                 *               "return_url": "https://shop.example/return",
+                 *               "cancel_url": "https://shop.example/return",
+                 *               "callback_url": "https://shop.example/return"
+                 *             },
+                 *             "line_items": [
+                 *               {
+                 *                 "sku": "example",
+                 *                 "name": "Sandbox example",
+                 *                 "price": "10.90",
+                 *                 "currency": "EUR",
+                 *                 "quantity": 1
+                 *               }
+                 *             ],
+                 *             "expires_at": "2026-11-24T10:30:00.000Z",
+                 *             "exchange_rate_id": "exch_01JD3Q8Z9X0000000000000000"
+                 *           },
+                 *           "customer": {
+                 *             "first_name": "Ada",
+                 *             "last_name": "Lovelace",
+                 *             "email": "ada@example.com",
+                 *             "address1": "example",
+                 *             "address2": "example",
+                 *             "city": "Cluj-Napoca",
+                 *             "state": "CA",
+                 *             "postcode": "example",
+                 *             "country": "RO"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     data: {
                         /** @enum {string} */
@@ -729,12 +1107,23 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "orders_redirect",
+                     *         "id": "id_01JD3Q8Z9X0000000000000000",
+                     *         "attributes": {
+                     *           "redirect_url": "https://sandbox.tessera.example/hosted/page"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -747,12 +1136,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -768,12 +1174,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -789,12 +1212,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -810,12 +1250,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -831,12 +1288,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -852,12 +1326,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -888,12 +1379,126 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "orders",
+                     *         "id": "id_01JD3Q8Z9X0000000000000000",
+                     *         "attributes": {
+                     *           "id": "id_01JD3Q8Z9X0000000000000000",
+                     *           "merchant_uuid": "merc_01JD3Q8Z9X0000000000000000",
+                     *           "status": "pending",
+                     *           "reference": "order-1001",
+                     *           "created_at": "2026-11-24T10:30:00.000Z",
+                     *           "updated_at": "2026-11-24T10:30:00.000Z",
+                     *           "expires_at": "2026-11-24T10:30:00.000Z",
+                     *           "total_amount": {
+                     *             "currency": "EUR",
+                     *             "value": "10.90"
+                     *           },
+                     *           "amount_details": {},
+                     *           "pricing_details": {},
+                     *           "settlement_amount": {
+                     *             "currency": "EUR",
+                     *             "value": "10.90"
+                     *           },
+                     *           "amount_paid": {
+                     *             "currency": "EUR",
+                     *             "value": "10.90"
+                     *           },
+                     *           "amount_pending": {
+                     *             "currency": "EUR",
+                     *             "value": "10.90"
+                     *           },
+                     *           "amount_due": {
+                     *             "currency": "EUR",
+                     *             "value": "10.90"
+                     *           },
+                     *           "amount_over": {
+                     *             "currency": "EUR",
+                     *             "value": "10.90"
+                     *           },
+                     *           "payment_uuid": "paym_01JD3Q8Z9X0000000000000000",
+                     *           "refundable": true,
+                     *           "payment_currency": {
+                     *             "currency": "EUR",
+                     *             "blockchain": "ETH"
+                     *           },
+                     *           "deposit_address": "example",
+                     *           "transfers": [
+                     *             {
+                     *               "transaction_hash": "example",
+                     *               "currency": "EUR",
+                     *               "blockchain": "ETH",
+                     *               "amount": "10.90",
+                     *               "value": {
+                     *                 "currency": "EUR",
+                     *                 "value": "10.90"
+                     *               },
+                     *               "rate": "example",
+                     *               "status": "detected",
+                     *               "confirmations": 1,
+                     *               "confirmations_required": 1,
+                     *               "late": true,
+                     *               "requoted": true,
+                     *               "offramp": true,
+                     *               "detected_at": "2026-11-24T10:30:00.000Z",
+                     *               "confirmed_at": "2026-11-24T10:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "redirect_url": "https://sandbox.tessera.example/hosted/page",
+                     *           "return_urls": {
+                     *             "return_url": "https://sandbox.tessera.example/hosted/page",
+                     *             "cancel_url": "https://sandbox.tessera.example/hosted/page",
+                     *             "callback_url": "https://sandbox.tessera.example/hosted/page"
+                     *           },
+                     *           "customer": {},
+                     *           "line_items": [
+                     *             {}
+                     *           ],
+                     *           "items": [
+                     *             {}
+                     *           ]
+                     *         },
+                     *         "relationships": {
+                     *           "payments": {
+                     *             "data": [
+                     *               {
+                     *                 "type": "payments",
+                     *                 "id": "id_01JD3Q8Z9X0000000000000000"
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       },
+                     *       "included": [
+                     *         {
+                     *           "type": "payments",
+                     *           "id": "id_01JD3Q8Z9X0000000000000000",
+                     *           "attributes": {
+                     *             "total_amount": {
+                     *               "currency": "EUR",
+                     *               "value": "10.90"
+                     *             },
+                     *             "crypto_amount": {
+                     *               "currency": "EUR",
+                     *               "blockchain": "ETH",
+                     *               "value": "10.90"
+                     *             },
+                     *             "rate": "example",
+                     *             "offramp": true,
+                     *             "created_at": "2026-11-24T10:30:00.000Z"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -1016,12 +1621,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1037,12 +1659,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1058,12 +1697,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1079,12 +1735,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1100,12 +1773,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1121,12 +1811,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1155,12 +1862,40 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "refunds",
+                     *         "id": "id_01JD3Q8Z9X0000000000000000",
+                     *         "attributes": {
+                     *           "payment_id": "paym_01JD3Q8Z9X0000000000000000",
+                     *           "order_id": "orde_01JD3Q8Z9X0000000000000000",
+                     *           "requested_amount": "10.90",
+                     *           "requested_currency": "EUR",
+                     *           "crypto_amount": {
+                     *             "currency": "EUR",
+                     *             "blockchain": "ETH",
+                     *             "value": "10.90"
+                     *           },
+                     *           "status": "proposed",
+                     *           "reason": "Sandbox example",
+                     *           "refund_address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                     *           "payout_transaction_hash": "example",
+                     *           "expires_at": "2026-11-24T10:30:00.000Z",
+                     *           "created_at": "2026-11-24T10:30:00.000Z",
+                     *           "decided_at": "2026-11-24T10:30:00.000Z",
+                     *           "completed_at": "2026-11-24T10:30:00.000Z",
+                     *           "decision_url": "https://sandbox.tessera.example/hosted/page"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -1191,12 +1926,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1212,12 +1964,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1233,12 +2002,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1254,12 +2040,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1275,12 +2078,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1296,12 +2116,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1330,6 +2167,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "refunds",
+                 *         "attributes": {
+                 *           "amount": "10.90",
+                 *           "reason": "Sandbox example"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     data: {
                         /** @enum {string} */
@@ -1343,12 +2191,40 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "refunds",
+                     *         "id": "id_01JD3Q8Z9X0000000000000000",
+                     *         "attributes": {
+                     *           "payment_id": "paym_01JD3Q8Z9X0000000000000000",
+                     *           "order_id": "orde_01JD3Q8Z9X0000000000000000",
+                     *           "requested_amount": "10.90",
+                     *           "requested_currency": "EUR",
+                     *           "crypto_amount": {
+                     *             "currency": "EUR",
+                     *             "blockchain": "ETH",
+                     *             "value": "10.90"
+                     *           },
+                     *           "status": "proposed",
+                     *           "reason": "Sandbox example",
+                     *           "refund_address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                     *           "payout_transaction_hash": "example",
+                     *           "expires_at": "2026-11-24T10:30:00.000Z",
+                     *           "created_at": "2026-11-24T10:30:00.000Z",
+                     *           "decided_at": "2026-11-24T10:30:00.000Z",
+                     *           "completed_at": "2026-11-24T10:30:00.000Z",
+                     *           "decision_url": "https://sandbox.tessera.example/hosted/page"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -1379,12 +2255,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1400,12 +2293,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1421,12 +2331,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1442,12 +2369,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1463,12 +2407,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1484,12 +2445,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1518,12 +2496,40 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "refunds",
+                     *         "id": "id_01JD3Q8Z9X0000000000000000",
+                     *         "attributes": {
+                     *           "payment_id": "paym_01JD3Q8Z9X0000000000000000",
+                     *           "order_id": "orde_01JD3Q8Z9X0000000000000000",
+                     *           "requested_amount": "10.90",
+                     *           "requested_currency": "EUR",
+                     *           "crypto_amount": {
+                     *             "currency": "EUR",
+                     *             "blockchain": "ETH",
+                     *             "value": "10.90"
+                     *           },
+                     *           "status": "proposed",
+                     *           "reason": "Sandbox example",
+                     *           "refund_address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                     *           "payout_transaction_hash": "example",
+                     *           "expires_at": "2026-11-24T10:30:00.000Z",
+                     *           "created_at": "2026-11-24T10:30:00.000Z",
+                     *           "decided_at": "2026-11-24T10:30:00.000Z",
+                     *           "completed_at": "2026-11-24T10:30:00.000Z",
+                     *           "decision_url": "https://sandbox.tessera.example/hosted/page"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -1554,12 +2560,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1575,12 +2598,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1596,12 +2636,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1617,12 +2674,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1638,12 +2712,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1659,12 +2750,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1693,6 +2801,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "refunds",
+                 *         "attributes": {
+                 *           "amount": "10.90",
+                 *           "reason": "Sandbox example"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     data: {
                         /** @enum {string} */
@@ -1706,12 +2825,40 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "refunds",
+                     *         "id": "id_01JD3Q8Z9X0000000000000000",
+                     *         "attributes": {
+                     *           "payment_id": "paym_01JD3Q8Z9X0000000000000000",
+                     *           "order_id": "orde_01JD3Q8Z9X0000000000000000",
+                     *           "requested_amount": "10.90",
+                     *           "requested_currency": "EUR",
+                     *           "crypto_amount": {
+                     *             "currency": "EUR",
+                     *             "blockchain": "ETH",
+                     *             "value": "10.90"
+                     *           },
+                     *           "status": "proposed",
+                     *           "reason": "Sandbox example",
+                     *           "refund_address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                     *           "payout_transaction_hash": "example",
+                     *           "expires_at": "2026-11-24T10:30:00.000Z",
+                     *           "created_at": "2026-11-24T10:30:00.000Z",
+                     *           "decided_at": "2026-11-24T10:30:00.000Z",
+                     *           "completed_at": "2026-11-24T10:30:00.000Z",
+                     *           "decision_url": "https://sandbox.tessera.example/hosted/page"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -1742,12 +2889,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1763,12 +2927,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1784,12 +2965,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1805,12 +3003,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1826,12 +3041,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1847,12 +3079,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1879,12 +3128,25 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "type": "currencies",
+                     *           "attributes": {
+                     *             "currency": "EUR",
+                     *             "blockchain": "ETH"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -1897,12 +3159,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1918,12 +3197,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1939,12 +3235,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1960,12 +3273,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1981,12 +3311,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2002,12 +3349,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2034,6 +3398,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "exchange_rates",
+                 *         "attributes": {
+                 *           "type": "crypto",
+                 *           "from": "example",
+                 *           "to": "example"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     data: {
                         /** @enum {string} */
@@ -2052,12 +3428,29 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "exchange_rates",
+                     *         "id": "id_01JD3Q8Z9X0000000000000000",
+                     *         "attributes": {
+                     *           "type": "crypto",
+                     *           "from": "example",
+                     *           "to": "example",
+                     *           "rate": "example",
+                     *           "status": "active",
+                     *           "created_at": "2026-11-24T10:30:00.000Z",
+                     *           "expires_at": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -2078,12 +3471,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2099,12 +3509,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2120,12 +3547,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2141,12 +3585,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2162,12 +3623,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2183,12 +3661,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2217,12 +3712,29 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "exchange_rates",
+                     *         "id": "id_01JD3Q8Z9X0000000000000000",
+                     *         "attributes": {
+                     *           "type": "crypto",
+                     *           "from": "example",
+                     *           "to": "example",
+                     *           "rate": "example",
+                     *           "status": "active",
+                     *           "created_at": "2026-11-24T10:30:00.000Z",
+                     *           "expires_at": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -2243,12 +3755,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2264,12 +3793,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2285,12 +3831,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2306,12 +3869,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2327,12 +3907,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2348,12 +3945,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2389,12 +4003,36 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "type": "events",
+                     *           "id": "id_01JD3Q8Z9X0000000000000000",
+                     *           "attributes": {
+                     *             "api": "issuing",
+                     *             "tenantId": "tena_01JD3Q8Z9X0000000000000000",
+                     *             "type": "example",
+                     *             "createdAt": "2026-11-24T10:30:00.000Z",
+                     *             "objectIds": [
+                     *               "obje_01JD3Q8Z9X0000000000000000"
+                     *             ],
+                     *             "deliveryState": "pending",
+                     *             "payload": {}
+                     *           }
+                     *         }
+                     *       ],
+                     *       "links": {
+                     *         "next": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -2419,12 +4057,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2440,12 +4095,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2472,6 +4144,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-24T10:30:00.000Z",
+                 *       "afterEventId": "afte_01JD3Q8Z9X0000000000000000"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: date-time
@@ -2484,12 +4162,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: done in the background */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "replays",
+                     *         "attributes": {
+                     *           "replayed": 1,
+                     *           "skippedWithoutUrl": 1,
+                     *           "isTruncated": true
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -2503,12 +4193,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2524,12 +4231,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2545,12 +4269,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2579,12 +4320,56 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "events",
+                     *         "id": "id_01JD3Q8Z9X0000000000000000",
+                     *         "attributes": {
+                     *           "api": "issuing",
+                     *           "tenantId": "tena_01JD3Q8Z9X0000000000000000",
+                     *           "type": "example",
+                     *           "createdAt": "2026-11-24T10:30:00.000Z",
+                     *           "objectIds": [
+                     *             "obje_01JD3Q8Z9X0000000000000000"
+                     *           ],
+                     *           "deliveryState": "pending",
+                     *           "payload": {},
+                     *           "deliveries": [
+                     *             {
+                     *               "deliveryId": "deli_01JD3Q8Z9X0000000000000000",
+                     *               "url": "https://sandbox.tessera.example/hosted/page",
+                     *               "reason": "Sandbox example",
+                     *               "status": "active",
+                     *               "attemptCount": 1,
+                     *               "maxAttempts": 1,
+                     *               "nextAttemptAt": "2026-11-24T10:30:00.000Z",
+                     *               "completedAt": "2026-11-24T10:30:00.000Z",
+                     *               "attempts": [
+                     *                 {
+                     *                   "deliveryAttemptId": "deli_01JD3Q8Z9X0000000000000000",
+                     *                   "attemptNumber": 1,
+                     *                   "startedAt": "2026-11-24T10:30:00.000Z",
+                     *                   "durationMs": 1,
+                     *                   "statusCode": 1,
+                     *                   "responseExcerpt": "example",
+                     *                   "error": "example",
+                     *                   "succeeded": true,
+                     *                   "abandoned": true
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -2628,12 +4413,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2649,12 +4451,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2683,12 +4502,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: done in the background */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "deliveries",
+                     *         "id": "id_01JD3Q8Z9X0000000000000000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -2698,12 +4525,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2719,12 +4563,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2740,12 +4601,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;

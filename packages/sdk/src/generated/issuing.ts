@@ -1004,6 +1004,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "userId": "user_01JD3Q8Z9X0000000000000000",
+                 *       "walletAddress": "0x52908400098527886E0F7030069857D2E4169EE7"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email?: string;
@@ -1013,23 +1020,39 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1041,12 +1064,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1058,12 +1092,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1086,6 +1131,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                 *       "userId": "user_01JD3Q8Z9X0000000000000000"
+                 *     }
+                 */
                 "application/json": {
                     customerId?: string;
                     userId?: string;
@@ -1093,12 +1144,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *       "refreshToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "refreshExpiresIn": 1
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         accessToken: string;
@@ -1110,12 +1171,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1127,12 +1199,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1144,12 +1227,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1172,6 +1266,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "example"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -1180,24 +1280,40 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: done in the background */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "verification_sent"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "verification_sent";
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1209,12 +1325,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1237,6 +1364,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "code": "123456"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -1245,12 +1378,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *       "refreshToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "refreshExpiresIn": 1
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         accessToken: string;
@@ -1262,12 +1405,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1279,12 +1433,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1307,6 +1472,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "example"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -1315,12 +1486,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *       "refreshToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "refreshExpiresIn": 1
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         accessToken: string;
@@ -1337,12 +1518,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1354,12 +1546,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1382,18 +1585,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "walletAddress": "0x52908400098527886E0F7030069857D2E4169EE7"
+                 *     }
+                 */
                 "application/json": {
                     walletAddress: string;
                 };
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "challengeId": "chal_01JD3Q8Z9X0000000000000000",
+                     *       "message": "Success",
+                     *       "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         challengeId: string;
                         message: string;
@@ -1402,12 +1617,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1419,12 +1645,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1447,18 +1684,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "walletAddress": "0x52908400098527886E0F7030069857D2E4169EE7"
+                 *     }
+                 */
                 "application/json": {
                     walletAddress: string;
                 };
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "challengeId": "chal_01JD3Q8Z9X0000000000000000",
+                     *       "message": "Success",
+                     *       "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         challengeId: string;
                         message: string;
@@ -1467,12 +1716,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1484,12 +1744,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1512,6 +1783,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "walletAddress": "0x52908400098527886E0F7030069857D2E4169EE7",
+                 *       "signature": "10001",
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
                 "application/json": {
                     walletAddress: string;
                     signature: string;
@@ -1521,12 +1799,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *       "refreshToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "refreshExpiresIn": 1
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         accessToken: string;
@@ -1538,12 +1826,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1555,12 +1854,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1572,12 +1882,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1600,18 +1921,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "walletAddress": "0x52908400098527886E0F7030069857D2E4169EE7"
+                 *     }
+                 */
                 "application/json": {
                     walletAddress: string;
                 };
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "challengeId": "chal_01JD3Q8Z9X0000000000000000",
+                     *       "message": "Success",
+                     *       "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         challengeId: string;
                         message: string;
@@ -1620,12 +1953,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1637,12 +1981,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1665,6 +2020,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "walletAddress": "0x52908400098527886E0F7030069857D2E4169EE7",
+                 *       "signature": "10001"
+                 *     }
+                 */
                 "application/json": {
                     walletAddress: string;
                     signature: string;
@@ -1672,12 +2033,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *       "refreshToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "refreshExpiresIn": 1
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         accessToken: string;
@@ -1689,12 +2060,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1706,12 +2088,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1734,12 +2127,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *       "refreshToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "refreshExpiresIn": 1
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         accessToken: string;
@@ -1751,12 +2154,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1779,19 +2193,30 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Done, nothing to answer */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1814,12 +2239,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: done in the background */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "channel": "email",
+                     *       "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         channel: "email";
@@ -1828,12 +2259,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1845,12 +2287,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1873,18 +2326,33 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "123456"
+                 *     }
+                 */
                 "application/json": {
                     code: string;
                 };
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *       "refreshToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "refreshExpiresIn": 1
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         accessToken: string;
@@ -1896,12 +2364,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1913,12 +2392,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1941,29 +2431,50 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "enabled": true
+                 *     }
+                 */
                 "application/json": {
                     enabled: boolean;
                 };
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "twoFactorEnabled": true
+                     *     }
+                     */
                     "application/json": {
                         twoFactorEnabled: boolean;
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1975,12 +2486,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1992,12 +2514,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2029,12 +2562,31 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "eventId": "even_01JD3Q8Z9X0000000000000000",
+                     *           "api": "issuing",
+                     *           "tenantId": "tena_01JD3Q8Z9X0000000000000000",
+                     *           "type": "example",
+                     *           "createdAt": "2026-11-24T10:30:00.000Z",
+                     *           "objectIds": [
+                     *             "obje_01JD3Q8Z9X0000000000000000"
+                     *           ],
+                     *           "deliveryState": "pending",
+                     *           "payload": {}
+                     *         }
+                     *       ],
+                     *       "nextCursor": "example"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             eventId: string;
@@ -2053,12 +2605,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2070,12 +2633,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2087,12 +2661,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2115,6 +2700,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-24T10:30:00.000Z",
+                 *       "afterEventId": "afte_01JD3Q8Z9X0000000000000000"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: date-time
@@ -2127,12 +2718,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: done in the background */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "replayed": 1,
+                     *       "skippedWithoutUrl": 1,
+                     *       "isTruncated": true
+                     *     }
+                     */
                     "application/json": {
                         replayed: number;
                         skippedWithoutUrl: number;
@@ -2140,12 +2738,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2157,12 +2766,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2174,12 +2794,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2191,12 +2822,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2221,12 +2863,51 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "eventId": "even_01JD3Q8Z9X0000000000000000",
+                     *       "api": "issuing",
+                     *       "tenantId": "tena_01JD3Q8Z9X0000000000000000",
+                     *       "type": "example",
+                     *       "createdAt": "2026-11-24T10:30:00.000Z",
+                     *       "objectIds": [
+                     *         "obje_01JD3Q8Z9X0000000000000000"
+                     *       ],
+                     *       "deliveryState": "pending",
+                     *       "payload": {},
+                     *       "deliveries": [
+                     *         {
+                     *           "deliveryId": "deli_01JD3Q8Z9X0000000000000000",
+                     *           "url": "https://sandbox.tessera.example/hosted/page",
+                     *           "reason": "Sandbox example",
+                     *           "status": "active",
+                     *           "attemptCount": 1,
+                     *           "maxAttempts": 1,
+                     *           "nextAttemptAt": "2026-11-24T10:30:00.000Z",
+                     *           "completedAt": "2026-11-24T10:30:00.000Z",
+                     *           "attempts": [
+                     *             {
+                     *               "deliveryAttemptId": "deli_01JD3Q8Z9X0000000000000000",
+                     *               "attemptNumber": 1,
+                     *               "startedAt": "2026-11-24T10:30:00.000Z",
+                     *               "durationMs": 1,
+                     *               "statusCode": 1,
+                     *               "responseExcerpt": "example",
+                     *               "error": "example",
+                     *               "succeeded": true,
+                     *               "abandoned": true
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         eventId: string;
                         /** @enum {string} */
@@ -2264,12 +2945,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2281,12 +2973,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2298,12 +3001,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2328,23 +3042,39 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: done in the background */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deliveryId": "deli_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         deliveryId: string;
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2356,12 +3086,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2373,12 +3114,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2390,12 +3142,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2418,12 +3181,30 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "status": "not_started",
+                     *       "rejectReason": "example",
+                     *       "completedSteps": [
+                     *         "example"
+                     *       ],
+                     *       "missingSteps": [
+                     *         "example"
+                     *       ],
+                     *       "verifications": {
+                     *         "identity": "not_started",
+                     *         "proofOfAddress": "not_started"
+                     *       },
+                     *       "updatedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         /** @enum {string} */
@@ -2441,12 +3222,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2469,6 +3261,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "termsAccepted": true,
+                 *       "privacyPolicyAccepted": true,
+                 *       "version": "example"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {boolean} */
                     termsAccepted: true;
@@ -2479,12 +3278,30 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "status": "not_started",
+                     *       "rejectReason": "example",
+                     *       "completedSteps": [
+                     *         "example"
+                     *       ],
+                     *       "missingSteps": [
+                     *         "example"
+                     *       ],
+                     *       "verifications": {
+                     *         "identity": "not_started",
+                     *         "proofOfAddress": "not_started"
+                     *       },
+                     *       "updatedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         /** @enum {string} */
@@ -2502,12 +3319,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2519,12 +3347,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2536,12 +3375,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2564,6 +3414,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "firstName": "Ada",
+                 *       "lastName": "Lovelace",
+                 *       "dateOfBirth": "1990-12-10",
+                 *       "nationality": "RO",
+                 *       "phone": "+40712345678"
+                 *     }
+                 */
                 "application/json": {
                     firstName: string;
                     lastName: string;
@@ -2574,12 +3433,30 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "status": "not_started",
+                     *       "rejectReason": "example",
+                     *       "completedSteps": [
+                     *         "example"
+                     *       ],
+                     *       "missingSteps": [
+                     *         "example"
+                     *       ],
+                     *       "verifications": {
+                     *         "identity": "not_started",
+                     *         "proofOfAddress": "not_started"
+                     *       },
+                     *       "updatedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         /** @enum {string} */
@@ -2597,12 +3474,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2614,12 +3502,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2631,12 +3530,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2659,6 +3569,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "country": "RO",
+                 *       "state": "CA",
+                 *       "city": "Cluj-Napoca",
+                 *       "postalCode": "example",
+                 *       "addressLine1": "example",
+                 *       "addressLine2": "example"
+                 *     }
+                 */
                 "application/json": {
                     country: string;
                     state?: string;
@@ -2670,12 +3590,30 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "status": "not_started",
+                     *       "rejectReason": "example",
+                     *       "completedSteps": [
+                     *         "example"
+                     *       ],
+                     *       "missingSteps": [
+                     *         "example"
+                     *       ],
+                     *       "verifications": {
+                     *         "identity": "not_started",
+                     *         "proofOfAddress": "not_started"
+                     *       },
+                     *       "updatedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         /** @enum {string} */
@@ -2693,12 +3631,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2710,12 +3659,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2727,12 +3687,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2755,6 +3726,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "gender": "female"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     gender: "female" | "male" | "non_binary" | "undisclosed";
@@ -2762,12 +3738,30 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "status": "not_started",
+                     *       "rejectReason": "example",
+                     *       "completedSteps": [
+                     *         "example"
+                     *       ],
+                     *       "missingSteps": [
+                     *         "example"
+                     *       ],
+                     *       "verifications": {
+                     *         "identity": "not_started",
+                     *         "proofOfAddress": "not_started"
+                     *       },
+                     *       "updatedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         /** @enum {string} */
@@ -2785,12 +3779,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2802,12 +3807,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2819,12 +3835,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2847,6 +3874,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "country": "RO",
+                 *       "city": "Cluj-Napoca"
+                 *     }
+                 */
                 "application/json": {
                     country: string;
                     city: string;
@@ -2854,12 +3887,30 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "status": "not_started",
+                     *       "rejectReason": "example",
+                     *       "completedSteps": [
+                     *         "example"
+                     *       ],
+                     *       "missingSteps": [
+                     *         "example"
+                     *       ],
+                     *       "verifications": {
+                     *         "identity": "not_started",
+                     *         "proofOfAddress": "not_started"
+                     *       },
+                     *       "updatedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         /** @enum {string} */
@@ -2877,12 +3928,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2894,12 +3956,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2911,12 +3984,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2939,6 +4023,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "employmentStatus": "employed",
+                 *       "occupation": "example",
+                 *       "annualIncome": "under_25k",
+                 *       "sourceOfFunds": [
+                 *         "salary"
+                 *       ],
+                 *       "expectedMonthlySpend": "under_1k"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     employmentStatus: "employed" | "self_employed" | "unemployed" | "student" | "retired";
@@ -2952,12 +4047,30 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "status": "not_started",
+                     *       "rejectReason": "example",
+                     *       "completedSteps": [
+                     *         "example"
+                     *       ],
+                     *       "missingSteps": [
+                     *         "example"
+                     *       ],
+                     *       "verifications": {
+                     *         "identity": "not_started",
+                     *         "proofOfAddress": "not_started"
+                     *       },
+                     *       "updatedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         /** @enum {string} */
@@ -2975,12 +4088,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2992,12 +4116,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3009,12 +4144,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3037,18 +4183,41 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "isPoliticallyExposed": true
+                 *     }
+                 */
                 "application/json": {
                     isPoliticallyExposed: boolean;
                 };
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "status": "not_started",
+                     *       "rejectReason": "example",
+                     *       "completedSteps": [
+                     *         "example"
+                     *       ],
+                     *       "missingSteps": [
+                     *         "example"
+                     *       ],
+                     *       "verifications": {
+                     *         "identity": "not_started",
+                     *         "proofOfAddress": "not_started"
+                     *       },
+                     *       "updatedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         /** @enum {string} */
@@ -3066,12 +4235,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3083,12 +4263,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3100,12 +4291,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3128,6 +4330,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "confirmed": true,
+                 *       "position": "example",
+                 *       "country": "RO"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {boolean} */
                     confirmed: true;
@@ -3137,12 +4346,30 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "status": "not_started",
+                     *       "rejectReason": "example",
+                     *       "completedSteps": [
+                     *         "example"
+                     *       ],
+                     *       "missingSteps": [
+                     *         "example"
+                     *       ],
+                     *       "verifications": {
+                     *         "identity": "not_started",
+                     *         "proofOfAddress": "not_started"
+                     *       },
+                     *       "updatedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         customerId: string;
                         /** @enum {string} */
@@ -3160,12 +4387,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3177,12 +4415,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3194,12 +4443,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3222,12 +4482,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "verificationId": "veri_01JD3Q8Z9X0000000000000000",
+                     *       "kind": "identity",
+                     *       "status": "started",
+                     *       "url": "https://sandbox.tessera.example/hosted/page",
+                     *       "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         verificationId: string;
                         /** @enum {string} */
@@ -3240,12 +4509,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3257,12 +4537,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3285,12 +4576,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "verificationId": "veri_01JD3Q8Z9X0000000000000000",
+                     *       "kind": "identity",
+                     *       "status": "started",
+                     *       "url": "https://sandbox.tessera.example/hosted/page",
+                     *       "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         verificationId: string;
                         /** @enum {string} */
@@ -3303,12 +4603,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3320,12 +4631,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3350,12 +4672,28 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *           "currency": "EUR",
+                     *           "status": "open",
+                     *           "balance": "example",
+                     *           "availableBalance": "example",
+                     *           "pendingAmount": "10.90",
+                     *           "createdAt": "2026-11-24T10:30:00.000Z",
+                     *           "closedAt": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             accountId: string;
@@ -3372,12 +4710,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3389,12 +4738,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3417,18 +4777,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currency": "EUR"
+                 *     }
+                 */
                 "application/json": {
                     currency: string;
                 };
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *       "currency": "EUR",
+                     *       "status": "open",
+                     *       "balance": "example",
+                     *       "availableBalance": "example",
+                     *       "pendingAmount": "10.90",
+                     *       "createdAt": "2026-11-24T10:30:00.000Z",
+                     *       "closedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         accountId: string;
                         currency: string;
@@ -3443,12 +4820,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3460,12 +4848,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3477,12 +4876,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3507,12 +4917,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *       "currency": "EUR",
+                     *       "status": "open",
+                     *       "balance": "example",
+                     *       "availableBalance": "example",
+                     *       "pendingAmount": "10.90",
+                     *       "createdAt": "2026-11-24T10:30:00.000Z",
+                     *       "closedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         accountId: string;
                         currency: string;
@@ -3527,12 +4949,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3544,12 +4977,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3561,12 +5005,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3592,12 +5047,34 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "cardId": "card_01JD3Q8Z9X0000000000000000",
+                     *           "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *           "currency": "EUR",
+                     *           "subscriptionCardId": "subs_01JD3Q8Z9X0000000000000000",
+                     *           "status": "pending",
+                     *           "isVirtual": true,
+                     *           "label": "Sandbox example",
+                     *           "maskedPan": "example",
+                     *           "last4": "example",
+                     *           "expiryMonth": 1,
+                     *           "expiryYear": 1,
+                     *           "replacesCardId": "repl_01JD3Q8Z9X0000000000000000",
+                     *           "reissueReason": "example",
+                     *           "createdAt": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             cardId: string;
@@ -3620,12 +5097,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3637,12 +5125,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3665,6 +5164,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "subscriptionCardId": "3f0c8a2e-5b1d-4c7e-9a64-2d8f1e0b7c55",
+                 *       "isVirtual": true,
+                 *       "currency": "EUR",
+                 *       "label": "Sandbox example",
+                 *       "deliveryAddress": {
+                 *         "name": "Sandbox example",
+                 *         "line1": "example",
+                 *         "line2": "example",
+                 *         "city": "Cluj-Napoca",
+                 *         "postalCode": "example",
+                 *         "country": "RO"
+                 *       },
+                 *       "pin": "1234"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     subscriptionCardId?: string;
@@ -3684,12 +5200,30 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cardId": "card_01JD3Q8Z9X0000000000000000",
+                     *       "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *       "currency": "EUR",
+                     *       "subscriptionCardId": "subs_01JD3Q8Z9X0000000000000000",
+                     *       "status": "pending",
+                     *       "isVirtual": true,
+                     *       "label": "Sandbox example",
+                     *       "maskedPan": "example",
+                     *       "last4": "example",
+                     *       "expiryMonth": 1,
+                     *       "expiryYear": 1,
+                     *       "replacesCardId": "repl_01JD3Q8Z9X0000000000000000",
+                     *       "reissueReason": "example",
+                     *       "createdAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         cardId: string;
                         accountId: string;
@@ -3710,12 +5244,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3727,12 +5272,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3744,12 +5300,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3774,12 +5341,30 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cardId": "card_01JD3Q8Z9X0000000000000000",
+                     *       "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *       "currency": "EUR",
+                     *       "subscriptionCardId": "subs_01JD3Q8Z9X0000000000000000",
+                     *       "status": "pending",
+                     *       "isVirtual": true,
+                     *       "label": "Sandbox example",
+                     *       "maskedPan": "example",
+                     *       "last4": "example",
+                     *       "expiryMonth": 1,
+                     *       "expiryYear": 1,
+                     *       "replacesCardId": "repl_01JD3Q8Z9X0000000000000000",
+                     *       "reissueReason": "example",
+                     *       "createdAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         cardId: string;
                         accountId: string;
@@ -3800,12 +5385,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3817,12 +5413,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3847,12 +5454,30 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cardId": "card_01JD3Q8Z9X0000000000000000",
+                     *       "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *       "currency": "EUR",
+                     *       "subscriptionCardId": "subs_01JD3Q8Z9X0000000000000000",
+                     *       "status": "pending",
+                     *       "isVirtual": true,
+                     *       "label": "Sandbox example",
+                     *       "maskedPan": "example",
+                     *       "last4": "example",
+                     *       "expiryMonth": 1,
+                     *       "expiryYear": 1,
+                     *       "replacesCardId": "repl_01JD3Q8Z9X0000000000000000",
+                     *       "reissueReason": "example",
+                     *       "createdAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         cardId: string;
                         accountId: string;
@@ -3873,12 +5498,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3890,12 +5526,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3907,12 +5554,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3937,12 +5595,30 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cardId": "card_01JD3Q8Z9X0000000000000000",
+                     *       "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *       "currency": "EUR",
+                     *       "subscriptionCardId": "subs_01JD3Q8Z9X0000000000000000",
+                     *       "status": "pending",
+                     *       "isVirtual": true,
+                     *       "label": "Sandbox example",
+                     *       "maskedPan": "example",
+                     *       "last4": "example",
+                     *       "expiryMonth": 1,
+                     *       "expiryYear": 1,
+                     *       "replacesCardId": "repl_01JD3Q8Z9X0000000000000000",
+                     *       "reissueReason": "example",
+                     *       "createdAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         cardId: string;
                         accountId: string;
@@ -3963,12 +5639,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3980,12 +5667,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3997,12 +5695,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4027,12 +5736,30 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cardId": "card_01JD3Q8Z9X0000000000000000",
+                     *       "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *       "currency": "EUR",
+                     *       "subscriptionCardId": "subs_01JD3Q8Z9X0000000000000000",
+                     *       "status": "pending",
+                     *       "isVirtual": true,
+                     *       "label": "Sandbox example",
+                     *       "maskedPan": "example",
+                     *       "last4": "example",
+                     *       "expiryMonth": 1,
+                     *       "expiryYear": 1,
+                     *       "replacesCardId": "repl_01JD3Q8Z9X0000000000000000",
+                     *       "reissueReason": "example",
+                     *       "createdAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         cardId: string;
                         accountId: string;
@@ -4053,12 +5780,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4070,12 +5808,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4087,12 +5836,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4118,6 +5878,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "deliveryAddress": {
+                 *         "name": "Sandbox example",
+                 *         "line1": "example",
+                 *         "line2": "example",
+                 *         "city": "Cluj-Napoca",
+                 *         "postalCode": "example",
+                 *         "country": "RO"
+                 *       },
+                 *       "pin": "1234"
+                 *     }
+                 */
                 "application/json": {
                     deliveryAddress?: {
                         name: string;
@@ -4132,12 +5905,30 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cardId": "card_01JD3Q8Z9X0000000000000000",
+                     *       "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *       "currency": "EUR",
+                     *       "subscriptionCardId": "subs_01JD3Q8Z9X0000000000000000",
+                     *       "status": "pending",
+                     *       "isVirtual": true,
+                     *       "label": "Sandbox example",
+                     *       "maskedPan": "example",
+                     *       "last4": "example",
+                     *       "expiryMonth": 1,
+                     *       "expiryYear": 1,
+                     *       "replacesCardId": "repl_01JD3Q8Z9X0000000000000000",
+                     *       "reissueReason": "example",
+                     *       "createdAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         cardId: string;
                         accountId: string;
@@ -4158,12 +5949,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4175,12 +5977,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4192,12 +6005,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4209,12 +6033,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4239,6 +6074,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "certificates": [
+                 *         "1234"
+                 *       ],
+                 *       "nonce": "example",
+                 *       "nonceSignature": "1234"
+                 *     }
+                 */
                 "application/json": {
                     certificates: string[];
                     nonce: string;
@@ -4248,12 +6092,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "activationData": "example",
+                     *       "encryptedPassData": "example",
+                     *       "ephemeralPublicKey": "eyJhbGciOiJIUzI1NiJ9.sandbox.example"
+                     *     }
+                     */
                     "application/json": {
                         activationData: string;
                         encryptedPassData: string;
@@ -4261,12 +6112,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4278,12 +6140,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4295,12 +6168,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4312,12 +6196,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4342,12 +6237,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "opaquePaymentCard": "example",
+                     *       "network": "VISA",
+                     *       "tokenServiceProvider": "TOKEN_PROVIDER_VISA",
+                     *       "displayName": "example",
+                     *       "lastDigits": "example"
+                     *     }
+                     */
                     "application/json": {
                         opaquePaymentCard: string;
                         /** @enum {string} */
@@ -4359,12 +6263,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4376,12 +6291,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4393,12 +6319,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4423,12 +6360,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "pan": "example",
+                     *       "cvv": "example",
+                     *       "expiryMonth": 1,
+                     *       "expiryYear": 1
+                     *     }
+                     */
                     "application/json": {
                         pan: string;
                         cvv: string;
@@ -4437,12 +6382,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4454,12 +6410,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4471,12 +6438,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4488,12 +6466,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4516,12 +6505,28 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "transactionAuthId": "tran_01JD3Q8Z9X0000000000000000",
+                     *           "transactionId": "tran_01JD3Q8Z9X0000000000000000",
+                     *           "cardId": "card_01JD3Q8Z9X0000000000000000",
+                     *           "amount": "10.90",
+                     *           "currency": "EUR",
+                     *           "merchant": "example",
+                     *           "requestedAt": "2026-11-24T10:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             transactionAuthId: string;
@@ -4538,12 +6543,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4568,6 +6584,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "authType": "pinCode",
+                 *       "authStatus": "success"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     authType: "pinCode" | "pattern" | "other" | "faceRecognition" | "fingerprint";
@@ -4577,12 +6599,36 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "transactionId": "tran_01JD3Q8Z9X0000000000000000",
+                     *       "type": "card_payment",
+                     *       "status": "pending_3ds",
+                     *       "cardId": "card_01JD3Q8Z9X0000000000000000",
+                     *       "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *       "amount": "10.90",
+                     *       "settledAmount": "10.90",
+                     *       "currency": "EUR",
+                     *       "merchant": "example",
+                     *       "declineReason": "example",
+                     *       "threeDS": {
+                     *         "transactionAuthId": "tran_01JD3Q8Z9X0000000000000000",
+                     *         "status": "active",
+                     *         "authType": "example",
+                     *         "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *       },
+                     *       "createdAt": "2026-11-24T10:30:00.000Z",
+                     *       "authorizedAt": "2026-11-24T10:30:00.000Z",
+                     *       "settledAt": "2026-11-24T10:30:00.000Z",
+                     *       "holdExpiresAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         transactionId: string;
                         /** @enum {string} */
@@ -4611,12 +6657,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4628,12 +6685,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4645,12 +6713,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4662,12 +6741,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4697,12 +6787,43 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "transactionId": "tran_01JD3Q8Z9X0000000000000000",
+                     *           "type": "card_payment",
+                     *           "status": "pending_3ds",
+                     *           "cardId": "card_01JD3Q8Z9X0000000000000000",
+                     *           "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *           "amount": "10.90",
+                     *           "settledAmount": "10.90",
+                     *           "currency": "EUR",
+                     *           "merchant": "example",
+                     *           "declineReason": "example",
+                     *           "threeDS": {
+                     *             "transactionAuthId": "tran_01JD3Q8Z9X0000000000000000",
+                     *             "status": "active",
+                     *             "authType": "example",
+                     *             "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *           },
+                     *           "createdAt": "2026-11-24T10:30:00.000Z",
+                     *           "authorizedAt": "2026-11-24T10:30:00.000Z",
+                     *           "settledAt": "2026-11-24T10:30:00.000Z",
+                     *           "holdExpiresAt": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "page": 1,
+                     *       "size": 1,
+                     *       "total": 1
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             transactionId: string;
@@ -4736,12 +6857,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4753,12 +6885,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4783,12 +6926,36 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "transactionId": "tran_01JD3Q8Z9X0000000000000000",
+                     *       "type": "card_payment",
+                     *       "status": "pending_3ds",
+                     *       "cardId": "card_01JD3Q8Z9X0000000000000000",
+                     *       "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *       "amount": "10.90",
+                     *       "settledAmount": "10.90",
+                     *       "currency": "EUR",
+                     *       "merchant": "example",
+                     *       "declineReason": "example",
+                     *       "threeDS": {
+                     *         "transactionAuthId": "tran_01JD3Q8Z9X0000000000000000",
+                     *         "status": "active",
+                     *         "authType": "example",
+                     *         "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *       },
+                     *       "createdAt": "2026-11-24T10:30:00.000Z",
+                     *       "authorizedAt": "2026-11-24T10:30:00.000Z",
+                     *       "settledAt": "2026-11-24T10:30:00.000Z",
+                     *       "holdExpiresAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         transactionId: string;
                         /** @enum {string} */
@@ -4817,12 +6984,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4834,12 +7012,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4862,6 +7051,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "3f0c8a2e-5b1d-4c7e-9a64-2d8f1e0b7c55",
+                 *       "amount": "10.90"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     accountId: string;
@@ -4870,12 +7065,47 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "topupId": "topu_01JD3Q8Z9X0000000000000000",
+                     *       "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *       "kind": "fiat",
+                     *       "method": "bank_transfer",
+                     *       "status": "pending",
+                     *       "amount": "10.90",
+                     *       "currency": "EUR",
+                     *       "reference": "order-1001",
+                     *       "bankTransfer": {
+                     *         "beneficiary": "example",
+                     *         "iban": "example",
+                     *         "bic": "example",
+                     *         "reference": "order-1001"
+                     *       },
+                     *       "paymentUrl": "https://sandbox.tessera.example/hosted/page",
+                     *       "lastDecline": "example",
+                     *       "crypto": {
+                     *         "currency": "EUR",
+                     *         "network": "ETH",
+                     *         "amount": "10.90",
+                     *         "depositAddress": "example",
+                     *         "rate": "example",
+                     *         "fee": "10.90",
+                     *         "received": "example",
+                     *         "confirmations": 1,
+                     *         "confirmationsRequired": 1
+                     *       },
+                     *       "creditedAmount": "10.90",
+                     *       "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *       "createdAt": "2026-11-24T10:30:00.000Z",
+                     *       "completedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         topupId: string;
                         accountId: string;
@@ -4916,12 +7146,23 @@ export interface operations {
                     } | string;
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4933,12 +7174,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4950,12 +7202,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4967,12 +7230,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4984,12 +7258,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5012,12 +7297,51 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "topupId": "topu_01JD3Q8Z9X0000000000000000",
+                     *           "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *           "kind": "fiat",
+                     *           "method": "bank_transfer",
+                     *           "status": "pending",
+                     *           "amount": "10.90",
+                     *           "currency": "EUR",
+                     *           "reference": "order-1001",
+                     *           "bankTransfer": {
+                     *             "beneficiary": "example",
+                     *             "iban": "example",
+                     *             "bic": "example",
+                     *             "reference": "order-1001"
+                     *           },
+                     *           "paymentUrl": "https://sandbox.tessera.example/hosted/page",
+                     *           "lastDecline": "example",
+                     *           "crypto": {
+                     *             "currency": "EUR",
+                     *             "network": "ETH",
+                     *             "amount": "10.90",
+                     *             "depositAddress": "example",
+                     *             "rate": "example",
+                     *             "fee": "10.90",
+                     *             "received": "example",
+                     *             "confirmations": 1,
+                     *             "confirmationsRequired": 1
+                     *           },
+                     *           "creditedAmount": "10.90",
+                     *           "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *           "createdAt": "2026-11-24T10:30:00.000Z",
+                     *           "completedAt": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             topupId: string;
@@ -5060,12 +7384,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5090,12 +7425,27 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "currency": "EUR",
+                     *       "daily": {
+                     *         "limit": "example",
+                     *         "used": "example",
+                     *         "remaining": "example"
+                     *       },
+                     *       "monthly": {
+                     *         "limit": "example",
+                     *         "used": "example",
+                     *         "remaining": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         currency: string;
                         daily: {
@@ -5111,12 +7461,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5128,12 +7489,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5158,12 +7530,27 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "currency": "EUR",
+                     *       "daily": {
+                     *         "limit": "example",
+                     *         "used": "example",
+                     *         "remaining": "example"
+                     *       },
+                     *       "monthly": {
+                     *         "limit": "example",
+                     *         "used": "example",
+                     *         "remaining": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         currency: string;
                         daily: {
@@ -5179,12 +7566,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5196,12 +7594,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5224,12 +7633,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "currency": "EUR",
+                     *           "network": "ETH",
+                     *           "networkName": "example",
+                     *           "confirmationsRequired": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             currency: string;
@@ -5240,12 +7661,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5270,12 +7702,28 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "currency": "EUR",
+                     *       "minimum": "example",
+                     *       "daily": {
+                     *         "limit": "example",
+                     *         "used": "example",
+                     *         "remaining": "example"
+                     *       },
+                     *       "monthly": {
+                     *         "limit": "example",
+                     *         "used": "example",
+                     *         "remaining": "example"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         currency: string;
                         minimum: string;
@@ -5292,12 +7740,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5309,12 +7768,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5337,6 +7807,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currency": "EUR",
+                 *       "network": "ETH",
+                 *       "accountCurrency": "EUR"
+                 *     }
+                 */
                 "application/json": {
                     currency: string;
                     network: string;
@@ -5345,12 +7822,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "quoteId": "quot_01JD3Q8Z9X0000000000000000",
+                     *       "currency": "EUR",
+                     *       "network": "ETH",
+                     *       "accountCurrency": "example",
+                     *       "rate": "example",
+                     *       "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         quoteId: string;
                         currency: string;
@@ -5362,12 +7849,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5379,12 +7877,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5407,6 +7916,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currency": "EUR",
+                 *       "network": "ETH",
+                 *       "accountCurrency": "EUR",
+                 *       "amount": "10.90"
+                 *     }
+                 */
                 "application/json": {
                     currency: string;
                     network: string;
@@ -5416,12 +7933,25 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "currency": "EUR",
+                     *       "network": "ETH",
+                     *       "accountCurrency": "example",
+                     *       "amount": "10.90",
+                     *       "fee": "10.90",
+                     *       "feePercent": "10.90",
+                     *       "total": "10.90",
+                     *       "cryptoAmount": "10.90",
+                     *       "rate": "example"
+                     *     }
+                     */
                     "application/json": {
                         currency: string;
                         network: string;
@@ -5435,12 +7965,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5452,12 +7993,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5480,6 +8032,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "3f0c8a2e-5b1d-4c7e-9a64-2d8f1e0b7c55",
+                 *       "amount": "10.90",
+                 *       "currency": "EUR",
+                 *       "network": "ETH",
+                 *       "quoteId": "quot_01JD3Q8Z9X0000000000000000"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     accountId: string;
@@ -5491,12 +8052,47 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "topupId": "topu_01JD3Q8Z9X0000000000000000",
+                     *       "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *       "kind": "fiat",
+                     *       "method": "bank_transfer",
+                     *       "status": "pending",
+                     *       "amount": "10.90",
+                     *       "currency": "EUR",
+                     *       "reference": "order-1001",
+                     *       "bankTransfer": {
+                     *         "beneficiary": "example",
+                     *         "iban": "example",
+                     *         "bic": "example",
+                     *         "reference": "order-1001"
+                     *       },
+                     *       "paymentUrl": "https://sandbox.tessera.example/hosted/page",
+                     *       "lastDecline": "example",
+                     *       "crypto": {
+                     *         "currency": "EUR",
+                     *         "network": "ETH",
+                     *         "amount": "10.90",
+                     *         "depositAddress": "example",
+                     *         "rate": "example",
+                     *         "fee": "10.90",
+                     *         "received": "example",
+                     *         "confirmations": 1,
+                     *         "confirmationsRequired": 1
+                     *       },
+                     *       "creditedAmount": "10.90",
+                     *       "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *       "createdAt": "2026-11-24T10:30:00.000Z",
+                     *       "completedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         topupId: string;
                         accountId: string;
@@ -5537,12 +8133,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5554,12 +8161,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5571,12 +8189,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5588,12 +8217,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5605,12 +8245,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5635,12 +8286,47 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "topupId": "topu_01JD3Q8Z9X0000000000000000",
+                     *       "accountId": "acco_01JD3Q8Z9X0000000000000000",
+                     *       "kind": "fiat",
+                     *       "method": "bank_transfer",
+                     *       "status": "pending",
+                     *       "amount": "10.90",
+                     *       "currency": "EUR",
+                     *       "reference": "order-1001",
+                     *       "bankTransfer": {
+                     *         "beneficiary": "example",
+                     *         "iban": "example",
+                     *         "bic": "example",
+                     *         "reference": "order-1001"
+                     *       },
+                     *       "paymentUrl": "https://sandbox.tessera.example/hosted/page",
+                     *       "lastDecline": "example",
+                     *       "crypto": {
+                     *         "currency": "EUR",
+                     *         "network": "ETH",
+                     *         "amount": "10.90",
+                     *         "depositAddress": "example",
+                     *         "rate": "example",
+                     *         "fee": "10.90",
+                     *         "received": "example",
+                     *         "confirmations": 1,
+                     *         "confirmationsRequired": 1
+                     *       },
+                     *       "creditedAmount": "10.90",
+                     *       "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *       "createdAt": "2026-11-24T10:30:00.000Z",
+                     *       "completedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         topupId: string;
                         accountId: string;
@@ -5681,12 +8367,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -5698,12 +8395,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;

@@ -320,12 +320,43 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "pagination": {
+                     *         "currentPageNumber": 1,
+                     *         "totalItemCount": 1,
+                     *         "itemCountPerPage": 1,
+                     *         "currentItemCount": 1,
+                     *         "pageCount": 1
+                     *       },
+                     *       "data": [
+                     *         {
+                     *           "id": 10001,
+                     *           "siteId": 10001,
+                     *           "identifier": "user-1001",
+                     *           "firstName": "Ada",
+                     *           "lastName": "Lovelace",
+                     *           "country": "RO",
+                     *           "state": "CA",
+                     *           "city": "Cluj-Napoca",
+                     *           "zipCode": "example",
+                     *           "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                     *           "phone": "+40712345678",
+                     *           "email": "ada@example.com",
+                     *           "creationDate": "2026-11-24T10:30:00.000Z",
+                     *           "creationTimestamp": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -355,12 +386,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -378,12 +425,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -401,12 +464,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -424,12 +503,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -458,6 +553,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "identifier": "user-1001",
+                 *       "email": "ada@example.com",
+                 *       "firstName": "Ada",
+                 *       "lastName": "Lovelace",
+                 *       "country": "",
+                 *       "state": "CA",
+                 *       "city": "Cluj-Napoca",
+                 *       "zipCode": "example",
+                 *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                 *       "phone": "",
+                 *       "siteId": 10001
+                 *     }
+                 */
                 "application/json": {
                     identifier: string;
                     email?: string;
@@ -471,6 +581,21 @@ export interface operations {
                     phone?: "" | string;
                     siteId?: number | string;
                 };
+                /**
+                 * @example {
+                 *       "identifier": "user-1001",
+                 *       "email": "ada@example.com",
+                 *       "firstName": "Ada",
+                 *       "lastName": "Lovelace",
+                 *       "country": "",
+                 *       "state": "CA",
+                 *       "city": "Cluj-Napoca",
+                 *       "zipCode": "example",
+                 *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                 *       "phone": "",
+                 *       "siteId": 10001
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     identifier: string;
                     email?: string;
@@ -487,12 +612,21 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "id": 10001
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -502,12 +636,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -525,12 +675,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -548,12 +714,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -571,12 +753,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -607,12 +805,34 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "id": 10001,
+                     *         "siteId": 10001,
+                     *         "identifier": "user-1001",
+                     *         "firstName": "Ada",
+                     *         "lastName": "Lovelace",
+                     *         "country": "RO",
+                     *         "state": "CA",
+                     *         "city": "Cluj-Napoca",
+                     *         "zipCode": "example",
+                     *         "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                     *         "phone": "+40712345678",
+                     *         "email": "ada@example.com",
+                     *         "creationDate": "2026-11-24T10:30:00.000Z",
+                     *         "creationTimestamp": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -635,12 +855,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -658,12 +894,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -681,12 +933,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -704,12 +972,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -740,6 +1024,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "identifier": "user-1001",
+                 *       "email": "ada@example.com",
+                 *       "firstName": "Ada",
+                 *       "lastName": "Lovelace",
+                 *       "country": "",
+                 *       "state": "CA",
+                 *       "city": "Cluj-Napoca",
+                 *       "zipCode": "example",
+                 *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                 *       "phone": ""
+                 *     }
+                 */
                 "application/json": {
                     identifier?: string;
                     email?: string;
@@ -752,6 +1050,20 @@ export interface operations {
                     address?: string;
                     phone?: "" | string;
                 };
+                /**
+                 * @example {
+                 *       "identifier": "user-1001",
+                 *       "email": "ada@example.com",
+                 *       "firstName": "Ada",
+                 *       "lastName": "Lovelace",
+                 *       "country": "",
+                 *       "state": "CA",
+                 *       "city": "Cluj-Napoca",
+                 *       "zipCode": "example",
+                 *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                 *       "phone": ""
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     identifier?: string;
                     email?: string;
@@ -767,12 +1079,21 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "id": 10001
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -782,12 +1103,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -805,12 +1142,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -828,12 +1181,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -851,12 +1220,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -887,33 +1272,57 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     [key: string]: unknown;
                 } | null;
+                /** @example {} */
                 "application/x-www-form-urlencoded": {
                     [key: string]: unknown;
                 } | null;
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -931,12 +1340,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -954,12 +1379,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -977,12 +1418,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1021,12 +1478,55 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "pagination": {
+                     *         "currentPageNumber": 1,
+                     *         "totalItemCount": 1,
+                     *         "itemCountPerPage": 1,
+                     *         "currentItemCount": 1,
+                     *         "pageCount": 1
+                     *       },
+                     *       "data": [
+                     *         {
+                     *           "id": 10001,
+                     *           "siteId": 10001,
+                     *           "customerId": 10001,
+                     *           "orderType": "example",
+                     *           "orderStatus": "complete-ok",
+                     *           "amount": 10.9,
+                     *           "currency": "EUR",
+                     *           "description": "Sandbox example",
+                     *           "externalOrderId": "order-1001",
+                     *           "externalCustomData": "example",
+                     *           "cardTransactionMode": "example",
+                     *           "transactionMethod": "example",
+                     *           "cardId": 10001,
+                     *           "backUrl": "https://sandbox.tessera.example/hosted/page",
+                     *           "intervalType": "example",
+                     *           "intervalValue": 1,
+                     *           "trialAmount": 10.9,
+                     *           "firstBillDate": "2026-11-24T10:30:00.000Z",
+                     *           "retryPayment": "example",
+                     *           "nextBillDate": "2026-11-24T10:30:00.000Z",
+                     *           "nextDueDate": "2026-11-24T10:30:00.000Z",
+                     *           "invoiceEmail": "ada@example.com",
+                     *           "billedPeriods": 1,
+                     *           "paymentLinkHash": "example",
+                     *           "createdAt": "2026-11-24T10:30:00.000Z",
+                     *           "creationTimestamp": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1069,12 +1569,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1092,12 +1608,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1115,12 +1647,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1138,12 +1686,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1172,6 +1736,75 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "10.90",
+                 *       "currency": "EUR",
+                 *       "orderType": "purchase",
+                 *       "customerId": 10001,
+                 *       "siteId": 10001,
+                 *       "description": "Sandbox example",
+                 *       "externalOrderId": "order-1001",
+                 *       "intervalType": "day",
+                 *       "intervalValue": 1,
+                 *       "retryPayment": "example",
+                 *       "trialAmount": "10.90",
+                 *       "firstBillDate": "2026-11-24T10:30:00.000Z",
+                 *       "backUrl": "https://shop.example/return",
+                 *       "transactionMethod": "card",
+                 *       "cardTransactionMode": "auth",
+                 *       "walletTransactionMode": "transfer",
+                 *       "cardId": 10001,
+                 *       "cardNumber": "4111111111111111",
+                 *       "cardExpiryDate": "12/30",
+                 *       "cardCvv": "123",
+                 *       "cardHolderName": "Ada Lovelace",
+                 *       "cardHolderCountry": "RO",
+                 *       "cardHolderState": "CA",
+                 *       "saveCard": true,
+                 *       "invoiceEmail": "ada@example.com",
+                 *       "ip": "203.0.113.7",
+                 *       "threeDSecureData": "example",
+                 *       "externalCustomData": "example",
+                 *       "level3Data": "example",
+                 *       "transactionOption": {
+                 *         "digitalWallet": {
+                 *           "walletType": "googlePay",
+                 *           "data": "example"
+                 *         },
+                 *         "isSoftDecline": "yes",
+                 *         "subMerchantId": "subM_01JD3Q8Z9X0000000000000000",
+                 *         "splitPayment": {
+                 *           "splitSchema": [
+                 *             {
+                 *               "toSite": 1,
+                 *               "amount": "10.90",
+                 *               "description": "Sandbox example",
+                 *               "tag": [
+                 *                 "example"
+                 *               ]
+                 *             }
+                 *           ]
+                 *         }
+                 *       },
+                 *       "digitalWalletType": "googlePay",
+                 *       "digitalWalletCryptogram": "example",
+                 *       "digitalWalletEci": "1234",
+                 *       "digitalWalletRawData": "example",
+                 *       "digitalWalletProtocolVersion": "example",
+                 *       "networkTokenType": "MDES",
+                 *       "networkToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                 *       "networkTokenCryptogram": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                 *       "networkTokenEci": "1234",
+                 *       "networkTransactionId": "netw_01JD3Q8Z9X0000000000000000",
+                 *       "networkTransactionDate": "20261124103000",
+                 *       "eci": "1234",
+                 *       "cavv": "example",
+                 *       "xid": "xid_01JD3Q8Z9X0000000000000000",
+                 *       "threeDSProtocolVersion": "example",
+                 *       "threeDsType": "example"
+                 *     }
+                 */
                 "application/json": {
                     amount: string;
                     currency: string;
@@ -1247,6 +1880,75 @@ export interface operations {
                     threeDSProtocolVersion?: string;
                     threeDsType?: string;
                 };
+                /**
+                 * @example {
+                 *       "amount": "10.90",
+                 *       "currency": "EUR",
+                 *       "orderType": "purchase",
+                 *       "customerId": 10001,
+                 *       "siteId": 10001,
+                 *       "description": "Sandbox example",
+                 *       "externalOrderId": "order-1001",
+                 *       "intervalType": "day",
+                 *       "intervalValue": 1,
+                 *       "retryPayment": "example",
+                 *       "trialAmount": "10.90",
+                 *       "firstBillDate": "2026-11-24T10:30:00.000Z",
+                 *       "backUrl": "https://shop.example/return",
+                 *       "transactionMethod": "card",
+                 *       "cardTransactionMode": "auth",
+                 *       "walletTransactionMode": "transfer",
+                 *       "cardId": 10001,
+                 *       "cardNumber": "4111111111111111",
+                 *       "cardExpiryDate": "12/30",
+                 *       "cardCvv": "123",
+                 *       "cardHolderName": "Ada Lovelace",
+                 *       "cardHolderCountry": "RO",
+                 *       "cardHolderState": "CA",
+                 *       "saveCard": true,
+                 *       "invoiceEmail": "ada@example.com",
+                 *       "ip": "203.0.113.7",
+                 *       "threeDSecureData": "example",
+                 *       "externalCustomData": "example",
+                 *       "level3Data": "example",
+                 *       "transactionOption": {
+                 *         "digitalWallet": {
+                 *           "walletType": "googlePay",
+                 *           "data": "example"
+                 *         },
+                 *         "isSoftDecline": "yes",
+                 *         "subMerchantId": "subM_01JD3Q8Z9X0000000000000000",
+                 *         "splitPayment": {
+                 *           "splitSchema": [
+                 *             {
+                 *               "toSite": 1,
+                 *               "amount": "10.90",
+                 *               "description": "Sandbox example",
+                 *               "tag": [
+                 *                 "example"
+                 *               ]
+                 *             }
+                 *           ]
+                 *         }
+                 *       },
+                 *       "digitalWalletType": "googlePay",
+                 *       "digitalWalletCryptogram": "example",
+                 *       "digitalWalletEci": "1234",
+                 *       "digitalWalletRawData": "example",
+                 *       "digitalWalletProtocolVersion": "example",
+                 *       "networkTokenType": "MDES",
+                 *       "networkToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                 *       "networkTokenCryptogram": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                 *       "networkTokenEci": "1234",
+                 *       "networkTransactionId": "netw_01JD3Q8Z9X0000000000000000",
+                 *       "networkTransactionDate": "20261124103000",
+                 *       "eci": "1234",
+                 *       "cavv": "example",
+                 *       "xid": "xid_01JD3Q8Z9X0000000000000000",
+                 *       "threeDSProtocolVersion": "example",
+                 *       "threeDsType": "example"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     amount: string;
                     currency: string;
@@ -1325,12 +2027,32 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "orderId": 10001,
+                     *         "transactionId": 10001,
+                     *         "cardId": 10001,
+                     *         "is3d": 1,
+                     *         "isRedirect": true,
+                     *         "redirect": {
+                     *           "url": "https://sandbox.tessera.example/hosted/page",
+                     *           "formMethod": "POST",
+                     *           "params": {}
+                     *         },
+                     *         "orderStatus": "complete-ok",
+                     *         "transactionStatus": "complete-ok"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1354,12 +2076,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1377,12 +2115,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1400,12 +2154,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The payment was declined: the envelope says why */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1423,12 +2193,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1446,12 +2232,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1482,12 +2284,46 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "id": 10001,
+                     *         "siteId": 10001,
+                     *         "customerId": 10001,
+                     *         "orderType": "example",
+                     *         "orderStatus": "complete-ok",
+                     *         "amount": 10.9,
+                     *         "currency": "EUR",
+                     *         "description": "Sandbox example",
+                     *         "externalOrderId": "order-1001",
+                     *         "externalCustomData": "example",
+                     *         "cardTransactionMode": "example",
+                     *         "transactionMethod": "example",
+                     *         "cardId": 10001,
+                     *         "backUrl": "https://sandbox.tessera.example/hosted/page",
+                     *         "intervalType": "example",
+                     *         "intervalValue": 1,
+                     *         "trialAmount": 10.9,
+                     *         "firstBillDate": "2026-11-24T10:30:00.000Z",
+                     *         "retryPayment": "example",
+                     *         "nextBillDate": "2026-11-24T10:30:00.000Z",
+                     *         "nextDueDate": "2026-11-24T10:30:00.000Z",
+                     *         "invoiceEmail": "ada@example.com",
+                     *         "billedPeriods": 1,
+                     *         "paymentLinkHash": "example",
+                     *         "createdAt": "2026-11-24T10:30:00.000Z",
+                     *         "creationTimestamp": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1523,12 +2359,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1546,12 +2398,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1569,12 +2437,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1592,12 +2476,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1628,6 +2528,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "fraud-confirm",
+                 *       "message": "Success",
+                 *       "terminateOrder": "yes"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     reason?: "fraud-confirm" | "highly-suspicious" | "duplicated-transaction" | "customer-demand" | "test-transaction";
@@ -1635,6 +2542,13 @@ export interface operations {
                     /** @enum {string} */
                     terminateOrder?: "yes" | "no";
                 } | null;
+                /**
+                 * @example {
+                 *       "reason": "fraud-confirm",
+                 *       "message": "Success",
+                 *       "terminateOrder": "yes"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @enum {string} */
                     reason?: "fraud-confirm" | "highly-suspicious" | "duplicated-transaction" | "customer-demand" | "test-transaction";
@@ -1645,12 +2559,46 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "id": 10001,
+                     *         "siteId": 10001,
+                     *         "customerId": 10001,
+                     *         "orderType": "example",
+                     *         "orderStatus": "complete-ok",
+                     *         "amount": 10.9,
+                     *         "currency": "EUR",
+                     *         "description": "Sandbox example",
+                     *         "externalOrderId": "order-1001",
+                     *         "externalCustomData": "example",
+                     *         "cardTransactionMode": "example",
+                     *         "transactionMethod": "example",
+                     *         "cardId": 10001,
+                     *         "backUrl": "https://sandbox.tessera.example/hosted/page",
+                     *         "intervalType": "example",
+                     *         "intervalValue": 1,
+                     *         "trialAmount": 10.9,
+                     *         "firstBillDate": "2026-11-24T10:30:00.000Z",
+                     *         "retryPayment": "example",
+                     *         "nextBillDate": "2026-11-24T10:30:00.000Z",
+                     *         "nextDueDate": "2026-11-24T10:30:00.000Z",
+                     *         "invoiceEmail": "ada@example.com",
+                     *         "billedPeriods": 1,
+                     *         "paymentLinkHash": "example",
+                     *         "createdAt": "2026-11-24T10:30:00.000Z",
+                     *         "creationTimestamp": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1686,12 +2634,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1709,12 +2673,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1732,12 +2712,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1755,12 +2751,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1791,6 +2803,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": 10001,
+                 *       "amount": "10.90",
+                 *       "transactionOption": {
+                 *         "digitalWallet": {
+                 *           "walletType": "googlePay",
+                 *           "data": "example"
+                 *         },
+                 *         "isSoftDecline": "yes",
+                 *         "subMerchantId": "subM_01JD3Q8Z9X0000000000000000",
+                 *         "splitPayment": {
+                 *           "splitSchema": [
+                 *             {
+                 *               "toSite": 1,
+                 *               "amount": "10.90",
+                 *               "description": "Sandbox example",
+                 *               "tag": [
+                 *                 "example"
+                 *               ]
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     customerId: number | string;
                     amount: string | number;
@@ -1813,6 +2851,32 @@ export interface operations {
                         };
                     };
                 };
+                /**
+                 * @example {
+                 *       "customerId": 10001,
+                 *       "amount": "10.90",
+                 *       "transactionOption": {
+                 *         "digitalWallet": {
+                 *           "walletType": "googlePay",
+                 *           "data": "example"
+                 *         },
+                 *         "isSoftDecline": "yes",
+                 *         "subMerchantId": "subM_01JD3Q8Z9X0000000000000000",
+                 *         "splitPayment": {
+                 *           "splitSchema": [
+                 *             {
+                 *               "toSite": 1,
+                 *               "amount": "10.90",
+                 *               "description": "Sandbox example",
+                 *               "tag": [
+                 *                 "example"
+                 *               ]
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     customerId: number | string;
                     amount: string | number;
@@ -1838,12 +2902,32 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "transactionId": 10001,
+                     *         "cardId": 10001,
+                     *         "is3d": 1,
+                     *         "isRedirect": true,
+                     *         "redirect": {
+                     *           "url": "https://sandbox.tessera.example/hosted/page",
+                     *           "formMethod": "POST",
+                     *           "params": {}
+                     *         },
+                     *         "orderStatus": "complete-ok",
+                     *         "transactionStatus": "complete-ok",
+                     *         "id": 10001
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1867,12 +2951,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1890,12 +2990,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1913,12 +3029,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The payment was declined: the envelope says why */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1936,12 +3068,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -1959,12 +3107,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2008,12 +3172,52 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "pagination": {
+                     *         "currentPageNumber": 1,
+                     *         "totalItemCount": 1,
+                     *         "itemCountPerPage": 1,
+                     *         "currentItemCount": 1,
+                     *         "pageCount": 1
+                     *       },
+                     *       "data": [
+                     *         {
+                     *           "id": 10001,
+                     *           "orderId": 10001,
+                     *           "customerId": 10001,
+                     *           "siteId": 10001,
+                     *           "cardId": 10001,
+                     *           "parentTransactionId": 10001,
+                     *           "transactionType": "example",
+                     *           "transactionStatus": "complete-ok",
+                     *           "transactionMethod": "example",
+                     *           "cardTransactionMode": "example",
+                     *           "amount": 10.9,
+                     *           "capturedAmount": 10.9,
+                     *           "refundedAmount": 10.9,
+                     *           "currency": "EUR",
+                     *           "cardBrand": "example",
+                     *           "cardNumber": "4111111111111111",
+                     *           "is3d": 1,
+                     *           "errorCode": 1,
+                     *           "errorMessage": "example",
+                     *           "reason": "Sandbox example",
+                     *           "message": "Success",
+                     *           "createdAt": "2026-11-24T10:30:00.000Z",
+                     *           "creationTimestamp": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2052,12 +3256,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2075,12 +3295,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2098,12 +3334,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2121,12 +3373,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2157,12 +3425,43 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "id": 10001,
+                     *         "orderId": 10001,
+                     *         "customerId": 10001,
+                     *         "siteId": 10001,
+                     *         "cardId": 10001,
+                     *         "parentTransactionId": 10001,
+                     *         "transactionType": "example",
+                     *         "transactionStatus": "complete-ok",
+                     *         "transactionMethod": "example",
+                     *         "cardTransactionMode": "example",
+                     *         "amount": 10.9,
+                     *         "capturedAmount": 10.9,
+                     *         "refundedAmount": 10.9,
+                     *         "currency": "EUR",
+                     *         "cardBrand": "example",
+                     *         "cardNumber": "4111111111111111",
+                     *         "is3d": 1,
+                     *         "errorCode": 1,
+                     *         "errorMessage": "example",
+                     *         "reason": "Sandbox example",
+                     *         "message": "Success",
+                     *         "createdAt": "2026-11-24T10:30:00.000Z",
+                     *         "creationTimestamp": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2194,12 +3493,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2217,12 +3532,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2240,12 +3571,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2263,12 +3610,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2299,21 +3662,62 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "10.90"
+                 *     }
+                 */
                 "application/json": {
                     amount: string | number;
                 };
+                /**
+                 * @example {
+                 *       "amount": "10.90"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     amount: string | number;
                 };
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "id": 10001,
+                     *         "orderId": 10001,
+                     *         "customerId": 10001,
+                     *         "siteId": 10001,
+                     *         "cardId": 10001,
+                     *         "parentTransactionId": 10001,
+                     *         "transactionType": "example",
+                     *         "transactionStatus": "complete-ok",
+                     *         "transactionMethod": "example",
+                     *         "cardTransactionMode": "example",
+                     *         "amount": 10.9,
+                     *         "capturedAmount": 10.9,
+                     *         "refundedAmount": 10.9,
+                     *         "currency": "EUR",
+                     *         "cardBrand": "example",
+                     *         "cardNumber": "4111111111111111",
+                     *         "is3d": 1,
+                     *         "errorCode": 1,
+                     *         "errorMessage": "example",
+                     *         "reason": "Sandbox example",
+                     *         "message": "Success",
+                     *         "createdAt": "2026-11-24T10:30:00.000Z",
+                     *         "creationTimestamp": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2345,12 +3749,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2368,12 +3788,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2391,12 +3827,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2414,12 +3866,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2450,12 +3918,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "fraud-confirm",
+                 *       "message": "Success",
+                 *       "amount": "10.90"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     reason?: "fraud-confirm" | "highly-suspicious" | "duplicated-transaction" | "customer-demand" | "test-transaction" | "card-expired";
                     message?: string;
                     amount?: string | number;
                 } | null;
+                /**
+                 * @example {
+                 *       "reason": "fraud-confirm",
+                 *       "message": "Success",
+                 *       "amount": "10.90"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @enum {string} */
                     reason?: "fraud-confirm" | "highly-suspicious" | "duplicated-transaction" | "customer-demand" | "test-transaction" | "card-expired";
@@ -2465,12 +3947,43 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "id": 10001,
+                     *         "orderId": 10001,
+                     *         "customerId": 10001,
+                     *         "siteId": 10001,
+                     *         "cardId": 10001,
+                     *         "parentTransactionId": 10001,
+                     *         "transactionType": "example",
+                     *         "transactionStatus": "complete-ok",
+                     *         "transactionMethod": "example",
+                     *         "cardTransactionMode": "example",
+                     *         "amount": 10.9,
+                     *         "capturedAmount": 10.9,
+                     *         "refundedAmount": 10.9,
+                     *         "currency": "EUR",
+                     *         "cardBrand": "example",
+                     *         "cardNumber": "4111111111111111",
+                     *         "is3d": 1,
+                     *         "errorCode": 1,
+                     *         "errorMessage": "example",
+                     *         "reason": "Sandbox example",
+                     *         "message": "Success",
+                     *         "createdAt": "2026-11-24T10:30:00.000Z",
+                     *         "creationTimestamp": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2502,12 +4015,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2525,12 +4054,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2548,12 +4093,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2571,12 +4132,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2613,12 +4190,54 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "pagination": {
+                     *         "currentPageNumber": 1,
+                     *         "totalItemCount": 1,
+                     *         "itemCountPerPage": 1,
+                     *         "currentItemCount": 1,
+                     *         "pageCount": 1
+                     *       },
+                     *       "data": [
+                     *         {
+                     *           "id": 10001,
+                     *           "customerId": 10001,
+                     *           "orderId": 10001,
+                     *           "token": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *           "cardType": "example",
+                     *           "type": "card",
+                     *           "cardProvider": "example",
+                     *           "hasToken": true,
+                     *           "cardNumber": "4111111111111111",
+                     *           "lastFour": "example",
+                     *           "expiryMonth": "example",
+                     *           "expiryYear": "example",
+                     *           "nameOnCard": "Ada Lovelace",
+                     *           "cardHolderCountry": "RO",
+                     *           "cardHolderState": "CA",
+                     *           "cardStatus": "active",
+                     *           "binInfo": {
+                     *             "bin": "example",
+                     *             "brand": "example",
+                     *             "type": "example",
+                     *             "level": "example",
+                     *             "countryCode": "RO",
+                     *             "bank": "example"
+                     *           },
+                     *           "createdAt": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2665,12 +4284,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2688,12 +4323,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2711,12 +4362,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2734,12 +4401,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2772,12 +4455,45 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "id": 10001,
+                     *         "customerId": 10001,
+                     *         "orderId": 10001,
+                     *         "token": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *         "cardType": "example",
+                     *         "type": "card",
+                     *         "cardProvider": "example",
+                     *         "hasToken": true,
+                     *         "cardNumber": "4111111111111111",
+                     *         "lastFour": "example",
+                     *         "expiryMonth": "example",
+                     *         "expiryYear": "example",
+                     *         "nameOnCard": "Ada Lovelace",
+                     *         "cardHolderCountry": "RO",
+                     *         "cardHolderState": "CA",
+                     *         "cardStatus": "active",
+                     *         "binInfo": {
+                     *           "bin": "example",
+                     *           "brand": "example",
+                     *           "type": "example",
+                     *           "level": "example",
+                     *           "countryCode": "RO",
+                     *           "bank": "example"
+                     *         },
+                     *         "createdAt": "2026-11-24T10:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2817,12 +4533,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2840,12 +4572,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2863,12 +4611,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2886,12 +4650,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2924,33 +4704,65 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": 10001
+                 *     }
+                 */
                 "application/json": {
                     customerId?: number | string;
                 } | null;
+                /**
+                 * @example {
+                 *       "customerId": 10001
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     customerId?: number | string;
                 } | null;
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2968,12 +4780,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -2991,12 +4819,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3014,12 +4858,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3054,12 +4914,52 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "pagination": {
+                     *         "currentPageNumber": 1,
+                     *         "totalItemCount": 1,
+                     *         "itemCountPerPage": 1,
+                     *         "currentItemCount": 1,
+                     *         "pageCount": 1
+                     *       },
+                     *       "data": [
+                     *         {
+                     *           "hash": "example",
+                     *           "url": "https://sandbox.tessera.example/hosted/page",
+                     *           "siteId": 10001,
+                     *           "orderType": "example",
+                     *           "amount": 10.9,
+                     *           "currency": "EUR",
+                     *           "description": "Sandbox example",
+                     *           "contentType": "example",
+                     *           "items": [
+                     *             {
+                     *               "name": "Sandbox example",
+                     *               "quantity": 1,
+                     *               "price": "10.90"
+                     *             }
+                     *           ],
+                     *           "intervalType": "example",
+                     *           "intervalValue": 1,
+                     *           "active": 1,
+                     *           "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *           "usageLimit": 1,
+                     *           "usageCount": 1,
+                     *           "backUrl": "https://sandbox.tessera.example/hosted/page",
+                     *           "createdAt": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3096,12 +4996,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3119,12 +5035,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3142,12 +5074,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3165,12 +5113,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3199,6 +5163,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "siteId": 10001,
+                 *       "amount": "10.90",
+                 *       "currency": "EUR",
+                 *       "orderType": "purchase",
+                 *       "description": "Sandbox example",
+                 *       "contentType": "Description",
+                 *       "items": [
+                 *         {
+                 *           "name": "Sandbox example",
+                 *           "quantity": 1,
+                 *           "price": "10.90"
+                 *         }
+                 *       ],
+                 *       "intervalType": "day",
+                 *       "intervalValue": 1,
+                 *       "active": true,
+                 *       "expiresAt": "2026-11-24T10:30:00.000Z",
+                 *       "usageLimit": 1,
+                 *       "backUrl": "https://shop.example/return"
+                 *     }
+                 */
                 "application/json": {
                     siteId?: number | string;
                     amount: string | number;
@@ -3222,6 +5209,29 @@ export interface operations {
                     /** Format: uri */
                     backUrl?: string;
                 };
+                /**
+                 * @example {
+                 *       "siteId": 10001,
+                 *       "amount": "10.90",
+                 *       "currency": "EUR",
+                 *       "orderType": "purchase",
+                 *       "description": "Sandbox example",
+                 *       "contentType": "Description",
+                 *       "items": [
+                 *         {
+                 *           "name": "Sandbox example",
+                 *           "quantity": 1,
+                 *           "price": "10.90"
+                 *         }
+                 *       ],
+                 *       "intervalType": "day",
+                 *       "intervalValue": 1,
+                 *       "active": true,
+                 *       "expiresAt": "2026-11-24T10:30:00.000Z",
+                 *       "usageLimit": 1,
+                 *       "backUrl": "https://shop.example/return"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     siteId?: number | string;
                     amount: string | number;
@@ -3248,12 +5258,43 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "hash": "example",
+                     *         "url": "https://sandbox.tessera.example/hosted/page",
+                     *         "siteId": 10001,
+                     *         "orderType": "example",
+                     *         "amount": 10.9,
+                     *         "currency": "EUR",
+                     *         "description": "Sandbox example",
+                     *         "contentType": "example",
+                     *         "items": [
+                     *           {
+                     *             "name": "Sandbox example",
+                     *             "quantity": 1,
+                     *             "price": "10.90"
+                     *           }
+                     *         ],
+                     *         "intervalType": "example",
+                     *         "intervalValue": 1,
+                     *         "active": 1,
+                     *         "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *         "usageLimit": 1,
+                     *         "usageCount": 1,
+                     *         "backUrl": "https://sandbox.tessera.example/hosted/page",
+                     *         "createdAt": "2026-11-24T10:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3283,12 +5324,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3306,12 +5363,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3329,12 +5402,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3352,12 +5441,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3388,12 +5493,43 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "hash": "example",
+                     *         "url": "https://sandbox.tessera.example/hosted/page",
+                     *         "siteId": 10001,
+                     *         "orderType": "example",
+                     *         "amount": 10.9,
+                     *         "currency": "EUR",
+                     *         "description": "Sandbox example",
+                     *         "contentType": "example",
+                     *         "items": [
+                     *           {
+                     *             "name": "Sandbox example",
+                     *             "quantity": 1,
+                     *             "price": "10.90"
+                     *           }
+                     *         ],
+                     *         "intervalType": "example",
+                     *         "intervalValue": 1,
+                     *         "active": 1,
+                     *         "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *         "usageLimit": 1,
+                     *         "usageCount": 1,
+                     *         "backUrl": "https://sandbox.tessera.example/hosted/page",
+                     *         "createdAt": "2026-11-24T10:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3423,12 +5559,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3446,12 +5598,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3469,12 +5637,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3492,12 +5676,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3528,6 +5728,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "siteId": 10001,
+                 *       "amount": "10.90",
+                 *       "currency": "EUR",
+                 *       "orderType": "purchase",
+                 *       "description": "Sandbox example",
+                 *       "contentType": "Description",
+                 *       "items": [
+                 *         {
+                 *           "name": "Sandbox example",
+                 *           "quantity": 1,
+                 *           "price": "10.90"
+                 *         }
+                 *       ],
+                 *       "intervalType": "day",
+                 *       "intervalValue": 1,
+                 *       "active": true,
+                 *       "expiresAt": "2026-11-24T10:30:00.000Z",
+                 *       "usageLimit": 1,
+                 *       "backUrl": "https://shop.example/return"
+                 *     }
+                 */
                 "application/json": {
                     siteId?: number | string;
                     amount?: string | number;
@@ -3551,6 +5774,29 @@ export interface operations {
                     /** Format: uri */
                     backUrl?: string;
                 };
+                /**
+                 * @example {
+                 *       "siteId": 10001,
+                 *       "amount": "10.90",
+                 *       "currency": "EUR",
+                 *       "orderType": "purchase",
+                 *       "description": "Sandbox example",
+                 *       "contentType": "Description",
+                 *       "items": [
+                 *         {
+                 *           "name": "Sandbox example",
+                 *           "quantity": 1,
+                 *           "price": "10.90"
+                 *         }
+                 *       ],
+                 *       "intervalType": "day",
+                 *       "intervalValue": 1,
+                 *       "active": true,
+                 *       "expiresAt": "2026-11-24T10:30:00.000Z",
+                 *       "usageLimit": 1,
+                 *       "backUrl": "https://shop.example/return"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     siteId?: number | string;
                     amount?: string | number;
@@ -3577,12 +5823,43 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "hash": "example",
+                     *         "url": "https://sandbox.tessera.example/hosted/page",
+                     *         "siteId": 10001,
+                     *         "orderType": "example",
+                     *         "amount": 10.9,
+                     *         "currency": "EUR",
+                     *         "description": "Sandbox example",
+                     *         "contentType": "example",
+                     *         "items": [
+                     *           {
+                     *             "name": "Sandbox example",
+                     *             "quantity": 1,
+                     *             "price": "10.90"
+                     *           }
+                     *         ],
+                     *         "intervalType": "example",
+                     *         "intervalValue": 1,
+                     *         "active": 1,
+                     *         "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *         "usageLimit": 1,
+                     *         "usageCount": 1,
+                     *         "backUrl": "https://sandbox.tessera.example/hosted/page",
+                     *         "createdAt": "2026-11-24T10:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3612,12 +5889,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3635,12 +5928,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3658,12 +5967,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3681,12 +6006,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3717,33 +6058,57 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     [key: string]: unknown;
                 } | null;
+                /** @example {} */
                 "application/x-www-form-urlencoded": {
                     [key: string]: unknown;
                 } | null;
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3761,12 +6126,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3784,12 +6165,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3807,12 +6204,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3850,12 +6263,33 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": [
+                     *         {
+                     *           "eventId": "even_01JD3Q8Z9X0000000000000000",
+                     *           "api": "issuing",
+                     *           "tenantId": "tena_01JD3Q8Z9X0000000000000000",
+                     *           "type": "example",
+                     *           "createdAt": "2026-11-24T10:30:00.000Z",
+                     *           "objectIds": [
+                     *             "obje_01JD3Q8Z9X0000000000000000"
+                     *           ],
+                     *           "deliveryState": "pending",
+                     *           "payload": {}
+                     *         }
+                     *       ],
+                     *       "nextCursor": "example"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3876,12 +6310,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3899,12 +6349,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3922,12 +6388,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3956,6 +6438,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-24T10:30:00.000Z",
+                 *       "afterEventId": "afte_01JD3Q8Z9X0000000000000000"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: date-time
@@ -3965,6 +6453,12 @@ export interface operations {
                     /** @description Replay every event created after this one (the last one the receiver has) */
                     afterEventId?: string;
                 };
+                /**
+                 * @example {
+                 *       "since": "2026-11-24T10:30:00.000Z",
+                 *       "afterEventId": "afte_01JD3Q8Z9X0000000000000000"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /**
                      * Format: date-time
@@ -3977,12 +6471,23 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: done in the background */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "replayed": 1,
+                     *         "skippedWithoutUrl": 1,
+                     *         "isTruncated": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -3994,12 +6499,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4017,12 +6538,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4040,12 +6577,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4063,12 +6616,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4099,12 +6668,55 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "eventId": "even_01JD3Q8Z9X0000000000000000",
+                     *         "api": "issuing",
+                     *         "tenantId": "tena_01JD3Q8Z9X0000000000000000",
+                     *         "type": "example",
+                     *         "createdAt": "2026-11-24T10:30:00.000Z",
+                     *         "objectIds": [
+                     *           "obje_01JD3Q8Z9X0000000000000000"
+                     *         ],
+                     *         "deliveryState": "pending",
+                     *         "payload": {},
+                     *         "deliveries": [
+                     *           {
+                     *             "deliveryId": "deli_01JD3Q8Z9X0000000000000000",
+                     *             "url": "https://sandbox.tessera.example/hosted/page",
+                     *             "reason": "Sandbox example",
+                     *             "status": "active",
+                     *             "attemptCount": 1,
+                     *             "maxAttempts": 1,
+                     *             "nextAttemptAt": "2026-11-24T10:30:00.000Z",
+                     *             "completedAt": "2026-11-24T10:30:00.000Z",
+                     *             "attempts": [
+                     *               {
+                     *                 "deliveryAttemptId": "deli_01JD3Q8Z9X0000000000000000",
+                     *                 "attemptNumber": 1,
+                     *                 "startedAt": "2026-11-24T10:30:00.000Z",
+                     *                 "durationMs": 1,
+                     *                 "statusCode": 1,
+                     *                 "responseExcerpt": "example",
+                     *                 "error": "example",
+                     *                 "succeeded": true,
+                     *                 "abandoned": true
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4146,12 +6758,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4169,12 +6797,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4192,12 +6836,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4228,12 +6888,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: done in the background */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "deliveryId": "deli_01JD3Q8Z9X0000000000000000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4243,12 +6912,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4266,12 +6951,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4289,12 +6990,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4312,12 +7029,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4348,12 +7081,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "token": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                     *         "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4364,12 +7107,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4387,12 +7146,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4410,12 +7185,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
@@ -4433,12 +7224,28 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
                     "application/json": {
                         code: number;
                         message: string;
