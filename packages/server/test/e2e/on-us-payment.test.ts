@@ -2,6 +2,7 @@
 // issuing side of the same platform. The cardholder answers the 3D Secure challenge in the issuing API;
 // the funds move from the cardholder's account to the merchant's site; a refund goes back to the card;
 // the merchant gets its IPNs and the partner its webhooks; the ledger's invariants hold.
+import { issuingClient, paymentsClient } from '@tessera/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
 import { aCardholder } from '../harness/issuing-builders.ts';
@@ -38,6 +39,8 @@ afterAll(async () => {
   await partnerReceiver.close();
 });
 
+const tokenOf = (auth: Record<string, string>) => (auth.authorization ?? '').replace(/^Bearer /, '');
+
 type Secrets = { pan: string; cvv: string; expiryMonth: number; expiryYear: number };
 
 async function issuedCard(funds: bigint) {
@@ -71,88 +74,81 @@ const siteBalance = async () =>
   ).body.available;
 
 describe('an issued card charged through the payments API', () => {
-  it('is challenged in the issuing API, approved by the cardholder, captured and refunded on-us', async () => {
+  it('is challenged in the issuing API, approved by the cardholder, captured and refunded on-us (through @tessera/sdk)', async () => {
     const { holder, card } = await issuedCard(100_00n);
     const customerId = await aCustomer(h, m);
-    const order = await payments(h, m, 'POST', '/order', {
-      amount: '30.00',
-      currency: 'EUR',
-      orderType: 'purchase',
-      customerId: String(customerId),
-      externalCustomData: 'on-us',
-      ...card,
+    // The merchant's server and the cardholder's app, each with the SDK's typed client.
+    const merchant = paymentsClient({ baseUrl: h.baseUrl, apiKey: m.apiKey });
+    const cardholder = issuingClient({ baseUrl: h.baseUrl, accessToken: tokenOf(holder.auth) });
+    const created = await merchant.POST('/order', {
+      body: {
+        amount: '30.00',
+        currency: 'EUR',
+        orderType: 'purchase',
+        customerId,
+        externalCustomData: 'on-us',
+        ...card,
+      },
     });
-    expect(order.status).toBe(201);
-    expect(order.body.data).toMatchObject({ is3d: 1, isRedirect: true, transactionStatus: '3d-pending' });
+    const order = created.data?.data;
+    if (!order?.redirect) throw new Error('no challenge');
+    expect(order).toMatchObject({ is3d: 1, isRedirect: true, transactionStatus: '3d-pending' });
 
     // The hosted ACS page waits for the cardholder instead of deciding itself.
-    const acs = await h.request('POST', '/acs/challenge', { form: order.body.data.redirect.params });
+    const acs = await h.request('POST', '/acs/challenge', { form: order.redirect.params });
     expect(acs.text).toContain('Confirm this payment in your card app');
     const sneaky = await fetch(`${h.baseUrl}/acs/challenge/decide`, {
       method: 'POST',
-      body: new URLSearchParams({ creq: order.body.data.redirect.params.creq, outcome: 'approve' }),
+      body: new URLSearchParams({ creq: order.redirect.params.creq ?? '', outcome: 'approve' }),
       redirect: 'manual',
     });
     expect(sneaky.status).toBe(403);
 
     // The cardholder sees the challenge in the issuing API, with the merchant's site name, and approves.
-    const pending = await h.request<{
-      data: { transactionAuthId: string; amount: string; merchant: string }[];
-    }>('GET', '/issuing/v1/transactions/3d-secure', { headers: holder.auth });
-    expect(pending.body.data).toHaveLength(1);
-    expect(pending.body.data[0]).toMatchObject({ amount: '30.00', merchant: 'Site 1' });
-    const decided = await h.request(
-      'PATCH',
-      `/issuing/v1/transactions/3d-secure/${pending.body.data[0]?.transactionAuthId}`,
-      {
-        headers: holder.auth,
-        json: { authType: 'fingerprint', authStatus: 'success' },
-      },
-    );
-    expect(decided.status).toBe(200);
+    const pending = (await cardholder.GET('/transactions/3d-secure', {})).data?.data ?? [];
+    expect(pending).toHaveLength(1);
+    expect(pending[0]).toMatchObject({ amount: '30.00', merchant: 'Site 1' });
+    await cardholder.PATCH('/transactions/3d-secure/{transactionAuthId}', {
+      params: { path: { transactionAuthId: pending[0]?.transactionAuthId ?? '' } },
+      body: { authType: 'fingerprint', authStatus: 'success' },
+    });
 
-    const t = await payments(h, m, 'GET', `/transaction/${order.body.data.transactionId}`);
-    expect(t.body.data).toMatchObject({ transactionStatus: 'complete-ok', capturedAmount: 30, is3d: 1 });
+    const t = await merchant.GET('/transaction/{id}', { params: { path: { id: order.transactionId } } });
+    expect(t.data?.data).toMatchObject({ transactionStatus: 'complete-ok', capturedAmount: 30, is3d: 1 });
     expect(await siteBalance()).toBe('30.00');
     expect((await holder.balance()).availableBalance).toBe('70.00');
     // The waiting page now sends the browser on.
-    const after = await fetch(`${h.baseUrl}/acs/challenge?creq=${order.body.data.redirect.params.creq}`, {
+    const after = await fetch(`${h.baseUrl}/acs/challenge?creq=${order.redirect.params.creq}`, {
       redirect: 'manual',
     });
     expect(after.status).toBe(303);
 
     // The issuing side shows a settled card payment.
-    const issued = await h.request<{ data: { type: string; status: string; amount: string }[] }>(
-      'GET',
-      '/issuing/v1/transactions',
-      { headers: await holder.relogin() },
-    );
-    expect(issued.body.data.find((x) => x.type === 'card_payment')).toMatchObject({
+    const reissued = issuingClient({ baseUrl: h.baseUrl, accessToken: tokenOf(await holder.relogin()) });
+    const issued = (await reissued.GET('/transactions', {})).data?.data ?? [];
+    expect(issued.find((x) => x.type === 'card_payment')).toMatchObject({
       status: 'settled',
       amount: '30.00',
     });
 
     // A partial refund goes back to the card.
-    const refund = await payments(h, m, 'DELETE', `/transaction/${order.body.data.transactionId}`, {
-      amount: '10.00',
-      reason: 'customer-demand',
+    const refund = await merchant.DELETE('/transaction/{id}', {
+      params: { path: { id: order.transactionId } },
+      body: { amount: '10.00', reason: 'customer-demand' },
     });
-    expect(refund.status).toBe(200);
+    expect(refund.response.status).toBe(200);
     expect((await holder.balance()).availableBalance).toBe('80.00');
     expect(await siteBalance()).toBe('20.00');
-    const afterRefund = await h.request<{ data: { type: string; status: string; amount: string }[] }>(
-      'GET',
-      '/issuing/v1/transactions?type=refund',
-      { headers: await holder.relogin() },
-    );
-    expect(afterRefund.body.data).toEqual([
+    const refunds = (await reissued.GET('/transactions', { params: { query: { type: 'refund' } } })).data
+      ?.data;
+    expect(refunds).toEqual([
       expect.objectContaining({ type: 'refund', status: 'settled', amount: '10.00' }),
     ]);
 
     // IPNs for the merchant (in any order, as deliveries may arrive): challenged, captured, refunded.
     await ipnReceiver.waitFor(4);
     const ipns = decryptIpns(ipnReceiver, m.sites[0]?.ipnSecret ?? '').filter(
-      (i) => i.orderId === order.body.data.orderId,
+      (i) => i.orderId === order.orderId,
     );
     expect(ipns.map((i) => `${i.transactionType}:${i.transactionStatus}`).sort()).toEqual([
       'deposit:3d-pending',
