@@ -61,7 +61,7 @@ describe.skipIf(!hasBrowser)('the landing page and the API references in Chromiu
     await page.locator('.modal-ux input').first().fill(m.apiKey);
     await page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
     await page.locator('.modal-ux .auth-btn-wrapper .btn-done').click();
-    const operation = page.locator('#operations-orders-get_order');
+    const operation = page.locator('#operations-orders-getOrder');
     await operation.locator('.opblock-summary').click();
     await operation.getByRole('button', { name: 'Try it out' }).click();
     await operation.getByRole('button', { name: 'Execute' }).click();
