@@ -1,9 +1,10 @@
-// A customer's way through the card issuing API, end to end over HTTP: registration by email, KYC with
+// A customer's way through the card issuing API, end to end over HTTP with @tessera/sdk's typed client
+// (the sandbox's simulated world through its own routes): registration by email, KYC with
 // both hosted document checks, approval, an account, a card, topups by bank transfer, by card on the
 // hosted page and in crypto, authorizations with a 3D Secure challenge approved, one declined and one
 // timed out (clock advanced), clearing; every webhook verified, the balance checked, and the ledger's
 // invariants over the whole database.
-import { verifyIssuingWebhook } from '@tessera/sdk';
+import { IssuingApiError, issuingClient, verifyIssuingWebhook } from '@tessera/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
 import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
@@ -29,64 +30,54 @@ describe('card issuing journey', () => {
         json: { name: 'Journey Bank', webhookUrl: receiver.url('/journey') },
       })
     ).body;
-    const pub = { 'x-partner-id': partner.partnerId };
+    const app = issuingClient({ baseUrl: h.baseUrl, partnerId: partner.partnerId });
 
     // Registration by email, with the code the notifier sent.
-    expect(
-      (
-        await h.request('POST', '/issuing/v1/auth/register/email', {
-          headers: pub,
-          json: { email: 'ada@journey.test', password: 'Str0ng!pass' },
-        })
-      ).status,
-    ).toBe(202);
+    const registered = await app.POST('/auth/register/email', {
+      body: { email: 'ada@journey.test', password: 'Str0ng!pass' },
+    });
+    expect(registered.response.status).toBe(202);
     const message = await h.request<{ data: { body: string }[] }>(
       'GET',
       '/sandbox/messages?recipient=ada@journey.test&limit=1',
       { headers: admin },
     );
-    const code = /\b(\d{6})\b/.exec(message.body.data[0]?.body ?? '')?.[1];
-    const tokens = await h.request<{ customerId: string; accessToken: string }>(
-      'POST',
-      '/issuing/v1/auth/register/email/verify',
-      { headers: pub, json: { email: 'ada@journey.test', code } },
-    );
-    expect(tokens.status).toBe(200);
-    const { customerId } = tokens.body;
-    const me = { authorization: `Bearer ${tokens.body.accessToken}` };
+    const code = /\b(\d{6})\b/.exec(message.body.data[0]?.body ?? '')?.[1] ?? '';
+    const tokens = (
+      await app.POST('/auth/register/email/verify', { body: { email: 'ada@journey.test', code } })
+    ).data;
+    if (!tokens) throw new Error('no tokens');
+    const { customerId } = tokens;
+    const me = issuingClient({
+      baseUrl: h.baseUrl,
+      partnerId: partner.partnerId,
+      accessToken: tokens.accessToken,
+    });
 
     // KYC: every step, both hosted document checks, then the review decision.
-    const steps: [string, unknown][] = [
-      ['agreement', { termsAccepted: true, privacyPolicyAccepted: true }],
-      [
-        'personal-info',
-        { firstName: 'Ada', lastName: 'Lovelace', dateOfBirth: '1990-12-10', nationality: 'GB' },
-      ],
-      [
-        'residence',
-        { country: 'RO', city: 'Bucharest', postalCode: '010101', addressLine1: 'Str. Exemplu 1' },
-      ],
-      ['gender', { gender: 'female' }],
-      ['birthplace', { country: 'GB', city: 'London' }],
-      [
-        'wealth-and-income',
-        {
-          employmentStatus: 'employed',
-          annualIncome: '50k_100k',
-          sourceOfFunds: ['salary'],
-          expectedMonthlySpend: '1k_5k',
-        },
-      ],
-      ['pep', { isPoliticallyExposed: false }],
-    ];
-    for (const [step, body] of steps)
-      expect((await h.request('POST', `/issuing/v1/kyc/${step}`, { headers: me, json: body })).status).toBe(
-        200,
-      );
-    for (const kind of ['id', 'poa']) {
-      const started = await h.request<{ url: string }>('POST', `/issuing/v1/kyc/${kind}-verification/start`, {
-        headers: me,
-      });
+    await me.POST('/kyc/agreement', { body: { termsAccepted: true, privacyPolicyAccepted: true } });
+    await me.POST('/kyc/personal-info', {
+      body: { firstName: 'Ada', lastName: 'Lovelace', dateOfBirth: '1990-12-10', nationality: 'GB' },
+    });
+    await me.POST('/kyc/residence', {
+      body: { country: 'RO', city: 'Bucharest', postalCode: '010101', addressLine1: 'Str. Exemplu 1' },
+    });
+    await me.POST('/kyc/gender', { body: { gender: 'female' } });
+    await me.POST('/kyc/birthplace', { body: { country: 'GB', city: 'London' } });
+    await me.POST('/kyc/wealth-and-income', {
+      body: {
+        employmentStatus: 'employed',
+        annualIncome: '50k_100k',
+        sourceOfFunds: ['salary'],
+        expectedMonthlySpend: '1k_5k',
+      },
+    });
+    await me.POST('/kyc/pep', { body: { isPoliticallyExposed: false } });
+    for (const start of [
+      () => me.POST('/kyc/id-verification/start', {}),
+      () => me.POST('/kyc/poa-verification/start', {}),
+    ]) {
+      const started = { body: (await start()).data as { url: string } };
       const form = new FormData();
       form.set('outcome', 'verified');
       form.set(
@@ -98,42 +89,28 @@ describe('card issuing journey', () => {
         'data-result="verified"',
       );
     }
-    expect((await h.request<{ status: string }>('GET', '/issuing/v1/kyc', { headers: me })).body.status).toBe(
-      'pending_review',
-    );
+    expect((await me.GET('/kyc', {})).data?.status).toBe('pending_review');
     await h.request('POST', `/sandbox/issuing/kyc/${customerId}/decision`, {
       headers: admin,
       json: { status: 'approved' },
     });
 
     // Account, card, and a bank topup of 200.00.
-    const account = (
-      await h.request<{ accountId: string }>('POST', '/issuing/v1/accounts', {
-        headers: me,
-        json: { currency: 'EUR' },
-      })
-    ).body;
-    const card = (
-      await h.request<{ cardId: string; status: string }>('POST', '/issuing/v1/cards', {
-        headers: me,
-        json: { isVirtual: true, currency: 'EUR', label: 'Everyday' },
-      })
-    ).body;
+    const account = (await me.POST('/accounts', { body: { currency: 'EUR' } })).data ?? { accountId: '' };
+    const card = (await me.POST('/cards', { body: { isVirtual: true, currency: 'EUR', label: 'Everyday' } }))
+      .data ?? {
+      cardId: '',
+      status: '',
+    };
     expect(card.status).toBe('active');
     const topup = (
-      await h.request<{ topupId: string }>('POST', '/issuing/v1/topups/fiat', {
-        headers: { ...me, accept: 'application/json' },
-        json: { accountId: account.accountId, amount: '200.00' },
-      })
-    ).body;
+      await me.POST('/topups/fiat', { body: { accountId: account.accountId, amount: '200.00' } })
+    ).data as { topupId: string };
     await h.request('POST', `/sandbox/issuing/topups/${topup.topupId}/complete`, { headers: admin });
     // 30.00 by card on the hosted page the fiat topup answers with.
     const byCard = (
-      await h.request<{ paymentUrl: string }>('POST', '/issuing/v1/topups/fiat', {
-        headers: { ...me, accept: 'application/json' },
-        json: { accountId: account.accountId, amount: '30.00' },
-      })
-    ).body;
+      await me.POST('/topups/fiat', { body: { accountId: account.accountId, amount: '30.00' } })
+    ).data as { paymentUrl: string };
     const paid = await fetch(byCard.paymentUrl, {
       method: 'POST',
       body: new URLSearchParams({
@@ -151,11 +128,10 @@ describe('card issuing journey', () => {
       json: { from: 'USDC', to: 'EUR', rate: '1' },
     });
     const inCrypto = (
-      await h.request<{ topupId: string; crypto: { amount: string } }>('POST', '/issuing/v1/topups/crypto', {
-        headers: me,
-        json: { accountId: account.accountId, amount: '20.00', currency: 'USDC', network: 'POLYGON' },
+      await me.POST('/topups/crypto', {
+        body: { accountId: account.accountId, amount: '20.00', currency: 'USDC', network: 'POLYGON' },
       })
-    ).body;
+    ).data as { topupId: string; crypto: { amount: string } };
     expect(inCrypto.crypto.amount).toBe('20.2');
     await h.request('POST', `/sandbox/issuing/topups/${inCrypto.topupId}/pay-crypto`, {
       headers: admin,
@@ -174,17 +150,22 @@ describe('card issuing journey', () => {
           json: { cardId: card.cardId, amount, currency: 'EUR', merchant: 'Bookshop', threeDS },
         })
       ).body;
-    const decide = (authId: string, authStatus: string) =>
-      h.request<{ status: string }>('PATCH', `/issuing/v1/transactions/3d-secure/${authId}`, {
-        headers: me,
-        json: { authType: 'fingerprint', authStatus },
-      });
+    const decide = async (authId: string, authStatus: 'success' | 'failed') =>
+      (
+        await me
+          .PATCH('/transactions/3d-secure/{transactionAuthId}', {
+            params: { path: { transactionAuthId: authId } },
+            body: { authType: 'fingerprint', authStatus },
+          })
+          .catch((err: unknown) => {
+            if (err instanceof IssuingApiError) return { data: { status: `HTTP ${err.status}` } };
+            throw err;
+          })
+      ).data?.status;
 
     // 3DS approved → authorized → cleared for less.
     const approved = await authorize('50.00', true);
-    expect((await decide(approved.threeDS?.transactionAuthId ?? '', 'success')).body.status).toBe(
-      'authorized',
-    );
+    expect(await decide(approved.threeDS?.transactionAuthId ?? '', 'success')).toBe('authorized');
     const cleared = await h.request<{ status: string }>(
       'POST',
       `/sandbox/issuing/transactions/${approved.transactionId}/clear`,
@@ -193,19 +174,17 @@ describe('card issuing journey', () => {
     expect(cleared.body.status).toBe('settled');
     // 3DS declined.
     const declined = await authorize('20.00', true);
-    expect((await decide(declined.threeDS?.transactionAuthId ?? '', 'failed')).body.status).toBe('declined');
+    expect(await decide(declined.threeDS?.transactionAuthId ?? '', 'failed')).toBe('declined');
     // 3DS timed out: the clock passes the challenge's expiry.
     const timedOut = await authorize('30.00', true);
     await h.advanceClock(601);
-    expect((await decide(timedOut.threeDS?.transactionAuthId ?? '', 'success')).status).toBe(409);
+    expect(await decide(timedOut.threeDS?.transactionAuthId ?? '', 'success')).toBe('HTTP 409');
     // A plain authorization, cleared in full.
     const plain = await authorize('5.00', false);
     await h.request('POST', `/sandbox/issuing/transactions/${plain.transactionId}/clear`, { headers: admin });
 
-    const accounts = await h.request<{
-      data: { balance: string; availableBalance: string; pendingAmount: string }[];
-    }>('GET', '/issuing/v1/accounts', { headers: me });
-    expect(accounts.body.data[0]).toMatchObject({
+    const accounts = await me.GET('/accounts', {});
+    expect(accounts.data?.data[0]).toMatchObject({
       balance: '200.00',
       availableBalance: '200.00',
       pendingAmount: '0.00',
