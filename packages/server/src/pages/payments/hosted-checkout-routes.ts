@@ -88,7 +88,7 @@ export async function registerHostedCheckoutRoutes(
       const message = err.status === 402 ? `${err.message}. Please try another card.` : err.message;
       return sendPage(
         reply.code(err.status === 402 ? 402 : 400),
-        await cardPage(deps, opened, form, mode, { message, field: err.field }),
+        cardPage(opened, form, mode, { message, field: err.field }),
       );
     }
   });
@@ -171,7 +171,7 @@ async function showCardPage(
 ) {
   try {
     const opened = await openForm(deps, form, mode, reply);
-    return sendPage(reply, await cardPage(deps, opened, {}, mode));
+    return sendPage(reply, cardPage(opened, {}, mode));
   } catch (err) {
     return refusal(reply, err, mode);
   }
@@ -188,13 +188,12 @@ function refusal(reply: FastifyReply, err: unknown, mode: Mode): FastifyReply {
   return sendPage(reply.code(err.status), page('Payment request refused', body));
 }
 
-async function cardPage(
-  _deps: HostedCheckoutPageDeps,
+function cardPage(
   opened: Opened,
   values: CheckoutForm,
   mode: Mode,
   error?: { message: string; field?: string | undefined },
-): Promise<string> {
+): string {
   const { checkoutRequest: r, siteName, savedCards, carried } = opened;
   const o = r.order.order;
   const amount = `${o.amount} ${o.currency}`;
