@@ -22,6 +22,7 @@ import { createIssuingServices, type IssuingServices } from './issuing/issuing-s
 import { registerAcsPageRoutes } from './pages/acs/acs-page-routes.ts';
 import { registerPayPageRoutes } from './pages/crypto/pay-page-routes.ts';
 import { registerRefundPageRoutes } from './pages/crypto/refund-page-routes.ts';
+import { addSandboxBanner } from './pages/html.ts';
 import { registerTopupPageRoutes } from './pages/issuing/topup-page-routes.ts';
 import { registerKycPageRoutes } from './pages/kyc-vendor/kyc-page-routes.ts';
 import { registerLandingPageRoutes } from './pages/landing-page-routes.ts';
@@ -382,6 +383,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
   await app.register(formbody);
   acceptEmptyJson(app);
   addSecurityHeaders(app);
+  if (config.mode === 'sandbox') addSandboxBanner(app);
   refuseLongUrls(app);
   refuseUnstorableStrings(app);
   await app.register(rateLimit, {

@@ -1,5 +1,5 @@
 // Minimal, safe HTML for hosted pages: every interpolated value is escaped.
-import type { FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -28,10 +28,30 @@ export function page(title: string, body: string): string {
   .notice { padding: .8rem; border-radius: 6px; background: #eef5ff; }
   .error { background: #fdecea; }
   .qr { max-width: 12rem; }
+  .sandbox-banner { margin: -2rem -1rem 1rem; padding: .4rem 1rem; background: #ffe8a3; color: #3d2e00; font-weight: 600; text-align: center; }
+  img, svg, pre, table { max-width: 100%; }
+  input, select, button { max-width: 100%; box-sizing: border-box; }
+  code, .break { overflow-wrap: anywhere; word-break: break-word; }
+  .scroll { overflow-x: auto; }
 </style>
 </head>
 <body><main>${body}</main></body>
 </html>`;
+}
+
+const SANDBOX_BANNER =
+  '<p class="sandbox-banner" role="note">SANDBOX — a test environment: no real card is charged and no real money moves.</p>';
+
+/**
+ * In sandbox mode every hosted page says so at its top, so a shopper, a cardholder or a developer never
+ * mistakes it for a real payment (the docs' Swagger UI excepted: it is not a page of ours).
+ */
+export function addSandboxBanner(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const isHtml = String(reply.getHeader('content-type') ?? '').startsWith('text/html');
+    if (!isHtml || typeof payload !== 'string' || request.url.includes('/docs/')) return payload;
+    return payload.replace('<body><main>', `<body><main>${SANDBOX_BANNER}`);
+  });
 }
 
 /** Answers a hosted page (the security headers, no-store included, are added to every answer). */
