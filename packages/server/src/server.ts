@@ -555,6 +555,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     publicUrl: config.publicUrl,
     frameAncestorsOf,
     hostedCheckout,
+    brandOf: (siteId) => services.merchants.brandOf(services.db, siteId),
   });
   await registerHostedCheckoutRoutes(app, {
     checkout: hostedCheckout,

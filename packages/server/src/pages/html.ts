@@ -1,5 +1,7 @@
 // Minimal, safe HTML for hosted pages: every interpolated value is escaped.
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { allowImagesFrom } from '../platform/http/security-headers.ts';
+import { type Brand, textOn } from '../platform/tenants/brand.ts';
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -13,7 +15,17 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 
-export function page(title: string, body: string): string {
+/**
+ * A hosted page: escaped title, the caller's (escaped) body, and the tenant's brand when it has one — its
+ * name and logo at the top, its colour on buttons with black or white text, whichever reads better.
+ * A page with a logo must be sent through withBrand (or sendBrandedPage), which lets its origin in.
+ */
+export function page(title: string, body: string, brand?: Brand): string {
+  const accent = brand?.color ?? '#1d4ed8';
+  const header =
+    brand?.name || brand?.logoUrl
+      ? `<header class="brand">${brand.logoUrl ? `<img src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(brand.name ?? '')}" height="48">` : ''}${brand.name ? `<span>${escapeHtml(brand.name)}</span>` : ''}</header>`
+      : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -24,7 +36,9 @@ export function page(title: string, body: string): string {
   body { font-family: system-ui, sans-serif; max-width: 34rem; margin: 2rem auto; padding: 0 1rem; color: #1a1a1a; }
   fieldset { border: 1px solid #bbb; border-radius: 6px; margin: 1rem 0; }
   label { display: block; margin: .5rem 0; }
-  button { font-size: 1rem; padding: .6rem 1.2rem; }
+  button { font-size: 1rem; padding: .6rem 1.2rem; background: ${accent}; color: ${textOn(accent)}; border: 1px solid ${accent}; border-radius: 6px; cursor: pointer; }
+  .brand { display: flex; align-items: center; gap: .75rem; margin-bottom: 1rem; font-weight: 600; font-size: 1.1rem; }
+  .brand img { max-height: 48px; width: auto; }
   .notice { padding: .8rem; border-radius: 6px; background: #eef5ff; }
   .error { background: #fdecea; }
   .qr { max-width: 12rem; }
@@ -35,7 +49,7 @@ export function page(title: string, body: string): string {
   .scroll { overflow-x: auto; }
 </style>
 </head>
-<body><main>${body}</main></body>
+<body><main>${header}${body}</main></body>
 </html>`;
 }
 
@@ -52,6 +66,22 @@ export function addSandboxBanner(app: FastifyInstance): void {
     if (!isHtml || typeof payload !== 'string' || request.url.includes('/docs/')) return payload;
     return payload.replace('<body><main>', `<body><main>${SANDBOX_BANNER}`);
   });
+}
+
+/** The brand a page of this answer shows: its logo's origin is let through the page's image policy. */
+export function withBrand(reply: FastifyReply, brand: Brand): Brand {
+  if (brand.logoUrl) allowImagesFrom(reply, new URL(brand.logoUrl).origin);
+  return brand;
+}
+
+/** Answers a hosted page with the tenant's brand. */
+export function sendBrandedPage(
+  reply: FastifyReply,
+  title: string,
+  body: string,
+  brand: Brand,
+): FastifyReply {
+  return sendPage(reply, page(title, body, withBrand(reply, brand)));
 }
 
 /** Answers a hosted page (the security headers, no-store included, are added to every answer). */

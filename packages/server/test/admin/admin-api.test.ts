@@ -186,6 +186,13 @@ describe('merchants', () => {
       [{ name: 'M', sites: [] }, 'sites'],
       [{ name: 'M', sites: [{}] }, 'sites.0.name'],
       [{ name: 'M', sites: [{ name: 's', ipnUrl: 'gopher://x' }] }, 'sites[0].ipnUrl'],
+      // A brand's logo is an https image URL and its colour #RRGGBB; nothing else goes in it.
+      [{ name: 'M', sites: [{ name: 's', brand: { color: 'red' } }] }, 'sites.0.brand.color'],
+      [
+        { name: 'M', sites: [{ name: 's', brand: { logoUrl: 'http://x.example/l.png' } }] },
+        'sites.0.brand.logoUrl',
+      ],
+      [{ name: 'M', sites: [{ name: 's', brand: { script: 'x' } }] }, 'sites.0.brand'],
     ];
     for (const [json, field] of cases) {
       const res = await h.admin<AdminError>('POST', '/merchants', { json });

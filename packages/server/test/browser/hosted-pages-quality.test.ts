@@ -1,6 +1,7 @@
 // Every hosted page a shopper, cardholder or developer sees, in Chromium at a phone's width (390 px) and a
 // laptop's (1280 px): no horizontal overflow, no accessibility violation of serious or critical impact
-// under axe-core, and the SANDBOX banner at the top in sandbox mode.
+// under axe-core (a light brand colour included: its buttons' text must still read), the SANDBOX banner at
+// the top in sandbox mode; and a site's and a store's brand (name, logo, colour) on their pages.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
@@ -86,6 +87,21 @@ describe.skipIf(!hasBrowser)('hosted pages at 390 px and 1280 px', () => {
     );
     pages.refundDecision = { url: new URL(refund.body.data.attributes.decision_url).pathname };
 
+    // A site and a store with a brand: a light yellow, whose buttons need dark text.
+    const brand = { name: 'Bright Shop', logoUrl: 'https://cdn.shop.example/logo.png', color: '#ffd400' };
+    const branded = await h.admin<{ apiKey: string }>('POST', '/merchants', {
+      json: { name: 'Branded', sites: [{ name: 'web', brand }] },
+    });
+    expect(branded.status).toBe(201);
+    const brandedLink = await h.request<{ data: { hash: string } }>('POST', '/payments/payment-link', {
+      headers: { authorization: `Bearer ${branded.body.apiKey}` },
+      form: { amount: '7.00', currency: 'EUR' },
+    });
+    pages.brandedCheckout = { url: `/pay/${brandedLink.body.data.hash}` };
+    const brandedStore = await aStore(h);
+    expect((await h.admin('PATCH', `/stores/${brandedStore.id}`, { json: { brand } })).status).toBe(200);
+    pages.brandedCryptoPay = { url: new URL((await aCryptoOrder(h, brandedStore)).redirectUrl).pathname };
+
     const partner = await h.admin<{ apiKey: string }>('POST', '/partners', { json: { name: 'Quality' } });
     const cardholder = await aCardholder(h, partner.body.apiKey, 0n);
     const topup = await h.request<{ paymentUrl: string }>('POST', '/issuing/v1/topups/fiat', {
@@ -119,6 +135,27 @@ describe.skipIf(!hasBrowser)('hosted pages at 390 px and 1280 px', () => {
     await page.setContent(`<form method="post" action="${h.baseUrl}${opening.post}">${fields}</form>`);
     await Promise.all([page.waitForNavigation(), page.evaluate('document.forms[0].submit()')]);
   }
+
+  it('a site’s and a store’s pages show their brand: name, logo (let through the page’s image policy), colour', async () => {
+    const page = await browser.newPage();
+    for (const name of ['brandedCheckout', 'brandedCryptoPay']) {
+      const opening = pages[name] as { url: string };
+      const answer = await page.goto(`${h.baseUrl}${opening.url}`);
+      expect(answer?.headers()['content-security-policy']).toContain(
+        "img-src 'self' data: https://cdn.shop.example",
+      );
+      expect(await page.locator('header.brand').textContent()).toContain('Bright Shop');
+      expect(await page.locator('header.brand img').getAttribute('src')).toBe(
+        'https://cdn.shop.example/logo.png',
+      );
+      expect(await page.locator('header.brand img').getAttribute('alt')).toBe('Bright Shop');
+      const style = (property: string) =>
+        page.evaluate(`getComputedStyle(document.querySelector('main form button')).${property}`);
+      expect(await style('backgroundColor')).toBe('rgb(255, 212, 0)');
+      expect(await style('color')).toBe('rgb(0, 0, 0)');
+    }
+    await page.close();
+  });
 
   for (const width of [390, 1280]) {
     it(`every page at ${width} px: no overflow, no serious or critical axe violation, the sandbox banner`, async () => {

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { runTransaction } from '../../platform/db/transact.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { brandField } from '../../platform/tenants/brand.ts';
 import type { Merchant } from '../../platform/tenants/merchants-service.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import {
@@ -19,6 +20,11 @@ const siteView = z.object({
   publicKey: z.string().describe('pk_<env>_<siteId>: names the site in hosted checkout forms'),
   ipnUrl: z.string().nullable(),
   frameAncestors: z.array(z.string()),
+  brand: z.object({
+    name: z.string().optional(),
+    logoUrl: z.string().optional(),
+    color: z.string().optional(),
+  }),
 });
 const merchantView = z.object({
   id: z.number().int(),
@@ -49,7 +55,14 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
         body: z.object({
           name: nameField,
           sites: z
-            .array(z.object({ name: nameField, ipnUrl: urlField, frameAncestors: frameAncestorsField }))
+            .array(
+              z.object({
+                name: nameField,
+                ipnUrl: urlField,
+                frameAncestors: frameAncestorsField,
+                brand: brandField.optional(),
+              }),
+            )
             .min(1)
             .max(50),
         }),
@@ -68,6 +81,7 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
         name: site.name,
         ipnUrl: deps.checkWebhookUrl(site.ipnUrl, `sites[${i}].ipnUrl`),
         ...(site.frameAncestors ? { frameAncestors: site.frameAncestors } : {}),
+        ...(site.brand ? { brand: site.brand } : {}),
       }));
       const created = await runTransaction(deps.db, (tx) =>
         deps.merchants.create(tx, { name: request.body.name, sites }),
@@ -105,10 +119,16 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
     '/merchants/:id/sites/:siteId',
     {
       schema: {
-        summary: 'Change a site’s name, IPN URL or the origins allowed to embed its checkout',
+        summary:
+          'Change a site’s name, IPN URL, brand (its hosted pages’ name, logo, colour) or the origins allowed to embed its checkout',
         tags: ['merchants'],
         params: numericIdParam.extend({ siteId: z.coerce.number().int().positive() }),
-        body: z.object({ name: nameField.optional(), ipnUrl: urlField, frameAncestors: frameAncestorsField }),
+        body: z.object({
+          name: nameField.optional(),
+          ipnUrl: urlField,
+          frameAncestors: frameAncestorsField,
+          brand: brandField.optional(),
+        }),
         response: { 200: siteView, ...standardErrors },
       },
     },
@@ -119,6 +139,7 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
         ...(request.body.name !== undefined ? { name: request.body.name } : {}),
         ...(ipnUrl !== undefined ? { ipnUrl } : {}),
         ...(request.body.frameAncestors !== undefined ? { frameAncestors: request.body.frameAncestors } : {}),
+        ...(request.body.brand !== undefined ? { brand: request.body.brand } : {}),
       });
     },
   );

@@ -1,6 +1,7 @@
 // /admin/stores: crypto merchant stores, their enabled currencies and refund setting.
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { brandField } from '../../platform/tenants/brand.ts';
 import type { Store } from '../../platform/tenants/stores-service.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { frameAncestorsField, idParam, nameField, standardErrors, timestamp, urlField } from './schemas.ts';
@@ -17,6 +18,11 @@ const storeView = z.object({
   refundsEnabled: z.boolean(),
   currencies: z.array(z.object({ currency: z.string(), network: z.string() })),
   frameAncestors: z.array(z.string()),
+  brand: z.object({
+    name: z.string().optional(),
+    logoUrl: z.string().optional(),
+    color: z.string().optional(),
+  }),
   createdAt: timestamp,
 });
 
@@ -37,6 +43,7 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
           refundsEnabled: z.boolean().optional(),
           currencies: z.array(currencyPair).min(1).max(50).optional(),
           frameAncestors: frameAncestorsField,
+          brand: brandField.optional(),
         }),
         response: {
           201: storeView.extend({ clientSecret: z.string(), webhookSecret: z.string() }),
@@ -45,7 +52,7 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
       },
     },
     async (request, reply) => {
-      const { name, refundsEnabled, currencies, frameAncestors } = request.body;
+      const { name, refundsEnabled, currencies, frameAncestors, brand } = request.body;
       const webhookUrl = deps.checkWebhookUrl(request.body.webhookUrl, 'webhookUrl');
       const created = await deps.stores.create(deps.db, {
         name,
@@ -53,6 +60,7 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
         ...(refundsEnabled !== undefined ? { refundsEnabled } : {}),
         ...(currencies !== undefined ? { currencies } : {}),
         ...(frameAncestors !== undefined ? { frameAncestors } : {}),
+        ...(brand !== undefined ? { brand } : {}),
       });
       return reply.code(201).send({
         ...present(created),
@@ -101,12 +109,13 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
           refundsEnabled: z.boolean().optional(),
           currencies: z.array(currencyPair).min(1).max(50).optional(),
           frameAncestors: frameAncestorsField,
+          brand: brandField.optional(),
         }),
         response: { 200: storeView, ...standardErrors },
       },
     },
     async (request) => {
-      const { name, refundsEnabled, currencies, frameAncestors } = request.body;
+      const { name, refundsEnabled, currencies, frameAncestors, brand } = request.body;
       const webhookUrl =
         request.body.webhookUrl === undefined
           ? undefined
@@ -118,6 +127,7 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
           ...(refundsEnabled !== undefined ? { refundsEnabled } : {}),
           ...(currencies !== undefined ? { currencies } : {}),
           ...(frameAncestors !== undefined ? { frameAncestors } : {}),
+          ...(brand !== undefined ? { brand } : {}),
         }),
       );
     },

@@ -3,6 +3,7 @@
 // address) or rejects; an accepted refund is paid out on chain from the store's balance, a ledger hold
 // until the payout confirms. The crypto sent back is the same share of the crypto received as the
 // refund is of the payment total, so a refund never sends more than arrived, whatever the rate did.
+
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
@@ -15,6 +16,7 @@ import { DomainError, invalidState, notFound } from '../../platform/errors/domai
 import type { Outbox } from '../../platform/events/outbox.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { formatAmount } from '../../platform/money/amount.ts';
+import { type Brand, brandOf } from '../../platform/tenants/brand.ts';
 import type { Store, StoresService } from '../../platform/tenants/stores-service.ts';
 import type { ChainNews, ChainRail } from '../../rails/chain/port.ts';
 import type { Notifier } from '../../rails/notifier/port.ts';
@@ -32,6 +34,8 @@ export interface Refund {
   orderId: string;
   orderReference: string;
   storeName: string;
+  /** What the buyer's refund page shows of the store */
+  storeBrand: Brand;
   status: CryptoRefundStatus;
   amount: bigint;
   currency: string;
@@ -351,10 +355,10 @@ export class RefundsService {
     const order = await db
       .selectFrom('crypto_orders as o')
       .innerJoin('stores as s', 's.id', 'o.store_id')
-      .select(['o.reference', 's.name'])
+      .select(['o.reference', 's.name', 's.brand'])
       .where('o.id', '=', row.order_id)
       .executeTakeFirstOrThrow();
-    return toRefund(row, order.reference, order.name);
+    return toRefund(row, order.reference, order);
   }
 
   private setOrderStatus(tx: Tx, orderId: string, status: CryptoOrderStatus): Promise<void> {
@@ -396,13 +400,18 @@ interface RefundLookup {
   tokenHash?: string;
 }
 
-function toRefund(row: Selectable<CryptoRefundsTable>, orderReference: string, storeName: string): Refund {
+function toRefund(
+  row: Selectable<CryptoRefundsTable>,
+  orderReference: string,
+  store: { name: string; brand: unknown },
+): Refund {
   return {
     id: row.id,
     paymentId: row.payment_id,
     orderId: row.order_id,
     orderReference,
-    storeName,
+    storeName: store.name,
+    storeBrand: { name: store.name, ...brandOf(store.brand) },
     status: row.status,
     amount: BigInt(row.amount),
     currency: row.currency,

@@ -12,7 +12,7 @@ import { isUuid } from '../../platform/ids.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { findNetwork } from '../../platform/money/assets.ts';
 import type { Store } from '../../platform/tenants/stores-service.ts';
-import { escapeHtml, page } from '../html.ts';
+import { escapeHtml, page, sendBrandedPage } from '../html.ts';
 
 const money = (minor: bigint, currency: string) => `${formatAmountIn(minor, currency)} ${currency}`;
 
@@ -116,9 +116,15 @@ function render(
   }
 })();
 </script>`;
-  return allowFraming(reply, store.frameAncestors)
-    .type('text/html; charset=utf-8')
-    .send(page(`Pay ${store.name}`, parts.join('\n') + script));
+  return sendBrandedPage(
+    allowFraming(reply, store.frameAncestors),
+    `Pay ${store.name}`,
+    parts.join('\n') + script,
+    {
+      name: store.name,
+      ...store.brand,
+    },
+  );
 }
 
 function body(order: Order, store: Store, option: PaymentOption | null, now: Date): string {

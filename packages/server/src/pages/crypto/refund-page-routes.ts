@@ -5,7 +5,7 @@ import type { Refund, RefundsService } from '../../crypto/refunds/refunds-servic
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { findNetwork } from '../../platform/money/assets.ts';
-import { escapeHtml, page } from '../html.ts';
+import { escapeHtml, page, sendBrandedPage } from '../html.ts';
 
 export async function registerRefundPageRoutes(
   app: FastifyInstance,
@@ -62,20 +62,20 @@ function render(reply: FastifyReply, refund: Refund, token: string, error?: stri
     refund.status === 'proposed'
       ? `<form method="post" action="/crypto/refunds/${escapeHtml(token)}/accept">
 <label for="address">Your ${escapeHtml(refund.asset)} address on ${escapeHtml(network)}</label>
-<input id="address" name="address" required autocomplete="off" size="50">
+<input id="address" name="address" required autocomplete="off">
 <button type="submit">Accept the refund</button>
 </form>
 <form method="post" action="/crypto/refunds/${escapeHtml(token)}/reject"><button type="submit">Reject the refund</button></form>
 <p>This proposal expires on ${escapeHtml(refund.expiresAt.toISOString().slice(0, 10))}.</p>`
       : `<p class="notice" role="status" data-status="${refund.status}">${escapeHtml(outcome[refund.status])}</p>`;
-  return reply.type('text/html; charset=utf-8').send(
-    page(
-      'Refund proposal',
-      `<h1>Refund from ${escapeHtml(refund.storeName)}</h1>
+  return sendBrandedPage(
+    reply,
+    'Refund proposal',
+    `<h1>Refund from ${escapeHtml(refund.storeName)}</h1>
 <p>For order <strong>${escapeHtml(refund.orderReference)}</strong>: <strong data-field="amount">${escapeHtml(amount)}</strong>, sent back as ${escapeHtml(crypto)} on ${escapeHtml(network)}.</p>
 ${refund.reason ? `<p>Reason: ${escapeHtml(refund.reason)}</p>` : ''}
 ${error ? `<p class="notice error" role="alert">${escapeHtml(error)}</p>` : ''}
 ${decide}`,
-    ),
+    refund.storeBrand,
   );
 }

@@ -11,7 +11,8 @@ import type { PaymentsServices } from '../../payments/payments-services.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { allowFraming } from '../../platform/http/security-headers.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
-import { challengeRedirectPage, escapeHtml, page, sendPage } from '../html.ts';
+import type { Brand } from '../../platform/tenants/brand.ts';
+import { challengeRedirectPage, escapeHtml, page, sendPage, withBrand } from '../html.ts';
 import { sendCheckoutResult } from './hosted-checkout-routes.ts';
 
 type CheckoutBody = Partial<
@@ -44,6 +45,8 @@ export async function registerCheckoutPageRoutes(
     frameAncestorsOf: (siteId: number) => Promise<string[]>;
     /** Orders of the hosted checkout form end there, with their encrypted result */
     hostedCheckout: HostedCheckout;
+    /** What a site's pages show of it */
+    brandOf: (siteId: number) => Promise<Brand>;
   },
 ): Promise<void> {
   const { payments } = deps;
@@ -82,7 +85,10 @@ export async function registerCheckoutPageRoutes(
         ),
       );
     allowFraming(reply, await deps.frameAncestorsOf(found.link.site_id));
-    return sendPage(reply, checkoutPage(found.link, {}));
+    return sendPage(
+      reply,
+      checkoutPage(found.link, withBrand(reply, await deps.brandOf(found.link.site_id)), {}),
+    );
   });
 
   app.post<{ Params: { hash: string }; Body: CheckoutBody }>('/pay/:hash', async (request, reply) => {
@@ -141,7 +147,7 @@ export async function registerCheckoutPageRoutes(
       const message = err.status === 402 ? `${err.message}. Please try another card.` : err.message;
       return sendPage(
         reply.code(err.status === 402 ? 402 : 400),
-        checkoutPage(link, body, message, err.field),
+        checkoutPage(link, withBrand(reply, await deps.brandOf(link.site_id)), body, message, err.field),
       );
     }
   });
@@ -167,6 +173,7 @@ export async function registerCheckoutPageRoutes(
 <p>Order ${t.order_id}, ${escapeHtml(formatAmountIn(BigInt(t.amount), t.currency))} ${escapeHtml(t.currency)}.</p>
 ${approved ? '' : `<p><a id="retry" href="/pay/${escapeHtml(request.params.hash)}">Try again</a></p>`}
 ${back ? `<p><a id="back" href="${escapeHtml(back)}">Back to the shop</a></p>` : ''}`,
+          withBrand(reply, await deps.brandOf(t.site_id)),
         ),
       );
     },
@@ -182,7 +189,13 @@ function withResult(url: string, t: { id: number; order_id: number; status: stri
   return back.toString();
 }
 
-function checkoutPage(link: LinkRow, values: CheckoutBody, error?: string, field?: string): string {
+function checkoutPage(
+  link: LinkRow,
+  brand: Brand,
+  values: CheckoutBody,
+  error?: string,
+  field?: string,
+): string {
   const amount = `${formatAmountIn(BigInt(link.amount), link.currency)} ${link.currency}`;
   const recurring =
     link.order_type === 'recurring'
@@ -210,5 +223,6 @@ ${input('cardHolderState', 'State (US and Canada)', 'maxlength="2"')}
 <button type="submit">Pay ${escapeHtml(amount)}</button>
 </form>
 ${link.back_url ? `<p><a id="back" href="${escapeHtml(link.back_url)}">Cancel and return to the shop</a></p>` : ''}`,
+    brand,
   );
 }

@@ -13,8 +13,9 @@ import type { CheckoutSessions } from '../../payments/checkout/checkout-sessions
 import type { CardEntry, CheckoutResult, HostedCheckout } from '../../payments/checkout/hosted-checkout.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { allowFraming } from '../../platform/http/security-headers.ts';
+import type { Brand } from '../../platform/tenants/brand.ts';
 import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
-import { challengeRedirectPage, escapeHtml, page, sendPage } from '../html.ts';
+import { challengeRedirectPage, escapeHtml, page, sendPage, withBrand } from '../html.ts';
 import { EMBEDDED_FORM_SCRIPT } from './embedded-form-script.ts';
 
 type Mode = 'hosted' | 'embedded';
@@ -113,12 +114,17 @@ export async function sendCheckoutResult(
 ): Promise<FastifyReply> {
   const result = await checkout.result(orderId, transactionId);
   if (!result) return sendPage(reply.code(404), page('Payment', '<h1>Payment</h1><p>Unknown payment.</p>'));
-  return sendPage(reply, mode === 'embedded' ? embeddedResultPage(result) : backToShopPage(result));
+  const brand = withBrand(reply, await checkout.brandOf(result.siteId));
+  return sendPage(
+    reply,
+    mode === 'embedded' ? embeddedResultPage(result, brand) : backToShopPage(result, brand),
+  );
 }
 
 interface Opened {
   checkoutRequest: CheckoutRequest;
   siteName: string;
+  brand: Brand;
   savedCards: StoredCard[];
   /** The embedded form's own fields, carried to the pay step */
   carried: CheckoutForm;
@@ -160,7 +166,14 @@ async function openForm(
   } else {
     savedCards = await deps.checkout.savedCards(checkoutRequest);
   }
-  return { checkoutRequest, siteName: await deps.checkout.siteName(checkoutRequest), savedCards, carried };
+  const brand = withBrand(reply, await deps.checkout.brandOf(checkoutRequest.siteId));
+  return {
+    checkoutRequest,
+    siteName: brand.name ?? (await deps.checkout.siteName(checkoutRequest)),
+    brand,
+    savedCards,
+    carried,
+  };
 }
 
 async function showCardPage(
@@ -194,7 +207,7 @@ function cardPage(
   mode: Mode,
   error?: { message: string; field?: string | undefined },
 ): string {
-  const { checkoutRequest: r, siteName, savedCards, carried } = opened;
+  const { checkoutRequest: r, siteName, brand, savedCards, carried } = opened;
   const o = r.order.order;
   const amount = `${o.amount} ${o.currency}`;
   const recurring =
@@ -245,11 +258,11 @@ ${input('cardHolderState', 'State (US and Canada)', 'maxlength="2"')}
 <button type="submit">${escapeHtml(r.cardVerification ? 'Save card' : `Pay ${amount}`)}</button>
 </form>
 ${mode === 'hosted' ? `<p><a id="back" href="${escapeHtml(r.order.backUrl)}">Cancel and return to the shop</a></p>` : notifyParent('ready', null)}`;
-  return mode === 'embedded' ? themed(page(heading, body), carried.theme) : page(heading, body);
+  return mode === 'embedded' ? themed(page(heading, body, brand), carried.theme) : page(heading, body, brand);
 }
 
 /** The browser goes back to the shop with the result, as a form POST (by script, or by hand without it). */
-function backToShopPage(result: CheckoutResult): string {
+function backToShopPage(result: CheckoutResult, brand: Brand): string {
   const approved = ['complete-ok', 'in-progress', 'void-ok'].includes(result.transactionStatus);
   return page(
     'Back to the shop',
@@ -261,18 +274,20 @@ function backToShopPage(result: CheckoutResult): string {
 <button type="submit">Return to the shop</button>
 </form>
 <script>document.forms[0].submit();</script>`,
+    brand,
   );
 }
 
 /** Inside the merchant's page: the result goes to it by postMessage, and the frame says so. */
-function embeddedResultPage(result: CheckoutResult): string {
+function embeddedResultPage(result: CheckoutResult, brand: Brand): string {
   const approved = ['complete-ok', 'in-progress', 'void-ok'].includes(result.transactionStatus);
-  const { backUrl: _backUrl, ...message } = result;
+  const { backUrl: _backUrl, siteId: _siteId, ...message } = result;
   return page(
     'Payment',
     `<h1>${approved ? 'Payment complete' : 'Payment not completed'}</h1>
 <p class="notice${approved ? '' : ' error'}" role="status">${approved ? 'Thank you!' : 'The payment failed.'}</p>
 ${notifyParent('complete', message)}`,
+    brand,
   );
 }
 

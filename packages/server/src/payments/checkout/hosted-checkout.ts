@@ -8,6 +8,7 @@ import type { Clock } from '../../platform/clock/clock.ts';
 import type { UnitOfWork } from '../../platform/db/connection-scope.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
+import type { Brand } from '../../platform/tenants/brand.ts';
 import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
 import { encryptIpn } from '../../platform/webhooks/wire-signing.ts';
 import type { StoredCard } from '../cards/stored-cards-service.ts';
@@ -30,6 +31,7 @@ export interface CardEntry {
 }
 
 export interface CheckoutResult {
+  siteId: number;
   backUrl: string;
   /** `base64(iv),base64(ciphertext)`: what the SDK's decryptOrderResponse reads */
   opensslResult: string;
@@ -58,6 +60,11 @@ export class HostedCheckout {
   /** The site's name, as the card page and the buyer's statement show it. */
   async siteName(request: CheckoutRequest): Promise<string> {
     return (await this.scope(request)).siteNames.get(request.siteId) ?? '';
+  }
+
+  /** What the site's pages show of it. */
+  brandOf(siteId: number): Promise<Brand> {
+    return this.deps.merchants.brandOf(this.deps.db, siteId);
   }
 
   /** The request's customer's saved cards, when they exist already (a first-time buyer has none). */
@@ -170,6 +177,7 @@ export class HostedCheckout {
     const payload = paymentResult(order, t, await identifierOf(db, order.customer_id), this.deps.clock.now());
     const key = await this.deps.merchants.ipnSecret(db, order.site_id);
     return {
+      siteId: order.site_id,
       backUrl: order.back_url,
       opensslResult: encryptIpn(JSON.stringify(payload), key),
       transactionStatus: t.status,

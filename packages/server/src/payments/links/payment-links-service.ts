@@ -195,7 +195,7 @@ export class PaymentLinksService {
       .selectFrom('payments_transactions as t')
       .innerJoin('payments_orders as o', 'o.id', 't.order_id')
       .innerJoin('payments_links as l', 'l.hash', 'o.payment_link_hash')
-      .select(['t.id', 't.order_id', 't.status', 't.amount', 't.currency', 'l.back_url'])
+      .select(['t.id', 't.order_id', 't.site_id', 't.status', 't.amount', 't.currency', 'l.back_url'])
       .where('t.id', '=', transactionId)
       .where('o.payment_link_hash', '=', hash)
       .executeTakeFirst();

@@ -52,6 +52,8 @@ export interface SitesTable {
   previous_secret_key_until: Date | null;
   /** Origins allowed to embed the site's hosted pages */
   frame_ancestors: ColumnType<string[], string[] | undefined, string[]>;
+  /** What its hosted pages show of it (platform/tenants/brand.ts) */
+  brand: ColumnType<unknown, string | undefined, string>;
   created_at: Timestamp;
 }
 
@@ -66,6 +68,8 @@ export interface StoresTable {
   currencies: ColumnType<StoreCurrency[], string, string>;
   /** Origins allowed to embed the store's hosted pages */
   frame_ancestors: ColumnType<string[], string[] | undefined, string[]>;
+  /** What its hosted pages show of it (platform/tenants/brand.ts) */
+  brand: ColumnType<unknown, string | undefined, string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

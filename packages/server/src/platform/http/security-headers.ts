@@ -18,6 +18,13 @@ export function allowFraming(reply: FastifyReply, origins: readonly string[]): F
 }
 
 const inlineStyles = new WeakSet<FastifyReply>();
+const imageOrigins = new WeakMap<FastifyReply, string>();
+
+/** Lets this page show images from one more origin (a tenant's logo). */
+export function allowImagesFrom(reply: FastifyReply, origin: string): FastifyReply {
+  imageOrigins.set(reply, origin);
+  return reply;
+}
 
 /**
  * Lets this page apply inline styles (`style-src 'unsafe-inline'`): only for the API references, whose
@@ -50,7 +57,7 @@ export function addSecurityHeaders(app: FastifyInstance): void {
         "default-src 'none'",
         `script-src 'self' 'nonce-${nonce}'`,
         inlineStyles.has(reply) ? "style-src 'self' 'unsafe-inline'" : `style-src 'self' 'nonce-${nonce}'`,
-        "img-src 'self' data:",
+        `img-src 'self' data:${imageOrigins.has(reply) ? ` ${imageOrigins.get(reply)}` : ''}`,
         "connect-src 'self'",
         "font-src 'self'",
         "base-uri 'none'",

@@ -12,6 +12,7 @@ import type { Encryptor } from '../crypto/encryption.ts';
 import { hashToken, randomAlphanumeric } from '../crypto/hashing.ts';
 import type { Executor } from '../db/database.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
+import { type Brand, brandOf } from './brand.ts';
 
 const ISSUER = 'tessera';
 const AUDIENCE = 'tessera-payments';
@@ -24,6 +25,8 @@ export interface Site {
   ipnUrl: string | null;
   /** Origins allowed to embed the site's hosted checkout (empty: none) */
   frameAncestors: string[];
+  /** What its hosted pages show of it */
+  brand: Brand;
 }
 
 export interface Merchant {
@@ -75,7 +78,10 @@ export class MerchantsService {
 
   async create(
     db: Executor,
-    input: { name: string; sites: { name: string; ipnUrl?: string | null; frameAncestors?: string[] }[] },
+    input: {
+      name: string;
+      sites: { name: string; ipnUrl?: string | null; frameAncestors?: string[]; brand?: Brand }[];
+    },
   ): Promise<CreatedMerchant> {
     const now = this.clock.now();
     const merchant = await db
@@ -95,6 +101,7 @@ export class MerchantsService {
           secret_key_enc: 'pending',
           secret_key_hash: hashToken(key),
           frame_ancestors: site.frameAncestors ?? [],
+          brand: JSON.stringify(site.brand ?? {}),
           created_at: now,
         })
         .returning(['id'])
@@ -111,6 +118,7 @@ export class MerchantsService {
         publicKey: this.publicKeyOf(row.id),
         ipnUrl: site.ipnUrl ?? null,
         frameAncestors: site.frameAncestors ?? [],
+        brand: site.brand ?? {},
         ...this.shown(key),
       });
     }
@@ -185,7 +193,7 @@ export class MerchantsService {
     if (!merchant) throw notFound('merchant');
     const sites = await db
       .selectFrom('sites')
-      .select(['id', 'name', 'ipn_url', 'frame_ancestors'])
+      .select(['id', 'name', 'ipn_url', 'frame_ancestors', 'brand'])
       .where('merchant_id', '=', id)
       .orderBy('id')
       .execute();
@@ -199,6 +207,7 @@ export class MerchantsService {
         publicKey: this.publicKeyOf(s.id),
         ipnUrl: s.ipn_url,
         frameAncestors: s.frame_ancestors,
+        brand: brandOf(s.brand),
       })),
     };
   }
@@ -212,19 +221,20 @@ export class MerchantsService {
     db: Executor,
     merchantId: number,
     siteId: number,
-    input: { ipnUrl?: string | null; name?: string; frameAncestors?: string[] },
+    input: { ipnUrl?: string | null; name?: string; frameAncestors?: string[]; brand?: Brand },
   ): Promise<Site> {
     const changes = {
       ...(input.ipnUrl !== undefined ? { ipn_url: input.ipnUrl } : {}),
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.frameAncestors !== undefined ? { frame_ancestors: input.frameAncestors } : {}),
+      ...(input.brand !== undefined ? { brand: JSON.stringify(input.brand) } : {}),
     };
     // Nothing to change answers the site as it is.
     const row =
       Object.keys(changes).length === 0
         ? await db
             .selectFrom('sites')
-            .select(['id', 'name', 'ipn_url', 'frame_ancestors'])
+            .select(['id', 'name', 'ipn_url', 'frame_ancestors', 'brand'])
             .where('id', '=', siteId)
             .where('merchant_id', '=', merchantId)
             .executeTakeFirst()
@@ -233,7 +243,7 @@ export class MerchantsService {
             .set(changes)
             .where('id', '=', siteId)
             .where('merchant_id', '=', merchantId)
-            .returning(['id', 'name', 'ipn_url', 'frame_ancestors'])
+            .returning(['id', 'name', 'ipn_url', 'frame_ancestors', 'brand'])
             .executeTakeFirst();
     if (!row) throw notFound('site');
     return {
@@ -242,7 +252,18 @@ export class MerchantsService {
       publicKey: this.publicKeyOf(row.id),
       ipnUrl: row.ipn_url,
       frameAncestors: row.frame_ancestors,
+      brand: brandOf(row.brand),
     };
+  }
+
+  /** What a site's hosted pages show of it: its brand, with the site's name when the brand has none. */
+  async brandOf(db: Executor, siteId: number): Promise<Brand> {
+    const row = await db
+      .selectFrom('sites')
+      .select(['name', 'brand'])
+      .where('id', '=', siteId)
+      .executeTakeFirst();
+    return row ? { name: row.name, ...brandOf(row.brand) } : {};
   }
 
   /** The origins allowed to embed a site's hosted pages (none for an unknown site). */

@@ -10,6 +10,7 @@ import type { StoreCurrency } from '../db/schema.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import { newId } from '../ids.ts';
 import { findNetwork, listAssets } from '../money/assets.ts';
+import { type Brand, brandOf } from './brand.ts';
 
 export interface Store {
   id: string;
@@ -20,6 +21,8 @@ export interface Store {
   currencies: StoreCurrency[];
   /** Origins allowed to embed the store's hosted payment page (empty: none) */
   frameAncestors: string[];
+  /** What its hosted pages show of it */
+  brand: Brand;
   createdAt: Date;
 }
 
@@ -34,6 +37,7 @@ export interface StoreInput {
   refundsEnabled?: boolean;
   currencies?: StoreCurrency[];
   frameAncestors?: string[];
+  brand?: Brand;
 }
 
 /** Every asset/network pair Tessera supports: the default for a new store. */
@@ -68,6 +72,7 @@ export class StoresService {
         refunds_enabled: input.refundsEnabled ?? true,
         currencies: JSON.stringify(currencies),
         frame_ancestors: input.frameAncestors ?? [],
+        brand: JSON.stringify(input.brand ?? {}),
         created_at: now,
         updated_at: now,
       })
@@ -84,6 +89,7 @@ export class StoresService {
         ...(input.webhookUrl !== undefined ? { webhook_url: input.webhookUrl } : {}),
         ...(input.refundsEnabled !== undefined ? { refunds_enabled: input.refundsEnabled } : {}),
         ...(input.frameAncestors !== undefined ? { frame_ancestors: input.frameAncestors } : {}),
+        ...(input.brand !== undefined ? { brand: JSON.stringify(input.brand) } : {}),
         ...(input.currencies !== undefined
           ? { currencies: JSON.stringify(validateCurrencies(input.currencies)) }
           : {}),
@@ -160,6 +166,7 @@ function toStore(row: {
   refunds_enabled: boolean;
   currencies: StoreCurrency[];
   frame_ancestors: string[];
+  brand: unknown;
   created_at: Date;
 }): Store {
   return {
@@ -170,6 +177,7 @@ function toStore(row: {
     refundsEnabled: row.refunds_enabled,
     currencies: row.currencies,
     frameAncestors: row.frame_ancestors,
+    brand: brandOf(row.brand),
     createdAt: row.created_at,
   };
 }
