@@ -22,29 +22,35 @@ export interface TriggerDeps {
   issuing: Omit<IssuingTriggerServices, 'clock'>;
 }
 
-type AnyTrigger = Trigger<never> & {
-  run(services: never, tenantId: string): Promise<Record<string, string>>;
-};
+/** A trigger with its API's services bound: what the routes run. */
+interface BoundTrigger {
+  api: TriggerApi;
+  description: string;
+  run(tenantId: string, clock: TriggerClock): Promise<Record<string, string>>;
+}
 
-const CATALOG: Record<
-  string,
-  Trigger<CryptoTriggerServices> | Trigger<PaymentsTriggerServices> | Trigger<IssuingTriggerServices>
-> = {
-  ...ISSUING_TRIGGERS,
-  ...PAYMENTS_TRIGGERS,
-  ...CRYPTO_TRIGGERS,
-};
-
-/** Every event type a trigger can produce, with its API and what it does. */
-export const TRIGGER_LIST = Object.entries(CATALOG).map(([event, t]) => ({
-  event,
-  api: t.api,
-  description: t.description,
-}));
+function bind<S extends { clock: TriggerClock }>(
+  triggers: Record<string, Trigger<S>>,
+  services: Omit<S, 'clock'>,
+): [string, BoundTrigger][] {
+  return Object.entries(triggers).map(([event, t]) => [
+    event,
+    {
+      api: t.api,
+      description: t.description,
+      run: (tenantId, clock) => t.run({ ...services, clock } as S, tenantId),
+    },
+  ]);
+}
 
 const TENANT_TABLE = { issuing: 'partners', payments: 'sites', crypto: 'stores' } as const;
 
 export async function registerTriggerRoutes(app: ZodApp, deps: TriggerDeps): Promise<void> {
+  const catalog = new Map<string, BoundTrigger>([
+    ...bind(ISSUING_TRIGGERS, deps.issuing),
+    ...bind(PAYMENTS_TRIGGERS, deps.payments),
+    ...bind(CRYPTO_TRIGGERS, deps.crypto),
+  ]);
   const triggerView = z.object({
     event: z.string(),
     api: z.enum(['issuing', 'payments', 'crypto']),
@@ -60,7 +66,9 @@ export async function registerTriggerRoutes(app: ZodApp, deps: TriggerDeps): Pro
         response: { 200: z.object({ data: z.array(triggerView) }), ...standardErrors },
       },
     },
-    async () => ({ data: TRIGGER_LIST }),
+    async () => ({
+      data: [...catalog].map(([event, t]) => ({ event, api: t.api, description: t.description })),
+    }),
   );
 
   app.post(
@@ -87,7 +95,7 @@ export async function registerTriggerRoutes(app: ZodApp, deps: TriggerDeps): Pro
       },
     },
     async (request, reply) => {
-      const trigger = CATALOG[request.params.event];
+      const trigger = catalog.get(request.params.event);
       if (!trigger) {
         throw new DomainError(
           'not_found',
@@ -103,9 +111,8 @@ export async function registerTriggerRoutes(app: ZodApp, deps: TriggerDeps): Pro
           await advanceAndRunSweeps(deps.clockDeps, seconds, request.log);
         },
       };
-      const services = { ...deps[trigger.api], clock };
       const since = deps.clockDeps.clock.now();
-      const objects = await (trigger as AnyTrigger).run(services as never, tenantId);
+      const objects = await trigger.run(tenantId, clock);
       const page = await deps.events.list({ api: trigger.api, tenantId, since, limit: 100 });
       const events = page.events.reverse().map((e) => ({ eventId: e.eventId, type: e.type }));
       if (!events.some((e) => e.type === request.params.event)) {
