@@ -331,6 +331,44 @@ describe('API calls, byte for byte as the SDK sends them', () => {
   });
 });
 
+describe('the embedded form’s saved cards', () => {
+  it('are the signed request’s customer’s only: another userId in the page shows none', async () => {
+    const saved = await payThroughCheckout(
+      initializeCheckout(sdk, aCheckout('emb-owner', { saveCard: true })),
+      theCard,
+    );
+    const owner = decryptOrderResponse<Result>(sdk, hiddenFields(saved.text).opensslResult ?? '');
+    const other = await payThroughCheckout(
+      initializeCheckout(sdk, aCheckout('emb-other', { saveCard: true })),
+      theCard,
+    );
+    const stranger = decryptOrderResponse<Result>(sdk, hiddenFields(other.text).opensslResult ?? '');
+    const token =
+      (await sdkRequest<{ token: string }>(sdk, 'GET', 'auth/session-token')).body.data?.token ?? '';
+    const signed = initializeCheckout(
+      sdk,
+      aCheckout('emb-next', { customer: { identifier: 'shop-user-emb-owner' } }),
+    );
+    const form = (userId: number) => ({
+      jsonRequest: signed.payload,
+      checksum: signed.checksum,
+      publicKey: sdk.publicKey,
+      sessionToken: token,
+      userId: String(userId),
+    });
+    expect((await h.request('POST', '/checkout/embedded', { form: form(owner.customerId) })).text).toContain(
+      'Your saved cards',
+    );
+    expect(
+      (await h.request('POST', '/checkout/embedded', { form: form(stranger.customerId) })).text,
+    ).not.toContain('Your saved cards');
+    const expired = await h.request('POST', '/checkout/embedded', {
+      form: { ...form(owner.customerId), sessionToken: 'x.y' },
+    });
+    expect(expired.status).toBe(401);
+  });
+});
+
 describe('initializeCheckoutWithSavedCard after a soft decline', () => {
   it('answers error code 839, and the SDK’s retry with transactionOption isSoftDecline goes to 3-D Secure', async () => {
     const customerId = await aCustomer(h, m);

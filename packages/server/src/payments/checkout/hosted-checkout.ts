@@ -72,9 +72,11 @@ export class HostedCheckout {
     const merchant = await this.scope(request);
     const id = customerId ?? (await this.existingCustomer(request));
     if (id === undefined) return [];
-    // Only a customer of the request's own site.
+    // Only the signed request's own customer, on its site: the page's userId is the buyer's to change,
+    // the checksum-protected identifier is not.
     const customer = await this.deps.payments.customers.get(merchant, id).catch(() => undefined);
-    if (customer?.siteId !== request.siteId) return [];
+    if (customer?.siteId !== request.siteId || customer.identifier !== request.order.customer.identifier)
+      return [];
     const { items } = await this.deps.payments.cards.list(
       merchant,
       { customerId: id, hasToken: true },
