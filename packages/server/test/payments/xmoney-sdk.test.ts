@@ -513,6 +513,35 @@ describe('the hosted checkout form (POST / on the checkout host)', () => {
     });
   });
 
+  it('one page is one payment: posted twice, or twice at once, it charges once and answers the same result', async () => {
+    const ordersOf = async (externalOrderId: string) =>
+      (
+        await h.services.db
+          .selectFrom('payments_orders')
+          .select('id')
+          .where('external_order_id', '=', externalOrderId)
+          .execute()
+      ).length;
+    for (const [orderId, together] of [
+      ['twice-1', false],
+      ['twice-2', true],
+    ] as const) {
+      const signed = initializeCheckout(sdk, aCheckout(orderId));
+      const page = await h.request('POST', '/', {
+        form: { jsonRequest: signed.payload, checksum: signed.checksum },
+      });
+      const post = () =>
+        h.request('POST', '/checkout/pay', { form: { ...hiddenFields(page.text), ...theCard } });
+      const answers = together ? await Promise.all([post(), post()]) : [await post(), await post()];
+      const results = answers.map((a) =>
+        decryptOrderResponse<Result>(sdk, hiddenFields(a.text).opensslResult ?? ''),
+      );
+      expect(results[0]?.transactionStatus).toBe('complete-ok');
+      expect(results[1]?.transactionId).toBe(results[0]?.transactionId);
+      expect(await ordersOf(orderId)).toBe(1);
+    }
+  });
+
   it('a declined card is shown on the card page, to try another', async () => {
     const declined = await payThroughCheckout(initializeCheckout(sdk, aCheckout('shop-1002')), {
       ...theCard,

@@ -6,6 +6,7 @@
 //   backUrl with the encrypted result (a form POST of `opensslResult` and `result`), or, embedded, tells
 //   the merchant's page by postMessage;
 // - `GET /sdk/0.0.9/xmoney.js` defines `XMoneyPaymentForm`, the embedded form's loader.
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { StoredCard } from '../../payments/cards/stored-cards-service.ts';
 import type { CheckoutRequest } from '../../payments/checkout/checkout-request.ts';
@@ -30,6 +31,7 @@ type CheckoutForm = Partial<
     | 'userId'
     | 'theme'
     | 'savedCard'
+    | 'attempt'
     | 'cardHolderName'
     | 'cardNumber'
     | 'cardExpiryDate'
@@ -80,8 +82,26 @@ export async function registerHostedCheckoutRoutes(
           cardHolderCountry: form.cardHolderCountry,
           cardHolderState: form.cardHolderState,
         };
+    const attempt = /^[\w-]{16,64}$/.test(form.attempt ?? '') ? (form.attempt as string) : undefined;
+    if (!attempt)
+      return refusal(
+        reply,
+        new DomainError('validation_failed', 'the payment form is incomplete: reload it', {
+          field: 'attempt',
+        }),
+        mode,
+      );
     try {
-      const charged = await deps.checkout.pay(checkoutRequest, card, mode);
+      const charged = await deps.checkout.pay(checkoutRequest, card, mode, attempt);
+      if ('replayed' in charged) {
+        return sendCheckoutResult(
+          reply,
+          deps.checkout,
+          charged.replayed.orderId,
+          charged.replayed.transactionId,
+          mode,
+        );
+      }
       if (charged.redirect) return sendPage(reply, challengeRedirectPage(charged.redirect));
       return sendCheckoutResult(reply, deps.checkout, charged.order.id, charged.transaction.id, mode);
     } catch (err) {
@@ -242,7 +262,7 @@ ${o.description ? `<p>${escapeHtml(o.description)}</p>` : ''}
 ${r.cardVerification ? `<p>An authorization of ${escapeHtml(amount)} checks the card and is released at once.</p>` : ''}
 ${error ? `<p id="error" class="notice error" role="alert">${escapeHtml(error.message)}</p>` : ''}
 <form method="post" action="/checkout/pay">
-${hidden('jsonRequest', r.jsonRequest)}${hidden('checksum', r.checksum)}${hidden('mode', mode)}
+${hidden('jsonRequest', r.jsonRequest)}${hidden('checksum', r.checksum)}${hidden('mode', mode)}${hidden('attempt', randomBytes(18).toString('base64url'))}
 ${Object.entries(carried)
   .map(([k, v]) => hidden(k, v ?? ''))
   .join('')}

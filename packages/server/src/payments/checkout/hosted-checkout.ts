@@ -89,24 +89,49 @@ export class HostedCheckout {
    * Pays the request: the customer and order are made, the card charged (or sent to 3-D Secure). All in
    * one unit of work: a request refused (a bad card field, terms the order cannot take) leaves no
    * customer behind, while a decline is kept, as the API keeps it (the failed order and its IPN).
+   * The page's attempt id makes it one payment: a second post of the same page (a double click, a
+   * resubmit) answers the order the first one made (`replayed`) and charges nothing.
    */
-  async pay(request: CheckoutRequest, card: CardEntry, kind: 'hosted' | 'embedded'): Promise<ChargeResult> {
+  async pay(
+    request: CheckoutRequest,
+    card: CardEntry,
+    kind: 'hosted' | 'embedded',
+    attempt: string,
+  ): Promise<ChargeResult | { replayed: { orderId: number; transactionId: number } }> {
+    const earlier = await this.attemptMade(request.siteId, attempt);
+    if (earlier) return { replayed: earlier };
     const unit = this.deps.createUnit();
     await unit.begin();
     try {
-      const charged = await unit.run(() => this.payInUnit(request, card, kind));
+      const charged = await unit.run(() => this.payInUnit(request, card, kind, attempt));
       await unit.finish('commit');
       return charged;
     } catch (err) {
       await unit.finish(err instanceof DomainError && err.status === 402 ? 'commit' : 'rollback');
+      // The same page posted twice at once: the other post made the order.
+      const concurrent = isUniqueViolation(err) ? await this.attemptMade(request.siteId, attempt) : undefined;
+      if (concurrent) return { replayed: concurrent };
       throw err;
     }
+  }
+
+  private attemptMade(siteId: number, attempt: string) {
+    return this.deps.db
+      .selectFrom('payments_orders as o')
+      .innerJoin('payments_transactions as t', 't.order_id', 'o.id')
+      .select(['o.id as orderId', 't.id as transactionId'])
+      .where('o.site_id', '=', siteId)
+      .where('o.checkout_attempt', '=', attempt)
+      .where('t.type', '=', 'deposit')
+      .orderBy('t.id')
+      .executeTakeFirst();
   }
 
   private async payInUnit(
     request: CheckoutRequest,
     card: CardEntry,
     kind: 'hosted' | 'embedded',
+    attempt: string,
   ): Promise<ChargeResult> {
     const { payments } = this.deps;
     const merchant = await this.scope(request);
@@ -148,6 +173,7 @@ export class HostedCheckout {
       externalCustomData: request.order.customData,
       checkout: kind,
       cardVerification: request.cardVerification,
+      checkoutAttempt: attempt,
       ...(cardId !== undefined
         ? { cardId }
         : {
@@ -212,3 +238,5 @@ function definedOf<T extends Record<string, string | undefined>>(fields: T): { [
     [K in keyof T]?: string;
   };
 }
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string } | null)?.code === '23505';

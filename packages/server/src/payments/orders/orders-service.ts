@@ -65,6 +65,8 @@ export interface CreateOrderInput extends InstrumentInput {
   checkout?: 'hosted' | 'embedded' | undefined;
   /** A card-save checkout: the authorization only proves the card and is voided once approved */
   cardVerification?: boolean | undefined;
+  /** The hosted checkout page's one-time attempt id (unique per site) */
+  checkoutAttempt?: string | undefined;
 }
 
 export interface ChargeResult {
@@ -175,6 +177,7 @@ export class PaymentOrdersService {
           payment_link_hash: input.paymentLinkHash ?? null,
           checkout: input.checkout ?? null,
           card_verification: input.cardVerification ?? false,
+          checkout_attempt: input.checkoutAttempt ?? null,
           cancel_reason: null,
           created_at: now,
           updated_at: now,

@@ -716,6 +716,8 @@ export interface PaymentsOrdersTable {
   checkout: 'hosted' | 'embedded' | null;
   /** A card-save checkout: its authorization is voided once approved */
   card_verification: Generated<boolean>;
+  /** The hosted checkout page's one-time attempt id (a second post of the page finds this order) */
+  checkout_attempt: string | null;
   cancel_reason: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
