@@ -140,7 +140,7 @@ describe('site keys', () => {
     ).toBe(401);
   });
 
-  it('a site key acts for its site only', async () => {
+  it('a site key acts for its site only: creates there, reads only there', async () => {
     const two = await aMerchant(h, { sites: 2 });
     const [first, second] = two.sites;
     const asSecond = { authorization: `Bearer ${keyOf(second?.secretKey ?? '')}` };
@@ -162,6 +162,38 @@ describe('site keys', () => {
       form: { identifier: 'not-site-one', siteId: String(first?.id) },
     });
     expect(elsewhere.status).toBe(400);
+    // Nor does it read the other site's objects: they are not found, and not listed.
+    const asFirst = { authorization: `Bearer ${keyOf(first?.secretKey ?? '')}` };
+    const theirs = await h.request<{ data: { id: number } }>('POST', '/payments/customer', {
+      headers: asFirst,
+      form: { identifier: 'site-one-buyer', email: 'one@example.com' },
+    });
+    const paid = await h.request<{ data: { orderId: number; transactionId: number; cardId: number } }>(
+      'POST',
+      '/payments/order',
+      {
+        headers: asFirst,
+        form: anOrder(theirs.body.data.id, { saveCard: '1' }),
+      },
+    );
+    for (const path of [
+      `/payments/customer/${theirs.body.data.id}`,
+      `/payments/order/${paid.body.data.orderId}`,
+      `/payments/transaction/${paid.body.data.transactionId}`,
+      `/payments/card/${paid.body.data.cardId}`,
+    ]) {
+      expect((await h.request('GET', path, { headers: asSecond })).status, path).toBe(404);
+      expect((await h.request('GET', path, { headers: asFirst })).status, path).toBe(200);
+    }
+    const listed = await h.request<{ data: { id: number }[] }>('GET', '/payments/order', {
+      headers: asSecond,
+    });
+    expect(listed.body.data).toEqual([]);
+    // The merchant's API key still sees both sites.
+    const all = await h.request<{ data: { id: number }[] }>('GET', '/payments/order', {
+      headers: { authorization: `Bearer ${two.apiKey}` },
+    });
+    expect(all.body.data.map((o) => o.id)).toContain(paid.body.data.orderId);
   });
 
   it('rotation: a new key at once, the old one until its overlap ends; IPNs use the new key', async () => {

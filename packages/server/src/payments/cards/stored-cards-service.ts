@@ -136,6 +136,7 @@ export class StoredCardsService {
       .selectAll()
       .where('id', '=', id)
       .where('merchant_id', '=', merchant.merchantId)
+      .where('customer_id', 'in', customersOf(this.deps.db, merchant))
       .where('status', '=', 'active');
     if (customerId !== undefined) query = query.where('customer_id', '=', customerId);
     const row = await query.executeTakeFirst();
@@ -152,6 +153,7 @@ export class StoredCardsService {
       .selectFrom('payments_cards')
       .where('merchant_id', '=', merchant.merchantId)
       .where('customer_id', '=', filter.customerId)
+      .where('customer_id', 'in', customersOf(this.deps.db, merchant))
       .where('status', '=', filter.cardStatus ?? (filter.hasToken === false ? 'deleted' : 'active'));
     if (filter.orderId !== undefined) query = query.where('order_id', '=', filter.orderId);
     // hasToken (the real service's name): the card is kept to be charged again, i.e. not deleted.
@@ -206,4 +208,9 @@ function present(row: Row): StoredCard {
     status: row.status,
     createdAt: row.created_at,
   };
+}
+
+/** The customers of the sites the caller acts for (a site's key: that site only). */
+function customersOf(db: Db, merchant: MerchantScope) {
+  return db.selectFrom('payments_customers').select('id').where('site_id', 'in', merchant.siteIds);
 }

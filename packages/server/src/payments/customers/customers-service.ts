@@ -106,6 +106,7 @@ export class CustomersService {
       .selectAll()
       .where('id', '=', id)
       .where('merchant_id', '=', merchant.merchantId)
+      .where('site_id', 'in', merchant.siteIds)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     if (!row) throw notFound('customer');
@@ -139,6 +140,7 @@ export class CustomersService {
         .select('id')
         .where('id', '=', id)
         .where('merchant_id', '=', merchant.merchantId)
+        .where('site_id', 'in', merchant.siteIds)
         .where('deleted_at', 'is', null)
         .forUpdate()
         .executeTakeFirst();
@@ -156,6 +158,7 @@ export class CustomersService {
     let query = this.deps.db
       .selectFrom('payments_customers')
       .where('merchant_id', '=', merchant.merchantId)
+      .where('site_id', 'in', merchant.siteIds)
       .where('deleted_at', 'is', null);
     if (filter.country) query = query.where('country', '=', filter.country);
     if (filter.email) query = query.where('email', '=', filter.email);

@@ -104,6 +104,7 @@ export class PaymentLinksService {
       })
       .where('hash', '=', hash)
       .where('merchant_id', '=', merchant.merchantId)
+      .where('site_id', 'in', merchant.siteIds)
       .returningAll()
       .executeTakeFirstOrThrow();
     return row;
@@ -128,6 +129,7 @@ export class PaymentLinksService {
     let query = this.deps.db
       .selectFrom('payments_links')
       .where('merchant_id', '=', merchant.merchantId)
+      .where('site_id', 'in', merchant.siteIds)
       .where('deleted_at', 'is', null);
     if (filter.siteId !== undefined) query = query.where('site_id', '=', filter.siteId);
     if (filter.active !== undefined) query = query.where('active', '=', filter.active);

@@ -133,6 +133,7 @@ export class PaymentOrdersService {
         .select(['id', 'site_id'])
         .where('id', '=', input.customerId)
         .where('merchant_id', '=', merchant.merchantId)
+        .where('site_id', 'in', merchant.siteIds)
         .where('deleted_at', 'is', null)
         .executeTakeFirst();
       // A customer belongs to one site: another site's customer (of the same merchant) is not this order's.
@@ -312,13 +313,17 @@ export class PaymentOrdersService {
       .selectAll()
       .where('id', '=', orderId)
       .where('merchant_id', '=', merchant.merchantId)
+      .where('site_id', 'in', merchant.siteIds)
       .executeTakeFirst();
     if (!order) throw notFound('order');
     return order as OrderRow;
   }
 
   async list(merchant: MerchantScope, f: OrderFilter, page: Page) {
-    let query = this.deps.db.selectFrom('payments_orders').where('merchant_id', '=', merchant.merchantId);
+    let query = this.deps.db
+      .selectFrom('payments_orders')
+      .where('merchant_id', '=', merchant.merchantId)
+      .where('site_id', 'in', merchant.siteIds);
     if (f.externalOrderId !== undefined) query = query.where('external_order_id', '=', f.externalOrderId);
     if (f.customerId !== undefined) query = query.where('customer_id', '=', f.customerId);
     if (f.orderType !== undefined) query = query.where('order_type', '=', f.orderType);
@@ -588,6 +593,7 @@ export class PaymentOrdersService {
       .selectAll()
       .where('id', '=', id)
       .where('merchant_id', '=', merchant.merchantId)
+      .where('site_id', 'in', merchant.siteIds)
       .forUpdate()
       .executeTakeFirst();
     if (!order) throw notFound('order');

@@ -320,6 +320,7 @@ export class PaymentTransactionsService {
       .selectAll()
       .where('id', '=', id)
       .where('merchant_id', '=', merchant.merchantId)
+      .where('site_id', 'in', merchant.siteIds)
       .executeTakeFirst();
     if (!row) throw notFound('transaction');
     return row;
@@ -636,6 +637,7 @@ export class PaymentTransactionsService {
       .selectAll()
       .where('id', '=', id)
       .where('merchant_id', '=', merchant.merchantId)
+      .where('site_id', 'in', merchant.siteIds)
       .forUpdate()
       .executeTakeFirst();
     if (!t) throw notFound('transaction');
