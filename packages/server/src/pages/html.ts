@@ -2,6 +2,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { allowImagesFrom } from '../platform/http/security-headers.ts';
 import { type Brand, textOn } from '../platform/tenants/brand.ts';
+import { type Lang, languageOfReply } from './i18n.ts';
+import { messagesFor } from './messages.ts';
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -20,14 +22,14 @@ export function escapeHtml(value: string): string {
  * name and logo at the top, its colour on buttons with black or white text, whichever reads better.
  * A page with a logo must be sent through withBrand (or sendBrandedPage), which lets its origin in.
  */
-export function page(title: string, body: string, brand?: Brand): string {
+export function page(title: string, body: string, brand?: Brand, lang: Lang = 'en'): string {
   const accent = brand?.color ?? '#1d4ed8';
   const header =
     brand?.name || brand?.logoUrl
       ? `<header class="brand">${brand.logoUrl ? `<img src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(brand.name ?? '')}" height="48">` : ''}${brand.name ? `<span>${escapeHtml(brand.name)}</span>` : ''}</header>`
       : '';
   return `<!doctype html>
-<html lang="en">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -53,9 +55,6 @@ export function page(title: string, body: string, brand?: Brand): string {
 </html>`;
 }
 
-const SANDBOX_BANNER =
-  '<p class="sandbox-banner" role="note">SANDBOX — a test environment: no real card is charged and no real money moves.</p>';
-
 /**
  * In sandbox mode every hosted page says so at its top, so a shopper, a cardholder or a developer never
  * mistakes it for a real payment (the docs' Swagger UI excepted: it is not a page of ours).
@@ -64,7 +63,8 @@ export function addSandboxBanner(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const isHtml = String(reply.getHeader('content-type') ?? '').startsWith('text/html');
     if (!isHtml || typeof payload !== 'string' || request.url.includes('/docs/')) return payload;
-    return payload.replace('<body><main>', `<body><main>${SANDBOX_BANNER}`);
+    const banner = `<p class="sandbox-banner" role="note">${escapeHtml(messagesFor(languageOfReply(reply)).sandboxBanner)}</p>`;
+    return payload.replace('<body><main>', `<body><main>${banner}`);
   });
 }
 
@@ -93,18 +93,24 @@ export function sendPage(reply: FastifyReply, html: string): FastifyReply {
  * Sends the buyer's browser on to its bank's 3D Secure challenge: a form posting the card network's
  * params to the ACS, submitted by script, or by hand without JavaScript.
  */
-export function challengeRedirectPage(redirect: {
-  url: string;
-  formMethod: 'POST' | 'GET';
-  params: Record<string, string>;
-}): string {
+export function challengeRedirectPage(
+  redirect: {
+    url: string;
+    formMethod: 'POST' | 'GET';
+    params: Record<string, string>;
+  },
+  lang: Lang = 'en',
+): string {
+  const m = messagesFor(lang);
   const fields = Object.entries(redirect.params)
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('');
   return page(
-    'Authentication',
-    `<h1>Authentication needed</h1><p>Your bank asks you to confirm this payment.</p>
-<form method="${redirect.formMethod.toLowerCase()}" action="${escapeHtml(redirect.url)}">${fields}<button type="submit">Continue to your bank</button></form>
+    m.authenticationTitle,
+    `<h1>${escapeHtml(m.authenticationNeeded)}</h1><p>${escapeHtml(m.bankAsks)}</p>
+<form method="${redirect.formMethod.toLowerCase()}" action="${escapeHtml(redirect.url)}">${fields}<button type="submit">${escapeHtml(m.continueToBank)}</button></form>
 <script>document.forms[0].submit();</script>`,
+    undefined,
+    lang,
   );
 }

@@ -13,6 +13,8 @@ import { allowFraming } from '../../platform/http/security-headers.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import type { Brand } from '../../platform/tenants/brand.ts';
 import { challengeRedirectPage, escapeHtml, page, sendPage, withBrand } from '../html.ts';
+import { type Lang, languageOf } from '../i18n.ts';
+import { messagesFor } from '../messages.ts';
 import { sendCheckoutResult } from './hosted-checkout-routes.ts';
 
 type CheckoutBody = Partial<
@@ -27,14 +29,6 @@ type CheckoutBody = Partial<
     string
   >
 >;
-
-const OUTCOME_TEXT: Record<string, string> = {
-  'complete-ok': 'Payment approved. Thank you!',
-  'in-progress': 'Payment authorized. Thank you!',
-  'complete-failed': 'The payment failed.',
-  start: 'The payment is being processed; the merchant will confirm it.',
-  '3d-pending': 'The payment is waiting for authentication.',
-};
 
 export async function registerCheckoutPageRoutes(
   app: FastifyInstance,
@@ -52,8 +46,14 @@ export async function registerCheckoutPageRoutes(
   const { payments } = deps;
 
   app.get<{ Params: { token: string } }>('/checkout/3ds/return/:token', async (request, reply) => {
+    const lang = languageOf(request, reply);
+    const m = messagesFor(lang);
     const leg = await payments.transactions.returnLeg(request.params.token);
-    if (!leg) return sendPage(reply.code(404), page('Not found', '<h1>Not found</h1>'));
+    if (!leg)
+      return sendPage(
+        reply.code(404),
+        page(m.notFound, `<h1>${escapeHtml(m.notFound)}</h1>`, undefined, lang),
+      );
     const t = leg.transaction;
     if (leg.checkout) {
       allowFraming(reply, await deps.frameAncestorsOf(leg.siteId));
@@ -68,37 +68,47 @@ export async function registerCheckoutPageRoutes(
     return sendPage(
       reply,
       page(
-        'Payment',
-        `<h1>Payment</h1><p role="status">${escapeHtml(OUTCOME_TEXT[t.status] ?? t.status)}</p>`,
+        m.paymentResult,
+        `<h1>${escapeHtml(m.paymentResult)}</h1><p role="status">${escapeHtml(m.outcome[t.status] ?? t.status)}</p>`,
+        undefined,
+        lang,
       ),
     );
   });
 
   app.get<{ Params: { hash: string } }>('/pay/:hash', async (request, reply) => {
+    const lang = languageOf(request, reply);
+    const m = messagesFor(lang);
     const found = await payments.links.payable(request.params.hash);
     if ('unavailable' in found)
       return sendPage(
         reply.code(404),
         page(
-          'Payment link',
-          `<h1>Payment link</h1><p class="notice error" role="alert">${escapeHtml(found.unavailable)}</p>`,
+          m.paymentLink,
+          `<h1>${escapeHtml(m.paymentLink)}</h1><p class="notice error" role="alert">${escapeHtml(found.unavailable)}</p>`,
+          undefined,
+          lang,
         ),
       );
     allowFraming(reply, await deps.frameAncestorsOf(found.link.site_id));
     return sendPage(
       reply,
-      checkoutPage(found.link, withBrand(reply, await deps.brandOf(found.link.site_id)), {}),
+      checkoutPage(found.link, withBrand(reply, await deps.brandOf(found.link.site_id)), lang, {}),
     );
   });
 
   app.post<{ Params: { hash: string }; Body: CheckoutBody }>('/pay/:hash', async (request, reply) => {
+    const lang = languageOf(request, reply);
+    const m = messagesFor(lang);
     const found = await payments.links.payable(request.params.hash);
     if ('unavailable' in found)
       return sendPage(
         reply.code(404),
         page(
-          'Payment link',
-          `<h1>Payment link</h1><p class="notice error" role="alert">${escapeHtml(found.unavailable)}</p>`,
+          m.paymentLink,
+          `<h1>${escapeHtml(m.paymentLink)}</h1><p class="notice error" role="alert">${escapeHtml(found.unavailable)}</p>`,
+          undefined,
+          lang,
         ),
       );
     const link = found.link;
@@ -108,7 +118,7 @@ export async function registerCheckoutPageRoutes(
     try {
       const email = (body.email ?? '').trim().toLowerCase();
       if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
-        throw new DomainError('validation_failed', 'Enter a valid email address.', { field: 'email' });
+        throw new DomainError('validation_failed', m.invalidEmail, { field: 'email' });
       }
       const customerId = await payments.customers.findOrCreate(merchant, {
         siteId: link.site_id,
@@ -124,7 +134,7 @@ export async function registerCheckoutPageRoutes(
         description: link.description ?? undefined,
         intervalType: link.interval_type ?? undefined,
         intervalValue: link.interval_value ?? undefined,
-        backUrl: `${deps.publicUrl}/pay/${link.hash}/result`,
+        backUrl: `${deps.publicUrl}/pay/${link.hash}/result?lang=${lang}`,
         cardNumber: (body.cardNumber ?? '').replace(/[\s-]/g, ''),
         cardExpiryDate: (body.cardExpiryDate ?? '').trim(),
         cardCvv: (body.cardCvv ?? '').trim(),
@@ -135,19 +145,32 @@ export async function registerCheckoutPageRoutes(
       });
       if (result.redirect) {
         // Straight on to the issuer's challenge.
-        return sendPage(reply, challengeRedirectPage(result.redirect));
+        return sendPage(reply, challengeRedirectPage(result.redirect, lang));
       }
       const query = new URLSearchParams({
         orderId: String(result.order.id),
         transactionId: String(result.transaction.id),
+        lang,
       });
       return reply.redirect(`/pay/${link.hash}/result?${query}`, 303);
     } catch (err) {
       if (!(err instanceof DomainError) || err.status >= 500) throw err;
-      const message = err.status === 402 ? `${err.message}. Please try another card.` : err.message;
+      const message =
+        err.status === 402
+          ? m.declined(err.message)
+          : err.field === 'email'
+            ? err.message
+            : m.invalid(err.message);
       return sendPage(
         reply.code(err.status === 402 ? 402 : 400),
-        checkoutPage(link, withBrand(reply, await deps.brandOf(link.site_id)), body, message, err.field),
+        checkoutPage(
+          link,
+          withBrand(reply, await deps.brandOf(link.site_id)),
+          lang,
+          body,
+          message,
+          err.field,
+        ),
       );
     }
   });
@@ -155,11 +178,22 @@ export async function registerCheckoutPageRoutes(
   app.get<{ Params: { hash: string }; Querystring: { transactionId?: string } }>(
     '/pay/:hash/result',
     async (request, reply) => {
+      const lang = languageOf(request, reply);
+      const m = messagesFor(lang);
       const t = await payments.links.transactionOf(
         request.params.hash,
         Number(request.query.transactionId ?? 0),
       );
-      if (!t) return sendPage(reply.code(404), page('Payment', '<h1>Payment</h1><p>Unknown payment.</p>'));
+      if (!t)
+        return sendPage(
+          reply.code(404),
+          page(
+            m.paymentResult,
+            `<h1>${escapeHtml(m.paymentResult)}</h1><p>${escapeHtml(m.unknownPayment)}</p>`,
+            undefined,
+            lang,
+          ),
+        );
       const approved = t.status === 'complete-ok' || t.status === 'in-progress';
       // The link's backUrl gets the buyer back to the shop with the outcome, as an order's backUrl does.
       const back = t.back_url ? withResult(t.back_url, t) : undefined;
@@ -167,13 +201,14 @@ export async function registerCheckoutPageRoutes(
       return sendPage(
         reply,
         page(
-          'Payment result',
-          `<h1>${approved ? 'Thank you' : 'Payment not completed'}</h1>
-<p class="notice${approved ? '' : ' error'}" role="status">${escapeHtml(OUTCOME_TEXT[t.status] ?? t.status)}</p>
-<p>Order ${t.order_id}, ${escapeHtml(formatAmountIn(BigInt(t.amount), t.currency))} ${escapeHtml(t.currency)}.</p>
-${approved ? '' : `<p><a id="retry" href="/pay/${escapeHtml(request.params.hash)}">Try again</a></p>`}
-${back ? `<p><a id="back" href="${escapeHtml(back)}">Back to the shop</a></p>` : ''}`,
+          m.paymentResult,
+          `<h1>${escapeHtml(approved ? m.thankYou : m.notCompleted)}</h1>
+<p class="notice${approved ? '' : ' error'}" role="status">${escapeHtml(m.outcome[t.status] ?? t.status)}</p>
+<p>${escapeHtml(m.order(t.order_id, `${formatAmountIn(BigInt(t.amount), t.currency)} ${t.currency}`))}</p>
+${approved ? '' : `<p><a id="retry" href="/pay/${escapeHtml(request.params.hash)}?lang=${lang}">${escapeHtml(m.tryAgain)}</a></p>`}
+${back ? `<p><a id="back" href="${escapeHtml(back)}">${escapeHtml(m.backToShop)}</a></p>` : ''}`,
           withBrand(reply, await deps.brandOf(t.site_id)),
+          lang,
         ),
       );
     },
@@ -192,37 +227,41 @@ function withResult(url: string, t: { id: number; order_id: number; status: stri
 function checkoutPage(
   link: LinkRow,
   brand: Brand,
+  lang: Lang,
   values: CheckoutBody,
   error?: string,
   field?: string,
 ): string {
+  const m = messagesFor(lang);
   const amount = `${formatAmountIn(BigInt(link.amount), link.currency)} ${link.currency}`;
   const recurring =
-    link.order_type === 'recurring'
-      ? ` every ${link.interval_value} ${link.interval_type}${link.interval_value === 1 ? '' : 's'}`
+    link.order_type === 'recurring' && link.interval_value && link.interval_type
+      ? m.every(link.interval_value, link.interval_type)
       : '';
   const input = (name: keyof CheckoutBody, label: string, attrs: string) =>
-    `<label for="${name}">${label}</label><input id="${name}" name="${name}" ${attrs} value="${escapeHtml(values[name] === undefined || name === 'cardCvv' || name === 'cardNumber' ? '' : String(values[name]))}"${field === name ? ' aria-invalid="true" aria-describedby="error"' : ''}>`;
+    `<label for="${name}">${escapeHtml(label)}</label><input id="${name}" name="${name}" ${attrs} value="${escapeHtml(values[name] === undefined || name === 'cardCvv' || name === 'cardNumber' ? '' : String(values[name]))}"${field === name ? ' aria-invalid="true" aria-describedby="error"' : ''}>`;
   return page(
-    `Pay ${amount}`,
-    `<h1>Pay ${escapeHtml(amount)}${escapeHtml(recurring)}</h1>
+    m.pay(amount),
+    `<h1>${escapeHtml(m.pay(amount) + recurring)}</h1>
 ${link.description ? `<p>${escapeHtml(link.description)}</p>` : ''}
 ${error ? `<p id="error" class="notice error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/pay/${escapeHtml(link.hash)}">
-<fieldset><legend>Your details</legend>
-${input('email', 'Email', 'type="email" autocomplete="email" required')}
+<input type="hidden" name="lang" value="${lang}">
+<fieldset><legend>${escapeHtml(m.yourDetails)}</legend>
+${input('email', m.email, 'type="email" autocomplete="email" required')}
 </fieldset>
-<fieldset><legend>Card</legend>
-${input('cardHolderName', 'Name on card', 'autocomplete="cc-name" required')}
-${input('cardNumber', 'Card number', 'inputmode="numeric" autocomplete="cc-number" required')}
-${input('cardExpiryDate', 'Expiry (MM/YY)', 'autocomplete="cc-exp" placeholder="MM/YY" required')}
-${input('cardCvv', 'Security code', 'inputmode="numeric" autocomplete="cc-csc" required')}
-${input('cardHolderCountry', 'Country (two letters)', 'autocomplete="country" maxlength="2" required')}
-${input('cardHolderState', 'State (US and Canada)', 'maxlength="2"')}
+<fieldset><legend>${escapeHtml(m.card)}</legend>
+${input('cardHolderName', m.nameOnCard, 'autocomplete="cc-name" required')}
+${input('cardNumber', m.cardNumber, 'inputmode="numeric" autocomplete="cc-number" required')}
+${input('cardExpiryDate', m.expiry, `autocomplete="cc-exp" placeholder="${escapeHtml(m.expiryPlaceholder)}" required`)}
+${input('cardCvv', m.securityCode, 'inputmode="numeric" autocomplete="cc-csc" required')}
+${input('cardHolderCountry', m.country, 'autocomplete="country" maxlength="2" required')}
+${input('cardHolderState', m.state, 'maxlength="2"')}
 </fieldset>
-<button type="submit">Pay ${escapeHtml(amount)}</button>
+<button type="submit">${escapeHtml(m.pay(amount))}</button>
 </form>
-${link.back_url ? `<p><a id="back" href="${escapeHtml(link.back_url)}">Cancel and return to the shop</a></p>` : ''}`,
+${link.back_url ? `<p><a id="back" href="${escapeHtml(link.back_url)}">${escapeHtml(m.cancelAndReturn)}</a></p>` : ''}`,
     brand,
+    lang,
   );
 }

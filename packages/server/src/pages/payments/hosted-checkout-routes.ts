@@ -7,7 +7,7 @@
 //   the merchant's page by postMessage;
 // - `GET /sdk/0.0.9/xmoney.js` defines `XMoneyPaymentForm`, the embedded form's loader.
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { StoredCard } from '../../payments/cards/stored-cards-service.ts';
 import type { CheckoutRequest } from '../../payments/checkout/checkout-request.ts';
 import type { CheckoutSessions } from '../../payments/checkout/checkout-sessions.ts';
@@ -17,6 +17,8 @@ import { allowFraming } from '../../platform/http/security-headers.ts';
 import type { Brand } from '../../platform/tenants/brand.ts';
 import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
 import { challengeRedirectPage, escapeHtml, page, sendPage, withBrand } from '../html.ts';
+import { type Lang, languageOf, languageOfReply } from '../i18n.ts';
+import { messagesFor } from '../messages.ts';
 import { EMBEDDED_FORM_SCRIPT } from './embedded-form-script.ts';
 
 type Mode = 'hosted' | 'embedded';
@@ -32,6 +34,7 @@ type CheckoutForm = Partial<
     | 'theme'
     | 'savedCard'
     | 'attempt'
+    | 'lang'
     | 'cardHolderName'
     | 'cardNumber'
     | 'cardExpiryDate'
@@ -53,12 +56,10 @@ export async function registerHostedCheckoutRoutes(
   app: FastifyInstance,
   deps: HostedCheckoutPageDeps,
 ): Promise<void> {
-  app.post<{ Body: CheckoutForm }>('/', (request, reply) =>
-    showCardPage(deps, reply, request.body ?? {}, 'hosted'),
-  );
+  app.post<{ Body: CheckoutForm }>('/', (request, reply) => showCardPage(deps, request, reply, 'hosted'));
 
   app.post<{ Body: CheckoutForm }>('/checkout/embedded', (request, reply) =>
-    showCardPage(deps, reply, request.body ?? {}, 'embedded'),
+    showCardPage(deps, request, reply, 'embedded'),
   );
 
   app.post<{ Body: CheckoutForm }>('/checkout/pay', async (request, reply) => {
@@ -66,11 +67,13 @@ export async function registerHostedCheckoutRoutes(
     const mode: Mode = form.mode === 'embedded' ? 'embedded' : 'hosted';
     let opened: Opened;
     try {
-      opened = await openForm(deps, form, mode, reply);
+      opened = await openForm(deps, request, mode, reply);
     } catch (err) {
+      languageOf(request, reply);
       return refusal(reply, err, mode);
     }
-    const { checkoutRequest, savedCards } = opened;
+    const { checkoutRequest, savedCards, lang } = opened;
+    const m = messagesFor(lang);
     const savedCard = savedCards.find((c) => String(c.id) === form.savedCard);
     const card: CardEntry = savedCard
       ? { cardId: savedCard.id }
@@ -102,11 +105,11 @@ export async function registerHostedCheckoutRoutes(
           mode,
         );
       }
-      if (charged.redirect) return sendPage(reply, challengeRedirectPage(charged.redirect));
+      if (charged.redirect) return sendPage(reply, challengeRedirectPage(charged.redirect, lang));
       return sendCheckoutResult(reply, deps.checkout, charged.order.id, charged.transaction.id, mode);
     } catch (err) {
       if (!(err instanceof DomainError) || err.status >= 500) throw err;
-      const message = err.status === 402 ? `${err.message}. Please try another card.` : err.message;
+      const message = err.status === 402 ? m.declined(err.message) : m.invalid(err.message);
       return sendPage(
         reply.code(err.status === 402 ? 402 : 400),
         cardPage(opened, form, mode, { message, field: err.field }),
@@ -133,16 +136,22 @@ export async function sendCheckoutResult(
   mode: Mode,
 ): Promise<FastifyReply> {
   const result = await checkout.result(orderId, transactionId);
-  if (!result) return sendPage(reply.code(404), page('Payment', '<h1>Payment</h1><p>Unknown payment.</p>'));
+  const lang = languageOfReply(reply);
+  const m = messagesFor(lang);
+  if (!result) {
+    const text = `<h1>${escapeHtml(m.paymentResult)}</h1><p>${escapeHtml(m.unknownPayment)}</p>`;
+    return sendPage(reply.code(404), page(m.paymentResult, text, undefined, lang));
+  }
   const brand = withBrand(reply, await checkout.brandOf(result.siteId));
   return sendPage(
     reply,
-    mode === 'embedded' ? embeddedResultPage(result, brand) : backToShopPage(result, brand),
+    mode === 'embedded' ? embeddedResultPage(result, brand, lang) : backToShopPage(result, brand, lang),
   );
 }
 
 interface Opened {
   checkoutRequest: CheckoutRequest;
+  lang: Lang;
   siteName: string;
   brand: Brand;
   savedCards: StoredCard[];
@@ -152,11 +161,13 @@ interface Opened {
 
 async function openForm(
   deps: HostedCheckoutPageDeps,
-  form: CheckoutForm,
+  request: FastifyRequest,
   mode: Mode,
   reply: FastifyReply,
 ): Promise<Opened> {
+  const form = (request.body ?? {}) as CheckoutForm;
   const checkoutRequest = await deps.checkout.open(form);
+  const lang = languageOf(request, reply, checkoutRequest.order.language);
   // The pages of a site's checkout may be framed by the origins the site lists (the embedded form).
   allowFraming(reply, await deps.frameAncestorsOf(checkoutRequest.siteId));
   const carried: CheckoutForm = {};
@@ -189,6 +200,7 @@ async function openForm(
   const brand = withBrand(reply, await deps.checkout.brandOf(checkoutRequest.siteId));
   return {
     checkoutRequest,
+    lang,
     siteName: brand.name ?? (await deps.checkout.siteName(checkoutRequest)),
     brand,
     savedCards,
@@ -198,12 +210,12 @@ async function openForm(
 
 async function showCardPage(
   deps: HostedCheckoutPageDeps,
+  request: FastifyRequest,
   reply: FastifyReply,
-  form: CheckoutForm,
   mode: Mode,
 ) {
   try {
-    const opened = await openForm(deps, form, mode, reply);
+    const opened = await openForm(deps, request, mode, reply);
     return sendPage(reply, cardPage(opened, {}, mode));
   } catch (err) {
     return refusal(reply, err, mode);
@@ -213,12 +225,15 @@ async function showCardPage(
 /** A request that cannot be paid: a clear page, and nothing made. */
 function refusal(reply: FastifyReply, err: unknown, mode: Mode): FastifyReply {
   if (!(err instanceof DomainError) || err.status >= 500) throw err;
-  const body = `<h1>This payment request cannot be processed</h1>
+  const lang = languageOfReply(reply);
+  const m = messagesFor(lang);
+  // The reason stays in English (it names the field for the shop's developer); the rest is the buyer's.
+  const body = `<h1>${escapeHtml(m.refusedHeading)}</h1>
 <p id="error" class="notice error" role="alert">${escapeHtml(err.message)}</p>
-<p>Please go back to the shop and try again.</p>${mode === 'embedded' ? notifyParent('error', { code: err.code, message: err.message, field: err.field ?? null }) : ''}`;
+<p>${escapeHtml(m.refusedHint)}</p>${mode === 'embedded' ? notifyParent('error', { code: err.code, message: err.message, field: err.field ?? null }) : ''}`;
   // An embedded refusal is shown inside the merchant's page, which cannot be checked: framing stays allowed.
   if (mode === 'embedded') allowFraming(reply, ['*']);
-  return sendPage(reply.code(err.status), page('Payment request refused', body));
+  return sendPage(reply.code(err.status), page(m.refusedTitle, body, undefined, lang));
 }
 
 function cardPage(
@@ -227,87 +242,93 @@ function cardPage(
   mode: Mode,
   error?: { message: string; field?: string | undefined },
 ): string {
-  const { checkoutRequest: r, siteName, brand, savedCards, carried } = opened;
+  const { checkoutRequest: r, lang, siteName, brand, savedCards, carried } = opened;
+  const m = messagesFor(lang);
   const o = r.order.order;
   const amount = `${o.amount} ${o.currency}`;
   const recurring =
     o.type === 'recurring' && o.intervalType && o.intervalValue
-      ? `, then every ${o.intervalValue} ${o.intervalType}${o.intervalValue === 1 ? '' : 's'}`
+      ? m.every(o.intervalValue, o.intervalType)
       : '';
-  const heading = r.cardVerification
-    ? `Save your card with ${siteName}`
-    : `Pay ${amount}${recurring} to ${siteName}`;
+  const heading = r.cardVerification ? m.saveCardWith(siteName) : m.payTo(amount, recurring, siteName);
   const hidden = (name: string, value: string) =>
     `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`;
   const input = (name: keyof CheckoutForm, label: string, attrs: string, prefill = '') => {
     const value = name === 'cardCvv' || name === 'cardNumber' ? '' : (values[name] ?? prefill);
     const invalid = error?.field === name ? ' aria-invalid="true" aria-describedby="error"' : '';
-    return `<label for="${name}">${label}</label><input id="${name}" name="${name}" ${attrs} value="${escapeHtml(value)}"${invalid}>`;
+    return `<label for="${name}">${escapeHtml(label)}</label><input id="${name}" name="${name}" ${attrs} value="${escapeHtml(value)}"${invalid}>`;
   };
   const chosen = values.savedCard ?? (savedCards[0] ? String(savedCards[0].id) : 'new');
+  const expiryOf = (c: StoredCard) => `${String(c.expiryMonth).padStart(2, '0')}/${c.expiryYear}`;
   const saved = savedCards.length
-    ? `<fieldset><legend>Your saved cards</legend>
+    ? `<fieldset><legend>${escapeHtml(m.savedCards)}</legend>
 ${savedCards
   .map(
     (c) =>
-      `<label><input type="radio" name="savedCard" value="${c.id}"${chosen === String(c.id) ? ' checked' : ''}> ${escapeHtml(c.brand.toUpperCase())} ending in ${escapeHtml(c.last4)} (${String(c.expiryMonth).padStart(2, '0')}/${c.expiryYear})</label>`,
+      `<label><input type="radio" name="savedCard" value="${c.id}"${chosen === String(c.id) ? ' checked' : ''}> ${escapeHtml(m.endingIn(c.brand.toUpperCase(), c.last4, expiryOf(c)))}</label>`,
   )
   .join('\n')}
-<label><input type="radio" name="savedCard" value="new"${chosen === 'new' ? ' checked' : ''}> A new card</label>
+<label><input type="radio" name="savedCard" value="new"${chosen === 'new' ? ' checked' : ''}> ${escapeHtml(m.aNewCard)}</label>
 </fieldset>`
     : '';
   const required = savedCards.length ? '' : ' required';
+  const holder = [r.order.customer.firstName, r.order.customer.lastName].filter(Boolean).join(' ');
   const body = `<h1>${escapeHtml(heading)}</h1>
 ${o.description ? `<p>${escapeHtml(o.description)}</p>` : ''}
-${r.cardVerification ? `<p>An authorization of ${escapeHtml(amount)} checks the card and is released at once.</p>` : ''}
+${r.cardVerification ? `<p>${escapeHtml(m.verificationNote(amount))}</p>` : ''}
 ${error ? `<p id="error" class="notice error" role="alert">${escapeHtml(error.message)}</p>` : ''}
 <form method="post" action="/checkout/pay">
-${hidden('jsonRequest', r.jsonRequest)}${hidden('checksum', r.checksum)}${hidden('mode', mode)}${hidden('attempt', randomBytes(18).toString('base64url'))}
+${hidden('jsonRequest', r.jsonRequest)}${hidden('checksum', r.checksum)}${hidden('mode', mode)}${hidden('lang', lang)}${hidden('attempt', randomBytes(18).toString('base64url'))}
 ${Object.entries(carried)
   .map(([k, v]) => hidden(k, v ?? ''))
   .join('')}
 ${saved}
-<fieldset><legend>${savedCards.length ? 'New card' : 'Card'}</legend>
-${input('cardHolderName', 'Name on card', `autocomplete="cc-name"${required}`, [r.order.customer.firstName, r.order.customer.lastName].filter(Boolean).join(' '))}
-${input('cardNumber', 'Card number', `inputmode="numeric" autocomplete="cc-number"${required}`)}
-${input('cardExpiryDate', 'Expiry (MM/YY)', `autocomplete="cc-exp" placeholder="MM/YY"${required}`)}
-${input('cardCvv', 'Security code', `inputmode="numeric" autocomplete="cc-csc"${required}`)}
-${input('cardHolderCountry', 'Country (two letters)', `autocomplete="country" maxlength="2"${required}`, r.order.customer.country ?? '')}
-${input('cardHolderState', 'State (US and Canada)', 'maxlength="2"')}
+<fieldset><legend>${escapeHtml(savedCards.length ? m.newCard : m.card)}</legend>
+${input('cardHolderName', m.nameOnCard, `autocomplete="cc-name"${required}`, holder)}
+${input('cardNumber', m.cardNumber, `inputmode="numeric" autocomplete="cc-number"${required}`)}
+${input('cardExpiryDate', m.expiry, `autocomplete="cc-exp" placeholder="${escapeHtml(m.expiryPlaceholder)}"${required}`)}
+${input('cardCvv', m.securityCode, `inputmode="numeric" autocomplete="cc-csc"${required}`)}
+${input('cardHolderCountry', m.country, `autocomplete="country" maxlength="2"${required}`, r.order.customer.country ?? '')}
+${input('cardHolderState', m.state, 'maxlength="2"')}
 </fieldset>
-<button type="submit">${escapeHtml(r.cardVerification ? 'Save card' : `Pay ${amount}`)}</button>
+<button type="submit">${escapeHtml(r.cardVerification ? m.saveCard : m.pay(amount))}</button>
 </form>
-${mode === 'hosted' ? `<p><a id="back" href="${escapeHtml(r.order.backUrl)}">Cancel and return to the shop</a></p>` : notifyParent('ready', null)}`;
-  return mode === 'embedded' ? themed(page(heading, body, brand), carried.theme) : page(heading, body, brand);
+${mode === 'hosted' ? `<p><a id="back" href="${escapeHtml(r.order.backUrl)}">${escapeHtml(m.cancelAndReturn)}</a></p>` : notifyParent('ready', null)}`;
+  const html = page(heading, body, brand, lang);
+  return mode === 'embedded' ? themed(html, carried.theme) : html;
 }
 
 /** The browser goes back to the shop with the result, as a form POST (by script, or by hand without it). */
-function backToShopPage(result: CheckoutResult, brand: Brand): string {
+function backToShopPage(result: CheckoutResult, brand: Brand, lang: Lang): string {
+  const m = messagesFor(lang);
   const approved = ['complete-ok', 'in-progress', 'void-ok'].includes(result.transactionStatus);
   return page(
-    'Back to the shop',
-    `<h1>${approved ? 'Thank you' : 'Payment not completed'}</h1>
-<p class="notice${approved ? '' : ' error'}" role="status">Returning to the shop…</p>
+    m.backToShop,
+    `<h1>${escapeHtml(approved ? m.thankYou : m.notCompleted)}</h1>
+<p class="notice${approved ? '' : ' error'}" role="status">${escapeHtml(m.returning)}</p>
 <form method="post" action="${escapeHtml(result.backUrl)}">
 <input type="hidden" name="opensslResult" value="${escapeHtml(result.opensslResult)}">
 <input type="hidden" name="result" value="${escapeHtml(result.opensslResult)}">
-<button type="submit">Return to the shop</button>
+<button type="submit">${escapeHtml(m.returnToShop)}</button>
 </form>
 <script>document.forms[0].submit();</script>`,
     brand,
+    lang,
   );
 }
 
 /** Inside the merchant's page: the result goes to it by postMessage, and the frame says so. */
-function embeddedResultPage(result: CheckoutResult, brand: Brand): string {
+function embeddedResultPage(result: CheckoutResult, brand: Brand, lang: Lang): string {
+  const m = messagesFor(lang);
   const approved = ['complete-ok', 'in-progress', 'void-ok'].includes(result.transactionStatus);
   const { backUrl: _backUrl, siteId: _siteId, ...message } = result;
   return page(
-    'Payment',
-    `<h1>${approved ? 'Payment complete' : 'Payment not completed'}</h1>
-<p class="notice${approved ? '' : ' error'}" role="status">${approved ? 'Thank you!' : 'The payment failed.'}</p>
+    m.paymentResult,
+    `<h1>${escapeHtml(approved ? m.paymentComplete : m.notCompleted)}</h1>
+<p class="notice${approved ? '' : ' error'}" role="status">${escapeHtml(approved ? m.thankYou : m.paymentFailed)}</p>
 ${notifyParent('complete', message)}`,
     brand,
+    lang,
   );
 }
 

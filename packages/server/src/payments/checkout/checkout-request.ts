@@ -58,6 +58,8 @@ const checkoutJson = z.object({
   cardId: wholeNumber.optional(),
   backUrl: z.url({ protocol: /^https?$/ }).max(2000),
   invoiceEmail: z.email().max(254).optional(),
+  /** The card page's language (en, ro; others fall back to the browser's) */
+  language: z.string().max(10).optional(),
   customData: z
     .union([z.string().max(10_000), z.record(z.string(), z.unknown())])
     .transform((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
