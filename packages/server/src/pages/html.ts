@@ -80,8 +80,9 @@ export function sendBrandedPage(
   title: string,
   body: string,
   brand: Brand,
+  lang: Lang = 'en',
 ): FastifyReply {
-  return sendPage(reply, page(title, body, withBrand(reply, brand)));
+  return sendPage(reply, page(title, body, withBrand(reply, brand), lang));
 }
 
 /** Answers a hosted page (the security headers, no-store included, are added to every answer). */

@@ -1,5 +1,6 @@
 // What the hosted pages say, in English and Romanian. Romanian must say everything English says: its
-// type is English's. Values that take arguments are functions; every argument is escaped by the page.
+// type is English's. Values that take arguments are functions; the page escapes what they answer, except
+// refundFor, whose arguments are already-escaped HTML parts (it places marked-up values in a sentence).
 import type { Lang } from './i18n.ts';
 
 const units = {
@@ -62,6 +63,63 @@ const en = {
   authenticationNeeded: 'Authentication needed',
   bankAsks: 'Your bank asks you to confirm this payment.',
   continueToBank: 'Continue to your bank',
+  // Crypto payment page
+  paymentNotFound: 'Payment not found',
+  paymentLinkInvalid: 'This payment link is not valid.',
+  payStore: (store: string) => `Pay ${store}`,
+  orderTotal: 'Order',
+  paymentReceived: 'Payment received',
+  receivedConfirmed: (amount: string) => `${amount} received, confirmed on chain.`,
+  paidMore: (amount: string) => `You paid ${amount} more than the order total; the store can refund it.`,
+  returnTo: (store: string) => `Return to ${store}`,
+  cancelAndReturnTo: (store: string) => `Cancel and return to ${store}`,
+  paymentExpired: 'This payment expired',
+  paymentCanceled: 'Payment canceled',
+  arrivedInTime: (part: string, total: string, store: string) =>
+    `${part} of the ${total} due arrived before the order ended. It is kept for you: ask ${store} for a refund.`,
+  arrivedLate: (amount: string, store: string) =>
+    `${amount} arrived after the order ended. It is recorded and kept for you: ask ${store} for a refund.`,
+  assetOn: (asset: string, network: string) => `${asset} on ${network}`,
+  payWith: 'Pay with',
+  newQuote: 'Get a new quote',
+  showAddress: 'Show payment address',
+  quoteExpired: 'Your quote expired. Pick a currency to get a new one.',
+  sendExactly: 'Send exactly',
+  sendTheRest: 'Send the rest:',
+  guaranteedFor: 'This amount is guaranteed for',
+  waitsFor: 'The order waits for it',
+  waitsForAfter: 'more, at the rate of the moment once the first quote has run out.',
+  anotherCurrency: 'Pay with another currency',
+  onNetworkTo: (network: string) => `on ${network} to`,
+  qrLabel: 'QR code of the payment address',
+  paymentDetected: 'Payment detected',
+  waitingConfirmations: 'Waiting for confirmations on chain. This page updates by itself.',
+  amount: 'Amount',
+  confirmations: 'Confirmations',
+  transferState: 'State',
+  confirmationsOf: (n: number, of: number) => `${n} of ${of}`,
+  confirmed: 'confirmed',
+  confirming: 'confirming',
+  stillDue: 'Still due:',
+  expired: 'expired',
+  // Crypto refund page
+  refundNotFound: 'Refund not found',
+  refundLinkInvalid: 'This refund link is not valid.',
+  refundProposal: 'Refund proposal',
+  refundFrom: (store: string) => `Refund from ${store}`,
+  refundFor: (reference: string, amount: string, crypto: string, network: string) =>
+    `For order ${reference}: ${amount}, sent back as ${crypto} on ${network}.`,
+  reason: (reason: string) => `Reason: ${reason}`,
+  yourAddress: (asset: string, network: string) => `Your ${asset} address on ${network}`,
+  acceptRefund: 'Accept the refund',
+  rejectRefund: 'Reject the refund',
+  proposalExpires: (date: string) => `This proposal expires on ${date}.`,
+  refundAccepted: (crypto: string, address: string) =>
+    `You accepted the refund. ${crypto} is on its way to ${address}.`,
+  refundComplete: (crypto: string, address: string) =>
+    `The refund of ${crypto} was sent to ${address} and is confirmed.`,
+  refundRejected: 'You rejected this refund.',
+  refundExpired: 'This refund proposal expired.',
 };
 
 const ro: typeof en = {
@@ -118,6 +176,61 @@ const ro: typeof en = {
   authenticationNeeded: 'Este necesară autentificarea',
   bankAsks: 'Banca dumneavoastră vă cere să confirmați această plată.',
   continueToBank: 'Continuați către banca dumneavoastră',
+  paymentNotFound: 'Plata nu a fost găsită',
+  paymentLinkInvalid: 'Acest link de plată nu este valid.',
+  payStore: (store) => `Plătiți către ${store}`,
+  orderTotal: 'Comanda',
+  paymentReceived: 'Plata a fost primită',
+  receivedConfirmed: (amount) => `${amount} primiți, confirmați în blockchain.`,
+  paidMore: (amount) =>
+    `Ați plătit cu ${amount} mai mult decât totalul comenzii; magazinul vă poate rambursa diferența.`,
+  returnTo: (store) => `Reveniți la ${store}`,
+  cancelAndReturnTo: (store) => `Anulați și reveniți la ${store}`,
+  paymentExpired: 'Această plată a expirat',
+  paymentCanceled: 'Plata a fost anulată',
+  arrivedInTime: (part, total, store) =>
+    `${part} din ${total} datorați au sosit înainte de încheierea comenzii. Suma este păstrată pentru dumneavoastră: cereți o rambursare de la ${store}.`,
+  arrivedLate: (amount, store) =>
+    `${amount} au sosit după încheierea comenzii. Suma este înregistrată și păstrată pentru dumneavoastră: cereți o rambursare de la ${store}.`,
+  assetOn: (asset, network) => `${asset} pe ${network}`,
+  payWith: 'Plătiți cu',
+  newQuote: 'Obțineți o nouă cotație',
+  showAddress: 'Afișați adresa de plată',
+  quoteExpired: 'Cotația a expirat. Alegeți o monedă pentru a obține una nouă.',
+  sendExactly: 'Trimiteți exact',
+  sendTheRest: 'Trimiteți restul:',
+  guaranteedFor: 'Această sumă este garantată pentru',
+  waitsFor: 'Comanda o așteaptă încă',
+  waitsForAfter: ', la cursul momentului după expirarea primei cotații.',
+  anotherCurrency: 'Plătiți cu altă monedă',
+  onNetworkTo: (network) => `pe ${network} la`,
+  qrLabel: 'Codul QR al adresei de plată',
+  paymentDetected: 'Plată detectată',
+  waitingConfirmations: 'Se așteaptă confirmările în blockchain. Pagina se actualizează singură.',
+  amount: 'Suma',
+  confirmations: 'Confirmări',
+  transferState: 'Stare',
+  confirmationsOf: (n, of) => `${n} din ${of}`,
+  confirmed: 'confirmată',
+  confirming: 'în curs de confirmare',
+  stillDue: 'Rest de plată:',
+  expired: 'expirat',
+  refundNotFound: 'Rambursarea nu a fost găsită',
+  refundLinkInvalid: 'Acest link de rambursare nu este valid.',
+  refundProposal: 'Propunere de rambursare',
+  refundFrom: (store) => `Rambursare de la ${store}`,
+  refundFor: (reference, amount, crypto, network) =>
+    `Pentru comanda ${reference}: ${amount}, trimiși înapoi ca ${crypto} pe ${network}.`,
+  reason: (reason) => `Motiv: ${reason}`,
+  yourAddress: (asset, network) => `Adresa dumneavoastră ${asset} pe ${network}`,
+  acceptRefund: 'Acceptați rambursarea',
+  rejectRefund: 'Refuzați rambursarea',
+  proposalExpires: (date) => `Această propunere expiră la ${date}.`,
+  refundAccepted: (crypto, address) => `Ați acceptat rambursarea. ${crypto} sunt în drum spre ${address}.`,
+  refundComplete: (crypto, address) =>
+    `Rambursarea de ${crypto} a fost trimisă la ${address} și este confirmată.`,
+  refundRejected: 'Ați refuzat această rambursare.',
+  refundExpired: 'Această propunere de rambursare a expirat.',
 };
 
 export type Messages = typeof en;

@@ -13,6 +13,8 @@ import { formatAmountIn } from '../../platform/money/amount.ts';
 import { findNetwork } from '../../platform/money/assets.ts';
 import type { Store } from '../../platform/tenants/stores-service.ts';
 import { escapeHtml, page, sendBrandedPage } from '../html.ts';
+import { type Lang, languageOf } from '../i18n.ts';
+import { type Messages, messagesFor } from '../messages.ts';
 
 const money = (minor: bigint, currency: string) => `${formatAmountIn(minor, currency)} ${currency}`;
 
@@ -31,9 +33,10 @@ export async function registerPayPageRoutes(
   };
 
   app.get<{ Params: { orderId: string } }>('/crypto/pay/:orderId', async (request, reply) => {
+    const lang = languageOf(request, reply);
     const view = await load(request.params.orderId).catch(() => undefined);
-    if (!view) return notFoundPage(reply);
-    return render(reply, view, deps.clock.now());
+    if (!view) return notFoundPage(reply, lang);
+    return render(reply, view, deps.clock.now(), lang);
   });
 
   app.get<{ Params: { orderId: string } }>('/crypto/pay/:orderId/status', async (request, reply) => {
@@ -45,51 +48,57 @@ export async function registerPayPageRoutes(
   app.post<{ Params: { orderId: string }; Body: { option?: string } }>(
     '/crypto/pay/:orderId/choose',
     async (request, reply) => {
+      const lang = languageOf(request, reply);
       const view = await load(request.params.orderId).catch(() => undefined);
-      if (!view) return notFoundPage(reply);
+      if (!view) return notFoundPage(reply, lang);
       const [asset = '', network = ''] = String(request.body?.option ?? '').split(':');
       try {
         await deps.orders.choose(view.order.id, { asset, network });
       } catch (err) {
         if (!(err instanceof DomainError) || err.status >= 500) throw err;
-        return render(reply.code(err.status), await load(view.order.id), deps.clock.now(), err.message);
+        return render(reply.code(err.status), await load(view.order.id), deps.clock.now(), lang, err.message);
       }
-      return reply.redirect(`/crypto/pay/${view.order.id}`, 303);
+      return reply.redirect(`/crypto/pay/${view.order.id}?lang=${lang}`, 303);
     },
   );
 
   app.post<{ Params: { orderId: string } }>('/crypto/pay/:orderId/cancel', async (request, reply) => {
+    const lang = languageOf(request, reply);
     const view = await load(request.params.orderId).catch(() => undefined);
-    if (!view) return notFoundPage(reply);
+    if (!view) return notFoundPage(reply, lang);
     try {
       const order = await deps.orders.cancelByBuyer(view.order.id);
       return reply.redirect(order.cancelUrl ?? order.returnUrl, 303);
     } catch (err) {
       if (!(err instanceof DomainError) || err.status >= 500) throw err;
-      return render(reply.code(err.status), await load(view.order.id), deps.clock.now(), err.message);
+      return render(reply.code(err.status), await load(view.order.id), deps.clock.now(), lang, err.message);
     }
   });
 }
 
-function notFoundPage(reply: FastifyReply): FastifyReply {
+function notFoundPage(reply: FastifyReply, lang: Lang): FastifyReply {
+  const m = messagesFor(lang);
+  const text = `<h1>${escapeHtml(m.paymentNotFound)}</h1><p>${escapeHtml(m.paymentLinkInvalid)}</p>`;
   return reply
     .code(404)
     .type('text/html; charset=utf-8')
-    .send(page('Payment not found', '<h1>Payment not found</h1><p>This payment link is not valid.</p>'));
+    .send(page(m.paymentNotFound, text, undefined, lang));
 }
 
 function render(
   reply: FastifyReply,
   view: { order: Order; store: Store; option: PaymentOption | null },
   now: Date,
+  lang: Lang,
   error?: string,
 ): FastifyReply {
   const { order, store, option } = view;
+  const m = messagesFor(lang);
   const parts = [
-    `<h1>Pay ${escapeHtml(store.name)}</h1>`,
-    `<p>Order <strong data-field="reference">${escapeHtml(order.reference)}</strong>: <strong data-field="total">${escapeHtml(money(order.total, order.currency))}</strong></p>`,
+    `<h1>${escapeHtml(m.payStore(store.name))}</h1>`,
+    `<p>${escapeHtml(m.orderTotal)} <strong data-field="reference">${escapeHtml(order.reference)}</strong>: <strong data-field="total">${escapeHtml(money(order.total, order.currency))}</strong></p>`,
     error ? `<p class="notice error" role="alert">${escapeHtml(error)}</p>` : '',
-    body(order, store, option, now),
+    body(order, store, option, now, m, lang),
   ];
   const script = `<script>
 (() => {
@@ -97,7 +106,7 @@ function render(
   if (el) {
     let left = Number(el.dataset.seconds);
     const tick = () => {
-      el.textContent = left > 0 ? left + ' s' : 'expired';
+      el.textContent = left > 0 ? left + ' s' : ${JSON.stringify(m.expired)};
       if (left <= 0) document.getElementById('requote')?.removeAttribute('hidden');
       left -= 1;
     };
@@ -118,16 +127,21 @@ function render(
 </script>`;
   return sendBrandedPage(
     allowFraming(reply, store.frameAncestors),
-    `Pay ${store.name}`,
+    m.payStore(store.name),
     parts.join('\n') + script,
-    {
-      name: store.name,
-      ...store.brand,
-    },
+    { name: store.name, ...store.brand },
+    lang,
   );
 }
 
-function body(order: Order, store: Store, option: PaymentOption | null, now: Date): string {
+function body(
+  order: Order,
+  store: Store,
+  option: PaymentOption | null,
+  now: Date,
+  m: Messages,
+  lang: Lang,
+): string {
   const back = (label: string, url: string) =>
     `<p><a id="return" href="${escapeHtml(url)}">${escapeHtml(label)}</a></p>`;
   switch (order.status) {
@@ -136,12 +150,12 @@ function body(order: Order, store: Store, option: PaymentOption | null, now: Dat
     case 'refund_processing':
     case 'refund_completed':
       return [
-        '<h2 data-status="paid">Payment received</h2>',
-        `<p>${escapeHtml(money(order.amounts.paid, order.currency))} received, confirmed on chain.</p>`,
+        `<h2 data-status="paid">${escapeHtml(m.paymentReceived)}</h2>`,
+        `<p>${escapeHtml(m.receivedConfirmed(money(order.amounts.paid, order.currency)))}</p>`,
         order.amounts.over > 0n
-          ? `<p class="notice">You paid ${escapeHtml(money(order.amounts.over, order.currency))} more than the order total; the store can refund it.</p>`
+          ? `<p class="notice">${escapeHtml(m.paidMore(money(order.amounts.over, order.currency)))}</p>`
           : '',
-        back(`Return to ${store.name}`, order.returnUrl),
+        back(m.returnTo(store.name), order.returnUrl),
       ].join('\n');
     case 'expired':
     case 'canceled': {
@@ -153,21 +167,21 @@ function body(order: Order, store: Store, option: PaymentOption | null, now: Dat
           .reduce((sum, d) => sum + d.fiatValue, 0n);
       const [inTime, late] = [confirmedValue(false), confirmedValue(true)];
       return [
-        `<h2 data-status="${order.status}">${order.status === 'expired' ? 'This payment expired' : 'Payment canceled'}</h2>`,
+        `<h2 data-status="${order.status}">${escapeHtml(order.status === 'expired' ? m.paymentExpired : m.paymentCanceled)}</h2>`,
         inTime > 0n
-          ? `<p class="notice">${escapeHtml(money(inTime, order.currency))} of the ${escapeHtml(money(order.total, order.currency))} due arrived before the order ended. It is kept for you: ask ${escapeHtml(store.name)} for a refund.</p>`
+          ? `<p class="notice">${escapeHtml(m.arrivedInTime(money(inTime, order.currency), money(order.total, order.currency), store.name))}</p>`
           : '',
         late > 0n
-          ? `<p class="notice">${escapeHtml(money(late, order.currency))} arrived after the order ended. It is recorded and kept for you: ask ${escapeHtml(store.name)} for a refund.</p>`
+          ? `<p class="notice">${escapeHtml(m.arrivedLate(money(late, order.currency), store.name))}</p>`
           : '',
-        back(`Return to ${store.name}`, order.cancelUrl ?? order.returnUrl),
+        back(m.returnTo(store.name), order.cancelUrl ?? order.returnUrl),
       ].join('\n');
     }
     case 'pending':
       break;
   }
-  if (order.paymentLocked) return progress(order, option, now);
-  if (now >= order.expiresAt) return '<h2 data-status="expired">This payment expired</h2>';
+  if (order.paymentLocked) return progress(order, option, now, m);
+  if (now >= order.expiresAt) return `<h2 data-status="expired">${escapeHtml(m.paymentExpired)}</h2>`;
   // The picker appears twice on one page (to requote, and to change currency): its ids are prefixed.
   const picker = (prefix: string) => {
     const choices = store.currencies
@@ -176,64 +190,62 @@ function body(order: Order, store: Store, option: PaymentOption | null, now: Dat
         const checked =
           option && option.asset === c.currency && option.network === c.network ? ' checked' : '';
         const network = findNetwork(c.currency, c.network)?.name ?? c.network;
-        return `<label for="${id}"><input type="radio" id="${id}" name="option" value="${escapeHtml(`${c.currency}:${c.network}`)}" required${checked}> ${escapeHtml(c.currency)} on ${escapeHtml(network)}</label>`;
+        return `<label for="${id}"><input type="radio" id="${id}" name="option" value="${escapeHtml(`${c.currency}:${c.network}`)}" required${checked}> ${escapeHtml(m.assetOn(c.currency, network))}</label>`;
       })
       .join('\n');
-    return `<form method="post" action="/crypto/pay/${order.id}/choose">
-<fieldset><legend>Pay with</legend>
+    return `<form method="post" action="/crypto/pay/${order.id}/choose?lang=${lang}">
+<fieldset><legend>${escapeHtml(m.payWith)}</legend>
 ${choices}
 </fieldset>
-<button type="submit">${option ? 'Get a new quote' : 'Show payment address'}</button>
+<button type="submit">${escapeHtml(option ? m.newQuote : m.showAddress)}</button>
 </form>`;
   };
-  const cancel = `<form method="post" action="/crypto/pay/${order.id}/cancel"><button type="submit" id="cancel">Cancel and return to ${escapeHtml(store.name)}</button></form>`;
+  const cancel = `<form method="post" action="/crypto/pay/${order.id}/cancel?lang=${lang}"><button type="submit" id="cancel">${escapeHtml(m.cancelAndReturnTo(store.name))}</button></form>`;
   const secondsLeft = option ? Math.floor((option.quote.expiresAt.getTime() - now.getTime()) / 1000) : 0;
   if (!option || secondsLeft <= 0) {
     return [
-      option
-        ? '<p class="notice" role="status">Your quote expired. Pick a currency to get a new one.</p>'
-        : '',
+      option ? `<p class="notice" role="status">${escapeHtml(m.quoteExpired)}</p>` : '',
       picker('pick'),
       cancel,
     ].join('\n');
   }
-  return `${sendSection(option, 'Send exactly', `This amount is guaranteed for <strong id="countdown" data-seconds="${secondsLeft}">${secondsLeft} s</strong>.`)}
+  return `${sendSection(option, m.sendExactly, `${escapeHtml(m.guaranteedFor)} <strong id="countdown" data-seconds="${secondsLeft}">${secondsLeft} s</strong>.`, m)}
 <div id="requote" hidden>${picker('requote')}</div>
-<details><summary>Pay with another currency</summary>${picker('other')}</details>
+<details><summary>${escapeHtml(m.anotherCurrency)}</summary>${picker('other')}</details>
 ${cancel}`;
 }
 
 /** Where and what to send: the address, the exact amount, a QR code of both. */
-function sendSection(option: PaymentOption, heading: string, guarantee: string): string {
+function sendSection(option: PaymentOption, heading: string, guarantee: string, m: Messages): string {
   const amount = formatAmountIn(option.cryptoDue, option.asset);
   const uri = option.network === 'BTC' ? `bitcoin:${option.address}?amount=${amount}` : option.address;
   return `<section aria-labelledby="send">
-<h2 id="send">${heading} <span data-field="crypto-amount">${escapeHtml(amount)}</span> ${escapeHtml(option.asset)}</h2>
-<p>on ${escapeHtml(findNetwork(option.asset, option.network)?.name ?? option.network)} to</p>
+<h2 id="send">${escapeHtml(heading)} <span data-field="crypto-amount">${escapeHtml(amount)}</span> ${escapeHtml(option.asset)}</h2>
+<p>${escapeHtml(m.onNetworkTo(findNetwork(option.asset, option.network)?.name ?? option.network))}</p>
 <p><code data-field="address">${escapeHtml(option.address)}</code></p>
-<figure class="qr" role="img" aria-label="QR code of the payment address">${renderSVG(uri)}</figure>
+<figure class="qr" role="img" aria-label="${escapeHtml(m.qrLabel)}">${renderSVG(uri)}</figure>
 <p>${guarantee}</p>
 </section>`;
 }
 
-function progress(order: Order, option: PaymentOption | null, now: Date): string {
+function progress(order: Order, option: PaymentOption | null, now: Date, m: Messages): string {
   const rows = order.deposits
     .map(
       (d) =>
-        `<tr><td>${escapeHtml(formatAmountIn(d.amount, d.asset))} ${escapeHtml(d.asset)}</td><td data-field="confirmations">${d.confirmations} of ${d.confirmationsRequired}</td><td>${d.status === 'confirmed' ? 'confirmed' : 'confirming'}</td></tr>`,
+        `<tr><td>${escapeHtml(formatAmountIn(d.amount, d.asset))} ${escapeHtml(d.asset)}</td><td data-field="confirmations">${escapeHtml(m.confirmationsOf(d.confirmations, d.confirmationsRequired))}</td><td>${escapeHtml(d.status === 'confirmed' ? m.confirmed : m.confirming)}</td></tr>`,
     )
     .join('');
-  return `<h2 data-status="confirming">Payment detected</h2>
-<p role="status">Waiting for confirmations on chain. This page updates by itself.</p>
-<table><thead><tr><th scope="col">Amount</th><th scope="col">Confirmations</th><th scope="col">State</th></tr></thead><tbody>${rows}</tbody></table>
-${order.amounts.due > 0n ? stillDue(order, option, now) : ''}`;
+  return `<h2 data-status="confirming">${escapeHtml(m.paymentDetected)}</h2>
+<p role="status">${escapeHtml(m.waitingConfirmations)}</p>
+<table><thead><tr><th scope="col">${escapeHtml(m.amount)}</th><th scope="col">${escapeHtml(m.confirmations)}</th><th scope="col">${escapeHtml(m.transferState)}</th></tr></thead><tbody>${rows}</tbody></table>
+${order.amounts.due > 0n ? stillDue(order, option, now, m) : ''}`;
 }
 
 /** After a partial payment: what is left, where to send it, and how long is left to do so. */
-function stillDue(order: Order, option: PaymentOption | null, now: Date): string {
+function stillDue(order: Order, option: PaymentOption | null, now: Date, m: Messages): string {
   const secondsLeft = Math.max(0, Math.floor((order.expiresAt.getTime() - now.getTime()) / 1000));
-  const due = `<p class="notice" role="status">Still due: <span data-field="amount-due">${escapeHtml(money(order.amounts.due, order.currency))}</span></p>`;
+  const due = `<p class="notice" role="status">${escapeHtml(m.stillDue)} <span data-field="amount-due">${escapeHtml(money(order.amounts.due, order.currency))}</span></p>`;
   if (!option || secondsLeft === 0) return due;
   return `${due}
-${sendSection(option, 'Send the rest:', `The order waits for it <strong id="countdown" data-seconds="${secondsLeft}">${secondsLeft} s</strong> more, at the rate of the moment once the first quote has run out.`)}`;
+${sendSection(option, m.sendTheRest, `${escapeHtml(m.waitsFor)} <strong id="countdown" data-seconds="${secondsLeft}">${secondsLeft} s</strong> ${escapeHtml(m.waitsForAfter)}`, m)}`;
 }

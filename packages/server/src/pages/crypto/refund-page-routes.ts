@@ -6,6 +6,8 @@ import { DomainError } from '../../platform/errors/domain-error.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { findNetwork } from '../../platform/money/assets.ts';
 import { escapeHtml, page, sendBrandedPage } from '../html.ts';
+import { type Lang, languageOf } from '../i18n.ts';
+import { messagesFor } from '../messages.ts';
 
 export async function registerRefundPageRoutes(
   app: FastifyInstance,
@@ -14,8 +16,9 @@ export async function registerRefundPageRoutes(
   const find = (token: string) => deps.refunds.byToken(token).catch(() => undefined);
 
   app.get<{ Params: { token: string } }>('/crypto/refunds/:token', async (request, reply) => {
+    const lang = languageOf(request, reply);
     const refund = await find(request.params.token);
-    return refund ? render(reply, refund, request.params.token) : notFound(reply);
+    return refund ? render(reply, refund, request.params.token, lang) : notFound(reply, lang);
   });
 
   for (const decision of ['accept', 'reject'] as const) {
@@ -23,59 +26,77 @@ export async function registerRefundPageRoutes(
       `/crypto/refunds/:token/${decision}`,
       async (request, reply) => {
         const { token } = request.params;
-        if (!(await find(token))) return notFound(reply);
+        const lang = languageOf(request, reply);
+        if (!(await find(token))) return notFound(reply, lang);
         try {
           const refund =
             decision === 'accept'
               ? await deps.refunds.accept({ token }, String(request.body?.address ?? '').trim())
               : await deps.refunds.reject({ token });
-          return render(reply, refund, token);
+          return render(reply, refund, token, lang);
         } catch (err) {
           if (!(err instanceof DomainError) || err.status >= 500) throw err;
           const refund = await find(token);
-          return refund ? render(reply.code(err.status), refund, token, err.message) : notFound(reply);
+          return refund
+            ? render(reply.code(err.status), refund, token, lang, err.message)
+            : notFound(reply, lang);
         }
       },
     );
   }
 }
 
-function notFound(reply: FastifyReply): FastifyReply {
+function notFound(reply: FastifyReply, lang: Lang): FastifyReply {
+  const m = messagesFor(lang);
+  const text = `<h1>${escapeHtml(m.refundNotFound)}</h1><p>${escapeHtml(m.refundLinkInvalid)}</p>`;
   return reply
     .code(404)
     .type('text/html; charset=utf-8')
-    .send(page('Refund not found', '<h1>Refund not found</h1><p>This refund link is not valid.</p>'));
+    .send(page(m.refundNotFound, text, undefined, lang));
 }
 
-function render(reply: FastifyReply, refund: Refund, token: string, error?: string): FastifyReply {
+function render(
+  reply: FastifyReply,
+  refund: Refund,
+  token: string,
+  lang: Lang,
+  error?: string,
+): FastifyReply {
+  const m = messagesFor(lang);
   const amount = `${formatAmountIn(refund.amount, refund.currency)} ${refund.currency}`;
   const crypto = `${formatAmountIn(refund.cryptoAmount, refund.asset)} ${refund.asset}`;
   const network = findNetwork(refund.asset, refund.network)?.name ?? refund.network;
   const outcome: Record<Refund['status'], string> = {
     proposed: '',
-    accepted: `You accepted the refund. ${crypto} is on its way to ${refund.refundAddress ?? ''}.`,
-    complete: `The refund of ${crypto} was sent to ${refund.refundAddress ?? ''} and is confirmed.`,
-    rejected: 'You rejected this refund.',
-    expired: 'This refund proposal expired.',
+    accepted: m.refundAccepted(crypto, refund.refundAddress ?? ''),
+    complete: m.refundComplete(crypto, refund.refundAddress ?? ''),
+    rejected: m.refundRejected,
+    expired: m.refundExpired,
   };
   const decide =
     refund.status === 'proposed'
-      ? `<form method="post" action="/crypto/refunds/${escapeHtml(token)}/accept">
-<label for="address">Your ${escapeHtml(refund.asset)} address on ${escapeHtml(network)}</label>
+      ? `<form method="post" action="/crypto/refunds/${escapeHtml(token)}/accept?lang=${lang}">
+<label for="address">${escapeHtml(m.yourAddress(refund.asset, network))}</label>
 <input id="address" name="address" required autocomplete="off">
-<button type="submit">Accept the refund</button>
+<button type="submit">${escapeHtml(m.acceptRefund)}</button>
 </form>
-<form method="post" action="/crypto/refunds/${escapeHtml(token)}/reject"><button type="submit">Reject the refund</button></form>
-<p>This proposal expires on ${escapeHtml(refund.expiresAt.toISOString().slice(0, 10))}.</p>`
+<form method="post" action="/crypto/refunds/${escapeHtml(token)}/reject?lang=${lang}"><button type="submit">${escapeHtml(m.rejectRefund)}</button></form>
+<p>${escapeHtml(m.proposalExpires(refund.expiresAt.toISOString().slice(0, 10)))}</p>`
       : `<p class="notice" role="status" data-status="${refund.status}">${escapeHtml(outcome[refund.status])}</p>`;
   return sendBrandedPage(
     reply,
-    'Refund proposal',
-    `<h1>Refund from ${escapeHtml(refund.storeName)}</h1>
-<p>For order <strong>${escapeHtml(refund.orderReference)}</strong>: <strong data-field="amount">${escapeHtml(amount)}</strong>, sent back as ${escapeHtml(crypto)} on ${escapeHtml(network)}.</p>
-${refund.reason ? `<p>Reason: ${escapeHtml(refund.reason)}</p>` : ''}
+    m.refundProposal,
+    `<h1>${escapeHtml(m.refundFrom(refund.storeName))}</h1>
+<p>${m.refundFor(
+      `<strong>${escapeHtml(refund.orderReference)}</strong>`,
+      `<strong data-field="amount">${escapeHtml(amount)}</strong>`,
+      escapeHtml(crypto),
+      escapeHtml(network),
+    )}</p>
+${refund.reason ? `<p>${escapeHtml(m.reason(refund.reason))}</p>` : ''}
 ${error ? `<p class="notice error" role="alert">${escapeHtml(error)}</p>` : ''}
 ${decide}`,
     refund.storeBrand,
+    lang,
   );
 }
