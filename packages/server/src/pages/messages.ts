@@ -120,6 +120,57 @@ const en = {
     `The refund of ${crypto} was sent to ${address} and is confirmed.`,
   refundRejected: 'You rejected this refund.',
   refundExpired: 'This refund proposal expired.',
+  // Issuing topup page
+  topUpTitle: 'Top up your account',
+  topUp: (amount: string) => `Top up ${amount}`,
+  toppedUp: (amount: string, byCard: boolean) =>
+    `Your account was topped up with ${amount}${byCard ? ' by card' : ''}.`,
+  topupExpired: 'This topup has expired.',
+  topupConfirming: 'Your payment is being confirmed.',
+  payByCard: 'Pay by card',
+  orBankTransfer: 'Or pay by bank transfer',
+  bankTransferHint:
+    'Send a bank transfer with exactly this reference; your account is credited when it arrives.',
+  beneficiary: 'Beneficiary',
+  referenceRequired: 'Reference (required)',
+  validUntil: 'Valid until',
+  topupLabel: (id: string) => `Topup ${id}`,
+  noSuchTopup: 'No such topup.',
+  cardDidNotGoThrough: 'The card payment did not go through. Try another card.',
+  // KYC vendor simulator page
+  verificationNotFound: 'Verification not found',
+  verificationLinkInvalid: 'This verification link is not valid.',
+  verificationComplete: 'Verification complete',
+  documentVerified: 'Your document was verified. You can close this page.',
+  documentNotAccepted: (reason: string) =>
+    `Your document was not accepted (${reason}). Start a new verification from the app.`,
+  verifyTitle: 'Verify your document',
+  verifyYour: (kind: 'identity' | 'proof_of_address') =>
+    `Verify your ${kind === 'identity' ? 'identity document (passport, ID card or driving licence)' : 'proof of address (utility bill or bank statement)'}`,
+  sandboxVendor: "This is Tessera's sandbox KYC vendor: no real check is made.",
+  documentField: 'Photo or scan of the document (JPEG, PNG or PDF, up to 5 MB)',
+  simulatedOutcome: 'Simulated outcome',
+  outcomeLabel: {
+    verified: 'Document is genuine and readable (verify)',
+    unreadable: 'Reject: document unreadable',
+    expired: 'Reject: document expired',
+    mismatch: 'Reject: name does not match',
+  } as Record<string, string>,
+  submit: 'Submit',
+  // The card network simulator's ACS page
+  noSuchChallenge: 'No such challenge',
+  acsSummary: (amount: string, merchant: string, last4: string) =>
+    `Pay ${amount} to ${merchant} with the card ending in ${last4}.`,
+  confirmInApp: 'Confirm in your card app',
+  confirmInAppHeading: 'Confirm this payment in your card app',
+  waitingConfirmation: 'Waiting for your confirmation…',
+  checkAgain: 'Check again',
+  threeDsTitle: '3D Secure authentication',
+  sandboxIssuer: 'Sandbox issuer: choose how the cardholder answers.',
+  approve: 'Approve',
+  failAuthentication: 'Fail authentication',
+  done: 'Done',
+  closeWindow: 'You may close this window.',
 };
 
 const ro: typeof en = {
@@ -231,6 +282,53 @@ const ro: typeof en = {
     `Rambursarea de ${crypto} a fost trimisă la ${address} și este confirmată.`,
   refundRejected: 'Ați refuzat această rambursare.',
   refundExpired: 'Această propunere de rambursare a expirat.',
+  topUpTitle: 'Alimentați contul',
+  topUp: (amount) => `Alimentare ${amount}`,
+  toppedUp: (amount, byCard) => `Contul a fost alimentat cu ${amount}${byCard ? ' cu cardul' : ''}.`,
+  topupExpired: 'Această alimentare a expirat.',
+  topupConfirming: 'Plata este în curs de confirmare.',
+  payByCard: 'Plătiți cu cardul',
+  orBankTransfer: 'Sau plătiți prin transfer bancar',
+  bankTransferHint:
+    'Trimiteți un transfer bancar cu exact această referință; contul este alimentat când sosește.',
+  beneficiary: 'Beneficiar',
+  referenceRequired: 'Referință (obligatorie)',
+  validUntil: 'Valabil până la',
+  topupLabel: (id) => `Alimentarea ${id}`,
+  noSuchTopup: 'Alimentarea nu există.',
+  cardDidNotGoThrough: 'Plata cu cardul nu a reușit. Încercați alt card.',
+  verificationNotFound: 'Verificarea nu a fost găsită',
+  verificationLinkInvalid: 'Acest link de verificare nu este valid.',
+  verificationComplete: 'Verificare încheiată',
+  documentVerified: 'Documentul a fost verificat. Puteți închide această pagină.',
+  documentNotAccepted: (reason) =>
+    `Documentul nu a fost acceptat (${reason}). Începeți o nouă verificare din aplicație.`,
+  verifyTitle: 'Verificați documentul',
+  verifyYour: (kind) =>
+    `Verificați ${kind === 'identity' ? 'actul de identitate (pașaport, carte de identitate sau permis de conducere)' : 'dovada adresei (factură de utilități sau extras de cont)'}`,
+  sandboxVendor: 'Acesta este furnizorul KYC de test al Tessera: nu se face nicio verificare reală.',
+  documentField: 'Fotografia sau scanarea documentului (JPEG, PNG sau PDF, până la 5 MB)',
+  simulatedOutcome: 'Rezultat simulat',
+  outcomeLabel: {
+    verified: 'Documentul este autentic și lizibil (verificare)',
+    unreadable: 'Respingere: document ilizibil',
+    expired: 'Respingere: document expirat',
+    mismatch: 'Respingere: numele nu corespunde',
+  },
+  submit: 'Trimiteți',
+  noSuchChallenge: 'Autentificarea nu există',
+  acsSummary: (amount, merchant, last4) =>
+    `Plătiți ${amount} către ${merchant} cu cardul terminat în ${last4}.`,
+  confirmInApp: 'Confirmați în aplicația cardului',
+  confirmInAppHeading: 'Confirmați această plată în aplicația cardului',
+  waitingConfirmation: 'Se așteaptă confirmarea dumneavoastră…',
+  checkAgain: 'Verificați din nou',
+  threeDsTitle: 'Autentificare 3D Secure',
+  sandboxIssuer: 'Emitent de test: alegeți cum răspunde titularul cardului.',
+  approve: 'Aprobați',
+  failAuthentication: 'Eșuați autentificarea',
+  done: 'Gata',
+  closeWindow: 'Puteți închide această fereastră.',
 };
 
 export type Messages = typeof en;

@@ -1,5 +1,6 @@
 // Every hosted page a shopper, cardholder or developer sees, in Chromium at a phone's width (390 px) and a
-// laptop's (1280 px): no horizontal overflow, no accessibility violation of serious or critical impact
+// laptop's (1280 px), in English and (a browser asking for it) Romanian: the page's language, no
+// horizontal overflow, no accessibility violation of serious or critical impact
 // under axe-core (a light brand colour included: its buttons' text must still read), the SANDBOX banner at
 // the top in sandbox mode; and a site's and a store's brand (name, logo, colour) on their pages.
 import { readFileSync } from 'node:fs';
@@ -157,18 +158,29 @@ describe.skipIf(!hasBrowser)('hosted pages at 390 px and 1280 px', () => {
     await page.close();
   });
 
-  for (const width of [390, 1280]) {
-    it(`every page at ${width} px: no overflow, no serious or critical axe violation, the sandbox banner`, async () => {
-      const page = await browser.newPage({ viewport: { width, height: 900 } });
+  const cases = [
+    { width: 390, locale: 'en-US' },
+    { width: 1280, locale: 'en-US' },
+    { width: 390, locale: 'ro-RO' },
+  ];
+  for (const { width, locale } of cases) {
+    it(`every page at ${width} px in ${locale}: its language, no overflow, no serious or critical axe violation, the sandbox banner`, async () => {
+      const page = await browser.newPage({ viewport: { width, height: 900 }, locale });
+      const lang = locale.slice(0, 2);
       const problems: string[] = [];
       for (const [name, opening] of Object.entries(pages)) {
         await open(page, opening);
+        // The landing page is the developers' (as the API references are): English only.
+        const expected = name === 'landing' ? 'en' : lang;
+        if ((await page.evaluate('document.documentElement.lang')) !== expected)
+          problems.push(`${name}: not in ${expected}`);
         const overflow = Number(
           await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'),
         );
         if (overflow > 0) problems.push(`${name}: ${overflow} px wider than the screen`);
-        if (!(await page.getByRole('note').first().textContent())?.includes('SANDBOX'))
-          problems.push(`${name}: no sandbox banner`);
+        const banner = (await page.getByRole('note').first().textContent()) ?? '';
+        if (!banner.includes(expected === 'ro' ? 'mediu de test' : 'a test environment'))
+          problems.push(`${name}: no sandbox banner in ${expected}`);
         // axe runs in the page through the devtools protocol, beside its content security policy.
         await page.evaluate(AXE);
         const violations = (await page.evaluate(`axe.run({ resultTypes: ['violations'] }).then((result) =>

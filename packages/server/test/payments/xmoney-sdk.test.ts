@@ -574,6 +574,29 @@ describe('the hosted checkout form (POST / on the checkout host)', () => {
     }
   });
 
+  it('speaks the request’s language: the checkout’s language member, a lang parameter, else Accept-Language', async () => {
+    const ro = initializeCheckout(sdk, { ...aCheckout('lang-1'), language: 'ro' } as CheckoutInput);
+    const page = await h.request('POST', '/', { form: { jsonRequest: ro.payload, checksum: ro.checksum } });
+    expect(page.text).toContain('<html lang="ro">');
+    expect(page.text).toContain('Plătiți 25.5 EUR');
+    expect(page.text).toContain('Numărul cardului');
+    const paid = await h.request('POST', '/checkout/pay', {
+      form: { ...hiddenFields(page.text), ...theCard },
+    });
+    expect(paid.text).toContain('Revenire în magazin');
+    const en = initializeCheckout(sdk, aCheckout('lang-2'));
+    const browser = await h.request('POST', '/', {
+      form: { jsonRequest: en.payload, checksum: en.checksum },
+      headers: { 'accept-language': 'ro-RO,ro;q=0.9,en;q=0.8' },
+    });
+    expect(browser.text).toContain('<html lang="ro">');
+    const asked = await h.request('POST', '/?lang=en', {
+      form: { jsonRequest: en.payload, checksum: en.checksum },
+      headers: { 'accept-language': 'ro' },
+    });
+    expect(asked.text).toContain('<html lang="en">');
+  });
+
   it('a declined card is shown on the card page, to try another', async () => {
     const declined = await payThroughCheckout(initializeCheckout(sdk, aCheckout('shop-1002')), {
       ...theCard,

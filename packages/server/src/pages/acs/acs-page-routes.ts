@@ -2,11 +2,13 @@
 // posts `creq` to /acs/challenge (3DS2 browser flow); the cardholder approves or fails; the browser then
 // returns to the requester's return URL. A card issued by this platform is challenged in the issuing
 // API instead (on-us): this page waits for the cardholder's decision there and then returns.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { allowFraming } from '../../platform/http/security-headers.ts';
 import type { CardNetworkSimulator, ChallengeView } from '../../rails/card-network/network-simulator.ts';
 import { escapeHtml, page } from '../html.ts';
+import { type Lang, languageOf } from '../i18n.ts';
+import { messagesFor } from '../messages.ts';
 
 type CreqBody = { creq?: string; outcome?: string } | undefined;
 
@@ -14,29 +16,31 @@ export async function registerAcsPageRoutes(
   app: FastifyInstance,
   deps: { network: CardNetworkSimulator },
 ): Promise<void> {
-  const show = async (creq: string | undefined, reply: FastifyReply) => {
+  const show = async (creq: string | undefined, request: FastifyRequest, reply: FastifyReply) => {
     framable(reply);
+    const lang = languageOf(request, reply);
     const challenge = creq ? await deps.network.challenge(creq) : undefined;
-    if (!challenge)
-      return reply.code(404).type('text/html').send(page('Not found', '<h1>No such challenge</h1>'));
-    if (challenge.status !== 'pending') return backOrDone(reply, challenge.returnUrl);
-    return reply.type('text/html').send(render(challenge));
+    if (!challenge) return notFound(reply, lang);
+    if (challenge.status !== 'pending') return backOrDone(reply, challenge.returnUrl, lang);
+    return reply.type('text/html').send(render(challenge, lang));
   };
 
   app.get<{ Querystring: { creq?: string } }>('/acs/challenge', (request, reply) =>
-    show(request.query.creq, reply),
+    show(request.query.creq, request, reply),
   );
-  app.post<{ Body: CreqBody }>('/acs/challenge', (request, reply) => show(request.body?.creq, reply));
+  app.post<{ Body: CreqBody }>('/acs/challenge', (request, reply) =>
+    show(request.body?.creq, request, reply),
+  );
 
   app.post<{ Body: CreqBody }>('/acs/challenge/decide', async (request, reply) => {
     const creq = String(request.body?.creq ?? '');
     const outcome = request.body?.outcome === 'approve' ? 'approved' : 'failed';
     framable(reply);
+    const lang = languageOf(request, reply);
     const challenge = await deps.network.challenge(creq);
-    if (!challenge)
-      return reply.code(404).type('text/html').send(page('Not found', '<h1>No such challenge</h1>'));
+    if (!challenge) return notFound(reply, lang);
     try {
-      return backOrDone(reply, await deps.network.decideChallenge(creq, outcome));
+      return backOrDone(reply, await deps.network.decideChallenge(creq, outcome), lang);
     } catch (err) {
       if (!(err instanceof DomainError) || err.status >= 500) throw err;
       return reply
@@ -44,8 +48,10 @@ export async function registerAcsPageRoutes(
         .type('text/html')
         .send(
           page(
-            'Authentication',
-            `<h1>Authentication</h1><p class="notice error" role="alert">${escapeHtml(err.message)}</p>`,
+            messagesFor(lang).authenticationTitle,
+            `<h1>${escapeHtml(messagesFor(lang).authenticationTitle)}</h1><p class="notice error" role="alert">${escapeHtml(err.message)}</p>`,
+            undefined,
+            lang,
           ),
         );
     }
@@ -58,34 +64,55 @@ export async function registerAcsPageRoutes(
  */
 const framable = (reply: FastifyReply) => allowFraming(reply, ['*']);
 
-function render(c: ChallengeView): string {
-  const summary = `<p>Pay <strong>${escapeHtml(`${c.amount} ${c.currency}`)}</strong> to <strong>${escapeHtml(c.merchant)}</strong> with the card ending in <strong>${escapeHtml(c.last4)}</strong>.</p>`;
+const notFound = (reply: FastifyReply, lang: Lang) => {
+  const m = messagesFor(lang);
+  return reply
+    .code(404)
+    .type('text/html')
+    .send(page(m.notFound, `<h1>${escapeHtml(m.noSuchChallenge)}</h1>`, undefined, lang));
+};
+
+function render(c: ChallengeView, lang: Lang): string {
+  const m = messagesFor(lang);
+  const summary = `<p>${escapeHtml(m.acsSummary(`${c.amount} ${c.currency}`, c.merchant, c.last4))}</p>`;
   if (c.decidedBy === 'issuer') {
     // On-us: the cardholder answers in the card issuer's app; this page checks again every few seconds.
     return page(
-      'Confirm in your card app',
-      `<h1>Confirm this payment in your card app</h1>${summary}
-<p class="notice" role="status">Waiting for your confirmation…</p>
-<form method="post" action="/acs/challenge"><input type="hidden" name="creq" value="${escapeHtml(c.creq)}"><button type="submit">Check again</button></form>
+      m.confirmInApp,
+      `<h1>${escapeHtml(m.confirmInAppHeading)}</h1>${summary}
+<p class="notice" role="status">${escapeHtml(m.waitingConfirmation)}</p>
+<form method="post" action="/acs/challenge?lang=${lang}"><input type="hidden" name="creq" value="${escapeHtml(c.creq)}"><button type="submit">${escapeHtml(m.checkAgain)}</button></form>
 <script>setTimeout(function () { document.forms[0].submit(); }, 2000);</script>`,
+      undefined,
+      lang,
     );
   }
   return page(
-    '3D Secure authentication',
-    `<h1>3D Secure authentication</h1>${summary}
-<p>Sandbox issuer: choose how the cardholder answers.</p>
-<form method="post" action="/acs/challenge/decide">
+    m.threeDsTitle,
+    `<h1>${escapeHtml(m.threeDsTitle)}</h1>${summary}
+<p>${escapeHtml(m.sandboxIssuer)}</p>
+<form method="post" action="/acs/challenge/decide?lang=${lang}">
 <input type="hidden" name="creq" value="${escapeHtml(c.creq)}">
-<button type="submit" name="outcome" value="approve">Approve</button>
-<button type="submit" name="outcome" value="fail">Fail authentication</button>
+<button type="submit" name="outcome" value="approve">${escapeHtml(m.approve)}</button>
+<button type="submit" name="outcome" value="fail">${escapeHtml(m.failAuthentication)}</button>
 </form>`,
+    undefined,
+    lang,
   );
 }
 
 /** Back to the requester; a challenge with no return address (made before it was kept) just says done. */
-function backOrDone(reply: FastifyReply, returnUrl: string | null): FastifyReply {
+function backOrDone(reply: FastifyReply, returnUrl: string | null, lang: Lang): FastifyReply {
   if (returnUrl) return reply.redirect(returnUrl, 303);
+  const m = messagesFor(lang);
   return reply
     .type('text/html')
-    .send(page('Authentication', '<h1>Done</h1><p>You may close this window.</p>'));
+    .send(
+      page(
+        m.authenticationTitle,
+        `<h1>${escapeHtml(m.done)}</h1><p>${escapeHtml(m.closeWindow)}</p>`,
+        undefined,
+        lang,
+      ),
+    );
 }

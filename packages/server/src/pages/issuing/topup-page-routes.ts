@@ -5,55 +5,59 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { CardInput, CardTopups } from '../../issuing/topups/card-topups.ts';
 import type { TopupsService } from '../../issuing/topups/topups-service.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
-import { challengeRedirectPage, page, sendPage } from '../html.ts';
+import { challengeRedirectPage, escapeHtml, page, sendPage } from '../html.ts';
+import { type Lang, languageOf } from '../i18n.ts';
+import { messagesFor } from '../messages.ts';
 import { topupPage } from './topup-page.ts';
 
 export async function registerTopupPageRoutes(
   app: FastifyInstance,
   deps: { topups: TopupsService; cardTopups: CardTopups },
 ): Promise<void> {
-  const notFound = (reply: FastifyReply) =>
-    sendPage(reply.code(404), page('Not found', '<h1>Not found</h1><p>No such topup.</p>'));
+  const notFound = (reply: FastifyReply, lang: Lang) => {
+    const m = messagesFor(lang);
+    const text = `<h1>${escapeHtml(m.notFound)}</h1><p>${escapeHtml(m.noSuchTopup)}</p>`;
+    return sendPage(reply.code(404), page(m.notFound, text, undefined, lang));
+  };
 
   app.get<{ Params: { token: string } }>('/hosted/issuing/topups/:token', async (request, reply) => {
+    const lang = languageOf(request, reply);
     const topup = await deps.topups.byPaymentToken(request.params.token);
-    if (!topup) return notFound(reply);
+    if (!topup) return notFound(reply, lang);
     const declined = topup.status === 'pending' && topup.lastDecline;
-    return sendPage(
-      reply,
-      topupPage(
-        topup,
-        declined
-          ? { text: 'The card payment did not go through. Try another card.', isError: true }
-          : undefined,
-      ),
-    );
+    const notice = declined ? { text: messagesFor(lang).cardDidNotGoThrough, isError: true } : undefined;
+    return sendPage(reply, topupPage(topup, notice, lang));
   });
 
   app.post<{ Params: { token: string }; Body: CardInput }>(
     '/hosted/issuing/topups/:token',
     async (request, reply) => {
       const { token } = request.params;
-      if (!(await deps.topups.byPaymentToken(token))) return notFound(reply);
+      const lang = languageOf(request, reply);
+      const m = messagesFor(lang);
+      if (!(await deps.topups.byPaymentToken(token))) return notFound(reply, lang);
       let result: Awaited<ReturnType<CardTopups['pay']>>;
       try {
         result = await deps.cardTopups.pay(token, request.body ?? {});
       } catch (err) {
         if (!(err instanceof DomainError) || err.status >= 500) throw err;
         const topup = await deps.topups.byPaymentToken(token);
-        if (!topup) return notFound(reply);
+        if (!topup) return notFound(reply, lang);
+        const text = lang === 'en' ? err.message : m.invalid(err.message);
         return sendPage(
           reply.code(err.status),
-          topupPage(topup, { text: err.message, isError: true, field: err.field }),
+          topupPage(topup, { text, isError: true, field: err.field }, lang),
         );
       }
-      if (result.outcome === 'challenge') return sendPage(reply, challengeRedirectPage(result.redirect));
+      if (result.outcome === 'challenge')
+        return sendPage(reply, challengeRedirectPage(result.redirect, lang));
       if (result.outcome === 'declined') {
         const topup = await deps.topups.byPaymentToken(token);
-        if (!topup) return notFound(reply);
-        return sendPage(reply.code(402), topupPage(topup, { text: result.message, isError: true }));
+        if (!topup) return notFound(reply, lang);
+        const text = lang === 'en' ? result.message : m.declined(result.message);
+        return sendPage(reply.code(402), topupPage(topup, { text, isError: true }, lang));
       }
-      return reply.redirect(`/hosted/issuing/topups/${token}`, 303);
+      return reply.redirect(`/hosted/issuing/topups/${token}?lang=${lang}`, 303);
     },
   );
 }

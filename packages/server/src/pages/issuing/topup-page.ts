@@ -3,11 +3,15 @@
 import { SANDBOX_BANK, type Topup } from '../../issuing/topups/topups-service.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { escapeHtml, page } from '../html.ts';
+import type { Lang } from '../i18n.ts';
+import { messagesFor } from '../messages.ts';
 
 export function topupPage(
   t: Topup,
   notice?: { text: string; isError: boolean; field?: string | undefined },
+  lang: Lang = 'en',
 ): string {
+  const m = messagesFor(lang);
   const amount = `${formatAmountIn(t.amount, t.currency)} ${t.currency}`;
   const message = notice
     ? `<p id="notice" class="notice${notice.isError ? ' error' : ''}" role="${notice.isError ? 'alert' : 'status'}">${escapeHtml(notice.text)}</p>`
@@ -15,43 +19,48 @@ export function topupPage(
   if (t.status !== 'pending') {
     const text =
       t.status === 'completed'
-        ? `Your account was topped up with ${amount}${t.method === 'card' ? ' by card' : ''}.`
+        ? m.toppedUp(amount, t.method === 'card')
         : t.status === 'expired'
-          ? 'This topup has expired.'
-          : 'Your payment is being confirmed.';
+          ? m.topupExpired
+          : m.topupConfirming;
     return page(
-      'Top up your account',
-      `<h1>Top up ${escapeHtml(amount)}</h1><p role="status">${escapeHtml(text)}</p>`,
+      m.topUpTitle,
+      `<h1>${escapeHtml(m.topUp(amount))}</h1><p role="status">${escapeHtml(text)}</p>`,
+      undefined,
+      lang,
     );
   }
+  // Each row: its stable field name (for scripts and tests), its label in the page's language, its value.
   const rows = [
-    ['Beneficiary', SANDBOX_BANK.beneficiary],
-    ['IBAN', SANDBOX_BANK.iban],
-    ['BIC', SANDBOX_BANK.bic],
-    ['Amount', amount],
-    ['Reference (required)', t.reference],
-    ['Valid until', t.expiresAt.toISOString().slice(0, 10)],
+    ['beneficiary', m.beneficiary, SANDBOX_BANK.beneficiary],
+    ['iban', 'IBAN', SANDBOX_BANK.iban],
+    ['bic', 'BIC', SANDBOX_BANK.bic],
+    ['amount', m.amount, amount],
+    ['reference (required)', m.referenceRequired, t.reference],
+    ['valid until', m.validUntil, t.expiresAt.toISOString().slice(0, 10)],
   ]
     .map(
-      ([k, v]) =>
-        `<tr><th scope="row">${escapeHtml(k ?? '')}</th><td data-field="${escapeHtml((k ?? '').toLowerCase())}">${escapeHtml(v ?? '')}</td></tr>`,
+      ([field, label, value]) =>
+        `<tr><th scope="row">${escapeHtml(label ?? '')}</th><td data-field="${escapeHtml(field ?? '')}">${escapeHtml(value ?? '')}</td></tr>`,
     )
     .join('');
   const invalid = (name: string) =>
     notice?.field === name ? ' aria-invalid="true" aria-describedby="notice"' : '';
   const card = t.paymentUrl
-    ? `<h2>Pay by card</h2>
-<form method="post" action="${escapeHtml(t.paymentUrl)}">
-<label for="cardHolderName">Name on card</label><input id="cardHolderName" name="cardHolderName" autocomplete="cc-name" required${invalid('cardHolderName')}>
-<label for="cardNumber">Card number</label><input id="cardNumber" name="cardNumber" inputmode="numeric" autocomplete="cc-number" required${invalid('cardNumber')}>
-<label for="cardExpiryDate">Expiry (MM/YY)</label><input id="cardExpiryDate" name="cardExpiryDate" placeholder="MM/YY" autocomplete="cc-exp" required${invalid('cardExpiryDate')}>
-<label for="cardCvv">Security code</label><input id="cardCvv" name="cardCvv" inputmode="numeric" autocomplete="cc-csc" required${invalid('cardCvv')}>
-<button type="submit">Pay ${escapeHtml(amount)}</button>
+    ? `<h2>${escapeHtml(m.payByCard)}</h2>
+<form method="post" action="${escapeHtml(t.paymentUrl)}?lang=${lang}">
+<label for="cardHolderName">${escapeHtml(m.nameOnCard)}</label><input id="cardHolderName" name="cardHolderName" autocomplete="cc-name" required${invalid('cardHolderName')}>
+<label for="cardNumber">${escapeHtml(m.cardNumber)}</label><input id="cardNumber" name="cardNumber" inputmode="numeric" autocomplete="cc-number" required${invalid('cardNumber')}>
+<label for="cardExpiryDate">${escapeHtml(m.expiry)}</label><input id="cardExpiryDate" name="cardExpiryDate" placeholder="${escapeHtml(m.expiryPlaceholder)}" autocomplete="cc-exp" required${invalid('cardExpiryDate')}>
+<label for="cardCvv">${escapeHtml(m.securityCode)}</label><input id="cardCvv" name="cardCvv" inputmode="numeric" autocomplete="cc-csc" required${invalid('cardCvv')}>
+<button type="submit">${escapeHtml(m.pay(amount))}</button>
 </form>`
     : '';
   return page(
-    'Top up your account',
-    `<h1>Top up ${escapeHtml(amount)}</h1>${message}${card}
-<h2>Or pay by bank transfer</h2><p>Send a bank transfer with exactly this reference; your account is credited when it arrives.</p><table>${rows}</table><p data-topup-id="${escapeHtml(t.topupId)}">Topup ${escapeHtml(t.topupId)}</p>`,
+    m.topUpTitle,
+    `<h1>${escapeHtml(m.topUp(amount))}</h1>${message}${card}
+<h2>${escapeHtml(m.orBankTransfer)}</h2><p>${escapeHtml(m.bankTransferHint)}</p><div class="scroll" tabindex="0" role="region" aria-label="${escapeHtml(m.orBankTransfer)}"><table>${rows}</table></div><p data-topup-id="${escapeHtml(t.topupId)}">${escapeHtml(m.topupLabel(t.topupId))}</p>`,
+    undefined,
+    lang,
   );
 }

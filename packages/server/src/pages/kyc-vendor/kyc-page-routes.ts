@@ -14,13 +14,11 @@ import {
   type VendorSession,
 } from '../../rails/kyc-vendor/kyc-vendor-simulator.ts';
 import { escapeHtml, page } from '../html.ts';
+import { type Lang, languageOf } from '../i18n.ts';
+import { messagesFor } from '../messages.ts';
 
 const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 const DOCUMENT_TYPES = new Set(['image/jpeg', 'image/png', 'application/pdf']);
-const KIND_LABEL = {
-  identity: 'identity document (passport, ID card or driving licence)',
-  proof_of_address: 'proof of address (utility bill or bank statement)',
-};
 
 export async function registerKycPageRoutes(
   app: FastifyInstance,
@@ -31,12 +29,13 @@ export async function registerKycPageRoutes(
 
     pages.get<{ Params: { sessionId: string } }>('/hosted/kyc/:sessionId', async (request, reply) => {
       const session = await deps.vendor.find(deps.db, request.params.sessionId);
-      return renderSession(reply, session);
+      return renderSession(reply, session, languageOf(request, reply));
     });
 
     pages.post<{ Params: { sessionId: string } }>('/hosted/kyc/:sessionId', async (request, reply) => {
       const session = await deps.vendor.find(deps.db, request.params.sessionId);
-      if (session?.status !== 'open') return renderSession(reply, session);
+      const lang = languageOf(request, reply);
+      if (session?.status !== 'open') return renderSession(reply, session, lang);
       let choice: string | undefined;
       let document: SubmittedDocument | undefined;
       try {
@@ -71,12 +70,12 @@ export async function registerKycPageRoutes(
             ...(document ? { document } : {}),
           }),
         );
-        return renderSession(reply, result);
+        return renderSession(reply, result, lang);
       } catch (err) {
         if (err instanceof DomainError && err.status < 500)
-          return renderSession(reply.code(err.status), session, err.message);
+          return renderSession(reply.code(err.status), session, lang, err.message);
         if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
-          return renderSession(reply.code(413), session, 'the document is larger than 5 MB');
+          return renderSession(reply.code(413), session, lang, 'the document is larger than 5 MB');
         throw err;
       }
     });
@@ -86,52 +85,58 @@ export async function registerKycPageRoutes(
 function renderSession(
   reply: FastifyReply,
   session: VendorSession | undefined,
+  lang: Lang,
   error?: string,
 ): FastifyReply {
+  const m = messagesFor(lang);
   reply.type('text/html; charset=utf-8').header('x-frame-options', 'DENY');
   if (!session)
     return reply
       .code(404)
       .send(
         page(
-          'Verification not found',
-          '<h1>Verification not found</h1><p>This verification link is not valid.</p>',
+          m.verificationNotFound,
+          `<h1>${escapeHtml(m.verificationNotFound)}</h1><p>${escapeHtml(m.verificationLinkInvalid)}</p>`,
+          undefined,
+          lang,
         ),
       );
   if (session.status !== 'open') {
     const verified = session.status === 'verified';
     return reply.send(
       page(
-        'Verification complete',
-        `<h1>Verification complete</h1><p class="notice" role="status" data-result="${session.status}">${
-          verified
-            ? 'Your document was verified. You can close this page.'
-            : `Your document was not accepted (${escapeHtml(session.rejectReason ?? 'rejected')}). Start a new verification from the app.`
-        }</p>`,
+        m.verificationComplete,
+        `<h1>${escapeHtml(m.verificationComplete)}</h1><p class="notice" role="status" data-result="${session.status}">${escapeHtml(
+          verified ? m.documentVerified : m.documentNotAccepted(session.rejectReason ?? 'rejected'),
+        )}</p>`,
+        undefined,
+        lang,
       ),
     );
   }
   const options = Object.entries(SIMULATED_OUTCOMES)
     .map(
       ([value, o], i) =>
-        `<label><input type="radio" name="outcome" value="${value}"${i === 0 ? ' checked' : ''}> ${escapeHtml(o.label)}</label>`,
+        `<label><input type="radio" name="outcome" value="${value}"${i === 0 ? ' checked' : ''}> ${escapeHtml(m.outcomeLabel[value] ?? o.label)}</label>`,
     )
     .join('\n');
   return reply.send(
     page(
-      'Verify your document',
-      `<h1>Verify your ${escapeHtml(KIND_LABEL[session.kind])}</h1>
-<p>This is Tessera's sandbox KYC vendor: no real check is made.</p>
+      m.verifyTitle,
+      `<h1>${escapeHtml(m.verifyYour(session.kind))}</h1>
+<p>${escapeHtml(m.sandboxVendor)}</p>
 ${error ? `<p class="notice error" role="alert">${escapeHtml(error)}</p>` : ''}
-<form method="post" enctype="multipart/form-data">
-  <label for="document">Photo or scan of the document (JPEG, PNG or PDF, up to 5 MB)</label>
+<form method="post" enctype="multipart/form-data" action="?lang=${lang}">
+  <label for="document">${escapeHtml(m.documentField)}</label>
   <input id="document" name="document" type="file" accept="image/jpeg,image/png,application/pdf">
   <fieldset>
-    <legend>Simulated outcome</legend>
+    <legend>${escapeHtml(m.simulatedOutcome)}</legend>
     ${options}
   </fieldset>
-  <button type="submit">Submit</button>
+  <button type="submit">${escapeHtml(m.submit)}</button>
 </form>`,
+      undefined,
+      lang,
     ),
   );
 }

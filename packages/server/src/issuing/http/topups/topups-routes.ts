@@ -3,6 +3,7 @@
 // (Accept: application/json) gets the topup record instead.
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { languageOf } from '../../../pages/i18n.ts';
 import { topupPage } from '../../../pages/issuing/topup-page.ts';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';
 import { formatAmountIn } from '../../../platform/money/amount.ts';
@@ -129,7 +130,10 @@ export async function registerTopupsRoutes(
     async (request, reply) => {
       const topup = await topups.createFiat(requireCustomer(request), request.body);
       return wantsHtml(request)
-        ? reply.code(201).type('text/html; charset=utf-8').send(topupPage(topup))
+        ? reply
+            .code(201)
+            .type('text/html; charset=utf-8')
+            .send(topupPage(topup, undefined, languageOf(request, reply)))
         : reply.code(201).send(presentTopup(topup));
     },
   );
