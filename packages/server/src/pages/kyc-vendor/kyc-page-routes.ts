@@ -126,7 +126,7 @@ function renderSession(
       `<h1>${escapeHtml(m.verifyYour(session.kind))}</h1>
 <p>${escapeHtml(m.sandboxVendor)}</p>
 ${error ? `<p class="notice error" role="alert">${escapeHtml(error)}</p>` : ''}
-<form method="post" enctype="multipart/form-data" action="?lang=${lang}">
+<form method="post" enctype="multipart/form-data">
   <label for="document">${escapeHtml(m.documentField)}</label>
   <input id="document" name="document" type="file" accept="image/jpeg,image/png,application/pdf">
   <fieldset>
