@@ -56,9 +56,6 @@ describe('clients against a running Tessera', () => {
       params: { path: { id: order.data?.data.orderId ?? 0 } },
     });
     expect(read.data?.data.amount).toBe(12);
-    // The write carried a key: the server has it (a replay of the same key answers the same).
-    const rows = await h.services.db.selectFrom('idempotency_keys').select('key').execute();
-    expect(rows.length).toBeGreaterThan(0);
     const declined = await payments
       .POST('/customer', { body: { identifier: 'sdk-buyer', email: 'sdk@example.com' } })
       .catch((err: unknown) => err);
@@ -113,5 +110,35 @@ describe('clients against a running Tessera', () => {
         new Response('{"code":503,"message":"down","error":[]}', { status: 503 })) as typeof fetch,
     });
     await expect(down.GET('/order', {})).rejects.toMatchObject({ status: 503 });
+  });
+
+  it('sends every write with an Idempotency-Key, the same on its retries, so the server runs it once', async () => {
+    const sent: { method: string; key: string | null }[] = [];
+    let failures = 1;
+    const recording = (async (request: Request) => {
+      sent.push({ method: request.method, key: request.headers.get('idempotency-key') });
+      // The first write is lost on the way back: the server ran it, the client saw a 503.
+      const answer = await fetch(request);
+      return request.method === 'POST' && failures-- > 0 ? new Response('lost', { status: 503 }) : answer;
+    }) as typeof fetch;
+    const m = await aMerchant(h);
+    const payments = paymentsClient({ baseUrl: h.baseUrl, apiKey: m.apiKey, fetch: recording, backoffMs: 1 });
+    const made = await payments.POST('/customer', {
+      body: { identifier: 'keyed-buyer', email: 'k@example.com' },
+    });
+    expect(made.response.status).toBe(201);
+    expect(made.response.headers.get('idempotency-replayed')).toBe('true');
+    const posts = sent.filter((r) => r.method === 'POST');
+    expect(posts).toHaveLength(2);
+    expect(posts[0]?.key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(posts[1]?.key).toBe(posts[0]?.key);
+    await payments.GET('/customer', {});
+    expect(sent.at(-1)).toEqual({ method: 'GET', key: null });
+    const customers = await h.services.db
+      .selectFrom('payments_customers')
+      .select('id')
+      .where('identifier', '=', 'keyed-buyer')
+      .execute();
+    expect(customers).toHaveLength(1);
   });
 });

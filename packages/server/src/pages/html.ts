@@ -68,6 +68,11 @@ export function addSandboxBanner(app: FastifyInstance): void {
   });
 }
 
+/** A page that only says one thing: a heading and a sentence (not found, unknown payment, done). */
+export function noticePage(heading: string, text: string, lang: Lang, title = heading): string {
+  return page(title, `<h1>${escapeHtml(heading)}</h1><p>${escapeHtml(text)}</p>`, undefined, lang);
+}
+
 /** The brand a page of this answer shows: its logo's origin is let through the page's image policy. */
 export function withBrand(reply: FastifyReply, brand: Brand): Brand {
   if (brand.logoUrl) allowImagesFrom(reply, new URL(brand.logoUrl).origin);

@@ -97,6 +97,16 @@ describe('events and redeliver', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/redelivering evt_/);
     expect((await runCli(['redeliver', 'evt_nope'], env)).code).toBe(1);
+    // The request a listener forwards: signed as the webhook; an unknown event is not found.
+    const request = await h.admin<{ headers: Record<string, string>; body: string }>(
+      'GET',
+      `/events/${events[0]?.eventId}/webhook-request`,
+    );
+    expect(request.body.headers['tessera-event-id']).toBe(events[0]?.eventId);
+    expect(verifyCryptoWebhook(request.body.body, store.webhookSecret)).toMatchObject({
+      event_type: expect.any(String),
+    });
+    expect((await h.admin('GET', '/events/evt_nope/webhook-request')).status).toBe(404);
   });
 });
 

@@ -196,6 +196,33 @@ describe('site keys', () => {
     expect(all.body.data.map((o) => o.id)).toContain(paid.body.data.orderId);
   });
 
+  it('refuses bad rotations and token requests, naming the field', async () => {
+    const two = await aMerchant(h, { sites: 2 });
+    const site = two.sites[0]?.id;
+    const rotate = (merchant: number, siteId: number | undefined, json: unknown) =>
+      h.admin<{ error: { field?: string } }>(
+        'POST',
+        `/merchants/${merchant}/sites/${siteId}/secret-key/rotate`,
+        { json },
+      );
+    expect((await rotate(two.id, site, { overlapSeconds: -1 })).body.error.field).toBe('overlapSeconds');
+    expect((await rotate(two.id, site, { overlapSeconds: 31 * 86_400 })).status).toBe(400);
+    // Another merchant's site, and an unknown one, are not found.
+    expect((await rotate(m.id, site, {})).status).toBe(404);
+    expect((await rotate(two.id, 999_999, {})).status).toBe(404);
+    // With the merchant key and two sites, the token needs its site.
+    const token = (query: string) =>
+      h.request<{ error: { field?: string }[] }>('GET', `/payments/auth/session-token${query}`, {
+        headers: { authorization: `Bearer ${two.apiKey}` },
+      });
+    const missing = await token('');
+    expect(missing.status).toBe(400);
+    expect(missing.body.error[0]?.field).toBe('siteId');
+    expect((await token(`?siteId=${m.sites[0]?.id}`)).status).toBe(400);
+    expect((await token(`?siteId=${site}`)).status).toBe(200);
+    expect((await h.request('GET', '/payments/auth/session-token')).status).toBe(401);
+  });
+
   it('rotation: a new key at once, the old one until its overlap ends; IPNs use the new key', async () => {
     const r = await aMerchant(h, { ipnUrl: receiver.url('/rotated') });
     const site = r.sites[0];

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { allowFraming } from '../../platform/http/security-headers.ts';
 import type { CardNetworkSimulator, ChallengeView } from '../../rails/card-network/network-simulator.ts';
-import { escapeHtml, page } from '../html.ts';
+import { escapeHtml, noticePage, page } from '../html.ts';
 import { type Lang, languageOf } from '../i18n.ts';
 import { messagesFor } from '../messages.ts';
 
@@ -105,14 +105,5 @@ function render(c: ChallengeView, lang: Lang): string {
 function backOrDone(reply: FastifyReply, returnUrl: string | null, lang: Lang): FastifyReply {
   if (returnUrl) return reply.redirect(returnUrl, 303);
   const m = messagesFor(lang);
-  return reply
-    .type('text/html')
-    .send(
-      page(
-        m.authenticationTitle,
-        `<h1>${escapeHtml(m.done)}</h1><p>${escapeHtml(m.closeWindow)}</p>`,
-        undefined,
-        lang,
-      ),
-    );
+  return reply.type('text/html').send(noticePage(m.done, m.closeWindow, lang, m.authenticationTitle));
 }

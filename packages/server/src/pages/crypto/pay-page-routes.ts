@@ -12,7 +12,7 @@ import { isUuid } from '../../platform/ids.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { findNetwork } from '../../platform/money/assets.ts';
 import type { Store } from '../../platform/tenants/stores-service.ts';
-import { escapeHtml, page, sendBrandedPage } from '../html.ts';
+import { escapeHtml, noticePage, sendBrandedPage, sendPage } from '../html.ts';
 import { type Lang, languageOf } from '../i18n.ts';
 import { type Messages, messagesFor } from '../messages.ts';
 
@@ -78,11 +78,7 @@ export async function registerPayPageRoutes(
 
 function notFoundPage(reply: FastifyReply, lang: Lang): FastifyReply {
   const m = messagesFor(lang);
-  const text = `<h1>${escapeHtml(m.paymentNotFound)}</h1><p>${escapeHtml(m.paymentLinkInvalid)}</p>`;
-  return reply
-    .code(404)
-    .type('text/html; charset=utf-8')
-    .send(page(m.paymentNotFound, text, undefined, lang));
+  return sendPage(reply.code(404), noticePage(m.paymentNotFound, m.paymentLinkInvalid, lang));
 }
 
 function render(

@@ -5,7 +5,7 @@ import type { Refund, RefundsService } from '../../crypto/refunds/refunds-servic
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { findNetwork } from '../../platform/money/assets.ts';
-import { escapeHtml, page, sendBrandedPage } from '../html.ts';
+import { escapeHtml, noticePage, sendBrandedPage, sendPage } from '../html.ts';
 import { type Lang, languageOf } from '../i18n.ts';
 import { messagesFor } from '../messages.ts';
 
@@ -48,11 +48,7 @@ export async function registerRefundPageRoutes(
 
 function notFound(reply: FastifyReply, lang: Lang): FastifyReply {
   const m = messagesFor(lang);
-  const text = `<h1>${escapeHtml(m.refundNotFound)}</h1><p>${escapeHtml(m.refundLinkInvalid)}</p>`;
-  return reply
-    .code(404)
-    .type('text/html; charset=utf-8')
-    .send(page(m.refundNotFound, text, undefined, lang));
+  return sendPage(reply.code(404), noticePage(m.refundNotFound, m.refundLinkInvalid, lang));
 }
 
 function render(

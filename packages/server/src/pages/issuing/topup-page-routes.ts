@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { CardInput, CardTopups } from '../../issuing/topups/card-topups.ts';
 import type { TopupsService } from '../../issuing/topups/topups-service.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
-import { challengeRedirectPage, escapeHtml, page, sendPage } from '../html.ts';
+import { challengeRedirectPage, noticePage, sendPage } from '../html.ts';
 import { type Lang, languageOf } from '../i18n.ts';
 import { messagesFor } from '../messages.ts';
 import { topupPage } from './topup-page.ts';
@@ -14,11 +14,8 @@ export async function registerTopupPageRoutes(
   app: FastifyInstance,
   deps: { topups: TopupsService; cardTopups: CardTopups },
 ): Promise<void> {
-  const notFound = (reply: FastifyReply, lang: Lang) => {
-    const m = messagesFor(lang);
-    const text = `<h1>${escapeHtml(m.notFound)}</h1><p>${escapeHtml(m.noSuchTopup)}</p>`;
-    return sendPage(reply.code(404), page(m.notFound, text, undefined, lang));
-  };
+  const notFound = (reply: FastifyReply, lang: Lang) =>
+    sendPage(reply.code(404), noticePage(messagesFor(lang).notFound, messagesFor(lang).noSuchTopup, lang));
 
   app.get<{ Params: { token: string } }>('/hosted/issuing/topups/:token', async (request, reply) => {
     const lang = languageOf(request, reply);

@@ -13,7 +13,7 @@ import {
   type SubmittedDocument,
   type VendorSession,
 } from '../../rails/kyc-vendor/kyc-vendor-simulator.ts';
-import { escapeHtml, page } from '../html.ts';
+import { escapeHtml, noticePage, page } from '../html.ts';
 import { type Lang, languageOf } from '../i18n.ts';
 import { messagesFor } from '../messages.ts';
 
@@ -91,16 +91,7 @@ function renderSession(
   const m = messagesFor(lang);
   reply.type('text/html; charset=utf-8').header('x-frame-options', 'DENY');
   if (!session)
-    return reply
-      .code(404)
-      .send(
-        page(
-          m.verificationNotFound,
-          `<h1>${escapeHtml(m.verificationNotFound)}</h1><p>${escapeHtml(m.verificationLinkInvalid)}</p>`,
-          undefined,
-          lang,
-        ),
-      );
+    return reply.code(404).send(noticePage(m.verificationNotFound, m.verificationLinkInvalid, lang));
   if (session.status !== 'open') {
     const verified = session.status === 'verified';
     return reply.send(

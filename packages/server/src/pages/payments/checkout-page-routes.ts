@@ -12,7 +12,7 @@ import { DomainError } from '../../platform/errors/domain-error.ts';
 import { allowFraming } from '../../platform/http/security-headers.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import type { Brand } from '../../platform/tenants/brand.ts';
-import { challengeRedirectPage, escapeHtml, page, sendPage, withBrand } from '../html.ts';
+import { challengeRedirectPage, escapeHtml, noticePage, page, sendPage, withBrand } from '../html.ts';
 import { type Lang, languageOf } from '../i18n.ts';
 import { messagesFor } from '../messages.ts';
 import { sendCheckoutResult } from './hosted-checkout-routes.ts';
@@ -184,16 +184,7 @@ export async function registerCheckoutPageRoutes(
         request.params.hash,
         Number(request.query.transactionId ?? 0),
       );
-      if (!t)
-        return sendPage(
-          reply.code(404),
-          page(
-            m.paymentResult,
-            `<h1>${escapeHtml(m.paymentResult)}</h1><p>${escapeHtml(m.unknownPayment)}</p>`,
-            undefined,
-            lang,
-          ),
-        );
+      if (!t) return sendPage(reply.code(404), noticePage(m.paymentResult, m.unknownPayment, lang));
       const approved = t.status === 'complete-ok' || t.status === 'in-progress';
       // The link's backUrl gets the buyer back to the shop with the outcome, as an order's backUrl does.
       const back = t.back_url ? withResult(t.back_url, t) : undefined;

@@ -16,7 +16,7 @@ import { DomainError } from '../../platform/errors/domain-error.ts';
 import { allowFraming } from '../../platform/http/security-headers.ts';
 import type { Brand } from '../../platform/tenants/brand.ts';
 import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
-import { challengeRedirectPage, escapeHtml, page, sendPage, withBrand } from '../html.ts';
+import { challengeRedirectPage, escapeHtml, noticePage, page, sendPage, withBrand } from '../html.ts';
 import { type Lang, languageOf, languageOfReply } from '../i18n.ts';
 import { messagesFor } from '../messages.ts';
 import { EMBEDDED_FORM_SCRIPT } from './embedded-form-script.ts';
@@ -138,10 +138,7 @@ export async function sendCheckoutResult(
   const result = await checkout.result(orderId, transactionId);
   const lang = languageOfReply(reply);
   const m = messagesFor(lang);
-  if (!result) {
-    const text = `<h1>${escapeHtml(m.paymentResult)}</h1><p>${escapeHtml(m.unknownPayment)}</p>`;
-    return sendPage(reply.code(404), page(m.paymentResult, text, undefined, lang));
-  }
+  if (!result) return sendPage(reply.code(404), noticePage(m.paymentResult, m.unknownPayment, lang));
   const brand = withBrand(reply, await checkout.brandOf(result.siteId));
   return sendPage(
     reply,
@@ -152,7 +149,7 @@ export async function sendCheckoutResult(
 interface Opened {
   checkoutRequest: CheckoutRequest;
   lang: Lang;
-  siteName: string;
+  /** The site's brand; its name is the site's own unless the brand names another */
   brand: Brand;
   savedCards: StoredCard[];
   /** The embedded form's own fields, carried to the pay step */
@@ -201,7 +198,6 @@ async function openForm(
   return {
     checkoutRequest,
     lang,
-    siteName: brand.name ?? (await deps.checkout.siteName(checkoutRequest)),
     brand,
     savedCards,
     carried,
@@ -242,7 +238,8 @@ function cardPage(
   mode: Mode,
   error?: { message: string; field?: string | undefined },
 ): string {
-  const { checkoutRequest: r, lang, siteName, brand, savedCards, carried } = opened;
+  const { checkoutRequest: r, lang, brand, savedCards, carried } = opened;
+  const siteName = brand.name ?? '';
   const m = messagesFor(lang);
   const o = r.order.order;
   const amount = `${o.amount} ${o.currency}`;

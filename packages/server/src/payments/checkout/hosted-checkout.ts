@@ -14,21 +14,23 @@ import { encryptIpn } from '../../platform/webhooks/wire-signing.ts';
 import type { StoredCard } from '../cards/stored-cards-service.ts';
 import { identifierOf, paymentResult } from '../events/publish-ipn.ts';
 import type { ChargeResult, OrderRow } from '../orders/orders-service.ts';
+import type { InstrumentInput } from '../orders/payment-instrument.ts';
 import type { PaymentsServices } from '../payments-services.ts';
 import { loadMerchantScope, type MerchantScope } from '../sites.ts';
 import type { TransactionRow } from '../transactions/transactions-service.ts';
 import { type CheckoutRequest, openCheckoutRequest } from './checkout-request.ts';
 
-export interface CardEntry {
-  cardNumber?: string | undefined;
-  cardExpiryDate?: string | undefined;
-  cardCvv?: string | undefined;
-  cardHolderName?: string | undefined;
-  cardHolderCountry?: string | undefined;
-  cardHolderState?: string | undefined;
-  /** One of the customer's saved cards instead of a number */
-  cardId?: number | undefined;
-}
+/** What the buyer pays with: the card fields of an order, or one of their saved cards (`cardId`). */
+export type CardEntry = Pick<
+  InstrumentInput,
+  | 'cardId'
+  | 'cardNumber'
+  | 'cardExpiryDate'
+  | 'cardCvv'
+  | 'cardHolderName'
+  | 'cardHolderCountry'
+  | 'cardHolderState'
+>;
 
 export interface CheckoutResult {
   siteId: number;
@@ -55,11 +57,6 @@ export class HostedCheckout {
 
   open(form: { jsonRequest?: unknown; checksum?: unknown }): Promise<CheckoutRequest> {
     return openCheckoutRequest(form, (siteId) => this.deps.merchants.checksumKeys(this.deps.db, siteId));
-  }
-
-  /** The site's name, as the card page and the buyer's statement show it. */
-  async siteName(request: CheckoutRequest): Promise<string> {
-    return (await this.scope(request)).siteNames.get(request.siteId) ?? '';
   }
 
   /** What the site's pages show of it. */

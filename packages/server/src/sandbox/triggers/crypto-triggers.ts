@@ -72,13 +72,19 @@ async function aPaidOrder(s: CryptoTriggerServices, storeId: string) {
   return { store, orderId: order.id, paymentId: paid.payment.id };
 }
 
+/** A paid order with a refund of 1.00 EUR proposed by the store: the ids of all three. */
 async function aProposedRefund(s: CryptoTriggerServices, storeId: string) {
-  const paid = await aPaidOrder(s, storeId);
-  const { refund } = await s.refunds.propose(paid.store, paid.paymentId, {
+  const { store, orderId, paymentId } = await aPaidOrder(s, storeId);
+  const { refund } = await s.refunds.propose(store, paymentId, {
     amount: parseAmountField('1.00', assetOf('EUR'), 'amount'),
     reason: 'sandbox trigger',
   });
-  return { ...paid, refundId: refund.id };
+  return { orderId, paymentId, refundId: refund.id };
+}
+
+/** The buyer accepts the payment's refund with an address of its network. */
+async function accept(s: CryptoTriggerServices, paymentId: string) {
+  await s.refunds.accept({ paymentId }, simulatedAddress(await s.refunds.paymentNetwork(paymentId)));
 }
 
 export const CRYPTO_TRIGGERS: Record<string, CryptoTrigger> = {
@@ -134,46 +140,43 @@ export const CRYPTO_TRIGGERS: Record<string, CryptoTrigger> = {
   'ORDER.REFUND.PROPOSED': {
     api: 'crypto',
     description: 'a paid order, then a refund of 1.00 EUR proposed by the store',
-    async run(s, storeId) {
-      const { orderId, paymentId, refundId } = await aProposedRefund(s, storeId);
-      return { orderId, paymentId, refundId };
-    },
+    run: aProposedRefund,
   },
   'ORDER.REFUND.REJECTED': {
     api: 'crypto',
     description: 'a proposed refund the buyer rejects',
     async run(s, storeId) {
-      const { orderId, paymentId, refundId } = await aProposedRefund(s, storeId);
-      await s.refunds.reject({ paymentId });
-      return { orderId, paymentId, refundId };
+      const made = await aProposedRefund(s, storeId);
+      await s.refunds.reject({ paymentId: made.paymentId });
+      return made;
     },
   },
   'ORDER.REFUND.ACCEPTED': {
     api: 'crypto',
     description: 'a proposed refund the buyer accepts with an address of the payment’s network',
     async run(s, storeId) {
-      const { orderId, paymentId, refundId } = await aProposedRefund(s, storeId);
-      await s.refunds.accept({ paymentId }, simulatedAddress(await s.refunds.paymentNetwork(paymentId)));
-      return { orderId, paymentId, refundId };
+      const made = await aProposedRefund(s, storeId);
+      await accept(s, made.paymentId);
+      return made;
     },
   },
   'ORDER.REFUND.COMPLETED': {
     api: 'crypto',
     description: 'an accepted refund paid out on chain and confirmed (the clock moves on 5 minutes)',
     async run(s, storeId) {
-      const { orderId, paymentId, refundId } = await aProposedRefund(s, storeId);
-      await s.refunds.accept({ paymentId }, simulatedAddress(await s.refunds.paymentNetwork(paymentId)));
+      const made = await aProposedRefund(s, storeId);
+      await accept(s, made.paymentId);
       await s.clock.advance(CONFIRMATION_SECONDS);
-      return { orderId, paymentId, refundId };
+      return made;
     },
   },
   'ORDER.REFUND.EXPIRED': {
     api: 'crypto',
     description: 'a proposed refund nobody answers for 30 days (the sandbox clock moves on 30 days)',
     async run(s, storeId) {
-      const { orderId, paymentId, refundId } = await aProposedRefund(s, storeId);
+      const made = await aProposedRefund(s, storeId);
       await s.clock.advance(30 * 24 * 3600 + 60);
-      return { orderId, paymentId, refundId };
+      return made;
     },
   },
 };

@@ -58,6 +58,13 @@ async function aPayment(s: IssuingTriggerServices, partnerId: string, threeDS = 
   return { ...holder, transaction };
 }
 
+/** What a payment trigger made: its customer, card and transaction. */
+const paymentIds = (p: Awaited<ReturnType<typeof aPayment>>) => ({
+  customerId: p.customer.customerId,
+  cardId: p.cardId,
+  transactionId: p.transaction.transactionId,
+});
+
 export const ISSUING_TRIGGERS: Record<string, IssuingTrigger> = {
   kycStatusChanged: {
     api: 'issuing',
@@ -100,11 +107,7 @@ export const ISSUING_TRIGGERS: Record<string, IssuingTrigger> = {
     description: 'the card network authorizes a 12.50 EUR payment of the card',
     async run(s, partnerId) {
       const p = await aPayment(s, partnerId);
-      return {
-        customerId: p.customer.customerId,
-        cardId: p.cardId,
-        transactionId: p.transaction.transactionId,
-      };
+      return paymentIds(p);
     },
   },
   transactionSettled: {
@@ -113,11 +116,7 @@ export const ISSUING_TRIGGERS: Record<string, IssuingTrigger> = {
     async run(s, partnerId) {
       const p = await aPayment(s, partnerId);
       await s.transactions.clear(p.transaction.transactionId);
-      return {
-        customerId: p.customer.customerId,
-        cardId: p.cardId,
-        transactionId: p.transaction.transactionId,
-      };
+      return paymentIds(p);
     },
   },
   transactionStatusChanged: {
@@ -126,11 +125,7 @@ export const ISSUING_TRIGGERS: Record<string, IssuingTrigger> = {
     async run(s, partnerId) {
       const p = await aPayment(s, partnerId);
       await s.transactions.reverse(p.transaction.transactionId);
-      return {
-        customerId: p.customer.customerId,
-        cardId: p.cardId,
-        transactionId: p.transaction.transactionId,
-      };
+      return paymentIds(p);
     },
   },
   transaction3dsRequested: {
@@ -138,11 +133,7 @@ export const ISSUING_TRIGGERS: Record<string, IssuingTrigger> = {
     description: 'a payment the network sends to 3-D Secure: the cardholder is asked to confirm',
     async run(s, partnerId) {
       const p = await aPayment(s, partnerId, true);
-      return {
-        customerId: p.customer.customerId,
-        cardId: p.cardId,
-        transactionId: p.transaction.transactionId,
-      };
+      return paymentIds(p);
     },
   },
   transaction3dsCompleted: {
@@ -156,11 +147,7 @@ export const ISSUING_TRIGGERS: Record<string, IssuingTrigger> = {
         authType: 'pinCode',
         authStatus: 'success',
       });
-      return {
-        customerId: p.customer.customerId,
-        cardId: p.cardId,
-        transactionId: p.transaction.transactionId,
-      };
+      return paymentIds(p);
     },
   },
 };
