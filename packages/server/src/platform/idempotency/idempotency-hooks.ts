@@ -80,8 +80,16 @@ export function addIdempotencyHooks(app: FastifyInstance, store: IdempotencyStor
   app.addHook('onSend', async (request, reply, payload) => {
     const pending = keyed.get(request);
     if (!pending?.unit.isOpen) return payload;
+    // An empty answer (a redirect, a 204) is an answer: it is stored and the effect commits. Only a body
+    // that cannot be stored (a stream) rolls the request back.
     const body =
-      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+      payload === undefined || payload === null
+        ? ''
+        : typeof payload === 'string'
+          ? payload
+          : Buffer.isBuffer(payload)
+            ? payload.toString('utf8')
+            : undefined;
     if (reply.statusCode >= 500 || body === undefined) {
       await pending.unit.finish('rollback');
       return payload;
