@@ -8,6 +8,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import pino, { type DestinationStream, type Logger } from 'pino';
 import qs from 'qs';
 import { requireAdmin } from './admin/http/admin-auth.ts';
+import { registerConsoleUserRoutes } from './admin/http/console-users-routes.ts';
 import { registerEventRoutes } from './admin/http/events-routes.ts';
 import { registerIssuingCardRoutes } from './admin/http/issuing-cards-routes.ts';
 import { registerMerchantRoutes } from './admin/http/merchants-routes.ts';
@@ -20,6 +21,7 @@ import { type CryptoServices, createCryptoServices } from './crypto/crypto-servi
 import { issuingApi } from './issuing/issuing-api.ts';
 import { createIssuingServices, type IssuingServices } from './issuing/issuing-services.ts';
 import { registerAcsPageRoutes } from './pages/acs/acs-page-routes.ts';
+import { registerConsole } from './pages/console/console.ts';
 import { registerPayPageRoutes } from './pages/crypto/pay-page-routes.ts';
 import { registerRefundPageRoutes } from './pages/crypto/refund-page-routes.ts';
 import { addSandboxBanner } from './pages/html.ts';
@@ -34,6 +36,7 @@ import { createPaymentsServices, type PaymentsServices } from './payments/paymen
 import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
 import { Sweeps } from './platform/clock/sweeps.ts';
 import { ProcessRegistry } from './platform/cluster/process-registry.ts';
+import { ConsoleUsers } from './platform/console/console-users.ts';
 import { CapabilityTokens } from './platform/crypto/capability-tokens.ts';
 import { derive, Encryptor } from './platform/crypto/encryption.ts';
 import type { StatementObserver, UnitOfWork } from './platform/db/connection-scope.ts';
@@ -82,6 +85,7 @@ import { registerIssuingSandboxRoutes } from './sandbox/http/issuing-routes.ts';
 import { registerMessagesRoutes } from './sandbox/http/messages-routes.ts';
 import { registerPaymentsSandboxRoutes } from './sandbox/http/payments-routes.ts';
 import { registerTriggerRoutes } from './sandbox/http/trigger-routes.ts';
+import { TriggerCatalog } from './sandbox/triggers/trigger-catalog.ts';
 import { TESSERA_VERSION } from './version.ts';
 
 export interface AppOptions {
@@ -134,6 +138,8 @@ export interface PlatformServices {
   issuing: IssuingServices;
   crypto: CryptoServices;
   payments: PaymentsServices;
+  /** The people who sign in to the console */
+  consoleUsers: ConsoleUsers;
 }
 
 export interface TesseraApp {
@@ -324,6 +330,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     issuing,
     crypto,
     payments,
+    consoleUsers: new ConsoleUsers({ db, encryptor }),
   };
 
   const app = await buildHttp(services, options.adminToken);
@@ -355,6 +362,27 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     return closing;
   };
   return { app, services, close };
+}
+
+/** The sandbox's clock and triggers, shared by the sandbox API and the console's sandbox page. */
+function sandboxControls(services: PlatformServices, clock: SandboxClock) {
+  const clockDeps = { db: services.db, clock, sweeps: services.sweeps, processes: services.processes };
+  const triggers = new TriggerCatalog({
+    db: services.db,
+    events: services.events,
+    clockDeps,
+    issuing: { db: services.db, partners: services.partners, ...services.issuing },
+    payments: { db: services.db, payments: services.payments },
+    crypto: {
+      db: services.db,
+      transact: services.transact,
+      stores: services.stores,
+      orders: services.crypto.orders,
+      refunds: services.crypto.refunds,
+      chain: services.rails.chain,
+    },
+  });
+  return { clockDeps, triggers };
 }
 
 async function buildHttp(services: PlatformServices, adminToken: string): Promise<FastifyInstance> {
@@ -478,10 +506,14 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       await registerStoreRoutes(routes, adminDeps);
       await registerEventRoutes(routes, adminDeps);
       await registerIssuingCardRoutes(routes, adminDeps.cards);
+      await registerConsoleUserRoutes(routes, services.consoleUsers);
     },
   });
-  if (config.mode === 'sandbox' && services.clock instanceof SandboxClock) {
-    const clock = services.clock;
+  const sandbox =
+    config.mode === 'sandbox' && services.clock instanceof SandboxClock
+      ? sandboxControls(services, services.clock)
+      : undefined;
+  if (sandbox) {
     await mount({
       ...common,
       name: 'sandbox',
@@ -495,23 +527,8 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       security: [{ adminToken: [] }],
       routes: async (routes) => {
         requireAdmin(routes, adminToken);
-        const clockDeps = { db: services.db, clock, sweeps: services.sweeps, processes: services.processes };
-        await registerClockRoutes(routes, clockDeps);
-        await registerTriggerRoutes(routes, {
-          db: services.db,
-          events: services.events,
-          clockDeps,
-          issuing: { db: services.db, partners: services.partners, ...services.issuing },
-          payments: { db: services.db, payments: services.payments },
-          crypto: {
-            db: services.db,
-            transact: services.transact,
-            stores: services.stores,
-            orders: services.crypto.orders,
-            refunds: services.crypto.refunds,
-            chain: services.rails.chain,
-          },
-        });
+        await registerClockRoutes(routes, sandbox.clockDeps);
+        await registerTriggerRoutes(routes, sandbox.triggers);
         await registerMessagesRoutes(routes, { db: services.db, notifier: services.rails.notifier });
         await registerIssuingSandboxRoutes(routes, {
           ...services.issuing,
@@ -562,6 +579,12 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     sessions: services.payments.checkoutSessions,
     merchants: services.merchants,
     frameAncestorsOf,
+  });
+  await registerConsole(app, {
+    services,
+    users: services.consoleUsers,
+    adminToken,
+    ...(sandbox ? { sandbox } : {}),
   });
   await registerOperationalRoutes(asZod(app), {
     db: services.db,

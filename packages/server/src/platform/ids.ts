@@ -19,6 +19,7 @@ const PREFIXES = {
   quote: 'qte',
   process: 'proc',
   kycSession: 'kvs',
+  consoleUser: 'usr',
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

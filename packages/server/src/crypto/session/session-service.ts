@@ -6,7 +6,7 @@ import type { Clock } from '../../platform/clock/clock.ts';
 import { hashToken, randomAlphanumeric } from '../../platform/crypto/hashing.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { Transact } from '../../platform/db/transact.ts';
-import { DomainError } from '../../platform/errors/domain-error.ts';
+import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Store, StoresService } from '../../platform/tenants/stores-service.ts';
 
@@ -31,36 +31,54 @@ export class SessionService {
     clientId: string;
     clientSecret: string;
     revokeOthers: boolean;
-  }): Promise<{ key: string }> {
+  }): Promise<{ key: string; keyId: string }> {
     const store = await this.deps.stores.findByClientCredentials(
       this.deps.db,
       input.clientId,
       input.clientSecret,
     );
     if (!store) throw new DomainError('unauthenticated', 'invalid client credentials');
+    return this.issueKey(store.id, input.revokeOthers);
+  }
+
+  /** A new session key for a store (the console's "create key" too), optionally revoking the others. */
+  async issueKey(storeId: string, revokeOthers = false): Promise<{ key: string; keyId: string }> {
     const key = `u_${this.keyMode}_${randomAlphanumeric(24)}`;
+    const keyId = newId('cryptoApiKey');
     const now = this.deps.clock.now();
     await this.deps.transact(async (tx) => {
-      if (input.revokeOthers) {
+      if (revokeOthers) {
         await tx
           .updateTable('crypto_api_keys')
           .set({ revoked_at: now })
-          .where('store_id', '=', store.id)
+          .where('store_id', '=', storeId)
           .where('revoked_at', 'is', null)
           .execute();
       }
       await tx
         .insertInto('crypto_api_keys')
         .values({
-          id: newId('cryptoApiKey'),
-          store_id: store.id,
+          id: keyId,
+          store_id: storeId,
           key_hash: hashToken(key),
           mode: this.keyMode,
           created_at: now,
         })
         .execute();
     });
-    return { key };
+    return { key, keyId };
+  }
+
+  /** Revokes one of a store's keys: the next request with it is refused. */
+  async revokeKey(storeId: string, keyId: string): Promise<void> {
+    const result = await this.deps.db
+      .updateTable('crypto_api_keys')
+      .set({ revoked_at: this.deps.clock.now() })
+      .where('id', '=', keyId)
+      .where('store_id', '=', storeId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (result.numUpdatedRows === 0n) throw notFound('active key');
   }
 
   /** The store a bearer key belongs to; a key of the other mode, revoked or unknown is undefined. */

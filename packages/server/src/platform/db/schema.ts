@@ -840,7 +840,36 @@ export interface CardNetworkTables {
 }
 
 /** The whole database; each API adds its tables here as it lands. */
+export interface ConsoleTables {
+  console_users: ConsoleUsersTable;
+  console_sessions: ConsoleSessionsTable;
+}
+
+export interface ConsoleUsersTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  role: 'operator' | 'member';
+  tenant_kind: 'partner' | 'merchant' | 'store' | null;
+  tenant_id: string | null;
+  totp_secret_enc: string | null;
+  totp_last_step: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  failed_signins: Generated<number>;
+  locked_until: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface ConsoleSessionsTable {
+  id_hash: string;
+  user_id: string | null;
+  csrf_token: string;
+  stage: 'totp' | 'active';
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export type Database = PlatformTables &
+  ConsoleTables &
   IssuingTables &
   RailTables &
   CardNetworkTables &

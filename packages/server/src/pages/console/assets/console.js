@@ -1,0 +1,16 @@
+// Draws the overview's charts with uPlot from the figures the page carries as JSON. Amounts arrive as
+// exact decimal strings; they become numbers here only to be drawn.
+(() => {
+  for (const holder of document.querySelectorAll('[data-chart]')) {
+    const data = JSON.parse(document.getElementById(holder.getAttribute('data-chart')).textContent);
+    const days = data.days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
+    const palette = ['#1a4fb8', '#b3541e', '#2e7d32', '#7b1fa2', '#c62828', '#00838f'];
+    const series = [{}].concat(
+      data.series.map((s, i) => ({ label: s.label, stroke: palette[i % palette.length], width: 2 })),
+    );
+    const values = [days].concat(data.series.map((s) => s.values.map(Number)));
+    const width = Math.max(320, Math.min(holder.clientWidth || 800, 1100) - 16);
+    // eslint-disable-next-line no-undef
+    new uPlot({ width: width, height: 240, series: series, axes: [{}, { size: 70 }] }, values, holder);
+  }
+})();

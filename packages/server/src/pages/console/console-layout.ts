@@ -1,0 +1,266 @@
+// The console's frame and widgets: every page has the header with the search box, the sections the viewer
+// may open, and its content; lists are tables with filters and a next-page link; actions are POST forms
+// carrying the session's CSRF token and, where they change money or state, a fresh idempotency key.
+import { randomUUID } from 'node:crypto';
+import type { Viewer } from '../../platform/console/console-users.ts';
+import { formatAmountIn } from '../../platform/money/amount.ts';
+import { findAsset } from '../../platform/money/assets.ts';
+import { type Html, h } from './html-template.ts';
+
+export interface PageContext {
+  viewer: Viewer;
+  csrfToken: string;
+  sandbox: boolean;
+}
+
+interface Section {
+  title: string;
+  links: [href: string, label: string][];
+  /** Shown to an operator, or to a member of this kind of tenant */
+  for: 'partner' | 'merchant' | 'store' | 'all' | 'operator';
+}
+
+const SECTIONS: Section[] = [
+  { title: 'Overview', links: [['/console', 'Overview']], for: 'all' },
+  {
+    title: 'Payments',
+    for: 'merchant',
+    links: [
+      ['/console/payments/orders', 'Orders'],
+      ['/console/payments/transactions', 'Transactions'],
+      ['/console/payments/customers', 'Customers'],
+      ['/console/payments/cards', 'Stored cards'],
+      ['/console/payments/links', 'Payment links'],
+      ['/console/payments/sites', 'Sites'],
+    ],
+  },
+  {
+    title: 'Crypto',
+    for: 'store',
+    links: [
+      ['/console/crypto/orders', 'Orders'],
+      ['/console/crypto/refunds', 'Refunds'],
+      ['/console/crypto/stores', 'Stores'],
+    ],
+  },
+  {
+    title: 'Issuing',
+    for: 'partner',
+    links: [
+      ['/console/issuing/partners', 'Partners'],
+      ['/console/issuing/customers', 'Customers'],
+      ['/console/issuing/accounts', 'Accounts'],
+      ['/console/issuing/cards', 'Cards'],
+      ['/console/issuing/transactions', 'Transactions'],
+      ['/console/issuing/challenges', '3-D Secure challenges'],
+      ['/console/issuing/topups', 'Topups'],
+    ],
+  },
+  { title: 'Ledger', for: 'all', links: [['/console/ledger/accounts', 'Accounts']] },
+  {
+    title: 'Developers',
+    for: 'all',
+    links: [
+      ['/console/developers/keys', 'API keys'],
+      ['/console/developers/webhooks', 'Webhook endpoints'],
+      ['/console/developers/events', 'Events'],
+    ],
+  },
+  { title: 'Sandbox', for: 'operator', links: [['/console/sandbox', 'Clock, triggers and inbox']] },
+  { title: 'You', for: 'all', links: [['/console/account', 'Sign-in and security']] },
+];
+
+function sectionsFor(viewer: Viewer, sandbox: boolean): Section[] {
+  return SECTIONS.filter((s) => {
+    if (s.title === 'Sandbox' && !sandbox) return false;
+    if (s.for === 'all' || viewer.role === 'operator') return true;
+    return s.for === viewer.tenant.kind;
+  });
+}
+
+export function consolePage(ctx: PageContext, title: string, content: Html, currentPath = ''): string {
+  const nav = sectionsFor(ctx.viewer, ctx.sandbox).map(
+    (s) =>
+      h`<li><span class="nav-title">${s.title}</span><ul>${s.links.map(
+        ([href, label]) =>
+          h`<li><a href="${href}"${currentPath === href ? h` aria-current="page"` : ''}>${label}</a></li>`,
+      )}</ul></li>`,
+  );
+  const who =
+    ctx.viewer.role === 'operator'
+      ? `${ctx.viewer.email} · operator`
+      : `${ctx.viewer.email} · ${ctx.viewer.tenant.kind} ${ctx.viewer.tenant.id}`;
+  return shell(
+    title,
+    h`<header class="top">
+<a class="logo" href="/console">Tessera console</a>
+<form class="search" role="search" method="get" action="/console/search">
+<label for="console-search">Find by id</label>
+<input type="search" id="console-search" name="q" placeholder="order, transaction, customer, card, event… id" maxlength="120" required>
+<button type="submit">Find</button>
+</form>
+<span class="who">${who}</span>
+${postForm(ctx, '/console/sign-out', [], 'Sign out', { secondary: true })}
+</header>
+<div class="frame">
+<nav aria-label="Sections"><ul>${nav}</ul></nav>
+<div class="content" id="content"><h1>${title}</h1>${content}</div>
+</div>`,
+  );
+}
+
+/** A page outside the signed-in frame (sign-in, second factor). */
+export function plainConsolePage(title: string, content: Html): string {
+  return shell(title, h`<div class="plain"><h1>${title}</h1>${content}</div>`);
+}
+
+function shell(title: string, body: Html): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${h`${title}`} · Tessera console</title>
+<link rel="stylesheet" href="/console/assets/console.css">
+</head>
+<body><main>${body}</main></body>
+</html>`;
+}
+
+export interface Column<R> {
+  label: string;
+  cell: (row: R) => Html | string | number | bigint | null;
+}
+
+/** A list: its filters, a table (scrollable and focusable on a narrow screen) and the next page's link. */
+export function listView<R>(options: {
+  rows: R[];
+  columns: Column<R>[];
+  caption: string;
+  filters?: Html;
+  nextHref?: string | null;
+  empty?: string;
+}): Html {
+  const table =
+    options.rows.length === 0
+      ? h`<p class="empty">${options.empty ?? 'Nothing here yet.'}</p>`
+      : h`<div class="scroll" tabindex="0" role="region" aria-label="${options.caption}"><table>
+<caption>${options.caption}</caption>
+<thead><tr>${options.columns.map((c) => h`<th scope="col">${c.label}</th>`)}</tr></thead>
+<tbody>${options.rows.map((r) => h`<tr>${options.columns.map((c) => h`<td>${c.cell(r)}</td>`)}</tr>`)}</tbody>
+</table></div>`;
+  return h`${options.filters ?? ''}${table}${options.nextHref ? h`<p class="pager"><a rel="next" href="${options.nextHref}">Next page</a></p>` : ''}`;
+}
+
+export interface FilterField {
+  name: string;
+  label: string;
+  options?: readonly string[];
+}
+
+/** A GET form narrowing a list; its values come back filled in. */
+export function filterForm(
+  action: string,
+  fields: FilterField[],
+  values: Record<string, string | undefined>,
+): Html {
+  return h`<form class="filters" method="get" action="${action}">${fields.map((f) => {
+    const id = `filter-${f.name}`;
+    const value = values[f.name] ?? '';
+    const input = f.options
+      ? h`<select id="${id}" name="${f.name}"><option value="">any</option>${f.options.map(
+          (o) => h`<option${o === value ? h` selected` : ''}>${o}</option>`,
+        )}</select>`
+      : h`<input id="${id}" name="${f.name}" value="${value}" maxlength="120">`;
+    return h`<label for="${id}">${f.label}</label>${input}`;
+  })}<button type="submit">Filter</button></form>`;
+}
+
+/** The facts of one object. */
+export function details(pairs: [string, Html | string | number | bigint | null | undefined][]): Html {
+  return h`<dl class="facts">${pairs.map(([k, v]) => h`<dt>${k}</dt><dd>${v ?? '—'}</dd>`)}</dl>`;
+}
+
+export interface FormField {
+  name: string;
+  label: string;
+  type?: 'text' | 'password' | 'number' | 'url' | 'email' | 'hidden';
+  value?: string;
+  required?: boolean;
+  hint?: string;
+  autocomplete?: string;
+  inputmode?: 'numeric' | 'decimal';
+}
+
+/**
+ * A POST form with the session's CSRF token; `idempotent` adds a key made for this rendering, so a double
+ * click or a resubmitted page runs the action once and shows its first answer.
+ */
+export function postForm(
+  ctx: Pick<PageContext, 'csrfToken'>,
+  action: string,
+  fields: FormField[],
+  submit: string,
+  options: {
+    idempotent?: boolean;
+    danger?: boolean;
+    secondary?: boolean;
+    error?: { field?: string; message: string };
+  } = {},
+): Html {
+  const error = options.error;
+  return h`<form method="post" action="${action}" class="action">
+<input type="hidden" name="csrf" value="${ctx.csrfToken}">
+${options.idempotent ? h`<input type="hidden" name="idempotencyKey" value="${randomUUID()}">` : ''}
+${error ? h`<p class="notice error" role="alert">${error.message}</p>` : ''}
+${fields.map((f) => {
+  if (f.type === 'hidden') return h`<input type="hidden" name="${f.name}" value="${f.value ?? ''}">`;
+  const id = `field-${f.name}`;
+  const invalid = error?.field === f.name;
+  return h`<label for="${id}">${f.label}</label><input id="${id}" name="${f.name}" type="${f.type ?? 'text'}" value="${f.value ?? ''}"${f.required ? h` required` : ''}${f.autocomplete ? h` autocomplete="${f.autocomplete}"` : ''}${f.inputmode ? h` inputmode="${f.inputmode}"` : ''}${invalid ? h` aria-invalid="true"` : ''}>${f.hint ? h`<small>${f.hint}</small>` : ''}`;
+})}
+<button type="submit"${options.danger ? h` class="danger"` : options.secondary ? h` class="secondary"` : ''}>${submit}</button>
+</form>`;
+}
+
+export const link = (href: string, text: string | number | bigint): Html => h`<a href="${href}">${text}</a>`;
+
+/** An id that opens its object wherever it is (through the search). */
+export const idLink = (id: string | number | bigint | null | undefined): Html | string =>
+  id === null || id === undefined ? '—' : link(`/console/search?q=${encodeURIComponent(String(id))}`, id);
+
+export function money(minor: string | bigint | null | undefined, currency: string): string {
+  if (minor === null || minor === undefined) return '—';
+  // An asset this build does not know (data from a newer version) still shows, in minor units.
+  return findAsset(currency)
+    ? `${formatAmountIn(BigInt(minor), currency)} ${currency}`
+    : `${minor} (minor units of ${currency})`;
+}
+
+export const when = (date: Date | null | undefined): Html | string =>
+  date
+    ? h`<time datetime="${date.toISOString()}">${date.toISOString().replace('T', ' ').slice(0, 19)}</time>`
+    : '—';
+
+export const status = (value: string | null | undefined): Html =>
+  h`<span class="status status-${(value ?? '').replace(/[^a-z-]/gi, '')}">${value ?? '—'}</span>`;
+
+export const notice = (text: string, kind: 'ok' | 'error' = 'ok'): Html =>
+  h`<p class="notice${kind === 'error' ? ' error' : ''}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;
+
+const DONE: Record<string, string> = {
+  captured: 'Captured.',
+  refunded: 'Refunded.',
+  voided: 'Voided: the authorization is released.',
+  frozen: 'The card is frozen: new authorizations are declined.',
+  unfrozen: 'The card is active again.',
+  redelivered: 'Sent again: a new delivery is on its way.',
+  saved: 'Saved.',
+  revoked: 'Revoked: the key no longer works.',
+};
+
+/** The notice of an action just done (a fixed message per outcome: nothing from the address is echoed). */
+export function doneNotice(done: string | undefined): Html | '' {
+  const text = done ? DONE[done] : undefined;
+  return text ? notice(text) : '';
+}

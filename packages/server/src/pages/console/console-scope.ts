@@ -1,0 +1,19 @@
+// What a viewer may see of each API: an operator everything; a member only their own tenant's rows. Every
+// console read goes through one of these, so a foreign id is a 404 exactly like an unknown one.
+import { type RawBuilder, sql } from 'kysely';
+import type { TenantKind, Viewer } from '../../platform/console/console-users.ts';
+import { notFound } from '../../platform/errors/domain-error.ts';
+
+/**
+ * The SQL condition restricting `column` (a tenant id column) to the viewer's tenant of this kind: none for
+ * an operator; for a member of another kind of tenant there is nothing to see, so the section is not found.
+ */
+export function tenantCondition(viewer: Viewer, kind: TenantKind, column: string): RawBuilder<boolean> {
+  if (viewer.role === 'operator') return sql<boolean>`true`;
+  if (viewer.tenant.kind !== kind) throw notFound('page');
+  return sql<boolean>`${sql.ref(column)}::text = ${viewer.tenant.id}`;
+}
+
+/** Whether the viewer may open this API's section at all. */
+export const sees = (viewer: Viewer, kind: TenantKind): boolean =>
+  viewer.role === 'operator' || viewer.tenant.kind === kind;

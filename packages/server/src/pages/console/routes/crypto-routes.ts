@@ -1,0 +1,307 @@
+// Console › Crypto: orders with their deposits and the chain transfers behind them, refund proposals, and
+// stores with their session keys (a key made here is shown once; revoking one refuses it at once).
+import type { FastifyInstance } from 'fastify';
+import type { Viewer } from '../../../platform/console/console-users.ts';
+import { notFound } from '../../../platform/errors/domain-error.ts';
+import { sendConsolePage } from '../console-http.ts';
+import { details, doneNotice, filterForm, link, listView, money, status, when } from '../console-layout.ts';
+import { sees } from '../console-scope.ts';
+import { h } from '../html-template.ts';
+import {
+  CRYPTO_ORDER_STATUSES,
+  CRYPTO_REFUND_STATUSES,
+  chainTransfers,
+  depositsOf,
+  getCryptoOrder,
+  getCryptoRefund,
+  listCryptoOrders,
+  listCryptoRefunds,
+  listStoreKeys,
+} from '../reads/crypto-reads.ts';
+import {
+  type ConsoleRouteDeps,
+  confirmedAction,
+  eventsAbout,
+  nextHref,
+  textQuery,
+  viewerOf,
+} from './route-kit.ts';
+
+type IdParams = { id: string };
+
+export async function registerCryptoConsoleRoutes(
+  app: FastifyInstance,
+  deps: ConsoleRouteDeps,
+): Promise<void> {
+  const { db } = deps.services;
+  const { stores } = deps.services;
+
+  /** A store the viewer may see, or not found. */
+  const storeFor = async (viewer: Viewer, id: string) => {
+    if (!sees(viewer, 'store') || (viewer.role === 'member' && viewer.tenant.id !== id))
+      throw notFound('store');
+    return stores.get(db, id);
+  };
+
+  app.get('/crypto/orders', async (request, reply) => {
+    const f = textQuery(request);
+    const page = await listCryptoOrders(db, viewerOf(request, deps), f);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Crypto orders',
+      listView({
+        caption: 'Crypto orders, newest first',
+        filters: filterForm(
+          '/console/crypto/orders',
+          [
+            { name: 'status', label: 'Status', options: CRYPTO_ORDER_STATUSES },
+            { name: 'reference', label: 'Store’s reference' },
+          ],
+          f,
+        ),
+        rows: page.rows,
+        columns: [
+          { label: 'Order', cell: (o) => link(`/console/crypto/orders/${o.id}`, o.id) },
+          { label: 'Created', cell: (o) => when(o.created_at) },
+          { label: 'Store', cell: (o) => o.store_name },
+          { label: 'Reference', cell: (o) => o.reference },
+          { label: 'Status', cell: (o) => status(o.status) },
+          { label: 'Total', cell: (o) => money(o.total, o.currency) },
+          { label: 'Paying in', cell: (o) => (o.pay_asset ? `${o.pay_asset} on ${o.pay_network}` : '') },
+        ],
+        nextHref: nextHref('/console/crypto/orders', f, page.nextCursor),
+      }),
+    );
+  });
+
+  app.get<{ Params: IdParams }>('/crypto/orders/:id', async (request, reply) => {
+    const viewer = viewerOf(request, deps);
+    const o = await getCryptoOrder(db, viewer, request.params.id);
+    const [deposits, transfers, refunds] = await Promise.all([
+      depositsOf(db, o.id),
+      o.deposit_address ? chainTransfers(db, { address: o.deposit_address }) : Promise.resolve([]),
+      listCryptoRefunds(db, viewer, { orderId: o.id }),
+    ]);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      `Crypto order ${o.reference}`,
+      h`${details([
+        ['Order id', o.id],
+        ['Status', status(o.status)],
+        ['Total', money(o.total, o.currency)],
+        ['Store', link(`/console/crypto/stores/${o.store_id}`, o.store_name)],
+        ['Paying in', o.pay_asset ? `${o.pay_asset} on ${o.pay_network}` : null],
+        ['Deposit address', o.deposit_address ? h`<code>${o.deposit_address}</code>` : null],
+        ['Payment', o.payment_id],
+        ['Expires', when(o.expires_at)],
+        ['Created', when(o.created_at)],
+      ])}
+<h2>Deposits</h2>${listView({
+        caption: 'What the buyer sent, as the order counted it',
+        rows: deposits,
+        empty: 'Nothing received yet.',
+        columns: [
+          { label: 'Deposit', cell: (d) => d.id },
+          { label: 'Amount', cell: (d) => money(d.amount, d.asset) },
+          { label: 'Network', cell: (d) => d.network },
+          { label: 'Status', cell: (d) => status(d.status) },
+          { label: 'Late', cell: (d) => (d.late ? 'yes' : 'no') },
+          { label: 'Confirmations needed', cell: (d) => d.confirmations_required },
+          { label: 'Detected', cell: (d) => when(d.detected_at) },
+          { label: 'Confirmed', cell: (d) => when(d.confirmed_at) },
+        ],
+      })}
+<h2>Chain transfers</h2>${transferTable(transfers)}
+<h2>Refunds</h2>${refundTable(refunds.rows)}
+<h2>Events</h2>${await eventsAbout(deps, viewer, o.id)}`,
+    );
+  });
+
+  app.get('/crypto/refunds', async (request, reply) => {
+    const f = textQuery(request);
+    const page = await listCryptoRefunds(db, viewerOf(request, deps), f);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Crypto refunds',
+      h`${filterForm(
+        '/console/crypto/refunds',
+        [{ name: 'status', label: 'Status', options: CRYPTO_REFUND_STATUSES }],
+        f,
+      )}${refundTable(page.rows, nextHref('/console/crypto/refunds', f, page.nextCursor))}`,
+    );
+  });
+
+  app.get<{ Params: IdParams }>('/crypto/refunds/:id', async (request, reply) => {
+    const viewer = viewerOf(request, deps);
+    const r = await getCryptoRefund(db, viewer, request.params.id);
+    const payout = r.payout_id ? await chainTransfers(db, { reference: r.payout_id }) : [];
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      `Crypto refund ${r.id}`,
+      h`${details([
+        ['Status', status(r.status)],
+        ['Amount', money(r.amount, r.currency)],
+        ['In crypto', money(r.crypto_amount, r.asset)],
+        ['Network', r.network],
+        ['Order', link(`/console/crypto/orders/${r.order_id}`, r.order_id)],
+        ['Payment', r.payment_id],
+        ['Buyer’s address', r.refund_address],
+        ['Reason', r.reason],
+        ['Expires', when(r.expires_at)],
+        ['Proposed', when(r.created_at)],
+      ])}<h2>Payout</h2>${transferTable(payout)}<h2>Events</h2>${await eventsAbout(deps, viewer, r.id)}`,
+    );
+  });
+
+  app.get('/crypto/stores', async (request, reply) => {
+    const viewer = viewerOf(request, deps);
+    if (!sees(viewer, 'store')) throw notFound('page');
+    const all = viewer.role === 'operator' ? await stores.list(db) : [await stores.get(db, viewer.tenant.id)];
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Stores',
+      listView({
+        caption: 'Stores',
+        rows: all,
+        columns: [
+          { label: 'Store', cell: (s) => link(`/console/crypto/stores/${s.id}`, s.id) },
+          { label: 'Name', cell: (s) => s.name },
+          { label: 'Client id', cell: (s) => s.clientId },
+          { label: 'Webhook URL', cell: (s) => s.webhookUrl },
+          { label: 'Refunds', cell: (s) => (s.refundsEnabled ? 'enabled' : 'disabled') },
+          { label: 'Created', cell: (s) => when(s.createdAt) },
+        ],
+      }),
+    );
+  });
+
+  app.get<{ Params: IdParams }>('/crypto/stores/:id', async (request, reply) => {
+    const viewer = viewerOf(request, deps);
+    const s = await storeFor(viewer, request.params.id);
+    const keys = await listStoreKeys(db, viewer, { ...textQuery(request), storeId: s.id });
+    const base = `/console/crypto/stores/${s.id}`;
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      `Store ${s.name}`,
+      h`${doneNotice(textQuery(request).done)}${details([
+        ['Store id', s.id],
+        ['Client id', s.clientId],
+        ['Webhook URL', s.webhookUrl],
+        ['Refunds', s.refundsEnabled ? 'enabled' : 'disabled'],
+        ['Currencies', s.currencies.map((c) => `${c.currency} on ${c.network}`).join(', ')],
+        ['Created', when(s.createdAt)],
+      ])}
+<h2>API keys</h2><p>${link(`${base}/keys/new`, 'Create a key…')}</p>
+${listView({
+  caption: 'Session keys of this store (only their ids: a key is shown once, when made)',
+  rows: keys.rows,
+  empty: 'No keys yet.',
+  columns: [
+    { label: 'Key id', cell: (k) => k.id },
+    { label: 'Mode', cell: (k) => k.mode },
+    { label: 'Created', cell: (k) => when(k.created_at) },
+    {
+      label: 'Revoked',
+      cell: (k) => (k.revoked_at ? when(k.revoked_at) : link(`${base}/keys/${k.id}/revoke`, 'Revoke…')),
+    },
+  ],
+  nextHref: nextHref(base, {}, keys.nextCursor),
+})}`,
+    );
+  });
+
+  const newKey = confirmedAction<IdParams>(
+    deps,
+    async (request, params) => {
+      const s = await storeFor(viewerOf(request, deps), params.id);
+      return {
+        title: `New API key for ${s.name}`,
+        explain: h`<p>Makes a session key (<code>Authorization: Bearer u_…</code>) and shows it once. Other keys keep working.</p>`,
+        fields: [],
+        submit: 'Create the key',
+      };
+    },
+    async (request, params) => {
+      const s = await storeFor(viewerOf(request, deps), params.id);
+      const { key, keyId } = await deps.services.crypto.sessions.issueKey(s.id);
+      return {
+        title: `New API key for ${s.name}`,
+        content: h`<p>Copy it now: it is not shown again.</p><p class="secret" data-field="api-key">${key}</p>
+<p>Key id: ${keyId}</p><p>${link(`/console/crypto/stores/${s.id}`, 'Back to the store')}</p>`,
+      };
+    },
+  );
+  app.get('/crypto/stores/:id/keys/new', newKey.get);
+  app.post('/crypto/stores/:id/keys/new', newKey.post);
+
+  const revoke = confirmedAction<{ id: string; keyId: string }>(
+    deps,
+    async (request, params) => {
+      const s = await storeFor(viewerOf(request, deps), params.id);
+      return {
+        title: `Revoke key ${params.keyId}`,
+        explain: h`<p>Requests with this key of ${s.name} are refused from now on. This cannot be undone.</p>`,
+        fields: [],
+        submit: 'Revoke the key',
+        danger: true,
+      };
+    },
+    async (request, params) => {
+      const s = await storeFor(viewerOf(request, deps), params.id);
+      await deps.services.crypto.sessions.revokeKey(s.id, params.keyId);
+      return `/console/crypto/stores/${s.id}?done=revoked`;
+    },
+  );
+  app.get('/crypto/stores/:id/keys/:keyId/revoke', revoke.get);
+  app.post('/crypto/stores/:id/keys/:keyId/revoke', revoke.post);
+}
+
+function transferTable(rows: Awaited<ReturnType<typeof chainTransfers>>) {
+  return listView({
+    caption: 'Transfers on the chain',
+    rows,
+    empty: 'No transfers.',
+    columns: [
+      { label: 'Transfer', cell: (t) => t.id },
+      { label: 'Direction', cell: (t) => t.direction },
+      { label: 'Amount', cell: (t) => money(t.amount, t.asset) },
+      { label: 'Network', cell: (t) => t.network },
+      { label: 'Status', cell: (t) => status(t.status) },
+      { label: 'Confirmations needed', cell: (t) => t.confirmations_required },
+      { label: 'Broadcast', cell: (t) => when(t.broadcast_at) },
+      { label: 'Confirmed', cell: (t) => when(t.confirmed_at) },
+    ],
+  });
+}
+
+function refundTable(
+  rows: Awaited<ReturnType<typeof listCryptoRefunds>>['rows'],
+  next: string | null = null,
+) {
+  return listView({
+    caption: 'Refund proposals, newest first',
+    rows,
+    empty: 'No refunds.',
+    columns: [
+      { label: 'Refund', cell: (r) => link(`/console/crypto/refunds/${r.id}`, r.id) },
+      { label: 'Order', cell: (r) => link(`/console/crypto/orders/${r.order_id}`, r.order_id) },
+      { label: 'Status', cell: (r) => status(r.status) },
+      { label: 'Amount', cell: (r) => money(r.amount, r.currency) },
+      { label: 'In crypto', cell: (r) => money(r.crypto_amount, r.asset) },
+      { label: 'Expires', cell: (r) => when(r.expires_at) },
+    ],
+    nextHref: next,
+  });
+}

@@ -1,0 +1,447 @@
+// Console › Issuing: partners, customers with their KYC state and documents, accounts and balances, cards
+// (masked; freeze and unfreeze through the cards service, as the API does), card transactions with their
+// 3-D Secure challenges, and topups.
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../../../platform/errors/domain-error.ts';
+import { sendConsolePage } from '../console-http.ts';
+import { details, doneNotice, filterForm, link, listView, money, status, when } from '../console-layout.ts';
+import { sees } from '../console-scope.ts';
+import { h } from '../html-template.ts';
+import {
+  CARD_STATUSES,
+  getCardTransaction,
+  getIssuedCard,
+  getIssuingCustomer,
+  KYC_STATUSES,
+  kycDocumentsOf,
+  listAccounts,
+  listCardTransactions,
+  listChallenges,
+  listIssuedCards,
+  listIssuingCustomers,
+  listTopups,
+} from '../reads/issuing-reads.ts';
+import {
+  type ConsoleRouteDeps,
+  confirmedAction,
+  eventsAbout,
+  nextHref,
+  textQuery,
+  viewerOf,
+} from './route-kit.ts';
+
+type IdParams = { id: string };
+
+export async function registerIssuingConsoleRoutes(
+  app: FastifyInstance,
+  deps: ConsoleRouteDeps,
+): Promise<void> {
+  const { db, partners } = deps.services;
+
+  app.get('/issuing/partners', async (request, reply) => {
+    const viewer = viewerOf(request, deps);
+    if (!sees(viewer, 'partner')) throw notFound('page');
+    const all =
+      viewer.role === 'operator' ? await partners.list(db) : [await partners.get(db, viewer.tenant.id)];
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Partners',
+      listView({
+        caption: 'Card issuing partners',
+        rows: all,
+        columns: [
+          { label: 'Partner', cell: (p) => link(`/console/issuing/partners/${p.id}`, p.id) },
+          { label: 'Name', cell: (p) => p.name },
+          { label: 'Partner id (public)', cell: (p) => p.partnerId },
+          { label: 'Webhook URL', cell: (p) => p.webhookUrl },
+          { label: 'Created', cell: (p) => when(p.createdAt) },
+        ],
+      }),
+    );
+  });
+
+  app.get<{ Params: IdParams }>('/issuing/partners/:id', async (request, reply) => {
+    const viewer = viewerOf(request, deps);
+    if (!sees(viewer, 'partner') || (viewer.role === 'member' && viewer.tenant.id !== request.params.id)) {
+      throw notFound('partner');
+    }
+    const p = await partners.get(db, request.params.id);
+    const customers = await listIssuingCustomers(db, viewer, { partnerId: p.id });
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      `Partner ${p.name}`,
+      h`${details([
+        ['Partner', p.id],
+        ['Partner id (public)', p.partnerId],
+        ['Webhook URL', p.webhookUrl],
+        ['Created', when(p.createdAt)],
+      ])}<h2>Newest customers</h2>${customerTable(customers.rows, customers.nextCursor ? `/console/issuing/customers?partnerId=${p.id}` : null)}`,
+    );
+  });
+
+  app.get('/issuing/customers', async (request, reply) => {
+    const f = textQuery(request);
+    const page = await listIssuingCustomers(db, viewerOf(request, deps), f);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Issuing customers',
+      h`${filterForm(
+        '/console/issuing/customers',
+        [
+          { name: 'kyc', label: 'KYC', options: KYC_STATUSES },
+          { name: 'email', label: 'Email contains' },
+        ],
+        f,
+      )}${customerTable(page.rows, nextHref('/console/issuing/customers', f, page.nextCursor))}`,
+    );
+  });
+
+  app.get<{ Params: IdParams }>('/issuing/customers/:id', async (request, reply) => {
+    const viewer = viewerOf(request, deps);
+    const c = await getIssuingCustomer(db, viewer, request.params.id);
+    const by = { customerId: c.id };
+    const [documents, accounts, cards, topups] = await Promise.all([
+      kycDocumentsOf(db, c.id),
+      listAccounts(db, viewer, by),
+      listIssuedCards(db, viewer, by),
+      listTopups(db, viewer, by),
+    ]);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      `Customer ${c.email ?? c.external_user_id ?? c.id}`,
+      h`${details([
+        ['Customer', c.id],
+        ['Partner', link(`/console/issuing/partners/${c.partner_id}`, c.partner_id)],
+        ['Email', c.email],
+        ['Partner’s user id', c.external_user_id],
+        ['Wallet', c.wallet_address],
+        ['Status', status(c.status)],
+        ['Two-step sign-in', c.two_factor_enabled ? 'on' : 'off'],
+        ['KYC', status(c.kyc_status ?? 'not_started')],
+        ['KYC rejection', c.reject_reason],
+        ['Created', when(c.created_at)],
+      ])}
+<h2>KYC documents</h2>${listView({
+        caption: 'Verifications and the documents they saw',
+        rows: documents,
+        empty: 'No documents yet.',
+        columns: [
+          { label: 'Verification', cell: (d) => d.id },
+          { label: 'Kind', cell: (d) => d.kind },
+          { label: 'Status', cell: (d) => status(d.status) },
+          {
+            label: 'Document',
+            cell: (d) =>
+              d.document_name
+                ? `${d.document_name} (${d.document_type ?? '?'}, ${d.document_bytes ?? 0} bytes)`
+                : '',
+          },
+          { label: 'Rejection', cell: (d) => d.reject_reason },
+          { label: 'Completed', cell: (d) => when(d.completed_at) },
+        ],
+      })}
+<h2>Accounts</h2>${accountTable(accounts.rows)}
+<h2>Cards</h2>${cardTable(cards.rows)}
+<h2>Topups</h2>${topupTable(topups.rows)}
+<h2>Events</h2>${await eventsAbout(deps, viewer, c.id)}`,
+    );
+  });
+
+  app.get('/issuing/accounts', async (request, reply) => {
+    const f = textQuery(request);
+    const page = await listAccounts(db, viewerOf(request, deps), f);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Issuing accounts',
+      h`${filterForm(
+        '/console/issuing/accounts',
+        [{ name: 'customerId', label: 'Customer id' }],
+        f,
+      )}${accountTable(page.rows, nextHref('/console/issuing/accounts', f, page.nextCursor))}`,
+    );
+  });
+
+  app.get('/issuing/cards', async (request, reply) => {
+    const f = textQuery(request);
+    const page = await listIssuedCards(db, viewerOf(request, deps), f);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Issued cards',
+      h`${filterForm(
+        '/console/issuing/cards',
+        [
+          { name: 'status', label: 'Status', options: CARD_STATUSES },
+          { name: 'customerId', label: 'Customer id' },
+        ],
+        f,
+      )}${cardTable(page.rows, nextHref('/console/issuing/cards', f, page.nextCursor))}`,
+    );
+  });
+
+  app.get<{ Params: IdParams }>('/issuing/cards/:id', async (request, reply) => {
+    const viewer = viewerOf(request, deps);
+    const k = await getIssuedCard(db, viewer, request.params.id);
+    const transactions = await listCardTransactions(db, viewer, { cardId: k.id });
+    const base = `/console/issuing/cards/${k.id}`;
+    const action =
+      k.status === 'active'
+        ? link(`${base}/freeze`, 'Freeze…')
+        : k.status === 'frozen'
+          ? link(`${base}/unfreeze`, 'Unfreeze…')
+          : '';
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      `Card ${k.label ?? k.id}`,
+      h`${doneNotice(textQuery(request).done)}
+${action ? h`<p class="inline">${action}</p>` : ''}${details([
+  ['Card', k.id],
+  ['Status', status(k.status)],
+  ['Number', `${k.bin}•• •••• ••••`],
+  ['Expiry', `${String(k.expiry_month).padStart(2, '0')}/${k.expiry_year}`],
+  ['Kind', k.is_virtual ? 'virtual' : 'physical'],
+  ['Product', k.product_id],
+  ['Customer', link(`/console/issuing/customers/${k.customer_id}`, k.customer_id)],
+  ['Account', k.account_id],
+  ['Created', when(k.created_at)],
+])}<h2>Transactions</h2>${cardTransactionTable(transactions.rows)}<h2>Events</h2>${await eventsAbout(deps, viewer, k.id)}`,
+    );
+  });
+
+  for (const change of ['freeze', 'unfreeze'] as const) {
+    const action = confirmedAction<IdParams>(
+      deps,
+      async (request, params) => {
+        const k = await getIssuedCard(db, viewerOf(request, deps), params.id);
+        return {
+          title: `${change === 'freeze' ? 'Freeze' : 'Unfreeze'} card ${k.label ?? k.id}`,
+          explain:
+            change === 'freeze'
+              ? h`<p>New authorizations on this card are declined until it is unfrozen. The cardholder is told by webhook.</p>`
+              : h`<p>The card authorizes payments again.</p>`,
+          fields: [],
+          submit: change === 'freeze' ? 'Freeze the card' : 'Unfreeze the card',
+          ...(change === 'freeze' ? { danger: true } : {}),
+        };
+      },
+      async (request, params) => {
+        const k = await getIssuedCard(db, viewerOf(request, deps), params.id);
+        const customer = { customerId: k.customer_id, partnerId: k.partner_id };
+        await deps.services.issuing.cards[change](customer, k.id);
+        return `/console/issuing/cards/${k.id}?done=${change === 'freeze' ? 'frozen' : 'unfrozen'}`;
+      },
+    );
+    app.get(`/issuing/cards/:id/${change}`, action.get);
+    app.post(`/issuing/cards/:id/${change}`, action.post);
+  }
+
+  app.get('/issuing/transactions', async (request, reply) => {
+    const f = textQuery(request);
+    const page = await listCardTransactions(db, viewerOf(request, deps), f);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Card transactions',
+      h`${filterForm(
+        '/console/issuing/transactions',
+        [
+          {
+            name: 'status',
+            label: 'Status',
+            options: ['pending_3ds', 'authorized', 'declined', 'settled', 'reversed', 'expired'],
+          },
+          { name: 'cardId', label: 'Card id' },
+        ],
+        f,
+      )}${cardTransactionTable(page.rows, nextHref('/console/issuing/transactions', f, page.nextCursor))}`,
+    );
+  });
+
+  app.get<{ Params: IdParams }>('/issuing/transactions/:id', async (request, reply) => {
+    const viewer = viewerOf(request, deps);
+    const t = await getCardTransaction(db, viewer, request.params.id);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      `Card transaction ${t.id}`,
+      h`${details([
+        ['Status', status(t.status)],
+        ['Type', t.type],
+        ['Amount', money(t.amount, t.currency)],
+        ['Settled', t.settled_amount ? money(t.settled_amount, t.currency) : null],
+        ['Merchant', t.merchant],
+        ['Decline', t.decline_reason],
+        ['3-D Secure challenge', t.challenge_status ? status(t.challenge_status) : null],
+        ['Card', link(`/console/issuing/cards/${t.card_id}`, t.card_id)],
+        ['Customer', link(`/console/issuing/customers/${t.customer_id}`, t.customer_id)],
+        ['Created', when(t.created_at)],
+      ])}<h2>Events</h2>${await eventsAbout(deps, viewer, t.id)}`,
+    );
+  });
+
+  app.get('/issuing/challenges', async (request, reply) => {
+    const f = textQuery(request);
+    const page = await listChallenges(db, viewerOf(request, deps), f);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      '3-D Secure challenges',
+      listView({
+        caption: 'Challenges, newest first',
+        filters: filterForm(
+          '/console/issuing/challenges',
+          [
+            {
+              name: 'status',
+              label: 'Status',
+              options: ['pending', 'authorized', 'declined', 'cancelled', 'timeout', 'failed'],
+            },
+          ],
+          f,
+        ),
+        rows: page.rows,
+        columns: [
+          { label: 'Challenge', cell: (c) => c.id },
+          {
+            label: 'Transaction',
+            cell: (c) => link(`/console/issuing/transactions/${c.transaction_id}`, c.transaction_id),
+          },
+          { label: 'Status', cell: (c) => status(c.status) },
+          { label: 'Amount', cell: (c) => money(c.amount, c.currency) },
+          { label: 'Merchant', cell: (c) => c.merchant },
+          { label: 'Expires', cell: (c) => when(c.expires_at) },
+        ],
+        nextHref: nextHref('/console/issuing/challenges', f, page.nextCursor),
+      }),
+    );
+  });
+
+  app.get('/issuing/topups', async (request, reply) => {
+    const f = textQuery(request);
+    const page = await listTopups(db, viewerOf(request, deps), f);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Topups',
+      h`${filterForm(
+        '/console/issuing/topups',
+        [
+          { name: 'status', label: 'Status', options: ['pending', 'confirming', 'completed', 'expired'] },
+          { name: 'customerId', label: 'Customer id' },
+        ],
+        f,
+      )}${topupTable(page.rows, nextHref('/console/issuing/topups', f, page.nextCursor))}`,
+    );
+  });
+}
+
+function customerTable(
+  rows: Awaited<ReturnType<typeof listIssuingCustomers>>['rows'],
+  next: string | null = null,
+) {
+  return listView({
+    caption: 'Customers, newest first',
+    rows,
+    empty: 'No customers.',
+    columns: [
+      { label: 'Customer', cell: (c) => link(`/console/issuing/customers/${c.id}`, c.id) },
+      { label: 'Email or user id', cell: (c) => c.email ?? c.external_user_id ?? c.wallet_address },
+      { label: 'Status', cell: (c) => status(c.status) },
+      { label: 'KYC', cell: (c) => status(c.kyc_status ?? 'not_started') },
+      { label: 'Created', cell: (c) => when(c.created_at) },
+    ],
+    nextHref: next,
+  });
+}
+
+function accountTable(rows: Awaited<ReturnType<typeof listAccounts>>['rows'], next: string | null = null) {
+  return listView({
+    caption: 'Accounts and their balances',
+    rows,
+    empty: 'No accounts.',
+    columns: [
+      { label: 'Account', cell: (a) => a.id },
+      { label: 'Customer', cell: (a) => link(`/console/issuing/customers/${a.customer_id}`, a.customer_id) },
+      { label: 'Status', cell: (a) => status(a.status) },
+      { label: 'Balance', cell: (a) => money(a.posted, a.currency) },
+      { label: 'Held', cell: (a) => money(a.pending_debits, a.currency) },
+      {
+        label: 'Ledger',
+        cell: (a) => link(`/console/ledger/accounts/${a.ledger_account_id}`, a.ledger_account_id),
+      },
+    ],
+    nextHref: next,
+  });
+}
+
+function cardTable(rows: Awaited<ReturnType<typeof listIssuedCards>>['rows'], next: string | null = null) {
+  return listView({
+    caption: 'Cards (masked)',
+    rows,
+    empty: 'No cards.',
+    columns: [
+      { label: 'Card', cell: (k) => link(`/console/issuing/cards/${k.id}`, k.id) },
+      { label: 'Label', cell: (k) => k.label },
+      { label: 'Number', cell: (k) => `${k.bin}•• •••• ••••` },
+      { label: 'Status', cell: (k) => status(k.status) },
+      { label: 'Customer', cell: (k) => link(`/console/issuing/customers/${k.customer_id}`, k.customer_id) },
+      { label: 'Created', cell: (k) => when(k.created_at) },
+    ],
+    nextHref: next,
+  });
+}
+
+function cardTransactionTable(
+  rows: Awaited<ReturnType<typeof listCardTransactions>>['rows'],
+  next: string | null = null,
+) {
+  return listView({
+    caption: 'Card transactions, newest first',
+    rows,
+    empty: 'No transactions.',
+    columns: [
+      { label: 'Transaction', cell: (t) => link(`/console/issuing/transactions/${t.id}`, t.id) },
+      { label: 'Created', cell: (t) => when(t.created_at) },
+      { label: 'Merchant', cell: (t) => t.merchant },
+      { label: 'Status', cell: (t) => status(t.status) },
+      { label: 'Amount', cell: (t) => money(t.amount, t.currency) },
+      { label: '3-D Secure', cell: (t) => t.challenge_status },
+    ],
+    nextHref: next,
+  });
+}
+
+function topupTable(rows: Awaited<ReturnType<typeof listTopups>>['rows'], next: string | null = null) {
+  return listView({
+    caption: 'Topups, newest first',
+    rows,
+    empty: 'No topups.',
+    columns: [
+      { label: 'Topup', cell: (t) => t.id },
+      { label: 'Customer', cell: (t) => link(`/console/issuing/customers/${t.customer_id}`, t.customer_id) },
+      { label: 'Method', cell: (t) => t.method },
+      { label: 'Status', cell: (t) => status(t.status) },
+      { label: 'Amount', cell: (t) => money(t.amount, t.currency) },
+      { label: 'Credited', cell: (t) => (t.credited_amount ? money(t.credited_amount, t.currency) : '') },
+      { label: 'Created', cell: (t) => when(t.created_at) },
+    ],
+    nextHref: next,
+  });
+}

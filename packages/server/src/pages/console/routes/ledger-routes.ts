@@ -1,0 +1,89 @@
+// Console › Ledger: accounts with their balances per owner and asset; an account's entries, each with the
+// business operation that posted it and a link that opens that object.
+import type { FastifyInstance } from 'fastify';
+import { sendConsolePage } from '../console-http.ts';
+import { details, filterForm, idLink, link, listView, money, status, when } from '../console-layout.ts';
+import { h } from '../html-template.ts';
+import { entriesOf, getLedgerAccount, listLedgerAccounts, objectOfOperation } from '../reads/ledger-reads.ts';
+import { type ConsoleRouteDeps, nextHref, textQuery, viewerOf } from './route-kit.ts';
+
+/** Owners that are objects of ours open through the search; the platform's own accounts are just named. */
+const ownerOf = (a: { owner_type: string; owner_id: string }) =>
+  ['payments_site', 'crypto_store', 'issuing_account'].includes(a.owner_type)
+    ? h`${a.owner_type} ${idLink(a.owner_id)}`
+    : `${a.owner_type} ${a.owner_id}`;
+
+export async function registerLedgerConsoleRoutes(
+  app: FastifyInstance,
+  deps: ConsoleRouteDeps,
+): Promise<void> {
+  const { db } = deps.services;
+
+  app.get('/ledger/accounts', async (request, reply) => {
+    const f = textQuery(request);
+    const page = await listLedgerAccounts(db, viewerOf(request, deps), f);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Ledger accounts',
+      listView({
+        caption: 'Accounts and balances',
+        filters: filterForm(
+          '/console/ledger/accounts',
+          [
+            { name: 'ownerType', label: 'Owner type' },
+            { name: 'ownerId', label: 'Owner id' },
+            { name: 'asset', label: 'Asset' },
+          ],
+          f,
+        ),
+        rows: page.rows,
+        columns: [
+          { label: 'Account', cell: (a) => link(`/console/ledger/accounts/${a.id}`, a.id) },
+          { label: 'Owner', cell: ownerOf },
+          { label: 'Purpose', cell: (a) => a.purpose },
+          { label: 'Posted', cell: (a) => money(a.posted, a.asset) },
+          { label: 'Pending debits', cell: (a) => money(a.pending_debits, a.asset) },
+          { label: 'Pending credits', cell: (a) => money(a.pending_credits, a.asset) },
+        ],
+        nextHref: nextHref('/console/ledger/accounts', f, page.nextCursor),
+      }),
+    );
+  });
+
+  app.get<{ Params: { id: string } }>('/ledger/accounts/:id', async (request, reply) => {
+    const a = await getLedgerAccount(db, viewerOf(request, deps), request.params.id);
+    const f = textQuery(request);
+    const entries = await entriesOf(db, a.id, f.cursor);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      `Ledger account ${a.id}`,
+      h`${details([
+        ['Owner', ownerOf(a)],
+        ['Asset', a.asset],
+        ['Purpose', a.purpose],
+        ['Bounded (never below zero)', a.is_bounded ? 'yes' : 'no'],
+        ['Posted balance', money(a.posted, a.asset)],
+        ['Pending debits', money(a.pending_debits, a.asset)],
+        ['Pending credits', money(a.pending_credits, a.asset)],
+        ['Opened', when(a.created_at)],
+      ])}<h2>Entries</h2>${listView({
+        caption: 'Entries, newest first (a credit is positive)',
+        rows: entries.rows,
+        empty: 'No entries.',
+        columns: [
+          { label: 'When', cell: (e) => when(e.created_at) },
+          { label: 'Amount', cell: (e) => money(e.amount, a.asset) },
+          { label: 'Kind', cell: (e) => e.kind },
+          { label: 'Status', cell: (e) => status(e.status) },
+          { label: 'Operation', cell: (e) => e.operation_id },
+          { label: 'Object', cell: (e) => idLink(objectOfOperation(e.operation_id)) },
+        ],
+        nextHref: nextHref(`/console/ledger/accounts/${a.id}`, {}, entries.nextCursor),
+      })}`,
+    );
+  });
+}

@@ -1,0 +1,520 @@
+// Console › Payments: orders, transactions (capture, refund, void — each confirmed first), customers, stored
+// cards, payment links and sites (IPN URL, secret key rotation). Actions call the payments services the API
+// calls, with the merchant's scope, so validation, ledger postings and IPNs are the same.
+import type { FastifyInstance } from 'fastify';
+import { loadMerchantScope } from '../../../payments/sites.ts';
+import { runTransaction } from '../../../platform/db/transact.ts';
+import { DomainError } from '../../../platform/errors/domain-error.ts';
+import { sendConsolePage } from '../console-http.ts';
+import { details, doneNotice, filterForm, link, listView, money, status, when } from '../console-layout.ts';
+import { h } from '../html-template.ts';
+import {
+  getCustomer,
+  getOrder,
+  getSite,
+  getTransaction,
+  listCustomers,
+  listLinks,
+  listOrders,
+  listSites,
+  listStoredCards,
+  listTransactions,
+  ORDER_STATUSES,
+  TRANSACTION_STATUSES,
+} from '../reads/payments-reads.ts';
+import {
+  type ConsoleRouteDeps,
+  confirmedAction,
+  eventsAbout,
+  nextHref,
+  textQuery,
+  viewerOf,
+} from './route-kit.ts';
+
+type IdParams = { id: string };
+
+export async function registerPaymentsConsoleRoutes(
+  app: FastifyInstance,
+  deps: ConsoleRouteDeps,
+): Promise<void> {
+  const { db } = deps.services;
+  const payments = deps.services.payments;
+
+  app.get('/payments/orders', async (request, reply) => {
+    const f = textQuery(request);
+    const page = await listOrders(db, viewerOf(request, deps), f);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Payments orders',
+      listView({
+        caption: 'Orders, newest first',
+        filters: filterForm(
+          '/console/payments/orders',
+          [
+            { name: 'status', label: 'Status', options: ORDER_STATUSES },
+            { name: 'siteId', label: 'Site id' },
+            { name: 'customerId', label: 'Customer id' },
+            { name: 'currency', label: 'Currency' },
+          ],
+          f,
+        ),
+        rows: page.rows,
+        columns: [
+          { label: 'Order', cell: (o) => link(`/console/payments/orders/${o.id}`, o.id) },
+          { label: 'Created', cell: (o) => when(o.created_at) },
+          { label: 'Site', cell: (o) => o.site_name },
+          {
+            label: 'Customer',
+            cell: (o) => link(`/console/payments/customers/${o.customer_id}`, o.customer_id),
+          },
+          { label: 'Type', cell: (o) => o.order_type },
+          { label: 'Status', cell: (o) => status(o.status) },
+          { label: 'Amount', cell: (o) => money(o.amount, o.currency) },
+          { label: 'Description', cell: (o) => o.description },
+        ],
+        nextHref: nextHref('/console/payments/orders', f, page.nextCursor),
+      }),
+    );
+  });
+
+  app.get<{ Params: IdParams }>('/payments/orders/:id', async (request, reply) => {
+    const viewer = viewerOf(request, deps);
+    const o = await getOrder(db, viewer, request.params.id);
+    const transactions = await listTransactions(db, viewer, { orderId: String(o.id) });
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      `Order ${o.id}`,
+      h`${details([
+        ['Status', status(o.status)],
+        ['Amount', money(o.amount, o.currency)],
+        ['Type', `${o.order_type} (${o.card_transaction_mode})`],
+        ['Site', link(`/console/payments/sites/${o.site_id}`, `${o.site_name} (${o.site_id})`)],
+        ['Customer', link(`/console/payments/customers/${o.customer_id}`, o.customer_id)],
+        ['Description', o.description],
+        ['Merchant’s order id', o.external_order_id],
+        ['Back URL', o.back_url],
+        ['Invoice email', o.invoice_email],
+        [
+          'Recurring',
+          o.interval_type
+            ? `every ${o.interval_value} ${o.interval_type}(s); next bill ${o.next_bill_at?.toISOString() ?? '—'}`
+            : 'no',
+        ],
+        ['Payment link', o.payment_link_hash],
+        ['Cancel reason', o.cancel_reason],
+        ['Created', when(o.created_at)],
+      ])}<h2>Transactions</h2>${transactionTable(transactions.rows)}<h2>Events</h2>${await eventsAbout(deps, viewer, String(o.id))}`,
+    );
+  });
+
+  app.get('/payments/transactions', async (request, reply) => {
+    const f = textQuery(request);
+    const page = await listTransactions(db, viewerOf(request, deps), f);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Payments transactions',
+      h`${filterForm(
+        '/console/payments/transactions',
+        [
+          { name: 'status', label: 'Status', options: TRANSACTION_STATUSES },
+          { name: 'type', label: 'Type', options: ['deposit', 'refund', 'credit'] },
+          { name: 'orderId', label: 'Order id' },
+        ],
+        f,
+      )}${transactionTable(page.rows, nextHref('/console/payments/transactions', f, page.nextCursor))}`,
+    );
+  });
+
+  app.get<{ Params: IdParams; Querystring: { done?: string } }>(
+    '/payments/transactions/:id',
+    async (request, reply) => {
+      const viewer = viewerOf(request, deps);
+      const t = await getTransaction(db, viewer, request.params.id);
+      const refunds = await listTransactions(db, viewer, { parentId: String(t.id) });
+      const base = `/console/payments/transactions/${t.id}`;
+      const actions = [
+        t.type === 'deposit' && t.status === 'in-progress' ? link(`${base}/capture`, 'Capture…') : '',
+        t.type === 'deposit' && t.status === 'in-progress' ? link(`${base}/void`, 'Void…') : '',
+        t.type === 'deposit' &&
+        (t.status === 'complete-ok' || t.status === 'refund-ok') &&
+        BigInt(t.captured_amount) > BigInt(t.refunded_amount)
+          ? link(`${base}/refund`, 'Refund…')
+          : '',
+      ].filter((a) => a !== '');
+      return sendConsolePage(
+        request,
+        reply,
+        deps,
+        `Transaction ${t.id}`,
+        h`${doneNotice(textQuery(request).done)}
+${actions.length ? h`<p class="inline">${actions}</p>` : ''}
+${details([
+  ['Status', status(t.status)],
+  ['Type', `${t.type} (${t.mode})`],
+  ['Amount', money(t.amount, t.currency)],
+  ['Captured', money(t.captured_amount, t.currency)],
+  ['Refunded', money(t.refunded_amount, t.currency)],
+  ['Order', link(`/console/payments/orders/${t.order_id}`, t.order_id)],
+  ['Refund of', t.parent_id ? link(`/console/payments/transactions/${t.parent_id}`, t.parent_id) : null],
+  ['Customer', link(`/console/payments/customers/${t.customer_id}`, t.customer_id)],
+  ['Card', t.card_bin ? `${t.card_brand ?? ''} ${t.card_bin}•• •••• ${t.card_last4 ?? ''}` : null],
+  ['Decline', t.decline_reason ?? t.error_message],
+  ['Reason', t.reason],
+  ['Authorization expires', when(t.auth_expires_at)],
+  ['Created', when(t.created_at)],
+])}
+<h2>Refunds</h2>${transactionTable(refunds.rows)}
+<h2>Events</h2>${await eventsAbout(deps, viewer, String(t.id))}`,
+      );
+    },
+  );
+
+  const transactionAction = (kind: 'capture' | 'refund' | 'void') =>
+    confirmedAction<IdParams>(
+      deps,
+      async (request, params) => {
+        const t = await getTransaction(db, viewerOf(request, deps), params.id);
+        const left = BigInt(t.captured_amount) - BigInt(t.refunded_amount);
+        if (kind === 'capture') {
+          return {
+            title: `Capture transaction ${t.id}`,
+            explain: h`<p>Captures up to the authorized ${money(t.amount, t.currency)}; what is not captured is released.</p>`,
+            fields: [
+              {
+                name: 'amount',
+                label: `Amount (${t.currency})`,
+                value: money(t.amount, t.currency).split(' ')[0] ?? '',
+                required: true,
+                inputmode: 'decimal',
+              },
+            ],
+            submit: 'Capture',
+          };
+        }
+        if (kind === 'void') {
+          return {
+            title: `Void transaction ${t.id}`,
+            explain: h`<p>Releases the authorization of ${money(t.amount, t.currency)}: nothing will be charged.</p>`,
+            fields: [{ name: 'reason', label: 'Reason (optional)' }],
+            submit: 'Void the authorization',
+            danger: true,
+          };
+        }
+        return {
+          title: `Refund transaction ${t.id}`,
+          explain: h`<p>${money(left, t.currency)} of ${money(t.captured_amount, t.currency)} can still be refunded. The money goes
+back to the buyer’s card and the site’s balance is debited.</p>`,
+          fields: [
+            {
+              name: 'amount',
+              label: `Amount (${t.currency})`,
+              value: money(left, t.currency).split(' ')[0] ?? '',
+              required: true,
+              inputmode: 'decimal',
+            },
+            { name: 'reason', label: 'Reason (optional)' },
+          ],
+          submit: 'Refund',
+          danger: true,
+        };
+      },
+      async (request, params, body) => {
+        const viewer = viewerOf(request, deps);
+        const t = await getTransaction(db, viewer, params.id);
+        const merchant = await loadMerchantScope(db, t.merchant_id);
+        const base = `/console/payments/transactions/${t.id}`;
+        if (kind === 'capture') {
+          await payments.transactions.capture(merchant, t.id, body.amount ?? '');
+          return `${base}?done=captured`;
+        }
+        if (kind === 'void') {
+          if (t.status !== 'in-progress')
+            throw new DomainError('invalid_state', `a ${t.status} transaction cannot be voided`);
+          await payments.transactions.refund(merchant, t.id, {
+            ...(body.reason ? { reason: body.reason } : {}),
+          });
+          return `${base}?done=voided`;
+        }
+        if (t.status === 'in-progress') {
+          throw new DomainError('invalid_state', 'an authorization not captured yet is voided, not refunded');
+        }
+        const refund = await payments.transactions.refund(merchant, t.id, {
+          amount: body.amount ?? '',
+          ...(body.reason ? { reason: body.reason } : {}),
+        });
+        return `/console/payments/transactions/${refund.id}?done=refunded`;
+      },
+    );
+  for (const kind of ['capture', 'refund', 'void'] as const) {
+    const action = transactionAction(kind);
+    app.get(`/payments/transactions/:id/${kind}`, action.get);
+    app.post(`/payments/transactions/:id/${kind}`, action.post);
+  }
+
+  app.get('/payments/customers', async (request, reply) => {
+    const f = textQuery(request);
+    const page = await listCustomers(db, viewerOf(request, deps), f);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Payments customers',
+      listView({
+        caption: 'Customers, newest first',
+        filters: filterForm(
+          '/console/payments/customers',
+          [
+            { name: 'email', label: 'Email contains' },
+            { name: 'siteId', label: 'Site id' },
+          ],
+          f,
+        ),
+        rows: page.rows,
+        columns: [
+          { label: 'Customer', cell: (c) => link(`/console/payments/customers/${c.id}`, c.id) },
+          { label: 'Identifier', cell: (c) => c.identifier },
+          { label: 'Email', cell: (c) => c.email },
+          { label: 'Name', cell: (c) => [c.first_name, c.last_name].filter(Boolean).join(' ') },
+          { label: 'Site', cell: (c) => c.site_id },
+          { label: 'Created', cell: (c) => when(c.created_at) },
+        ],
+        nextHref: nextHref('/console/payments/customers', f, page.nextCursor),
+      }),
+    );
+  });
+
+  app.get<{ Params: IdParams }>('/payments/customers/:id', async (request, reply) => {
+    const viewer = viewerOf(request, deps);
+    const c = await getCustomer(db, viewer, request.params.id);
+    const orders = await listOrders(db, viewer, { customerId: String(c.id) });
+    const cards = await listStoredCards(db, viewer, { customerId: String(c.id) });
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      `Customer ${c.id}`,
+      h`${details([
+        ['Identifier', c.identifier],
+        ['Email', c.email],
+        ['Name', [c.first_name, c.last_name].filter(Boolean).join(' ') || null],
+        ['Country / city', [c.country, c.city].filter(Boolean).join(' / ') || null],
+        ['Site', link(`/console/payments/sites/${c.site_id}`, c.site_id)],
+        ['Deleted', when(c.deleted_at)],
+        ['Created', when(c.created_at)],
+      ])}<h2>Stored cards</h2>${storedCardTable(cards.rows)}<h2>Orders</h2>${listView({
+        caption: 'Orders of this customer',
+        rows: orders.rows,
+        columns: [
+          { label: 'Order', cell: (o) => link(`/console/payments/orders/${o.id}`, o.id) },
+          { label: 'Status', cell: (o) => status(o.status) },
+          { label: 'Amount', cell: (o) => money(o.amount, o.currency) },
+          { label: 'Created', cell: (o) => when(o.created_at) },
+        ],
+      })}`,
+    );
+  });
+
+  app.get('/payments/cards', async (request, reply) => {
+    const f = textQuery(request);
+    const page = await listStoredCards(db, viewerOf(request, deps), f);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Stored cards',
+      h`${filterForm(
+        '/console/payments/cards',
+        [{ name: 'customerId', label: 'Customer id' }],
+        f,
+      )}${storedCardTable(page.rows, nextHref('/console/payments/cards', f, page.nextCursor))}`,
+    );
+  });
+
+  app.get('/payments/links', async (request, reply) => {
+    const f = textQuery(request);
+    const page = await listLinks(db, viewerOf(request, deps), f);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Payment links',
+      listView({
+        caption: 'Payment links, newest first',
+        rows: page.rows,
+        columns: [
+          { label: 'Link', cell: (l) => h`<a href="/pay/${l.hash}">${l.hash}</a>` },
+          { label: 'Site', cell: (l) => l.site_id },
+          { label: 'Type', cell: (l) => l.order_type },
+          { label: 'Amount', cell: (l) => money(l.amount, l.currency) },
+          { label: 'Description', cell: (l) => l.description },
+          { label: 'Active', cell: (l) => (l.active ? 'yes' : 'no') },
+          { label: 'Expires', cell: (l) => when(l.expires_at) },
+          { label: 'Created', cell: (l) => when(l.created_at) },
+        ],
+        nextHref: nextHref('/console/payments/links', f, page.nextCursor),
+      }),
+    );
+  });
+
+  app.get('/payments/sites', async (request, reply) => {
+    const f = textQuery(request);
+    const page = await listSites(db, viewerOf(request, deps), f);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Sites',
+      listView({
+        caption: 'Sites',
+        filters: filterForm('/console/payments/sites', [{ name: 'merchantId', label: 'Merchant id' }], f),
+        rows: page.rows,
+        columns: [
+          { label: 'Site', cell: (s) => link(`/console/payments/sites/${s.id}`, s.id) },
+          { label: 'Name', cell: (s) => s.name },
+          { label: 'Merchant', cell: (s) => `${s.merchant_name} (${s.merchant_id})` },
+          { label: 'IPN URL', cell: (s) => s.ipn_url },
+          { label: 'Created', cell: (s) => when(s.created_at) },
+        ],
+        nextHref: nextHref('/console/payments/sites', f, page.nextCursor),
+      }),
+    );
+  });
+
+  app.get<{ Params: IdParams }>('/payments/sites/:id', async (request, reply) => {
+    const viewer = viewerOf(request, deps);
+    const s = await getSite(db, viewer, request.params.id);
+    const base = `/console/payments/sites/${s.id}`;
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      `Site ${s.name}`,
+      h`${doneNotice(textQuery(request).done)}${details([
+        ['Site id', s.id],
+        ['Merchant', `${s.merchant_name} (${s.merchant_id})`],
+        ['Public key', deps.services.merchants.publicKeyOf(s.id)],
+        ['IPN URL', s.ipn_url],
+        ['Previous secret key valid until', when(s.previous_secret_key_until)],
+        ['Created', when(s.created_at)],
+      ])}<p class="inline">${link(`${base}/ipn-url`, 'Change the IPN URL…')} ${link(`${base}/rotate-key`, 'Rotate the secret key…')}</p>`,
+    );
+  });
+
+  const ipnUrl = confirmedAction<IdParams>(
+    deps,
+    async (request, params) => {
+      const s = await getSite(db, viewerOf(request, deps), params.id);
+      return {
+        title: `IPN URL of ${s.name}`,
+        explain: h`<p>Where Tessera posts this site’s payment notifications. Leave empty to send none.</p>`,
+        fields: [{ name: 'ipnUrl', label: 'IPN URL', type: 'url', value: s.ipn_url ?? '' }],
+        submit: 'Save',
+      };
+    },
+    async (request, params, body) => {
+      const s = await getSite(db, viewerOf(request, deps), params.id);
+      const url = body.ipnUrl?.trim() ?? '';
+      const problem = url ? deps.services.ssrf.checkUrl(url) : undefined;
+      if (problem) throw new DomainError('validation_failed', `ipnUrl ${problem}`, { field: 'ipnUrl' });
+      await deps.services.merchants.updateSite(db, s.merchant_id, s.id, { ipnUrl: url || null });
+      return `/console/payments/sites/${s.id}?done=saved`;
+    },
+  );
+  app.get('/payments/sites/:id/ipn-url', ipnUrl.get);
+  app.post('/payments/sites/:id/ipn-url', ipnUrl.post);
+
+  const rotate = confirmedAction<IdParams>(
+    deps,
+    async (request, params) => {
+      const s = await getSite(db, viewerOf(request, deps), params.id);
+      return {
+        title: `Rotate the secret key of ${s.name}`,
+        explain: h`<p>A new secret key is made and shown once. The current key keeps working for the overlap you choose,
+so the shop can switch without downtime; IPNs use the new key at once.</p>`,
+        fields: [
+          {
+            name: 'overlapSeconds',
+            label: 'Overlap (seconds)',
+            value: '86400',
+            required: true,
+            inputmode: 'numeric',
+            hint: '0 to stop the current key at once; at most 30 days',
+          },
+        ],
+        submit: 'Rotate the key',
+        danger: true,
+      };
+    },
+    async (request, params, body) => {
+      const s = await getSite(db, viewerOf(request, deps), params.id);
+      const overlap = body.overlapSeconds?.trim() ?? '';
+      if (!/^\d{1,7}$/.test(overlap) || Number(overlap) > 30 * 86_400) {
+        throw new DomainError(
+          'validation_failed',
+          'overlapSeconds must be a whole number of seconds up to 30 days',
+          { field: 'overlapSeconds' },
+        );
+      }
+      const rotated = await runTransaction(db, (tx) =>
+        deps.services.merchants.rotateSecretKey(tx, s.merchant_id, s.id, Number(overlap)),
+      );
+      return {
+        title: `New secret key of ${s.name}`,
+        content: h`<p>Copy it now: it is not shown again.</p><p class="secret" data-field="secret-key">${rotated.secretKey}</p>
+${details([
+  ['Public key', rotated.publicKey],
+  ['Previous key valid until', when(rotated.previousKeyValidUntil)],
+])}<p>${link(`/console/payments/sites/${s.id}`, 'Back to the site')}</p>`,
+      };
+    },
+  );
+  app.get('/payments/sites/:id/rotate-key', rotate.get);
+  app.post('/payments/sites/:id/rotate-key', rotate.post);
+}
+
+type TransactionRows = Awaited<ReturnType<typeof listTransactions>>['rows'];
+
+function transactionTable(rows: TransactionRows, next: string | null = null) {
+  return listView({
+    caption: 'Transactions, newest first',
+    rows,
+    empty: 'No transactions.',
+    columns: [
+      { label: 'Transaction', cell: (t) => link(`/console/payments/transactions/${t.id}`, t.id) },
+      { label: 'Created', cell: (t) => when(t.created_at) },
+      { label: 'Order', cell: (t) => link(`/console/payments/orders/${t.order_id}`, t.order_id) },
+      { label: 'Type', cell: (t) => t.type },
+      { label: 'Status', cell: (t) => status(t.status) },
+      { label: 'Amount', cell: (t) => money(t.amount, t.currency) },
+      { label: 'Refunded', cell: (t) => money(t.refunded_amount, t.currency) },
+      { label: 'Card', cell: (t) => (t.card_last4 ? `•••• ${t.card_last4}` : '') },
+    ],
+    nextHref: next,
+  });
+}
+
+function storedCardTable(
+  rows: Awaited<ReturnType<typeof listStoredCards>>['rows'],
+  next: string | null = null,
+) {
+  return listView({
+    caption: 'Stored cards (masked)',
+    rows,
+    empty: 'No stored cards.',
+    columns: [
+      { label: 'Card', cell: (k) => k.id },
+      { label: 'Customer', cell: (k) => link(`/console/payments/customers/${k.customer_id}`, k.customer_id) },
+      { label: 'Number', cell: (k) => `${k.brand} ${k.bin.slice(0, 6)}•• •••• ${k.last4}` },
+      { label: 'Expiry', cell: (k) => `${String(k.expiry_month).padStart(2, '0')}/${k.expiry_year}` },
+      { label: 'Status', cell: (k) => status(k.status) },
+      { label: 'Saved', cell: (k) => when(k.created_at) },
+    ],
+    nextHref: next,
+  });
+}

@@ -1,0 +1,144 @@
+// What every console route module is given and the few helpers they share: the query's text parameters,
+// the next page's address, and a confirmation page whose form re-renders with the error when an action is
+// refused (the same services' validation, named field and all).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Viewer } from '../../../platform/console/console-users.ts';
+import type { EventScope } from '../../../platform/events/events-service.ts';
+import { asDomainError } from '../../../platform/http/as-domain-error.ts';
+import type { PlatformServices } from '../../../server.ts';
+import { type ConsoleFrame, contextOf, sendConsolePage } from '../console-http.ts';
+import { type FormField, link, listView, postForm, status, when } from '../console-layout.ts';
+import { type Html, h } from '../html-template.ts';
+
+export interface ConsoleRouteDeps extends ConsoleFrame {
+  services: PlatformServices;
+}
+
+/** The query's single text values (a repeated or nested parameter is ignored). */
+export function textQuery(request: FastifyRequest): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+    if (typeof v === 'string') out[k] = v;
+  }
+  return out;
+}
+
+export function textBody(request: FastifyRequest): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries((request.body ?? {}) as Record<string, unknown>)) {
+    if (typeof v === 'string') out[k] = v;
+  }
+  return out;
+}
+
+/** The address of the next page of a list: the same filters and the cursor. */
+export function nextHref(
+  path: string,
+  filters: Record<string, string | undefined>,
+  cursor: string | null,
+): string | null {
+  if (!cursor) return null;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(filters)) if (v && k !== 'cursor') params.set(k, v);
+  params.set('cursor', cursor);
+  return `${path}?${params.toString()}`;
+}
+
+export const viewerOf = (request: FastifyRequest, deps: ConsoleFrame): Viewer =>
+  contextOf(request, deps).viewer;
+
+export interface Confirmation {
+  title: string;
+  /** What the action does, said before it is done */
+  explain: Html;
+  fields: FormField[];
+  submit: string;
+  danger?: boolean;
+}
+
+/**
+ * An action behind a confirmation: GET shows what it will do and its form; POST does it through the
+ * services and goes to the object's page (or shows a secret made once), or shows the form again with the
+ * refusal, its field marked.
+ */
+export function confirmedAction<P>(
+  deps: ConsoleRouteDeps,
+  describe: (request: FastifyRequest, params: P) => Promise<Confirmation>,
+  act: (
+    request: FastifyRequest,
+    params: P,
+    body: Record<string, string | undefined>,
+  ) => Promise<string | { title: string; content: Html }>,
+) {
+  const show = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    error?: { field?: string; message: string },
+    status = 200,
+  ) => {
+    const params = request.params as P;
+    const c = await describe(request, params);
+    const path = request.url.split('?')[0] ?? '';
+    const form = postForm(contextOf(request, deps), path, c.fields, c.submit, {
+      idempotent: true,
+      ...(c.danger ? { danger: true } : {}),
+      ...(error ? { error } : {}),
+    });
+    return sendConsolePage(request, reply, deps, c.title, h`${c.explain}${form}`, status);
+  };
+  return {
+    get: async (request: FastifyRequest, reply: FastifyReply) => show(request, reply),
+    post: async (request: FastifyRequest, reply: FastifyReply) => {
+      try {
+        const done = await act(request, request.params as P, textBody(request));
+        // A secret shown once is answered here (a resubmitted form replays this same answer); anything
+        // else goes to the object's page.
+        if (typeof done !== 'string') return sendConsolePage(request, reply, deps, done.title, done.content);
+        return reply.redirect(done, 303);
+      } catch (err) {
+        const error = asDomainError(err);
+        if (error.status >= 500 || error.status === 404) throw err;
+        return show(
+          request,
+          reply,
+          { message: error.message, ...(error.field ? { field: error.field } : {}) },
+          error.status,
+        );
+      }
+    },
+  };
+}
+
+/** The events a viewer may list (the events service's own tenant scope; none for an operator). */
+export async function eventScopeOf(deps: ConsoleRouteDeps, viewer: Viewer): Promise<EventScope | undefined> {
+  if (viewer.role === 'operator') return undefined;
+  const { kind, id } = viewer.tenant;
+  if (kind === 'merchant') {
+    const sites = await deps.services.db
+      .selectFrom('sites')
+      .select('id')
+      .where('merchant_id', '=', Number(id))
+      .execute();
+    return { api: 'payments', tenantIds: sites.map((s) => String(s.id)) };
+  }
+  return { api: kind === 'store' ? 'crypto' : 'issuing', tenantIds: [id] };
+}
+
+/** The newest events about one object, linked to their pages. */
+export async function eventsAbout(deps: ConsoleRouteDeps, viewer: Viewer, objectId: string): Promise<Html> {
+  const { events } = await deps.services.events.list(
+    { objectId, limit: 20 },
+    await eventScopeOf(deps, viewer),
+  );
+  return listView({
+    caption: 'Events',
+    rows: events,
+    empty: 'No events yet.',
+    columns: [
+      { label: 'Event', cell: (e) => link(`/console/developers/events/${e.eventId}`, e.eventId) },
+      { label: 'Type', cell: (e) => e.type },
+      { label: 'Webhook', cell: (e) => status(e.deliveryState) },
+      { label: 'Created', cell: (e) => when(e.createdAt) },
+    ],
+  });
+}
