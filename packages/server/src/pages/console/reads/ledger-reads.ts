@@ -18,7 +18,7 @@ export function ownedBy(viewer: Viewer): RawBuilder<boolean> {
     case 'store':
       return sql<boolean>`a.owner_type = 'crypto_store' AND a.owner_id = ${id}`;
     case 'partner':
-      return sql<boolean>`a.owner_type = 'issuing_account' AND a.owner_id IN (SELECT id FROM issuing_accounts WHERE partner_id = ${id})`;
+      return sql<boolean>`a.owner_type = 'issuing_account' AND a.owner_id IN (SELECT id::text FROM issuing_accounts WHERE partner_id = ${id})`;
   }
 }
 

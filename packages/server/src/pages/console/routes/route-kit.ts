@@ -7,7 +7,7 @@ import type { EventScope } from '../../../platform/events/events-service.ts';
 import { asDomainError } from '../../../platform/http/as-domain-error.ts';
 import type { PlatformServices } from '../../../server.ts';
 import { type ConsoleFrame, contextOf, sendConsolePage } from '../console-http.ts';
-import { type FormField, link, listView, postForm, status, when } from '../console-layout.ts';
+import { type FormField, link, listView, plainConsolePage, postForm, status, when } from '../console-layout.ts';
 import { type Html, h } from '../html-template.ts';
 
 export interface ConsoleRouteDeps extends ConsoleFrame {
@@ -94,7 +94,12 @@ export function confirmedAction<P>(
         // A secret shown once is answered here (a resubmitted form replays this same answer); anything
         // else goes to the object's page.
         if (typeof done !== 'string') return sendConsolePage(request, reply, deps, done.title, done.content);
-        return reply.redirect(done, 303);
+        // The body says where it went too: a resubmitted form replays this answer without its Location.
+        return reply
+          .code(303)
+          .header('location', done)
+          .type('text/html; charset=utf-8')
+          .send(plainConsolePage('Done', h`<p>Done. <a href="${done}">Continue</a></p>`));
       } catch (err) {
         const error = asDomainError(err);
         if (error.status >= 500 || error.status === 404) throw err;
