@@ -148,6 +148,7 @@ export async function serve(config: Config): Promise<number> {
       line('Admin API', `${base}/admin`) +
       (config.mode === 'sandbox' ? line('Sandbox API', `${base}/sandbox`) : '') +
       line('API docs (OpenAPI)', `${base}/docs`) +
+      line('Console', `${base}/console`) +
       line('Admin token', adminTokenLine(config, booted.adminToken)) +
       line(
         'Database',

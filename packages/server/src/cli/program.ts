@@ -135,6 +135,31 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
       }),
     );
 
+  admin
+    .command('create-console-user')
+    .description('a person who signs in to the console: an operator, or a member of one tenant')
+    .requiredOption('--email <email>', 'their email (the sign-in name)')
+    .option(
+      '--tenant <kind:id>',
+      'the partner, merchant or store they belong to (e.g. merchant:1001); none: operator',
+    )
+    .option(
+      '--password <password>',
+      'their password (12+ characters); none: one is generated and printed once',
+    )
+    .action((o: { email: string; tenant?: string; password?: string }) => {
+      const [kind = '', ...id] = (o.tenant ?? '').split(':');
+      if (o.tenant !== undefined && (!['partner', 'merchant', 'store'].includes(kind) || id.length === 0)) {
+        throw new AdminUsageError('--tenant is partner:<id>, merchant:<id> or store:<id>');
+      }
+      return adminRun({
+        command: 'create-console-user',
+        email: o.email,
+        password: o.password,
+        tenant: o.tenant ? { kind: kind as 'partner' | 'merchant' | 'store', id: id.join(':') } : undefined,
+      });
+    });
+
   const connection = (command: Command) =>
     command
       .option('--server <url>', 'the running Tessera (default: TESSERA_PUBLIC_URL, else this machine’s PORT)')

@@ -69,7 +69,7 @@ Drive it with the sandbox API (admin token, printed at start and kept in the dat
   return page(
     'Tessera',
     `<h1>Tessera <small>${escapeHtml(about.version)} · ${escapeHtml(about.mode)}</small></h1>
-<p>Card issuing, card payments and crypto payments on one ledger.</p>
+<p>Card issuing, card payments and crypto payments on one ledger. <a href="/console">Open the console</a>.</p>
 <h2>APIs</h2>
 <div class="scroll" tabindex="0" role="region" aria-label="APIs"><table><thead><tr><th scope="col">API</th><th scope="col">Base URL</th><th scope="col">Credential</th><th scope="col">Documentation</th></tr></thead>
 <tbody>

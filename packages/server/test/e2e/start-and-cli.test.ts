@@ -90,6 +90,35 @@ describe('tessera serve', () => {
     const store = await run(['admin', 'create-store', '--name', 'CLI Store', '--currency', 'usdc:eth']);
     expect(JSON.parse(store.stdout).currencies).toEqual([{ currency: 'USDC', network: 'ETH' }]);
 
+    // A console member from the shell: a generated password printed once, which signs in.
+    const person = await run([
+      'admin',
+      'create-console-user',
+      '--email',
+      'ops@shop.example',
+      '--tenant',
+      `merchant:${made.id}`,
+    ]);
+    const user = JSON.parse(person.stdout) as { role: string; tenant: unknown; password: string };
+    expect(user).toMatchObject({ role: 'member', tenant: { kind: 'merchant', id: String(made.id) } });
+    const signInPage = await fetch(`${first.baseUrl}/console/sign-in`);
+    const signInCookie = signInPage.headers.getSetCookie()[0]?.split(';')[0] ?? '';
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await signInPage.text())?.[1] ?? '';
+    const signedIn = await fetch(`${first.baseUrl}/console/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: signInCookie,
+        origin: first.baseUrl,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ csrf, email: 'ops@shop.example', password: user.password }),
+    });
+    expect(signedIn.headers.get('location')).toBe('/console');
+    expect(
+      (await run(['admin', 'create-console-user', '--email', 'x@shop.example', '--tenant', 'bank:1'])).code,
+    ).toBe(2);
+
     const listed = await fetch(`${first.baseUrl}/admin/partners`, {
       headers: { authorization: `Bearer ${first.adminToken}` },
     });

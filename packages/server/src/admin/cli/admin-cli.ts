@@ -1,10 +1,11 @@
-// `tessera admin …`: onboarding from a shell — create a partner, a merchant with its sites, a store, or
-// rotate a site's secret key — printing the new credentials as JSON, shown once. Works whether or not a
+// `tessera admin …`: onboarding from a shell — create a partner, a merchant with its sites, a store, a
+// console user, or rotate a site's secret key — printing the new credentials as JSON, shown once. Works whether or not a
 // server is running: it reuses a running embedded Postgres on the same data directory, or starts one
 // briefly. The options are parsed by the CLI (src/cli/program.ts); this runs them.
 import { boot } from '../../boot.ts';
 import type { Config } from '../../config.ts';
 import { SandboxClock, systemClock } from '../../platform/clock/clock.ts';
+import { ConsoleUsers } from '../../platform/console/console-users.ts';
 import { derive, Encryptor } from '../../platform/crypto/encryption.ts';
 import { openDatabase } from '../../platform/db/database.ts';
 import { runTransaction } from '../../platform/db/transact.ts';
@@ -24,7 +25,13 @@ export type AdminAction =
       refundsDisabled: boolean;
       currencies: string[];
     }
-  | { command: 'rotate-site-key'; merchantId: number; siteId: number; overlapSeconds: number };
+  | { command: 'rotate-site-key'; merchantId: number; siteId: number; overlapSeconds: number }
+  | {
+      command: 'create-console-user';
+      email: string;
+      password?: string | undefined;
+      tenant?: { kind: 'partner' | 'merchant' | 'store'; id: string } | undefined;
+    };
 
 /** A usage mistake the CLI answers with its help and exit code 2. */
 export class AdminUsageError extends Error {}
@@ -83,6 +90,15 @@ export async function runAdminAction(config: Config, action: AdminAction): Promi
           refundsEnabled: !action.refundsDisabled,
           ...(currencies.length ? { currencies } : {}),
         });
+      }
+      case 'create-console-user': {
+        const { user, password } = await new ConsoleUsers({ db: database.db, encryptor }).create({
+          email: action.email,
+          password: action.password,
+          role: action.tenant ? 'member' : 'operator',
+          tenant: action.tenant,
+        });
+        return { ...user, ...(password ? { password } : {}) };
       }
       case 'rotate-site-key':
         return await runTransaction(database.db, (tx) =>

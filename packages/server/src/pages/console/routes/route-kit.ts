@@ -7,7 +7,15 @@ import type { EventScope } from '../../../platform/events/events-service.ts';
 import { asDomainError } from '../../../platform/http/as-domain-error.ts';
 import type { PlatformServices } from '../../../server.ts';
 import { type ConsoleFrame, contextOf, sendConsolePage } from '../console-http.ts';
-import { type FormField, link, listView, plainConsolePage, postForm, status, when } from '../console-layout.ts';
+import {
+  type FormField,
+  link,
+  listView,
+  plainConsolePage,
+  postForm,
+  status,
+  when,
+} from '../console-layout.ts';
 import { type Html, h } from '../html-template.ts';
 
 export interface ConsoleRouteDeps extends ConsoleFrame {
