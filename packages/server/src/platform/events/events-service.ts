@@ -168,7 +168,6 @@ export class EventsService {
     };
   }
 
-  /** Sends the event again, with a fresh attempt budget, to its current endpoint. */
   /** The webhook request of an event as its channel builds it (signed, not sent), for forwarding. */
   async webhookRequest(eventId: string, scope?: EventScope) {
     const event = await this.findScoped(eventId, scope);
@@ -177,6 +176,7 @@ export class EventsService {
     return { eventId: event.id, api: event.api, tenantId: event.tenant_id, type: event.type, ...request };
   }
 
+  /** Sends the event again, with a fresh attempt budget, to its current endpoint. */
   async redeliver(eventId: string, scope?: EventScope): Promise<{ deliveryId: string }> {
     const event = await this.findScoped(eventId, scope);
     const deliveryId = await this.transact((tx) => this.engine.createDelivery(tx, event, 'redelivery'));
