@@ -13,7 +13,7 @@ import { asDomainError } from '../../platform/http/as-domain-error.ts';
 import { addIdempotencyHooks, IDEMPOTENCY_HEADER } from '../../platform/idempotency/idempotency-hooks.ts';
 import type { IdempotencyStore } from '../../platform/idempotency/idempotency-store.ts';
 import { sendPage } from '../html.ts';
-import { consolePage, type PageContext, plainConsolePage } from './console-layout.ts';
+import { consolePage, notice, type PageContext, plainConsolePage } from './console-layout.ts';
 import { type Html, h } from './html-template.ts';
 
 export const SESSION_COOKIE = 'tessera_console';
@@ -156,7 +156,7 @@ function sendError(request: FastifyRequest, reply: FastifyReply, frame: ConsoleF
       : error.status >= 500
         ? `The request failed on our side (request ${request.id}). Try again; if it persists, tell the operator.`
         : error.message;
-  const content = h`<p class="notice error" role="alert">${text}</p><p><a href="/console">Back to the overview</a></p>`;
+  const content = h`${notice(text, 'error')}<p><a href="/console">Back to the overview</a></p>`;
   reply.code(error.status);
   if (error.retryAfterSeconds) reply.header('retry-after', String(error.retryAfterSeconds));
   if (request.consoleSession?.stage === 'active')

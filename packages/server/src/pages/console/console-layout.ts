@@ -212,7 +212,7 @@ export function postForm(
   return h`<form method="post" action="${action}" class="action">
 <input type="hidden" name="csrf" value="${ctx.csrfToken}">
 ${options.idempotent ? h`<input type="hidden" name="idempotencyKey" value="${randomUUID()}">` : ''}
-${error ? h`<p class="notice error" role="alert">${error.message}</p>` : ''}
+${error ? notice(error.message, 'error') : ''}
 ${fields.map((f) => {
   if (f.type === 'hidden') return h`<input type="hidden" name="${f.name}" value="${f.value ?? ''}">`;
   const id = `field-${f.name}`;

@@ -14,6 +14,10 @@ export function tenantCondition(viewer: Viewer, kind: TenantKind, column: string
   return sql<boolean>`${sql.ref(column)}::text = ${viewer.tenant.id}`;
 }
 
+/** Whether the viewer may open this tenant (an operator any; a member only their own). */
+export const ownsTenant = (viewer: Viewer, kind: TenantKind, id: string): boolean =>
+  viewer.role === 'operator' || (viewer.tenant.kind === kind && viewer.tenant.id === id);
+
 /** Whether the viewer may open this API's section at all. */
 export const sees = (viewer: Viewer, kind: TenantKind): boolean =>
   viewer.role === 'operator' || viewer.tenant.kind === kind;

@@ -154,11 +154,7 @@ export class ConsoleUsers {
   async verifySecondFactor(token: string, code: string): Promise<SignInOutcome> {
     const session = await this.findSession(token);
     if (session?.stage !== 'totp' || !session.user_id) return { outcome: 'refused' };
-    const user = await this.deps.db
-      .selectFrom('console_users')
-      .selectAll()
-      .where('id', '=', session.user_id)
-      .executeTakeFirstOrThrow();
+    const user = await this.row(session.user_id);
     if (user.locked_until && user.locked_until > this.now()) {
       return { outcome: 'locked', until: user.locked_until };
     }
@@ -223,11 +219,7 @@ export class ConsoleUsers {
 
   /** Turns the second factor on, once a code from the new secret proves the app has it. */
   async enableTotp(userId: string, secret: string, code: string): Promise<void> {
-    const user = await this.deps.db
-      .selectFrom('console_users')
-      .selectAll()
-      .where('id', '=', userId)
-      .executeTakeFirstOrThrow();
+    const user = await this.row(userId);
     if (!/^[A-Z2-7]{32}$/.test(secret)) throw invalid('secret', 'the secret is not one this page made');
     const step = this.acceptedStep(secret, user.email, code);
     if (step === undefined)
@@ -241,11 +233,7 @@ export class ConsoleUsers {
 
   /** Turns the second factor off; the password must be given again. */
   async disableTotp(userId: string, password: string): Promise<void> {
-    const user = await this.deps.db
-      .selectFrom('console_users')
-      .selectAll()
-      .where('id', '=', userId)
-      .executeTakeFirstOrThrow();
+    const user = await this.row(userId);
     if (!(await verifyPassword(user.password_hash, password))) throw invalid('password', 'wrong password');
     await this.deps.db
       .updateTable('console_users')
@@ -262,6 +250,14 @@ export class ConsoleUsers {
       .executeTakeFirst();
     if (!row) throw notFound('console user');
     return toUser(row);
+  }
+
+  private row(id: string) {
+    return this.deps.db
+      .selectFrom('console_users')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
   }
 
   private acceptedStep(secret: string, email: string, code: string): number | undefined {

@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Viewer } from '../../../platform/console/console-users.ts';
 import { notFound } from '../../../platform/errors/domain-error.ts';
 import { sendConsolePage } from '../console-http.ts';
-import { details, doneNotice, filterForm, link, listView, money, status, when } from '../console-layout.ts';
-import { sees } from '../console-scope.ts';
+import { details, doneNotice, link, listView, money, status, when } from '../console-layout.ts';
+import { ownsTenant, sees } from '../console-scope.ts';
 import { h } from '../html-template.ts';
 import {
   CRYPTO_ORDER_STATUSES,
@@ -22,6 +22,7 @@ import {
   type ConsoleRouteDeps,
   confirmedAction,
   eventsAbout,
+  listRoute,
   nextHref,
   textQuery,
   viewerOf,
@@ -38,30 +39,21 @@ export async function registerCryptoConsoleRoutes(
 
   /** A store the viewer may see, or not found. */
   const storeFor = async (viewer: Viewer, id: string) => {
-    if (!sees(viewer, 'store') || (viewer.role === 'member' && viewer.tenant.id !== id))
-      throw notFound('store');
+    if (!ownsTenant(viewer, 'store', id)) throw notFound('store');
     return stores.get(db, id);
   };
 
-  app.get('/crypto/orders', async (request, reply) => {
-    const f = textQuery(request);
-    const page = await listCryptoOrders(db, viewerOf(request, deps), f);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      'Crypto orders',
+  listRoute(app, deps, '/crypto/orders', {
+    title: 'Crypto orders',
+    read: listCryptoOrders,
+    filters: [
+      { name: 'status', label: 'Status', options: CRYPTO_ORDER_STATUSES },
+      { name: 'reference', label: 'Store’s reference' },
+    ],
+    table: (rows, next) =>
       listView({
         caption: 'Crypto orders, newest first',
-        filters: filterForm(
-          '/console/crypto/orders',
-          [
-            { name: 'status', label: 'Status', options: CRYPTO_ORDER_STATUSES },
-            { name: 'reference', label: 'Store’s reference' },
-          ],
-          f,
-        ),
-        rows: page.rows,
+        rows,
         columns: [
           { label: 'Order', cell: (o) => link(`/console/crypto/orders/${o.id}`, o.id) },
           { label: 'Created', cell: (o) => when(o.created_at) },
@@ -71,9 +63,8 @@ export async function registerCryptoConsoleRoutes(
           { label: 'Total', cell: (o) => money(o.total, o.currency) },
           { label: 'Paying in', cell: (o) => (o.pay_asset ? `${o.pay_asset} on ${o.pay_network}` : '') },
         ],
-        nextHref: nextHref('/console/crypto/orders', f, page.nextCursor),
+        nextHref: next,
       }),
-    );
   });
 
   app.get<{ Params: IdParams }>('/crypto/orders/:id', async (request, reply) => {
@@ -121,20 +112,11 @@ export async function registerCryptoConsoleRoutes(
     );
   });
 
-  app.get('/crypto/refunds', async (request, reply) => {
-    const f = textQuery(request);
-    const page = await listCryptoRefunds(db, viewerOf(request, deps), f);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      'Crypto refunds',
-      h`${filterForm(
-        '/console/crypto/refunds',
-        [{ name: 'status', label: 'Status', options: CRYPTO_REFUND_STATUSES }],
-        f,
-      )}${refundTable(page.rows, nextHref('/console/crypto/refunds', f, page.nextCursor))}`,
-    );
+  listRoute(app, deps, '/crypto/refunds', {
+    title: 'Crypto refunds',
+    read: listCryptoRefunds,
+    filters: [{ name: 'status', label: 'Status', options: CRYPTO_REFUND_STATUSES }],
+    table: refundTable,
   });
 
   app.get<{ Params: IdParams }>('/crypto/refunds/:id', async (request, reply) => {

@@ -8,7 +8,7 @@ import { DomainError, notFound } from '../../../platform/errors/domain-error.ts'
 import type { DeliveryState } from '../../../platform/events/events-service.ts';
 import { sendConsolePage } from '../console-http.ts';
 import { details, doneNotice, filterForm, idLink, link, listView, status, when } from '../console-layout.ts';
-import { sees } from '../console-scope.ts';
+import { ownsTenant, sees } from '../console-scope.ts';
 import { h } from '../html-template.ts';
 import { UUID } from '../reads/paging.ts';
 import { listMerchantKeys } from '../reads/payments-reads.ts';
@@ -31,11 +31,7 @@ export async function registerDevelopersConsoleRoutes(
 
   /** The merchant whose keys the viewer manages here (a member: their own; the operator: any). */
   const merchantFor = async (viewer: Viewer, id: string) => {
-    if (
-      !sees(viewer, 'merchant') ||
-      (viewer.role === 'member' && viewer.tenant.id !== id) ||
-      !/^\d{1,15}$/.test(id)
-    ) {
+    if (!ownsTenant(viewer, 'merchant', id) || !/^\d{1,15}$/.test(id)) {
       throw notFound('merchant');
     }
     return merchants.get(db, Number(id));

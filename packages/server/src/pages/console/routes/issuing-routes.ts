@@ -4,8 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../../platform/errors/domain-error.ts';
 import { sendConsolePage } from '../console-http.ts';
-import { details, doneNotice, filterForm, link, listView, money, status, when } from '../console-layout.ts';
-import { sees } from '../console-scope.ts';
+import { details, doneNotice, link, listView, money, status, when } from '../console-layout.ts';
+import { ownsTenant, sees } from '../console-scope.ts';
 import { h } from '../html-template.ts';
 import {
   CARD_STATUSES,
@@ -25,7 +25,7 @@ import {
   type ConsoleRouteDeps,
   confirmedAction,
   eventsAbout,
-  nextHref,
+  listRoute,
   textQuery,
   viewerOf,
 } from './route-kit.ts';
@@ -64,7 +64,7 @@ export async function registerIssuingConsoleRoutes(
 
   app.get<{ Params: IdParams }>('/issuing/partners/:id', async (request, reply) => {
     const viewer = viewerOf(request, deps);
-    if (!sees(viewer, 'partner') || (viewer.role === 'member' && viewer.tenant.id !== request.params.id)) {
+    if (!ownsTenant(viewer, 'partner', request.params.id)) {
       throw notFound('partner');
     }
     const p = await partners.get(db, request.params.id);
@@ -83,23 +83,14 @@ export async function registerIssuingConsoleRoutes(
     );
   });
 
-  app.get('/issuing/customers', async (request, reply) => {
-    const f = textQuery(request);
-    const page = await listIssuingCustomers(db, viewerOf(request, deps), f);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      'Issuing customers',
-      h`${filterForm(
-        '/console/issuing/customers',
-        [
-          { name: 'kyc', label: 'KYC', options: KYC_STATUSES },
-          { name: 'email', label: 'Email contains' },
-        ],
-        f,
-      )}${customerTable(page.rows, nextHref('/console/issuing/customers', f, page.nextCursor))}`,
-    );
+  listRoute(app, deps, '/issuing/customers', {
+    title: 'Issuing customers',
+    read: listIssuingCustomers,
+    filters: [
+      { name: 'kyc', label: 'KYC', options: KYC_STATUSES },
+      { name: 'email', label: 'Email contains' },
+    ],
+    table: customerTable,
   });
 
   app.get<{ Params: IdParams }>('/issuing/customers/:id', async (request, reply) => {
@@ -155,39 +146,21 @@ export async function registerIssuingConsoleRoutes(
     );
   });
 
-  app.get('/issuing/accounts', async (request, reply) => {
-    const f = textQuery(request);
-    const page = await listAccounts(db, viewerOf(request, deps), f);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      'Issuing accounts',
-      h`${filterForm(
-        '/console/issuing/accounts',
-        [{ name: 'customerId', label: 'Customer id' }],
-        f,
-      )}${accountTable(page.rows, nextHref('/console/issuing/accounts', f, page.nextCursor))}`,
-    );
+  listRoute(app, deps, '/issuing/accounts', {
+    title: 'Issuing accounts',
+    read: listAccounts,
+    filters: [{ name: 'customerId', label: 'Customer id' }],
+    table: accountTable,
   });
 
-  app.get('/issuing/cards', async (request, reply) => {
-    const f = textQuery(request);
-    const page = await listIssuedCards(db, viewerOf(request, deps), f);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      'Issued cards',
-      h`${filterForm(
-        '/console/issuing/cards',
-        [
-          { name: 'status', label: 'Status', options: CARD_STATUSES },
-          { name: 'customerId', label: 'Customer id' },
-        ],
-        f,
-      )}${cardTable(page.rows, nextHref('/console/issuing/cards', f, page.nextCursor))}`,
-    );
+  listRoute(app, deps, '/issuing/cards', {
+    title: 'Issued cards',
+    read: listIssuedCards,
+    filters: [
+      { name: 'status', label: 'Status', options: CARD_STATUSES },
+      { name: 'customerId', label: 'Customer id' },
+    ],
+    table: cardTable,
   });
 
   app.get<{ Params: IdParams }>('/issuing/cards/:id', async (request, reply) => {
@@ -248,27 +221,18 @@ ${action ? h`<p class="inline">${action}</p>` : ''}${details([
     app.post(`/issuing/cards/:id/${change}`, action.post);
   }
 
-  app.get('/issuing/transactions', async (request, reply) => {
-    const f = textQuery(request);
-    const page = await listCardTransactions(db, viewerOf(request, deps), f);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      'Card transactions',
-      h`${filterForm(
-        '/console/issuing/transactions',
-        [
-          {
-            name: 'status',
-            label: 'Status',
-            options: ['pending_3ds', 'authorized', 'declined', 'settled', 'reversed', 'expired'],
-          },
-          { name: 'cardId', label: 'Card id' },
-        ],
-        f,
-      )}${cardTransactionTable(page.rows, nextHref('/console/issuing/transactions', f, page.nextCursor))}`,
-    );
+  listRoute(app, deps, '/issuing/transactions', {
+    title: 'Card transactions',
+    read: listCardTransactions,
+    filters: [
+      {
+        name: 'status',
+        label: 'Status',
+        options: ['pending_3ds', 'authorized', 'declined', 'settled', 'reversed', 'expired'],
+      },
+      { name: 'cardId', label: 'Card id' },
+    ],
+    table: cardTransactionTable,
   });
 
   app.get<{ Params: IdParams }>('/issuing/transactions/:id', async (request, reply) => {
@@ -294,28 +258,20 @@ ${action ? h`<p class="inline">${action}</p>` : ''}${details([
     );
   });
 
-  app.get('/issuing/challenges', async (request, reply) => {
-    const f = textQuery(request);
-    const page = await listChallenges(db, viewerOf(request, deps), f);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      '3-D Secure challenges',
+  listRoute(app, deps, '/issuing/challenges', {
+    title: '3-D Secure challenges',
+    read: listChallenges,
+    filters: [
+      {
+        name: 'status',
+        label: 'Status',
+        options: ['pending', 'authorized', 'declined', 'cancelled', 'timeout', 'failed'],
+      },
+    ],
+    table: (rows, next) =>
       listView({
         caption: 'Challenges, newest first',
-        filters: filterForm(
-          '/console/issuing/challenges',
-          [
-            {
-              name: 'status',
-              label: 'Status',
-              options: ['pending', 'authorized', 'declined', 'cancelled', 'timeout', 'failed'],
-            },
-          ],
-          f,
-        ),
-        rows: page.rows,
+        rows,
         columns: [
           { label: 'Challenge', cell: (c) => c.id },
           {
@@ -327,28 +283,18 @@ ${action ? h`<p class="inline">${action}</p>` : ''}${details([
           { label: 'Merchant', cell: (c) => c.merchant },
           { label: 'Expires', cell: (c) => when(c.expires_at) },
         ],
-        nextHref: nextHref('/console/issuing/challenges', f, page.nextCursor),
+        nextHref: next,
       }),
-    );
   });
 
-  app.get('/issuing/topups', async (request, reply) => {
-    const f = textQuery(request);
-    const page = await listTopups(db, viewerOf(request, deps), f);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      'Topups',
-      h`${filterForm(
-        '/console/issuing/topups',
-        [
-          { name: 'status', label: 'Status', options: ['pending', 'confirming', 'completed', 'expired'] },
-          { name: 'customerId', label: 'Customer id' },
-        ],
-        f,
-      )}${topupTable(page.rows, nextHref('/console/issuing/topups', f, page.nextCursor))}`,
-    );
+  listRoute(app, deps, '/issuing/topups', {
+    title: 'Topups',
+    read: listTopups,
+    filters: [
+      { name: 'status', label: 'Status', options: ['pending', 'confirming', 'completed', 'expired'] },
+      { name: 'customerId', label: 'Customer id' },
+    ],
+    table: topupTable,
   });
 }
 

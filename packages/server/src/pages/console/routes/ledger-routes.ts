@@ -2,10 +2,10 @@
 // business operation that posted it and a link that opens that object.
 import type { FastifyInstance } from 'fastify';
 import { sendConsolePage } from '../console-http.ts';
-import { details, filterForm, idLink, link, listView, money, status, when } from '../console-layout.ts';
+import { details, idLink, link, listView, money, status, when } from '../console-layout.ts';
 import { h } from '../html-template.ts';
 import { entriesOf, getLedgerAccount, listLedgerAccounts, objectOfOperation } from '../reads/ledger-reads.ts';
-import { type ConsoleRouteDeps, nextHref, textQuery, viewerOf } from './route-kit.ts';
+import { type ConsoleRouteDeps, listRoute, nextHref, textQuery, viewerOf } from './route-kit.ts';
 
 /** Owners that are objects of ours open through the search; the platform's own accounts are just named. */
 const ownerOf = (a: { owner_type: string; owner_id: string }) =>
@@ -19,26 +19,18 @@ export async function registerLedgerConsoleRoutes(
 ): Promise<void> {
   const { db } = deps.services;
 
-  app.get('/ledger/accounts', async (request, reply) => {
-    const f = textQuery(request);
-    const page = await listLedgerAccounts(db, viewerOf(request, deps), f);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      'Ledger accounts',
+  listRoute(app, deps, '/ledger/accounts', {
+    title: 'Ledger accounts',
+    read: listLedgerAccounts,
+    filters: [
+      { name: 'ownerType', label: 'Owner type' },
+      { name: 'ownerId', label: 'Owner id' },
+      { name: 'asset', label: 'Asset' },
+    ],
+    table: (rows, next) =>
       listView({
         caption: 'Accounts and balances',
-        filters: filterForm(
-          '/console/ledger/accounts',
-          [
-            { name: 'ownerType', label: 'Owner type' },
-            { name: 'ownerId', label: 'Owner id' },
-            { name: 'asset', label: 'Asset' },
-          ],
-          f,
-        ),
-        rows: page.rows,
+        rows,
         columns: [
           { label: 'Account', cell: (a) => link(`/console/ledger/accounts/${a.id}`, a.id) },
           { label: 'Owner', cell: ownerOf },
@@ -47,9 +39,8 @@ export async function registerLedgerConsoleRoutes(
           { label: 'Pending debits', cell: (a) => money(a.pending_debits, a.asset) },
           { label: 'Pending credits', cell: (a) => money(a.pending_credits, a.asset) },
         ],
-        nextHref: nextHref('/console/ledger/accounts', f, page.nextCursor),
+        nextHref: next,
       }),
-    );
   });
 
   app.get<{ Params: { id: string } }>('/ledger/accounts/:id', async (request, reply) => {

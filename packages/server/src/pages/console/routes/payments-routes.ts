@@ -5,8 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { loadMerchantScope } from '../../../payments/sites.ts';
 import { runTransaction } from '../../../platform/db/transact.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
+import { formatAmountIn } from '../../../platform/money/amount.ts';
 import { sendConsolePage } from '../console-http.ts';
-import { details, doneNotice, filterForm, link, listView, money, status, when } from '../console-layout.ts';
+import { details, doneNotice, link, listView, money, status, when } from '../console-layout.ts';
 import { h } from '../html-template.ts';
 import {
   getCustomer,
@@ -26,7 +27,7 @@ import {
   type ConsoleRouteDeps,
   confirmedAction,
   eventsAbout,
-  nextHref,
+  listRoute,
   textQuery,
   viewerOf,
 } from './route-kit.ts';
@@ -40,27 +41,19 @@ export async function registerPaymentsConsoleRoutes(
   const { db } = deps.services;
   const payments = deps.services.payments;
 
-  app.get('/payments/orders', async (request, reply) => {
-    const f = textQuery(request);
-    const page = await listOrders(db, viewerOf(request, deps), f);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      'Payments orders',
+  listRoute(app, deps, '/payments/orders', {
+    title: 'Payments orders',
+    read: listOrders,
+    filters: [
+      { name: 'status', label: 'Status', options: ORDER_STATUSES },
+      { name: 'siteId', label: 'Site id' },
+      { name: 'customerId', label: 'Customer id' },
+      { name: 'currency', label: 'Currency' },
+    ],
+    table: (rows, next) =>
       listView({
         caption: 'Orders, newest first',
-        filters: filterForm(
-          '/console/payments/orders',
-          [
-            { name: 'status', label: 'Status', options: ORDER_STATUSES },
-            { name: 'siteId', label: 'Site id' },
-            { name: 'customerId', label: 'Customer id' },
-            { name: 'currency', label: 'Currency' },
-          ],
-          f,
-        ),
-        rows: page.rows,
+        rows,
         columns: [
           { label: 'Order', cell: (o) => link(`/console/payments/orders/${o.id}`, o.id) },
           { label: 'Created', cell: (o) => when(o.created_at) },
@@ -74,9 +67,8 @@ export async function registerPaymentsConsoleRoutes(
           { label: 'Amount', cell: (o) => money(o.amount, o.currency) },
           { label: 'Description', cell: (o) => o.description },
         ],
-        nextHref: nextHref('/console/payments/orders', f, page.nextCursor),
+        nextHref: next,
       }),
-    );
   });
 
   app.get<{ Params: IdParams }>('/payments/orders/:id', async (request, reply) => {
@@ -111,24 +103,15 @@ export async function registerPaymentsConsoleRoutes(
     );
   });
 
-  app.get('/payments/transactions', async (request, reply) => {
-    const f = textQuery(request);
-    const page = await listTransactions(db, viewerOf(request, deps), f);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      'Payments transactions',
-      h`${filterForm(
-        '/console/payments/transactions',
-        [
-          { name: 'status', label: 'Status', options: TRANSACTION_STATUSES },
-          { name: 'type', label: 'Type', options: ['deposit', 'refund', 'credit'] },
-          { name: 'orderId', label: 'Order id' },
-        ],
-        f,
-      )}${transactionTable(page.rows, nextHref('/console/payments/transactions', f, page.nextCursor))}`,
-    );
+  listRoute(app, deps, '/payments/transactions', {
+    title: 'Payments transactions',
+    read: listTransactions,
+    filters: [
+      { name: 'status', label: 'Status', options: TRANSACTION_STATUSES },
+      { name: 'type', label: 'Type', options: ['deposit', 'refund', 'credit'] },
+      { name: 'orderId', label: 'Order id' },
+    ],
+    table: transactionTable,
   });
 
   app.get<{ Params: IdParams; Querystring: { done?: string } }>(
@@ -189,7 +172,7 @@ ${details([
               {
                 name: 'amount',
                 label: `Amount (${t.currency})`,
-                value: money(t.amount, t.currency).split(' ')[0] ?? '',
+                value: formatAmountIn(BigInt(t.amount), t.currency),
                 required: true,
                 inputmode: 'decimal',
               },
@@ -214,7 +197,7 @@ back to the buyer’s card and the site’s balance is debited.</p>`,
             {
               name: 'amount',
               label: `Amount (${t.currency})`,
-              value: money(left, t.currency).split(' ')[0] ?? '',
+              value: formatAmountIn(left, t.currency),
               required: true,
               inputmode: 'decimal',
             },
@@ -257,25 +240,17 @@ back to the buyer’s card and the site’s balance is debited.</p>`,
     app.post(`/payments/transactions/:id/${kind}`, action.post);
   }
 
-  app.get('/payments/customers', async (request, reply) => {
-    const f = textQuery(request);
-    const page = await listCustomers(db, viewerOf(request, deps), f);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      'Payments customers',
+  listRoute(app, deps, '/payments/customers', {
+    title: 'Payments customers',
+    read: listCustomers,
+    filters: [
+      { name: 'email', label: 'Email contains' },
+      { name: 'siteId', label: 'Site id' },
+    ],
+    table: (rows, next) =>
       listView({
         caption: 'Customers, newest first',
-        filters: filterForm(
-          '/console/payments/customers',
-          [
-            { name: 'email', label: 'Email contains' },
-            { name: 'siteId', label: 'Site id' },
-          ],
-          f,
-        ),
-        rows: page.rows,
+        rows,
         columns: [
           { label: 'Customer', cell: (c) => link(`/console/payments/customers/${c.id}`, c.id) },
           { label: 'Identifier', cell: (c) => c.identifier },
@@ -284,9 +259,8 @@ back to the buyer’s card and the site’s balance is debited.</p>`,
           { label: 'Site', cell: (c) => c.site_id },
           { label: 'Created', cell: (c) => when(c.created_at) },
         ],
-        nextHref: nextHref('/console/payments/customers', f, page.nextCursor),
+        nextHref: next,
       }),
-    );
   });
 
   app.get<{ Params: IdParams }>('/payments/customers/:id', async (request, reply) => {
@@ -320,33 +294,20 @@ back to the buyer’s card and the site’s balance is debited.</p>`,
     );
   });
 
-  app.get('/payments/cards', async (request, reply) => {
-    const f = textQuery(request);
-    const page = await listStoredCards(db, viewerOf(request, deps), f);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      'Stored cards',
-      h`${filterForm(
-        '/console/payments/cards',
-        [{ name: 'customerId', label: 'Customer id' }],
-        f,
-      )}${storedCardTable(page.rows, nextHref('/console/payments/cards', f, page.nextCursor))}`,
-    );
+  listRoute(app, deps, '/payments/cards', {
+    title: 'Stored cards',
+    read: listStoredCards,
+    filters: [{ name: 'customerId', label: 'Customer id' }],
+    table: storedCardTable,
   });
 
-  app.get('/payments/links', async (request, reply) => {
-    const f = textQuery(request);
-    const page = await listLinks(db, viewerOf(request, deps), f);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      'Payment links',
+  listRoute(app, deps, '/payments/links', {
+    title: 'Payment links',
+    read: listLinks,
+    table: (rows, next) =>
       listView({
         caption: 'Payment links, newest first',
-        rows: page.rows,
+        rows,
         columns: [
           { label: 'Link', cell: (l) => h`<a href="/pay/${l.hash}">${l.hash}</a>` },
           { label: 'Site', cell: (l) => l.site_id },
@@ -357,23 +318,18 @@ back to the buyer’s card and the site’s balance is debited.</p>`,
           { label: 'Expires', cell: (l) => when(l.expires_at) },
           { label: 'Created', cell: (l) => when(l.created_at) },
         ],
-        nextHref: nextHref('/console/payments/links', f, page.nextCursor),
+        nextHref: next,
       }),
-    );
   });
 
-  app.get('/payments/sites', async (request, reply) => {
-    const f = textQuery(request);
-    const page = await listSites(db, viewerOf(request, deps), f);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      'Sites',
+  listRoute(app, deps, '/payments/sites', {
+    title: 'Sites',
+    read: listSites,
+    filters: [{ name: 'merchantId', label: 'Merchant id' }],
+    table: (rows, next) =>
       listView({
         caption: 'Sites',
-        filters: filterForm('/console/payments/sites', [{ name: 'merchantId', label: 'Merchant id' }], f),
-        rows: page.rows,
+        rows,
         columns: [
           { label: 'Site', cell: (s) => link(`/console/payments/sites/${s.id}`, s.id) },
           { label: 'Name', cell: (s) => s.name },
@@ -381,9 +337,8 @@ back to the buyer’s card and the site’s balance is debited.</p>`,
           { label: 'IPN URL', cell: (s) => s.ipn_url },
           { label: 'Created', cell: (s) => when(s.created_at) },
         ],
-        nextHref: nextHref('/console/payments/sites', f, page.nextCursor),
+        nextHref: next,
       }),
-    );
   });
 
   app.get<{ Params: IdParams }>('/payments/sites/:id', async (request, reply) => {

@@ -1,14 +1,17 @@
 // What every console route module is given and the few helpers they share: the query's text parameters,
 // the next page's address, and a confirmation page whose form re-renders with the error when an action is
 // refused (the same services' validation, named field and all).
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Viewer } from '../../../platform/console/console-users.ts';
+import type { Db } from '../../../platform/db/database.ts';
 import type { EventScope } from '../../../platform/events/events-service.ts';
 import { asDomainError } from '../../../platform/http/as-domain-error.ts';
 import type { PlatformServices } from '../../../server.ts';
 import { type ConsoleFrame, contextOf, sendConsolePage } from '../console-http.ts';
 import {
+  type FilterField,
   type FormField,
+  filterForm,
   link,
   listView,
   plainConsolePage,
@@ -17,6 +20,7 @@ import {
   when,
 } from '../console-layout.ts';
 import { type Html, h } from '../html-template.ts';
+import type { Page } from '../reads/paging.ts';
 
 export interface ConsoleRouteDeps extends ConsoleFrame {
   services: PlatformServices;
@@ -153,5 +157,30 @@ export async function eventsAbout(deps: ConsoleRouteDeps, viewer: Viewer, object
       { label: 'Webhook', cell: (e) => status(e.deliveryState) },
       { label: 'Created', cell: (e) => when(e.createdAt) },
     ],
+  });
+}
+
+/**
+ * A list page: its filters (GET form), the rows the read gives for the viewer, and the next page's link —
+ * the shape every console list shares.
+ */
+export function listRoute<R>(
+  app: FastifyInstance,
+  deps: ConsoleRouteDeps,
+  path: string,
+  page: {
+    title: string;
+    read: (db: Db, viewer: Viewer, filters: Record<string, string | undefined>) => Promise<Page<R>>;
+    filters?: FilterField[];
+    table: (rows: NoInfer<R>[], next: string | null) => Html;
+  },
+): void {
+  const href = `/console${path}`;
+  app.get(path, async (request, reply) => {
+    const f = textQuery(request);
+    const found = await page.read(deps.services.db, viewerOf(request, deps), f);
+    const filters = page.filters ? filterForm(href, page.filters, f) : '';
+    const table = page.table(found.rows, nextHref(href, f, found.nextCursor));
+    return sendConsolePage(request, reply, deps, page.title, h`${filters}${table}`);
   });
 }
