@@ -1,17 +1,17 @@
-// Crypto merchant scenario: order creation (POST /stores/orders, the COMPAT body) through the real HTTP
-// stack with a store's session key: validation, the order row and its redirect URL.
-import { startBenchApp } from './bench-app.ts';
-import { runHttpLoad } from './http-load.ts';
-import type { Measurement } from './measure.ts';
+// Crypto merchant: order creation (POST /stores/orders, the real service's body) with a store's session
+// key: validation, the order row and its redirect URL.
+import type { FloorFixture } from './floor-server.ts';
+import type { PathSetup } from './payments.ts';
+import type { TesseraServer } from './servers.ts';
 
-export async function cryptoScenarios(
-  databaseUrl: string,
-  settings: { concurrency: number; seconds: number; warmupSeconds: number },
-): Promise<(() => Promise<Measurement>)[]> {
-  const { tessera, base, admin, call } = await startBenchApp(databaseUrl);
-  const store = await call<{ clientId: string; clientSecret: string }>('POST', '/admin/stores', admin, {
-    name: 'Bench store',
-  });
+export async function setUpCrypto(tessera: TesseraServer): Promise<PathSetup<FloorFixture['crypto']>> {
+  const { call, admin } = tessera;
+  const store = await call<{ id: string; clientId: string; clientSecret: string }>(
+    'POST',
+    '/admin/stores',
+    admin,
+    { name: 'Bench store' },
+  );
   const session = await call<{ data: { id: string } }>(
     'POST',
     '/crypto/api/stores/session',
@@ -20,7 +20,7 @@ export async function cryptoScenarios(
       data: { type: 'session', attributes: { client_id: store.clientId, client_secret: store.clientSecret } },
     },
   );
-  const body = (i: number) =>
+  const bodies = Array.from({ length: 100 }, (_, i) =>
     JSON.stringify({
       data: {
         type: 'orders',
@@ -34,22 +34,18 @@ export async function cryptoScenarios(
           customer: { email: 'bench@example.com', country: 'RO' },
         },
       },
-    });
-  return [
-    async () => {
-      const result = await runHttpLoad('crypto order creation, HTTP, saturated', {
-        url: `${base}/crypto/api/stores/orders`,
-        headers: { authorization: `Bearer ${session.data.id}`, 'content-type': 'application/vnd.api+json' },
-        bodies: Array.from({ length: 100 }, (_, i) => body(i)),
-        expect: '"orders_redirect"',
-        mode: 'closed',
-        concurrency: settings.concurrency,
-        ratePerSecond: 0,
-        seconds: settings.seconds,
-        warmupSeconds: settings.warmupSeconds,
-      });
-      await tessera.close();
-      return result;
+    }),
+  );
+  const headers = { 'content-type': 'application/vnd.api+json' };
+  return {
+    target: {
+      base: tessera.base,
+      path: '/crypto/api/stores/orders',
+      headers: { authorization: `Bearer ${session.data.id}`, ...headers },
+      bodies,
+      expect: '"orders_redirect"',
     },
-  ];
+    floor: { path: '/floor/crypto/orders', headers, bodies, expect: '"orders_redirect"' },
+    fixture: { storeId: store.id },
+  };
 }

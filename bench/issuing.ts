@@ -1,19 +1,31 @@
-// Card issuing scenarios: card authorizations (no 3D Secure) through the real HTTP stack, as the card
-// network's requests arrive at POST /sandbox/issuing/authorizations: checks, a ledger hold, events.
-// The load comes from a worker thread, so the client does not share the server's event loop.
-import { startBenchApp } from './bench-app.ts';
-import { runHttpLoad } from './http-load.ts';
-import type { Measurement } from './measure.ts';
+// Card issuing: card authorizations (no 3D Secure) as the card network's requests arrive at
+// POST /sandbox/issuing/authorizations: the card's checks, a ledger hold, the transactionCreated event.
+import type { Db } from '../packages/server/src/platform/db/database.ts';
+import { Ledger } from '../packages/server/src/platform/ledger/ledger.ts';
+import type { FloorFixture } from './floor-server.ts';
+import type { PathSetup } from './payments.ts';
+import type { TesseraServer } from './servers.ts';
 
 const CARDHOLDERS = 100;
+const SETTLEMENT_SHARDS = 16;
 
-export async function issuingScenarios(
-  databaseUrl: string,
-  settings: { concurrency: number; seconds: number; warmupSeconds: number },
-) {
-  const { tessera, base, admin, call } = await startBenchApp(databaseUrl);
-  const partner = await call<{ apiKey: string }>('POST', '/admin/partners', admin, { name: 'Bench partner' });
-  const cards: string[] = [];
+export async function setUpIssuing(
+  tessera: TesseraServer,
+  db: Db,
+): Promise<PathSetup<FloorFixture['issuing']>> {
+  const { call, admin } = tessera;
+  const partner = await call<{ id: string; apiKey: string }>('POST', '/admin/partners', admin, {
+    name: 'Bench partner',
+  });
+  const ledger = new Ledger(() => new Date());
+  const source = await ledger.openAccount(db, {
+    ownerType: 'bench',
+    ownerId: 'funding',
+    asset: 'EUR',
+    purpose: 'source',
+    isBounded: false,
+  });
+  const cards: FloorFixture['issuing']['cards'] = {};
   for (let i = 0; i < CARDHOLDERS; i++) {
     const { customerId } = await call<{ customerId: string }>(
       'POST',
@@ -32,20 +44,12 @@ export async function issuingScenarios(
     const account = await call<{ accountId: string }>('POST', '/issuing/v1/accounts', customer, {
       currency: 'EUR',
     });
-    const { ledger, transact, db } = tessera.services;
     const row = await db
       .selectFrom('issuing_accounts')
       .select('ledger_account_id')
       .where('id', '=', account.accountId)
       .executeTakeFirstOrThrow();
-    const source = await ledger.openAccount(db, {
-      ownerType: 'bench',
-      ownerId: 'funding',
-      asset: 'EUR',
-      purpose: 'source',
-      isBounded: false,
-    });
-    await transact((tx) =>
+    await db.transaction().execute((tx) =>
       ledger.transfer(tx, {
         operationId: `bench-fund-${account.accountId}`,
         legs: [
@@ -54,51 +58,44 @@ export async function issuingScenarios(
         ],
       }),
     );
-    cards.push(
-      (
-        await call<{ cardId: string }>('POST', '/issuing/v1/cards', customer, {
-          isVirtual: true,
-          currency: 'EUR',
-        })
-      ).cardId,
-    );
+    const { cardId } = await call<{ cardId: string }>('POST', '/issuing/v1/cards', customer, {
+      isVirtual: true,
+      currency: 'EUR',
+    });
+    cards[cardId] = {
+      customerId,
+      partnerId: partner.id,
+      accountId: account.accountId,
+      ledgerAccountId: row.ledger_account_id,
+      currency: 'EUR',
+    };
   }
-  const bodies = cards.map((cardId) =>
+  const settlementAccounts: string[] = [];
+  for (let shard = 0; shard < SETTLEMENT_SHARDS; shard++) {
+    const account = await ledger.openAccount(db, {
+      ownerType: 'issuing_network',
+      ownerId: 'card-network',
+      asset: 'EUR',
+      purpose: `settlement:${shard}`,
+      isBounded: false,
+    });
+    settlementAccounts.push(account.id);
+  }
+  const bodies = Object.keys(cards).map((cardId) =>
     JSON.stringify({ cardId, amount: '1.00', currency: 'EUR', merchant: 'Bench Store' }),
   );
-  const job = {
-    url: `${base}/sandbox/issuing/authorizations`,
-    headers: { ...admin, 'content-type': 'application/json' },
-    bodies,
-    // an answer counts only when the authorization was approved
-    expect: '"authorized"',
+  const json = { 'content-type': 'application/json' };
+  // an answer counts only when the authorization was approved
+  const expect = '"authorized"';
+  return {
+    target: {
+      base: tessera.base,
+      path: '/sandbox/issuing/authorizations',
+      headers: { ...tessera.admin, ...json },
+      bodies,
+      expect,
+    },
+    floor: { path: '/floor/issuing/authorizations', headers: json, bodies, expect },
+    fixture: { cards, settlementAccounts },
   };
-
-  let saturated: Measurement | undefined;
-  return [
-    async () => {
-      saturated = await runHttpLoad('card authorization (no 3DS), HTTP, saturated', {
-        ...job,
-        mode: 'closed',
-        concurrency: settings.concurrency,
-        ratePerSecond: 0,
-        seconds: settings.seconds,
-        warmupSeconds: settings.warmupSeconds,
-      });
-      return saturated;
-    },
-    async () => {
-      const rate = Math.max(1, Math.round((saturated?.opsPerSec ?? 100) / 2));
-      const result = await runHttpLoad(`card authorization at half that rate (${rate}/s)`, {
-        ...job,
-        mode: 'open',
-        concurrency: 0,
-        ratePerSecond: rate,
-        seconds: settings.seconds,
-        warmupSeconds: 0,
-      });
-      await tessera.close();
-      return result;
-    },
-  ];
 }

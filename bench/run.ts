@@ -1,106 +1,209 @@
-// `npm run bench`: measures, in one run on this machine, a raw-Postgres baseline (single-row insert
-// transactions from 16 concurrent clients) and the platform's hot paths, prints throughput, p50/p99 and
-// each figure's ratio to the baseline, and writes bench/results.json. Postgres runs with its durable
-// defaults (fsync on), embedded in a fresh directory unless DATABASE_URL is set.
+// `npm run bench`: measures, in one run on this machine, a raw-Postgres baseline, the ledger, and each API
+// write path against its floor (the same rows written by a bare route in one statement: bench/floor-server.ts),
+// and writes bench/results.json. For each HTTP path: the saturated rate (16 requests always in flight),
+// p50/p99 at half that rate, and CPU per operation (server, Postgres, client) at a fixed rate, which is the
+// figure that survives a noisy shared machine. Postgres runs with its durable defaults (fsync on), embedded
+// in a fresh directory unless DATABASE_URL is set. Docs: docs/benchmarks.md.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openDatabase } from '../packages/server/src/platform/db/database.ts';
+import { type DatabaseHandle, openDatabase } from '../packages/server/src/platform/db/database.ts';
 import {
   ensureDatabase,
   startEmbeddedPostgres,
 } from '../packages/server/src/platform/db/embedded-postgres.ts';
 import { migrate } from '../packages/server/src/platform/db/migrate.ts';
 import { Ledger, type LedgerAccount } from '../packages/server/src/platform/ledger/ledger.ts';
-import { cryptoScenarios } from './crypto.ts';
-import { issuingScenarios } from './issuing.ts';
+import { setUpCrypto } from './crypto.ts';
+import type { FloorFixture } from './floor-server.ts';
+import { type HttpMeasurement, type LoadShape, runHttpLoad } from './http-load.ts';
+import { setUpIssuing } from './issuing.ts';
 import { type Measurement, measure } from './measure.ts';
-import { paymentsScenarios } from './payments.ts';
+import { type PathSetup, setUpPayments } from './payments.ts';
+import { treeCpuMs } from './process-cpu.ts';
+import { startFloor, startTessera } from './servers.ts';
+import { tableWrites, writesPerOperation } from './table-writes.ts';
 
 const CONCURRENCY = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+/** The fixed rate CPU per operation is measured at (requests per second) */
+const CPU_RATE = Number(process.env.BENCH_CPU_RATE ?? 100);
+const WORKERS = Number(process.env.TESSERA_WORKERS ?? 1);
 const ACCOUNTS = 1000;
+
+interface Result {
+  name: string;
+  opsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** To the raw-Postgres baseline of this run */
+  ratio: number;
+  /** To the path's floor in this run (null where a path has none) */
+  floorRatio: number | null;
+  /** Server (Node) CPU per operation at the fixed rate, ms */
+  cpuMsPerOp: number | null;
+  dbCpuMsPerOp: number | null;
+  clientCpuMsPerOp?: number | null;
+  halfRate?: { ratePerSecond: number; p50Ms: number; p99Ms: number };
+  rowsPerOp?: string;
+  errors: number;
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+const ratioOf = (a: number, b: number) => round2(a / Math.max(1, b));
 
 async function main() {
   let stopDatabase = async () => {};
   let databaseUrl = process.env.DATABASE_URL;
   let directory: string | undefined;
+  let postgresPid: number | undefined;
   if (!databaseUrl) {
     directory = await mkdtemp(join(tmpdir(), 'tessera-bench-'));
     await chmod(directory, 0o755);
+    const dataDir = join(directory, 'data');
     const server = await startEmbeddedPostgres({
-      directory: join(directory, 'data'),
+      directory: dataDir,
       password: randomBytes(12).toString('hex'),
     });
     await ensureDatabase(server.connectionString('postgres'), 'tessera_bench');
     databaseUrl = server.connectionString('tessera_bench');
     stopDatabase = () => server.stop();
+    postgresPid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   }
+  const handle = openDatabase(databaseUrl, { max: CONCURRENCY });
   try {
     await migrate(databaseUrl);
-    const settings = { concurrency: CONCURRENCY, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS };
     process.stdout.write(
-      `Benchmarks: ${CONCURRENCY} concurrent clients, ${SECONDS} s each after ${WARMUP_SECONDS} s warm-up\n`,
+      `Benchmarks: ${SECONDS} s per measurement after ${WARMUP_SECONDS} s warm-up; saturated = ${CONCURRENCY} ` +
+        `requests in flight; CPU per operation at ${CPU_RATE}/s; TESSERA_WORKERS=${WORKERS}\n\n`,
     );
+    const settings = { concurrency: CONCURRENCY, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS };
+    const inProcess = async (name: string, operation: () => Promise<void>): Promise<Result> => {
+      const cpuBefore = process.cpuUsage();
+      const dbBefore = postgresPid ? treeCpuMs(postgresPid) : null;
+      const m = await measure(name, settings, operation);
+      const cpu = process.cpuUsage(cpuBefore);
+      const dbAfter = postgresPid ? treeCpuMs(postgresPid) : null;
+      // Over warm-up and measurement alike: operations are counted the same way.
+      const operations = Math.max(1, m.opsPerSec * (SECONDS + WARMUP_SECONDS));
+      return {
+        ...pick(m),
+        ratio: 1,
+        floorRatio: null,
+        cpuMsPerOp: round3((cpu.user + cpu.system) / 1000 / operations),
+        dbCpuMsPerOp:
+          dbBefore === null || dbAfter === null ? null : round3((dbAfter - dbBefore) / operations),
+      };
+    };
 
-    const baseline = await runBaseline(databaseUrl, settings);
-    report(baseline, baseline);
-    const results: Measurement[] = [];
+    const baseline = await runBaseline(databaseUrl, inProcess);
+    const results: Result[] = [];
+    const record = (result: Result) => {
+      result.ratio = ratioOf(result.opsPerSec, baseline.opsPerSec);
+      results.push(result);
+      report(result);
+    };
+    report(baseline);
+
     // BENCH_ONLY=payments (a comma-separated list of groups) measures only those, beside the baseline.
     const only = process.env.BENCH_ONLY?.split(',');
-    const groups = {
-      ledger: ledgerScenarios,
-      issuing: issuingScenarios,
-      crypto: cryptoScenarios,
-      payments: paymentsScenarios,
-    };
-    const chosen = Object.entries(groups).filter(([name]) => !only || only.includes(name));
-    const scenarios = [];
-    for (const [, group] of chosen) scenarios.push(...(await group(databaseUrl, settings)));
-    for (const scenario of scenarios) {
-      const result = await scenario();
-      report(result, baseline);
-      results.push(result);
+    const chosen = (group: string) => !only || only.includes(group);
+    if (chosen('ledger')) for (const result of await ledgerScenarios(handle, inProcess)) record(result);
+
+    const paths = ['issuing', 'crypto', 'payments'].filter(chosen);
+    if (paths.length > 0) {
+      const serverDir = await mkdtemp(join(tmpdir(), 'tessera-bench-server-'));
+      const tessera = await startTessera(databaseUrl, { workers: WORKERS, dataDir: serverDir });
+      try {
+        const setups: Record<string, PathSetup<unknown> & { label: string; table: string }> = {};
+        const fixture: FloorFixture = {
+          payments: {
+            merchantId: 0,
+            siteId: 0,
+            siteBalanceAccounts: [],
+            receivableAccounts: [],
+            currency: 'EUR',
+          },
+          issuing: { cards: {}, settlementAccounts: [] },
+          crypto: { storeId: '' },
+          publicUrl: tessera.base,
+        };
+        if (chosen('issuing')) {
+          const setup = await setUpIssuing(tessera, handle.db);
+          fixture.issuing = setup.fixture;
+          setups.issuing = { ...setup, label: 'card authorization (no 3DS)', table: 'issuing_transactions' };
+        }
+        if (chosen('crypto')) {
+          const setup = await setUpCrypto(tessera);
+          fixture.crypto = setup.fixture;
+          setups.crypto = { ...setup, label: 'crypto order creation', table: 'crypto_orders' };
+        }
+        if (chosen('payments')) {
+          const setup = await setUpPayments(tessera, handle.db);
+          fixture.payments = setup.fixture;
+          setups.payments = {
+            ...setup,
+            label: 'payments order (purchase, authAndCapture, new card)',
+            table: 'payments_orders',
+          };
+        }
+        const floor = await startFloor(databaseUrl, { workers: WORKERS, fixture });
+        try {
+          for (const path of paths) {
+            const setup = setups[path];
+            if (!setup) continue;
+            const measured = await measurePath(
+              setup,
+              { tessera: tessera.pid, floor: floor.pid, postgres: postgresPid, base: floor.base },
+              handle,
+            );
+            for (const result of measured) record(result);
+          }
+        } finally {
+          await floor.stop();
+        }
+      } finally {
+        await tessera.stop();
+        await rm(serverDir, { recursive: true, force: true });
+      }
     }
+
     const output = {
-      baseline: { opsPerSec: baseline.opsPerSec, p50Ms: baseline.p50Ms, p99Ms: baseline.p99Ms },
-      results: results.map((r) => ({
-        name: r.name,
-        opsPerSec: r.opsPerSec,
-        p50Ms: r.p50Ms,
-        p99Ms: r.p99Ms,
-        ratio: ratio(r, baseline),
-      })),
+      baseline,
+      results,
       meta: {
         date: new Date().toISOString(),
         machine: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+        workers: WORKERS,
         concurrency: CONCURRENCY,
         seconds: SECONDS,
+        cpuRatePerSecond: CPU_RATE,
         database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded Postgres 17, durable defaults',
       },
     };
     await writeFile(new URL('./results.json', import.meta.url), `${JSON.stringify(output, null, 2)}\n`);
-    process.stdout.write('written to bench/results.json\n');
+    process.stdout.write('\nwritten to bench/results.json\n');
   } finally {
+    await handle.close();
     await stopDatabase();
     if (directory) await rm(directory, { recursive: true, force: true });
   }
 }
 
-/** The ceiling: one durable single-row insert transaction per operation (BEGIN, INSERT, COMMIT). */
-async function runBaseline(
-  databaseUrl: string,
-  settings: Parameters<typeof measure>[1],
-): Promise<Measurement> {
+type InProcess = (name: string, operation: () => Promise<void>) => Promise<Result>;
+
+/** The ceiling of any durable write: one single-row insert transaction (BEGIN, INSERT, COMMIT). */
+async function runBaseline(databaseUrl: string, inProcess: InProcess): Promise<Result> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: CONCURRENCY });
   await pool.query(
     'CREATE TABLE IF NOT EXISTS bench_baseline (id bigserial PRIMARY KEY, payload text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())',
   );
   try {
-    return await measure('raw Postgres insert transaction (baseline)', settings, async () => {
+    return await inProcess('raw Postgres insert transaction (baseline)', async () => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
@@ -115,8 +218,7 @@ async function runBaseline(
   }
 }
 
-async function ledgerScenarios(databaseUrl: string, settings: Parameters<typeof measure>[1]) {
-  const handle = openDatabase(databaseUrl, { max: CONCURRENCY });
+async function ledgerScenarios(handle: DatabaseHandle, inProcess: InProcess): Promise<Result[]> {
   const ledger = new Ledger(() => new Date());
   const owner = randomUUID();
   const open = (purpose: string, isBounded: boolean) =>
@@ -137,7 +239,7 @@ async function ledgerScenarios(databaseUrl: string, settings: Parameters<typeof 
     accounts.push(account);
   }
   const hot = await open('hot', true);
-  const pick = () => accounts[Math.floor(Math.random() * accounts.length)] as LedgerAccount;
+  const pickAccount = () => accounts[Math.floor(Math.random() * accounts.length)] as LedgerAccount;
   const transfer = (from: LedgerAccount, to: LedgerAccount) =>
     handle.db.transaction().execute((tx) =>
       ledger.transfer(tx, {
@@ -149,34 +251,108 @@ async function ledgerScenarios(databaseUrl: string, settings: Parameters<typeof 
       }),
     );
   return [
-    () =>
-      measure('ledger transfer, random accounts', settings, async () => {
-        const from = pick();
-        let to = pick();
-        while (to.id === from.id) to = pick();
-        await transfer(from, to);
-      }),
-    async () => {
-      const result = await measure('ledger transfer into one hot account', settings, () =>
-        transfer(pick(), hot).then(() => undefined),
-      );
-      await handle.close();
-      return result;
-    },
+    await inProcess('ledger transfer, random accounts', async () => {
+      const from = pickAccount();
+      let to = pickAccount();
+      while (to.id === from.id) to = pickAccount();
+      await transfer(from, to);
+    }),
+    await inProcess('ledger transfer into one hot account', async () => {
+      await transfer(pickAccount(), hot);
+    }),
   ];
 }
 
-function ratio(result: Measurement, baseline: Measurement): number {
-  return Math.round((result.opsPerSec / Math.max(1, baseline.opsPerSec)) * 100) / 100;
+/** A path and its floor: saturated, at half their own saturated rates, and at the fixed CPU rate. */
+async function measurePath(
+  setup: PathSetup<unknown> & { label: string; table: string },
+  processes: { tessera: number; floor: number; postgres: number | undefined; base: string },
+  handle: DatabaseHandle,
+): Promise<Result[]> {
+  const sides = [
+    { name: setup.label, target: setup.target, server: processes.tessera },
+    {
+      name: `${setup.label}: floor`,
+      target: { ...setup.floor, base: processes.base },
+      server: processes.floor,
+    },
+  ];
+  const load = (side: (typeof sides)[number], shape: LoadShape, suffix: string) =>
+    runHttpLoad(`${side.name}${suffix}`, side.target, shape, {
+      server: side.server,
+      postgres: processes.postgres,
+    });
+  const saturated: HttpMeasurement[] = [];
+  const rows: string[] = [];
+  let before = await tableWrites(handle.db);
+  for (const side of sides) {
+    saturated.push(
+      await load(
+        side,
+        {
+          mode: 'closed',
+          concurrency: CONCURRENCY,
+          ratePerSecond: 0,
+          seconds: SECONDS,
+          warmupSeconds: WARMUP_SECONDS,
+        },
+        '',
+      ),
+    );
+    const after = await tableWrites(handle.db);
+    rows.push(writesPerOperation(before, after, setup.table));
+    before = after;
+  }
+  const atRate = async (ratePerSecond: number, side: (typeof sides)[number]) =>
+    load(
+      side,
+      { mode: 'open', concurrency: 0, ratePerSecond, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS },
+      ` at ${ratePerSecond}/s`,
+    );
+  const half: HttpMeasurement[] = [];
+  const fixed: HttpMeasurement[] = [];
+  for (const [i, side] of sides.entries()) {
+    half.push(await atRate(Math.max(1, Math.round((saturated[i]?.opsPerSec ?? 2) / 2)), side));
+  }
+  for (const side of sides) fixed.push(await atRate(CPU_RATE, side));
+  const floorOps = saturated[1]?.opsPerSec ?? 0;
+  return sides.map((_, i) => {
+    const s = saturated[i] as HttpMeasurement;
+    const h = half[i] as HttpMeasurement;
+    const f = fixed[i] as HttpMeasurement;
+    const firstError = s.firstError || h.firstError || f.firstError;
+    if (firstError) process.stdout.write(`  (${s.name}: first error: ${firstError})\n`);
+    return {
+      ...pick(s),
+      ratio: 0,
+      floorRatio: ratioOf(s.opsPerSec, floorOps),
+      cpuMsPerOp: f.serverCpuMsPerOp,
+      dbCpuMsPerOp: f.dbCpuMsPerOp,
+      clientCpuMsPerOp: f.clientCpuMsPerOp,
+      halfRate: { ratePerSecond: Math.round(s.opsPerSec / 2), p50Ms: h.p50Ms, p99Ms: h.p99Ms },
+      rowsPerOp: rows[i] ?? '',
+      errors: s.errors + h.errors + f.errors,
+    };
+  });
 }
 
-function report(result: Measurement, baseline: Measurement) {
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+function pick(m: Measurement) {
+  return { name: m.name, opsPerSec: m.opsPerSec, p50Ms: m.p50Ms, p99Ms: m.p99Ms, errors: m.errors };
+}
+
+function report(r: Result) {
+  const ms = (n: number | null | undefined) =>
+    n === null || n === undefined ? '   -  ' : n.toFixed(2).padStart(6);
   process.stdout.write(
-    `${result.name.padEnd(46)} ${String(result.opsPerSec).padStart(7)} ops/s  p50 ${result.p50Ms.toFixed(2).padStart(6)} ms  p99 ${result.p99Ms
-      .toFixed(2)
-      .padStart(
-        7,
-      )} ms  ratio ${ratio(result, baseline).toFixed(2)}${result.errors ? `  (${result.errors} errors)` : ''}\n`,
+    `${r.name.padEnd(60)} ${String(r.opsPerSec).padStart(6)} ops/s  p50 ${ms(r.p50Ms)}  p99 ${ms(r.p99Ms)}  ` +
+      `ratio ${r.ratio.toFixed(2)}${r.floorRatio === null ? '' : `  floor ${r.floorRatio.toFixed(2)}`}` +
+      `  cpu/op ${ms(r.cpuMsPerOp)} ms + db ${ms(r.dbCpuMsPerOp)} ms` +
+      (r.halfRate ? `  p99 at ${r.halfRate.ratePerSecond}/s ${ms(r.halfRate.p99Ms)}` : '') +
+      (r.errors ? `  (${r.errors} errors)` : '') +
+      '\n' +
+      (r.rowsPerOp ? `${''.padEnd(4)}rows per op: ${r.rowsPerOp}\n` : ''),
   );
 }
 
