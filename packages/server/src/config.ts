@@ -1,4 +1,5 @@
 // One zod schema over the environment, parsed once in main.ts; everything else receives Config.
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseTopupLimits, type TopupLimits } from './issuing/topups/topup-limits.ts';
 
@@ -41,6 +42,10 @@ export const ConfigSchema = z.object({
   TESSERA_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
   /** Connections in each process's database pool (default: 20) */
   TESSERA_DB_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(20),
+  /** HTTP worker processes over one database (node:cluster) (default: the cores in production, 1 in sandbox) */
+  TESSERA_WORKERS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(256).optional()),
+  /** How long a verified credential is trusted without news of a tenant change, in seconds; 0 turns the cache off (default: 30) */
+  TESSERA_CREDENTIAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   /** Real-time interval of the background sweeps (expiry, retries) in ms (default: 1000) */
   TESSERA_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   /** The card program's BIN (6 to 8 digits); issued card numbers start with it (default: 489537) */
@@ -91,6 +96,9 @@ export interface Config {
   webhookTimeoutMs: number;
   sweepIntervalMs: number;
   databasePoolSize: number;
+  /** HTTP worker processes `serve` runs */
+  workers: number;
+  credentialCacheSeconds: number;
   shutdownTimeoutMs: number;
   basePaths: { issuing: string; payments: string; crypto: string };
   issuingBin: string;
@@ -150,6 +158,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     webhookTimeoutMs: e.TESSERA_WEBHOOK_TIMEOUT_MS,
     sweepIntervalMs: e.TESSERA_SWEEP_INTERVAL_MS,
     databasePoolSize: e.TESSERA_DB_POOL_SIZE,
+    workers: e.TESSERA_WORKERS ?? (e.TESSERA_MODE === 'production' ? availableParallelism() : 1),
+    credentialCacheSeconds: e.TESSERA_CREDENTIAL_CACHE_SECONDS,
     shutdownTimeoutMs: e.TESSERA_SHUTDOWN_TIMEOUT_MS,
     issuingBin: e.TESSERA_ISSUING_BIN,
     threeDsTimeoutSeconds: e.TESSERA_3DS_TIMEOUT_SECONDS,

@@ -35,7 +35,7 @@ import { paymentsApi } from './payments/payments-api.ts';
 import { createPaymentsServices, type PaymentsServices } from './payments/payments-services.ts';
 import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
 import { Sweeps } from './platform/clock/sweeps.ts';
-import { ProcessRegistry } from './platform/cluster/process-registry.ts';
+import { ProcessRegistry, TENANTS_CHANNEL } from './platform/cluster/process-registry.ts';
 import { ConsoleUsers } from './platform/console/console-users.ts';
 import { CapabilityTokens } from './platform/crypto/capability-tokens.ts';
 import { derive, Encryptor } from './platform/crypto/encryption.ts';
@@ -67,6 +67,7 @@ import { Ledger } from './platform/ledger/ledger.ts';
 import { MerchantsService } from './platform/tenants/merchants-service.ts';
 import { PartnersService } from './platform/tenants/partners-service.ts';
 import { StoresService } from './platform/tenants/stores-service.ts';
+import { TenantCache } from './platform/tenants/tenant-cache.ts';
 import { TenantDirectory } from './platform/tenants/tenant-directory.ts';
 import { DeliveryEngine } from './platform/webhooks/delivery-engine.ts';
 import { HttpSender } from './platform/webhooks/http-sender.ts';
@@ -117,6 +118,8 @@ export interface PlatformServices {
   partners: PartnersService;
   merchants: MerchantsService;
   stores: StoresService;
+  /** Verified credentials and tenant settings, cleared by any tenant change in any process */
+  tenantCache: TenantCache;
   idempotency: IdempotencyStore;
   /** A unit of work: one connection and transaction for a whole request (platform/db/connection-scope.ts) */
   createUnit: () => UnitOfWork;
@@ -201,22 +204,31 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   const stores = new StoresService(clock, encryptor, config.mode);
   const metrics = createMetrics();
   const ssrf = new SsrfGuard(config.mode === 'production', config.webhookAllowlist);
+  const processes = new ProcessRegistry(db, options.databaseUrl, logger);
+  // Verified credentials and tenant settings; any tenant change anywhere clears it (migration 0025).
+  const tenantCache = new TenantCache(clock, {
+    ttlMs: config.credentialCacheSeconds * 1000,
+    isListening: () => processes.isListening,
+  });
+  processes.on(TENANTS_CHANNEL, async (payload) => {
+    tenantCache.clear();
+    await processes.acknowledgeTenantChange(payload ? Number(payload) : 'current');
+  });
   const jobs = await JobQueue.start(options.databaseUrl, logger, { maintenance: true });
   const deliveries = new DeliveryEngine({
     db,
     clock,
     jobs,
     sender: new HttpSender(ssrf, config.webhookTimeoutMs),
-    tenants: new TenantDirectory(partners, merchants, stores),
+    tenants: new TenantDirectory(partners, merchants, stores, tenantCache),
     logger,
     attemptsCounter: metrics.webhookAttempts,
     timeoutMs: config.webhookTimeoutMs,
   });
   await deliveries.start();
-  const transact = createTransact(db, () => deliveries.notify());
+  const transact = createTransact(db);
   const idempotency = new IdempotencyStore(db, clock, encryptor, database.createUnit);
   const sweeps = new Sweeps(logger, db);
-  const processes = new ProcessRegistry(db, options.databaseUrl, logger);
   if (clock instanceof SandboxClock) {
     const sandboxClock = clock;
     // Another process advanced the shared clock: adopt it and say so (the advance waits for that).
@@ -319,6 +331,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     partners,
     merchants,
     stores,
+    tenantCache,
     idempotency,
     createUnit: database.createUnit,
     sweeps,
@@ -450,6 +463,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     ...issuingApi(config.basePaths.issuing, {
       db: services.db,
       partners: services.partners,
+      tenantCache: services.tenantCache,
       ...services.issuing,
       events: services.events,
     }),
@@ -461,6 +475,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       db: services.db,
       events: services.events,
       merchants: services.merchants,
+      tenantCache: services.tenantCache,
       publicUrl: config.publicUrl,
     }),
     ...common,
@@ -475,6 +490,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     ...cryptoApi(config.basePaths.crypto, {
       ...services.crypto,
       events: services.events,
+      tenantCache: services.tenantCache,
       checkCallbackUrl: checkWebhookUrl,
     }),
     ...common,

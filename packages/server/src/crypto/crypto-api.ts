@@ -1,6 +1,7 @@
 // The crypto merchant API (docs/crypto.md) under its base path (default /crypto/api).
 import type { EventsService } from '../platform/events/events-service.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
+import type { TenantCache } from '../platform/tenants/tenant-cache.ts';
 import type { CryptoServices } from './crypto-services.ts';
 import { storeAuthenticator } from './http/authenticate.ts';
 import { registerEventsRoutes } from './http/events-routes.ts';
@@ -12,6 +13,7 @@ import { registerRefundsRoutes } from './http/refunds-routes.ts';
 import { registerSessionRoutes } from './http/session-routes.ts';
 
 export interface CryptoApiDeps extends CryptoServices {
+  tenantCache: TenantCache;
   events: EventsService;
   checkCallbackUrl: (url: string, field: string) => void;
 }
@@ -32,7 +34,7 @@ export function cryptoApi(
     security: [{ storeApiKey: [] }],
     routes: async (app: ZodApp) => {
       acceptJsonApi(app);
-      const authenticate = storeAuthenticator(deps.sessions);
+      const authenticate = storeAuthenticator(deps.sessions, deps.tenantCache);
       await registerSessionRoutes(app, deps.sessions);
       await registerOrdersRoutes(app, {
         orders: deps.orders,

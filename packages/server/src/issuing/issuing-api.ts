@@ -3,6 +3,7 @@ import type { Db } from '../platform/db/database.ts';
 import type { EventsService } from '../platform/events/events-service.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
 import type { PartnersService } from '../platform/tenants/partners-service.ts';
+import type { TenantCache } from '../platform/tenants/tenant-cache.ts';
 import type { AccountsService } from './accounts/accounts-service.ts';
 import type { AuthService } from './auth/auth-service.ts';
 import type { CardsService } from './cards/cards-service.ts';
@@ -26,6 +27,7 @@ import type { TransactionsService } from './transactions/transactions-service.ts
 export interface IssuingDeps {
   db: Db;
   partners: PartnersService;
+  tenantCache: TenantCache;
   auth: AuthService;
   events: EventsService;
   kyc: KycService;

@@ -3,6 +3,7 @@ import type { Db } from '../platform/db/database.ts';
 import type { EventsService } from '../platform/events/events-service.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
 import type { MerchantsService } from '../platform/tenants/merchants-service.ts';
+import type { TenantCache } from '../platform/tenants/tenant-cache.ts';
 import { merchantAuthenticator } from './http/authenticate.ts';
 import { registerCardsRoutes } from './http/cards-routes.ts';
 import { registerCustomersRoutes } from './http/customers-routes.ts';
@@ -19,6 +20,7 @@ export interface PaymentsApiDeps extends PaymentsServices {
   db: Db;
   events: EventsService;
   merchants: MerchantsService;
+  tenantCache: TenantCache;
   publicUrl: string;
 }
 
@@ -39,7 +41,7 @@ export function paymentsApi(
     formBodies: true,
     routes: async (app: ZodApp) => {
       acceptPaymentsBodies(app);
-      const authenticate = merchantAuthenticator(deps.db, deps.merchants);
+      const authenticate = merchantAuthenticator(deps.db, deps.merchants, deps.tenantCache);
       await registerCustomersRoutes(app, { customers: deps.customers, authenticate });
       await registerOrdersRoutes(app, { orders: deps.orders, authenticate });
       await registerTransactionsRoutes(app, { transactions: deps.transactions, authenticate });

@@ -1,6 +1,8 @@
 // Scale-out as an operator does it: two `tessera serve` processes on one Postgres (DATABASE_URL). The
 // rate limit of a credential is one limit across both, a clock advance answered by one is read at once
-// by the other, and sweeps (recurring billing here) run once however many processes advance the clock.
+// by the other, sweeps (recurring billing here) run once however many processes advance the clock, and a
+// credential revoked through one is refused by the other on the very next request although both had
+// it cached.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aDataDir, ServerProcess } from '../harness/server-process.ts';
@@ -113,5 +115,64 @@ describe('two processes on one database', () => {
       { headers: auth },
     );
     expect(deposits.body.data).toHaveLength(2);
+  });
+
+  it('refuse a revoked or rotated-out key on the next request, whichever process revoked it', async () => {
+    const merchant = await a.admin<{
+      id: number;
+      apiKey: string;
+      apiKeyId: string;
+      sites: { id: number; secretKey: string }[];
+    }>('POST', '/merchants', { name: 'Revoked', sites: [{ name: 'web' }] });
+    const { id, apiKey, apiKeyId, sites } = merchant.body;
+    const site = sites[0] as { id: number; secretKey: string };
+    const list = (server: ServerProcess, key: string) =>
+      server.request('GET', '/payments/order', { headers: { authorization: `Bearer ${key}` } });
+    // Both processes have verified (and cached) both keys.
+    for (const server of [a, b]) {
+      expect((await list(server, apiKey)).status).toBe(200);
+      expect((await list(server, site.secretKey)).status).toBe(200);
+    }
+    const revoked = await b.admin('POST', `/merchants/${id}/api-keys/${apiKeyId}/revoke`);
+    expect(revoked.status).toBe(200);
+    expect((await list(a, apiKey)).status).toBe(401);
+    expect((await list(b, apiKey)).status).toBe(401);
+    // A rotation with no overlap ends the old secret key everywhere at once; the new one works everywhere.
+    const rotated = await a.admin<{ secretKey: string }>(
+      'POST',
+      `/merchants/${id}/sites/${site.id}/secret-key/rotate`,
+      { overlapSeconds: 0 },
+    );
+    expect(rotated.status).toBe(201);
+    expect((await list(b, site.secretKey)).status).toBe(401);
+    expect((await list(a, site.secretKey)).status).toBe(401);
+    expect((await list(b, rotated.body.secretKey)).status).toBe(200);
+
+    // A store's session keys: revoke_existing on one process ends the old key on the other.
+    const store = await a.admin<{ clientId: string; clientSecret: string }>('POST', '/stores', {
+      name: 'Keys',
+    });
+    const session = (server: ServerProcess, revokeExisting: boolean) =>
+      server.request<{ data: { id: string } }>('POST', '/crypto/api/stores/session', {
+        json: {
+          data: {
+            type: 'session',
+            attributes: {
+              client_id: store.body.clientId,
+              client_secret: store.body.clientSecret,
+              revoke_existing: revokeExisting,
+            },
+          },
+        },
+      });
+    const first = (await session(a, false)).body.data.id;
+    const orders = (server: ServerProcess, key: string) =>
+      server.request('GET', '/crypto/api/stores/orders', { headers: { authorization: `Bearer ${key}` } });
+    expect((await orders(a, first)).status).toBe(200);
+    expect((await orders(b, first)).status).toBe(200);
+    const second = (await session(b, true)).body.data.id;
+    expect((await orders(a, first)).status).toBe(401);
+    expect((await orders(b, first)).status).toBe(401);
+    expect((await orders(a, second)).status).toBe(200);
   });
 });

@@ -12,6 +12,7 @@ import { runTransaction } from '../../platform/db/transact.ts';
 import { MerchantsService } from '../../platform/tenants/merchants-service.ts';
 import { PartnersService } from '../../platform/tenants/partners-service.ts';
 import { StoresService } from '../../platform/tenants/stores-service.ts';
+import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
 import { SsrfGuard } from '../../platform/webhooks/ssrf-guard.ts';
 import { loadSandboxClockOffset } from '../../sandbox/http/clock-routes.ts';
 
@@ -100,10 +101,14 @@ export async function runAdminAction(config: Config, action: AdminAction): Promi
         });
         return { ...user, ...(password ? { password } : {}) };
       }
-      case 'rotate-site-key':
-        return await runTransaction(database.db, (tx) =>
+      case 'rotate-site-key': {
+        const rotated = await runTransaction(database.db, (tx) =>
           merchants().rotateSecretKey(tx, action.merchantId, action.siteId, action.overlapSeconds),
         );
+        // Running servers drop the old key at once when the overlap is 0: answer once they all have.
+        await tenantChangeSettled(database.db);
+        return rotated;
+      }
     }
   } finally {
     await database.close();

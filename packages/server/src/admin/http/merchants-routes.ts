@@ -4,6 +4,7 @@ import { runTransaction } from '../../platform/db/transact.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { brandField } from '../../platform/tenants/brand.ts';
 import type { Merchant } from '../../platform/tenants/merchants-service.ts';
+import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import {
   frameAncestorsField,
@@ -135,12 +136,14 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
     async (request) => {
       const ipnUrl =
         request.body.ipnUrl === undefined ? undefined : deps.checkWebhookUrl(request.body.ipnUrl, 'ipnUrl');
-      return deps.merchants.updateSite(deps.db, request.params.id, request.params.siteId, {
+      const site = await deps.merchants.updateSite(deps.db, request.params.id, request.params.siteId, {
         ...(request.body.name !== undefined ? { name: request.body.name } : {}),
         ...(ipnUrl !== undefined ? { ipnUrl } : {}),
         ...(request.body.frameAncestors !== undefined ? { frameAncestors: request.body.frameAncestors } : {}),
         ...(request.body.brand !== undefined ? { brand: request.body.brand } : {}),
       });
+      await tenantChangeSettled(deps.db, request.log);
+      return site;
     },
   );
 
@@ -183,6 +186,7 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
           request.body?.overlapSeconds ?? 86_400,
         ),
       );
+      await tenantChangeSettled(deps.db, request.log);
       return reply
         .code(201)
         .send({ ...rotated, previousKeyValidUntil: rotated.previousKeyValidUntil?.toISOString() ?? null });
@@ -217,6 +221,7 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
     },
     async (request) => {
       await deps.merchants.revokeApiKey(deps.db, request.params.id, request.params.apiKeyId);
+      await tenantChangeSettled(deps.db, request.log);
       return { apiKeyId: request.params.apiKeyId, revoked: true as const };
     },
   );

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import type { Partner } from '../../platform/tenants/partners-service.ts';
+import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { idParam, nameField, standardErrors, timestamp, urlField } from './schemas.ts';
 
@@ -79,12 +80,12 @@ export async function registerPartnerRoutes(app: ZodApp, deps: AdminDeps): Promi
         request.body.webhookUrl === undefined
           ? undefined
           : deps.checkWebhookUrl(request.body.webhookUrl, 'webhookUrl');
-      return present(
-        await deps.partners.update(deps.db, request.params.id, {
-          ...(request.body.name !== undefined ? { name: request.body.name } : {}),
-          ...(webhookUrl !== undefined ? { webhookUrl } : {}),
-        }),
-      );
+      const updated = await deps.partners.update(deps.db, request.params.id, {
+        ...(request.body.name !== undefined ? { name: request.body.name } : {}),
+        ...(webhookUrl !== undefined ? { webhookUrl } : {}),
+      });
+      await tenantChangeSettled(deps.db, request.log);
+      return present(updated);
     },
   );
 }

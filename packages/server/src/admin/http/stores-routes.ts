@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { brandField } from '../../platform/tenants/brand.ts';
 import type { Store } from '../../platform/tenants/stores-service.ts';
+import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { frameAncestorsField, idParam, nameField, standardErrors, timestamp, urlField } from './schemas.ts';
 
@@ -120,16 +121,16 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
         request.body.webhookUrl === undefined
           ? undefined
           : deps.checkWebhookUrl(request.body.webhookUrl, 'webhookUrl');
-      return present(
-        await deps.stores.update(deps.db, request.params.id, {
-          ...(name !== undefined ? { name } : {}),
-          ...(webhookUrl !== undefined ? { webhookUrl } : {}),
-          ...(refundsEnabled !== undefined ? { refundsEnabled } : {}),
-          ...(currencies !== undefined ? { currencies } : {}),
-          ...(frameAncestors !== undefined ? { frameAncestors } : {}),
-          ...(brand !== undefined ? { brand } : {}),
-        }),
-      );
+      const updated = await deps.stores.update(deps.db, request.params.id, {
+        ...(name !== undefined ? { name } : {}),
+        ...(webhookUrl !== undefined ? { webhookUrl } : {}),
+        ...(refundsEnabled !== undefined ? { refundsEnabled } : {}),
+        ...(currencies !== undefined ? { currencies } : {}),
+        ...(frameAncestors !== undefined ? { frameAncestors } : {}),
+        ...(brand !== undefined ? { brand } : {}),
+      });
+      await tenantChangeSettled(deps.db, request.log);
+      return present(updated);
     },
   );
 }

@@ -9,6 +9,7 @@ import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Store, StoresService } from '../../platform/tenants/stores-service.ts';
+import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
 
 export interface SessionDeps {
   db: Db;
@@ -66,6 +67,7 @@ export class SessionService {
         })
         .execute();
     });
+    if (revokeOthers) await tenantChangeSettled(this.deps.db);
     return { key, keyId };
   }
 
@@ -79,6 +81,8 @@ export class SessionService {
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     if (result.numUpdatedRows === 0n) throw notFound('active key');
+    // Answered once every process refuses the key.
+    await tenantChangeSettled(this.deps.db);
   }
 
   /** The store a bearer key belongs to; a key of the other mode, revoked or unknown is undefined. */

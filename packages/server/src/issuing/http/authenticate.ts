@@ -1,10 +1,14 @@
 // Who is calling the issuing API (docs/issuing.md, Authentication). Each route names the credential
-// it takes; the hook runs in onRequest so the principal exists before the idempotency claim.
+// it takes; the hook runs in onRequest so the principal exists before the idempotency claim. Partners
+// found by key or id are remembered until any tenant changes (platform/tenants/tenant-cache.ts); a
+// customer's access token is checked against its login every time (a logout ends it at once).
 import type { FastifyRequest } from 'fastify';
+import { hashToken } from '../../platform/crypto/hashing.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { bearerCredential } from '../../platform/http/bearer.ts';
 import type { Partner, PartnersService } from '../../platform/tenants/partners-service.ts';
+import type { TenantCache } from '../../platform/tenants/tenant-cache.ts';
 import type { AuthService } from '../auth/auth-service.ts';
 
 declare module 'fastify' {
@@ -18,6 +22,7 @@ export interface AuthenticateDeps {
   db: Db;
   partners: PartnersService;
   auth: AuthService;
+  tenantCache: TenantCache;
 }
 
 const unauthenticated = (message: string) => new DomainError('unauthenticated', message);
@@ -27,12 +32,17 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 }
 
 export function authenticators(deps: AuthenticateDeps) {
+  const found = (partner: Partner | undefined) => (partner ? { value: partner } : undefined);
   return {
     /** `x-partner-api-key`: the partner's backend (server-side only). */
     partnerApiKey: async (request: FastifyRequest) => {
       const key = request.headers['x-partner-api-key'];
       const partner =
-        typeof key === 'string' && key ? await deps.partners.findByApiKey(deps.db, key) : undefined;
+        typeof key === 'string' && key
+          ? await deps.tenantCache.get(`issuing-key:${hashToken(key)}`, async () =>
+              found(await deps.partners.findByApiKey(deps.db, key)),
+            )
+          : undefined;
       if (!partner) throw unauthenticated('a valid x-partner-api-key is required');
       request.issuingPartner = partner;
       request.principal = { kind: 'partner', id: partner.id, scope: `issuing:partner:${partner.id}` };
@@ -41,7 +51,11 @@ export function authenticators(deps: AuthenticateDeps) {
     partnerId: async (request: FastifyRequest) => {
       const id = request.headers['x-partner-id'];
       const partner =
-        typeof id === 'string' && id ? await deps.partners.findByPartnerId(deps.db, id) : undefined;
+        typeof id === 'string' && id
+          ? await deps.tenantCache.get(`issuing-id:${id}`, async () =>
+              found(await deps.partners.findByPartnerId(deps.db, id)),
+            )
+          : undefined;
       // An unknown partner id is a 401, like a wrong key: nothing is said about which partners exist.
       if (!partner) throw unauthenticated('a valid x-partner-id is required');
       request.issuingPartner = partner;

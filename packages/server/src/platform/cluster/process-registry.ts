@@ -11,6 +11,12 @@ import { newId } from '../ids.ts';
 const HEARTBEAT_MS = 5000;
 export const PROCESS_TTL_SECONDS = 15;
 
+/** The newest tenant change number handed out (a change not yet committed included). */
+export const CURRENT_TENANT_CHANGE = sql`SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM tenant_changes_seq`;
+
+/** The notification channel of tenant changes (migration 0025's trigger). */
+export const TENANTS_CHANNEL = 'tessera_tenants';
+
 type Handler = (payload: string) => void | Promise<void>;
 
 export class ProcessRegistry {
@@ -19,6 +25,7 @@ export class ProcessRegistry {
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly handlers = new Map<string, Handler>();
   private isStopped = false;
+  private listening = false;
 
   constructor(
     private readonly db: Db,
@@ -40,6 +47,24 @@ export class ProcessRegistry {
     await this.connect();
     this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
     this.heartbeat.unref();
+  }
+
+  /** Whether notifications reach this process now (its LISTEN connection is up). */
+  get isListening(): boolean {
+    return this.listening;
+  }
+
+  /**
+   * Records the newest tenant change this process has heard of (migration 0025); `current` after a
+   * (re)connection, when the caller has dropped everything it knew, so nothing older can matter.
+   */
+  async acknowledgeTenantChange(version: number | 'current'): Promise<void> {
+    const heard = version === 'current' ? sql<string>`(${CURRENT_TENANT_CHANGE})` : sql<string>`${version}`;
+    await this.db
+      .updateTable('tessera_processes')
+      .set({ tenants_version: sql<string>`greatest(tenants_version, ${heard})` })
+      .where('id', '=', this.id)
+      .execute();
   }
 
   /** Records what this process has seen (its sandbox clock offset). */
@@ -97,6 +122,8 @@ export class ProcessRegistry {
     });
     client.on('error', () => undefined);
     client.on('end', () => {
+      // Until it is back, news may be missed: what depends on it (the tenant cache) stops trusting itself.
+      this.listening = false;
       if (this.isStopped) return;
       this.logger.warn('notification connection lost; reconnecting');
       setTimeout(
@@ -115,6 +142,7 @@ export class ProcessRegistry {
     for (const channel of this.handlers.keys())
       await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
     this.listener = client;
+    this.listening = true;
     // News sent while no connection listened is not replayed: handlers catch up from the database.
     for (const [channel, handler] of this.handlers) {
       Promise.resolve(handler('')).catch((err) =>

@@ -21,11 +21,14 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type pg from 'pg';
+import { statementName } from './prepared.ts';
 
 interface TransactionScope {
   kind: 'transaction';
   /** The connection of the transaction this async flow runs in */
   owned: PooledConnection | undefined;
+  /** What runs once the transaction has committed */
+  committed: (() => void)[];
 }
 
 type ConnectionScope = TransactionScope | UnitOfWork;
@@ -77,15 +80,40 @@ export class ScopedPostgresDialect implements Dialect {
 }
 
 /** Runs `work` as a transaction scope unless it already runs inside one (then the driver decides). */
-export function inTransactionScope<T>(work: () => Promise<T>): Promise<T> {
+export async function inTransactionScope<T>(work: () => Promise<T>): Promise<T> {
   if (scopes.getStore()) return work();
-  return scopes.run({ kind: 'transaction', owned: undefined }, work);
+  const scope: TransactionScope = { kind: 'transaction', owned: undefined, committed: [] };
+  const result = await scopes.run(scope, work);
+  for (const callback of scope.committed) callback();
+  return result;
+}
+
+/**
+ * Runs `callback` once what this flow writes is committed: at the end of its transaction or unit of
+ * work, or at once when it runs in neither (each statement commits by itself). Nothing runs after a
+ * rollback.
+ */
+export function afterCommit(callback: () => void): void {
+  const scope = scopes.getStore();
+  if (!scope) callback();
+  else if (scope.kind === 'unit') scope.onCommit(callback);
+  else scope.committed.push(callback);
 }
 
 /** The unit of work the current async flow belongs to, if any. */
 export function currentUnit(): UnitOfWork | undefined {
   const scope = scopes.getStore();
   return scope?.kind === 'unit' ? scope : undefined;
+}
+
+/**
+ * Runs `task` once what this flow wrote is committed: at once outside a unit of work, and inside one when
+ * the unit commits, before its answer is sent (a revocation waits there until every process has heard).
+ */
+export async function whenCommitted(task: () => Promise<void>): Promise<void> {
+  const unit = currentUnit();
+  if (unit) unit.onCommitWait(task);
+  else await task();
 }
 
 /**
@@ -99,6 +127,7 @@ export class UnitOfWork {
   private savepoints = 0;
   private state: 'new' | 'open' | 'finished' = 'new';
   private readonly afterCommit = new Set<() => void>();
+  private readonly committedTasks: (() => Promise<void>)[] = [];
 
   constructor(private readonly driver: ScopedDriver) {}
 
@@ -124,6 +153,11 @@ export class UnitOfWork {
   /** Runs once the unit has committed (a worker to wake, say). */
   onCommit(callback: () => void): void {
     this.afterCommit.add(callback);
+  }
+
+  /** Runs once the unit has committed, and the unit's commit waits for it (see whenCommitted). */
+  onCommitWait(task: () => Promise<void>): void {
+    this.committedTasks.push(task);
   }
 
   /** The connection handed to code inside the unit; none once it has finished. */
@@ -153,7 +187,10 @@ export class UnitOfWork {
       return;
     }
     connection.release();
-    if (outcome === 'commit') for (const callback of this.afterCommit) callback();
+    if (outcome !== 'commit') return;
+    for (const callback of this.afterCommit) callback();
+    // Best effort: the unit is committed whatever a task meets (a task reports its own failures).
+    for (const task of this.committedTasks) await task().catch(() => undefined);
   }
 
   /** A transaction inside the unit is a savepoint; its rollback undoes only what it did. */
@@ -210,7 +247,11 @@ class PooledConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     this.observe?.(query.sql, { destroy: () => this.destroy() });
-    const result = await this.client.query(query.sql, query.parameters as unknown[]);
+    const name = statementName(query);
+    const values = query.parameters as unknown[];
+    const result = await (name
+      ? this.client.query({ name, text: query.sql, values })
+      : this.client.query(query.sql, values));
     const { command, rowCount, rows } = result;
     const isWrite =
       command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';

@@ -177,6 +177,8 @@ export interface TesseraProcessesTable {
   started_at: Timestamp;
   seen_at: Timestamp;
   clock_offset_ms: ColumnType<string, string | number | undefined, string | number>;
+  /** The newest tenant change (tenant_changes_seq) this process has heard of */
+  tenants_version: ColumnType<string, string | number | undefined, string | number>;
 }
 
 export interface RateLimitWindowsTable {

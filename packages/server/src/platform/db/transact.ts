@@ -1,21 +1,14 @@
-// Runs a business step in one transaction, then tells interested parties (the webhook worker) that
-// something committed, so a delivery does not wait for the next poll.
-// Inside a unit of work (a request with an Idempotency-Key) the step is a savepoint of the unit's
-// transaction, and "committed" means when the unit commits.
+// Runs a business step in one transaction. Inside a unit of work (a request with an Idempotency-Key) the
+// step is a savepoint of the unit's transaction. Work to do once it is committed (waking the webhook
+// worker for a job it queued) is registered with afterCommit (connection-scope.ts).
 import type { TransactionSettings } from 'kysely';
-import { currentUnit, inTransactionScope } from './connection-scope.ts';
+import { inTransactionScope } from './connection-scope.ts';
 import type { Db, Tx } from './database.ts';
 
 export type Transact = <T>(step: (tx: Tx) => Promise<T>) => Promise<T>;
 
-export function createTransact(db: Db, afterCommit: () => void): Transact {
-  return async (step) => {
-    const result = await runTransaction(db, step);
-    const unit = currentUnit();
-    if (unit) unit.onCommit(afterCommit);
-    else afterCommit();
-    return result;
-  };
+export function createTransact(db: Db): Transact {
+  return (step) => runTransaction(db, step);
 }
 
 /**

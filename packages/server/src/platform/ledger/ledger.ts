@@ -4,7 +4,9 @@
 // every operation is idempotent by its operation id.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Executor, Tx } from '../db/database.ts';
+import { type Executor, pgErrorCode, type Tx } from '../db/database.ts';
+import { preparedStatement } from '../db/prepared.ts';
+import type { StatementBatch } from '../db/statement-batch.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { newId } from '../ids.ts';
 
@@ -155,47 +157,26 @@ export class Ledger {
 
   /** Posts a balanced multi-leg transaction at once, inside the caller's business transaction. */
   async transfer(tx: Tx, input: TransferInput): Promise<LedgerTransaction> {
-    const legs = mergeLegs(input.legs);
-    if (legs.length < 2) throw new DomainError('validation_failed', 'a transfer needs at least two accounts');
-    if (legs.reduce((sum, leg) => sum + leg.amount, 0n) !== 0n) {
-      throw new DomainError('validation_failed', 'a transfer must balance: its legs sum to zero');
-    }
-    return this.post(tx, {
-      operationId: input.operationId,
-      kind: 'transfer',
-      status: 'posted',
-      legs,
-      changes: new Map(
-        legs.map((leg) => [leg.accountId, { posted: leg.amount, pendingDebits: 0n, pendingCredits: 0n }]),
-      ),
-      requestHash: hashRequest('transfer', legs),
-      metadata: input.metadata,
-    });
+    return this.post(tx, transferOperation(input));
   }
 
   /** Reserves funds: the debit account's available balance drops now, its posted balance when the hold posts. */
   async hold(tx: Tx, input: HoldInput): Promise<LedgerTransaction> {
-    assertPositive(input.amount);
-    if (input.debitAccountId === input.creditAccountId) {
-      throw new DomainError('validation_failed', 'a hold moves funds between two different accounts');
-    }
-    const legs: Leg[] = [
-      { accountId: input.debitAccountId, amount: -input.amount },
-      { accountId: input.creditAccountId, amount: input.amount },
-    ];
-    return this.post(tx, {
-      operationId: input.operationId,
-      kind: 'hold',
-      status: 'pending',
-      legs,
-      changes: new Map([
-        [input.debitAccountId, { posted: 0n, pendingDebits: input.amount, pendingCredits: 0n }],
-        [input.creditAccountId, { posted: 0n, pendingDebits: 0n, pendingCredits: input.amount }],
-      ]),
-      requestHash: hashRequest('hold', legs, input.expiresAt?.toISOString()),
-      expiresAt: input.expiresAt,
-      metadata: input.metadata,
-    });
+    return this.post(tx, holdOperation(input));
+  }
+
+  /**
+   * Adds the transfer to a batch of its business step's writes (platform/db/statement-batch.ts): it is
+   * written with them or, refused, nothing of the batch is (`ledgerRefusal` reads the batch's error).
+   * Answers the ledger transaction's id.
+   */
+  stageTransfer(batch: StatementBatch, input: TransferInput): string {
+    return this.stage(batch, transferOperation(input));
+  }
+
+  /** A hold added to a batch, as stageTransfer; answers the hold's id. */
+  stageHold(batch: StatementBatch, input: HoldInput): string {
+    return this.stage(batch, holdOperation(input));
   }
 
   /** Settles a hold for its amount or less; the rest returns to the debit account's available balance. */
@@ -294,25 +275,14 @@ export class Ledger {
    * A concurrent duplicate of the operation waits on the account locks, then finds the first and replays.
    */
   private async post(tx: Tx, op: PostOperation): Promise<LedgerTransaction> {
-    if (op.operationId.length === 0 || op.operationId.length > 200) {
-      throw new DomainError('validation_failed', 'operation ids are 1 to 200 characters');
-    }
     const id = newId('ledgerTransaction');
-    const accountIds = [...op.changes.keys()];
-    const deltas = (pick: (c: BalanceChange) => bigint) =>
-      accountIds.map((a) => pick(op.changes.get(a) as BalanceChange).toString());
-    const { rows } = await sql<{
+    const { rows } = await tx.executeQuery<{
       outcome: string;
       transaction_id: string | null;
       asset: string | null;
       detail: string | null;
-    }>`
-      SELECT * FROM ledger_post(${id}, ${op.operationId}, ${op.requestHash}, ${op.kind}, ${op.status}, ${op.holdId ?? null},
-        ${op.expiresAt ?? null}, ${JSON.stringify(op.metadata ?? {})}::jsonb, ${this.now()},
-        ${accountIds}::text[], ${deltas((c) => c.posted)}::numeric[], ${deltas((c) => c.pendingDebits)}::numeric[],
-        ${deltas((c) => c.pendingCredits)}::numeric[],
-        ${op.legs.map((l) => l.accountId)}::text[], ${op.legs.map((l) => l.amount.toString())}::numeric[])`.execute(
-      tx,
+    }>(
+      preparedStatement('ledger_post', `SELECT * FROM ledger_post(${PLACEHOLDERS})`, this.parameters(id, op)),
     );
     const result = rows[0];
     switch (result?.outcome) {
@@ -345,6 +315,43 @@ export class Ledger {
       default:
         throw new Error(`ledger_post answered ${result?.outcome}`);
     }
+  }
+
+  private stage(batch: StatementBatch, op: PostOperation): string {
+    const id = newId('ledgerTransaction');
+    batch.add({
+      sql: `SELECT transaction_id FROM ledger_post_strict(${PLACEHOLDERS})`,
+      parameters: this.parameters(id, op),
+      returns: true,
+    });
+    return id;
+  }
+
+  /** ledger_post's arguments (migration 0002): the accounts' balance changes and the legs. */
+  private parameters(id: string, op: PostOperation): unknown[] {
+    if (op.operationId.length === 0 || op.operationId.length > 200) {
+      throw new DomainError('validation_failed', 'operation ids are 1 to 200 characters');
+    }
+    const accountIds = [...op.changes.keys()];
+    const deltas = (pick: (c: BalanceChange) => bigint) =>
+      accountIds.map((a) => pick(op.changes.get(a) as BalanceChange).toString());
+    return [
+      id,
+      op.operationId,
+      op.requestHash,
+      op.kind,
+      op.status,
+      op.holdId ?? null,
+      op.expiresAt ?? null,
+      JSON.stringify(op.metadata ?? {}),
+      this.now(),
+      accountIds,
+      deltas((c) => c.posted),
+      deltas((c) => c.pendingDebits),
+      deltas((c) => c.pendingCredits),
+      op.legs.map((l) => l.accountId),
+      op.legs.map((l) => l.amount.toString()),
+    ];
   }
 
   private async replay(db: Executor, transactionId: string): Promise<LedgerTransaction> {
@@ -416,6 +423,74 @@ interface PostOperation {
   expiresAt?: Date | undefined;
   metadata?: Record<string, unknown> | undefined;
 }
+
+/** The placeholders of ledger_post's fifteen arguments. */
+const PLACEHOLDERS = Array.from({ length: 15 }, (_, i) => `$${i + 1}`).join(', ');
+
+function transferOperation(input: TransferInput): PostOperation {
+  const legs = mergeLegs(input.legs);
+  if (legs.length < 2) throw new DomainError('validation_failed', 'a transfer needs at least two accounts');
+  if (legs.reduce((sum, leg) => sum + leg.amount, 0n) !== 0n) {
+    throw new DomainError('validation_failed', 'a transfer must balance: its legs sum to zero');
+  }
+  return {
+    operationId: input.operationId,
+    kind: 'transfer',
+    status: 'posted',
+    legs,
+    changes: new Map(
+      legs.map((leg) => [leg.accountId, { posted: leg.amount, pendingDebits: 0n, pendingCredits: 0n }]),
+    ),
+    requestHash: hashRequest('transfer', legs),
+    metadata: input.metadata,
+  };
+}
+
+function holdOperation(input: HoldInput): PostOperation {
+  assertPositive(input.amount);
+  if (input.debitAccountId === input.creditAccountId) {
+    throw new DomainError('validation_failed', 'a hold moves funds between two different accounts');
+  }
+  const legs: Leg[] = [
+    { accountId: input.debitAccountId, amount: -input.amount },
+    { accountId: input.creditAccountId, amount: input.amount },
+  ];
+  return {
+    operationId: input.operationId,
+    kind: 'hold',
+    status: 'pending',
+    legs,
+    changes: new Map([
+      [input.debitAccountId, { posted: 0n, pendingDebits: input.amount, pendingCredits: 0n }],
+      [input.creditAccountId, { posted: 0n, pendingDebits: 0n, pendingCredits: input.amount }],
+    ]),
+    requestHash: hashRequest('hold', legs, input.expiresAt?.toISOString()),
+    expiresAt: input.expiresAt,
+    metadata: input.metadata,
+  };
+}
+
+/**
+ * The ledger's refusal of a staged posting (ledger_post_strict, migration 0026), as the DomainError an
+ * immediate posting would have thrown; undefined for any other error.
+ */
+export function ledgerRefusal(err: unknown): DomainError | undefined {
+  if (pgErrorCode(err) !== LEDGER_REFUSED) return undefined;
+  const { message, detail } = err as { message: string; detail?: string };
+  switch (message) {
+    case 'insufficient_funds':
+      return insufficientFunds(detail ?? '');
+    case 'asset_mismatch':
+      return new DomainError('validation_failed', 'all accounts of a ledger transaction hold one asset');
+    case 'not_found':
+      return new DomainError('not_found', `ledger account ${detail} not found`);
+    default:
+      return new DomainError('conflict', `the ledger refused the operation (${message})`);
+  }
+}
+
+/** SQLSTATE of ledger_post_strict's refusals */
+const LEDGER_REFUSED = 'TL001';
 
 function toAccount(row: {
   id: string;

@@ -311,18 +311,19 @@ export class MerchantsService {
 
   /**
    * The site a secret key (`sk_<env>_<key>` or the key alone, as the real service's SDK sends it) stands
-   * for; undefined when it is unknown, of the other environment, or a previous key past its overlap.
+   * for, and until when when it is a previous key in its overlap; undefined when it is unknown, of the
+   * other environment, or a previous key past its overlap.
    */
   async authenticateSecretKey(
     db: Executor,
     credential: string,
-  ): Promise<{ merchantId: number; siteId: number } | undefined> {
+  ): Promise<{ merchantId: number; siteId: number; validUntil: Date | null } | undefined> {
     const match = SECRET_KEY.exec(credential);
     if (!match?.[2] || (match[1] !== undefined && match[1] !== this.environment)) return undefined;
     const hash = hashToken(match[2]);
     const row = await db
       .selectFrom('sites')
-      .select(['id', 'merchant_id'])
+      .select(['id', 'merchant_id', 'secret_key_hash', 'previous_secret_key_until'])
       .where((eb) =>
         eb.or([
           eb('secret_key_hash', '=', hash),
@@ -333,7 +334,13 @@ export class MerchantsService {
         ]),
       )
       .executeTakeFirst();
-    return row ? { merchantId: row.merchant_id, siteId: row.id } : undefined;
+    if (!row) return undefined;
+    const isPrevious = row.secret_key_hash !== hash;
+    return {
+      merchantId: row.merchant_id,
+      siteId: row.id,
+      validUntil: isPrevious ? row.previous_secret_key_until : null,
+    };
   }
 
   /**

@@ -1,19 +1,29 @@
-// Answers the webhook engine's questions about tenants from the three tenant services.
+// Answers the webhook engine's questions about tenants from the three tenant services. Webhook URLs are
+// asked for every event written, so they are remembered until any tenant changes (tenant-cache.ts).
 import type { Executor } from '../db/database.ts';
 import type { WebhookApi } from '../db/schema.ts';
 import type { WebhookTenantDirectory } from '../webhooks/tenant-directory.ts';
 import type { MerchantsService } from './merchants-service.ts';
 import type { PartnersService } from './partners-service.ts';
 import type { StoresService } from './stores-service.ts';
+import type { TenantCache } from './tenant-cache.ts';
 
 export class TenantDirectory implements WebhookTenantDirectory {
   constructor(
     private readonly partners: PartnersService,
     private readonly merchants: MerchantsService,
     private readonly stores: StoresService,
+    private readonly cache: TenantCache,
   ) {}
 
   async webhookUrl(db: Executor, api: WebhookApi, tenantId: string): Promise<string | null> {
+    const url = await this.cache.get(`webhook-url:${api}:${tenantId}`, async () => ({
+      value: await this.configuredUrl(db, api, tenantId),
+    }));
+    return url ?? null;
+  }
+
+  private async configuredUrl(db: Executor, api: WebhookApi, tenantId: string): Promise<string | null> {
     switch (api) {
       case 'issuing':
         return (await this.partners.get(db, tenantId)).webhookUrl;

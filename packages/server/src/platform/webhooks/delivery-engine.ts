@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
 import type { Clock } from '../clock/clock.ts';
 import { addSeconds } from '../clock/clock.ts';
+import { afterCommit } from '../db/connection-scope.ts';
 import type { Db, Executor } from '../db/database.ts';
 import type { EventsTable, WebhookApi } from '../db/schema.ts';
 import { runTransaction } from '../db/transact.ts';
@@ -82,6 +83,8 @@ export class DeliveryEngine {
       })
       .execute();
     await this.deps.jobs.send(tx, DELIVERY_QUEUE, { deliveryId: id });
+    // The worker is woken only when a job was queued, and only once it can see it.
+    afterCommit(() => this.notify());
     return id;
   }
 

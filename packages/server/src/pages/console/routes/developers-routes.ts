@@ -6,6 +6,7 @@ import type { Viewer } from '../../../platform/console/console-users.ts';
 import { runTransaction } from '../../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../../platform/errors/domain-error.ts';
 import type { DeliveryState } from '../../../platform/events/events-service.ts';
+import { tenantChangeSettled } from '../../../platform/tenants/tenant-changes.ts';
 import { sendConsolePage } from '../console-http.ts';
 import { details, doneNotice, filterForm, idLink, link, listView, status, when } from '../console-layout.ts';
 import { ownsTenant, sees } from '../console-scope.ts';
@@ -118,6 +119,7 @@ created the partner; it is not rotated from the console.</p>`);
       const m = await merchantFor(viewerOf(request, deps), params.merchantId);
       if (!UUID.test(params.keyId)) throw notFound('API key');
       await merchants.revokeApiKey(db, m.id, params.keyId);
+      await tenantChangeSettled(db);
       return '/console/developers/keys?done=revoked';
     },
   );

@@ -6,6 +6,7 @@ import { loadMerchantScope } from '../../../payments/sites.ts';
 import { runTransaction } from '../../../platform/db/transact.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
 import { formatAmountIn } from '../../../platform/money/amount.ts';
+import { tenantChangeSettled } from '../../../platform/tenants/tenant-changes.ts';
 import { sendConsolePage } from '../console-http.ts';
 import { details, doneNotice, link, listView, money, status, when } from '../console-layout.ts';
 import { h } from '../html-template.ts';
@@ -378,6 +379,7 @@ back to the buyer’s card and the site’s balance is debited.</p>`,
       const problem = url ? deps.services.ssrf.checkUrl(url) : undefined;
       if (problem) throw new DomainError('validation_failed', `ipnUrl ${problem}`, { field: 'ipnUrl' });
       await deps.services.merchants.updateSite(db, s.merchant_id, s.id, { ipnUrl: url || null });
+      await tenantChangeSettled(db);
       return `/console/payments/sites/${s.id}?done=saved`;
     },
   );
@@ -419,6 +421,7 @@ so the shop can switch without downtime; IPNs use the new key at once.</p>`,
       const rotated = await runTransaction(db, (tx) =>
         deps.services.merchants.rotateSecretKey(tx, s.merchant_id, s.id, Number(overlap)),
       );
+      await tenantChangeSettled(db);
       return {
         title: `New secret key of ${s.name}`,
         content: h`<p>Copy it now: it is not shown again.</p><p class="secret" data-field="secret-key">${rotated.secretKey}</p>

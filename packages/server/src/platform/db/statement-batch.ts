@@ -1,0 +1,58 @@
+// One business step's writes as one SQL statement: each module adds the statement for its own tables
+// (the order, the network's record, the outbox event, the ledger posting) and the batch sends them
+// together as data-modifying CTEs, one round trip, atomic even in autocommit. The parts run on one
+// snapshot and in no fixed order, so they must write different rows and none may read what another
+// writes: rows go in with their final state, never inserted and then updated. A part that must refuse
+// (the ledger's bounds) raises, and then nothing of the statement is written.
+// The text depends only on which parts were added, so it is sent as a named prepared statement.
+import { createHash } from 'node:crypto';
+import type { Executor } from './database.ts';
+import { preparedStatement } from './prepared.ts';
+
+export interface StatementPart {
+  /** One statement with $1… placeholders: an INSERT/UPDATE (RETURNING optional) or a SELECT of a function */
+  sql: string;
+  parameters: readonly unknown[];
+  /** Its rows are wanted (it has RETURNING, or is a SELECT, which only runs when read) */
+  returns?: boolean;
+}
+
+export class StatementBatch {
+  private readonly parts: StatementPart[] = [];
+
+  /** Adds a part; answers its index, under which `run` returns its rows. */
+  add(part: StatementPart): number {
+    this.parts.push(part);
+    return this.parts.length - 1;
+  }
+
+  get isEmpty(): boolean {
+    return this.parts.length === 0;
+  }
+
+  /** Sends every part as one statement; answers the rows of each returning part, by index. */
+  async run(executor: Executor): Promise<Map<number, Record<string, unknown>[]>> {
+    const parameters: unknown[] = [];
+    const ctes: string[] = [];
+    const selects: string[] = [];
+    this.parts.forEach((part, index) => {
+      const offset = parameters.length;
+      parameters.push(...part.parameters);
+      const sql = part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+      ctes.push(`p${index} AS (${sql})`);
+      if (part.returns) selects.push(`SELECT ${index} AS part, to_jsonb(p${index}.*) AS row FROM p${index}`);
+    });
+    const text =
+      `WITH ${ctes.join(',\n')}\n` +
+      (selects.length > 0
+        ? selects.join('\nUNION ALL\n')
+        : 'SELECT NULL::int AS part, NULL::jsonb AS row WHERE false');
+    const name = `batch_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    const { rows } = await executor.executeQuery<{ part: number; row: Record<string, unknown> }>(
+      preparedStatement(name, text, parameters),
+    );
+    const byPart = new Map<number, Record<string, unknown>[]>();
+    for (const row of rows) byPart.set(row.part, [...(byPart.get(row.part) ?? []), row.row]);
+    return byPart;
+  }
+}
