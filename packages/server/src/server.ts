@@ -103,6 +103,11 @@ export interface AppOptions {
   runBackgroundSweeps?: boolean;
   /** Test-only fault injection: sees every statement of the pool before it is sent */
   observeStatement?: StatementObserver;
+  /**
+   * Common orders and authorizations are written in one statement (default: true). Tests turn it off to
+   * hold those writes to the general path's.
+   */
+  oneStatementWrites?: boolean;
 }
 
 export interface PlatformServices {
@@ -242,7 +247,6 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
       return 0;
     });
   }
-  await processes.start();
   sweeps.register('rate-limit-windows', () => purgeRateLimitWindows(db));
   sweeps.register('webhook-deliveries', () => deliveries.deliverDue());
   sweeps.register('idempotency-keys', () => idempotency.purgeExpired());
@@ -286,6 +290,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     encryptionKey: options.encryptionKey,
     capabilities,
     rails,
+    oneStatementWrites: options.oneStatementWrites ?? true,
   });
 
   const crypto = createCryptoServices({
@@ -303,10 +308,14 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
 
   // The card network's own time-based work: unanswered ACS challenges fail, lost answers are reconciled.
   sweeps.register('card-network-challenges', () => rails.cardNetwork.expireChallenges());
+  sweeps.register('card-network-scripts', () => rails.cardNetwork.checkScripts());
+  rails.cardNetwork.watchScripts(processes);
+  await processes.start();
   sweeps.register('card-network-reconciliation', () => rails.cardNetwork.reconcileDue());
   const payments = createPaymentsServices({
     publicUrl: config.publicUrl,
     authorizationSeconds: config.paymentsAuthorizationSeconds,
+    oneStatementWrites: options.oneStatementWrites ?? true,
     db,
     clock,
     transact,

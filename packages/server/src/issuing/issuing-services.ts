@@ -28,6 +28,8 @@ import { TransactionsService } from './transactions/transactions-service.ts';
 
 export interface IssuingPlatform {
   config: Config;
+  /** Common authorizations are written in one statement (default: true) */
+  oneStatementWrites?: boolean;
   db: Db;
   clock: Clock;
   transact: Transact;
@@ -93,6 +95,7 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     threeDsTimeoutSeconds: config.threeDsTimeoutSeconds,
     holdSeconds: config.authorizationHoldSeconds,
     network: p.rails.cardNetwork,
+    oneStatementWrites: p.oneStatementWrites ?? true,
   });
   p.rails.cardNetwork.connectIssuer(new IssuingOnUsIssuer(config.issuingBin, cards, transactions));
   const topups = new TopupsService({

@@ -20,6 +20,8 @@ import { NETWORK_OWNER, PaymentTransactionsService } from './transactions/transa
 export interface PaymentsPlatform {
   publicUrl: string;
   authorizationSeconds: number;
+  /** Common orders are written in one statement (default: true; false tests the general path against it) */
+  oneStatementWrites?: boolean;
   db: Db;
   clock: Clock;
   transact: Transact;
@@ -64,6 +66,7 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
     transactions,
     walletTokens: p.rails.walletTokens,
     links,
+    oneStatementWrites: p.oneStatementWrites ?? true,
   });
   customers.onDelete = (tx, _merchantId, customerId) => orders.endForDeletedCustomer(tx, customerId);
   p.rails.cardNetwork.connect(NETWORK_OWNER, (tx, news) => transactions.onNetwork(tx, news));

@@ -17,6 +17,8 @@ export interface HarnessOptions {
   captureLogs?: boolean;
   /** Fault injection: sees every statement of the app's pool before it is sent */
   observeStatement?: StatementObserver;
+  /** false: every order and authorization the general way (see AppOptions) */
+  oneStatementWrites?: boolean;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -64,6 +66,7 @@ export class Harness {
       encryptionKey: randomBytes(32),
       runBackgroundSweeps: false,
       ...(options.observeStatement ? { observeStatement: options.observeStatement } : {}),
+      ...(options.oneStatementWrites !== undefined ? { oneStatementWrites: options.oneStatementWrites } : {}),
       logStream: new Writable({
         write(chunk, _encoding, callback) {
           logs.push(String(chunk));

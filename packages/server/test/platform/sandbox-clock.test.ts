@@ -44,6 +44,7 @@ describe('sandbox clock', () => {
       'crypto-orders',
       'crypto-refunds',
       'card-network-challenges',
+      'card-network-scripts',
       'card-network-reconciliation',
       'payments-recurring-billing',
       'payments-authorizations',

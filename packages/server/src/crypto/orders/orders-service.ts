@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { addMonths, type Clock } from '../../platform/clock/clock.ts';
 import type { Db, Executor, Tx } from '../../platform/db/database.ts';
+import { preparedStatement } from '../../platform/db/prepared.ts';
 import type {
   CryptoDepositsTable,
   CryptoLineItem,
@@ -32,6 +33,11 @@ import type { FxRates } from '../../rails/fx/port.ts';
 import { type CryptoEventType, publishCryptoEvent } from '../events/publish-crypto-event.ts';
 import { assetOf, type Quote, type QuotesService } from '../quotes/quotes-service.ts';
 import { moveOrder } from './order-status.ts';
+
+const INSERT_ORDER = `
+  INSERT INTO crypto_orders (id, store_id, reference, status, currency, total, amount_details, line_items, customer,
+    return_url, cancel_url, callback_url, expires_at, created_at, updated_at)
+  VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`;
 
 /** How long a buyer has to pay when the store does not say (BTCPay Server's default is 15 minutes) */
 export const DEFAULT_ORDER_TTL_SECONDS = 15 * 60;
@@ -145,42 +151,65 @@ export class OrdersService {
       throw new DomainError('validation_failed', 'expires_at must be between 5 minutes and 7 days from now', {
         field: 'data.attributes.order.expires_at',
       });
-    const id = randomUUID();
+    const row: Selectable<CryptoOrdersTable> = {
+      id: randomUUID(),
+      seq: '0',
+      store_id: store.id,
+      reference: input.reference,
+      status: 'pending',
+      currency: input.currency,
+      total: input.total.toString(),
+      amount_details: input.details,
+      line_items: input.lineItems,
+      customer: input.customer,
+      return_url: input.returnUrl,
+      cancel_url: input.cancelUrl,
+      callback_url: input.callbackUrl,
+      pay_asset: null,
+      pay_network: null,
+      deposit_address: null,
+      quote_id: null,
+      payment_locked: false,
+      payment_id: null,
+      expires_at: expiresAt,
+      created_at: now,
+      updated_at: now,
+    };
+    const insert = preparedStatement('crypto_order_insert', INSERT_ORDER, [
+      row.id,
+      row.store_id,
+      row.reference,
+      row.currency,
+      row.total,
+      JSON.stringify(row.amount_details),
+      JSON.stringify(row.line_items),
+      JSON.stringify(row.customer),
+      row.return_url,
+      row.cancel_url,
+      row.callback_url,
+      expiresAt,
+      now,
+    ]);
+    // A new order is one row: one statement, committing by itself, answered from what was written.
+    if (!input.exchangeRateId) {
+      await this.deps.db.executeQuery(insert);
+      return this.toOrder(row, [], undefined);
+    }
+    const exchangeRateId = input.exchangeRateId;
     return this.deps.transact(async (tx) => {
+      await tx.executeQuery(insert);
+      // A store's quote locks the rate of its currency for this order while the quote lasts.
+      const quote = await this.deps.quotes.claim(tx, store.id, exchangeRateId, {
+        orderId: row.id,
+        currency: input.currency,
+        field: 'data.attributes.order.exchange_rate_id',
+      });
       await tx
-        .insertInto('crypto_orders')
-        .values({
-          id,
-          store_id: store.id,
-          reference: input.reference,
-          status: 'pending',
-          currency: input.currency,
-          total: input.total,
-          amount_details: JSON.stringify(input.details),
-          line_items: JSON.stringify(input.lineItems),
-          customer: JSON.stringify(input.customer),
-          return_url: input.returnUrl,
-          cancel_url: input.cancelUrl,
-          callback_url: input.callbackUrl,
-          expires_at: expiresAt,
-          created_at: now,
-          updated_at: now,
-        })
+        .updateTable('crypto_orders')
+        .set({ pay_asset: quote.from, quote_id: quote.id })
+        .where('id', '=', row.id)
         .execute();
-      if (input.exchangeRateId) {
-        // A store's quote locks the rate of its currency for this order while the quote lasts.
-        const quote = await this.deps.quotes.claim(tx, store.id, input.exchangeRateId, {
-          orderId: id,
-          currency: input.currency,
-          field: 'data.attributes.order.exchange_rate_id',
-        });
-        await tx
-          .updateTable('crypto_orders')
-          .set({ pay_asset: quote.from, quote_id: quote.id })
-          .where('id', '=', id)
-          .execute();
-      }
-      return this.load(tx, id, store.id);
+      return this.toOrder({ ...row, pay_asset: quote.from, quote_id: quote.id }, [], undefined);
     });
   }
 

@@ -1,7 +1,8 @@
 // Issuing webhooks (docs/issuing.md, Events): every event has the envelope
 // {eventType, eventId, customerId, data}, is signed as a whole (HS512 JWS) and goes to the partner's URL.
 import type { Executor } from '../../platform/db/database.ts';
-import type { Outbox } from '../../platform/events/outbox.ts';
+import type { StatementBatch } from '../../platform/db/statement-batch.ts';
+import type { Outbox, PublishInput } from '../../platform/events/outbox.ts';
 
 export type IssuingEventType =
   | 'kycStatusChanged'
@@ -15,17 +16,28 @@ export type IssuingEventType =
   | 'topupCreated'
   | 'topupStatusChanged';
 
+export interface IssuingEvent {
+  partnerId: string;
+  customerId: string;
+  eventType: IssuingEventType;
+  data: Record<string, unknown>;
+}
+
 export async function publishIssuingEvent(
   outbox: Outbox,
   tx: Executor,
-  event: {
-    partnerId: string;
-    customerId: string;
-    eventType: IssuingEventType;
-    data: Record<string, unknown>;
-  },
+  event: IssuingEvent,
 ): Promise<{ eventId: string }> {
-  return outbox.publish(tx, {
+  return outbox.publish(tx, toPublish(event));
+}
+
+/** The event added to a batch of its business step's writes (Outbox.stage). */
+export function stageIssuingEvent(outbox: Outbox, batch: StatementBatch, db: Executor, event: IssuingEvent) {
+  return outbox.stage(batch, db, toPublish(event));
+}
+
+function toPublish(event: IssuingEvent): PublishInput {
+  return {
     api: 'issuing',
     tenantId: event.partnerId,
     type: event.eventType,
@@ -35,5 +47,5 @@ export async function publishIssuingEvent(
       customerId: event.customerId,
       data: event.data,
     }),
-  });
+  };
 }

@@ -4,6 +4,7 @@
 // again as `customData` and `customFields`, the names the real service's SDK reads (an object when it
 // is a JSON object, else the text as given).
 import type { Executor } from '../../platform/db/database.ts';
+import type { StatementBatch } from '../../platform/db/statement-batch.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import type { OrderRow } from '../orders/orders-service.ts';
@@ -15,14 +16,31 @@ export async function publishIpn(
   tx: Executor,
   input: { order: OrderRow; transaction?: TransactionRow },
 ): Promise<void> {
-  const { order, transaction: t } = input;
-  const identifier = await identifierOf(tx, order.customer_id);
-  await outbox.publish(tx, {
-    api: 'payments',
+  const identifier = await identifierOf(tx, input.order.customer_id);
+  await outbox.publish(tx, ipnEvent({ ...input, identifier }));
+}
+
+/** The IPN added to a batch of its business step's writes (Outbox.stage); the customer's identifier is known. */
+export function stageIpn(
+  outbox: Outbox,
+  batch: StatementBatch,
+  db: Executor,
+  input: { order: OrderRow; transaction?: TransactionRow; identifier: string },
+) {
+  return outbox.stage(batch, db, ipnEvent(input));
+}
+
+function ipnEvent(input: { order: OrderRow; transaction?: TransactionRow | undefined; identifier: string }) {
+  const { order, transaction: t, identifier } = input;
+  return {
+    api: 'payments' as const,
     tenantId: String(order.site_id),
     type: t ? `transaction.${t.status}` : `order.${order.status}`,
-    body: (eventId, createdAt) => ({ eventId, ...paymentResult(order, t, identifier, createdAt) }),
-  });
+    body: (eventId: string, createdAt: Date) => ({
+      eventId,
+      ...paymentResult(order, t, identifier, createdAt),
+    }),
+  };
 }
 
 /**

@@ -4,13 +4,16 @@
 // Recurring orders are billed by a sweep on the injected clock, with the order's retry schedule.
 import type { Selectable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
-import type { Db, Tx } from '../../platform/db/database.ts';
+import type { Db, Executor, Tx } from '../../platform/db/database.ts';
+import { preparedStatement } from '../../platform/db/prepared.ts';
 import type {
   PaymentsCardMode,
   PaymentsOrderStatus,
   PaymentsOrdersTable,
   PaymentsOrderType,
+  PaymentsTransactionStatus,
 } from '../../platform/db/schema.ts';
+import { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound, validationFailed } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
@@ -20,7 +23,7 @@ import type { ChallengeRedirect } from '../../rails/card-network/port.ts';
 import { HARD_DECLINES } from '../../rails/card-network/port.ts';
 import type { WalletPaymentTokens } from '../../rails/wallet-tokenization/payment-tokens.ts';
 import type { StoredCardsService } from '../cards/stored-cards-service.ts';
-import { publishIpn } from '../events/publish-ipn.ts';
+import { publishIpn, stageIpn } from '../events/publish-ipn.ts';
 import type { Page } from '../http/envelope.ts';
 import type { PaymentLinksService } from '../links/payment-links-service.ts';
 import { boundedAmount } from '../order-amounts.ts';
@@ -29,7 +32,7 @@ import { siteOf } from '../sites.ts';
 import { FAILURES, type FailureReason } from '../transactions/decline-codes.ts';
 import type { PaymentTransactionsService, TransactionRow } from '../transactions/transactions-service.ts';
 import { addDuration, parseDuration } from './durations.ts';
-import { type InstrumentInput, resolveInstrument } from './payment-instrument.ts';
+import { type Instrument, type InstrumentInput, resolveInstrument } from './payment-instrument.ts';
 import { billTime } from './schedule.ts';
 
 const MAX_RETRIES = 10;
@@ -94,6 +97,8 @@ export interface OrdersDeps {
   transactions: PaymentTransactionsService;
   walletTokens: WalletPaymentTokens;
   links: PaymentLinksService;
+  /** Common orders are written in one statement (createAtOnce); false runs every order the general way */
+  oneStatementWrites: boolean;
 }
 
 export class PaymentOrdersService {
@@ -126,6 +131,15 @@ export class PaymentOrdersService {
     }
     const splits = input.splitSchema ? checkSplits(merchant, input.splitSchema, asset, amount) : undefined;
     if (input.level3Data !== undefined) parseJson(input.level3Data, 'level3Data');
+
+    const atOnce =
+      this.deps.oneStatementWrites && isChargedAtOnce(input, mode)
+        ? await this.createAtOnce(merchant, input, { siteId, asset, amount, mode, splits, now })
+        : undefined;
+    if (atOnce) {
+      if (atOnce.transaction.status === 'complete-failed') throw declined(atOnce);
+      return atOnce;
+    }
 
     const result = await this.deps.transact(async (tx) => {
       const customer = await tx
@@ -226,6 +240,81 @@ export class PaymentOrdersService {
     });
     if (result.transaction.status === 'complete-failed') throw declined(result);
     return result;
+  }
+
+  /**
+   * The common order, a purchase paid by a card given in the request that the card network answers at
+   * once, in two round trips: one read (the customer, the two new ids), then the order and its
+   * transaction with their final statuses, the network's record, the ledger posting and the IPN as one
+   * statement that commits by itself. Undefined when the order needs more (an invalid field, an unknown
+   * customer, a challenge, an on-us card): the general path then runs it, and answers its errors.
+   */
+  private async createAtOnce(
+    merchant: MerchantScope,
+    input: CreateOrderInput,
+    plan: {
+      siteId: number;
+      asset: Asset;
+      amount: bigint;
+      mode: PaymentsCardMode;
+      splits: { toSite: number; amount: string }[] | undefined;
+      now: Date;
+    },
+  ): Promise<ChargeResult | undefined> {
+    const { db } = this.deps;
+    let instrument: Instrument;
+    try {
+      instrument = await resolveInstrument(
+        db,
+        { cards: this.deps.cards, walletTokens: this.deps.walletTokens, now: plan.now },
+        { merchantId: merchant.merchantId, customerId: input.customerId },
+        input,
+      );
+    } catch {
+      return undefined;
+    }
+    const order: OrderRow = { ...newOrderRow(merchant.merchantId, plan.siteId, input, plan), id: 0 };
+    const charge = {
+      order,
+      merchantName: merchant.siteNames.get(plan.siteId) ?? (await this.siteName(db, plan.siteId)),
+      type: 'deposit' as const,
+      mode: plan.mode,
+      amount: plan.amount,
+      instrument,
+      cardId: null,
+      initiator: 'customer' as const,
+      isSoftDeclineRetry: input.isSoftDecline ?? false,
+    };
+    // Decided before any id is taken: an order left to the general path has cost nothing.
+    const batch = new StatementBatch();
+    const decided = this.deps.transactions.authorizeAtOnce(batch, charge);
+    if (!decided) return undefined;
+    const { rows } = await db.executeQuery<{ identifier: string; order_id: number; transaction_id: number }>(
+      preparedStatement('payments_order_customer_and_ids', SELECT_CUSTOMER_AND_IDS, [
+        input.customerId,
+        merchant.merchantId,
+        plan.siteId,
+      ]),
+    );
+    const found = rows[0];
+    if (!found) return undefined;
+    order.id = found.order_id;
+    const transaction = await this.deps.transactions.stageCharge(
+      batch,
+      charge,
+      decided,
+      found.transaction_id,
+    );
+    order.status = orderStatusAfter(order, transaction.status) ?? order.status;
+    batch.add({ sql: INSERT_ORDER, parameters: ORDER_COLUMNS.map((column) => order[column]) });
+    const ipn = await stageIpn(this.deps.outbox, batch, db, {
+      order,
+      transaction,
+      identifier: found.identifier,
+    });
+    await batch.run(db);
+    await ipn.queued();
+    return { order, transaction, cardId: null };
   }
 
   /** PATCH /order-rebill/{id}: the merchant charges a managed order's stored card again. */
@@ -470,33 +559,13 @@ export class PaymentOrdersService {
   /** The order's own payment (creation, or after its 3DS challenge or reconciliation). */
   private async afterFirstPayment(tx: Tx, order: OrderRow, t: TransactionRow): Promise<OrderRow> {
     if (order.status === 'canceled') return order;
-    let status: PaymentsOrderStatus = order.status;
+    const status = orderStatusAfter(order, t.status);
+    if (status === undefined) return order;
     const patch: Partial<OrderRow> = {};
-    switch (t.status) {
-      case 'complete-ok':
-        if (order.order_type === 'recurring') {
-          const anchor = order.first_bill_date ?? this.deps.clock.now();
-          patch.anchor_at = anchor;
-          patch.next_bill_at = nextBill(order, anchor, 0);
-          status = 'in-progress';
-        } else {
-          status = order.order_type === 'managed' ? 'in-progress' : 'complete-ok';
-        }
-        break;
-      case 'in-progress':
-      case '3d-pending':
-      case 'start':
-        status = 'in-progress';
-        break;
-      case 'complete-failed':
-        status = 'complete-failed';
-        break;
-      case 'void-ok':
-        // A card verification ends with its authorization voided: that is its success.
-        status = order.card_verification ? 'complete-ok' : 'complete-failed';
-        break;
-      default:
-        return order;
+    if (t.status === 'complete-ok' && order.order_type === 'recurring') {
+      const anchor = order.first_bill_date ?? this.deps.clock.now();
+      patch.anchor_at = anchor;
+      patch.next_bill_at = nextBill(order, anchor, 0);
     }
     if (status === order.status && !patch.anchor_at) return order;
     return this.setOrder(tx, order.id, { ...patch, status });
@@ -570,7 +639,7 @@ export class PaymentOrdersService {
     };
   }
 
-  private async siteName(tx: Tx, siteId: number): Promise<string> {
+  private async siteName(tx: Executor, siteId: number): Promise<string> {
     const site = await tx
       .selectFrom('sites')
       .select('name')
@@ -609,6 +678,124 @@ export class PaymentOrdersService {
       .executeTakeFirstOrThrow();
   }
 }
+
+/** The status an order takes after its own payment's transaction took `status` (undefined: unchanged). */
+function orderStatusAfter(
+  order: OrderRow,
+  status: PaymentsTransactionStatus,
+): PaymentsOrderStatus | undefined {
+  switch (status) {
+    case 'complete-ok':
+      // A recurring order is billed on; a managed one waits for the merchant's rebills.
+      return order.order_type === 'recurring' || order.order_type === 'managed'
+        ? 'in-progress'
+        : 'complete-ok';
+    case 'in-progress':
+    case '3d-pending':
+    case 'start':
+      return 'in-progress';
+    case 'complete-failed':
+      return 'complete-failed';
+    case 'void-ok':
+      // A card verification ends with its authorization voided: that is its success.
+      return order.card_verification ? 'complete-ok' : 'complete-failed';
+    default:
+      return undefined;
+  }
+}
+
+/** Whether an order can be charged at once (createAtOnce): a plain purchase with a card given in the request. */
+function isChargedAtOnce(input: CreateOrderInput, mode: PaymentsCardMode): boolean {
+  return (
+    input.orderType === 'purchase' &&
+    (mode === 'authAndCapture' || mode === 'auth') &&
+    input.cardId === undefined &&
+    !input.saveCard &&
+    input.paymentLinkHash === undefined &&
+    input.checkout === undefined &&
+    input.checkoutAttempt === undefined &&
+    !input.cardVerification
+  );
+}
+
+/** A new order as it is inserted, before its payment decides its status. */
+function newOrderRow(
+  merchantId: number,
+  siteId: number,
+  input: CreateOrderInput,
+  plan: { asset: Asset; amount: bigint; mode: PaymentsCardMode; splits: unknown[] | undefined; now: Date },
+): Omit<OrderRow, 'id'> {
+  return {
+    merchant_id: merchantId,
+    site_id: siteId,
+    customer_id: input.customerId,
+    order_type: input.orderType,
+    status: 'start',
+    amount: plan.amount.toString(),
+    currency: plan.asset.code,
+    description: input.description ?? null,
+    external_order_id: input.externalOrderId ?? null,
+    external_custom_data: input.externalCustomData ?? null,
+    card_transaction_mode: plan.mode,
+    transaction_method: 'card',
+    card_id: null,
+    back_url: input.backUrl ?? null,
+    invoice_email: input.invoiceEmail ?? null,
+    ip: input.ip ?? null,
+    level3_data: input.level3Data ?? null,
+    split_schema: plan.splits ? JSON.stringify(plan.splits) : null,
+    interval_type: null,
+    interval_value: null,
+    trial_amount: null,
+    first_bill_date: null,
+    retry_payment: null,
+    anchor_at: null,
+    bills_done: 0,
+    retries_done: 0,
+    next_bill_at: null,
+    payment_link_hash: null,
+    checkout: null,
+    card_verification: false,
+    checkout_attempt: null,
+    cancel_reason: null,
+    created_at: plan.now,
+    updated_at: plan.now,
+  };
+}
+
+/** The columns createAtOnce writes, in INSERT_ORDER's order (the others keep their defaults). */
+const ORDER_COLUMNS = [
+  'id',
+  'merchant_id',
+  'site_id',
+  'customer_id',
+  'order_type',
+  'status',
+  'amount',
+  'currency',
+  'description',
+  'external_order_id',
+  'external_custom_data',
+  'card_transaction_mode',
+  'transaction_method',
+  'back_url',
+  'invoice_email',
+  'ip',
+  'level3_data',
+  'split_schema',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof OrderRow)[];
+
+const INSERT_ORDER = `INSERT INTO payments_orders (${ORDER_COLUMNS.join(', ')})
+  VALUES (${ORDER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+
+/** The order's customer (on the order's site, not deleted) and the ids of the order and its transaction. */
+const SELECT_CUSTOMER_AND_IDS = `
+  SELECT c.identifier, nextval('payments_orders_id_seq')::int AS order_id,
+    nextval('payments_transactions_id_seq')::int AS transaction_id
+  FROM payments_customers c
+  WHERE c.id = $1 AND c.merchant_id = $2 AND c.site_id = $3 AND c.deleted_at IS NULL`;
 
 /** The k-th scheduled bill: at firstBillDate and every interval after, else one interval after the first payment. */
 function nextBill(order: OrderRow, anchor: Date, billsDone: number): Date {

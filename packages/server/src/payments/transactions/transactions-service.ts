@@ -4,16 +4,17 @@
 // across sites when the order says so); refunds and credits debit it. Each step is one database
 // transaction with its ledger postings, and the order module hears of every change (status, IPN).
 import { randomUUID } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
-import type { Db, Tx } from '../../platform/db/database.ts';
+import type { Db, Executor, Tx } from '../../platform/db/database.ts';
 import type {
   PaymentsCardMode,
   PaymentsTransactionStatus,
   PaymentsTransactionsTable,
 } from '../../platform/db/schema.ts';
+import type { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Ledger, Leg } from '../../platform/ledger/ledger.ts';
@@ -21,6 +22,7 @@ import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts
 import { findAsset } from '../../platform/money/assets.ts';
 import type {
   AuthorizationAnswer,
+  AuthorizationRequest,
   CardNetwork,
   ChallengeRedirect,
   NetworkNews,
@@ -31,7 +33,9 @@ import type { MerchantScope } from '../sites.ts';
 import { FAILURES, type FailureReason } from './decline-codes.ts';
 
 export const NETWORK_OWNER = 'payments';
-const RECEIVABLE_SHARDS = 16;
+const RECEIVABLE_PURPOSES = Array.from({ length: 16 }, (_, shard) => `receivable:${shard}`);
+/** The site balance's shards: `balance` (the account from before balances were sharded), `balance:1`… */
+export const SITE_BALANCE_PURPOSES = ['balance', ...Array.from({ length: 7 }, (_, i) => `balance:${i + 1}`)];
 
 export type TransactionRow = Selectable<PaymentsTransactionsTable>;
 
@@ -58,6 +62,12 @@ export interface ChargeRequest {
   cardId: number | null;
   initiator: 'customer' | 'merchant';
   isSoftDeclineRetry: boolean;
+}
+
+/** A charge the network answered at once (authorizeAtOnce), to be staged with stageCharge. */
+export interface ChargeDecided {
+  answer: Extract<AuthorizationAnswer, { outcome: 'approved' | 'declined' }>;
+  reference: string;
 }
 
 export interface TransactionFilter {
@@ -138,8 +148,91 @@ export class PaymentTransactionsService {
       if (!paid) return { transaction: await this.fail(tx, t, 'merchant_balance_insufficient') };
     }
     const answer = await this.deps.network.authorize(tx, {
+      ...this.authorizationRequest(r, this.reference(t)),
+      returnUrl: `${this.deps.publicUrl}/checkout/3ds/return/${this.deps.capabilities.issue('3ds-return', String(t.id))}`,
+    });
+    const transaction = await this.apply(tx, t, answer, r.order.split_schema);
+    return answer.outcome === 'challenge' ? { transaction, redirect: answer.redirect } : { transaction };
+  }
+
+  /**
+   * Asks the network for an answer it can give at once (approved or declined, see
+   * CardNetwork.authorizeAtOnce), its record added to the order's batch. Undefined when the answer needs
+   * the network's state (a challenge, a lost answer, an on-us card): nothing was added, charge() instead.
+   */
+  authorizeAtOnce(batch: StatementBatch, r: ChargeRequest): ChargeDecided | undefined {
+    if (r.type !== 'deposit' || !this.deps.network.authorizeAtOnce) return undefined;
+    const reference = `${NETWORK_OWNER}:${randomUUID()}`;
+    const answer = this.deps.network.authorizeAtOnce(batch, this.authorizationRequest(r, reference));
+    if (answer?.outcome !== 'approved' && answer?.outcome !== 'declined') return undefined;
+    // A sale is captured with its approval (one network message); anything else needs the network's state.
+    if (answer.outcome === 'approved' && answer.captured !== (r.mode === 'authAndCapture')) {
+      throw new Error('the network answered a charge at once without capturing it as asked');
+    }
+    return { answer, reference };
+  }
+
+  /**
+   * The charge the network answered at once, added to its order's batch: the transaction with its final
+   * status and, for a capture, the ledger posting. Answers the row as it will be written.
+   */
+  async stageCharge(
+    batch: StatementBatch,
+    r: ChargeRequest,
+    decided: ChargeDecided,
+    transactionId: number,
+  ): Promise<TransactionRow> {
+    const { answer, reference } = decided;
+    const now = this.deps.clock.now();
+    const isApproved = answer.outcome === 'approved';
+    const isCapture = isApproved && r.mode === 'authAndCapture';
+    const failure = answer.outcome === 'declined' ? FAILURES[answer.reason] : undefined;
+    const t: TransactionRow = {
+      id: transactionId,
+      merchant_id: r.order.merchant_id,
+      site_id: r.order.site_id,
+      order_id: r.order.id,
+      customer_id: r.order.customer_id,
+      card_id: r.cardId,
+      parent_id: null,
+      type: 'deposit',
+      status: !isApproved ? 'complete-failed' : isCapture ? 'complete-ok' : 'in-progress',
+      method: 'card',
+      mode: r.mode,
+      initiator: r.initiator,
+      amount: r.amount.toString(),
+      captured_amount: (isCapture ? r.amount : 0n).toString(),
+      refunded_amount: '0',
+      currency: r.order.currency,
+      card_brand: r.instrument.brand,
+      card_bin: r.instrument.card.pan.slice(0, 6),
+      card_last4: r.instrument.card.pan.slice(-4),
+      is_3d: answer.outcome === 'approved' && answer.threeDS === 'frictionless',
+      network_reference: reference,
+      error_code: failure?.code ?? null,
+      error_message: failure?.message ?? null,
+      decline_reason: answer.outcome === 'declined' ? answer.reason : null,
+      reason: null,
+      message: null,
+      auth_expires_at: isApproved && !isCapture ? addSeconds(now, this.deps.authorizationSeconds) : null,
+      created_at: now,
+      updated_at: now,
+    };
+    batch.add({ sql: INSERT_TRANSACTION, parameters: TRANSACTION_COLUMNS.map((column) => t[column]) });
+    if (isCapture) {
+      this.deps.ledger.stageTransfer(batch, {
+        operationId: `payments-capture:${t.id}`,
+        legs: await this.captureLegs(this.deps.db, t, r.amount, r.order.split_schema),
+        metadata: { transactionId: t.id },
+      });
+    }
+    return t;
+  }
+
+  private authorizationRequest(r: ChargeRequest, reference: string): Omit<AuthorizationRequest, 'returnUrl'> {
+    return {
       owner: NETWORK_OWNER,
-      reference: this.reference(t),
+      reference,
       capture: r.mode === 'authAndCapture',
       card: r.instrument.card,
       amount: r.amount,
@@ -149,10 +242,7 @@ export class PaymentTransactionsService {
       initiator: r.initiator,
       isAuthenticated: r.instrument.isAuthenticated,
       isSoftDeclineRetry: r.isSoftDeclineRetry,
-      returnUrl: `${this.deps.publicUrl}/checkout/3ds/return/${this.deps.capabilities.issue('3ds-return', String(t.id))}`,
-    });
-    const transaction = await this.apply(tx, t, answer, r.order.split_schema);
-    return answer.outcome === 'challenge' ? { transaction, redirect: answer.redirect } : { transaction };
+    };
   }
 
   /** News from the network: a challenge was decided, or a lost answer reconciled. */
@@ -273,11 +363,10 @@ export class PaymentTransactionsService {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      const moved = await this.tryTransfer(
-        tx,
-        `payments-refund:${refund.id}`,
-        await this.refundLegs(tx, t, refund, amount),
-      );
+      const moved = await this.tryTransfer(tx, {
+        operationId: `payments-refund:${refund.id}`,
+        ...(await this.refundMove(tx, t, refund, amount)),
+      });
       if (!moved) {
         throw new DomainError('invalid_state', 'the site’s balance does not cover this refund', {
           details: { systemCode: FAILURES.merchant_balance_insufficient.code },
@@ -407,13 +496,15 @@ export class PaymentTransactionsService {
 
   /** The site's available balance in a currency (sandbox and operator views). */
   async siteBalance(siteId: number, currency: string): Promise<bigint> {
-    const account = await this.deps.ledger.findAccount(this.deps.db, {
-      ownerType: 'payments_site',
-      ownerId: String(siteId),
-      asset: currency,
-      purpose: 'balance',
-    });
-    return account?.available ?? 0n;
+    const row = await this.deps.db
+      .selectFrom('ledger_accounts')
+      .select((eb) => eb.fn.sum<string | null>(sql<string>`posted - pending_debits`).as('available'))
+      .where('owner_type', '=', 'payments_site')
+      .where('owner_id', '=', String(siteId))
+      .where('asset', '=', currency)
+      .where('purpose', 'in', SITE_BALANCE_PURPOSES)
+      .executeTakeFirst();
+    return BigInt(row?.available ?? 0);
   }
 
   // Internals ------------------------------------------------------------------------------------------
@@ -476,7 +567,7 @@ export class PaymentTransactionsService {
         operationId: `payments-credit-return:${t.id}`,
         legs: [
           { accountId: await this.receivable(tx, t.currency, t.id), amount: -BigInt(t.amount) },
-          { accountId: await this.siteAccount(tx, t.site_id, t.currency), amount: BigInt(t.amount) },
+          { accountId: await this.siteShard(tx, t.site_id, t.currency, t.id), amount: BigInt(t.amount) },
         ],
       });
     }
@@ -491,8 +582,8 @@ export class PaymentTransactionsService {
   }
 
   /**
-   * Captures: the record and its IPN first, the ledger credit to the site last. The site's balance row is
-   * shared by every payment of the site; posting last keeps it locked only for the commit.
+   * Captures: the record and its IPN first, the ledger credit to the site last, so the site's balance
+   * shard is locked only for the commit.
    */
   private async captureIn(
     tx: Tx,
@@ -517,7 +608,7 @@ export class PaymentTransactionsService {
 
   /** The network owes the amount; the site (and its split sites) are owed it. */
   private async captureLegs(
-    tx: Tx,
+    tx: Executor,
     t: TransactionRow,
     amount: bigint,
     knownSplitSchema?: string | null,
@@ -525,7 +616,10 @@ export class PaymentTransactionsService {
     const shares = await this.sharesOf(tx, t, amount, knownSplitSchema);
     const legs: Leg[] = [{ accountId: await this.receivable(tx, t.currency, t.id), amount: -amount }];
     for (const share of shares) {
-      legs.push({ accountId: await this.siteAccount(tx, share.siteId, t.currency), amount: share.amount });
+      legs.push({
+        accountId: await this.siteShard(tx, share.siteId, t.currency, t.id),
+        amount: share.amount,
+      });
     }
     return legs;
   }
@@ -534,31 +628,25 @@ export class PaymentTransactionsService {
    * A refund is taken back from the sites that were paid, each in proportion to what it received (a split
    * payment's split sites included); the rounding remainder falls on the order's own site.
    */
-  private async refundLegs(
-    tx: Tx,
-    t: TransactionRow,
-    refund: TransactionRow,
-    amount: bigint,
-  ): Promise<Leg[]> {
+  private async refundMove(tx: Tx, t: TransactionRow, refund: TransactionRow, amount: bigint) {
     const captured = BigInt(t.captured_amount);
     const shares = await this.sharesOf(tx, t, captured);
     const taken = shares.map((share) => ({ ...share, amount: (share.amount * amount) / captured }));
     const remainder = amount - taken.reduce((sum, s) => sum + s.amount, 0n);
     const main = taken.find((s) => s.siteId === t.site_id) ?? taken[0];
     if (main) main.amount += remainder;
-    const legs: Leg[] = [];
+    const debits = [];
     for (const share of taken) {
       if (share.amount > 0n) {
-        legs.push({ accountId: await this.siteAccount(tx, share.siteId, t.currency), amount: -share.amount });
+        debits.push({ shards: await this.siteShards(tx, share.siteId, t.currency), amount: share.amount });
       }
     }
-    legs.push({ accountId: await this.receivable(tx, t.currency, refund.id), amount });
-    return legs;
+    return { debits, credits: [{ accountId: await this.receivable(tx, t.currency, refund.id), amount }] };
   }
 
   /** What each site receives of a captured amount: the split sites their parts, the order's site the rest. */
   private async sharesOf(
-    tx: Tx,
+    tx: Executor,
     t: TransactionRow,
     amount: bigint,
     knownSplitSchema?: string | null,
@@ -586,16 +674,17 @@ export class PaymentTransactionsService {
   }
 
   private async moveForCredit(tx: Tx, t: TransactionRow, amount: bigint): Promise<boolean> {
-    return this.tryTransfer(tx, `payments-credit:${t.id}`, [
-      { accountId: await this.siteAccount(tx, t.site_id, t.currency), amount: -amount },
-      { accountId: await this.receivable(tx, t.currency, t.id), amount },
-    ]);
+    return this.tryTransfer(tx, {
+      operationId: `payments-credit:${t.id}`,
+      debits: [{ shards: await this.siteShards(tx, t.site_id, t.currency), amount }],
+      credits: [{ accountId: await this.receivable(tx, t.currency, t.id), amount }],
+    });
   }
 
-  /** A transfer that may meet a bounded balance too small: answers false, having written nothing. */
-  private async tryTransfer(tx: Tx, operationId: string, legs: Leg[]): Promise<boolean> {
+  /** A debit of site balances that may find them too small: answers false, having written nothing. */
+  private async tryTransfer(tx: Tx, move: Parameters<Ledger['transferFromShards']>[1]): Promise<boolean> {
     try {
-      await this.deps.ledger.transfer(tx, { operationId, legs });
+      await this.deps.ledger.transferFromShards(tx, move);
       return true;
     } catch (err) {
       if (err instanceof DomainError && err.details?.reason === 'insufficient_funds') return false;
@@ -644,28 +733,67 @@ export class PaymentTransactionsService {
     return t;
   }
 
-  private siteAccount(tx: Tx, siteId: number, currency: string): Promise<string> {
-    return this.deps.ledger.systemAccount(tx, {
-      ownerType: 'payments_site',
-      ownerId: String(siteId),
-      asset: currency,
-      purpose: 'balance',
-      isBounded: true,
-    });
+  /**
+   * A site's balance, split in shards: every capture of a busy site would otherwise queue on one row's
+   * lock. Captures credit one shard, picked by transaction id; debits draw on all of them
+   * (Ledger.transferFromShards); the balance is their sum. The first shard is the balance account
+   * opened before balances were sharded.
+   */
+  private siteShards(tx: Executor, siteId: number, currency: string): Promise<string[]> {
+    return this.deps.ledger.systemAccounts(
+      tx,
+      { ownerType: 'payments_site', ownerId: String(siteId), asset: currency, isBounded: true },
+      SITE_BALANCE_PURPOSES,
+    );
+  }
+
+  private async siteShard(tx: Executor, siteId: number, currency: string, transactionId: number) {
+    const shards = await this.siteShards(tx, siteId, currency);
+    return shards[transactionId % shards.length] as string;
   }
 
   /** What the card network owes the acquirer, split in shards so captures do not queue on one row. */
-  private receivable(tx: Tx, currency: string, transactionId: number): Promise<string> {
-    const shard = transactionId % RECEIVABLE_SHARDS;
-    return this.deps.ledger.systemAccount(tx, {
-      ownerType: 'payments_network',
-      ownerId: 'card-network',
-      asset: currency,
-      purpose: `receivable:${shard}`,
-      isBounded: false,
-    });
+  private async receivable(tx: Executor, currency: string, transactionId: number): Promise<string> {
+    const shards = await this.deps.ledger.systemAccounts(
+      tx,
+      { ownerType: 'payments_network', ownerId: 'card-network', asset: currency, isBounded: false },
+      RECEIVABLE_PURPOSES,
+    );
+    return shards[transactionId % shards.length] as string;
   }
 }
+
+/** The columns of a transaction as chargeAtOnce writes it, in INSERT_TRANSACTION's order. */
+const TRANSACTION_COLUMNS = [
+  'id',
+  'merchant_id',
+  'site_id',
+  'order_id',
+  'customer_id',
+  'card_id',
+  'type',
+  'status',
+  'method',
+  'mode',
+  'initiator',
+  'amount',
+  'captured_amount',
+  'currency',
+  'card_brand',
+  'card_bin',
+  'card_last4',
+  'is_3d',
+  'network_reference',
+  'error_code',
+  'error_message',
+  'decline_reason',
+  'auth_expires_at',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof TransactionRow)[];
+
+const INSERT_TRANSACTION = `INSERT INTO payments_transactions (${TRANSACTION_COLUMNS.join(', ')})
+  VALUES (${TRANSACTION_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
 
 export function parseSplits(text: string): SplitEntry[] {
   return (JSON.parse(text) as { toSite: number; amount: string; description?: string }[]).map((s) => ({

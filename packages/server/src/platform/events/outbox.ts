@@ -3,6 +3,7 @@
 import type { Clock } from '../clock/clock.ts';
 import type { Executor } from '../db/database.ts';
 import type { WebhookApi } from '../db/schema.ts';
+import type { StatementBatch } from '../db/statement-batch.ts';
 import { newId } from '../ids.ts';
 import type { DeliveryEngine } from '../webhooks/delivery-engine.ts';
 
@@ -24,10 +25,50 @@ export class Outbox {
   ) {}
 
   async publish(tx: Executor, input: PublishInput): Promise<{ eventId: string }> {
+    const event = this.event(input);
+    await tx.insertInto('events').values(event).execute();
+    await this.engine.createDelivery(tx, event, 'event');
+    return { eventId: event.id };
+  }
+
+  /**
+   * Adds the event, and its delivery when there is somewhere to send it, to a batch of its business
+   * step's writes (platform/db/statement-batch.ts). Once the batch has run, `queued()` queues the first
+   * attempt (on its own statement: a delivery whose job is lost to a crash is sent by the sweep).
+   */
+  async stage(
+    batch: StatementBatch,
+    db: Executor,
+    input: PublishInput,
+  ): Promise<{ eventId: string; queued: () => Promise<void> }> {
+    const event = this.event(input);
+    batch.add({
+      sql: INSERT_EVENT,
+      parameters: [
+        event.id,
+        event.api,
+        event.tenant_id,
+        event.type,
+        event.payload,
+        event.object_ids,
+        event.target_url,
+        event.created_at,
+      ],
+    });
+    const deliveryId = await this.engine.stageDelivery(batch, db, event);
+    return {
+      eventId: event.id,
+      queued: async () => {
+        if (deliveryId) await this.engine.queueFirstAttempt(db, deliveryId);
+      },
+    };
+  }
+
+  private event(input: PublishInput) {
     const createdAt = this.clock.now();
     const id = newId('event', createdAt.getTime());
     const body = input.body(id, createdAt);
-    const event = {
+    return {
       id,
       api: input.api,
       tenant_id: input.tenantId,
@@ -37,11 +78,12 @@ export class Outbox {
       target_url: input.targetUrl ?? null,
       created_at: createdAt,
     };
-    await tx.insertInto('events').values(event).execute();
-    await this.engine.createDelivery(tx, event, 'event');
-    return { eventId: id };
   }
 }
+
+const INSERT_EVENT = `
+  INSERT INTO events (id, api, tenant_id, type, payload, object_ids, target_url, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
 
 const OBJECT_ID_KEY = /(Id|_id)$/;
 

@@ -4,6 +4,7 @@
 // every operation is idempotent by its operation id.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
+import { afterCommit } from '../db/connection-scope.ts';
 import { type Executor, pgErrorCode, type Tx } from '../db/database.ts';
 import { preparedStatement } from '../db/prepared.ts';
 import type { StatementBatch } from '../db/statement-batch.ts';
@@ -79,23 +80,55 @@ export const insufficientFunds = (accountId: string) =>
 
 export class Ledger {
   /** Ids of accounts known to be committed, by owner, asset and purpose (accounts are never deleted) */
-  private readonly knownAccounts = new Map<string, string>();
+  private readonly knownAccounts = new Map<string, string[]>();
 
   constructor(private readonly now: () => Date) {}
 
   /**
-   * The id of a system account (a site's balance, a network's receivable shard), opened on first use
-   * inside the caller's transaction: never on a second connection, which could wait forever for a pool
-   * held by transactions like this one. An id is remembered only once it is known committed (found
-   * rather than inserted), so a remembered id never points at an account whose creation rolled back.
+   * The ids of a system account split into shards, one per purpose (a site's balance, a network's
+   * receivable), opened on first use all at once in one statement, inside the caller's transaction: never
+   * on a second connection, which could wait forever for a pool held by transactions like this one. They
+   * are remembered once that is committed, so a remembered id never points at an account whose creation
+   * rolled back.
    */
-  async systemAccount(tx: Tx, input: OpenAccountInput): Promise<string> {
-    const key = `${input.ownerType}\u0000${input.ownerId}\u0000${input.asset}\u0000${input.purpose}`;
+  async systemAccounts(
+    tx: Executor,
+    input: Omit<OpenAccountInput, 'purpose'>,
+    purposes: readonly string[],
+  ): Promise<string[]> {
+    const key = `${input.ownerType}\u0000${input.ownerId}\u0000${input.asset}\u0000${purposes.join('\u0000')}`;
     const known = this.knownAccounts.get(key);
     if (known) return known;
-    const { account, isNew } = await this.open(tx, input);
-    if (!isNew) this.knownAccounts.set(key, account.id);
-    return account.id;
+    const byPurpose = new Map<string, string>();
+    // A concurrent opener's rows are invisible to this statement's snapshot: a second look finds them.
+    for (let attempt = 0; attempt < 2 && byPurpose.size < purposes.length; attempt++) {
+      const missing = purposes.filter((purpose) => !byPurpose.has(purpose));
+      const { rows } = await sql<{ id: string; purpose: string }>`
+        WITH opened AS (
+          INSERT INTO ledger_accounts (id, owner_type, owner_id, asset, purpose, is_bounded, created_at)
+          SELECT * FROM unnest(${missing.map(() => newId('ledgerAccount'))}::text[], ${missing.map(() => input.ownerType)}::text[],
+            ${missing.map(() => input.ownerId)}::text[], ${missing.map(() => input.asset)}::text[], ${missing}::text[],
+            ${missing.map(() => input.isBounded)}::boolean[], ${missing.map(() => this.now())}::timestamptz[])
+          ON CONFLICT (owner_type, owner_id, asset, purpose) DO NOTHING
+          RETURNING id, purpose
+        )
+        SELECT id, purpose FROM opened
+        UNION ALL
+        SELECT id, purpose FROM ledger_accounts
+        WHERE owner_type = ${input.ownerType} AND owner_id = ${input.ownerId} AND asset = ${input.asset}
+          AND purpose = ANY(${missing}::text[])`.execute(tx);
+      for (const row of rows) byPurpose.set(row.purpose, row.id);
+    }
+    const ids = purposes.map((purpose) => byPurpose.get(purpose));
+    if (ids.some((id) => id === undefined)) throw new Error('system accounts neither opened nor found');
+    afterCommit(() => this.knownAccounts.set(key, ids as string[]));
+    return ids as string[];
+  }
+
+  /** One system account: systemAccounts with one purpose. */
+  async systemAccount(tx: Executor, input: OpenAccountInput): Promise<string> {
+    const [id] = await this.systemAccounts(tx, input, [input.purpose]);
+    return id as string;
   }
 
   /**
@@ -158,6 +191,48 @@ export class Ledger {
   /** Posts a balanced multi-leg transaction at once, inside the caller's business transaction. */
   async transfer(tx: Tx, input: TransferInput): Promise<LedgerTransaction> {
     return this.post(tx, transferOperation(input));
+  }
+
+  /**
+   * A transfer whose debits come from a balance split into shards (systemAccounts): each debit names the
+   * shards it may draw on and takes from the fullest first. Every account is locked in id order before
+   * the amounts are chosen, as ledger_post locks them, so this cannot deadlock with a posting. Refused
+   * (insufficient funds, nothing written) when the shards together fall short.
+   */
+  async transferFromShards(
+    tx: Tx,
+    input: {
+      operationId: string;
+      debits: { shards: readonly string[]; amount: bigint }[];
+      credits: Leg[];
+      metadata?: Record<string, unknown>;
+    },
+  ): Promise<LedgerTransaction> {
+    const ids = [
+      ...new Set([...input.debits.flatMap((d) => d.shards), ...input.credits.map((c) => c.accountId)]),
+    ];
+    const { rows } = await sql<{ id: string; available: string }>`
+      SELECT id, (posted - pending_debits)::text AS available FROM ledger_accounts
+      WHERE id = ANY(${ids}::text[]) ORDER BY id FOR UPDATE`.execute(tx);
+    const available = new Map(rows.map((row) => [row.id, BigInt(row.available)]));
+    const legs: Leg[] = [...input.credits];
+    for (const debit of input.debits) {
+      let remaining = debit.amount;
+      const fullestFirst = [...debit.shards].sort((a, b) => {
+        const [x, y] = [available.get(a) ?? 0n, available.get(b) ?? 0n];
+        return x === y ? 0 : x > y ? -1 : 1;
+      });
+      for (const shard of fullestFirst) {
+        if (remaining <= 0n) break;
+        const taken = min(remaining, available.get(shard) ?? 0n);
+        if (taken <= 0n) continue;
+        legs.push({ accountId: shard, amount: -taken });
+        available.set(shard, (available.get(shard) ?? 0n) - taken);
+        remaining -= taken;
+      }
+      if (remaining > 0n) throw insufficientFunds(debit.shards[0] ?? '');
+    }
+    return this.transfer(tx, { operationId: input.operationId, legs, metadata: input.metadata });
   }
 
   /** Reserves funds: the debit account's available balance drops now, its posted balance when the hold posts. */
@@ -526,6 +601,8 @@ function mergeLegs(legs: Leg[]): Leg[] {
     .filter(([, amount]) => amount !== 0n)
     .map(([accountId, amount]) => ({ accountId, amount }));
 }
+
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
 
 function assertPositive(amount: bigint): void {
   if (amount <= 0n)

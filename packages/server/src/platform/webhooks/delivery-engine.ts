@@ -10,6 +10,7 @@ import { addSeconds } from '../clock/clock.ts';
 import { afterCommit } from '../db/connection-scope.ts';
 import type { Db, Executor } from '../db/database.ts';
 import type { EventsTable, WebhookApi } from '../db/schema.ts';
+import type { StatementBatch } from '../db/statement-batch.ts';
 import { runTransaction } from '../db/transact.ts';
 import { newId } from '../ids.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
@@ -86,6 +87,29 @@ export class DeliveryEngine {
     // The worker is woken only when a job was queued, and only once it can see it.
     afterCommit(() => this.notify());
     return id;
+  }
+
+  /**
+   * The delivery of a new event to its target, added to a batch of its business step's writes; answers
+   * its id, or undefined when there is nowhere to send it. Its first attempt is queued by
+   * queueFirstAttempt once the batch has run.
+   */
+  async stageDelivery(batch: StatementBatch, db: Executor, event: StoredEvent): Promise<string | undefined> {
+    const url = event.target_url ?? (await this.deps.tenants.webhookUrl(db, event.api, event.tenant_id));
+    if (!url) return undefined;
+    const id = newId('delivery');
+    batch.add({
+      sql: `INSERT INTO webhook_deliveries (id, event_id, url, reason, status, max_attempts, next_attempt_at, created_at)
+        VALUES ($1, $2, $3, 'event', 'pending', $4, $5, $5)`,
+      parameters: [id, event.id, url, this.channels[event.api].maxAttempts, this.deps.clock.now()],
+    });
+    return id;
+  }
+
+  /** Queues the first attempt of a delivery written by a batch (see stageDelivery). */
+  async queueFirstAttempt(db: Executor, deliveryId: string): Promise<void> {
+    await this.deps.jobs.send(db, DELIVERY_QUEUE, { deliveryId });
+    afterCommit(() => this.notify());
   }
 
   /**

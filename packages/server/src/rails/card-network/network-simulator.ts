@@ -3,12 +3,14 @@
 // them a minute later, and routes cards issued by this platform to the on-us issuer. Its state is
 // product tables, so it behaves the same across processes and restarts, on the sandbox clock.
 import { createHmac, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { cardBrand, isExpired } from '../../platform/cards/card-number.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
 import type { Encryptor } from '../../platform/crypto/encryption.ts';
 import type { Db, Tx } from '../../platform/db/database.ts';
+import type { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
@@ -51,6 +53,7 @@ export interface ChallengeView {
 export class CardNetworkSimulator implements CardNetwork {
   private readonly sinks = new Map<string, NetworkSink>();
   private issuer: OnUsIssuer | undefined;
+  private readonly scripts = new ScriptsSeen();
 
   constructor(
     private readonly deps: {
@@ -96,7 +99,7 @@ export class CardNetworkSimulator implements CardNetwork {
 
   async authorize(tx: Tx, r: AuthorizationRequest): Promise<AuthorizationAnswer> {
     if (this.issuer?.issues(r.card.pan)) return this.authorizeOnUs(tx, this.issuer, r);
-    const outcome = await this.simulatedOutcome(tx, r);
+    const outcome = this.decide(r, await this.scriptedOutcome(tx, r));
     const now = this.deps.clock.now();
     switch (outcome.kind) {
       case 'decline':
@@ -112,10 +115,66 @@ export class CardNetworkSimulator implements CardNetwork {
         return { outcome: 'unknown' };
       default: {
         await this.record(tx, r, 'simulator', 'approved');
-        const frictionless = outcome.kind === 'frictionless' || (r.kind === 'purchase' && r.isAuthenticated);
-        return { outcome: 'approved', threeDS: frictionless ? 'frictionless' : 'none', captured: isSale(r) };
+        return approval(r, outcome);
       }
     }
+  }
+
+  /**
+   * The answer when it needs no state: an approval or a decline of a card not issued on-us, with nothing
+   * scripted for it. Its record is added to the caller's batch, so the authorization is written with the
+   * payment in one statement. Undefined when the answer needs the network's state (a challenge to open,
+   * a lost answer, an on-us card, a scripted outcome): ask `authorize`.
+   */
+  authorizeAtOnce(
+    batch: StatementBatch,
+    r: Omit<AuthorizationRequest, 'returnUrl'>,
+  ): AuthorizationAnswer | undefined {
+    if (this.scripts.mayExist || this.issuer?.issues(r.card.pan)) return undefined;
+    const outcome = this.decide(r, undefined);
+    let answer: AuthorizationAnswer;
+    if (outcome.kind === 'decline') answer = { outcome: 'declined', reason: outcome.reason };
+    else if (outcome.kind === 'approve' || outcome.kind === 'frictionless') answer = approval(r, outcome);
+    else return undefined;
+    const status = answer.outcome === 'approved' ? 'approved' : 'declined';
+    batch.add({
+      sql: INSERT_AUTHORIZATION,
+      parameters: [
+        r.reference,
+        r.owner,
+        r.currency,
+        r.amount.toString(),
+        capturedWith(r, status).toString(),
+        status,
+        answer.outcome === 'declined' ? answer.reason : null,
+        this.deps.clock.now(),
+      ],
+    });
+    return answer;
+  }
+
+  /**
+   * Sandbox scripts make outcomes depend on the database: while any may exist, decisions read it. A
+   * script (any process's) is heard at once; the sweep notices when the last one was used up.
+   */
+  watchScripts(processes: { on(channel: string, handler: (payload: string) => unknown): void }): void {
+    // An empty payload: the notification connection was (re)made, and news may have been missed.
+    processes.on(SCRIPTS_CHANNEL, (payload) => {
+      this.scripts.heard();
+      return payload === '' ? this.checkScripts() : undefined;
+    });
+  }
+
+  /** Sweep: whether any script is left (the fast path resumes once none is). */
+  async checkScripts(): Promise<number> {
+    const since = this.scripts.generation;
+    const row = await this.deps.db
+      .selectFrom('card_network_scripted_outcomes')
+      .select('id')
+      .limit(1)
+      .executeTakeFirst();
+    this.scripts.checked(since, row !== undefined);
+    return 0;
   }
 
   async capture(tx: Tx, reference: string, amount: bigint): Promise<void> {
@@ -304,12 +363,17 @@ export class CardNetworkSimulator implements CardNetwork {
   /** Sandbox: the next authorizations of this card number end as scripted, in order. */
   async script(pan: string, outcomes: ScriptableOutcome[]): Promise<void> {
     const now = this.deps.clock.now();
-    await this.deps.db
-      .insertInto('card_network_scripted_outcomes')
-      .values(
-        outcomes.map((outcome) => ({ pan_fingerprint: this.fingerprint(pan), outcome, created_at: now })),
-      )
-      .execute();
+    this.scripts.heard();
+    // Other processes hear of it at the commit, before this answers.
+    await this.deps.transact(async (tx) => {
+      await tx
+        .insertInto('card_network_scripted_outcomes')
+        .values(
+          outcomes.map((outcome) => ({ pan_fingerprint: this.fingerprint(pan), outcome, created_at: now })),
+        )
+        .execute();
+      await sql`SELECT pg_notify(${SCRIPTS_CHANNEL}, 'scripted')`.execute(tx);
+    });
   }
 
   // Internals ------------------------------------------------------------------------------------------
@@ -358,7 +422,9 @@ export class CardNetworkSimulator implements CardNetwork {
     return { outcome: 'approved', threeDS: r.isAuthenticated ? 'frictionless' : 'none', captured: isSale(r) };
   }
 
-  private async simulatedOutcome(tx: Tx, r: AuthorizationRequest): Promise<SimulatedOutcome> {
+  /** The next outcome scripted for this card, used up by this authorization. */
+  private async scriptedOutcome(tx: Tx, r: AuthorizationRequest): Promise<ScriptableOutcome | undefined> {
+    if (!this.scripts.mayExist) return undefined;
     const scripted = await tx
       .deleteFrom('card_network_scripted_outcomes')
       .where(
@@ -373,8 +439,16 @@ export class CardNetworkSimulator implements CardNetwork {
       )
       .returning('outcome')
       .executeTakeFirst();
+    return scripted?.outcome as ScriptableOutcome | undefined;
+  }
+
+  /** The network's decision from the card, the amount and what was scripted (no state read). */
+  private decide(
+    r: Omit<AuthorizationRequest, 'returnUrl'>,
+    scripted: ScriptableOutcome | undefined,
+  ): SimulatedOutcome {
     let outcome: SimulatedOutcome = scripted
-      ? SCRIPTABLE_OUTCOMES[scripted.outcome as ScriptableOutcome]
+      ? SCRIPTABLE_OUTCOMES[scripted]
       : (TEST_CARDS[r.card.pan]?.outcome ?? { kind: 'approve' });
     if (isExpired(r.card, this.deps.clock.now())) return { kind: 'decline', reason: 'expired_card' };
     if (outcome.kind === 'approve' || outcome.kind === 'frictionless') {
@@ -466,7 +540,7 @@ export class CardNetworkSimulator implements CardNetwork {
         currency: r.currency,
         amount: r.amount,
         // a credit (OCT) moves the funds at once; a sale is captured with its approval
-        captured: status === 'approved' && (r.kind === 'credit' || isSale(r)) ? r.amount : 0n,
+        captured: capturedWith(r, status),
         status,
         decline_reason: reason,
         reconcile_at: reconcileAt,
@@ -502,4 +576,45 @@ export class CardNetworkSimulator implements CardNetwork {
   }
 }
 
-const isSale = (r: AuthorizationRequest) => r.kind === 'purchase' && r.capture;
+const isSale = (r: Omit<AuthorizationRequest, 'returnUrl'>) => r.kind === 'purchase' && r.capture;
+
+// a credit (OCT) moves the funds at once; a sale is captured with its approval
+const capturedWith = (
+  r: Omit<AuthorizationRequest, 'returnUrl'>,
+  status: 'approved' | 'declined' | 'challenge',
+) => (status === 'approved' && (r.kind === 'credit' || isSale(r)) ? r.amount : 0n);
+
+function approval(
+  r: Omit<AuthorizationRequest, 'returnUrl'>,
+  outcome: SimulatedOutcome,
+): Extract<AuthorizationAnswer, { outcome: 'approved' }> {
+  const frictionless = outcome.kind === 'frictionless' || (r.kind === 'purchase' && r.isAuthenticated);
+  return { outcome: 'approved', threeDS: frictionless ? 'frictionless' : 'none', captured: isSale(r) };
+}
+
+/** Sandbox scripts were added (by any process): decisions read them until none is left. */
+const SCRIPTS_CHANNEL = 'tessera_network_scripts';
+
+const INSERT_AUTHORIZATION = `
+  INSERT INTO card_network_authorizations (reference, owner, route, currency, amount, captured, status,
+    decline_reason, created_at)
+  VALUES ($1, $2, 'simulator', $3, $4, $5, $6, $7, $8)`;
+
+/**
+ * Whether sandbox scripts may exist. Assumed until the sweep has looked; a script heard of (here, or by
+ * notification from another process) sets it again; a look that raced a script does not clear it.
+ */
+class ScriptsSeen {
+  mayExist = true;
+  generation = 0;
+
+  heard(): void {
+    this.generation++;
+    this.mayExist = true;
+  }
+
+  checked(sinceGeneration: number, found: boolean): void {
+    if (found) this.mayExist = true;
+    else if (sinceGeneration === this.generation) this.mayExist = false;
+  }
+}

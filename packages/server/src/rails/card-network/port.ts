@@ -4,6 +4,7 @@
 // reconciled) is handed to the owner's sink inside the transaction that learned it.
 // A card issued by this platform's issuing API is authorized on-us by the issuer connected here.
 import type { Tx } from '../../platform/db/database.ts';
+import type { StatementBatch } from '../../platform/db/statement-batch.ts';
 
 export interface CardDetails {
   pan: string;
@@ -101,6 +102,14 @@ export interface CardNetwork {
   /** The BIN table's entry for a card's first six digits. */
   binInfo(bin: string): BinInfo;
   authorize(tx: Tx, request: AuthorizationRequest): Promise<AuthorizationAnswer>;
+  /**
+   * The answer when the network can give it without its state (an approval or a decline), its record
+   * added to the caller's batch of writes; undefined when `authorize` must be asked instead.
+   */
+  authorizeAtOnce?(
+    batch: StatementBatch,
+    request: Omit<AuthorizationRequest, 'returnUrl'>,
+  ): AuthorizationAnswer | undefined;
   /** Captures part or all of an approved authorization; the rest is released. */
   capture(tx: Tx, reference: string, amount: bigint): Promise<void>;
   /** Releases an approved, uncaptured authorization. */

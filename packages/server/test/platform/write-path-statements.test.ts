@@ -1,0 +1,114 @@
+// The hot write paths' round trips to Postgres, counted on the pool (docs/benchmarks.md, Round trips): a
+// payments order is a read (the customer and the new ids) and one statement with every write; a card
+// authorization the card read and one statement; a crypto order one INSERT. With an Idempotency-Key the
+// request is one unit of work: BEGIN, the key's lock and row, a savepoint per write, the key's answer,
+// COMMIT.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Harness } from '../harness/harness.ts';
+import { aCardholder } from '../harness/issuing-builders.ts';
+import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
+
+let h: Harness;
+let recording: string[] | undefined;
+
+beforeAll(async () => {
+  h = await Harness.start({
+    // One lease of the rate limit lasts the whole test.
+    env: { TESSERA_RATE_LIMIT_PER_MINUTE: '1000000' },
+    observeStatement: (statement) => {
+      // The process's heartbeat is not the request's.
+      if (!statement.includes('tessera_processes')) recording?.push(statement);
+    },
+  });
+});
+afterAll(() => h?.close());
+
+/** The statements one call sends, after a first call has warmed caches (credentials, system accounts). */
+async function statementsOf(call: (i: number) => Promise<{ status: number }>): Promise<string[]> {
+  expect((await call(0)).status).toBeLessThan(300);
+  recording = [];
+  const res = await call(1);
+  const sent = recording;
+  recording = undefined;
+  expect(res.status).toBeLessThan(300);
+  return sent.map((s) => s.replace(/\s+/g, ' ').trim().slice(0, 60));
+}
+
+describe('round trips of the hot write paths', () => {
+  it('a payments order: one read, one write', async () => {
+    const merchant = await aMerchant(h);
+    const customer = await aCustomer(h, merchant);
+    const sent = await statementsOf(() => payments(h, merchant, 'POST', '/order', anOrder(customer)));
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/^SELECT c\.identifier, nextval/);
+    expect(sent[1]).toMatch(/^WITH p0 AS/);
+  });
+
+  it('a card authorization: the card, then one write', async () => {
+    const partner = await h.admin<{ apiKey: string }>('POST', '/partners', { json: { name: 'Counted' } });
+    const cardholder = await aCardholder(h, partner.body.apiKey);
+    const sent = await statementsOf(() =>
+      h.request('POST', '/sandbox/issuing/authorizations', {
+        headers: { authorization: `Bearer ${h.adminToken}` },
+        json: { cardId: cardholder.cardId, amount: '1.00', currency: 'EUR', merchant: 'Shop' },
+      }),
+    );
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toMatch(/^WITH p0 AS/);
+  });
+
+  it('a crypto order: one INSERT', async () => {
+    const store = await h.admin<{ clientId: string; clientSecret: string }>('POST', '/stores', {
+      json: { name: 'Counted' },
+    });
+    const session = await h.request<{ data: { id: string } }>('POST', '/crypto/api/stores/session', {
+      json: {
+        data: {
+          type: 'session',
+          attributes: { client_id: store.body.clientId, client_secret: store.body.clientSecret },
+        },
+      },
+    });
+    const sent = await statementsOf((i) =>
+      h.request('POST', '/crypto/api/stores/orders', {
+        headers: { authorization: `Bearer ${session.body.data.id}` },
+        json: {
+          data: {
+            type: 'orders',
+            attributes: {
+              order: {
+                reference: `counted-${i}`,
+                amount: { total: '10.00', currency: 'EUR' },
+                return_urls: { return_url: 'https://shop.example/return' },
+                line_items: [{ sku: 'S-1', name: 'Item', price: '10.00', currency: 'EUR', quantity: 1 }],
+              },
+              customer: { email: 'buyer@example.com', country: 'RO' },
+            },
+          },
+        },
+      }),
+    );
+    expect(sent).toEqual([expect.stringMatching(/^INSERT INTO crypto_orders/)]);
+  });
+
+  it('a payments order with an Idempotency-Key: the same, inside one unit of work', async () => {
+    const merchant = await aMerchant(h);
+    const customer = await aCustomer(h, merchant);
+    const sent = await statementsOf((i) =>
+      h.request('POST', '/payments/order', {
+        headers: { ...merchant.auth, 'idempotency-key': `counted-${i}-${Math.random()}` },
+        form: anOrder(customer),
+      }),
+    );
+    expect(sent.map((s) => s.split(' ')[0]?.toLowerCase())).toEqual([
+      'begin',
+      'select', // the key's lock
+      'select', // the key's row, read once the lock is held (a new snapshot)
+      'select', // the customer and the new ids
+      'savepoint',
+      'with', // every write
+      'insert', // the key's answer
+      'commit',
+    ]);
+  });
+});
