@@ -99,7 +99,10 @@ export interface AppOptions {
   logStream?: DestinationStream;
   /** Overrides the clock (default: a persisted SandboxClock in sandbox mode, the system clock in production) */
   clock?: Clock;
-  /** Start the sweep loop in the background (default: true; tests drive sweeps through the clock) */
+  /**
+   * Start the sweep loop and the job queue's maintenance in the background (default: true; tests drive
+   * sweeps through the clock; in a cluster only the first worker runs them)
+   */
   runBackgroundSweeps?: boolean;
   /** Test-only fault injection: sees every statement of the pool before it is sent */
   observeStatement?: StatementObserver;
@@ -219,7 +222,10 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     tenantCache.clear();
     await processes.acknowledgeTenantChange(payload ? Number(payload) : 'current');
   });
-  const jobs = await JobQueue.start(options.databaseUrl, logger, { maintenance: true });
+  // The queue's own maintenance runs where the sweeps do: in one process of a cluster.
+  const jobs = await JobQueue.start(options.databaseUrl, logger, {
+    maintenance: options.runBackgroundSweeps ?? true,
+  });
   const deliveries = new DeliveryEngine({
     db,
     clock,

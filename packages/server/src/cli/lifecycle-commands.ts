@@ -1,4 +1,5 @@
 // `tessera serve`, `migrate`, `backup` and `restore`: the server's life on this machine.
+import cluster from 'node:cluster';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { boot } from '../boot.ts';
@@ -6,6 +7,7 @@ import type { Config } from '../config.ts';
 import { backupCluster, restoreCluster } from '../platform/db/backup.ts';
 import { EmbeddedPostgresError } from '../platform/db/embedded-postgres.ts';
 import { createApp } from '../server.ts';
+import { servePrimary, serveWorker } from './cluster.ts';
 import { CliError } from './server-connection.ts';
 
 /** Writes each API's OpenAPI document, as the server serves it, into a directory. */
@@ -95,6 +97,10 @@ function adminTokenLine(config: Config, token: string): string {
 const POSTGRES_STOP_RESERVE_MS = 2000;
 
 export async function serve(config: Config): Promise<number> {
+  if (cluster.isWorker) return serveWorker(config);
+  if (config.workers > 1) {
+    return servePrimary(config, (address, booted) => printBanner(config, address, booted.adminToken));
+  }
   const booted = await boot(config, { runMigrations: true });
   const tessera = await createApp({ config, ...booted });
   // Shutdown: webhook attempts cut short, HTTP drained (503 to anything new), sweeps and jobs stopped,
@@ -134,6 +140,12 @@ export async function serve(config: Config): Promise<number> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 
   const address = await tessera.app.listen({ port: config.port, host: config.host });
+  printBanner(config, address, booted.adminToken);
+  return -1;
+}
+
+/** What a start prints: where each API runs (the port actually bound when PORT=0). */
+function printBanner(config: Config, address: string, adminToken: string): void {
   const port = Number(new URL(address).port);
   const base =
     config.publicUrl === `http://${config.host}:${config.port}`
@@ -149,14 +161,13 @@ export async function serve(config: Config): Promise<number> {
       (config.mode === 'sandbox' ? line('Sandbox API', `${base}/sandbox`) : '') +
       line('API docs (OpenAPI)', `${base}/docs`) +
       line('Console', `${base}/console`) +
-      line('Admin token', adminTokenLine(config, booted.adminToken)) +
+      line('Admin token', adminTokenLine(config, adminToken)) +
       line(
         'Database',
         config.databaseUrl ? '(DATABASE_URL)' : `embedded, data in ${config.dataDir}/postgres`,
       ) +
       '\n',
   );
-  return -1;
 }
 
 /** What went wrong, for a person: the message (a start error carries its fix); a stack only when debugging. */
