@@ -44,8 +44,11 @@ interface Result {
   ratio: number;
   /** To the path's floor in this run (null where a path has none) */
   floorRatio: number | null;
-  /** Server (Node) CPU per operation at the fixed rate, ms */
+  /** CPU per operation at the fixed rate, ms: the server's processes and Postgres's together */
   cpuMsPerOp: number | null;
+  /** Of which the server's (Node) processes */
+  nodeCpuMsPerOp: number | null;
+  /** Of which Postgres (postmaster and backends) */
   dbCpuMsPerOp: number | null;
   clientCpuMsPerOp?: number | null;
   halfRate?: { ratePerSecond: number; p50Ms: number; p99Ms: number };
@@ -94,9 +97,10 @@ async function main() {
         ...pick(m),
         ratio: 1,
         floorRatio: null,
-        cpuMsPerOp: round3((cpu.user + cpu.system) / 1000 / operations),
-        dbCpuMsPerOp:
+        ...cpuFigures(
+          round3((cpu.user + cpu.system) / 1000 / operations),
           dbBefore === null || dbAfter === null ? null : round3((dbAfter - dbBefore) / operations),
+        ),
       };
     };
 
@@ -326,8 +330,7 @@ async function measurePath(
       ...pick(s),
       ratio: 0,
       floorRatio: ratioOf(s.opsPerSec, floorOps),
-      cpuMsPerOp: f.serverCpuMsPerOp,
-      dbCpuMsPerOp: f.dbCpuMsPerOp,
+      ...cpuFigures(f.serverCpuMsPerOp, f.dbCpuMsPerOp),
       clientCpuMsPerOp: f.clientCpuMsPerOp,
       halfRate: { ratePerSecond: Math.round(s.opsPerSec / 2), p50Ms: h.p50Ms, p99Ms: h.p99Ms },
       rowsPerOp: rows[i] ?? '',
@@ -337,6 +340,14 @@ async function measurePath(
 }
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+function cpuFigures(node: number | null, db: number | null) {
+  return {
+    cpuMsPerOp: node === null ? null : round3(node + (db ?? 0)),
+    nodeCpuMsPerOp: node,
+    dbCpuMsPerOp: db,
+  };
+}
 
 function pick(m: Measurement) {
   return { name: m.name, opsPerSec: m.opsPerSec, p50Ms: m.p50Ms, p99Ms: m.p99Ms, errors: m.errors };
@@ -348,7 +359,7 @@ function report(r: Result) {
   process.stdout.write(
     `${r.name.padEnd(60)} ${String(r.opsPerSec).padStart(6)} ops/s  p50 ${ms(r.p50Ms)}  p99 ${ms(r.p99Ms)}  ` +
       `ratio ${r.ratio.toFixed(2)}${r.floorRatio === null ? '' : `  floor ${r.floorRatio.toFixed(2)}`}` +
-      `  cpu/op ${ms(r.cpuMsPerOp)} ms + db ${ms(r.dbCpuMsPerOp)} ms` +
+      `  cpu/op ${ms(r.cpuMsPerOp)} ms (node ${ms(r.nodeCpuMsPerOp)} + db ${ms(r.dbCpuMsPerOp)})` +
       (r.halfRate ? `  p99 at ${r.halfRate.ratePerSecond}/s ${ms(r.halfRate.p99Ms)}` : '') +
       (r.errors ? `  (${r.errors} errors)` : '') +
       '\n' +
