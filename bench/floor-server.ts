@@ -53,6 +53,7 @@ async function serve() {
   const pool = new pg.Pool({
     connectionString: process.env.DATABASE_URL,
     max: Number(process.env.TESSERA_DB_POOL_SIZE ?? 20),
+    application_name: 'bench-floor',
   });
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
   await app.register(formbody);
@@ -106,8 +107,13 @@ async function serve() {
       INSERT INTO ledger_entries (transaction_id, account_id, asset, amount)
       VALUES ($13, $15, $5, -$4::numeric), ($13, $16, $5, $4::numeric)
     ), la AS (
+      -- locked in id order, as any two writers of the same accounts must (else they deadlock)
       UPDATE ledger_accounts a SET posted = a.posted + d.delta
-      FROM (VALUES ($15::text, -$4::numeric), ($16::text, $4::numeric)) AS d (id, delta) WHERE a.id = d.id
+      FROM (
+        SELECT l.id, v.delta FROM ledger_accounts l
+        JOIN (VALUES ($15::text, -$4::numeric), ($16::text, $4::numeric)) AS v (id, delta) ON v.id = l.id
+        ORDER BY l.id FOR UPDATE OF l
+      ) AS d WHERE a.id = d.id
     )
     SELECT order_id, transaction_id FROM ids`;
   app.post('/floor/payments/order', async (request, reply) => {
@@ -170,8 +176,12 @@ async function serve() {
       VALUES ($9, $15, $6, -$7::numeric), ($9, $16, $6, $7::numeric)
     )
     UPDATE ledger_accounts a SET pending_debits = a.pending_debits + d.pd, pending_credits = a.pending_credits + d.pc
-    FROM (VALUES ($15::text, $7::numeric, 0::numeric), ($16::text, 0::numeric, $7::numeric)) AS d (id, pd, pc)
-    WHERE a.id = d.id`;
+    FROM (
+      SELECT l.id, v.pd, v.pc FROM ledger_accounts l
+      JOIN (VALUES ($15::text, $7::numeric, 0::numeric), ($16::text, 0::numeric, $7::numeric)) AS v (id, pd, pc)
+        ON v.id = l.id
+      ORDER BY l.id FOR UPDATE OF l
+    ) AS d WHERE a.id = d.id`;
   app.post('/floor/issuing/authorizations', async (request, reply) => {
     const body = request.body as { cardId: string; amount: string; currency: string; merchant: string };
     const card = fixture.issuing.cards[body.cardId];

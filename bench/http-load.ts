@@ -3,7 +3,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { type Measurement, summarize } from './measure.ts';
-import { treeCpuMs } from './process-cpu.ts';
+import { processesCpuMs, treeCpuMs } from './process-cpu.ts';
 
 const CLIENT = fileURLToPath(new URL('./load-client.mjs', import.meta.url));
 
@@ -34,52 +34,59 @@ export interface HttpMeasurement extends Measurement {
   firstError: string;
 }
 
+interface ClientResult {
+  latencies: number[];
+  errors: number;
+  firstError: string;
+  clientCpuMs: number;
+}
+
 export function runHttpLoad(
   name: string,
   target: HttpTarget,
   shape: LoadShape,
-  pids: { server: number; postgres: number | undefined },
+  pids: {
+    server: number;
+    /** The Postgres backends serving the server under test (their CPU is the database's share) */
+    backends: (() => Promise<number[]>) | undefined;
+  },
 ): Promise<HttpMeasurement> {
   const url = new URL(target.base);
   // No loader: the client is plain JavaScript, and should cost only what its requests cost.
   const child = fork(CLIENT, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const sample = () => ({
+  const sample = async () => ({
     server: treeCpuMs(pids.server),
-    postgres: pids.postgres ? treeCpuMs(pids.postgres) : null,
+    backends: pids.backends ? processesCpuMs(await pids.backends()) : undefined,
   });
   let started = sample();
   let ended = started;
+  // A backend opened during the run started from nothing; one closed during it is not counted.
+  const backendsPerOp = async (operations: number) => {
+    const [a, b] = [(await started).backends, (await ended).backends];
+    if (!a || !b || operations === 0 || process.platform !== 'linux') return null;
+    let used = 0;
+    for (const [pid, ms] of b) used += ms - (a.get(pid) ?? 0);
+    return Math.round((used / operations) * 1000) / 1000;
+  };
   return new Promise((resolve, reject) => {
-    child.on(
-      'message',
-      (message: {
-        phase: string;
-        latencies: number[];
-        errors: number;
-        firstError: string;
-        clientCpuMs: number;
-      }) => {
-        if (message.phase === 'measuring') started = sample();
-        else if (message.phase === 'done') ended = sample();
-        else if (message.phase === 'result') {
-          const summary = summarize(name, message.latencies, shape.seconds, message.errors);
-          const perOp = (a: number | null, b: number | null) =>
-            a === null || b === null || summary.operations === 0
-              ? null
-              : Math.round(((b - a) / summary.operations) * 1000) / 1000;
-          resolve({
-            ...summary,
-            serverCpuMsPerOp: perOp(started.server, ended.server),
-            dbCpuMsPerOp: perOp(started.postgres, ended.postgres),
-            clientCpuMsPerOp:
-              summary.operations === 0
-                ? 0
-                : Math.round((message.clientCpuMs / summary.operations) * 1000) / 1000,
-            firstError: message.firstError,
-          });
-        }
-      },
-    );
+    const settle = async (message: ClientResult) => {
+      const summary = summarize(name, message.latencies, shape.seconds, message.errors);
+      const [from, to] = [await started, await ended];
+      const perOp = (ms: number | null) =>
+        ms === null || summary.operations === 0 ? null : Math.round((ms / summary.operations) * 1000) / 1000;
+      resolve({
+        ...summary,
+        serverCpuMsPerOp: perOp(from.server === null || to.server === null ? null : to.server - from.server),
+        dbCpuMsPerOp: await backendsPerOp(summary.operations),
+        clientCpuMsPerOp: perOp(message.clientCpuMs) ?? 0,
+        firstError: message.firstError,
+      });
+    };
+    child.on('message', (message: { phase: string } & ClientResult) => {
+      if (message.phase === 'measuring') started = sample();
+      else if (message.phase === 'done') ended = sample();
+      else if (message.phase === 'result') settle(message).catch(reject);
+    });
     child.once('error', reject);
     // Settles nothing once the result has resolved the promise; otherwise the client died.
     child.once('exit', (code) => reject(new Error(`the load client exited (${code}) without a result`)));

@@ -56,3 +56,17 @@ export function treeCpuMs(rootPid: number): number | null {
   }
   return (ticks * 1000) / clockTicks();
 }
+
+/**
+ * Milliseconds of CPU used so far by each of these processes (the Postgres backends serving one client:
+ * its own work, not autovacuum's or the checkpointer's, which land at random moments).
+ */
+export function processesCpuMs(pids: readonly number[]): Map<number, number> {
+  const used = new Map<number, number>();
+  if (process.platform !== 'linux') return used;
+  for (const pid of pids) {
+    const stat = readStat(pid);
+    if (stat) used.set(pid, (stat.ticks * 1000) / clockTicks());
+  }
+  return used;
+}

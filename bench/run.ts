@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { type DatabaseHandle, openDatabase } from '../packages/server/src/platform/db/database.ts';
 import {
@@ -24,7 +25,7 @@ import { setUpIssuing } from './issuing.ts';
 import { type Measurement, measure } from './measure.ts';
 import { type PathSetup, setUpPayments } from './payments.ts';
 import { treeCpuMs } from './process-cpu.ts';
-import { startFloor, startTessera } from './servers.ts';
+import { FLOOR_APPLICATION, startFloor, startTessera } from './servers.ts';
 import { tableWrites, writesPerOperation } from './table-writes.ts';
 
 const CONCURRENCY = 16;
@@ -162,7 +163,7 @@ async function main() {
             if (!setup) continue;
             const measured = await measurePath(
               setup,
-              { tessera: tessera.pid, floor: floor.pid, postgres: postgresPid, base: floor.base },
+              { tessera: tessera.pid, floor: floor.pid, base: floor.base },
               handle,
             );
             for (const result of measured) record(result);
@@ -267,24 +268,32 @@ async function ledgerScenarios(handle: DatabaseHandle, inProcess: InProcess): Pr
   ];
 }
 
+/** The Postgres backends serving a server: its connections are named (application_name). */
+async function backendsOf(handle: DatabaseHandle, applicationName: string): Promise<number[]> {
+  const { rows } = await sql<{ pid: number }>`
+    SELECT pid FROM pg_stat_activity WHERE application_name LIKE ${applicationName}`.execute(handle.db);
+  return rows.map((row) => row.pid);
+}
+
 /** A path and its floor: saturated, at half their own saturated rates, and at the fixed CPU rate. */
 async function measurePath(
   setup: PathSetup<unknown> & { label: string; table: string },
-  processes: { tessera: number; floor: number; postgres: number | undefined; base: string },
+  processes: { tessera: number; floor: number; base: string },
   handle: DatabaseHandle,
 ): Promise<Result[]> {
   const sides = [
-    { name: setup.label, target: setup.target, server: processes.tessera },
+    { name: setup.label, target: setup.target, server: processes.tessera, applicationName: 'tessera%' },
     {
       name: `${setup.label}: floor`,
       target: { ...setup.floor, base: processes.base },
       server: processes.floor,
+      applicationName: FLOOR_APPLICATION,
     },
   ];
   const load = (side: (typeof sides)[number], shape: LoadShape, suffix: string) =>
     runHttpLoad(`${side.name}${suffix}`, side.target, shape, {
       server: side.server,
-      postgres: processes.postgres,
+      backends: () => backendsOf(handle, side.applicationName),
     });
   const saturated: HttpMeasurement[] = [];
   const rows: string[] = [];

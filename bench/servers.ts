@@ -8,6 +8,9 @@ import type { FloorFixture } from './floor-server.ts';
 const TESSERA_BIN = fileURLToPath(new URL('../packages/server/bin/tessera.mjs', import.meta.url));
 const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.ts', import.meta.url));
 
+/** The floor's connections' application_name: its Postgres backends are told from Tessera's by it. */
+export const FLOOR_APPLICATION = 'bench-floor';
+
 export interface RunningServer {
   base: string;
   pid: number;
