@@ -130,13 +130,26 @@ describe('one-statement writes', () => {
           headers: { authorization: `Bearer ${h.adminToken}` },
           json: { cardId: cardholder.cardId, amount, currency: 'EUR', merchant: 'Shop', ...extra },
         });
+      const cardAction = async (action: 'freeze' | 'unfreeze') =>
+        h.request('POST', `/issuing/v1/cards/${cardholder.cardId}/${action}`, {
+          headers: await cardholder.relogin(),
+        });
       for (const [amount, extra] of [
         ['2.00', {}],
         ['2.50', {}],
         ['1.00', {}], // the account is short now: declined, insufficient_funds
         ['0.50', { currency: 'USD' }],
         ['0.40', { threeDS: true }],
+        ['0.10', {}],
+        ['frozen', {}], // a card frozen since its last authorization: declined, card_not_active
+        ['0.10', {}],
+        ['unfrozen', {}],
+        ['0.10', {}],
       ] as const) {
+        if (amount === 'frozen' || amount === 'unfrozen') {
+          expect((await cardAction(amount === 'frozen' ? 'freeze' : 'unfreeze')).status).toBe(200);
+          continue;
+        }
         const res = await authorize(amount, extra);
         answers[i]?.push({ status: res.status, body: normalize(res.body) });
       }

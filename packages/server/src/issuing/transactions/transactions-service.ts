@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
-import type { Db, Executor, Tx } from '../../platform/db/database.ts';
+import { type Db, type Executor, pgErrorCode, type Tx } from '../../platform/db/database.ts';
 import { preparedStatement } from '../../platform/db/prepared.ts';
 import type { IssuingTransactionStatus, ThreeDsStatus } from '../../platform/db/schema.ts';
 import { StatementBatch } from '../../platform/db/statement-batch.ts';
@@ -29,6 +29,15 @@ const SELECT_AUTHORIZING_CARD = `
     a.ledger_account_id
   FROM issuing_cards c JOIN issuing_accounts a ON a.id = c.account_id
   WHERE c.id = $1`;
+
+/** The guard of an authorization on a card's remembered facts (statement_guard, migration 0027). */
+const CARD_STILL_USABLE = `
+  SELECT statement_guard(EXISTS (
+    SELECT 1 FROM issuing_cards c JOIN issuing_accounts a ON a.id = c.account_id
+    WHERE c.id = $1 AND c.status = 'active' AND a.status = 'open'), 'the card or its account changed')`;
+const STATEMENT_GUARD_FAILED = 'TG001';
+/** Cards whose facts are remembered at most (past it, the memory starts over) */
+const KNOWN_CARDS = 100_000;
 
 const INSERT_AUTHORIZED = `
   INSERT INTO issuing_transactions (id, customer_id, partner_id, card_id, account_id, type, status, currency, amount,
@@ -131,6 +140,9 @@ export type AuthStatus = keyof typeof AUTH_STATUS_TO_CHALLENGE;
 export const AUTH_TYPES = ['pinCode', 'pattern', 'other', 'faceRecognition', 'fingerprint'] as const;
 
 export class TransactionsService {
+  /** Facts of cards authorized before (ids, currency, ledger account): they never change */
+  private readonly knownCards = new Map<string, AuthorizingCard>();
+
   constructor(private readonly deps: TransactionsDeps) {}
 
   /** The card network's authorization request for an issued card. */
@@ -141,7 +153,9 @@ export class TransactionsService {
     merchant: string;
     threeDS?: boolean;
   }): Promise<IssuingTransaction> {
-    const card = await this.loadCard(this.deps.db, input.cardId);
+    // A card seen before: its facts are known (they never change), its statuses checked in the statement.
+    const known = this.deps.oneStatementWrites ? this.knownCards.get(input.cardId) : undefined;
+    const card = known ?? (await this.loadCard(this.deps.db, input.cardId));
     if (!card) throw notFound('card');
     const asset = findAsset(input.currency.toUpperCase());
     if (!asset)
@@ -154,34 +168,47 @@ export class TransactionsService {
       threeDS: input.threeDS ?? false,
       networkReference: null,
     };
+    if (this.deps.oneStatementWrites && !known) this.remember(card);
     let shortOfFunds = false;
     if (this.deps.oneStatementWrites && !request.threeDS && !declineFor(card, asset.code, amount)) {
-      const authorized = await this.authorizeAtOnce(card, request);
-      if (authorized) return authorized;
-      shortOfFunds = true;
+      const outcome = await this.authorizeAtOnce(card, request, { checkStatuses: known !== undefined });
+      if (typeof outcome === 'object') return outcome;
+      shortOfFunds = outcome === 'short_of_funds';
     }
+    // The general way, on the card as it is now.
+    const current = known ? await this.loadCard(this.deps.db, input.cardId) : card;
+    if (!current) throw notFound('card');
     return this.deps.transact((tx) =>
-      this.authorizeCard(tx, card, {
+      this.authorizeCard(tx, current, {
         ...request,
         ...(shortOfFunds ? { decline: 'insufficient_funds' } : {}),
       }),
     );
   }
 
+  /** A card's facts, for its next authorization: kept as active and open, which the statement checks. */
+  private remember(card: AuthorizingCard): void {
+    if (this.knownCards.size >= KNOWN_CARDS) this.knownCards.clear();
+    this.knownCards.set(card.id, { ...card, status: 'active', account_status: 'open' });
+  }
+
   /**
    * The common case, an authorization without a challenge that the card's checks pass, in one statement
-   * (one round trip, atomic on its own): the transaction as authorized, its event and its hold.
-   * Undefined when the account cannot cover it: the ledger refused and nothing was written.
+   * (one round trip, atomic on its own): the transaction as authorized, its event and its hold; with
+   * `checkStatuses`, the card and its account still active and open, checked in the statement. Nothing
+   * is written when the account cannot cover it (the ledger refused) or a status changed.
    */
   private async authorizeAtOnce(
     card: AuthorizingCard,
     input: { currency: string; amount: bigint; merchant: string },
-  ): Promise<IssuingTransaction | undefined> {
+    options: { checkStatuses: boolean },
+  ): Promise<IssuingTransaction | 'short_of_funds' | 'statuses_changed'> {
     const { db, clock, ledger, outbox } = this.deps;
     const id = randomUUID();
     const now = clock.now();
     const holdExpiresAt = addSeconds(now, this.deps.holdSeconds);
     const batch = new StatementBatch();
+    if (options.checkStatuses) batch.add({ sql: CARD_STILL_USABLE, parameters: [card.id], returns: true });
     const holdId = ledger.stageHold(batch, {
       operationId: `issuing-auth:${id}`,
       debitAccountId: card.ledger_account_id,
@@ -215,7 +242,8 @@ export class TransactionsService {
     try {
       await batch.run(db);
     } catch (err) {
-      if (ledgerRefusal(err)?.details?.reason === 'insufficient_funds') return undefined;
+      if (ledgerRefusal(err)?.details?.reason === 'insufficient_funds') return 'short_of_funds';
+      if (pgErrorCode(err) === STATEMENT_GUARD_FAILED) return 'statuses_changed';
       throw err;
     }
     await event.queued();
