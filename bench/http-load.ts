@@ -69,6 +69,7 @@ export function runHttpLoad(
     return Math.round((used / operations) * 1000) / 1000;
   };
   return new Promise((resolve, reject) => {
+    let hasResult = false;
     const settle = async (message: ClientResult) => {
       const summary = summarize(name, message.latencies, shape.seconds, message.errors);
       const [from, to] = [await started, await ended];
@@ -85,11 +86,15 @@ export function runHttpLoad(
     child.on('message', (message: { phase: string } & ClientResult) => {
       if (message.phase === 'measuring') started = sample();
       else if (message.phase === 'done') ended = sample();
-      else if (message.phase === 'result') settle(message).catch(reject);
+      else if (message.phase === 'result') {
+        hasResult = true;
+        settle(message).catch(reject);
+      }
     });
     child.once('error', reject);
-    // Settles nothing once the result has resolved the promise; otherwise the client died.
-    child.once('exit', (code) => reject(new Error(`the load client exited (${code}) without a result`)));
+    child.once('exit', (code) => {
+      if (!hasResult) reject(new Error(`the load client exited (${code}) without a result`));
+    });
     child.send({
       origin: url.origin,
       path: `${url.pathname.replace(/\/$/, '')}${target.path}`,

@@ -83,9 +83,7 @@ export class DeliveryEngine {
         created_at: now,
       })
       .execute();
-    await this.deps.jobs.send(tx, DELIVERY_QUEUE, { deliveryId: id });
-    // The worker is woken only when a job was queued, and only once it can see it.
-    afterCommit(() => this.notify());
+    await this.queueFirstAttempt(tx, id);
     return id;
   }
 
@@ -106,9 +104,10 @@ export class DeliveryEngine {
     return id;
   }
 
-  /** Queues the first attempt of a delivery written by a batch (see stageDelivery). */
+  /** Queues a delivery's first attempt (in the caller's transaction, or after the batch that wrote it). */
   async queueFirstAttempt(db: Executor, deliveryId: string): Promise<void> {
     await this.deps.jobs.send(db, DELIVERY_QUEUE, { deliveryId });
+    // The worker is woken only when a job was queued, and only once it can see it.
     afterCommit(() => this.notify());
   }
 
