@@ -50,6 +50,16 @@ describe('config', () => {
       /^TESSERA_ADMIN_TOKEN: must be at least 24/,
     );
     expect(problems({ TESSERA_PAYMENTS_BASE_PATH: 'payments/' })[0]).toMatch(/^TESSERA_PAYMENTS_BASE_PATH:/);
+    expect(problems({ TESSERA_SMTP_URL: 'http://mail.example.com' })[0]).toMatch(/^TESSERA_SMTP_URL:/);
+    expect(problems({ TESSERA_SMTP_URL: 'smtps://u:p@mail.example.com:465' })[0]).toMatch(
+      /^TESSERA_MAIL_FROM: required with TESSERA_SMTP_URL/,
+    );
+    expect(
+      parseConfig({
+        TESSERA_SMTP_URL: 'smtp://mail.example.com:587',
+        TESSERA_MAIL_FROM: 'no-reply@example.com',
+      }).smtp,
+    ).toEqual({ url: 'smtp://mail.example.com:587', from: 'no-reply@example.com' });
   });
 
   it('treats empty variables as unset and reads lists', () => {

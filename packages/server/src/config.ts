@@ -48,6 +48,10 @@ export const ConfigSchema = z.object({
   TESSERA_CREDENTIAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   /** Real-time interval of the background sweeps (expiry, retries) in ms (default: 1000) */
   TESSERA_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  /** SMTP server for mail to people, `smtp[s]://user:pass@host:port`; unset: mail is kept in the sandbox inbox (default: unset) */
+  TESSERA_SMTP_URL: z.preprocess(emptyToUndefined, z.url({ protocol: /^smtps?$/ }).optional()),
+  /** The From of that mail, `no-reply@example.com` or `"Example" <no-reply@example.com>`; required with TESSERA_SMTP_URL (default: unset) */
+  TESSERA_MAIL_FROM: optionalText,
   /** The card program's BIN (6 to 8 digits); issued card numbers start with it (default: 489537) */
   TESSERA_ISSUING_BIN: z
     .string()
@@ -107,6 +111,8 @@ export interface Config {
   paymentsAuthorizationSeconds: number;
   /** Per currency, in major units */
   topupLimits: Record<string, TopupLimits>;
+  /** Mail by SMTP, when configured */
+  smtp: { url: string; from: string } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -126,6 +132,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     topupLimits = parseTopupLimits(e.TESSERA_TOPUP_LIMITS);
   } catch (err) {
     throw new ConfigError([`TESSERA_TOPUP_LIMITS: ${(err as Error).message}`]);
+  }
+  if (e.TESSERA_SMTP_URL && !e.TESSERA_MAIL_FROM) {
+    throw new ConfigError(['TESSERA_MAIL_FROM: required with TESSERA_SMTP_URL (the From of mail to people)']);
   }
   if (e.TESSERA_MODE === 'production') {
     // Production never invents secrets: a generated key would silently make stored card data unreadable
@@ -162,6 +171,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     credentialCacheSeconds: e.TESSERA_CREDENTIAL_CACHE_SECONDS,
     shutdownTimeoutMs: e.TESSERA_SHUTDOWN_TIMEOUT_MS,
     issuingBin: e.TESSERA_ISSUING_BIN,
+    smtp: e.TESSERA_SMTP_URL ? { url: e.TESSERA_SMTP_URL, from: e.TESSERA_MAIL_FROM ?? '' } : undefined,
     threeDsTimeoutSeconds: e.TESSERA_3DS_TIMEOUT_SECONDS,
     authorizationHoldSeconds: e.TESSERA_AUTHORIZATION_HOLD_SECONDS,
     paymentsAuthorizationSeconds: e.TESSERA_PAYMENTS_AUTHORIZATION_SECONDS,

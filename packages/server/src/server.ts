@@ -76,7 +76,10 @@ import { CardNetworkSimulator } from './rails/card-network/network-simulator.ts'
 import { ChainSimulator } from './rails/chain/chain-simulator.ts';
 import { FxSimulator } from './rails/fx/fx-simulator.ts';
 import { KycVendorSimulator } from './rails/kyc-vendor/kyc-vendor-simulator.ts';
+import { chooseNotifier } from './rails/notifier/choose-notifier.ts';
+import type { Notifier } from './rails/notifier/port.ts';
 import { SandboxNotifier } from './rails/notifier/sandbox-notifier.ts';
+import { SmtpNotifier } from './rails/notifier/smtp-notifier.ts';
 import { WalletPaymentTokenSimulator } from './rails/wallet-tokenization/payment-tokens.ts';
 import { TokenizationSimulator } from './rails/wallet-tokenization/tokenization-simulator.ts';
 import { SignatureWalletVerifier } from './rails/wallet-verifier/signature-verifier.ts';
@@ -137,7 +140,12 @@ export interface PlatformServices {
   metrics: Metrics;
   ssrf: SsrfGuard;
   rails: {
-    notifier: SandboxNotifier;
+    /** Where messages to people go: SMTP when configured, else (and in sandbox mode, also) the inbox */
+    notifier: Notifier;
+    /** The sandbox's inbox of every message (GET /sandbox/messages) */
+    inbox: SandboxNotifier;
+    /** The SMTP adapter, when TESSERA_SMTP_URL is set */
+    smtp: SmtpNotifier | undefined;
     wallets: SignatureWalletVerifier;
     kycVendor: KycVendorSimulator;
     tokenization: TokenizationSimulator;
@@ -262,8 +270,18 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   // Rails run their simulators in every mode for now: no production notifier, KYC vendor, wallet token
   // service, chain or FX provider is wired yet (README, Production). The wallet verifier is real
   // cryptography.
+  const inbox = new SandboxNotifier(clock, encryptor);
+  const smtp = config.smtp && new SmtpNotifier({ ...config.smtp, db, clock, encryptor, logger });
+  if (smtp) {
+    await smtp.verify();
+    sweeps.register('outbound-mail', () => smtp.deliverDue(), { nextDue: () => smtp.nextDue() });
+  } else if (config.mode === 'production') {
+    logger.warn('TESSERA_SMTP_URL is not set: mail to people is kept, not sent');
+  }
   const rails = {
-    notifier: new SandboxNotifier(clock, encryptor),
+    notifier: chooseNotifier(config.mode, inbox, smtp),
+    inbox,
+    smtp,
     wallets: new SignatureWalletVerifier(),
     kycVendor: new KycVendorSimulator(clock, config.publicUrl, capabilities),
     tokenization: new TokenizationSimulator(derive(options.encryptionKey, 'tessera/wallet-activation/v1')),
@@ -380,6 +398,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
       // deadline is left to its lease (another process retries it).
       await jobs.stop(Math.min(remaining(), JOBS_STOP_MS));
       await processes.stop();
+      smtp?.close();
       if (!(await settlesWithin(httpClosed, remaining()))) {
         logger.warn('requests still running at the shutdown deadline were cut off');
         app.server.closeAllConnections();
@@ -560,7 +579,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
         requireAdmin(routes, adminToken);
         await registerClockRoutes(routes, sandbox.clockDeps);
         await registerTriggerRoutes(routes, sandbox.triggers);
-        await registerMessagesRoutes(routes, { db: services.db, notifier: services.rails.notifier });
+        await registerMessagesRoutes(routes, { db: services.db, notifier: services.rails.inbox });
         await registerIssuingSandboxRoutes(routes, {
           ...services.issuing,
           transact: services.transact,

@@ -73,7 +73,14 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     codeKey: derive(p.encryptionKey, 'tessera/issuing-codes/v1'),
     publicUrl: config.publicUrl,
   });
-  const kyc = new KycService({ db, transact, clock, outbox, vendor: p.rails.kycVendor });
+  const kyc = new KycService({
+    db,
+    transact,
+    clock,
+    outbox,
+    vendor: p.rails.kycVendor,
+    notifier: p.rails.notifier,
+  });
   p.rails.kycVendor.connect((tx, result) => kyc.applyVendorResult(tx, result));
   const cards = new CardsService({
     db,

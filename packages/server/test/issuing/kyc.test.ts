@@ -33,10 +33,10 @@ type Kyc = {
 };
 type IssuingError = { error: string; field?: string; detail: string };
 
-async function newCustomer(): Promise<{ customerId: string; token: string }> {
+async function newCustomer(email?: string): Promise<{ customerId: string; token: string }> {
   const reg = await h.request<{ customerId: string }>('POST', '/issuing/v1/auth/register/partner', {
     headers: { 'x-partner-api-key': partner.apiKey },
-    json: { userId: `kyc-${Math.random().toString(36).slice(2)}` },
+    json: { userId: `kyc-${Math.random().toString(36).slice(2)}`, ...(email ? { email } : {}) },
   });
   const login = await h.request<{ accessToken: string }>('POST', '/issuing/v1/auth/login/partner', {
     headers: { 'x-partner-api-key': partner.apiKey },
@@ -50,6 +50,16 @@ const kyc = <T = Kyc>(token: string, method: string, path: string, json?: unknow
     headers: { authorization: `Bearer ${token}` },
     ...(json !== undefined ? { json } : {}),
   });
+
+/** The messages the sandbox inbox holds for a recipient, newest first. */
+async function inbox(recipient: string) {
+  const res = await h.request<{ data: { subject: string; body: string }[] }>(
+    'GET',
+    `/sandbox/messages?recipient=${encodeURIComponent(recipient)}`,
+    { headers: { authorization: `Bearer ${h.adminToken}` } },
+  );
+  return res.body.data;
+}
 
 /** Submits the hosted page's form as a browser would (multipart). */
 async function submitHostedPage(
@@ -214,7 +224,7 @@ describe('KYC steps', () => {
 
 describe('hosted document checks and the decision', () => {
   it('walks a customer to pending_review, then approval, with a signed event per change', async () => {
-    const { customerId, token } = await newCustomer();
+    const { customerId, token } = await newCustomer('kyc-approved@example.com');
     expect((await kyc<IssuingError>(token, 'POST', '/id-verification/start')).status).toBe(409);
     for (const [step, body] of KYC_STEPS)
       expect((await kyc(token, 'POST', `/${step}`, body)).status).toBe(200);
@@ -264,6 +274,10 @@ describe('hosted document checks and the decision', () => {
       },
     );
     expect(decided.body.status).toBe('approved');
+    // The customer is told, by email, once.
+    expect(await inbox('kyc-approved@example.com')).toEqual([
+      expect.objectContaining({ subject: 'Your identity is verified at KYC partner' }),
+    ]);
     expect((await kyc(token, 'GET', '')).body).toMatchObject({ status: 'approved', missingSteps: [] });
     const frozen = await kyc<IssuingError>(token, 'POST', '/gender', { gender: 'male' });
     expect(frozen.status).toBe(409);
@@ -285,7 +299,7 @@ describe('hosted document checks and the decision', () => {
   });
 
   it('a rejected document can be tried again; a rejection decision carries its reason', async () => {
-    const { customerId, token } = await newCustomer();
+    const { customerId, token } = await newCustomer('kyc-rejected@example.com');
     await kyc(token, 'POST', '/personal-info', KYC_STEPS[1]?.[1]);
     const { html } = await verifyDocument(token, 'id', 'expired');
     expect(html).toContain('data-result="rejected"');
@@ -308,6 +322,12 @@ describe('hosted document checks and the decision', () => {
       rejectReason: 'sanctions list match',
     });
     expect((await sandbox({ status: 'rejected', rejectReason: 'again' })).status).toBe(409);
+    // The customer is told, without the partner's reason.
+    const told = await inbox('kyc-rejected@example.com');
+    expect(told).toEqual([
+      expect.objectContaining({ subject: 'We could not verify your identity at KYC partner' }),
+    ]);
+    expect(told[0]?.body).not.toContain('sanctions');
     const event = await receiver.waitFor(
       1,
       (r) => r.body.includes(customerId) && r.body.includes('rejectReason'),

@@ -9,6 +9,7 @@ import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import { newId } from '../../platform/ids.ts';
 import type { KycVendor, KycVendorResult } from '../../rails/kyc-vendor/port.ts';
+import type { Notifier } from '../../rails/notifier/port.ts';
 import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
 import { derivedStatus, isDecided, type KycFacts, missingSteps } from './kyc.ts';
 import { type KycStep, STEP_NAMES } from './kyc-steps.ts';
@@ -45,6 +46,7 @@ export interface KycDeps {
   clock: Clock;
   outbox: Outbox;
   vendor: KycVendor;
+  notifier: Notifier;
 }
 
 type KycRow = {
@@ -220,6 +222,31 @@ export class KycService {
       customerId: customer.customerId,
       eventType: 'kycStatusChanged',
       data: { customerId: customer.customerId, status, ...(rejectReason ? { rejectReason } : {}) },
+    });
+    if (isDecided(status)) await this.tellOutcome(tx, customer.customerId, status === 'approved');
+  }
+
+  /**
+   * Tells the customer the outcome by email, in the step's transaction, when they have an address (a
+   * wallet-registered customer may not). The reason of a rejection is the partner's to explain.
+   */
+  private async tellOutcome(tx: Executor, customerId: string, approved: boolean): Promise<void> {
+    const row = await tx
+      .selectFrom('issuing_customers as c')
+      .innerJoin('partners as p', 'p.id', 'c.partner_id')
+      .select(['c.email', 'p.name'])
+      .where('c.id', '=', customerId)
+      .executeTakeFirst();
+    if (!row?.email) return;
+    await this.deps.notifier.send(tx, {
+      channel: 'email',
+      recipient: row.email,
+      subject: approved
+        ? `Your identity is verified at ${row.name}`
+        : `We could not verify your identity at ${row.name}`,
+      body: approved
+        ? `Your identity has been verified. You can now be issued cards by ${row.name}.`
+        : `Your identity could not be verified, so ${row.name} cannot issue you cards for now. ${row.name} will tell you what you can do next.`,
     });
   }
 

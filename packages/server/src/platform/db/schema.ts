@@ -214,6 +214,21 @@ export interface SandboxMessagesTable {
   created_at: Timestamp;
 }
 
+export interface OutboundMailTable {
+  id: string;
+  recipient: string;
+  subject_enc: string;
+  body_enc: string;
+  status: 'pending' | 'sent' | 'failed';
+  attempt_count: Generated<number>;
+  next_attempt_at: Timestamp;
+  leased_until: Timestamp | null;
+  last_error: string | null;
+  smtp_response: string | null;
+  sent_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
 export interface IssuingCustomersTable {
   id: string;
   partner_id: string;
@@ -876,4 +891,4 @@ export type Database = PlatformTables &
   RailTables &
   CardNetworkTables &
   CryptoTables &
-  PaymentsTables & { sandbox_messages: SandboxMessagesTable };
+  PaymentsTables & { sandbox_messages: SandboxMessagesTable; outbound_mail: OutboundMailTable };
