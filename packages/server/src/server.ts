@@ -72,17 +72,8 @@ import { TenantDirectory } from './platform/tenants/tenant-directory.ts';
 import { DeliveryEngine } from './platform/webhooks/delivery-engine.ts';
 import { HttpSender } from './platform/webhooks/http-sender.ts';
 import { SsrfGuard } from './platform/webhooks/ssrf-guard.ts';
-import { CardNetworkSimulator } from './rails/card-network/network-simulator.ts';
-import { ChainSimulator } from './rails/chain/chain-simulator.ts';
-import { FxSimulator } from './rails/fx/fx-simulator.ts';
-import { KycVendorSimulator } from './rails/kyc-vendor/kyc-vendor-simulator.ts';
-import { chooseNotifier } from './rails/notifier/choose-notifier.ts';
-import type { Notifier } from './rails/notifier/port.ts';
-import { SandboxNotifier } from './rails/notifier/sandbox-notifier.ts';
-import { SmtpNotifier } from './rails/notifier/smtp-notifier.ts';
-import { WalletPaymentTokenSimulator } from './rails/wallet-tokenization/payment-tokens.ts';
-import { TokenizationSimulator } from './rails/wallet-tokenization/tokenization-simulator.ts';
-import { SignatureWalletVerifier } from './rails/wallet-verifier/signature-verifier.ts';
+import { createRails, type Rails } from './rails/rails.ts';
+import type { RailSandbox } from './rails/sandbox.ts';
 import { CLOCK_CHANNEL, loadSandboxClockOffset, registerClockRoutes } from './sandbox/http/clock-routes.ts';
 import { registerCryptoSandboxRoutes } from './sandbox/http/crypto-routes.ts';
 import { registerIssuingSandboxRoutes } from './sandbox/http/issuing-routes.ts';
@@ -139,21 +130,11 @@ export interface PlatformServices {
   jobs: JobQueue;
   metrics: Metrics;
   ssrf: SsrfGuard;
-  rails: {
-    /** Where messages to people go: SMTP when configured, else (and in sandbox mode, also) the inbox */
-    notifier: Notifier;
-    /** The sandbox's inbox of every message (GET /sandbox/messages) */
-    inbox: SandboxNotifier;
-    /** The SMTP adapter, when TESSERA_SMTP_URL is set */
-    smtp: SmtpNotifier | undefined;
-    wallets: SignatureWalletVerifier;
-    kycVendor: KycVendorSimulator;
-    tokenization: TokenizationSimulator;
-    chain: ChainSimulator;
-    fx: FxSimulator;
-    cardNetwork: CardNetworkSimulator;
-    walletTokens: WalletPaymentTokenSimulator;
-  };
+  /** The ports of the outside systems (rails/rails.ts chooses their adapters) */
+  rails: Rails;
+  /** What the sandbox API and the simulators' hosted pages may do to the rails beyond their ports */
+  railSandbox: RailSandbox;
+
   issuing: IssuingServices;
   crypto: CryptoServices;
   payments: PaymentsServices;
@@ -267,41 +248,22 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
 
   const outbox = new Outbox(clock, deliveries);
   const ledger = new Ledger(now);
-  // Rails run their simulators in every mode for now: no production notifier, KYC vendor, wallet token
-  // service, chain or FX provider is wired yet (README, Production). The wallet verifier is real
-  // cryptography.
-  const inbox = new SandboxNotifier(clock, encryptor);
-  const smtp = config.smtp && new SmtpNotifier({ ...config.smtp, db, clock, encryptor, logger });
-  if (smtp) {
-    await smtp.verify();
-    sweeps.register('outbound-mail', () => smtp.deliverDue(), { nextDue: () => smtp.nextDue() });
-  } else if (config.mode === 'production') {
-    logger.warn('TESSERA_SMTP_URL is not set: mail to people is kept, not sent');
-  }
-  const rails = {
-    notifier: chooseNotifier(config.mode, inbox, smtp),
-    inbox,
-    smtp,
-    wallets: new SignatureWalletVerifier(),
-    kycVendor: new KycVendorSimulator(clock, config.publicUrl, capabilities),
-    tokenization: new TokenizationSimulator(derive(options.encryptionKey, 'tessera/wallet-activation/v1')),
-    chain: new ChainSimulator(db, clock, transact),
-    fx: new FxSimulator(clock),
-    cardNetwork: new CardNetworkSimulator({
-      db,
-      clock,
-      transact,
-      publicUrl: config.publicUrl,
-      fingerprintKey: derive(options.encryptionKey, 'tessera/card-network-fingerprint/v1'),
-      encryptor,
-      capabilities,
-    }),
-    walletTokens: new WalletPaymentTokenSimulator(
-      derive(options.encryptionKey, 'tessera/wallet-payment-token/v1'),
-    ),
-  };
-  // Chain confirmations run before the domain sweeps, so a transfer final at an order's deadline counts.
-  sweeps.register('chain-confirmations', () => rails.chain.confirmDue());
+  const {
+    rails,
+    sandbox: railSandbox,
+    close: closeRails,
+  } = await createRails({
+    config,
+    db,
+    clock,
+    transact,
+    encryptor,
+    encryptionKey: options.encryptionKey,
+    capabilities,
+    logger,
+    sweeps,
+    processes,
+  });
   const issuing = createIssuingServices({
     config,
     db,
@@ -330,12 +292,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     rails,
   });
 
-  // The card network's own time-based work: unanswered ACS challenges fail, lost answers are reconciled.
-  sweeps.register('card-network-challenges', () => rails.cardNetwork.expireChallenges());
-  sweeps.register('card-network-scripts', () => rails.cardNetwork.checkScripts());
-  rails.cardNetwork.watchScripts(processes);
   await processes.start();
-  sweeps.register('card-network-reconciliation', () => rails.cardNetwork.reconcileDue());
   const payments = createPaymentsServices({
     publicUrl: config.publicUrl,
     authorizationSeconds: config.paymentsAuthorizationSeconds,
@@ -373,6 +330,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     metrics,
     ssrf,
     rails,
+    railSandbox,
     issuing,
     crypto,
     payments,
@@ -398,7 +356,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
       // deadline is left to its lease (another process retries it).
       await jobs.stop(Math.min(remaining(), JOBS_STOP_MS));
       await processes.stop();
-      smtp?.close();
+      closeRails();
       if (!(await settlesWithin(httpClosed, remaining()))) {
         logger.warn('requests still running at the shutdown deadline were cut off');
         app.server.closeAllConnections();
@@ -426,7 +384,7 @@ function sandboxControls(services: PlatformServices, clock: SandboxClock) {
       stores: services.stores,
       orders: services.crypto.orders,
       refunds: services.crypto.refunds,
-      chain: services.rails.chain,
+      chain: services.railSandbox.chain,
     },
   });
   return { clockDeps, triggers };
@@ -579,32 +537,32 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
         requireAdmin(routes, adminToken);
         await registerClockRoutes(routes, sandbox.clockDeps);
         await registerTriggerRoutes(routes, sandbox.triggers);
-        await registerMessagesRoutes(routes, { db: services.db, notifier: services.rails.inbox });
+        await registerMessagesRoutes(routes, { db: services.db, inbox: services.railSandbox.inbox });
         await registerIssuingSandboxRoutes(routes, {
           ...services.issuing,
           transact: services.transact,
-          chain: services.rails.chain,
+          chain: services.railSandbox.chain,
         });
         await registerPaymentsSandboxRoutes(routes, {
           payments: services.payments,
-          network: services.rails.cardNetwork,
-          walletTokens: services.rails.walletTokens,
+          network: services.railSandbox.cardNetwork,
+          walletTokens: services.railSandbox.walletTokens,
         });
         await registerCryptoSandboxRoutes(routes, {
           db: services.db,
           transact: services.transact,
           orders: services.crypto.orders,
           refunds: services.crypto.refunds,
-          chain: services.rails.chain,
-          fx: services.rails.fx,
+          chain: services.railSandbox.chain,
+          fx: services.railSandbox.fx,
         });
       },
     });
   }
-  await registerKycPageRoutes(app, { db: services.db, vendor: services.rails.kycVendor });
+  await registerKycPageRoutes(app, { db: services.db, vendor: services.railSandbox.kycVendor });
   await registerPayPageRoutes(app, { orders: services.crypto.orders, clock: services.clock });
   await registerRefundPageRoutes(app, { refunds: services.crypto.refunds });
-  await registerAcsPageRoutes(app, { network: services.rails.cardNetwork });
+  await registerAcsPageRoutes(app, { network: services.railSandbox.cardNetwork });
   await registerTopupPageRoutes(app, {
     topups: services.issuing.topups,
     cardTopups: services.issuing.cardTopups,

@@ -11,7 +11,7 @@ import type { Ledger } from '../platform/ledger/ledger.ts';
 import type { CardNetwork } from '../rails/card-network/port.ts';
 import type { ChainRail } from '../rails/chain/port.ts';
 import type { FxRates } from '../rails/fx/port.ts';
-import type { KycVendorSimulator } from '../rails/kyc-vendor/kyc-vendor-simulator.ts';
+import type { KycVendor } from '../rails/kyc-vendor/port.ts';
 import type { Notifier } from '../rails/notifier/port.ts';
 import type { WalletTokenization } from '../rails/wallet-tokenization/port.ts';
 import type { WalletVerifier } from '../rails/wallet-verifier/port.ts';
@@ -42,7 +42,7 @@ export interface IssuingPlatform {
   rails: {
     notifier: Notifier;
     wallets: WalletVerifier;
-    kycVendor: KycVendorSimulator;
+    kycVendor: KycVendor;
     tokenization: WalletTokenization;
     cardNetwork: CardNetwork;
     chain: ChainRail;

@@ -248,7 +248,10 @@ describe('issuing cards', () => {
     expect(apple.status).toBe(200);
     expect(apple.body.encryptedPassData).not.toContain(pan);
     const pass = JSON.parse(
-      h.services.rails.tokenization.openSealed(apple.body.encryptedPassData, apple.body.ephemeralPublicKey),
+      h.services.railSandbox.tokenization.openSealed(
+        apple.body.encryptedPassData,
+        apple.body.ephemeralPublicKey,
+      ),
     );
     expect(pass).toMatchObject({ primaryAccountNumber: pan, nonce: 'a1b2c3d4' });
     expect(Buffer.from(apple.body.activationData, 'base64')).toHaveLength(32);
@@ -266,7 +269,7 @@ describe('issuing cards', () => {
     });
     const opaque = JSON.parse(Buffer.from(google.body.opaquePaymentCard, 'base64').toString());
     expect(
-      JSON.parse(h.services.rails.tokenization.openSealed(opaque.data, opaque.ephemeralPublicKey)).fpan,
+      JSON.parse(h.services.railSandbox.tokenization.openSealed(opaque.data, opaque.ephemeralPublicKey)).fpan,
     ).toBe(pan);
 
     for (const [json, field] of [

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { allowFraming } from '../../platform/http/security-headers.ts';
-import type { CardNetworkSimulator, ChallengeView } from '../../rails/card-network/network-simulator.ts';
+import type { CardNetworkSandbox, ChallengeView } from '../../rails/sandbox.ts';
 import { escapeHtml, noticePage, page } from '../html.ts';
 import { type Lang, languageOf } from '../i18n.ts';
 import { messagesFor } from '../messages.ts';
@@ -14,7 +14,7 @@ type CreqBody = { creq?: string; outcome?: string } | undefined;
 
 export async function registerAcsPageRoutes(
   app: FastifyInstance,
-  deps: { network: CardNetworkSimulator },
+  deps: { network: CardNetworkSandbox },
 ): Promise<void> {
   const show = async (creq: string | undefined, request: FastifyRequest, reply: FastifyReply) => {
     framable(reply);

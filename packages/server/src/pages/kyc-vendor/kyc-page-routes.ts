@@ -7,12 +7,12 @@ import type { Db } from '../../platform/db/database.ts';
 import { runTransaction } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import {
-  type KycVendorSimulator,
+  type KycVendorSandbox,
   SIMULATED_OUTCOMES,
   type SimulatedOutcome,
   type SubmittedDocument,
   type VendorSession,
-} from '../../rails/kyc-vendor/kyc-vendor-simulator.ts';
+} from '../../rails/sandbox.ts';
 import { escapeHtml, noticePage, page } from '../html.ts';
 import { type Lang, languageOf } from '../i18n.ts';
 import { messagesFor } from '../messages.ts';
@@ -22,7 +22,7 @@ const DOCUMENT_TYPES = new Set(['image/jpeg', 'image/png', 'application/pdf']);
 
 export async function registerKycPageRoutes(
   app: FastifyInstance,
-  deps: { db: Db; vendor: KycVendorSimulator },
+  deps: { db: Db; vendor: KycVendorSandbox },
 ): Promise<void> {
   await app.register(async (pages) => {
     await pages.register(multipart, { limits: { fileSize: MAX_DOCUMENT_BYTES, files: 1, fields: 10 } });

@@ -21,4 +21,6 @@ export type KycResultSink = (db: Executor, result: KycVendorResult) => Promise<v
 
 export interface KycVendor {
   startSession(db: Executor, input: { reference: string; kind: KycDocumentKind }): Promise<KycSession>;
+  /** Where the vendor's results go (one sink: the issuing API's KYC). */
+  connect(sink: KycResultSink): void;
 }

@@ -4,14 +4,10 @@ import type { Clock } from '../../platform/clock/clock.ts';
 import type { Encryptor } from '../../platform/crypto/encryption.ts';
 import type { Executor } from '../../platform/db/database.ts';
 import { newId } from '../../platform/ids.ts';
+import type { MessageInbox, StoredMessage } from '../sandbox.ts';
 import type { Notifier, OutboundMessage } from './port.ts';
 
-export interface StoredMessage extends OutboundMessage {
-  id: string;
-  createdAt: Date;
-}
-
-export class SandboxNotifier implements Notifier {
+export class SandboxNotifier implements Notifier, MessageInbox {
   constructor(
     private readonly clock: Clock,
     private readonly encryptor: Encryptor,

@@ -13,8 +13,7 @@ import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
 import { findNetwork } from '../../platform/money/assets.ts';
 import { formatRate, parseRate } from '../../platform/money/rates.ts';
-import { type ChainSimulator, simulatedAddress } from '../../rails/chain/chain-simulator.ts';
-import type { FxSimulator } from '../../rails/fx/fx-simulator.ts';
+import { type ChainSandbox, type FxSandbox, simulatedAddress } from '../../rails/sandbox.ts';
 
 const upper = z
   .string()
@@ -30,8 +29,8 @@ export async function registerCryptoSandboxRoutes(
     transact: Transact;
     orders: OrdersService;
     refunds: RefundsService;
-    chain: ChainSimulator;
-    fx: FxSimulator;
+    chain: ChainSandbox;
+    fx: FxSandbox;
   },
 ): Promise<void> {
   app.post(

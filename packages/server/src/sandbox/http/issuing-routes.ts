@@ -12,7 +12,7 @@ import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
 import { type Asset, findAsset } from '../../platform/money/assets.ts';
-import type { ChainSimulator } from '../../rails/chain/chain-simulator.ts';
+import type { ChainSandbox } from '../../rails/sandbox.ts';
 
 export async function registerIssuingSandboxRoutes(
   app: ZodApp,
@@ -22,7 +22,7 @@ export async function registerIssuingSandboxRoutes(
     transactions: TransactionsService;
     topups: TopupsService;
     transact: Transact;
-    chain: ChainSimulator;
+    chain: ChainSandbox;
   },
 ): Promise<void> {
   app.post(

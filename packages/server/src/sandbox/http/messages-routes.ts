@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { standardErrors, timestamp } from '../../admin/http/schemas.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
-import type { SandboxNotifier } from '../../rails/notifier/sandbox-notifier.ts';
+import type { MessageInbox } from '../../rails/sandbox.ts';
 
 export async function registerMessagesRoutes(
   app: ZodApp,
-  deps: { db: Db; notifier: SandboxNotifier },
+  deps: { db: Db; inbox: MessageInbox },
 ): Promise<void> {
   app.get(
     '/messages',
@@ -37,7 +37,7 @@ export async function registerMessagesRoutes(
       },
     },
     async (request) => {
-      const messages = await deps.notifier.list(deps.db, {
+      const messages = await deps.inbox.list(deps.db, {
         limit: request.query.limit,
         ...(request.query.recipient ? { recipient: request.query.recipient } : {}),
       });

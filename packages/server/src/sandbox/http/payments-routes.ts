@@ -9,13 +9,12 @@ import { isLuhnValid } from '../../platform/cards/card-number.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { isFiat } from '../../platform/money/assets.ts';
-import type { CardNetworkSimulator } from '../../rails/card-network/network-simulator.ts';
 import {
   SCRIPTABLE_OUTCOMES,
   type ScriptableOutcome,
   TEST_CARDS,
 } from '../../rails/card-network/test-cards.ts';
-import type { WalletPaymentTokenSimulator } from '../../rails/wallet-tokenization/payment-tokens.ts';
+import type { CardNetworkSandbox, WalletTokensSandbox } from '../../rails/sandbox.ts';
 
 const cardNumber = z.string().refine(isLuhnValid, 'must be a valid card number');
 const outcomes = Object.keys(SCRIPTABLE_OUTCOMES) as [ScriptableOutcome, ...ScriptableOutcome[]];
@@ -24,8 +23,8 @@ export async function registerPaymentsSandboxRoutes(
   app: ZodApp,
   deps: {
     payments: PaymentsServices;
-    network: CardNetworkSimulator;
-    walletTokens: WalletPaymentTokenSimulator;
+    network: CardNetworkSandbox;
+    walletTokens: WalletTokensSandbox;
   },
 ): Promise<void> {
   app.get(

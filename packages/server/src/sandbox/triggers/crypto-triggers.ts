@@ -9,7 +9,7 @@ import type { Transact } from '../../platform/db/transact.ts';
 import { notFound } from '../../platform/errors/domain-error.ts';
 import { parseAmountField } from '../../platform/money/amount.ts';
 import type { Store, StoresService } from '../../platform/tenants/stores-service.ts';
-import { type ChainSimulator, simulatedAddress } from '../../rails/chain/chain-simulator.ts';
+import { type ChainSandbox, simulatedAddress } from '../../rails/sandbox.ts';
 import { type Trigger, type TriggerClock, triggerRef } from './trigger-context.ts';
 
 export interface CryptoTriggerServices {
@@ -18,7 +18,7 @@ export interface CryptoTriggerServices {
   stores: StoresService;
   orders: OrdersService;
   refunds: RefundsService;
-  chain: ChainSimulator;
+  chain: ChainSandbox;
   clock: TriggerClock;
 }
 

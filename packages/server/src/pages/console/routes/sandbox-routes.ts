@@ -36,7 +36,7 @@ export async function registerSandboxConsoleRoutes(
 
   const sandboxPage = async (request: Parameters<typeof contextOf>[0], result?: Html, status = 200) => {
     const ctx = contextOf(request, deps);
-    const messages = await deps.services.rails.inbox.list(deps.services.db, { limit: 30 });
+    const messages = await deps.services.railSandbox.inbox.list(deps.services.db, { limit: 30 });
     const triggers = deps.triggers.list();
     return {
       status,

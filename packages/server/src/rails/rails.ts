@@ -1,0 +1,123 @@
+// The rails, chosen at boot by configuration: the one place that names an adapter. Everything above
+// rails/ sees the ports (Rails) and, for the sandbox API and the simulators' hosted pages, the sandbox
+// controls (RailSandbox). Each adapter's own time-based work is registered here as sweeps.
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Sweeps } from '../platform/clock/sweeps.ts';
+import type { CapabilityTokens } from '../platform/crypto/capability-tokens.ts';
+import { derive, type Encryptor } from '../platform/crypto/encryption.ts';
+import type { Db } from '../platform/db/database.ts';
+import type { Transact } from '../platform/db/transact.ts';
+import { CardNetworkSimulator } from './card-network/network-simulator.ts';
+import type { CardNetwork } from './card-network/port.ts';
+import { ChainSimulator } from './chain/chain-simulator.ts';
+import type { ChainRail } from './chain/port.ts';
+import { FxSimulator } from './fx/fx-simulator.ts';
+import type { FxRates } from './fx/port.ts';
+import { KycVendorSimulator } from './kyc-vendor/kyc-vendor-simulator.ts';
+import type { KycVendor } from './kyc-vendor/port.ts';
+import { chooseNotifier } from './notifier/choose-notifier.ts';
+import type { Notifier } from './notifier/port.ts';
+import { SandboxNotifier } from './notifier/sandbox-notifier.ts';
+import { SmtpNotifier } from './notifier/smtp-notifier.ts';
+import type { RailSandbox } from './sandbox.ts';
+import {
+  WalletPaymentTokenSimulator,
+  type WalletPaymentTokens,
+} from './wallet-tokenization/payment-tokens.ts';
+import type { WalletTokenization } from './wallet-tokenization/port.ts';
+import { TokenizationSimulator } from './wallet-tokenization/tokenization-simulator.ts';
+import type { WalletVerifier } from './wallet-verifier/port.ts';
+import { SignatureWalletVerifier } from './wallet-verifier/signature-verifier.ts';
+
+/** The ports the APIs use. */
+export interface Rails {
+  notifier: Notifier;
+  wallets: WalletVerifier;
+  kycVendor: KycVendor;
+  tokenization: WalletTokenization;
+  chain: ChainRail;
+  fx: FxRates;
+  cardNetwork: CardNetwork;
+  walletTokens: WalletPaymentTokens;
+}
+
+export interface RailsDeps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  transact: Transact;
+  encryptor: Encryptor;
+  encryptionKey: Buffer;
+  capabilities: CapabilityTokens;
+  logger: Logger;
+  sweeps: Sweeps;
+  /** Where the card network simulator hears of scripted outcomes from other processes */
+  processes: { on(channel: string, handler: (payload: string) => unknown): void };
+}
+
+export interface BuiltRails {
+  rails: Rails;
+  sandbox: RailSandbox;
+  /** Ends what the adapters hold open (the SMTP connection). */
+  close(): void;
+}
+
+/**
+ * Builds the adapters. Mail goes by SMTP when configured; every other rail runs its simulator in every
+ * mode for now (README, Production); the wallet verifier is real cryptography.
+ */
+export async function createRails(deps: RailsDeps): Promise<BuiltRails> {
+  const { config, db, clock, transact, encryptor, encryptionKey, capabilities, logger, sweeps } = deps;
+
+  const inbox = new SandboxNotifier(clock, encryptor);
+  const smtp = config.smtp && new SmtpNotifier({ ...config.smtp, db, clock, encryptor, logger });
+  if (smtp) {
+    await smtp.verify();
+    sweeps.register('outbound-mail', () => smtp.deliverDue(), { nextDue: () => smtp.nextDue() });
+  } else if (config.mode === 'production') {
+    logger.warn('TESSERA_SMTP_URL is not set: mail to people is kept, not sent');
+  }
+
+  const chain = new ChainSimulator(db, clock, transact);
+  const fx = new FxSimulator(clock);
+  const kycVendor = new KycVendorSimulator(clock, config.publicUrl, capabilities);
+  const cardNetwork = new CardNetworkSimulator({
+    db,
+    clock,
+    transact,
+    publicUrl: config.publicUrl,
+    fingerprintKey: derive(encryptionKey, 'tessera/card-network-fingerprint/v1'),
+    encryptor,
+    capabilities,
+  });
+  const tokenization = new TokenizationSimulator(derive(encryptionKey, 'tessera/wallet-activation/v1'));
+  const walletTokens = new WalletPaymentTokenSimulator(
+    derive(encryptionKey, 'tessera/wallet-payment-token/v1'),
+  );
+
+  // Chain confirmations run before the domain sweeps (registered after this), so a transfer final at an
+  // order's deadline counts.
+  sweeps.register('chain-confirmations', () => chain.confirmDue());
+  // The card network's own time-based work: unanswered ACS challenges fail, lost answers are reconciled.
+  sweeps.register('card-network-challenges', () => cardNetwork.expireChallenges());
+  sweeps.register('card-network-scripts', () => cardNetwork.checkScripts());
+  sweeps.register('card-network-reconciliation', () => cardNetwork.reconcileDue());
+  cardNetwork.watchScripts(deps.processes);
+
+  return {
+    rails: {
+      notifier: chooseNotifier(config.mode, inbox, smtp),
+      wallets: new SignatureWalletVerifier(),
+      kycVendor,
+      tokenization,
+      chain,
+      fx,
+      cardNetwork,
+      walletTokens,
+    },
+    sandbox: { chain, fx, cardNetwork, kycVendor, walletTokens, tokenization, inbox },
+    close: () => smtp?.close(),
+  };
+}
