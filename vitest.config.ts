@@ -19,6 +19,8 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+          // npm run test:failover (vitest.failover.config.ts)
+          exclude: ['packages/server/test/failover/**'],
         },
       },
       {

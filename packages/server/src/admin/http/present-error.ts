@@ -6,7 +6,7 @@ export const presentAdminError: ErrorPresenter = (error, requestId) => ({
   body: {
     error: {
       code: error.code,
-      message: error.status >= 500 ? 'internal error' : error.message,
+      message: error.code === 'internal' ? 'internal error' : error.message,
       ...(error.field ? { field: error.field } : {}),
       ...(error.details && error.status < 500 ? { details: error.details } : {}),
     },

@@ -16,7 +16,7 @@ const TITLES: Partial<Record<ErrorCode, string>> = {
 export const presentCryptoError: ErrorPresenter = (error, requestId) => {
   const message = error.code === 'unauthenticated' ? 'invalid_api_key' : error.code;
   const detail =
-    error.status >= 500
+    error.code === 'internal'
       ? 'internal error'
       : error.code === 'unauthenticated'
         ? 'invalid_api_key'

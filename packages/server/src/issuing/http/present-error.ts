@@ -25,7 +25,7 @@ export const presentIssuingError: ErrorPresenter = (error, requestId) => ({
     code: error.status,
     message: MESSAGES[error.status] ?? 'Error',
     error: error.code,
-    detail: error.status >= 500 ? 'internal error' : error.message,
+    detail: error.code === 'internal' ? 'internal error' : error.message,
     ...(error.field ? { field: error.field } : {}),
     ...(error.details && error.status < 500 ? { details: error.details } : {}),
     requestId,

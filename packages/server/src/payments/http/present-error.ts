@@ -16,7 +16,7 @@ export const presentPaymentsError: ErrorPresenter = (error, requestId) => {
       error: [
         {
           code: systemCode,
-          message: error.status >= 500 ? 'internal error' : error.message,
+          message: error.code === 'internal' ? 'internal error' : error.message,
           type: error.code === 'validation_failed' ? 'Validation' : 'Exception',
           ...(error.field ? { field: error.field } : {}),
         },

@@ -33,6 +33,17 @@ export class ProcessRegistry {
     private readonly logger: Logger,
   ) {}
 
+  /** Tries again every second until connected (the database may take a while to come back). */
+  private reconnectSoon(): void {
+    setTimeout(() => {
+      if (this.isStopped) return;
+      this.connect().catch((err: Error) => {
+        this.logger.warn({ reason: err.message }, 'notification connection: reconnect failed; retrying');
+        this.reconnectSoon();
+      });
+    }, 1000).unref();
+  }
+
   /** Subscribes to a channel (call before start); the handler also runs after every (re)connection. */
   on(channel: string, handler: Handler): void {
     this.handlers.set(channel, handler);
@@ -119,17 +130,18 @@ export class ProcessRegistry {
     const client = new pg.Client({
       connectionString: this.connectionString,
       application_name: 'tessera-listen',
+      keepAlive: true,
     });
     client.on('error', () => undefined);
     client.on('end', () => {
+      // A client that never finished connecting is its attempt's to retry.
+      if (this.listener !== client) return;
       // Until it is back, news may be missed: what depends on it (the tenant cache) stops trusting itself.
+      this.listener = undefined;
       this.listening = false;
       if (this.isStopped) return;
       this.logger.warn('notification connection lost; reconnecting');
-      setTimeout(
-        () => void this.connect().catch((err) => this.logger.error({ err }, 'reconnect failed')),
-        1000,
-      );
+      this.reconnectSoon();
     });
     client.on('notification', (message) => {
       const handler = this.handlers.get(message.channel);
@@ -138,9 +150,14 @@ export class ProcessRegistry {
         this.logger.error({ err, channel: message.channel }, 'notification handler failed'),
       );
     });
-    await client.connect();
-    for (const channel of this.handlers.keys())
-      await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+    try {
+      await client.connect();
+      for (const channel of this.handlers.keys())
+        await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+    } catch (err) {
+      client.end().catch(() => undefined);
+      throw err;
+    }
     this.listener = client;
     this.listening = true;
     // News sent while no connection listened is not replayed: handlers catch up from the database.

@@ -38,6 +38,8 @@ export function openDatabase(connectionString: string, options: OpenDatabaseOpti
     application_name: 'tessera',
     // A peer that vanished (a host down, a failover) is noticed by the kernel instead of waited on forever.
     keepAlive: true,
+    // No request waits forever for a connection: an unreachable database is a 503 within seconds.
+    connectionTimeoutMillis: 10_000,
   });
   // An idle client losing its server (restart, failover) must not crash the process.
   pool.on('error', () => undefined);

@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   headers_too_large: 431,
   rail_unavailable: 503,
+  database_unavailable: 503,
   internal: 500,
 } as const;
 
@@ -28,7 +29,7 @@ export interface DomainErrorOptions {
   field?: string;
   /** Extra machine-readable facts (current status, limit values…) */
   details?: Record<string, unknown>;
-  /** Seconds a client should wait before retrying (rate limits) */
+  /** Seconds a client should wait before retrying (rate limits, a database failing over) */
   retryAfterSeconds?: number;
   cause?: unknown;
 }

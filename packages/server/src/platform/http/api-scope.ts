@@ -106,7 +106,10 @@ export function presentError(
   reply: FastifyReply,
 ): FastifyReply {
   const error = asDomainError(err);
-  if (error.status >= 500) request.log.error({ err: error.cause ?? err }, 'request failed');
+  if (error.code === 'database_unavailable') {
+    // Expected during a restart or failover: one line per request, not a stack.
+    request.log.warn({ reason: (error.cause as Error | undefined)?.message }, 'database unavailable');
+  } else if (error.status >= 500) request.log.error({ err: error.cause ?? err }, 'request failed');
   const rendered = presenter(error, request.id);
   // Also for errors raised before the hook that sets it ran (a URL too long, a URL that does not decode).
   reply.header('x-request-id', request.id);

@@ -1,6 +1,7 @@
 // Every error that reaches an API's error handler becomes a DomainError here, once, so each API's
 // presenter only has to render DomainErrors. Nothing here echoes request input back.
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { isDatabaseUnavailable } from '../db/database-unavailable.ts';
 import { DomainError } from '../errors/domain-error.ts';
 
 interface FastifyishError {
@@ -10,6 +11,8 @@ interface FastifyishError {
 }
 
 export function asDomainError(err: unknown): DomainError {
+  if (err instanceof DomainError && err.code !== 'internal') return err;
+  if (isDatabaseUnavailable(err)) return databaseUnavailable(err);
   if (err instanceof DomainError) return err;
   if (hasZodFastifySchemaValidationErrors(err)) {
     const first = err.validation[0];
@@ -46,6 +49,18 @@ export function asDomainError(err: unknown): DomainError {
     return new DomainError('validation_failed', 'the request is invalid');
   }
   return new DomainError('internal', 'internal error', { cause: err });
+}
+
+/**
+ * The database is restarting or failing over. Whether a write sent just before committed is unknown to
+ * us too: a retry with the same Idempotency-Key answers it either way.
+ */
+function databaseUnavailable(cause: unknown): DomainError {
+  return new DomainError(
+    'database_unavailable',
+    'the database is unavailable for a moment; retry (a write with the same Idempotency-Key)',
+    { retryAfterSeconds: 1, cause },
+  );
 }
 
 function describeIssue(field: string | undefined, message: string, keyword: string): string {

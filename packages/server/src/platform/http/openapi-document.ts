@@ -76,7 +76,8 @@ const STATUS_TEXT: Record<string, string> = {
   '429': 'Rate limited: retry after Retry-After seconds',
   '431': 'The request headers are too large',
   '500': 'Internal error (nothing was changed)',
-  '503': 'A rail or the database is unavailable: retry later',
+  '503':
+    'A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key',
 };
 
 function withExample(media: OpenAPIV3.MediaTypeObject): void {
