@@ -9,6 +9,7 @@ import type { Transact } from '../platform/db/transact.ts';
 import type { Outbox } from '../platform/events/outbox.ts';
 import type { Ledger } from '../platform/ledger/ledger.ts';
 import type { CardNetwork } from '../rails/card-network/port.ts';
+import type { Notifier } from '../rails/notifier/port.ts';
 import type { WalletPaymentTokens } from '../rails/wallet-tokenization/payment-tokens.ts';
 import { StoredCardsService } from './cards/stored-cards-service.ts';
 import { CheckoutSessions } from './checkout/checkout-sessions.ts';
@@ -30,7 +31,7 @@ export interface PaymentsPlatform {
   sweeps: Sweeps;
   encryptor: Encryptor;
   capabilities: CapabilityTokens;
-  rails: { cardNetwork: CardNetwork; walletTokens: WalletPaymentTokens };
+  rails: { cardNetwork: CardNetwork; walletTokens: WalletPaymentTokens; notifier: Notifier };
 }
 
 export interface PaymentsServices {
@@ -65,6 +66,7 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
     cards,
     transactions,
     walletTokens: p.rails.walletTokens,
+    notifier: p.rails.notifier,
     links,
     oneStatementWrites: p.oneStatementWrites ?? true,
   });

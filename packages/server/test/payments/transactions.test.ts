@@ -216,3 +216,53 @@ describe('lists and filters', () => {
     expect(tooMany.status).toBe(400);
   });
 });
+
+describe('the invoice of an order with an invoiceEmail', () => {
+  const inbox = async (recipient: string) =>
+    (
+      await h.request<{ data: { subject: string; body: string }[] }>(
+        'GET',
+        `/sandbox/messages?recipient=${encodeURIComponent(recipient)}`,
+        { headers: { authorization: `Bearer ${h.adminToken}` } },
+      )
+    ).body.data;
+
+  it('is sent once per capture, for what was captured, and not for an authorization', async () => {
+    const sale = await payments(
+      h,
+      m,
+      'POST',
+      '/order',
+      anOrder(customerId, { amount: '42.50', invoiceEmail: 'books@buyer.example', externalOrderId: 'inv-1' }),
+    );
+    expect(sale.status).toBe(201);
+    const [invoice] = await inbox('books@buyer.example');
+    expect(invoice?.subject).toMatch(/^Invoice for order inv-1 from /);
+    expect(invoice?.body).toContain('42.50 EUR');
+    expect(invoice?.body).toContain(`transaction ${sale.body.data.transactionId}`);
+
+    const held = await payments(
+      h,
+      m,
+      'POST',
+      '/order',
+      anOrder(customerId, {
+        amount: '80.00',
+        cardTransactionMode: 'auth',
+        invoiceEmail: 'held@buyer.example',
+      }),
+    );
+    expect(held.body.data.transactionStatus).toBe('in-progress');
+    expect(await inbox('held@buyer.example')).toEqual([]);
+    const captured = await payments(h, m, 'PUT', `/transaction/${held.body.data.transactionId}`, {
+      amount: '30.00',
+    });
+    expect(captured.status).toBe(200);
+    const invoices = await inbox('held@buyer.example');
+    expect(invoices).toHaveLength(1);
+    expect(invoices[0]?.body).toContain('30.00 EUR');
+    // A refund is no new invoice.
+    await payments(h, m, 'DELETE', `/transaction/${held.body.data.transactionId}`, { amount: '5.00' });
+    expect(await inbox('held@buyer.example')).toHaveLength(1);
+  });
+});

@@ -17,10 +17,11 @@ import { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound, validationFailed } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
-import { parseAmountField } from '../../platform/money/amount.ts';
+import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
 import { type Asset, findAsset } from '../../platform/money/assets.ts';
 import type { ChallengeRedirect } from '../../rails/card-network/port.ts';
 import { HARD_DECLINES } from '../../rails/card-network/port.ts';
+import type { Notifier } from '../../rails/notifier/port.ts';
 import type { WalletPaymentTokens } from '../../rails/wallet-tokenization/payment-tokens.ts';
 import type { StoredCardsService } from '../cards/stored-cards-service.ts';
 import { publishIpn, stageIpn } from '../events/publish-ipn.ts';
@@ -97,6 +98,8 @@ export interface OrdersDeps {
   transactions: PaymentTransactionsService;
   walletTokens: WalletPaymentTokens;
   links: PaymentLinksService;
+  /** Where the invoice of an order with an invoiceEmail goes */
+  notifier: Notifier;
   /** Common orders are written in one statement (createAtOnce); false runs every order the general way */
   oneStatementWrites: boolean;
 }
@@ -104,6 +107,7 @@ export interface OrdersDeps {
 export class PaymentOrdersService {
   constructor(private readonly deps: OrdersDeps) {
     deps.transactions.onChange = (tx, t) => this.onTransactionChange(tx, t);
+    deps.transactions.onCaptured = (tx, t) => this.sendInvoice(tx, t);
   }
 
   /** POST /order. A declined payment commits (the order and its failed transaction exist) and then answers 402. */
@@ -556,6 +560,31 @@ export class PaymentOrdersService {
     }
   }
 
+  /**
+   * The invoice of a captured payment, to the order's invoiceEmail: each capture (a recurring order's
+   * every bill) has its own, sent by the notifier in the capture's transaction.
+   */
+  private async sendInvoice(tx: Tx, t: TransactionRow): Promise<void> {
+    const order = await tx
+      .selectFrom('payments_orders as o')
+      .innerJoin('sites as s', 's.id', 'o.site_id')
+      .select(['o.id', 'o.invoice_email', 'o.external_order_id', 'o.description', 's.name as site'])
+      .where('o.id', '=', t.order_id)
+      .executeTakeFirstOrThrow();
+    if (!order.invoice_email) return;
+    const reference = order.external_order_id ?? String(order.id);
+    const paid = `${formatAmountIn(BigInt(t.captured_amount), t.currency)} ${t.currency}`;
+    await this.deps.notifier.send(tx, {
+      channel: 'email',
+      recipient: order.invoice_email,
+      subject: `Invoice for order ${reference} from ${order.site}`,
+      body: [
+        `${order.site} received your payment of ${paid} for order ${reference}${order.description ? ` (${order.description})` : ''}.`,
+        `Paid on ${this.deps.clock.now().toISOString().slice(0, 10)} by ${t.card_brand ?? 'card'} ending ${t.card_last4 ?? ''}; transaction ${t.id}, order ${order.id}.`,
+      ].join('\n'),
+    });
+  }
+
   /** The order's own payment (creation, or after its 3DS challenge or reconciliation). */
   private async afterFirstPayment(tx: Tx, order: OrderRow, t: TransactionRow): Promise<OrderRow> {
     if (order.status === 'canceled') return order;
@@ -714,6 +743,8 @@ function isChargedAtOnce(input: CreateOrderInput, mode: PaymentsCardMode): boole
     input.paymentLinkHash === undefined &&
     input.checkout === undefined &&
     input.checkoutAttempt === undefined &&
+    // An invoice is mail written in the capture's transaction: the general path sends it.
+    input.invoiceEmail === undefined &&
     !input.cardVerification
   );
 }

@@ -99,6 +99,8 @@ export interface TransactionsDeps {
 export class PaymentTransactionsService {
   /** Set by the orders module: runs after every change of a transaction, in its database transaction. */
   onChange: (tx: Tx, transaction: TransactionRow) => Promise<void> = async () => {};
+  /** Called once per deposit, in the step that captures it (the order's invoice is sent from here). */
+  onCaptured: (tx: Tx, transaction: TransactionRow) => Promise<void> = async () => {};
 
   constructor(private readonly deps: TransactionsDeps) {}
 
@@ -598,6 +600,7 @@ export class PaymentTransactionsService {
       auth_expires_at: null,
     });
     await this.onChange(tx, captured);
+    await this.onCaptured(tx, captured);
     await this.deps.ledger.transfer(tx, {
       operationId: `payments-capture:${t.id}`,
       legs,
