@@ -8,7 +8,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aDataDir, postmasterPid, ServerProcess } from '../harness/server-process.ts';
+import {
+  APPROVED_CARD,
+  aDataDir,
+  aPaymentsMerchant,
+  postmasterPid,
+  ServerProcess,
+} from '../harness/server-process.ts';
 
 let data: Awaited<ReturnType<typeof aDataDir>>;
 beforeAll(async () => {
@@ -19,13 +25,6 @@ afterAll(async () => {
 });
 
 const CLIENTS = 16;
-const card = {
-  cardNumber: '4111111111111111',
-  cardExpiryDate: `12/${(new Date().getUTCFullYear() + 3) % 100}`,
-  cardCvv: '123',
-  cardHolderName: 'Ada Lovelace',
-  cardHolderCountry: 'RO',
-};
 
 interface Tenants {
   merchantAuth: Record<string, string>;
@@ -65,7 +64,7 @@ async function write(
           orderType: 'purchase',
           customerId: String(tenants.customerId),
           externalOrderId: outcome.key,
-          ...card,
+          ...APPROVED_CARD,
         },
       });
       return { status: res.status, ...(res.status === 201 ? { id: String(res.body.data.orderId) } : {}) };
@@ -136,21 +135,7 @@ async function openDatabase(dataDir: string): Promise<pg.Client> {
 }
 
 async function setUp(server: ServerProcess): Promise<Tenants> {
-  const merchant = await server.admin<{ apiKey: string }>('POST', '/merchants', {
-    name: 'Load shop',
-    sites: [{ name: 'web' }],
-  });
-  const merchantAuth = { authorization: `Bearer ${merchant.body.apiKey}` };
-  const customer = await server.request<{ data: { id: number } }>('POST', '/payments/customer', {
-    headers: merchantAuth,
-    form: {
-      identifier: 'load-customer',
-      email: 'a@example.com',
-      firstName: 'Ada',
-      lastName: 'L',
-      country: 'RO',
-    },
-  });
+  const { merchantAuth, customerId } = await aPaymentsMerchant(server, 'load');
   const store = await server.admin<{ clientId: string; clientSecret: string }>('POST', '/stores', {
     name: 'Load store',
   });
@@ -164,7 +149,7 @@ async function setUp(server: ServerProcess): Promise<Tenants> {
   });
   return {
     merchantAuth,
-    customerId: customer.body.data.id,
+    customerId,
     storeAuth: { authorization: `Bearer ${session.body.data.id}` },
   };
 }

@@ -3,7 +3,7 @@
 // sent again after the restart), Postgres stops cleanly, and the whole stop takes under 10 s.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aDataDir, isAlive, postmasterPid, ServerProcess } from '../harness/server-process.ts';
+import { APPROVED_CARD, aDataDir, isAlive, postmasterPid, ServerProcess } from '../harness/server-process.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 
 let data: Awaited<ReturnType<typeof aDataDir>>;
@@ -16,14 +16,6 @@ afterAll(async () => {
   await receiver.close();
   await data.remove();
 });
-
-const card = {
-  cardNumber: '4111111111111111',
-  cardExpiryDate: `12/${(new Date().getUTCFullYear() + 3) % 100}`,
-  cardCvv: '123',
-  cardHolderName: 'Ada Lovelace',
-  cardHolderCountry: 'RO',
-};
 
 describe('SIGTERM', () => {
   it('drains within 10 s with a hanging receiver, and loses nothing', async () => {
@@ -48,7 +40,7 @@ describe('SIGTERM', () => {
             orderType: 'purchase',
             customerId: String(customer.body.data.id),
             externalOrderId: `sigterm-${i}`,
-            ...card,
+            ...APPROVED_CARD,
           },
         })
         .catch(() => ({ status: 0, body: undefined }));

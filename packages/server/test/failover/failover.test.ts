@@ -7,17 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aDataDir, ServerProcess } from '../harness/server-process.ts';
+import { APPROVED_CARD, aDataDir, aPaymentsMerchant, ServerProcess } from '../harness/server-process.ts';
 import { HaCluster, haveHaTools } from './pg-cluster.ts';
 
 const CLIENTS = 8;
-const card = {
-  cardNumber: '4111111111111111',
-  cardExpiryDate: `12/${(new Date().getUTCFullYear() + 3) % 100}`,
-  cardCvv: '123',
-  cardHolderName: 'Ada Lovelace',
-  cardHolderCountry: 'RO',
-};
 
 interface Outcome {
   key: string;
@@ -58,22 +51,8 @@ describe.skipIf(!tools)('Postgres failover under load', () => {
   });
 
   it('loses no acknowledged write and answers 503 with Retry-After while no primary is reachable', async () => {
-    const merchant = await server.admin<{ apiKey: string }>('POST', '/merchants', {
-      name: 'Failover shop',
-      sites: [{ name: 'web' }],
-    });
-    const auth = { authorization: `Bearer ${merchant.body.apiKey}` };
-    const customer = await server.request<{ data: { id: number } }>('POST', '/payments/customer', {
-      headers: auth,
-      form: {
-        identifier: 'failover-customer',
-        email: 'a@example.com',
-        firstName: 'Ada',
-        lastName: 'L',
-        country: 'RO',
-      },
-    });
-    const customerId = String(customer.body.data.id);
+    const { merchantAuth: auth, customerId: customer } = await aPaymentsMerchant(server, 'failover');
+    const customerId = String(customer);
 
     const answers: Answers = { statuses: new Map(), withoutRetryAfter: 0 };
     const order = async (outcome: Outcome): Promise<string | undefined> => {
@@ -86,7 +65,7 @@ describe.skipIf(!tools)('Postgres failover under load', () => {
             orderType: 'purchase',
             customerId,
             externalOrderId: outcome.key,
-            ...card,
+            ...APPROVED_CARD,
           },
         });
         if (res.status === 201) return String(res.body.data.orderId);

@@ -129,6 +129,38 @@ export class ServerProcess {
   }
 }
 
+/** A card the simulated network approves, as the payments API's form fields. */
+export const APPROVED_CARD = {
+  cardNumber: '4111111111111111',
+  cardExpiryDate: `12/${(new Date().getUTCFullYear() + 3) % 100}`,
+  cardCvv: '123',
+  cardHolderName: 'Ada Lovelace',
+  cardHolderCountry: 'RO',
+};
+
+/** A merchant with one site and one customer, made through a running server's real API. */
+export async function aPaymentsMerchant(
+  server: ServerProcess,
+  name: string,
+): Promise<{ merchantAuth: Record<string, string>; customerId: number }> {
+  const merchant = await server.admin<{ apiKey: string }>('POST', '/merchants', {
+    name,
+    sites: [{ name: 'web' }],
+  });
+  const merchantAuth = { authorization: `Bearer ${merchant.body.apiKey}` };
+  const customer = await server.request<{ data: { id: number } }>('POST', '/payments/customer', {
+    headers: merchantAuth,
+    form: {
+      identifier: `${name}-customer`,
+      email: 'a@example.com',
+      firstName: 'Ada',
+      lastName: 'L',
+      country: 'RO',
+    },
+  });
+  return { merchantAuth, customerId: customer.body.data.id };
+}
+
 /** Runs one CLI command to its end. */
 export function runCli(
   args: string[],
