@@ -134,7 +134,6 @@ export interface PlatformServices {
   rails: Rails;
   /** What the sandbox API and the simulators' hosted pages may do to the rails beyond their ports */
   railSandbox: RailSandbox;
-
   issuing: IssuingServices;
   crypto: CryptoServices;
   payments: PaymentsServices;

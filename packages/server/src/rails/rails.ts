@@ -76,6 +76,7 @@ export async function createRails(deps: RailsDeps): Promise<BuiltRails> {
   if (smtp) {
     await smtp.verify();
     sweeps.register('outbound-mail', () => smtp.deliverDue(), { nextDue: () => smtp.nextDue() });
+    sweeps.register('outbound-mail-retention', () => smtp.purgeOld());
   } else if (config.mode === 'production') {
     logger.warn('TESSERA_SMTP_URL is not set: mail to people is kept, not sent');
   }

@@ -160,6 +160,22 @@ describe('mail by SMTP', () => {
     expect(inbox.body.data).toHaveLength(1);
   });
 
+  it('deletes what was sent or given up once 30 days have passed, never what is still to send', async () => {
+    const port = mail.port;
+    await mail.stop();
+    await register(h, partnerId, 'pending@example.com');
+    await eventually(async () =>
+      (await mailRows(h, 'pending@example.com'))[0]?.last_error ? true : undefined,
+    );
+    await mail.start(port);
+    // The pending one is sent at its retry; 31 days on, the sent ones are gone.
+    await h.advanceClock(31 * 86_400);
+    expect(mail.to('pending@example.com')).toHaveLength(1);
+    await h.advanceClock(31 * 86_400);
+    expect(await mailRows(h, 'ada@example.com')).toEqual([]);
+    expect(await mailRows(h, 'pending@example.com')).toEqual([]);
+  });
+
   it('gives up at once on a recipient the server refuses for good', async () => {
     await register(h, partnerId, 'ghost@nowhere.example');
     const [row] = await eventually(async () => {

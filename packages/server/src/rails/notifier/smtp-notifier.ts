@@ -18,6 +18,8 @@ import type { Notifier, OutboundMessage } from './port.ts';
 /** Seconds before each retry; after the last, the message is given up as failed. Spans about a day. */
 const RETRY_SECONDS = [30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600];
 const LEASE_SECONDS = 120;
+/** How long a sent or failed message is kept (for questions about it) before it is deleted. */
+const KEEP_SECONDS = 30 * 86_400;
 const DUE_BATCH = 50;
 
 export interface SmtpNotifierOptions {
@@ -114,6 +116,19 @@ export class SmtpNotifier implements Notifier {
     let attempted = 0;
     for (const { id } of due) if (await this.attempt(id)) attempted++;
     return attempted;
+  }
+
+  /**
+   * Deletes sent and given-up messages written more than 30 days ago (their retries end within a day):
+   * their words hold one-time codes and links, and nothing needs them any more. Answers how many.
+   */
+  async purgeOld(): Promise<number> {
+    const result = await this.options.db
+      .deleteFrom('outbound_mail')
+      .where('status', 'in', ['sent', 'failed'])
+      .where('created_at', '<', addSeconds(this.options.clock.now(), -KEEP_SECONDS))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /** When the next retry falls due (for the sandbox clock's advance). */
