@@ -69,14 +69,14 @@ export class SmtpNotifier implements Notifier {
    * Checks the connection and the credentials at start. A failure is not fatal (mail waits in the
    * database until the server is back) but is logged as the error it is.
    */
-  async verify(): Promise<string | undefined> {
+  async verify(): Promise<void> {
     try {
       await this.transporter.verify();
-      return undefined;
     } catch (err) {
-      const problem = `SMTP server not usable: ${(err as Error).message}`;
-      this.options.logger.error({ code: (err as SmtpError).code }, problem);
-      return problem;
+      this.options.logger.error(
+        { code: (err as SmtpError).code },
+        `SMTP server not usable: ${(err as Error).message}`,
+      );
     }
   }
 
