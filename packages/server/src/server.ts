@@ -251,7 +251,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     rails,
     sandbox: railSandbox,
     close: closeRails,
-  } = await createRails({
+  } = createRails({
     config,
     db,
     clock,

@@ -68,13 +68,14 @@ export interface BuiltRails {
  * Builds the adapters. Mail goes by SMTP when configured; every other rail runs its simulator in every
  * mode for now (README, Production); the wallet verifier is real cryptography.
  */
-export async function createRails(deps: RailsDeps): Promise<BuiltRails> {
+export function createRails(deps: RailsDeps): BuiltRails {
   const { config, db, clock, transact, encryptor, encryptionKey, capabilities, logger, sweeps } = deps;
 
   const inbox = new SandboxNotifier(clock, encryptor);
   const smtp = config.smtp && new SmtpNotifier({ ...config.smtp, db, clock, encryptor, logger });
   if (smtp) {
-    await smtp.verify();
+    // Checked in the background: an unreachable mail server must not hold the start (up to its timeouts).
+    void smtp.verify();
     sweeps.register('outbound-mail', () => smtp.deliverDue(), { nextDue: () => smtp.nextDue() });
     sweeps.register('outbound-mail-retention', () => smtp.purgeOld());
   } else if (config.mode === 'production') {

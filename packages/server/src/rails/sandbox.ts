@@ -4,28 +4,22 @@
 // sandbox API (sandbox mode only) and those pages (wherever the simulator is the rail's adapter) reach
 // them through these interfaces, never through a simulator class.
 import type { Executor, Tx } from '../platform/db/database.ts';
+import type { ChallengeView } from './card-network/network-simulator.ts';
 import type { ScriptableOutcome } from './card-network/test-cards.ts';
 import type { ChainTransfer } from './chain/port.ts';
 import type { FxRates } from './fx/port.ts';
-import type { KycVendor } from './kyc-vendor/port.ts';
-import type { OutboundMessage } from './notifier/port.ts';
-import type { WalletPaymentData, WalletType } from './wallet-tokenization/payment-tokens.ts';
-
-export type { ChallengeView } from './card-network/network-simulator.ts';
-export { simulatedAddress } from './chain/chain-simulator.ts';
-export {
-  SIMULATED_OUTCOMES,
-  type SimulatedOutcome,
-  type SubmittedDocument,
-  type VendorSession,
-} from './kyc-vendor/kyc-vendor-simulator.ts';
-
-import type { ChallengeView } from './card-network/network-simulator.ts';
 import type {
   SimulatedOutcome,
   SubmittedDocument,
   VendorSession,
 } from './kyc-vendor/kyc-vendor-simulator.ts';
+import type { KycVendor } from './kyc-vendor/port.ts';
+import type { OutboundMessage } from './notifier/port.ts';
+import type { WalletPaymentData, WalletType } from './wallet-tokenization/payment-tokens.ts';
+
+export { simulatedAddress } from './chain/chain-simulator.ts';
+export { SIMULATED_OUTCOMES } from './kyc-vendor/kyc-vendor-simulator.ts';
+export type { ChallengeView, SimulatedOutcome, SubmittedDocument, VendorSession };
 
 export interface ChainSandbox {
   /** A transfer of `amount` (the asset's minor units) to an address, as a buyer's wallet would send it. */

@@ -13,7 +13,7 @@ import type {
   PaymentsOrderType,
   PaymentsTransactionStatus,
 } from '../../platform/db/schema.ts';
-import { StatementBatch } from '../../platform/db/statement-batch.ts';
+import { rowInsert, StatementBatch } from '../../platform/db/statement-batch.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound, validationFailed } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
@@ -106,8 +106,8 @@ export interface OrdersDeps {
 
 export class PaymentOrdersService {
   constructor(private readonly deps: OrdersDeps) {
-    deps.transactions.onChange = (tx, t) => this.onTransactionChange(tx, t);
-    deps.transactions.onCaptured = (tx, t) => this.sendInvoice(tx, t);
+    deps.transactions.onChange = (tx, t, change) =>
+      this.onTransactionChange(tx, t, change?.captured ?? false);
   }
 
   /** POST /order. A declined payment commits (the order and its failed transaction exist) and then answers 402. */
@@ -167,40 +167,9 @@ export class PaymentOrdersService {
       );
       const inserted = await tx
         .insertInto('payments_orders')
-        .values({
-          merchant_id: merchant.merchantId,
-          site_id: siteId,
-          customer_id: customer.id,
-          order_type: input.orderType,
-          status: 'start',
-          amount,
-          currency: asset.code,
-          description: input.description ?? null,
-          external_order_id: input.externalOrderId ?? null,
-          external_custom_data: input.externalCustomData ?? null,
-          card_transaction_mode: mode,
-          transaction_method: 'card',
-          card_id: null,
-          back_url: input.backUrl ?? null,
-          invoice_email: input.invoiceEmail ?? null,
-          ip: input.ip ?? null,
-          level3_data: input.level3Data ?? null,
-          split_schema: splits ? JSON.stringify(splits) : null,
-          interval_type: recurring?.intervalType ?? null,
-          interval_value: recurring?.intervalValue ?? null,
-          trial_amount: recurring?.trialAmount ?? null,
-          first_bill_date: recurring?.firstBillDate ?? null,
-          retry_payment: recurring?.retries ?? null,
-          anchor_at: null,
-          next_bill_at: null,
-          payment_link_hash: input.paymentLinkHash ?? null,
-          checkout: input.checkout ?? null,
-          card_verification: input.cardVerification ?? false,
-          checkout_attempt: input.checkoutAttempt ?? null,
-          cancel_reason: null,
-          created_at: now,
-          updated_at: now,
-        })
+        .values(
+          newOrderRow(merchant.merchantId, siteId, input, { asset, amount, mode, splits, now }, recurring),
+        )
         .returningAll()
         .executeTakeFirstOrThrow();
       let order = inserted as OrderRow;
@@ -310,7 +279,7 @@ export class PaymentOrdersService {
       found.transaction_id,
     );
     order.status = orderStatusAfter(order, transaction.status) ?? order.status;
-    batch.add({ sql: INSERT_ORDER, parameters: ORDER_COLUMNS.map((column) => order[column]) });
+    batch.add(insertOrder(order));
     const ipn = await stageIpn(this.deps.outbox, batch, db, {
       order,
       transaction,
@@ -540,7 +509,7 @@ export class PaymentOrdersService {
   }
 
   /** Keeps the order in step with a transaction that changed, then sends the IPN. */
-  private async onTransactionChange(tx: Tx, t: TransactionRow): Promise<void> {
+  private async onTransactionChange(tx: Tx, t: TransactionRow, isCapture: boolean): Promise<void> {
     let order = (await tx
       .selectFrom('payments_orders')
       .selectAll()
@@ -554,6 +523,7 @@ export class PaymentOrdersService {
       else if (t.initiator === 'customer') order = await this.afterFirstPayment(tx, order, t);
     }
     await publishIpn(this.deps.outbox, tx, { order, transaction: t });
+    if (isCapture) await this.sendInvoice(tx, order, t);
     // A card save proves the card with an authorization nobody captures: released in the same step.
     if (order.card_verification && t.type === 'deposit' && t.status === 'in-progress') {
       await this.deps.transactions.voidAuthorization(tx, t, 'card verification');
@@ -564,22 +534,17 @@ export class PaymentOrdersService {
    * The invoice of a captured payment, to the order's invoiceEmail: each capture (a recurring order's
    * every bill) has its own, sent by the notifier in the capture's transaction.
    */
-  private async sendInvoice(tx: Tx, t: TransactionRow): Promise<void> {
-    const order = await tx
-      .selectFrom('payments_orders as o')
-      .innerJoin('sites as s', 's.id', 'o.site_id')
-      .select(['o.id', 'o.invoice_email', 'o.external_order_id', 'o.description', 's.name as site'])
-      .where('o.id', '=', t.order_id)
-      .executeTakeFirstOrThrow();
+  private async sendInvoice(tx: Tx, order: OrderRow, t: TransactionRow): Promise<void> {
     if (!order.invoice_email) return;
+    const site = await this.siteName(tx, order.site_id);
     const reference = order.external_order_id ?? String(order.id);
     const paid = `${formatAmountIn(BigInt(t.captured_amount), t.currency)} ${t.currency}`;
     await this.deps.notifier.send(tx, {
       channel: 'email',
       recipient: order.invoice_email,
-      subject: `Invoice for order ${reference} from ${order.site}`,
+      subject: `Invoice for order ${reference} from ${site}`,
       body: [
-        `${order.site} received your payment of ${paid} for order ${reference}${order.description ? ` (${order.description})` : ''}.`,
+        `${site} received your payment of ${paid} for order ${reference}${order.description ? ` (${order.description})` : ''}.`,
         `Paid on ${this.deps.clock.now().toISOString().slice(0, 10)} by ${t.card_brand ?? 'card'} ending ${t.card_last4 ?? ''}; transaction ${t.id}, order ${order.id}.`,
       ].join('\n'),
     });
@@ -626,7 +591,7 @@ export class PaymentOrdersService {
     });
   }
 
-  private recurringTerms(input: CreateOrderInput, asset: Asset, now: Date) {
+  private recurringTerms(input: CreateOrderInput, asset: Asset, now: Date): RecurringTerms {
     if (!input.intervalType)
       throw validationFailed('intervalType', 'intervalType is required for recurring orders');
     if (!input.intervalValue)
@@ -749,12 +714,21 @@ function isChargedAtOnce(input: CreateOrderInput, mode: PaymentsCardMode): boole
   );
 }
 
-/** A new order as it is inserted, before its payment decides its status. */
+type RecurringTerms = {
+  intervalType: CreateOrderInput['intervalType'];
+  intervalValue: CreateOrderInput['intervalValue'];
+  trialAmount: bigint | undefined;
+  firstBillDate: Date | undefined;
+  retries: string[];
+};
+
+/** A new order as it is inserted, before its payment decides its status (both paths write this). */
 function newOrderRow(
   merchantId: number,
   siteId: number,
   input: CreateOrderInput,
   plan: { asset: Asset; amount: bigint; mode: PaymentsCardMode; splits: unknown[] | undefined; now: Date },
+  recurring?: RecurringTerms,
 ): Omit<OrderRow, 'id'> {
   return {
     merchant_id: merchantId,
@@ -775,27 +749,27 @@ function newOrderRow(
     ip: input.ip ?? null,
     level3_data: input.level3Data ?? null,
     split_schema: plan.splits ? JSON.stringify(plan.splits) : null,
-    interval_type: null,
-    interval_value: null,
-    trial_amount: null,
-    first_bill_date: null,
-    retry_payment: null,
+    interval_type: recurring?.intervalType ?? null,
+    interval_value: recurring?.intervalValue ?? null,
+    trial_amount: recurring?.trialAmount?.toString() ?? null,
+    first_bill_date: recurring?.firstBillDate ?? null,
+    retry_payment: recurring?.retries ?? null,
     anchor_at: null,
     bills_done: 0,
     retries_done: 0,
     next_bill_at: null,
-    payment_link_hash: null,
-    checkout: null,
-    card_verification: false,
-    checkout_attempt: null,
+    payment_link_hash: input.paymentLinkHash ?? null,
+    checkout: input.checkout ?? null,
+    card_verification: input.cardVerification ?? false,
+    checkout_attempt: input.checkoutAttempt ?? null,
     cancel_reason: null,
     created_at: plan.now,
     updated_at: plan.now,
   };
 }
 
-/** The columns createAtOnce writes, in INSERT_ORDER's order (the others keep their defaults). */
-const ORDER_COLUMNS = [
+/** The order as createAtOnce writes it (the columns not named keep their defaults). */
+const insertOrder = rowInsert<OrderRow, keyof OrderRow>('payments_orders', [
   'id',
   'merchant_id',
   'site_id',
@@ -816,10 +790,7 @@ const ORDER_COLUMNS = [
   'split_schema',
   'created_at',
   'updated_at',
-] as const satisfies readonly (keyof OrderRow)[];
-
-const INSERT_ORDER = `INSERT INTO payments_orders (${ORDER_COLUMNS.join(', ')})
-  VALUES (${ORDER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+]);
 
 /** The order's customer (on the order's site, not deleted) and the ids of the order and its transaction. */
 const SELECT_CUSTOMER_AND_IDS = `

@@ -14,7 +14,7 @@ import type {
   PaymentsTransactionStatus,
   PaymentsTransactionsTable,
 } from '../../platform/db/schema.ts';
-import type { StatementBatch } from '../../platform/db/statement-batch.ts';
+import { rowInsert, type StatementBatch } from '../../platform/db/statement-batch.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Ledger, Leg } from '../../platform/ledger/ledger.ts';
@@ -97,10 +97,12 @@ export interface TransactionsDeps {
 }
 
 export class PaymentTransactionsService {
-  /** Set by the orders module: runs after every change of a transaction, in its database transaction. */
-  onChange: (tx: Tx, transaction: TransactionRow) => Promise<void> = async () => {};
-  /** Called once per deposit, in the step that captures it (the order's invoice is sent from here). */
-  onCaptured: (tx: Tx, transaction: TransactionRow) => Promise<void> = async () => {};
+  /**
+   * Set by the orders module: runs after every change of a transaction, in its database transaction;
+   * `captured` marks the one change that captures a deposit (its order's invoice goes out then).
+   */
+  onChange: (tx: Tx, transaction: TransactionRow, change?: { captured: boolean }) => Promise<void> =
+    async () => {};
 
   constructor(private readonly deps: TransactionsDeps) {}
 
@@ -112,34 +114,8 @@ export class PaymentTransactionsService {
     const now = this.deps.clock.now();
     const inserted = await tx
       .insertInto('payments_transactions')
-      .values({
-        merchant_id: r.order.merchant_id,
-        site_id: r.order.site_id,
-        order_id: r.order.id,
-        customer_id: r.order.customer_id,
-        card_id: r.cardId,
-        parent_id: null,
-        type: r.type,
-        status: 'start',
-        method: 'card',
-        mode: r.mode,
-        initiator: r.initiator,
-        amount: r.amount,
-        currency: r.order.currency,
-        card_brand: r.instrument.brand,
-        card_bin: r.instrument.card.pan.slice(0, 6),
-        card_last4: r.instrument.card.pan.slice(-4),
-        // The card network's reference for this payment, unique and known before the insert.
-        network_reference: `${NETWORK_OWNER}:${randomUUID()}`,
-        error_code: null,
-        error_message: null,
-        decline_reason: null,
-        reason: null,
-        message: null,
-        auth_expires_at: null,
-        created_at: now,
-        updated_at: now,
-      })
+      // The card network's reference for this payment, unique and known before the insert.
+      .values(startedTransaction(r, `${NETWORK_OWNER}:${randomUUID()}`, now))
       .returningAll()
       .executeTakeFirstOrThrow();
     const t = inserted;
@@ -190,37 +166,18 @@ export class PaymentTransactionsService {
     const isCapture = isApproved && r.mode === 'authAndCapture';
     const failure = answer.outcome === 'declined' ? FAILURES[answer.reason] : undefined;
     const t: TransactionRow = {
+      ...startedTransaction(r, reference, now),
       id: transactionId,
-      merchant_id: r.order.merchant_id,
-      site_id: r.order.site_id,
-      order_id: r.order.id,
-      customer_id: r.order.customer_id,
-      card_id: r.cardId,
-      parent_id: null,
-      type: 'deposit',
       status: !isApproved ? 'complete-failed' : isCapture ? 'complete-ok' : 'in-progress',
-      method: 'card',
-      mode: r.mode,
-      initiator: r.initiator,
-      amount: r.amount.toString(),
       captured_amount: (isCapture ? r.amount : 0n).toString(),
       refunded_amount: '0',
-      currency: r.order.currency,
-      card_brand: r.instrument.brand,
-      card_bin: r.instrument.card.pan.slice(0, 6),
-      card_last4: r.instrument.card.pan.slice(-4),
       is_3d: answer.outcome === 'approved' && answer.threeDS === 'frictionless',
-      network_reference: reference,
       error_code: failure?.code ?? null,
       error_message: failure?.message ?? null,
       decline_reason: answer.outcome === 'declined' ? answer.reason : null,
-      reason: null,
-      message: null,
       auth_expires_at: isApproved && !isCapture ? addSeconds(now, this.deps.authorizationSeconds) : null,
-      created_at: now,
-      updated_at: now,
     };
-    batch.add({ sql: INSERT_TRANSACTION, parameters: TRANSACTION_COLUMNS.map((column) => t[column]) });
+    batch.add(insertTransaction(t));
     if (isCapture) {
       this.deps.ledger.stageTransfer(batch, {
         operationId: `payments-capture:${t.id}`,
@@ -599,8 +556,7 @@ export class PaymentTransactionsService {
       captured_amount: amount,
       auth_expires_at: null,
     });
-    await this.onChange(tx, captured);
-    await this.onCaptured(tx, captured);
+    await this.onChange(tx, captured, { captured: true });
     await this.deps.ledger.transfer(tx, {
       operationId: `payments-capture:${t.id}`,
       legs,
@@ -766,8 +722,43 @@ export class PaymentTransactionsService {
   }
 }
 
-/** The columns of a transaction as chargeAtOnce writes it, in INSERT_TRANSACTION's order. */
-const TRANSACTION_COLUMNS = [
+/** A charge's transaction before the network answers (both paths start from it). */
+function startedTransaction(
+  r: ChargeRequest,
+  networkReference: string,
+  now: Date,
+): Omit<TransactionRow, 'id' | 'captured_amount' | 'refunded_amount' | 'is_3d'> {
+  return {
+    merchant_id: r.order.merchant_id,
+    site_id: r.order.site_id,
+    order_id: r.order.id,
+    customer_id: r.order.customer_id,
+    card_id: r.cardId,
+    parent_id: null,
+    type: r.type,
+    status: 'start',
+    method: 'card',
+    mode: r.mode,
+    initiator: r.initiator,
+    amount: r.amount.toString(),
+    currency: r.order.currency,
+    card_brand: r.instrument.brand,
+    card_bin: r.instrument.card.pan.slice(0, 6),
+    card_last4: r.instrument.card.pan.slice(-4),
+    network_reference: networkReference,
+    error_code: null,
+    error_message: null,
+    decline_reason: null,
+    reason: null,
+    message: null,
+    auth_expires_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** A transaction as chargeAtOnce writes it (the columns not named keep their defaults). */
+const insertTransaction = rowInsert<TransactionRow, keyof TransactionRow>('payments_transactions', [
   'id',
   'merchant_id',
   'site_id',
@@ -793,10 +784,7 @@ const TRANSACTION_COLUMNS = [
   'auth_expires_at',
   'created_at',
   'updated_at',
-] as const satisfies readonly (keyof TransactionRow)[];
-
-const INSERT_TRANSACTION = `INSERT INTO payments_transactions (${TRANSACTION_COLUMNS.join(', ')})
-  VALUES (${TRANSACTION_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+]);
 
 export function parseSplits(text: string): SplitEntry[] {
   return (JSON.parse(text) as { toSite: number; amount: string; description?: string }[]).map((s) => ({

@@ -17,6 +17,18 @@ export interface StatementPart {
   returns?: boolean;
 }
 
+/**
+ * The part that inserts one row with these columns, in this order: the text is built once, each row
+ * gives its values by column name.
+ */
+export function rowInsert<Row, Column extends keyof Row & string>(
+  table: string,
+  columns: readonly Column[],
+): (row: Row) => StatementPart {
+  const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`;
+  return (row) => ({ sql, parameters: columns.map((column) => row[column]) });
+}
+
 export class StatementBatch {
   private readonly parts: StatementPart[] = [];
 

@@ -66,8 +66,8 @@ export class SmtpNotifier implements Notifier {
   }
 
   /**
-   * Checks the connection and the credentials at start. A failure is not fatal (mail waits in the
-   * database until the server is back) but is logged as the error it is.
+   * Checks the connection and the credentials at start; never throws. A failure is not fatal (mail
+   * waits in the database until the server is back) but is logged as the error it is.
    */
   async verify(): Promise<void> {
     try {
