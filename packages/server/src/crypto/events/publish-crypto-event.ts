@@ -8,6 +8,8 @@ import type { Outbox } from '../../platform/events/outbox.ts';
 
 export const CRYPTO_EVENT_STATES = {
   'ORDER.PAYMENT.DETECTED': 'detected',
+  // Tessera's own: a reorg took an unconfirmed transfer off the chain (docs/crypto.md, Reorgs)
+  'ORDER.PAYMENT.REVERTED': 'reverted',
   'ORDER.PAYMENT.PARTIAL': 'partial',
   'ORDER.PAYMENT.RECEIVED': 'completed',
   'ORDER.PAYMENT.LATE': 'late',

@@ -80,7 +80,7 @@ const transferView = z.object({
   amount: z.string(),
   value: money,
   rate: z.string(),
-  status: z.enum(['detected', 'confirmed']),
+  status: z.enum(['detected', 'confirmed', 'reverted']),
   confirmations: z.number(),
   confirmations_required: z.number(),
   late: z.boolean(),

@@ -71,7 +71,10 @@ export interface Deposit {
   requoted: boolean;
   late: boolean;
   offramp: boolean;
-  status: 'detected' | 'confirmed';
+  /** `reverted`: the block that held it was replaced (a reorg) and no block holds it now */
+  status: 'detected' | 'confirmed' | 'reverted';
+  /** How many times a block included it (more than one after a reorg) */
+  inclusions: number;
   confirmations: number;
   confirmationsRequired: number;
   detectedAt: Date;
@@ -281,6 +284,7 @@ export class OrdersService {
         network: input.network,
         asset: input.asset,
         reference: `${ORDER_REFERENCE}:${order.id}`,
+        accountKey: store.evmAccountKey,
       });
       await tx
         .updateTable('crypto_orders')
@@ -344,7 +348,8 @@ export class OrdersService {
   async onChain(tx: Tx, news: ChainNews): Promise<void> {
     const orderId = news.transfer.reference.slice(ORDER_REFERENCE.length + 1);
     if (news.kind === 'seen') await this.depositSeen(tx, orderId, news.transfer);
-    else await this.depositConfirmed(tx, orderId, news.transfer);
+    else if (news.kind === 'confirmed') await this.depositConfirmed(tx, orderId, news.transfer);
+    else await this.depositReverted(tx, orderId, news.transfer);
   }
 
   /** Sweep: orders whose time is up and which wait for no confirmation end as `expired`. */
@@ -379,6 +384,9 @@ export class OrdersService {
 
   private async depositSeen(tx: Tx, orderId: string, transfer: ChainTransfer): Promise<void> {
     const order = await this.load(tx, orderId, undefined, true);
+    const known = order.deposits.find((d) => d.transactionHash === transfer.id);
+    if (known?.status === 'reverted') return this.depositIncludedAgain(tx, order, known, transfer);
+    if (known) return;
     const now = this.deps.clock.now();
     const late = order.status !== 'pending';
     const quote = order.quoteId ? await this.deps.quotes.find(tx, order.quoteId) : undefined;
@@ -431,6 +439,64 @@ export class OrdersService {
       order,
       'ORDER.PAYMENT.DETECTED',
       this.transferFacts(transfer, fiatValue, order.currency),
+    );
+  }
+
+  /**
+   * A reorg dropped the block that held an unconfirmed transfer: its value is no longer on its way. The
+   * hold is released, the order owes it again, and the store hears so. (A confirmed transfer is final.)
+   */
+  private async depositReverted(tx: Tx, orderId: string, transfer: ChainTransfer): Promise<void> {
+    const order = await this.load(tx, orderId, undefined, true);
+    const deposit = order.deposits.find((d) => d.transactionHash === transfer.id);
+    if (deposit?.status !== 'detected') return;
+    const row = await tx
+      .selectFrom('crypto_deposits')
+      .select('ledger_hold_id')
+      .where('id', '=', transfer.id)
+      .executeTakeFirstOrThrow();
+    await this.deps.ledger.voidHold(tx, row.ledger_hold_id);
+    await tx
+      .updateTable('crypto_deposits')
+      .set({ status: 'reverted' })
+      .where('id', '=', transfer.id)
+      .execute();
+    const updated = await this.load(tx, orderId);
+    await this.publish(tx, updated, 'ORDER.PAYMENT.REVERTED', {
+      ...this.transferFacts(transfer, deposit.fiatValue, order.currency),
+      due_amount: formatAmount(updated.amounts.due, assetOf(updated.currency)),
+    });
+  }
+
+  /**
+   * A reverted transfer is in a block again: held again at the value it had when first seen (the buyer
+   * sent it in time; a reorg is not theirs to pay for).
+   */
+  private async depositIncludedAgain(
+    tx: Tx,
+    order: Order,
+    deposit: Deposit,
+    transfer: ChainTransfer,
+  ): Promise<void> {
+    const [clearing, balance] = await this.ledgerAccounts(tx, order.storeId, transfer);
+    const inclusion = deposit.inclusions + 1;
+    const hold = await this.deps.ledger.hold(tx, {
+      operationId: `crypto-deposit:${transfer.id}:${inclusion}`,
+      debitAccountId: clearing,
+      creditAccountId: balance,
+      amount: transfer.amount,
+      metadata: { orderId: order.id, transactionHash: transfer.id },
+    });
+    await tx
+      .updateTable('crypto_deposits')
+      .set({ status: 'detected', inclusions: inclusion, ledger_hold_id: hold.id })
+      .where('id', '=', transfer.id)
+      .execute();
+    await this.publish(
+      tx,
+      order,
+      'ORDER.PAYMENT.DETECTED',
+      this.transferFacts(transfer, deposit.fiatValue, order.currency),
     );
   }
 
@@ -665,15 +731,29 @@ export class OrdersService {
     const payment = row.payment_id
       ? await db.selectFrom('crypto_payments').selectAll().where('id', '=', row.payment_id).executeTakeFirst()
       : undefined;
-    return this.toOrder(row, deposits, payment);
+    // How far each transfer under way has confirmed is the chain's to say.
+    const confirming = deposits.filter((d) => d.status === 'detected');
+    const counts = await this.deps.chain.confirmations(
+      db,
+      confirming.map((d) => ({
+        id: d.id,
+        network: d.network,
+        asset: d.asset,
+        broadcastAt: d.detected_at,
+        confirmationsRequired: d.confirmations_required,
+      })),
+      this.deps.clock.now(),
+    );
+    const confirmations = new Map(confirming.map((d, i) => [d.id, counts[i] ?? 0]));
+    return this.toOrder(row, deposits, payment, confirmations);
   }
 
   private toOrder(
     row: Selectable<CryptoOrdersTable>,
     depositRows: Selectable<CryptoDepositsTable>[],
     paymentRow: Selectable<CryptoPaymentsTable> | undefined,
+    confirmations: ReadonlyMap<string, number> = new Map(),
   ): Order {
-    const now = this.deps.clock.now();
     const deposits = depositRows.map((d): Deposit => {
       const confirmationsRequired = d.confirmations_required;
       return {
@@ -687,14 +767,9 @@ export class OrdersService {
         late: d.late,
         offramp: d.offramp,
         status: d.status,
+        inclusions: d.inclusions,
         confirmationsRequired,
-        confirmations:
-          d.status === 'confirmed'
-            ? confirmationsRequired
-            : this.deps.chain.confirmations(
-                { broadcastAt: d.detected_at, confirmationsRequired, network: d.network, asset: d.asset },
-                now,
-              ),
+        confirmations: d.status === 'confirmed' ? confirmationsRequired : (confirmations.get(d.id) ?? 0),
         detectedAt: d.detected_at,
         confirmedAt: d.confirmed_at,
       };

@@ -229,7 +229,7 @@ export class RefundsService {
           status: 'accepted',
           refund_address: address,
           ledger_hold_id: hold.id,
-          payout_id: transfer.id,
+          payout_id: transfer.transactionHash,
           decided_at: now,
         })
         .where('id', '=', refund.id)
@@ -275,12 +275,16 @@ export class RefundsService {
     });
   }
 
-  /** The chain rail confirms a payout: the refund is complete. */
+  /**
+   * The chain rail's news of a payout: on its way (a real chain's hash is known once it is signed, and a
+   * fee bump replaces it), then final: the refund is complete, with the hash that was mined.
+   */
   async onChain(tx: Tx, news: ChainNews): Promise<void> {
-    if (news.kind !== 'confirmed') return;
     const id = news.transfer.reference.slice(REFUND_REFERENCE.length + 1);
     const refund = await this.lock(tx, { id });
     if (refund.status !== 'accepted' || !refund.holdId) return;
+    await tx.updateTable('crypto_refunds').set({ payout_id: news.transfer.id }).where('id', '=', id).execute();
+    if (news.kind !== 'confirmed') return;
     await this.deps.ledger.postHold(tx, {
       operationId: `crypto-refund-payout:${refund.id}`,
       holdId: refund.holdId,

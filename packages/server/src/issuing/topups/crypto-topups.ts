@@ -168,6 +168,18 @@ export class CryptoTopups {
     const topup = await this.deps.topups.lock(tx, 'id', topupId);
     if (!topup) return;
     const transfer = news.transfer;
+    if (news.kind === 'reverted') {
+      // A reorg took the deposit off the chain before it was final: the top-up waits for it again.
+      if (topup.status !== 'confirming') return;
+      await this.deps.topups.update(tx, topup, {
+        status: 'pending',
+        crypto_received: null,
+        transfer_broadcast_at: null,
+        transfer_id: null,
+        confirmations: 0,
+      });
+      return;
+    }
     if (news.kind === 'seen') {
       if (topup.status !== 'pending' && topup.status !== 'expired') return;
       // A deposit after the address expired is still the customer's: priced at the rate of the moment.
@@ -180,7 +192,9 @@ export class CryptoTopups {
         rate_e18: rate,
         crypto_received: transfer.amount,
         transfer_broadcast_at: transfer.broadcastAt,
+        transfer_id: transfer.id,
         confirmations: 0,
+        confirmations_required: transfer.confirmationsRequired,
       });
       return;
     }
@@ -211,13 +225,17 @@ export class CryptoTopups {
     return transactEach(this.deps.transact, confirming, async (tx, row) => {
       const topup = await this.deps.topups.lock(tx, 'id', row.id);
       if (topup?.status !== 'confirming' || !topup.transfer_broadcast_at) return false;
-      const confirmations = this.deps.chain.confirmations(
-        {
-          broadcastAt: topup.transfer_broadcast_at,
-          confirmationsRequired: topup.confirmations_required ?? 1,
-          network: topup.crypto_network ?? '',
-          asset: topup.crypto_asset ?? '',
-        },
+      const [confirmations = 0] = await this.deps.chain.confirmations(
+        tx,
+        [
+          {
+            id: topup.transfer_id ?? '',
+            broadcastAt: topup.transfer_broadcast_at,
+            confirmationsRequired: topup.confirmations_required ?? 1,
+            network: topup.crypto_network ?? '',
+            asset: topup.crypto_asset ?? '',
+          },
+        ],
         now,
       );
       if (confirmations <= (topup.confirmations ?? 0)) return false;

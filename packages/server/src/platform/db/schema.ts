@@ -70,6 +70,7 @@ export interface StoresTable {
   frame_ancestors: ColumnType<string[], string[] | undefined, string[]>;
   /** What its hosted pages show of it (platform/tenants/brand.ts) */
   brand: ColumnType<unknown, string | undefined, string>;
+  evm_account_key: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -428,6 +429,8 @@ export interface IssuingTopupsTable {
   confirmations: ColumnType<number | null, number | null | undefined, number | null>;
   confirmations_required: ColumnType<number | null, number | null | undefined, number | null>;
   transfer_broadcast_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The chain transfer the top-up waits on (its transaction hash) */
+  transfer_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface IssuingTopupQuotesTable {
@@ -587,7 +590,8 @@ export interface CryptoDepositsTable {
   requoted: boolean;
   late: boolean;
   offramp: boolean;
-  status: 'detected' | 'confirmed';
+  status: 'detected' | 'confirmed' | 'reverted';
+  inclusions: ColumnType<number, number | undefined, number>;
   confirmations_required: number;
   ledger_hold_id: string;
   detected_at: Timestamp;

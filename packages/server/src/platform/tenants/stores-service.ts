@@ -23,6 +23,8 @@ export interface Store {
   frameAncestors: string[];
   /** What its hosted pages show of it */
   brand: Brand;
+  /** The store's own EVM wallet (account-level xpub) deposit addresses derive from; null: the operator's */
+  evmAccountKey: string | null;
   createdAt: Date;
 }
 
@@ -38,6 +40,8 @@ export interface StoreInput {
   currencies?: StoreCurrency[];
   frameAncestors?: string[];
   brand?: Brand;
+  /** Checked by the caller (rails/chain/hd-addresses.ts, AccountKey.parse) */
+  evmAccountKey?: string | null;
 }
 
 /** Every asset/network pair Tessera supports: the default for a new store. */
@@ -73,6 +77,7 @@ export class StoresService {
         currencies: JSON.stringify(currencies),
         frame_ancestors: input.frameAncestors ?? [],
         brand: JSON.stringify(input.brand ?? {}),
+        evm_account_key: input.evmAccountKey ?? null,
         created_at: now,
         updated_at: now,
       })
@@ -90,6 +95,7 @@ export class StoresService {
         ...(input.refundsEnabled !== undefined ? { refunds_enabled: input.refundsEnabled } : {}),
         ...(input.frameAncestors !== undefined ? { frame_ancestors: input.frameAncestors } : {}),
         ...(input.brand !== undefined ? { brand: JSON.stringify(input.brand) } : {}),
+        ...(input.evmAccountKey !== undefined ? { evm_account_key: input.evmAccountKey } : {}),
         ...(input.currencies !== undefined
           ? { currencies: JSON.stringify(validateCurrencies(input.currencies)) }
           : {}),
@@ -167,6 +173,7 @@ function toStore(row: {
   currencies: StoreCurrency[];
   frame_ancestors: string[];
   brand: unknown;
+  evm_account_key: string | null;
   created_at: Date;
 }): Store {
   return {
@@ -178,6 +185,7 @@ function toStore(row: {
     currencies: row.currencies,
     frameAncestors: row.frame_ancestors,
     brand: brandOf(row.brand),
+    evmAccountKey: row.evm_account_key,
     createdAt: row.created_at,
   };
 }

@@ -16,6 +16,7 @@ import {
   type ChainSink,
   type ChainTransfer,
   isWellFormedAddress,
+  type TransferProgress,
 } from './port.ts';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -74,21 +75,21 @@ export class ChainSimulator implements ChainRail {
       .executeTakeFirst();
     if (existing) return existing.address;
     const address = simulatedAddress(input.network);
+    const { network, asset, reference } = input;
     await db
       .insertInto('chain_addresses')
-      .values({ address, ...input, created_at: this.clock.now() })
+      .values({ address, network, asset, reference, created_at: this.clock.now() })
       .execute();
     return address;
   }
 
-  confirmations(
-    transfer: Pick<ChainTransfer, 'broadcastAt' | 'confirmationsRequired' | 'network' | 'asset'>,
-    at: Date,
-  ): number {
-    const network = findNetwork(transfer.asset, transfer.network);
-    const blockTime = network ? simulatedBlockSeconds(network) : 1;
-    const blocks = Math.floor((at.getTime() - transfer.broadcastAt.getTime()) / 1000 / blockTime);
-    return Math.max(0, Math.min(transfer.confirmationsRequired, blocks));
+  async confirmations(_db: Executor, transfers: readonly TransferProgress[], at: Date): Promise<number[]> {
+    return transfers.map((transfer) => {
+      const network = findNetwork(transfer.asset, transfer.network);
+      const blockTime = network ? simulatedBlockSeconds(network) : 1;
+      const blocks = Math.floor((at.getTime() - transfer.broadcastAt.getTime()) / 1000 / blockTime);
+      return Math.max(0, Math.min(transfer.confirmationsRequired, blocks));
+    });
   }
 
   /** Sandbox: someone sends `amount` to a deposit address this rail handed out. */
@@ -113,10 +114,11 @@ export class ChainSimulator implements ChainRail {
   async send(
     tx: Tx,
     input: { network: string; asset: string; address: string; amount: bigint; reference: string },
-  ): Promise<ChainTransfer> {
+  ): Promise<{ transactionHash: string }> {
     if (!this.isValidAddress(input.network, input.address))
       throw new DomainError('validation_failed', `not a ${input.network} address`, { field: 'address' });
-    return this.broadcast(tx, { ...input, direction: 'out', offramp: false });
+    const transfer = await this.broadcast(tx, { ...input, direction: 'out', offramp: false });
+    return { transactionHash: transfer.id };
   }
 
   /** Sweep: transfers whose last needed block has passed are final; their owners hear of it. */
