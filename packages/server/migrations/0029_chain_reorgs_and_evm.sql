@@ -32,12 +32,14 @@ CREATE TABLE evm_addresses (
 );
 
 -- Where the scanner stands on each network, and the chain id it was first served (a different one
--- later is a misconfiguration, refused).
+-- later is a misconfiguration, refused). `problem`: why the scanner is stopped (readiness reports it).
 CREATE TABLE evm_scan_state (
   network text PRIMARY KEY,
   chain_id bigint NOT NULL,
   block_number bigint NOT NULL,
-  block_hash text NOT NULL
+  block_hash text NOT NULL,
+  problem text,
+  checked_at timestamptz NOT NULL
 );
 
 -- The recent blocks the scanner processed, to find where a reorg forked.
@@ -52,7 +54,7 @@ CREATE TABLE evm_blocks (
 -- Transfers to deposit addresses (in) and payouts from the hot wallet (out).
 --   in:  pending (in a block, confirming) -> confirmed; pending -> reverted (reorg) -> pending
 --   out: queued (to sign) -> broadcast (signed, hash recorded before it is sent) -> pending (mined) ->
---        confirmed; a reorg returns a mined payout to broadcast
+--        confirmed; a reorg returns a mined payout to broadcast; failed: mined but reverted by the EVM
 CREATE TABLE evm_transfers (
   id text PRIMARY KEY,
   network text NOT NULL,
@@ -61,7 +63,7 @@ CREATE TABLE evm_transfers (
   address text NOT NULL,
   amount numeric(78, 0) NOT NULL CHECK (amount > 0),
   reference text NOT NULL,
-  status text NOT NULL CHECK (status IN ('queued', 'broadcast', 'pending', 'confirmed', 'reverted')),
+  status text NOT NULL CHECK (status IN ('queued', 'broadcast', 'pending', 'confirmed', 'reverted', 'failed')),
   confirmations_required integer NOT NULL,
   -- the transaction (for a payout: the one mined, or the latest signed) and where it was mined
   tx_hash text,

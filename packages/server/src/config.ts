@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseTopupLimits, type TopupLimits } from './issuing/topups/topup-limits.ts';
+import { type EvmConfig, parseEvmConfig } from './rails/chain/evm/evm-config.ts';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalText = z.preprocess(emptyToUndefined, z.string().optional());
@@ -52,6 +53,25 @@ export const ConfigSchema = z.object({
   TESSERA_SMTP_URL: z.preprocess(emptyToUndefined, z.url({ protocol: /^smtps?$/ }).optional()),
   /** The From of that mail, `no-reply@example.com` or `"Example" <no-reply@example.com>`; required with TESSERA_SMTP_URL (default: unset) */
   TESSERA_MAIL_FROM: optionalText,
+  /** JSON-RPC URL (http/https) of an EVM node; when set, the EVM network's assets are paid on that chain (default: unset: simulated) */
+  TESSERA_EVM_RPC_URL: z.preprocess(emptyToUndefined, z.url({ protocol: /^https?$/ }).optional()),
+  /** The network code the crypto API shows for that chain (default: ETH) */
+  TESSERA_EVM_NETWORK: z
+    .string()
+    .regex(/^[A-Z0-9_]+$/, 'must be an upper-case network code')
+    .default('ETH'),
+  /** The chain id the node must serve (default: unset: the first one served is remembered) */
+  TESSERA_EVM_CHAIN_ID: z.preprocess(emptyToUndefined, z.coerce.number().int().positive().optional()),
+  /** The operator's account-level extended public key (m/44'/60'/0'); deposit addresses are derived at 0/i; required with TESSERA_EVM_RPC_URL (default: unset) */
+  TESSERA_EVM_XPUB: optionalText,
+  /** Blocks after which an EVM payment is final (default: 12) */
+  TESSERA_EVM_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).default(12),
+  /** ERC-20 tokens accepted, SYMBOL:contractAddress:decimals, comma-separated (default: none) */
+  TESSERA_EVM_TOKENS: z.string().default(''),
+  /** The hot wallet's private key that sends accepted refunds (default: unset: refund payouts wait) */
+  TESSERA_EVM_REFUND_PRIVATE_KEY: optionalText,
+  /** A file holding that key instead (default: unset) */
+  TESSERA_EVM_REFUND_PRIVATE_KEY_FILE: optionalText,
   /** The card program's BIN (6 to 8 digits); issued card numbers start with it (default: 489537) */
   TESSERA_ISSUING_BIN: z
     .string()
@@ -113,6 +133,8 @@ export interface Config {
   topupLimits: Record<string, TopupLimits>;
   /** Mail by SMTP, when configured */
   smtp: { url: string; from: string } | undefined;
+  /** A real EVM chain, when configured */
+  evm: EvmConfig | undefined;
 }
 
 export class ConfigError extends Error {
@@ -136,6 +158,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (e.TESSERA_SMTP_URL && !e.TESSERA_MAIL_FROM) {
     throw new ConfigError(['TESSERA_MAIL_FROM: required with TESSERA_SMTP_URL (the From of mail to people)']);
   }
+  const evmProblems: string[] = [];
+  const evm = parseEvmConfig(e, evmProblems);
+  if (evmProblems.length > 0) throw new ConfigError(evmProblems);
   if (e.TESSERA_MODE === 'production') {
     // Production never invents secrets: a generated key would silently make stored card data unreadable
     // on the next host, and a generated admin token would be printed to logs.
@@ -172,6 +197,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     shutdownTimeoutMs: e.TESSERA_SHUTDOWN_TIMEOUT_MS,
     issuingBin: e.TESSERA_ISSUING_BIN,
     smtp: e.TESSERA_SMTP_URL ? { url: e.TESSERA_SMTP_URL, from: e.TESSERA_MAIL_FROM ?? '' } : undefined,
+    evm,
     threeDsTimeoutSeconds: e.TESSERA_3DS_TIMEOUT_SECONDS,
     authorizationHoldSeconds: e.TESSERA_AUTHORIZATION_HOLD_SECONDS,
     paymentsAuthorizationSeconds: e.TESSERA_PAYMENTS_AUTHORIZATION_SECONDS,

@@ -134,6 +134,8 @@ export interface PlatformServices {
   rails: Rails;
   /** What the sandbox API and the simulators' hosted pages may do to the rails beyond their ports */
   railSandbox: RailSandbox;
+  /** Why a real rail cannot work now (readiness), each undefined when it can */
+  railReadiness: (() => Promise<string | undefined>)[];
   issuing: IssuingServices;
   crypto: CryptoServices;
   payments: PaymentsServices;
@@ -250,6 +252,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   const {
     rails,
     sandbox: railSandbox,
+    readiness: railReadiness,
     close: closeRails,
   } = createRails({
     config,
@@ -330,6 +333,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     ssrf,
     rails,
     railSandbox,
+    railReadiness,
     issuing,
     crypto,
     payments,
@@ -595,6 +599,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
   });
   await registerOperationalRoutes(asZod(app), {
     db: services.db,
+    rails: services.railReadiness,
     metrics,
     documents,
   });

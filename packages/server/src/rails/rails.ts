@@ -11,7 +11,9 @@ import type { Db } from '../platform/db/database.ts';
 import type { Transact } from '../platform/db/transact.ts';
 import { CardNetworkSimulator } from './card-network/network-simulator.ts';
 import type { CardNetwork } from './card-network/port.ts';
+import { ChainRouter } from './chain/chain-router.ts';
 import { ChainSimulator } from './chain/chain-simulator.ts';
+import { EvmChain } from './chain/evm/evm-chain.ts';
 import type { ChainRail } from './chain/port.ts';
 import { FxSimulator } from './fx/fx-simulator.ts';
 import type { FxRates } from './fx/port.ts';
@@ -60,13 +62,16 @@ export interface RailsDeps {
 export interface BuiltRails {
   rails: Rails;
   sandbox: RailSandbox;
+  /** Why a real rail cannot work now (GET /readyz), each undefined when it can */
+  readiness: (() => Promise<string | undefined>)[];
   /** Ends what the adapters hold open (the SMTP connection). */
   close(): void;
 }
 
 /**
- * Builds the adapters. Mail goes by SMTP when configured; every other rail runs its simulator in every
- * mode for now (README, Production); the wallet verifier is real cryptography.
+ * Builds the adapters. Mail goes by SMTP and an EVM network to a real chain when configured; every other
+ * rail runs its simulator in every mode for now (README, Production); the wallet verifier is real
+ * cryptography.
  */
 export function createRails(deps: RailsDeps): BuiltRails {
   const { config, db, clock, transact, encryptor, encryptionKey, capabilities, logger, sweeps } = deps;
@@ -82,7 +87,9 @@ export function createRails(deps: RailsDeps): BuiltRails {
     logger.warn('TESSERA_SMTP_URL is not set: mail to people is kept, not sent');
   }
 
-  const chain = new ChainSimulator(db, clock, transact);
+  const simulatedChain = new ChainSimulator(db, clock, transact);
+  const evm = config.evm && new EvmChain({ config: config.evm, db, clock, transact, logger });
+  const chain = new ChainRouter(simulatedChain, evm);
   const fx = new FxSimulator(clock);
   const kycVendor = new KycVendorSimulator(clock, config.publicUrl, capabilities);
   const cardNetwork = new CardNetworkSimulator({
@@ -101,7 +108,12 @@ export function createRails(deps: RailsDeps): BuiltRails {
 
   // Chain confirmations run before the domain sweeps (registered after this), so a transfer final at an
   // order's deadline counts.
-  sweeps.register('chain-confirmations', () => chain.confirmDue());
+  sweeps.register('chain-confirmations', () => simulatedChain.confirmDue());
+  if (evm) {
+    // Said at start when the node is down or on the wrong chain; the sweep then scans and pays out.
+    void evm.checkAtStart();
+    sweeps.register('evm-chain', () => evm.sweep());
+  }
   // The card network's own time-based work: unanswered ACS challenges fail, lost answers are reconciled.
   sweeps.register('card-network-challenges', () => cardNetwork.expireChallenges());
   sweeps.register('card-network-scripts', () => cardNetwork.checkScripts());
@@ -120,6 +132,7 @@ export function createRails(deps: RailsDeps): BuiltRails {
       walletTokens,
     },
     sandbox: { chain, fx, cardNetwork, kycVendor, walletTokens, tokenization, inbox },
+    readiness: evm ? [() => evm.readiness()] : [],
     close: () => smtp?.close(),
   };
 }

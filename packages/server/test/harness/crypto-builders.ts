@@ -106,6 +106,8 @@ export interface OrderAttributes {
   payment_uuid: string | null;
   refundable: boolean;
   transfers: {
+    transaction_hash: string;
+    currency: string;
     status: string;
     confirmations: number;
     confirmations_required: number;

@@ -160,7 +160,7 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
   }
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.on('error', reject);

@@ -283,7 +283,11 @@ export class RefundsService {
     const id = news.transfer.reference.slice(REFUND_REFERENCE.length + 1);
     const refund = await this.lock(tx, { id });
     if (refund.status !== 'accepted' || !refund.holdId) return;
-    await tx.updateTable('crypto_refunds').set({ payout_id: news.transfer.id }).where('id', '=', id).execute();
+    await tx
+      .updateTable('crypto_refunds')
+      .set({ payout_id: news.transfer.id })
+      .where('id', '=', id)
+      .execute();
     if (news.kind !== 'confirmed') return;
     await this.deps.ledger.postHold(tx, {
       operationId: `crypto-refund-payout:${refund.id}`,

@@ -499,6 +499,80 @@ export interface RailTables {
   fx_rate_overrides: FxRateOverridesTable;
   chain_addresses: ChainAddressesTable;
   chain_transfers: ChainTransfersTable;
+  evm_account_keys: EvmAccountKeysTable;
+  evm_addresses: EvmAddressesTable;
+  evm_scan_state: EvmScanStateTable;
+  evm_blocks: EvmBlocksTable;
+  evm_transfers: EvmTransfersTable;
+  evm_nonces: EvmNoncesTable;
+}
+
+export interface EvmAccountKeysTable {
+  account_key: string;
+  next_index: ColumnType<number, number | undefined, number>;
+}
+
+export interface EvmAddressesTable {
+  address: string;
+  network: string;
+  asset: string;
+  reference: string;
+  account_key: string;
+  derivation_index: number;
+  created_at: Timestamp;
+}
+
+export interface EvmScanStateTable {
+  network: string;
+  chain_id: Numeric;
+  block_number: Numeric;
+  block_hash: string;
+  problem: string | null;
+  checked_at: Timestamp;
+}
+
+export interface EvmBlocksTable {
+  network: string;
+  number: Numeric;
+  hash: string;
+  parent_hash: string;
+}
+
+/** One signed version of a payout: replacements share the nonce, so at most one is ever mined. */
+export interface EvmPayoutAttempt {
+  hash: string;
+  raw: string;
+  maxFeePerGas: string;
+  maxPriorityFeePerGas: string;
+  gas: string;
+  signedAt: string;
+}
+
+export interface EvmTransfersTable {
+  id: string;
+  network: string;
+  asset: string;
+  direction: 'in' | 'out';
+  address: string;
+  amount: Numeric;
+  reference: string;
+  status: 'queued' | 'broadcast' | 'pending' | 'confirmed' | 'reverted' | 'failed';
+  confirmations_required: number;
+  tx_hash: string | null;
+  block_number: Numeric | null;
+  block_hash: string | null;
+  nonce: Numeric | null;
+  attempts: ColumnType<EvmPayoutAttempt[], string | undefined, string>;
+  last_broadcast_at: Timestamp | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  confirmed_at: Timestamp | null;
+}
+
+export interface EvmNoncesTable {
+  network: string;
+  sender: string;
+  next_nonce: Numeric;
 }
 
 export interface CryptoApiKeysTable {

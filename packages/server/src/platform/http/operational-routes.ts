@@ -7,6 +7,8 @@ import type { Metrics } from './metrics.ts';
 
 export interface OperationalDeps {
   db: Db;
+  /** Real rails' own checks (an EVM node down or on the wrong chain): a reason makes the process unready */
+  rails: (() => Promise<string | undefined>)[];
   metrics: Metrics;
   /** OpenAPI document getters by API name */
   documents: Map<string, () => unknown>;
@@ -20,10 +22,15 @@ export async function registerOperationalRoutes(app: ZodApp, deps: OperationalDe
   app.get('/readyz', { ...quiet, schema: { hide: true } }, async (_request, reply) => {
     try {
       await sql`SELECT 1`.execute(deps.db);
-      return { status: 'ready' };
     } catch {
       return reply.code(503).send({ status: 'unavailable', reason: 'database unreachable' });
     }
+    const reasons = (
+      await Promise.all(deps.rails.map((check) => check().catch((err: Error) => err.message)))
+    ).filter((reason): reason is string => reason !== undefined);
+    if (reasons.length > 0)
+      return reply.code(503).send({ status: 'unavailable', reason: reasons.join('; ') });
+    return { status: 'ready' };
   });
 
   app.get('/metrics', { ...quiet, schema: { hide: true } }, async (_request, reply) =>

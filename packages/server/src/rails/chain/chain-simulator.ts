@@ -10,8 +10,8 @@ import type { ChainTransfersTable } from '../../platform/db/schema.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { findNetwork, type Network } from '../../platform/money/assets.ts';
+import { ChainSinks } from './chain-sinks.ts';
 import {
-  type ChainNews,
   type ChainRail,
   type ChainSink,
   type ChainTransfer,
@@ -46,7 +46,7 @@ const transactionHash = (network: string) =>
     : `0x${randomBytes(32).toString('hex')}`;
 
 export class ChainSimulator implements ChainRail {
-  private readonly sinks = new Map<string, ChainSink>();
+  private readonly sinks = new ChainSinks();
 
   constructor(
     private readonly db: Db,
@@ -55,7 +55,7 @@ export class ChainSimulator implements ChainRail {
   ) {}
 
   connect(prefix: string, sink: ChainSink): void {
-    this.sinks.set(prefix, sink);
+    this.sinks.connect(prefix, sink);
   }
 
   isValidAddress(network: string, address: string): boolean {
@@ -140,7 +140,7 @@ export class ChainSimulator implements ChainRail {
         .returningAll()
         .executeTakeFirst();
       if (!updated) return false;
-      await this.tell(tx, { kind: 'confirmed', transfer: toTransfer(updated) });
+      await this.sinks.tell(tx, { kind: 'confirmed', transfer: toTransfer(updated) });
       return true;
     });
   }
@@ -174,15 +174,8 @@ export class ChainSimulator implements ChainRail {
       .returningAll()
       .executeTakeFirstOrThrow();
     const transfer = toTransfer(row);
-    await this.tell(tx, { kind: 'seen', transfer });
+    await this.sinks.tell(tx, { kind: 'seen', transfer });
     return transfer;
-  }
-
-  private async tell(tx: Tx, news: ChainNews): Promise<void> {
-    const prefix = news.transfer.reference.split(':')[0] ?? '';
-    const sink = this.sinks.get(prefix);
-    if (!sink) throw new Error(`no chain sink for references "${prefix}:…"`);
-    await sink(tx, news);
   }
 }
 

@@ -1,0 +1,410 @@
+// The block scanner: walks the chain block by block from where it stopped (evm_scan_state), finds what
+// deposit addresses receive — native transfers among the block's transactions, ERC-20 Transfer logs of
+// the configured tokens — and the hot wallet's payouts being mined, counts confirmations by blocks, and
+// follows reorgs: each block's parent must be the block processed before it; when it is not (or the
+// tip's hash changed), the scanner walks back to the fork, un-includes what the replaced blocks held
+// (`reverted` news) and scans the new branch, which includes it again (`seen`) if it is there.
+//
+// A node is checked, not trusted: the wrong chain id, a head far behind what was processed, a block
+// missing below the head, or a fork deeper than the history kept stop the scanner with the reason
+// recorded (readiness reports it) rather than skipping blocks.
+import { type Selectable, sql } from 'kysely';
+import type { Tx } from '../../../platform/db/database.ts';
+import type { EvmScanStateTable, EvmTransfersTable } from '../../../platform/db/schema.ts';
+import { type EvmContext, toChainTransfer, wrongChain } from './evm-chain.ts';
+import { unitsPerLedgerUnit } from './evm-config.ts';
+import { errorText, type NodeBlock, senderOf } from './evm-node.ts';
+
+/** Blocks remembered for finding a fork; a deeper reorg stops the scanner */
+const KEPT_BLOCKS = 128n;
+/** Blocks processed per sweep, so one sweep never runs for long (the next continues) */
+const BLOCKS_PER_SWEEP = 100;
+/** Forks followed per sweep before the rest is left to the next */
+const REWINDS_PER_SWEEP = 4;
+
+interface Receipt {
+  address: string;
+  asset: string;
+  reference: string;
+  txHash: string;
+  amount: bigint;
+}
+
+export class BlockScanner {
+  private lastProblem: string | undefined;
+  private readonly sender: string | undefined;
+
+  constructor(private readonly c: EvmContext) {
+    this.sender = c.config.refundPrivateKey ? senderOf(c.config.refundPrivateKey).toLowerCase() : undefined;
+  }
+
+  /** Processes new blocks; undefined when the scanner is stopped (the reason is recorded). */
+  async scan(): Promise<number | undefined> {
+    const { node, config } = this.c;
+    let state = await this.state();
+    let chainId: number;
+    let head: bigint;
+    try {
+      chainId = await node.chainId();
+      head = await node.head();
+    } catch (err) {
+      return this.stop(`the ${config.network} node does not answer (${errorText(err)})`);
+    }
+    const expected = config.chainId ?? (state ? Number(state.chain_id) : chainId);
+    if (chainId !== expected) return this.stop(wrongChain(config.network, chainId, expected));
+    try {
+      if (!state) return await this.begin(chainId, head);
+      let processed = 0;
+      for (let rewinds = 0; processed < BLOCKS_PER_SWEEP; ) {
+        const cursor = BigInt(state.block_number);
+        if (head < cursor - KEPT_BLOCKS)
+          return this.stop(
+            `the node's head ${head} is behind block ${cursor}, already processed (a lagging node?)`,
+          );
+        const tip = await node.block(cursor);
+        if (!tip) return this.stop(`the node has no block ${cursor}, already processed (a lagging node?)`);
+        if (tip.hash !== state.block_hash) {
+          if (rewinds++ >= REWINDS_PER_SWEEP) break;
+          const rewound = await this.rewind(cursor);
+          if (rewound === undefined) return undefined;
+          state = rewound;
+          continue;
+        }
+        const next = cursor + 1n;
+        if (next > head) break;
+        const block = await node.block(next);
+        if (!block) return this.stop(`the node reports head ${head} but has no block ${next} (a gap)`);
+        if (block.parentHash !== state.block_hash) {
+          // The chain changed under the scan: the tip check above finds the fork on the next round.
+          if (rewinds++ >= REWINDS_PER_SWEEP) break;
+          const rewound = await this.rewind(cursor);
+          if (rewound === undefined) return undefined;
+          state = rewound;
+          continue;
+        }
+        state = await this.include(block);
+        processed++;
+      }
+      await this.healthy();
+      return processed;
+    } catch (err) {
+      return this.stop(`the ${config.network} node failed a request (${errorText(err)})`);
+    }
+  }
+
+  private state(): Promise<Selectable<EvmScanStateTable> | undefined> {
+    return this.c.db
+      .selectFrom('evm_scan_state')
+      .selectAll()
+      .where('network', '=', this.c.config.network)
+      .executeTakeFirst();
+  }
+
+  /** The first scan starts at the head: no address was handed out before Tessera watched the chain. */
+  private async begin(chainId: number, head: bigint): Promise<number> {
+    const block = await this.c.node.block(head);
+    if (!block) throw new Error(`no block at the head ${head}`);
+    await this.c.transact(async (tx) => {
+      await tx
+        .insertInto('evm_scan_state')
+        .values({
+          network: this.c.config.network,
+          chain_id: BigInt(chainId),
+          block_number: block.number,
+          block_hash: block.hash,
+          checked_at: this.c.clock.now(),
+        })
+        .onConflict((oc) => oc.column('network').doNothing())
+        .execute();
+      await this.remember(tx, block);
+    });
+    this.c.logger.info(
+      { network: this.c.config.network, chainId, block: String(head) },
+      'EVM scanner starts',
+    );
+    return 0;
+  }
+
+  /**
+   * The block at `from` was replaced: walk back to the last block whose hash the node still has, and
+   * un-include everything above it. Answers the new state, or undefined when the fork is too deep.
+   */
+  private async rewind(from: bigint): Promise<Selectable<EvmScanStateTable> | undefined> {
+    const { db, node, config, logger } = this.c;
+    let ancestor: { number: bigint; hash: string } | undefined;
+    for (let k = from - 1n; k >= from - KEPT_BLOCKS && k >= 0n; k--) {
+      const kept = await db
+        .selectFrom('evm_blocks')
+        .select('hash')
+        .where('network', '=', config.network)
+        .where('number', '=', k.toString())
+        .executeTakeFirst();
+      if (!kept) break;
+      if ((await node.block(k))?.hash === kept.hash) {
+        ancestor = { number: k, hash: kept.hash };
+        break;
+      }
+    }
+    if (!ancestor)
+      return this.stop(
+        `a reorg replaced block ${from} and more than the ${KEPT_BLOCKS} blocks kept before it`,
+      );
+    const fork = ancestor;
+    await this.c.transact(async (tx) => {
+      const moved = await tx
+        .selectFrom('evm_transfers')
+        .selectAll()
+        .where('network', '=', config.network)
+        .where('block_number', '>', fork.number.toString())
+        .where('status', 'in', ['pending', 'confirmed', 'failed'])
+        .forUpdate()
+        .execute();
+      for (const row of moved) {
+        if (row.status === 'confirmed') {
+          // Final by the operator's confirmation count, yet replaced: kept as final, and said loudly.
+          logger.error(
+            { network: config.network, transfer: row.id, block: row.block_number },
+            'a reorg replaced the block of a transfer already final; raise TESSERA_EVM_CONFIRMATIONS',
+          );
+          continue;
+        }
+        const status = row.direction === 'in' ? 'reverted' : 'broadcast';
+        const updated = await tx
+          .updateTable('evm_transfers')
+          .set({ status, block_number: null, block_hash: null })
+          .where('id', '=', row.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        if (row.direction === 'in')
+          await this.c.sinks.tell(tx, {
+            kind: 'reverted',
+            transfer: toChainTransfer(updated, this.c.clock.now()),
+          });
+      }
+      await tx
+        .deleteFrom('evm_blocks')
+        .where('network', '=', config.network)
+        .where('number', '>', fork.number.toString())
+        .execute();
+      await tx
+        .updateTable('evm_scan_state')
+        .set({ block_number: fork.number, block_hash: fork.hash })
+        .where('network', '=', config.network)
+        .execute();
+      logger.warn(
+        { network: config.network, from: String(from), fork: String(fork.number), transfers: moved.length },
+        'EVM reorg: blocks replaced',
+      );
+    });
+    return this.state();
+  }
+
+  /** One block: what it brings, the payouts it mines, the confirmations it adds, in one transaction. */
+  private async include(block: NodeBlock): Promise<Selectable<EvmScanStateTable>> {
+    const receipts = await this.receiptsIn(block);
+    const ours = this.sender ? block.transactions.filter((t) => t.from === this.sender) : [];
+    const mined = new Map<string, boolean>();
+    for (const t of ours) mined.set(t.hash, (await this.c.node.succeeded(t.hash)) ?? false);
+    const { config } = this.c;
+    await this.c.transact(async (tx) => {
+      await this.remember(tx, block);
+      for (const [id, receipt] of receipts) await this.received(tx, id, receipt, block);
+      if (mined.size > 0) await this.payoutsMined(tx, mined, block);
+      await this.confirm(tx, block.number);
+      await tx
+        .updateTable('evm_scan_state')
+        .set({ block_number: block.number, block_hash: block.hash, checked_at: this.c.clock.now() })
+        .where('network', '=', config.network)
+        .execute();
+    });
+    return (await this.state()) as Selectable<EvmScanStateTable>;
+  }
+
+  /**
+   * What the block sends to deposit addresses, by transfer id: the transaction hash, with -1, -2… for a
+   * second and further transfer in one transaction (native first, then logs in order), so ids stay the
+   * same when a reorg puts the transaction in another block.
+   */
+  private async receiptsIn(block: NodeBlock): Promise<Map<string, Receipt>> {
+    const { config, node, db } = this.c;
+    const found: { address: string; contractOrNative: string; txHash: string; value: bigint }[] = [];
+    if (config.nativeAsset) {
+      for (const t of block.transactions)
+        if (t.to && t.value > 0n)
+          found.push({ address: t.to, contractOrNative: 'native', txHash: t.hash, value: t.value });
+    }
+    const logs = await node.tokenTransfers(
+      block.hash,
+      config.tokens.map((t) => t.contract),
+    );
+    for (const log of logs)
+      found.push({ address: log.to, contractOrNative: log.contract, txHash: log.txHash, value: log.value });
+    if (found.length === 0) return new Map();
+    const owned = await db
+      .selectFrom('evm_addresses')
+      .select(['address', 'asset', 'reference'])
+      .where('network', '=', config.network)
+      .where('address', 'in', [...new Set(found.map((f) => f.address))])
+      .execute();
+    const receipts = new Map<string, Receipt>();
+    const perTransaction = new Map<string, number>();
+    for (const f of found) {
+      const owner = owned.find((o) => o.address === f.address);
+      if (!owner) continue;
+      const asset =
+        f.contractOrNative === 'native'
+          ? config.nativeAsset
+          : config.tokens.find((t) => t.contract === f.contractOrNative)?.asset;
+      if (asset !== owner.asset) {
+        this.c.logger.warn(
+          { network: config.network, txHash: f.txHash, sent: asset, expected: owner.asset },
+          'a deposit address received another asset than its own; it is in the merchant’s wallet, not credited',
+        );
+        continue;
+      }
+      // A native transfer in a block's list may have failed (a contract sender out of gas): receipts say.
+      if (f.contractOrNative === 'native' && !(await node.succeeded(f.txHash as `0x${string}`))) continue;
+      const amount = f.value / unitsPerLedgerUnit(config, asset);
+      if (amount === 0n) continue;
+      const n = perTransaction.get(f.txHash) ?? 0;
+      perTransaction.set(f.txHash, n + 1);
+      receipts.set(n === 0 ? f.txHash : `${f.txHash}-${n}`, { ...owner, txHash: f.txHash, amount });
+    }
+    return receipts;
+  }
+
+  private async received(tx: Tx, id: string, receipt: Receipt, block: NodeBlock): Promise<void> {
+    const now = this.c.clock.now();
+    const existing = await tx
+      .selectFrom('evm_transfers')
+      .selectAll()
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (existing && existing.status !== 'reverted') return;
+    const at = {
+      status: 'pending' as const,
+      tx_hash: receipt.txHash,
+      block_number: block.number,
+      block_hash: block.hash,
+    };
+    const row = existing
+      ? await tx
+          .updateTable('evm_transfers')
+          .set(at)
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow()
+      : await tx
+          .insertInto('evm_transfers')
+          .values({
+            id,
+            network: this.c.config.network,
+            asset: receipt.asset,
+            direction: 'in',
+            address: receipt.address,
+            amount: receipt.amount,
+            reference: receipt.reference,
+            confirmations_required: this.c.config.confirmations,
+            created_at: now,
+            ...at,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+    await this.c.sinks.tell(tx, { kind: 'seen', transfer: toChainTransfer(row, now) });
+  }
+
+  /** The hot wallet's transactions in this block: which payout each one was (any of its signed versions). */
+  private async payoutsMined(tx: Tx, mined: Map<string, boolean>, block: NodeBlock): Promise<void> {
+    const waiting = await tx
+      .selectFrom('evm_transfers')
+      .selectAll()
+      .where('network', '=', this.c.config.network)
+      .where('direction', '=', 'out')
+      .where('status', '=', 'broadcast')
+      .forUpdate()
+      .execute();
+    for (const row of waiting) {
+      const attempt = row.attempts.find((a) => mined.has(a.hash));
+      if (!attempt) continue;
+      const ok = mined.get(attempt.hash) === true;
+      await tx
+        .updateTable('evm_transfers')
+        .set({
+          status: ok ? 'pending' : 'failed',
+          tx_hash: attempt.hash,
+          block_number: block.number,
+          block_hash: block.hash,
+          last_error: ok ? null : 'the transaction was mined but reverted',
+        })
+        .where('id', '=', row.id)
+        .execute();
+      if (!ok)
+        this.c.logger.error(
+          { network: this.c.config.network, payout: row.id, txHash: attempt.hash },
+          'a payout was mined but reverted by the EVM (hot wallet short of the token?); it needs the operator',
+        );
+    }
+  }
+
+  /** Transfers with enough blocks on top are final; their owners hear of it. */
+  private async confirm(tx: Tx, head: bigint): Promise<void> {
+    const due = await tx
+      .selectFrom('evm_transfers')
+      .selectAll()
+      .where('network', '=', this.c.config.network)
+      .where('status', '=', 'pending')
+      .where(sql<boolean>`block_number + confirmations_required - 1 <= ${head.toString()}`)
+      .forUpdate()
+      .execute();
+    const now = this.c.clock.now();
+    for (const row of due) {
+      const updated: Selectable<EvmTransfersTable> = { ...row, status: 'confirmed', confirmed_at: now };
+      await tx
+        .updateTable('evm_transfers')
+        .set({ status: 'confirmed', confirmed_at: now })
+        .where('id', '=', row.id)
+        .execute();
+      await this.c.sinks.tell(tx, { kind: 'confirmed', transfer: toChainTransfer(updated, now) });
+    }
+  }
+
+  private async remember(tx: Tx, block: NodeBlock): Promise<void> {
+    const network = this.c.config.network;
+    await tx
+      .insertInto('evm_blocks')
+      .values({ network, number: block.number, hash: block.hash, parent_hash: block.parentHash })
+      .onConflict((oc) =>
+        oc.columns(['network', 'number']).doUpdateSet({ hash: block.hash, parent_hash: block.parentHash }),
+      )
+      .execute();
+    await tx
+      .deleteFrom('evm_blocks')
+      .where('network', '=', network)
+      .where('number', '<', (block.number - KEPT_BLOCKS).toString())
+      .execute();
+  }
+
+  /** Records why the scanner stopped (once per change, logged as an error); readiness reports it. */
+  private async stop(problem: string): Promise<undefined> {
+    if (problem !== this.lastProblem)
+      this.c.logger.error({ network: this.c.config.network }, `EVM scanner stopped: ${problem}`);
+    this.lastProblem = problem;
+    await this.c.db
+      .updateTable('evm_scan_state')
+      .set({ problem })
+      .where('network', '=', this.c.config.network)
+      .execute();
+    return undefined;
+  }
+
+  private async healthy(): Promise<void> {
+    if (this.lastProblem) this.c.logger.info({ network: this.c.config.network }, 'EVM scanner running again');
+    this.lastProblem = undefined;
+    await this.c.db
+      .updateTable('evm_scan_state')
+      .set({ problem: null, checked_at: this.c.clock.now() })
+      .where('network', '=', this.c.config.network)
+      .execute();
+  }
+}

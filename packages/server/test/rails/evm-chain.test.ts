@@ -1,0 +1,280 @@
+// The EVM chain adapter end to end against anvil: a store paid in ETH and in an ERC-20 to addresses
+// derived from the merchant's own xpub, found by the block scanner through the real HTTP stack, with
+// confirmations counted in blocks, a reorg that takes a payment away and gives it back, and a refund
+// signed and sent from the hot wallet (replaced with higher fees when not mined), confirmed once.
+import { pbkdf2Sync } from 'node:crypto';
+import { HDKey } from '@scure/bip32';
+import { type Hex, parseEther, parseUnits } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Anvil, anvilAccount } from '../harness/anvil.ts';
+import { anOrder, aStore, orderOf, type TestStore } from '../harness/crypto-builders.ts';
+import { Harness } from '../harness/harness.ts';
+import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
+
+/** The merchant's wallet: BIP39's "abandon … about"; Tessera gets only its account xpub. */
+const MERCHANT_MNEMONIC =
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+const merchantXpub = HDKey.fromMasterSeed(
+  pbkdf2Sync(MERCHANT_MNEMONIC, 'mnemonic', 2048, 64, 'sha512'),
+).derive("m/44'/60'/0'").publicExtendedKey;
+const merchantAddress = (index: number) =>
+  mnemonicToAccount(MERCHANT_MNEMONIC, { addressIndex: index }).address;
+
+const CONFIRMATIONS = 3;
+const buyer = anvilAccount(0).account;
+const hotWallet = anvilAccount(1);
+let anvil: Anvil;
+let usdc: Hex;
+let h: Harness;
+let store: TestStore;
+
+beforeAll(async () => {
+  anvil = await Anvil.start();
+  usdc = await anvil.deployToken(buyer, 'USDC', 6);
+  await anvil.mint(buyer, usdc, buyer.address, parseUnits('1000000', 6));
+  await anvil.mint(buyer, usdc, hotWallet.account.address, parseUnits('1000', 6));
+  h = await Harness.start({
+    captureLogs: true,
+    env: {
+      TESSERA_EVM_RPC_URL: anvil.url,
+      TESSERA_EVM_CHAIN_ID: '31337',
+      TESSERA_EVM_XPUB: merchantXpub,
+      TESSERA_EVM_CONFIRMATIONS: String(CONFIRMATIONS),
+      TESSERA_EVM_TOKENS: `USDC:${usdc}:6`,
+      TESSERA_EVM_REFUND_PRIVATE_KEY: hotWallet.privateKey,
+    },
+  });
+  store = await aStore(h);
+  await scan(); // the scanner starts at the chain's head
+}, 60_000);
+
+afterAll(async () => {
+  await h?.close();
+  anvil?.stop();
+});
+
+/** Runs the sweeps (the scanner and the payout sender among them) as a clock tick does. */
+const scan = () => h.advanceClock(1);
+
+/** The buyer picks a currency on the hosted page; answers what the page says to send, and where. */
+async function choose(orderId: string, option: 'ETH:ETH' | 'USDC:ETH') {
+  // The form's answer redirects to the page, which shows the address, the amount and a QR code.
+  const page = await h.request('POST', `/crypto/pay/${orderId}/choose`, { form: { option } });
+  expect(page.status).toBe(200);
+  const address = /data-field="address">(0x[0-9a-fA-F]{40})</.exec(page.text)?.[1] as Hex | undefined;
+  const amount = /data-field="crypto-amount">([\d.]+)</.exec(page.text)?.[1];
+  expect(page.text).toContain('class="qr"');
+  if (!address || !amount) throw new Error(`no address or amount on the page:\n${page.text}`);
+  return { address, amount };
+}
+
+async function sendEth(to: Hex, amount: string): Promise<Hex> {
+  return anvil.wallet(buyer).sendTransaction({ to, value: parseEther(amount) });
+}
+
+async function eventsOf(orderId: string): Promise<string[]> {
+  const res = await h.request<{ data: { attributes: { type: string; objectIds: string[] } }[] }>(
+    'GET',
+    '/crypto/api/stores/events?limit=100',
+    { headers: store.auth },
+  );
+  return res.body.data
+    .filter((e) => e.attributes.objectIds.includes(orderId))
+    .map((e) => e.attributes.type)
+    .reverse();
+}
+
+describe('EVM chain (anvil)', () => {
+  it('is ready when the node answers on the expected chain', async () => {
+    const ready = await h.request<{ status: string }>('GET', '/readyz');
+    expect(ready.status).toBe(200);
+  });
+
+  it('a paid order: a fresh derived address, detected in its block, paid after the confirmations', async () => {
+    const order = await anOrder(h, store, { total: '25.00' });
+    const { address, amount } = await choose(order.id, 'ETH:ETH');
+    // The merchant's own wallet derives the same address: Tessera holds no key for it.
+    const derived = [0, 1, 2, 3, 4].map(merchantAddress);
+    expect(derived).toContain(address);
+    const hash = await sendEth(address, amount);
+    await anvil.mine();
+    await scan();
+    let o = await orderOf(h, store, order.id);
+    expect(o.status).toBe('pending');
+    expect(o.transfers).toEqual([
+      expect.objectContaining({
+        transaction_hash: hash,
+        status: 'detected',
+        confirmations: 1,
+        confirmations_required: CONFIRMATIONS,
+      }),
+    ]);
+    await anvil.mine(CONFIRMATIONS - 2);
+    await scan();
+    expect((await orderOf(h, store, order.id)).status).toBe('pending');
+    await anvil.mine();
+    await scan();
+    o = await orderOf(h, store, order.id);
+    expect(o.status).toBe('paid');
+    expect(o.transfers[0]).toMatchObject({ status: 'confirmed', confirmations: CONFIRMATIONS });
+    expect(await eventsOf(order.id)).toEqual(['ORDER.PAYMENT.DETECTED', 'ORDER.PAYMENT.RECEIVED']);
+    // Another order never gets the same address.
+    const next = await anOrder(h, store, { total: '1.00' });
+    expect((await choose(next.id, 'ETH:ETH')).address).not.toBe(address);
+  });
+
+  it('a token payment, partial then completed: ERC-20 Transfer logs to the address', async () => {
+    const order = await anOrder(h, store, { total: '40.00' });
+    const { address, amount } = await choose(order.id, 'USDC:ETH');
+    const total = parseUnits(amount, 6);
+    await anvil.transferToken(buyer, usdc, address, total / 2n);
+    await anvil.mine(CONFIRMATIONS);
+    await scan();
+    let o = await orderOf(h, store, order.id);
+    expect(o.status).toBe('pending');
+    expect(Number(o.amount_paid.value)).toBeGreaterThan(19);
+    expect(Number(o.amount_due.value)).toBeGreaterThan(19);
+    const rest = await choose(order.id, 'USDC:ETH');
+    expect(rest.address).toBe(address);
+    await anvil.transferToken(buyer, usdc, address, parseUnits(rest.amount, 6));
+    await anvil.mine(CONFIRMATIONS);
+    await scan();
+    o = await orderOf(h, store, order.id);
+    expect(o.status).toBe('paid');
+    expect(o.transfers.map((t) => [t.currency, t.status])).toEqual([
+      ['USDC', 'confirmed'],
+      ['USDC', 'confirmed'],
+    ]);
+    expect(await eventsOf(order.id)).toEqual([
+      'ORDER.PAYMENT.DETECTED',
+      'ORDER.PAYMENT.PARTIAL',
+      'ORDER.PAYMENT.DETECTED',
+      'ORDER.PAYMENT.RECEIVED',
+    ]);
+  });
+
+  it('an overpaid order is paid with the excess shown', async () => {
+    const order = await anOrder(h, store, { total: '10.00' });
+    const { address, amount } = await choose(order.id, 'ETH:ETH');
+    await anvil.wallet(buyer).sendTransaction({ to: address, value: (parseEther(amount) * 3n) / 2n });
+    await anvil.mine(CONFIRMATIONS);
+    await scan();
+    const o = await orderOf(h, store, order.id);
+    expect(o.status).toBe('paid');
+    expect(Number(o.amount_over?.value ?? 0)).toBeGreaterThan(4.9);
+  });
+
+  it('a reorg takes a detected payment away (reverted) and a later block gives it back', async () => {
+    const order = await anOrder(h, store, { total: '12.00' });
+    const { address, amount } = await choose(order.id, 'ETH:ETH');
+    const wallet = anvil.wallet(buyer);
+    const request = await wallet.prepareTransactionRequest({ to: address, value: parseEther(amount) });
+    const raw = await wallet.signTransaction(request);
+    const hash = await anvil.public.sendRawTransaction({ serializedTransaction: raw });
+    await anvil.mine();
+    await scan();
+    expect((await orderOf(h, store, order.id)).transfers[0]).toMatchObject({
+      transaction_hash: hash,
+      status: 'detected',
+    });
+    // The block holding it is replaced by an empty one at the same height.
+    await anvil.test.request({ method: 'anvil_reorg', params: [1, []] } as never);
+    await scan();
+    let o = await orderOf(h, store, order.id);
+    expect(o.transfers[0]).toMatchObject({ transaction_hash: hash, status: 'reverted', confirmations: 0 });
+    expect(o.amount_paid.value).toBe('0.00');
+    expect(o.amount_due.value).toBe('12.00');
+    expect(await eventsOf(order.id)).toEqual(['ORDER.PAYMENT.DETECTED', 'ORDER.PAYMENT.REVERTED']);
+    // The same signed transaction is mined again.
+    if (!(await anvil.public.getTransaction({ hash }).catch(() => undefined)))
+      await anvil.public.sendRawTransaction({ serializedTransaction: raw });
+    await anvil.mine(CONFIRMATIONS);
+    await scan();
+    o = await orderOf(h, store, order.id);
+    expect(o.status).toBe('paid');
+    expect(o.transfers).toHaveLength(1);
+    expect(o.transfers[0]).toMatchObject({ transaction_hash: hash, status: 'confirmed' });
+    expect(await eventsOf(order.id)).toEqual([
+      'ORDER.PAYMENT.DETECTED',
+      'ORDER.PAYMENT.REVERTED',
+      'ORDER.PAYMENT.DETECTED',
+      'ORDER.PAYMENT.RECEIVED',
+    ]);
+    await expectLedgerInvariants(h);
+  });
+
+  it('a refund is signed and sent from the hot wallet, re-signed with higher fees when stuck, and confirmed once', async () => {
+    const order = await anOrder(h, store, { total: '30.00' });
+    const { address, amount } = await choose(order.id, 'ETH:ETH');
+    await sendEth(address, amount);
+    await anvil.mine(CONFIRMATIONS);
+    await scan();
+    const paid = await orderOf(h, store, order.id);
+    expect(paid.status).toBe('paid');
+    const proposed = await h.request<{
+      data: { attributes: { decision_url: string; crypto_amount: { value: string } } };
+    }>('POST', `/crypto/api/stores/refund/${paid.payment_uuid}`, {
+      headers: store.auth,
+      json: { data: { type: 'refunds', attributes: { amount: '10.00', reason: 'returned' } } },
+    });
+    expect(proposed.status).toBe(201);
+    const { decision_url, crypto_amount } = proposed.body.data.attributes;
+    const recipient = anvilAccount(7).account.address;
+    const before = await anvil.public.getBalance({ address: recipient });
+    const accepted = await h.request('POST', `${new URL(decision_url).pathname}/accept`, {
+      form: { address: recipient },
+    });
+    expect(accepted.status).toBe(200);
+    const refund = async () =>
+      (
+        await h.request<{ data: { attributes: { status: string; payout_transaction_hash: string | null } } }>(
+          'GET',
+          `/crypto/api/stores/refund/${paid.payment_uuid}`,
+          { headers: store.auth },
+        )
+      ).body.data.attributes;
+    expect((await refund()).payout_transaction_hash).toBeNull();
+    await scan(); // signed, hash recorded, broadcast
+    const first = (await refund()).payout_transaction_hash as Hex;
+    expect(first).toMatch(/^0x[0-9a-f]{64}$/);
+    const a = await anvil.public.getTransaction({ hash: first });
+    expect(a.from).toBe(hotWallet.account.address.toLowerCase());
+    // Not mined for three minutes: replaced by the same nonce with higher fees (the node drops the first).
+    await h.advanceClock(181);
+    const second = (await refund()).payout_transaction_hash as Hex;
+    expect(second).not.toBe(first);
+    const b = await anvil.public.getTransaction({ hash: second });
+    expect(b.nonce).toBe(a.nonce);
+    expect(b.maxFeePerGas).toBeGreaterThan(a.maxFeePerGas ?? 0n);
+    await expect(anvil.public.getTransaction({ hash: first })).rejects.toThrow(/could not be found/);
+    await anvil.mine();
+    await scan();
+    expect((await refund()).status).toBe('accepted');
+    await anvil.mine(CONFIRMATIONS);
+    await scan();
+    expect(await refund()).toMatchObject({ status: 'complete', payout_transaction_hash: second });
+    expect(await anvil.public.getBalance({ address: recipient })).toBe(
+      before + parseEther(crypto_amount.value),
+    );
+    expect((await orderOf(h, store, order.id)).status).toBe('refund_completed');
+    // Nothing more is sent on later sweeps.
+    await h.advanceClock(600);
+    await anvil.mine(2);
+    await scan();
+    expect(await anvil.public.getBalance({ address: recipient })).toBe(
+      before + parseEther(crypto_amount.value),
+    );
+    await expectLedgerInvariants(h);
+  });
+
+  it('the sandbox cannot pay a real chain’s address', async () => {
+    const order = await anOrder(h, store, { total: '5.00' });
+    const res = await h.request<{ error?: unknown }>('POST', `/sandbox/crypto/orders/${order.id}/pay`, {
+      headers: { authorization: `Bearer ${h.adminToken}` },
+      json: { currency: 'ETH', network: 'ETH' },
+    });
+    expect(res.status).toBe(409);
+    expect(res.text).toMatch(/real chain/);
+  });
+});
