@@ -3,13 +3,15 @@
 // confirmations counted in blocks, a reorg that takes a payment away and gives it back, and a refund
 // signed and sent from the hot wallet (replaced with higher fees when not mined), confirmed once.
 import { pbkdf2Sync } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { HDKey } from '@scure/bip32';
 import { type Hex, parseEther, parseUnits } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Anvil, anvilAccount } from '../harness/anvil.ts';
 import { anOrder, aStore, orderOf, type TestStore } from '../harness/crypto-builders.ts';
-import { Harness } from '../harness/harness.ts';
+import { eventually, freePort, Harness } from '../harness/harness.ts';
 import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
 
 /** The merchant's wallet: BIP39's "abandon … about"; Tessera gets only its account xpub. */
@@ -276,5 +278,85 @@ describe('EVM chain (anvil)', () => {
     });
     expect(res.status).toBe(409);
     expect(res.text).toMatch(/real chain/);
+  });
+});
+
+/** A JSON-RPC proxy in front of anvil that can lie: it then reports a head ten blocks beyond the chain's. */
+async function lyingProxy(target: string) {
+  const state = { lying: false };
+  const server = createServer(async (request, response) => {
+    let body = '';
+    for await (const chunk of request) body += String(chunk);
+    const call = JSON.parse(body) as { id: number; method: string };
+    const answer = (await (
+      await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    ).json()) as { result?: string };
+    if (state.lying && call.method === 'eth_blockNumber' && answer.result)
+      answer.result = `0x${(BigInt(answer.result) + 10n).toString(16)}`;
+    response.setHeader('content-type', 'application/json');
+    response.end(JSON.stringify(answer));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, state, close: () => server.close() };
+}
+
+describe('EVM chain: a node that is down, on the wrong chain, or lying', () => {
+  const started: Harness[] = [];
+  afterAll(async () => {
+    for (const one of started) await one.close();
+  });
+  const start = async (env: Record<string, string>) => {
+    const one = await Harness.start({ captureLogs: true, env: { TESSERA_EVM_XPUB: merchantXpub, ...env } });
+    started.push(one);
+    return one;
+  };
+  const readiness = async (one: Harness) => {
+    const res = await one.request<{ reason?: string }>('GET', '/readyz');
+    return { status: res.status, reason: res.body.reason ?? '' };
+  };
+
+  it('the wrong chain id is said at start and on /readyz, and nothing is scanned', async () => {
+    const one = await start({ TESSERA_EVM_RPC_URL: anvil.url, TESSERA_EVM_CHAIN_ID: '1' });
+    await eventually(async () => one.logs.find((l) => l.includes('EVM chain not usable')));
+    expect(one.logs.join('')).toMatch(/serves chain id 31337, expected 1/);
+    expect(await readiness(one)).toEqual({
+      status: 503,
+      reason: expect.stringMatching(/chain id 31337, expected 1/),
+    });
+    const swept = await one.advanceClock(1);
+    expect(swept.processed['evm-chain']).toBe(0);
+  });
+
+  it('an unreachable node is said at start and on /readyz', async () => {
+    const closed = await freePort();
+    const one = await start({ TESSERA_EVM_RPC_URL: `http://127.0.0.1:${closed}` });
+    await eventually(async () => one.logs.find((l) => l.includes('EVM chain not usable')));
+    expect(await readiness(one)).toEqual({
+      status: 503,
+      reason: expect.stringMatching(/node does not answer/),
+    });
+  });
+
+  it('a node whose head runs ahead of its blocks (a gap) stops the scanner until it tells the truth', async () => {
+    const proxy = await lyingProxy(anvil.url);
+    try {
+      const one = await start({ TESSERA_EVM_RPC_URL: proxy.url });
+      await one.advanceClock(1);
+      expect((await readiness(one)).status).toBe(200);
+      proxy.state.lying = true;
+      await anvil.mine();
+      await one.advanceClock(1);
+      expect(await readiness(one)).toEqual({
+        status: 503,
+        reason: expect.stringMatching(/has no block \d+ \(a gap\)/),
+      });
+      expect(one.logs.join('')).toMatch(/EVM scanner stopped: .*a gap/);
+      proxy.state.lying = false;
+      await one.advanceClock(1);
+      expect(await readiness(one)).toEqual({ status: 200, reason: '' });
+    } finally {
+      proxy.close();
+    }
   });
 });
