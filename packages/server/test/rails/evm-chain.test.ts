@@ -23,6 +23,8 @@ const merchantXpub = HDKey.fromMasterSeed(
 const merchantAddress = (index: number) =>
   mnemonicToAccount(MERCHANT_MNEMONIC, { addressIndex: index }).address;
 
+const derivedByOperator = () => [0, 1, 2, 3, 4, 5, 6, 7].map(merchantAddress);
+
 const CONFIRMATIONS = 3;
 const buyer = anvilAccount(0).account;
 const hotWallet = anvilAccount(1);
@@ -97,8 +99,7 @@ describe('EVM chain (anvil)', () => {
     const order = await anOrder(h, store, { total: '25.00' });
     const { address, amount } = await choose(order.id, 'ETH:ETH');
     // The merchant's own wallet derives the same address: Tessera holds no key for it.
-    const derived = [0, 1, 2, 3, 4].map(merchantAddress);
-    expect(derived).toContain(address);
+    expect(derivedByOperator()).toContain(address);
     const hash = await sendEth(address, amount);
     await anvil.mine();
     await scan();
@@ -268,6 +269,37 @@ describe('EVM chain (anvil)', () => {
       before + parseEther(crypto_amount.value),
     );
     await expectLedgerInvariants(h);
+  });
+
+  it('a store with its own xpub gets addresses of its own wallet; a bad key is refused naming the field', async () => {
+    const ownMnemonic = 'test test test test test test test test test test test junk';
+    const ownXpub = HDKey.fromMasterSeed(pbkdf2Sync(ownMnemonic, 'mnemonic', 2048, 64, 'sha512')).derive(
+      "m/44'/60'/0'",
+    ).publicExtendedKey;
+    const created = await h.admin<{ id: string; evmXpub: string | null }>('POST', '/stores', {
+      json: { name: 'Own wallet shop' },
+    });
+    expect(created.body.evmXpub).toBeNull();
+    for (const bad of [
+      'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi',
+      'nope',
+    ]) {
+      const refused = await h.admin<{ error: { field?: string } }>('PATCH', `/stores/${created.body.id}`, {
+        json: { evmXpub: bad },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.text).toContain('evmXpub');
+    }
+    const patched = await h.admin<{ evmXpub: string }>('PATCH', `/stores/${created.body.id}`, {
+      json: { evmXpub: ownXpub },
+    });
+    expect(patched.body.evmXpub).toBe(ownXpub);
+    const own = await aStore(h);
+    await h.admin('PATCH', `/stores/${own.id}`, { json: { evmXpub: ownXpub } });
+    const order = await anOrder(h, own, { total: '3.00' });
+    const { address } = await choose(order.id, 'ETH:ETH');
+    expect(address).toBe(mnemonicToAccount(ownMnemonic, { addressIndex: 0 }).address);
+    expect(derivedByOperator()).not.toContain(address);
   });
 
   it('the sandbox cannot pay a real chain’s address', async () => {

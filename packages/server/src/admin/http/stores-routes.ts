@@ -4,6 +4,7 @@ import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { brandField } from '../../platform/tenants/brand.ts';
 import type { Store } from '../../platform/tenants/stores-service.ts';
 import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
+import { AccountKey, ExtendedKeyError } from '../../rails/chain/hd-addresses.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { frameAncestorsField, idParam, nameField, standardErrors, timestamp, urlField } from './schemas.ts';
 
@@ -11,6 +12,23 @@ const currencyPair = z.object({
   currency: z.string().trim().toUpperCase(),
   network: z.string().trim().toUpperCase(),
 });
+/** The store's own EVM wallet: an account-level xpub (m/44'/60'/0'); null goes back to the operator's. */
+const evmXpubField = z
+  .string()
+  .trim()
+  .max(200)
+  .nullable()
+  .optional()
+  .superRefine((value, ctx) => {
+    if (!value) return;
+    try {
+      AccountKey.parse(value);
+    } catch (err) {
+      if (!(err instanceof ExtendedKeyError)) throw err;
+      ctx.addIssue({ code: 'custom', message: err.message });
+    }
+  });
+
 const storeView = z.object({
   id: z.string(),
   name: z.string(),
@@ -24,10 +42,15 @@ const storeView = z.object({
     logoUrl: z.string().optional(),
     color: z.string().optional(),
   }),
+  evmXpub: z.string().nullable(),
   createdAt: timestamp,
 });
 
-const present = (s: Store) => ({ ...s, createdAt: s.createdAt.toISOString() });
+const present = ({ evmAccountKey, ...s }: Store) => ({
+  ...s,
+  evmXpub: evmAccountKey,
+  createdAt: s.createdAt.toISOString(),
+});
 
 export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise<void> {
   app.post(
@@ -36,7 +59,7 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
       schema: {
         summary: 'Create a store; the client secret and webhook secret are shown only in this answer',
         description:
-          'currencies defaults to every supported asset/network pair; refundsEnabled defaults to true.',
+          'currencies defaults to every supported asset/network pair; refundsEnabled defaults to true. evmXpub is the store’s own EVM wallet (an account-level xpub, m/44’/60’/0’): deposit addresses on a real EVM chain are derived from it, else from the operator’s TESSERA_EVM_XPUB.',
         tags: ['stores'],
         body: z.object({
           name: nameField,
@@ -45,6 +68,7 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
           currencies: z.array(currencyPair).min(1).max(50).optional(),
           frameAncestors: frameAncestorsField,
           brand: brandField.optional(),
+          evmXpub: evmXpubField,
         }),
         response: {
           201: storeView.extend({ clientSecret: z.string(), webhookSecret: z.string() }),
@@ -53,7 +77,7 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
       },
     },
     async (request, reply) => {
-      const { name, refundsEnabled, currencies, frameAncestors, brand } = request.body;
+      const { name, refundsEnabled, currencies, frameAncestors, brand, evmXpub } = request.body;
       const webhookUrl = deps.checkWebhookUrl(request.body.webhookUrl, 'webhookUrl');
       const created = await deps.stores.create(deps.db, {
         name,
@@ -62,6 +86,7 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
         ...(currencies !== undefined ? { currencies } : {}),
         ...(frameAncestors !== undefined ? { frameAncestors } : {}),
         ...(brand !== undefined ? { brand } : {}),
+        ...(evmXpub !== undefined ? { evmAccountKey: evmXpub } : {}),
       });
       return reply.code(201).send({
         ...present(created),
@@ -101,7 +126,7 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
     {
       schema: {
         summary:
-          'Change a store’s name, webhook URL, refund setting, enabled currencies or embedding origins',
+          'Change a store’s name, webhook URL, refund setting, enabled currencies, embedding origins or EVM wallet',
         tags: ['stores'],
         params: idParam,
         body: z.object({
@@ -111,12 +136,13 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
           currencies: z.array(currencyPair).min(1).max(50).optional(),
           frameAncestors: frameAncestorsField,
           brand: brandField.optional(),
+          evmXpub: evmXpubField,
         }),
         response: { 200: storeView, ...standardErrors },
       },
     },
     async (request) => {
-      const { name, refundsEnabled, currencies, frameAncestors, brand } = request.body;
+      const { name, refundsEnabled, currencies, frameAncestors, brand, evmXpub } = request.body;
       const webhookUrl =
         request.body.webhookUrl === undefined
           ? undefined
@@ -128,6 +154,7 @@ export async function registerStoreRoutes(app: ZodApp, deps: AdminDeps): Promise
         ...(currencies !== undefined ? { currencies } : {}),
         ...(frameAncestors !== undefined ? { frameAncestors } : {}),
         ...(brand !== undefined ? { brand } : {}),
+        ...(evmXpub !== undefined ? { evmAccountKey: evmXpub } : {}),
       });
       await tenantChangeSettled(deps.db, request.log);
       return present(updated);
