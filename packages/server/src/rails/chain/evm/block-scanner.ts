@@ -55,31 +55,38 @@ export class BlockScanner {
     try {
       if (!state) return await this.begin(chainId, head);
       let processed = 0;
+      // The last block processed is checked against the chain once per sweep (a reorg at the tip
+      // changes no height); after that each new block's parent hash links it to the one before.
+      let tipChecked = false;
       for (let rewinds = 0; processed < BLOCKS_PER_SWEEP; ) {
         const cursor = BigInt(state.block_number);
         if (head < cursor - KEPT_BLOCKS)
           return this.stop(
             `the node's head ${head} is behind block ${cursor}, already processed (a lagging node?)`,
           );
-        const tip = await node.block(cursor);
-        if (!tip) return this.stop(`the node has no block ${cursor}, already processed (a lagging node?)`);
-        if (tip.hash !== state.block_hash) {
-          if (rewinds++ >= REWINDS_PER_SWEEP) break;
-          const rewound = await this.rewind(cursor);
-          if (rewound === undefined) return undefined;
-          state = rewound;
-          continue;
+        if (!tipChecked) {
+          const tip = await node.block(cursor);
+          if (!tip) return this.stop(`the node has no block ${cursor}, already processed (a lagging node?)`);
+          if (tip.hash !== state.block_hash) {
+            if (rewinds++ >= REWINDS_PER_SWEEP) break;
+            const rewound = await this.rewind(cursor);
+            if (rewound === undefined) return undefined;
+            state = rewound;
+            continue;
+          }
+          tipChecked = true;
         }
         const next = cursor + 1n;
         if (next > head) break;
         const block = await node.block(next);
         if (!block) return this.stop(`the node reports head ${head} but has no block ${next} (a gap)`);
         if (block.parentHash !== state.block_hash) {
-          // The chain changed under the scan: the tip check above finds the fork on the next round.
+          // The chain changed under the scan: walk back from the last block processed.
           if (rewinds++ >= REWINDS_PER_SWEEP) break;
           const rewound = await this.rewind(cursor);
           if (rewound === undefined) return undefined;
           state = rewound;
+          tipChecked = false;
           continue;
         }
         state = await this.include(block);
