@@ -721,7 +721,7 @@ export interface operations {
                                     };
                                     rate: string;
                                     /** @enum {string} */
-                                    status: "detected" | "confirmed";
+                                    status: "detected" | "confirmed" | "reverted";
                                     confirmations: number;
                                     confirmations_required: number;
                                     late: boolean;
@@ -1564,7 +1564,7 @@ export interface operations {
                                     };
                                     rate: string;
                                     /** @enum {string} */
-                                    status: "detected" | "confirmed";
+                                    status: "detected" | "confirmed" | "reverted";
                                     confirmations: number;
                                     confirmations_required: number;
                                     late: boolean;
