@@ -62,6 +62,65 @@ describe('config', () => {
     ).toEqual({ url: 'smtp://mail.example.com:587', from: 'no-reply@example.com' });
   });
 
+  it('checks the EVM chain settings, naming each one, and never echoes the hot wallet key', () => {
+    // Account xpub of BIP39 "abandon … about" at m/44'/60'/0' (as the EVM tests derive it).
+    const xpub =
+      'xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt';
+    const evm = (env: Record<string, string>) =>
+      problems({ TESSERA_EVM_RPC_URL: 'https://rpc.example.com', TESSERA_EVM_XPUB: xpub, ...env });
+    expect(problems({ TESSERA_EVM_RPC_URL: 'ws://rpc.example.com' })[0]).toMatch(/^TESSERA_EVM_RPC_URL:/);
+    expect(problems({ TESSERA_EVM_RPC_URL: 'https://rpc.example.com' })[0]).toMatch(
+      /^TESSERA_EVM_XPUB: required with TESSERA_EVM_RPC_URL/,
+    );
+    expect(
+      evm({
+        TESSERA_EVM_XPUB:
+          'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi',
+      })[0],
+    ).toMatch(/^TESSERA_EVM_XPUB: this is a private key/);
+    expect(evm({ TESSERA_EVM_NETWORK: 'eth' })[0]).toMatch(/^TESSERA_EVM_NETWORK:/);
+    expect(evm({ TESSERA_EVM_CHAIN_ID: '-1' })[0]).toMatch(/^TESSERA_EVM_CHAIN_ID:/);
+    expect(evm({ TESSERA_EVM_CONFIRMATIONS: '0' })[0]).toMatch(/^TESSERA_EVM_CONFIRMATIONS:/);
+    for (const [tokens, why] of [
+      ['USDC', /not SYMBOL:contractAddress:decimals/],
+      ['DOGE:0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238:8', /DOGE is not an asset Tessera knows/],
+      ['USDC:0x1234:6', /is not a contract address/],
+      ['USDC:0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238:2', /decimals must be a whole number from 6/],
+    ] as const) {
+      expect(evm({ TESSERA_EVM_TOKENS: tokens })[0], tokens).toMatch(
+        new RegExp(`^TESSERA_EVM_TOKENS: .*${why.source}`),
+      );
+    }
+    expect(evm({ TESSERA_EVM_NETWORK: 'SOL' })[0]).toMatch(/^TESSERA_EVM_TOKENS: SOL has no native asset/);
+    const secret = 'ab'.repeat(31);
+    const badKey = evm({ TESSERA_EVM_REFUND_PRIVATE_KEY: secret });
+    expect(badKey[0]).toMatch(/^TESSERA_EVM_REFUND_PRIVATE_KEY: must be a private key of 64 hex/);
+    expect(badKey.join('')).not.toContain(secret);
+    expect(
+      evm({
+        TESSERA_EVM_REFUND_PRIVATE_KEY: `0x${'ab'.repeat(32)}`,
+        TESSERA_EVM_REFUND_PRIVATE_KEY_FILE: '/k',
+      })[0],
+    ).toMatch(/^TESSERA_EVM_REFUND_PRIVATE_KEY_FILE: set it or/);
+    expect(evm({ TESSERA_EVM_REFUND_PRIVATE_KEY_FILE: '/nonexistent/key' })[0]).toMatch(
+      /^TESSERA_EVM_REFUND_PRIVATE_KEY_FILE: cannot read \/nonexistent\/key \(ENOENT\)/,
+    );
+    const config = parseConfig({
+      TESSERA_EVM_RPC_URL: 'https://rpc.example.com',
+      TESSERA_EVM_XPUB: xpub,
+      TESSERA_EVM_TOKENS: 'usdc:0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238:6',
+      TESSERA_EVM_REFUND_PRIVATE_KEY: 'ab'.repeat(32),
+    });
+    expect(config.evm).toMatchObject({
+      network: 'ETH',
+      confirmations: 12,
+      nativeAsset: 'ETH',
+      tokens: [{ asset: 'USDC', contract: '0x1c7d4b196cb0c7b01d743fbc6116a902379c7238', decimals: 6 }],
+      refundPrivateKey: `0x${'ab'.repeat(32)}`,
+    });
+    expect(parseConfig({}).evm).toBeUndefined();
+  });
+
   it('treats empty variables as unset and reads lists', () => {
     const config = parseConfig({
       DATABASE_URL: '',

@@ -93,31 +93,17 @@ export class Anvil {
   }
 
   async mint(owner: Account, token: Hex, to: Hex, amount: bigint): Promise<void> {
-    await this.wallet(owner).writeContract({
-      address: token,
-      abi: TOKEN.abi,
-      functionName: 'mint',
-      args: [to, amount],
-    });
+    await this.callToken(owner, token, 'mint', [to, amount]);
     await this.mine();
   }
 
-  async transferToken(from: Account, token: Hex, to: Hex, amount: bigint): Promise<Hex> {
-    return this.wallet(from).writeContract({
-      address: token,
-      abi: TOKEN.abi,
-      functionName: 'transfer',
-      args: [to, amount],
-    });
+  /** Sends a token transfer (mined with the next block). */
+  transferToken(from: Account, token: Hex, to: Hex, amount: bigint): Promise<Hex> {
+    return this.callToken(from, token, 'transfer', [to, amount]);
   }
 
-  async tokenBalance(token: Hex, holder: Hex): Promise<bigint> {
-    return (await this.public.readContract({
-      address: token,
-      abi: TOKEN.abi,
-      functionName: 'balanceOf',
-      args: [holder],
-    })) as bigint;
+  private callToken(from: Account, token: Hex, functionName: 'mint' | 'transfer', args: [Hex, bigint]) {
+    return this.wallet(from).writeContract({ address: token, abi: TOKEN.abi, functionName, args });
   }
 
   stop(): void {

@@ -89,7 +89,7 @@ export class BlockScanner {
           tipChecked = false;
           continue;
         }
-        state = await this.include(block);
+        state = await this.include(state, block);
         processed++;
       }
       await this.healthy();
@@ -207,12 +207,16 @@ export class BlockScanner {
   }
 
   /** One block: what it brings, the payouts it mines, the confirmations it adds, in one transaction. */
-  private async include(block: NodeBlock): Promise<Selectable<EvmScanStateTable>> {
+  private async include(
+    state: Selectable<EvmScanStateTable>,
+    block: NodeBlock,
+  ): Promise<Selectable<EvmScanStateTable>> {
     const receipts = await this.receiptsIn(block);
     const ours = this.sender ? block.transactions.filter((t) => t.from === this.sender) : [];
     const mined = new Map<string, boolean>();
     for (const t of ours) mined.set(t.hash, (await this.c.node.succeeded(t.hash)) ?? false);
     const { config } = this.c;
+    const now = this.c.clock.now();
     await this.c.transact(async (tx) => {
       await this.remember(tx, block);
       for (const [id, receipt] of receipts) await this.received(tx, id, receipt, block);
@@ -220,11 +224,11 @@ export class BlockScanner {
       await this.confirm(tx, block.number);
       await tx
         .updateTable('evm_scan_state')
-        .set({ block_number: block.number, block_hash: block.hash, checked_at: this.c.clock.now() })
+        .set({ block_number: block.number, block_hash: block.hash, checked_at: now })
         .where('network', '=', config.network)
         .execute();
     });
-    return (await this.state()) as Selectable<EvmScanStateTable>;
+    return { ...state, block_number: block.number.toString(), block_hash: block.hash, checked_at: now };
   }
 
   /**

@@ -114,40 +114,23 @@ export class EvmChain implements ChainRail {
   /** Blocks on top of each transfer's, as far as the scanner has processed the chain. */
   async confirmations(db: Executor, transfers: readonly TransferProgress[]): Promise<number[]> {
     if (transfers.length === 0) return [];
-    const state = await db
-      .selectFrom('evm_scan_state')
-      .select('block_number')
-      .where('network', '=', this.network)
-      .executeTakeFirst();
     const rows = await db
-      .selectFrom('evm_transfers')
-      .select(['id', 'tx_hash', 'status', 'block_number', 'confirmations_required'])
-      .where('network', '=', this.network)
-      .where((eb) =>
-        eb.or([
-          eb(
-            'id',
-            'in',
-            transfers.map((t) => t.id),
-          ),
-          eb(
-            'tx_hash',
-            'in',
-            transfers.map((t) => t.id),
-          ),
-        ]),
+      .selectFrom('evm_transfers as t')
+      .innerJoin('evm_scan_state as s', 's.network', 't.network')
+      .select(['t.id', 't.status', 't.block_number', 't.confirmations_required', 's.block_number as head'])
+      .where(
+        't.id',
+        'in',
+        transfers.map((t) => t.id),
       )
       .execute();
-    const head = state ? BigInt(state.block_number) : 0n;
+    const byId = new Map(rows.map((r) => [r.id, r]));
     return transfers.map((t) => {
-      const row = rows.find((r) => r.id === t.id) ?? rows.find((r) => r.tx_hash === t.id);
-      if (!row) return 0;
-      if (row.status === 'confirmed') return row.confirmations_required;
-      if (row.status !== 'pending' || row.block_number === null) return 0;
-      const blocks = head - BigInt(row.block_number) + 1n;
-      return Number(
-        blocks < 0n ? 0n : blocks > BigInt(row.confirmations_required) ? row.confirmations_required : blocks,
-      );
+      const row = byId.get(t.id);
+      if (row?.status === 'confirmed') return row.confirmations_required;
+      if (row?.status !== 'pending' || row.block_number === null) return 0;
+      const blocks = Number(BigInt(row.head) - BigInt(row.block_number) + 1n);
+      return Math.max(0, Math.min(row.confirmations_required, blocks));
     });
   }
 

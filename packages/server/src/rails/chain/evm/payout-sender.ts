@@ -8,6 +8,7 @@
 // count the first time.
 import type { Selectable } from 'kysely';
 import type { Hex } from 'viem';
+import type { Tx } from '../../../platform/db/database.ts';
 import type { EvmPayoutAttempt, EvmTransfersTable } from '../../../platform/db/schema.ts';
 import { type EvmContext, toChainTransfer } from './evm-chain.ts';
 import { unitsPerLedgerUnit } from './evm-config.ts';
@@ -84,13 +85,7 @@ export class PayoutSender {
     const [fees, gas, chainId] = await Promise.all([node.fees(), node.gasFor(sender, call), node.chainId()]);
     const nodeNonce = await node.nonce(sender);
     const signed = await this.c.transact(async (tx) => {
-      const payout = await tx
-        .selectFrom('evm_transfers')
-        .selectAll()
-        .where('id', '=', row.id)
-        .where('status', '=', 'queued')
-        .forUpdate()
-        .executeTakeFirst();
+      const payout = await lockPayout(tx, row.id, 'queued');
       if (!payout) return undefined;
       await tx
         .insertInto('evm_nonces')
@@ -132,13 +127,7 @@ export class PayoutSender {
       maxPriorityFeePerGas,
     });
     const recorded = await this.c.transact(async (tx) => {
-      const payout = await tx
-        .selectFrom('evm_transfers')
-        .selectAll()
-        .where('id', '=', row.id)
-        .where('status', '=', 'broadcast')
-        .forUpdate()
-        .executeTakeFirst();
+      const payout = await lockPayout(tx, row.id, 'broadcast');
       if (!payout || latest(payout).hash !== previous.hash) return false;
       await this.record(tx, payout, [...payout.attempts, attempt], BigInt(row.nonce ?? 0));
       return true;
@@ -152,7 +141,7 @@ export class PayoutSender {
   }
 
   private async record(
-    tx: Parameters<Parameters<EvmContext['transact']>[0]>[0],
+    tx: Tx,
     payout: Selectable<EvmTransfersTable>,
     attempts: EvmPayoutAttempt[],
     nonce: bigint,
@@ -204,6 +193,17 @@ export class PayoutSender {
       signedAt: this.c.clock.now().toISOString(),
     };
   }
+}
+
+/** The payout, locked, if it is still in this status (another process may have moved it on). */
+function lockPayout(tx: Tx, id: string, status: 'queued' | 'broadcast') {
+  return tx
+    .selectFrom('evm_transfers')
+    .selectAll()
+    .where('id', '=', id)
+    .where('status', '=', status)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 function latest(row: Selectable<EvmTransfersTable>): EvmPayoutAttempt {
