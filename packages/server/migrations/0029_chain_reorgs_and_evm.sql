@@ -4,6 +4,10 @@ ALTER TABLE crypto_deposits DROP CONSTRAINT crypto_deposits_status_check;
 ALTER TABLE crypto_deposits ADD CONSTRAINT crypto_deposits_status_check
   CHECK (status IN ('detected', 'confirmed', 'reverted'));
 ALTER TABLE crypto_deposits ADD COLUMN inclusions integer NOT NULL DEFAULT 1;
+-- The chain simulator models a reorg too (POST /sandbox/crypto/transfers/{hash}/reorg).
+ALTER TABLE chain_transfers DROP CONSTRAINT chain_transfers_status_check;
+ALTER TABLE chain_transfers ADD CONSTRAINT chain_transfers_status_check
+  CHECK (status IN ('pending', 'confirmed', 'reverted'));
 
 -- The transfer a crypto top-up waits on, so its confirmations can be asked of the chain.
 ALTER TABLE issuing_topups ADD COLUMN transfer_id text;

@@ -287,6 +287,51 @@ describe('payments on chain', () => {
     ]);
   });
 
+  it('a reorg (sandbox) reverts an unconfirmed transfer, the order owes it again; re-included, it confirms once', async () => {
+    const order = await anOrder(h, store, { total: '10.90' });
+    const sent = await pay(h, order.id);
+    const hash = sent.body.transactionHash;
+    const reorg = (transactionHash: string, json?: unknown) =>
+      h.request<{ transactionHash: string; status: string }>(
+        'POST',
+        `/sandbox/crypto/transfers/${transactionHash}/reorg`,
+        { headers: { authorization: `Bearer ${h.adminToken}` }, ...(json !== undefined ? { json } : {}) },
+      );
+    const dropped = await reorg(hash);
+    expect(dropped.body).toEqual({ transactionHash: hash, status: 'reverted' });
+    let o = await orderOf(h, store, order.id);
+    expect(o).toMatchObject({
+      status: 'pending',
+      amount_pending: { value: '0.00' },
+      amount_due: { value: '10.90' },
+    });
+    expect(o.transfers).toMatchObject([{ transaction_hash: hash, status: 'reverted', confirmations: 0 }]);
+    // Only an unconfirmed incoming transfer can be dropped: not twice unless put back, never an unknown one.
+    expect((await reorg(hash)).status).toBe(409);
+    expect((await reorg('0xnot-a-transfer')).status).toBe(404);
+    expect((await reorg(hash, { reinclude: 'yes' })).status).toBe(400);
+    const back = await h.request('POST', `/sandbox/crypto/transfers/${hash}/reorg`, { json: {} });
+    expect(back.status).toBe(401);
+    await h.advanceClock(300);
+    expect((await orderOf(h, store, order.id)).status).toBe('pending');
+    // Dropped while pending and put back at once: confirmations start again, then the order is paid.
+    const again = await pay(h, order.id);
+    expect((await reorg(again.body.transactionHash, { reinclude: true })).body.status).toBe('pending');
+    await h.advanceClock(144);
+    o = await orderOf(h, store, order.id);
+    expect(o.status).toBe('paid');
+    expect((await reorg(again.body.transactionHash)).status).toBe(409);
+    // Webhooks of one step may arrive in either order: the set of deliveries is what is checked.
+    expect((await hooksFor(order.id, 6)).map((x) => `${x.event_type} ${x.state}`).sort()).toEqual([
+      'ORDER.PAYMENT.DETECTED detected',
+      'ORDER.PAYMENT.DETECTED detected',
+      'ORDER.PAYMENT.DETECTED detected',
+      'ORDER.PAYMENT.RECEIVED completed',
+      'ORDER.PAYMENT.REVERTED reverted',
+      'ORDER.PAYMENT.REVERTED reverted',
+    ]);
+  });
+
   it('sandbox pay refuses a pair the store does not accept or that does not exist', async () => {
     const s = await aStore(h, { currencies: [{ currency: 'BTC', network: 'BTC' }] });
     const order = await anOrder(h, s);

@@ -54,6 +54,7 @@ describe('sandbox triggers', () => {
         'ORDER.PAYMENT.RECEIVED',
         'ORDER.PAYMENT.PARTIAL',
         'ORDER.PAYMENT.LATE',
+        'ORDER.PAYMENT.REVERTED',
         'ORDER.PAYMENT.CANCELLED',
         'ORDER.REFUND.PROPOSED',
         'ORDER.REFUND.ACCEPTED',

@@ -488,7 +488,7 @@ export interface ChainTransfersTable {
   amount: Numeric;
   offramp: ColumnType<boolean, boolean | undefined, boolean>;
   reference: string;
-  status: 'pending' | 'confirmed';
+  status: 'pending' | 'confirmed' | 'reverted';
   confirmations_required: number;
   broadcast_at: Timestamp;
   confirms_at: Timestamp;

@@ -61,4 +61,9 @@ export class ChainRouter implements ChainRail, ChainSandbox {
       );
     return this.simulator.pay(tx, input);
   }
+
+  /** Sandbox: a reorg of a simulated transfer (a real chain's are the chain's own). */
+  reorg(tx: Tx, input: { transactionHash: string; reinclude: boolean }): Promise<ChainTransfer> {
+    return this.simulator.reorg(tx, input);
+  }
 }

@@ -8,7 +8,7 @@ import { addSeconds } from '../../platform/clock/clock.ts';
 import type { Db, Executor, Tx } from '../../platform/db/database.ts';
 import type { ChainTransfersTable } from '../../platform/db/schema.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
-import { DomainError } from '../../platform/errors/domain-error.ts';
+import { DomainError, invalidState } from '../../platform/errors/domain-error.ts';
 import { findNetwork, type Network } from '../../platform/money/assets.ts';
 import { ChainSinks } from './chain-sinks.ts';
 import {
@@ -109,6 +109,48 @@ export class ChainSimulator implements ChainRail {
       offramp: input.offramp ?? false,
       reference: owner.reference,
     });
+  }
+
+  /** Sandbox: a reorg takes an unconfirmed incoming transfer off the chain, and may put it back. */
+  async reorg(tx: Tx, input: { transactionHash: string; reinclude: boolean }): Promise<ChainTransfer> {
+    const row = await tx
+      .selectFrom('chain_transfers')
+      .selectAll()
+      .where('id', '=', input.transactionHash)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!row) throw new DomainError('not_found', 'no such transfer');
+    if (row.direction !== 'in' || row.status !== 'pending')
+      throw invalidState(
+        row.direction !== 'in'
+          ? 'only a transfer to a deposit address can be reorged here'
+          : `the transfer is ${row.status}: a confirmed transfer is final`,
+        { status: row.status },
+      );
+    const reverted = await tx
+      .updateTable('chain_transfers')
+      .set({ status: 'reverted' })
+      .where('id', '=', row.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await this.sinks.tell(tx, { kind: 'reverted', transfer: toTransfer(reverted) });
+    if (!input.reinclude) return toTransfer(reverted);
+    const now = this.clock.now();
+    const network = findNetwork(row.asset, row.network);
+    const blockSeconds = network ? simulatedBlockSeconds(network) : 1;
+    const included = await tx
+      .updateTable('chain_transfers')
+      .set({
+        status: 'pending',
+        broadcast_at: now,
+        confirms_at: addSeconds(now, row.confirmations_required * blockSeconds),
+      })
+      .where('id', '=', row.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const transfer = toTransfer(included);
+    await this.sinks.tell(tx, { kind: 'seen', transfer });
+    return transfer;
   }
 
   async send(

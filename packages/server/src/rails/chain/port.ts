@@ -17,7 +17,7 @@ export interface ChainTransfer {
   /** Sent by an offramp provider on the buyer's behalf (such payments cannot be refunded) */
   offramp: boolean;
   reference: string;
-  status: 'pending' | 'confirmed';
+  status: 'pending' | 'confirmed' | 'reverted';
   confirmationsRequired: number;
   broadcastAt: Date;
   confirmsAt: Date;

@@ -85,6 +85,36 @@ export async function registerCryptoSandboxRoutes(
     },
   );
 
+  app.post(
+    '/crypto/transfers/:transactionHash/reorg',
+    {
+      schema: {
+        summary: 'A reorg drops the block holding an unconfirmed transfer to a deposit address',
+        description:
+          'The transfer becomes `reverted`: its order owes it again and the store gets ORDER.PAYMENT.REVERTED. With reinclude, a new block holds it again at once (ORDER.PAYMENT.DETECTED again; confirmations start afresh). A confirmed transfer is final (409). Simulated chains only: a real chain reorgs by itself.',
+        tags: ['crypto'],
+        params: z.object({ transactionHash: z.string().trim().min(1).max(100) }),
+        body: z.object({ reinclude: z.boolean().optional() }).nullish(),
+        response: {
+          200: z.object({ transactionHash: z.string(), status: z.enum(['pending', 'reverted']) }),
+          ...standardErrors,
+        },
+      },
+    },
+    async (request) => {
+      const transfer = await deps.transact((tx) =>
+        deps.chain.reorg(tx, {
+          transactionHash: request.params.transactionHash,
+          reinclude: request.body?.reinclude ?? false,
+        }),
+      );
+      return {
+        transactionHash: transfer.id,
+        status: transfer.status === 'reverted' ? ('reverted' as const) : ('pending' as const),
+      };
+    },
+  );
+
   const refundView = z.object({
     refundId: z.string(),
     status: z.string(),

@@ -58,8 +58,8 @@ async function pay(s: CryptoTriggerServices, store: Store, orderId: string, shar
   const target = await s.orders.paymentTarget(orderId, { asset: pair.currency, network: pair.network });
   const due = target.cryptoDue > 0n ? target.cryptoDue : 10n ** BigInt(assetOf(pair.currency).exponent);
   const amount = share === 1 ? due : (due * BigInt(Math.round(share * 100))) / 100n;
-  await s.transact((tx) => s.chain.pay(tx, { address: target.address, amount }));
-  return pair;
+  const transfer = await s.transact((tx) => s.chain.pay(tx, { address: target.address, amount }));
+  return { pair, transfer };
 }
 
 async function aPaidOrder(s: CryptoTriggerServices, storeId: string) {
@@ -87,15 +87,21 @@ async function accept(s: CryptoTriggerServices, paymentId: string) {
   await s.refunds.accept({ paymentId }, simulatedAddress(await s.refunds.paymentNetwork(paymentId)));
 }
 
+/** An order paid in full on chain, its transfer seen and not yet confirmed. */
+async function aDetectedPayment(s: CryptoTriggerServices, storeId: string) {
+  const store = await storeOf(s, storeId);
+  const order = await anOrder(s, store);
+  const { transfer } = await pay(s, store, order.id);
+  return { orderId: order.id, transactionHash: transfer.id };
+}
+
 export const CRYPTO_TRIGGERS: Record<string, CryptoTrigger> = {
   'ORDER.PAYMENT.DETECTED': {
     api: 'crypto',
     description: 'an order paid on chain, the transfer seen and not yet confirmed',
     async run(s, storeId) {
-      const store = await storeOf(s, storeId);
-      const order = await anOrder(s, store);
-      await pay(s, store, order.id);
-      return { orderId: order.id };
+      const { orderId } = await aDetectedPayment(s, storeId);
+      return { orderId };
     },
   },
   'ORDER.PAYMENT.RECEIVED': {
@@ -125,6 +131,15 @@ export const CRYPTO_TRIGGERS: Record<string, CryptoTrigger> = {
       await pay(s, store, orderId);
       await s.clock.advance(CONFIRMATION_SECONDS);
       return { orderId, paymentId };
+    },
+  },
+  'ORDER.PAYMENT.REVERTED': {
+    api: 'crypto',
+    description: 'an order paid on chain, then a reorg drops the block holding the unconfirmed transfer',
+    async run(s, storeId) {
+      const { orderId, transactionHash } = await aDetectedPayment(s, storeId);
+      await s.transact((tx) => s.chain.reorg(tx, { transactionHash, reinclude: false }));
+      return { orderId };
     },
   },
   'ORDER.PAYMENT.CANCELLED': {
