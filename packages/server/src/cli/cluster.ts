@@ -30,12 +30,17 @@ export async function servePrimary(
   };
   let stopping = false;
   let announced = false;
+  // Announced once every worker of the first start listens: until then a worker dying would leave the
+  // port without a listener (the primary closes it when none is left), refusing connections.
+  const listening = new Set<number>();
   const fork = (index: number): Worker => {
     const worker = cluster.fork({ TESSERA_WORKER_INDEX: String(index) });
     worker.on('message', (news: WorkerNews) => {
       // Asked for, not pushed at start: a message sent before the worker listens for it is lost.
       if (news.kind === 'ready') worker.send(handover);
       if (news.kind === 'listening' && !announced) {
+        listening.add(index);
+        if (listening.size < config.workers) return;
         announced = true;
         onListening(news.address, booted);
       }
