@@ -13,20 +13,26 @@ export interface TestStore {
   auth: Record<string, string>;
 }
 
+/** What the builders need of a running Tessera: the in-process harness, or a real `tessera serve`. */
+export type RunningTessera = Pick<Harness, 'request' | 'adminToken'>;
+
 export async function aStore(
-  h: Harness,
+  h: RunningTessera,
   options: {
     webhookUrl?: string;
     refundsEnabled?: boolean;
     currencies?: { currency: string; network: string }[];
   } = {},
 ): Promise<TestStore> {
-  const created = await h.admin<{
+  const created = await h.request<{
     id: string;
     clientId: string;
     clientSecret: string;
     webhookSecret: string;
-  }>('POST', '/stores', { json: { name: `Store ${Math.random().toString(36).slice(2, 8)}`, ...options } });
+  }>('POST', '/admin/stores', {
+    headers: { authorization: `Bearer ${h.adminToken}` },
+    json: { name: `Store ${Math.random().toString(36).slice(2, 8)}`, ...options },
+  });
   if (created.status !== 201) throw new Error(`store not created: ${created.text}`);
   const session = await h.request<{ data: { id: string } }>('POST', '/crypto/api/stores/session', {
     json: {
@@ -82,7 +88,7 @@ export function orderDocument(
 }
 
 export async function anOrder(
-  h: Harness,
+  h: RunningTessera,
   store: TestStore,
   overrides: Parameters<typeof orderDocument>[0] = {},
 ) {
@@ -117,7 +123,7 @@ export interface OrderAttributes {
   }[];
 }
 
-export async function orderOf(h: Harness, store: TestStore, id: string) {
+export async function orderOf(h: RunningTessera, store: TestStore, id: string) {
   const res = await h.request<{ data: { attributes: OrderAttributes } }>(
     'GET',
     `/crypto/api/stores/orders/${id}`,

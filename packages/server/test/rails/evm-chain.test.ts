@@ -3,8 +3,6 @@
 // confirmations counted in blocks, a reorg that takes a payment away and gives it back, and a refund
 // signed and sent from the hot wallet (replaced with higher fees when not mined), confirmed once.
 import { pbkdf2Sync } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { HDKey } from '@scure/bip32';
 import { type Hex, parseEther, parseUnits } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
@@ -13,6 +11,7 @@ import { Anvil, anvilAccount } from '../harness/anvil.ts';
 import { anOrder, aStore, orderOf, type TestStore } from '../harness/crypto-builders.ts';
 import { eventually, freePort, Harness } from '../harness/harness.ts';
 import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
+import { rpcProxy } from '../harness/rpc-proxy.ts';
 
 /** The merchant's wallet: BIP39's "abandon … about"; Tessera gets only its account xpub. */
 const MERCHANT_MNEMONIC =
@@ -87,6 +86,38 @@ async function eventsOf(orderId: string): Promise<string[]> {
     .filter((e) => e.attributes.objectIds.includes(orderId))
     .map((e) => e.attributes.type)
     .reverse();
+}
+
+/** A paid order and a refund of part of it, proposed and accepted by the buyer for this address. */
+async function anAcceptedRefund(recipient: Hex) {
+  const order = await anOrder(h, store, { total: '30.00' });
+  const { address, amount } = await choose(order.id, 'ETH:ETH');
+  await sendEth(address, amount);
+  await anvil.mine(CONFIRMATIONS);
+  await scan();
+  const paid = await orderOf(h, store, order.id);
+  expect(paid.status).toBe('paid');
+  const proposed = await h.request<{
+    data: { attributes: { decision_url: string; crypto_amount: { value: string } } };
+  }>('POST', `/crypto/api/stores/refund/${paid.payment_uuid}`, {
+    headers: store.auth,
+    json: { data: { type: 'refunds', attributes: { amount: '10.00', reason: 'returned' } } },
+  });
+  expect(proposed.status).toBe(201);
+  const { decision_url, crypto_amount } = proposed.body.data.attributes;
+  const accepted = await h.request('POST', `${new URL(decision_url).pathname}/accept`, {
+    form: { address: recipient },
+  });
+  expect(accepted.status).toBe(200);
+  const refund = async () =>
+    (
+      await h.request<{ data: { attributes: { status: string; payout_transaction_hash: string | null } } }>(
+        'GET',
+        `/crypto/api/stores/refund/${paid.payment_uuid}`,
+        { headers: store.auth },
+      )
+    ).body.data.attributes;
+  return { order, refund, owed: parseEther(crypto_amount.value) };
 }
 
 describe('EVM chain (anvil)', () => {
@@ -208,35 +239,9 @@ describe('EVM chain (anvil)', () => {
   });
 
   it('a refund is signed and sent from the hot wallet, re-signed with higher fees when stuck, and confirmed once', async () => {
-    const order = await anOrder(h, store, { total: '30.00' });
-    const { address, amount } = await choose(order.id, 'ETH:ETH');
-    await sendEth(address, amount);
-    await anvil.mine(CONFIRMATIONS);
-    await scan();
-    const paid = await orderOf(h, store, order.id);
-    expect(paid.status).toBe('paid');
-    const proposed = await h.request<{
-      data: { attributes: { decision_url: string; crypto_amount: { value: string } } };
-    }>('POST', `/crypto/api/stores/refund/${paid.payment_uuid}`, {
-      headers: store.auth,
-      json: { data: { type: 'refunds', attributes: { amount: '10.00', reason: 'returned' } } },
-    });
-    expect(proposed.status).toBe(201);
-    const { decision_url, crypto_amount } = proposed.body.data.attributes;
     const recipient = anvilAccount(7).account.address;
     const before = await anvil.public.getBalance({ address: recipient });
-    const accepted = await h.request('POST', `${new URL(decision_url).pathname}/accept`, {
-      form: { address: recipient },
-    });
-    expect(accepted.status).toBe(200);
-    const refund = async () =>
-      (
-        await h.request<{ data: { attributes: { status: string; payout_transaction_hash: string | null } } }>(
-          'GET',
-          `/crypto/api/stores/refund/${paid.payment_uuid}`,
-          { headers: store.auth },
-        )
-      ).body.data.attributes;
+    const { order, refund, owed } = await anAcceptedRefund(recipient);
     expect((await refund()).payout_transaction_hash).toBeNull();
     await scan(); // signed, hash recorded, broadcast
     const first = (await refund()).payout_transaction_hash as Hex;
@@ -257,18 +262,41 @@ describe('EVM chain (anvil)', () => {
     await anvil.mine(CONFIRMATIONS);
     await scan();
     expect(await refund()).toMatchObject({ status: 'complete', payout_transaction_hash: second });
-    expect(await anvil.public.getBalance({ address: recipient })).toBe(
-      before + parseEther(crypto_amount.value),
-    );
+    expect(await anvil.public.getBalance({ address: recipient })).toBe(before + owed);
     expect((await orderOf(h, store, order.id)).status).toBe('refund_completed');
     // Nothing more is sent on later sweeps.
     await h.advanceClock(600);
     await anvil.mine(2);
     await scan();
-    expect(await anvil.public.getBalance({ address: recipient })).toBe(
-      before + parseEther(crypto_amount.value),
-    );
+    expect(await anvil.public.getBalance({ address: recipient })).toBe(before + owed);
     await expectLedgerInvariants(h);
+  });
+
+  it('a payout whose nonce someone else spent from the hot wallet is an error on the payout, not a loop', async () => {
+    // Tessera counts the hot wallet's nonces since the refund above; another wallet program now sends
+    // from it, taking the nonce Tessera will sign with.
+    const { refund } = await anAcceptedRefund(anvilAccount(8).account.address);
+    await anvil.wallet(hotWallet.account).sendTransaction({ to: buyer.address, value: 1n });
+    await anvil.mine();
+    await scan();
+    await eventually(async () =>
+      h.logs.find((l) => l.includes('spent by a transaction Tessera did not sign')),
+    );
+    expect((await refund()).status).toBe('accepted');
+    const stuck = await h.services.db
+      .selectFrom('evm_transfers')
+      .select(['status', 'last_error'])
+      .where('direction', '=', 'out')
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(stuck).toEqual({
+      status: 'broadcast',
+      last_error: expect.stringMatching(/used by Tessera alone/),
+    });
+    // Said once, not on every sweep.
+    await scan();
+    await scan();
+    expect(h.logs.filter((l) => l.includes('spent by a transaction Tessera did not sign'))).toHaveLength(1);
   });
 
   it('a store with its own xpub gets addresses of its own wallet; a bad key is refused naming the field', async () => {
@@ -313,26 +341,6 @@ describe('EVM chain (anvil)', () => {
   });
 });
 
-/** A JSON-RPC proxy in front of anvil that can lie: it then reports a head ten blocks beyond the chain's. */
-async function lyingProxy(target: string) {
-  const state = { lying: false };
-  const server = createServer(async (request, response) => {
-    let body = '';
-    for await (const chunk of request) body += String(chunk);
-    const call = JSON.parse(body) as { id: number; method: string };
-    const answer = (await (
-      await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-    ).json()) as { result?: string };
-    if (state.lying && call.method === 'eth_blockNumber' && answer.result)
-      answer.result = `0x${(BigInt(answer.result) + 10n).toString(16)}`;
-    response.setHeader('content-type', 'application/json');
-    response.end(JSON.stringify(answer));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, state, close: () => server.close() };
-}
-
 describe('EVM chain: a node that is down, on the wrong chain, or lying', () => {
   const started: Harness[] = [];
   afterAll(async () => {
@@ -371,12 +379,18 @@ describe('EVM chain: a node that is down, on the wrong chain, or lying', () => {
   });
 
   it('a node whose head runs ahead of its blocks (a gap) stops the scanner until it tells the truth', async () => {
-    const proxy = await lyingProxy(anvil.url);
+    const proxy = await rpcProxy(anvil.url);
     try {
       const one = await start({ TESSERA_EVM_RPC_URL: proxy.url });
       await one.advanceClock(1);
       expect((await readiness(one)).status).toBe(200);
-      proxy.state.lying = true;
+      // It now reports a head ten blocks beyond the chain's.
+      proxy.handle = async (call, forward) => {
+        const answer = await forward();
+        if (call.method === 'eth_blockNumber' && typeof answer.result === 'string')
+          answer.result = `0x${(BigInt(answer.result) + 10n).toString(16)}`;
+        return answer;
+      };
       await anvil.mine();
       await one.advanceClock(1);
       expect(await readiness(one)).toEqual({
@@ -384,7 +398,7 @@ describe('EVM chain: a node that is down, on the wrong chain, or lying', () => {
         reason: expect.stringMatching(/has no block \d+ \(a gap\)/),
       });
       expect(one.logs.join('')).toMatch(/EVM scanner stopped: .*a gap/);
-      proxy.state.lying = false;
+      proxy.handle = (_call, forward) => forward();
       await one.advanceClock(1);
       expect(await readiness(one)).toEqual({ status: 200, reason: '' });
     } finally {

@@ -144,13 +144,20 @@ export class EvmNode {
   }
 
   /** Sends a signed transaction; a node that already has it is not an error. */
-  async broadcast(raw: Hex): Promise<void> {
+  /**
+   * Sends a signed transaction. 'nonce-spent': its nonce is already used on the chain (by this
+   * transaction, mined while nobody was listening, by another version of it, or by someone else).
+   */
+  async broadcast(raw: Hex): Promise<'sent' | 'nonce-spent'> {
     try {
       await this.client.sendRawTransaction({ serializedTransaction: raw });
     } catch (err) {
-      if (/already known|known transaction|already imported/i.test(errorText(err))) return;
+      const text = errorText(err);
+      if (/already known|known transaction|already imported/i.test(text)) return 'sent';
+      if (/nonce too low/i.test(text)) return 'nonce-spent';
       throw err;
     }
+    return 'sent';
   }
 }
 

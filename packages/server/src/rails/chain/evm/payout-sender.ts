@@ -57,7 +57,7 @@ export class PayoutSender {
       try {
         if (row.status === 'queued') await this.signFirst(key, this.sender, row);
         else if (this.isStuck(row)) await this.bump(key, row);
-        else if (!this.sentHere.has(row.id)) await this.send(row.id, latest(row).raw as Hex);
+        else if (!this.sentHere.has(row.id)) await this.send(row.id, row.attempts);
         else continue;
         done++;
       } catch (err) {
@@ -104,7 +104,7 @@ export class PayoutSender {
       await this.record(tx, payout, [attempt], BigInt(nonce));
       return attempt;
     });
-    if (signed) await this.send(row.id, signed.raw as Hex);
+    if (signed) await this.send(row.id, [signed]);
   }
 
   /** Not mined for a while: the same nonce again, with fees raised past the replacement rule. */
@@ -126,18 +126,18 @@ export class PayoutSender {
       maxFeePerGas: maxFeePerGas > maxPriorityFeePerGas ? maxFeePerGas : maxPriorityFeePerGas,
       maxPriorityFeePerGas,
     });
-    const recorded = await this.c.transact(async (tx) => {
+    const attempts = await this.c.transact(async (tx) => {
       const payout = await lockPayout(tx, row.id, 'broadcast');
-      if (!payout || latest(payout).hash !== previous.hash) return false;
+      if (!payout || latest(payout).hash !== previous.hash) return undefined;
       await this.record(tx, payout, [...payout.attempts, attempt], BigInt(row.nonce ?? 0));
-      return true;
+      return [...payout.attempts, attempt];
     });
-    if (!recorded) return;
+    if (!attempts) return;
     this.c.logger.info(
       { network: this.c.config.network, payout: row.id, replaces: previous.hash, txHash: attempt.hash },
       'payout not mined in time: re-signed with higher fees',
     );
-    await this.send(row.id, attempt.raw as Hex);
+    await this.send(row.id, attempts);
   }
 
   private async record(
@@ -165,9 +165,21 @@ export class PayoutSender {
     await this.c.sinks.tell(tx, { kind: 'seen', transfer: toChainTransfer(updated, now) });
   }
 
-  private async send(id: string, raw: Hex): Promise<void> {
-    await this.c.node.broadcast(raw);
+  /**
+   * Broadcasts the latest version. A spent nonce is fine when one of the versions was mined (the
+   * scanner confirms it); when none was, someone else spent the hot wallet's nonce and the payout can
+   * never be mined: said as an error, not retried in a loop (a bump re-signs it after a while).
+   */
+  private async send(id: string, attempts: EvmPayoutAttempt[]): Promise<void> {
+    const raw = attempts.at(-1)?.raw as Hex;
+    const outcome = await this.c.node.broadcast(raw);
     this.sentHere.add(id);
+    if (outcome === 'sent') return;
+    const mined = await Promise.all(attempts.map((a) => this.c.node.succeeded(a.hash as Hex)));
+    if (mined.some((m) => m !== undefined)) return;
+    throw new Error(
+      'its nonce was spent by a transaction Tessera did not sign (the hot wallet must be used by Tessera alone)',
+    );
   }
 
   private isStuck(row: Selectable<EvmTransfersTable>): boolean {
