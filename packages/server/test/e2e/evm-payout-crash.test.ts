@@ -9,7 +9,7 @@ import pg from 'pg';
 import { type Hex, parseEther } from 'viem';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { Anvil, anvilAccount } from '../harness/anvil.ts';
-import { anOrder, aStore, orderOf, type TestStore } from '../harness/crypto-builders.ts';
+import { anOrder, aStore, chooseOnPayPage, orderOf, type TestStore } from '../harness/crypto-builders.ts';
 import { never, type RpcProxy, rpcProxy } from '../harness/rpc-proxy.ts';
 import { ServerProcess } from '../harness/server-process.ts';
 import { createTestDatabase } from '../harness/test-database.ts';
@@ -72,11 +72,7 @@ async function payout() {
 /** A paid order, a refund proposed and accepted by the buyer: answers what the recipient must get. */
 async function anAcceptedRefund(recipient: Hex) {
   const order = await anOrder(server, store, { total: '40.00' });
-  const page = await server.request('POST', `/crypto/pay/${order.id}/choose`, {
-    form: { option: 'ETH:ETH' },
-  });
-  const address = /data-field="address">(0x[0-9a-fA-F]{40})</.exec(page.text)?.[1] as Hex;
-  const amount = /data-field="crypto-amount">([\d.]+)</.exec(page.text)?.[1] ?? '';
+  const { address, amount } = await chooseOnPayPage(server, order.id, 'ETH:ETH');
   await anvil.wallet(anvilAccount(0).account).sendTransaction({ to: address, value: parseEther(amount) });
   await anvil.mine(CONFIRMATIONS);
   await expect

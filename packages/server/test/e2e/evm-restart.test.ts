@@ -7,7 +7,7 @@ import pg from 'pg';
 import { type Hex, parseEther } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Anvil, anvilAccount } from '../harness/anvil.ts';
-import { orderDocument } from '../harness/crypto-builders.ts';
+import { anOrder, aStore, chooseOnPayPage } from '../harness/crypto-builders.ts';
 import { ServerProcess } from '../harness/server-process.ts';
 import { createTestDatabase } from '../harness/test-database.ts';
 
@@ -44,31 +44,13 @@ const scannedTo = async () =>
 
 it('resumes from the last committed block after kill -9, each payment seen and confirmed once', async () => {
   let server = await ServerProcess.start(env);
-  const store = await server.admin<{ clientId: string; clientSecret: string }>('POST', '/stores', {
-    name: 'Chain shop',
-  });
-  const session = await server.request<{ data: { id: string } }>('POST', '/crypto/api/stores/session', {
-    json: {
-      data: {
-        type: 'session',
-        attributes: { client_id: store.body.clientId, client_secret: store.body.clientSecret },
-      },
-    },
-  });
-  const auth = { authorization: `Bearer ${session.body.data.id}` };
+  const store = await aStore(server);
+  const auth = store.auth;
   const targets: { id: string; address: Hex; amount: string }[] = [];
   for (let i = 0; i < ORDERS; i++) {
-    const created = await server.request<{ data: { id: string } }>('POST', '/crypto/api/stores/orders', {
-      headers: auth,
-      json: orderDocument({ total: '20.00' }),
-    });
-    expect(created.status, created.text).toBe(201);
-    const page = await server.request('POST', `/crypto/pay/${created.body.data.id}/choose`, {
-      form: { option: 'ETH:ETH' },
-    });
-    const address = /data-field="address">(0x[0-9a-fA-F]{40})</.exec(page.text)?.[1] as Hex;
-    const amount = /data-field="crypto-amount">([\d.]+)</.exec(page.text)?.[1] ?? '';
-    targets.push({ id: created.body.data.id, address, amount });
+    const created = await anOrder(server, store, { total: '20.00' });
+    const { address, amount } = await chooseOnPayPage(server, created.id, 'ETH:ETH');
+    targets.push({ id: created.id, address, amount });
   }
   await expect.poll(scannedTo, { timeout: 10_000 }).toBeGreaterThanOrEqual(0n);
   const start = await scannedTo();

@@ -101,6 +101,19 @@ export async function anOrder(
   return { id: res.body.data.id, redirectUrl: res.body.data.attributes.redirect_url };
 }
 
+/** The buyer picks a currency on the hosted pay page; answers what the page says to send, and where. */
+export async function chooseOnPayPage(h: RunningTessera, orderId: string, option: string) {
+  // The form's answer redirects to the page, which shows the address, the amount and a QR code.
+  const page = await h.request('POST', `/crypto/pay/${orderId}/choose`, { form: { option } });
+  const address = /data-field="address">(0x[0-9a-fA-F]{40})</.exec(page.text)?.[1] as
+    | `0x${string}`
+    | undefined;
+  const amount = /data-field="crypto-amount">([\d.]+)</.exec(page.text)?.[1];
+  if (page.status !== 200 || !address || !amount)
+    throw new Error(`no address or amount on the page (${page.status}):\n${page.text}`);
+  return { address, amount, page: page.text };
+}
+
 export interface OrderAttributes {
   status: string;
   reference: string;

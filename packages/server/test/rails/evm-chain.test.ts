@@ -8,7 +8,7 @@ import { type Hex, parseEther, parseUnits } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Anvil, anvilAccount } from '../harness/anvil.ts';
-import { anOrder, aStore, orderOf, type TestStore } from '../harness/crypto-builders.ts';
+import { anOrder, aStore, chooseOnPayPage, orderOf, type TestStore } from '../harness/crypto-builders.ts';
 import { eventually, freePort, Harness } from '../harness/harness.ts';
 import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
 import { rpcProxy } from '../harness/rpc-proxy.ts';
@@ -60,15 +60,10 @@ afterAll(async () => {
 /** Runs the sweeps (the scanner and the payout sender among them) as a clock tick does. */
 const scan = () => h.advanceClock(1);
 
-/** The buyer picks a currency on the hosted page; answers what the page says to send, and where. */
+/** The buyer picks a currency on the hosted page, which shows a QR code with the address. */
 async function choose(orderId: string, option: 'ETH:ETH' | 'USDC:ETH') {
-  // The form's answer redirects to the page, which shows the address, the amount and a QR code.
-  const page = await h.request('POST', `/crypto/pay/${orderId}/choose`, { form: { option } });
-  expect(page.status).toBe(200);
-  const address = /data-field="address">(0x[0-9a-fA-F]{40})</.exec(page.text)?.[1] as Hex | undefined;
-  const amount = /data-field="crypto-amount">([\d.]+)</.exec(page.text)?.[1];
-  expect(page.text).toContain('class="qr"');
-  if (!address || !amount) throw new Error(`no address or amount on the page:\n${page.text}`);
+  const { address, amount, page } = await chooseOnPayPage(h, orderId, option);
+  expect(page).toContain('class="qr"');
   return { address, amount };
 }
 
