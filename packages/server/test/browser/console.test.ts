@@ -21,6 +21,12 @@ import {
 } from '../harness/payments-builders.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 
+/** The account keys (m/44'/60'/0') of BIP39's "abandon … about" mnemonic */
+const ABANDON_XPUB =
+  'xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt';
+const ABANDON_XPRV =
+  'xprv9zDSoJv1aBcjX6sNgEpE2J9K6MV2MUnXuqXsFgzVn3zY2aHyupaFQdYCtdCbNMkvcTdx9FeN49sgXw6mjrhrFLRSzJVnRYPfSCCgjeg4GxY';
+
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe.skipIf(!hasBrowser)('the console in Chromium', () => {
@@ -232,8 +238,42 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
     await page.close();
   });
 
+  it('an operator sets a store’s EVM wallet: a private key is refused naming the field, an xpub saved with its first address', async () => {
+    const store = await aStore(h);
+    const page = await browser.newPage();
+    await signInWithToken(page);
+    await page.goto(`${h.baseUrl}/console/crypto/stores/${store.id}`);
+    expect(await page.locator('dl, table').first().textContent()).toContain(
+      'the operator’s (TESSERA_EVM_XPUB)',
+    );
+    await page.getByRole('link', { name: 'Change the EVM wallet…' }).click();
+    await page.getByLabel('Extended public key').fill(ABANDON_XPRV);
+    await page.getByRole('button', { name: 'Save the wallet' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('this is a private key');
+    expect(await page.getByLabel('Extended public key').getAttribute('aria-invalid')).toBe('true');
+    expect((await h.admin<{ evmXpub: string | null }>('GET', `/stores/${store.id}`)).body.evmXpub).toBeNull();
+
+    await page.getByLabel('Extended public key').fill(ABANDON_XPUB);
+    await page.getByRole('button', { name: 'Save the wallet' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved.');
+    // The first address of m/44'/60'/0'/0/0 of BIP39's "abandon … about", as every wallet shows it.
+    expect(await page.locator('main').textContent()).toContain('0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
+    expect((await h.admin<{ evmXpub: string | null }>('GET', `/stores/${store.id}`)).body.evmXpub).toBe(
+      ABANDON_XPUB,
+    );
+
+    // Emptied: back to the operator's wallet.
+    await page.getByRole('link', { name: 'Change the EVM wallet…' }).click();
+    await page.getByLabel('Extended public key').fill('');
+    await page.getByRole('button', { name: 'Save the wallet' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved.');
+    expect((await h.admin<{ evmXpub: string | null }>('GET', `/stores/${store.id}`)).body.evmXpub).toBeNull();
+    await page.close();
+  });
+
   it('console pages at 390 px and 1280 px: no overflow, no serious or critical axe violation, the sandbox banner', async () => {
     const store = await aStore(h);
+    await h.admin('PATCH', `/stores/${store.id}`, { json: { evmXpub: ABANDON_XPUB } });
     const cryptoOrder = await aCryptoOrder(h, store);
     await pay(h, cryptoOrder.id);
     const partner = await h.admin<{ id: string; apiKey: string }>('POST', '/partners', {
@@ -248,6 +288,8 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
       `/console/payments/transactions/${order.transactionId}/refund`,
       `/console/payments/sites/${merchant.sites[0]?.id}`,
       `/console/crypto/orders/${cryptoOrder.id}`,
+      `/console/crypto/stores/${store.id}`,
+      `/console/crypto/stores/${store.id}/evm-wallet`,
       `/console/issuing/customers/${cardholder.customerId}`,
       '/console/issuing/cards',
       '/console/ledger/accounts',

@@ -4,7 +4,7 @@ import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { brandField } from '../../platform/tenants/brand.ts';
 import type { Store } from '../../platform/tenants/stores-service.ts';
 import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
-import { AccountKey, ExtendedKeyError } from '../../rails/chain/hd-addresses.ts';
+import { readEvmWallet } from '../../rails/chain/hd-addresses.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { frameAncestorsField, idParam, nameField, standardErrors, timestamp, urlField } from './schemas.ts';
 
@@ -20,13 +20,8 @@ const evmXpubField = z
   .nullable()
   .optional()
   .superRefine((value, ctx) => {
-    if (!value) return;
-    try {
-      AccountKey.parse(value);
-    } catch (err) {
-      if (!(err instanceof ExtendedKeyError)) throw err;
-      ctx.addIssue({ code: 'custom', message: err.message });
-    }
+    const wallet = value ? readEvmWallet(value) : undefined;
+    if (wallet && 'problem' in wallet) ctx.addIssue({ code: 'custom', message: wallet.problem });
   });
 
 const storeView = z.object({

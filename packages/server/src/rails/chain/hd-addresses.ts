@@ -94,6 +94,19 @@ export function evmDepositAddress(account: AccountKey, index: number): string {
   return toChecksumAddress(Buffer.from(hash.subarray(12)).toString('hex'));
 }
 
+/**
+ * A store's EVM wallet as the operator types it: its first receive address (for them to compare with
+ * their wallet's), or why the key is refused.
+ */
+export function readEvmWallet(text: string): { firstAddress: string } | { problem: string } {
+  try {
+    return { firstAddress: evmDepositAddress(AccountKey.parse(text), 0) };
+  } catch (err) {
+    if (err instanceof ExtendedKeyError) return { problem: err.message };
+    throw err;
+  }
+}
+
 /** The BIP84 (P2WPKH, bech32) address of receive index `index`: bc1… on mainnet, tb1… on testnet. */
 export function bip84DepositAddress(account: AccountKey, index: number): string {
   const payment = p2wpkh(account.receivePublicKey(index), account.isTestnet ? TEST_NETWORK : NETWORK);

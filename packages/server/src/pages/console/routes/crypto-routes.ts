@@ -2,7 +2,9 @@
 // stores with their session keys (a key made here is shown once; revoking one refuses it at once).
 import type { FastifyInstance } from 'fastify';
 import type { Viewer } from '../../../platform/console/console-users.ts';
-import { notFound } from '../../../platform/errors/domain-error.ts';
+import { DomainError, notFound } from '../../../platform/errors/domain-error.ts';
+import { tenantChangeSettled } from '../../../platform/tenants/tenant-changes.ts';
+import { readEvmWallet } from '../../../rails/chain/hd-addresses.ts';
 import { sendConsolePage } from '../console-http.ts';
 import { details, doneNotice, link, listView, money, status, when } from '../console-layout.ts';
 import { ownsTenant, sees } from '../console-scope.ts';
@@ -183,8 +185,10 @@ export async function registerCryptoConsoleRoutes(
         ['Webhook URL', s.webhookUrl],
         ['Refunds', s.refundsEnabled ? 'enabled' : 'disabled'],
         ['Currencies', s.currencies.map((c) => `${c.currency} on ${c.network}`).join(', ')],
+        ['EVM wallet', s.evmAccountKey ?? 'the operator’s (TESSERA_EVM_XPUB)'],
+        ['Its first address', s.evmAccountKey ? firstAddressOf(s.evmAccountKey) : null],
         ['Created', when(s.createdAt)],
-      ])}
+      ])}<p>${link(`${base}/evm-wallet`, 'Change the EVM wallet…')}</p>
 <h2>API keys</h2><p>${link(`${base}/keys/new`, 'Create a key…')}</p>
 ${listView({
   caption: 'Session keys of this store (only their ids: a key is shown once, when made)',
@@ -203,6 +207,36 @@ ${listView({
 })}`,
     );
   });
+
+  const evmWallet = confirmedAction<IdParams>(
+    deps,
+    async (request, params) => {
+      const s = await storeFor(viewerOf(request, deps), params.id);
+      return {
+        title: `EVM wallet of ${s.name}`,
+        explain: h`<p>The account-level extended public key (xpub, m/44’/60’/0’) of the wallet that receives this store’s
+payments on a real EVM chain: each order gets a new address derived from it, and Tessera never holds its private key.
+Addresses already given to orders stay as they are. Leave empty to use the operator’s wallet.</p>
+<p>After saving, compare the store’s first address with the first address your wallet shows for this account.</p>`,
+        fields: [{ name: 'evmXpub', label: 'Extended public key', value: s.evmAccountKey ?? '' }],
+        submit: 'Save the wallet',
+        danger: true,
+      };
+    },
+    async (request, params, body) => {
+      const s = await storeFor(viewerOf(request, deps), params.id);
+      const key = body.evmXpub?.trim() ?? '';
+      const wallet = key ? readEvmWallet(key) : undefined;
+      if (wallet && 'problem' in wallet) {
+        throw new DomainError('validation_failed', `evmXpub: ${wallet.problem}`, { field: 'evmXpub' });
+      }
+      await stores.update(db, s.id, { evmAccountKey: key || null });
+      await tenantChangeSettled(db);
+      return `/console/crypto/stores/${s.id}?done=saved`;
+    },
+  );
+  app.get('/crypto/stores/:id/evm-wallet', evmWallet.get);
+  app.post('/crypto/stores/:id/evm-wallet', evmWallet.post);
 
   const newKey = confirmedAction<IdParams>(
     deps,
@@ -248,6 +282,12 @@ ${listView({
   );
   app.get('/crypto/stores/:id/keys/:keyId/revoke', revoke.get);
   app.post('/crypto/stores/:id/keys/:keyId/revoke', revoke.post);
+}
+
+/** The first receive address of a stored key (checked when it was saved). */
+function firstAddressOf(key: string): string | null {
+  const wallet = readEvmWallet(key);
+  return 'firstAddress' in wallet ? wallet.firstAddress : null;
 }
 
 function transferTable(rows: Awaited<ReturnType<typeof chainTransfers>>) {
