@@ -471,7 +471,6 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       events: services.events,
       merchants: services.merchants,
       tenantCache: services.tenantCache,
-      publicUrl: config.publicUrl,
     }),
     ...common,
   });

@@ -21,7 +21,6 @@ export interface PaymentsApiDeps extends PaymentsServices {
   events: EventsService;
   merchants: MerchantsService;
   tenantCache: TenantCache;
-  publicUrl: string;
 }
 
 export function paymentsApi(
@@ -46,7 +45,7 @@ export function paymentsApi(
       await registerOrdersRoutes(app, { orders: deps.orders, authenticate });
       await registerTransactionsRoutes(app, { transactions: deps.transactions, authenticate });
       await registerCardsRoutes(app, { cards: deps.cards, authenticate });
-      await registerLinksRoutes(app, { links: deps.links, authenticate, publicUrl: deps.publicUrl });
+      await registerLinksRoutes(app, { links: deps.links, authenticate });
       await registerEventsRoutes(app, { events: deps.events, authenticate });
       await registerSessionTokenRoutes(app, { sessions: deps.checkoutSessions, authenticate });
     },

@@ -47,7 +47,7 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
   const { db, clock, transact, outbox, ledger } = p;
   const customers = new CustomersService({ db, transact, clock });
   const cards = new StoredCardsService({ db, clock, encryptor: p.encryptor, network: p.rails.cardNetwork });
-  const links = new PaymentLinksService({ db, clock });
+  const links = new PaymentLinksService({ db, clock, notifier: p.rails.notifier, publicUrl: p.publicUrl });
   const transactions = new PaymentTransactionsService({
     db,
     transact,

@@ -3,7 +3,14 @@
 // payment links through their whole life; merchant isolation for both.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
-import { aCustomer, aMerchant, anOrder, payments, type TestMerchant } from '../harness/payments-builders.ts';
+import {
+  aCustomer,
+  aMerchant,
+  anOrder,
+  newCard,
+  payments,
+  type TestMerchant,
+} from '../harness/payments-builders.ts';
 
 let h: Harness;
 let m: TestMerchant;
@@ -209,7 +216,13 @@ describe('payment links', () => {
     expect((await h.request('GET', `/pay/${hash}`)).status).toBe(200);
     await h.advanceClock(3601);
     expect((await h.request('GET', `/pay/${hash}`)).text).toContain('expired');
+    const late = await payments(h, m, 'POST', `/payment-link/${hash}/email`, { email: 'late@example.com' });
+    expect(late.status).toBe(409);
+    expect(late.text).toContain('expired');
     const other = await aMerchant(h);
+    expect(
+      (await payments(h, other, 'POST', `/payment-link/${hash}/email`, { email: 'x@example.com' })).status,
+    ).toBe(404);
     for (const method of ['GET', 'PUT', 'DELETE']) {
       expect(
         (
@@ -223,5 +236,84 @@ describe('payment links', () => {
         ).status,
       ).toBe(404);
     }
+  });
+
+  it('emails a link to a buyer: its price, items and page; once per Idempotency-Key; bad addresses and unavailable links refused', async () => {
+    const created = await payments(h, m, 'POST', '/payment-link', {
+      amount: '12.50',
+      currency: 'EUR',
+      orderType: 'recurring',
+      intervalType: 'month',
+      intervalValue: '1',
+      contentType: 'Items',
+      items: JSON.stringify([{ name: 'Coffee beans', quantity: 2, price: '6.25' }]),
+    });
+    const link = created.body.data;
+    const inbox = async (recipient: string) =>
+      (
+        await h.request<{ data: { subject: string; body: string; channel: string }[] }>(
+          'GET',
+          `/sandbox/messages?recipient=${encodeURIComponent(recipient)}`,
+          { headers: { authorization: `Bearer ${h.adminToken}` } },
+        )
+      ).body.data;
+    const key = { 'idempotency-key': `link-mail-${link.hash}` };
+    const send = () =>
+      h.request<{ code: number; data: { hash: string; url: string; email: string } }>(
+        'POST',
+        `/payments/payment-link/${link.hash}/email`,
+        { headers: { ...m.auth, ...key }, form: { email: 'buyer@example.com' } },
+      );
+    const sent = await send();
+    expect(sent.status, sent.text).toBe(200);
+    expect(sent.body.data).toEqual({ hash: link.hash, url: link.url, email: 'buyer@example.com' });
+    // Retried with its key (a lost answer): answered again, not mailed again.
+    expect((await send()).body).toEqual(sent.body);
+    const [mail, ...more] = await inbox('buyer@example.com');
+    expect(more).toEqual([]);
+    expect(mail?.channel).toBe('email');
+    expect(mail?.subject).toBe(`${m.sites[0]?.name} asks you to pay 12.50 EUR`);
+    expect(mail?.body).toContain('for 2 × Coffee beans, then every 1 month until you cancel.');
+    expect(mail?.body).toContain(`Pay by card on this page: ${link.url}`);
+
+    for (const [form, field] of [
+      [{ email: 'not-an-address' }, 'email'],
+      [{}, 'email'],
+      [{ email: `${'a'.repeat(250)}@example.com` }, 'email'],
+    ] as const) {
+      const refused = await payments(h, m, 'POST', `/payment-link/${link.hash}/email`, form);
+      expect(refused.status).toBe(400);
+      expect(refused.text).toContain(field);
+    }
+    await payments(h, m, 'PUT', `/payment-link/${link.hash}`, { active: '0' });
+    const inactive = await payments(h, m, 'POST', `/payment-link/${link.hash}/email`, {
+      email: 'second@example.com',
+    });
+    expect(inactive.status).toBe(409);
+    expect(inactive.text).toContain('not active');
+    expect(await inbox('second@example.com')).toEqual([]);
+  });
+
+  it('a buyer who pays through a link gets the receipt at the address they gave on its page', async () => {
+    const created = await payments(h, m, 'POST', '/payment-link', {
+      amount: '9.00',
+      currency: 'EUR',
+      description: 'A ticket',
+    });
+    const hash = created.body.data.hash;
+    const paid = await h.request('POST', `/pay/${hash}`, {
+      form: { email: 'Payer@Example.com', ...newCard() },
+    });
+    expect(paid.status).toBe(200); // the result page, after its redirect
+    const inbox = await h.request<{ data: { subject: string; body: string }[] }>(
+      'GET',
+      '/sandbox/messages?recipient=payer@example.com',
+      { headers: { authorization: `Bearer ${h.adminToken}` } },
+    );
+    expect(inbox.body.data).toHaveLength(1);
+    expect(inbox.body.data[0]?.subject).toMatch(
+      new RegExp(`^Invoice for order \\d+ from ${m.sites[0]?.name}$`),
+    );
+    expect(inbox.body.data[0]?.body).toContain('received your payment of 9.00 EUR');
   });
 });

@@ -165,6 +165,7 @@ describe('operational routes', () => {
       '/order/{id}',
       '/payment-link',
       '/payment-link/{hash}',
+      '/payment-link/{hash}/email',
       '/transaction',
       '/transaction/{id}',
     ]);

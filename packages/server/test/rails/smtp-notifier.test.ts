@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, Harness } from '../harness/harness.ts';
+import { aMerchant, payments } from '../harness/payments-builders.ts';
 
 interface Received {
   from: string;
@@ -158,6 +159,31 @@ describe('mail by SMTP', () => {
       { headers: { authorization: `Bearer ${h.adminToken}` } },
     );
     expect(inbox.body.data).toHaveLength(1);
+  });
+
+  it('a payment link emailed to a buyer arrives with its page as a link in the HTML', async () => {
+    const merchant = await aMerchant(h);
+    const created = await payments(h, merchant, 'POST', '/payment-link', {
+      amount: '19.99',
+      currency: 'EUR',
+      description: 'Concert <ticket> & drink',
+    });
+    const url: string = created.body.data.url;
+    const sent = await payments(h, merchant, 'POST', `/payment-link/${created.body.data.hash}/email`, {
+      email: 'buyer@example.com',
+    });
+    expect(sent.status).toBe(200);
+    const [message] = await eventually(async () => {
+      const got = mail.to('buyer@example.com');
+      return got.length ? got : undefined;
+    });
+    const raw = decodeQp(message?.raw ?? '');
+    expect(raw).toMatch(/^Subject: Site 1 asks you to pay 19\.99 EUR/m);
+    expect(raw).toContain('for Concert <ticket> & drink.');
+    expect(raw).toContain('for Concert &lt;ticket&gt; &amp; drink.');
+    expect(raw).toContain(`<a href="${url}">${url}</a>`);
+    await h.advanceClock(3600);
+    expect(mail.to('buyer@example.com')).toHaveLength(1);
   });
 
   it('deletes what was sent or given up once 30 days have passed, never what is still to send', async () => {

@@ -142,6 +142,8 @@ export async function registerCheckoutPageRoutes(
         cardHolderCountry: (body.cardHolderCountry ?? '').trim().toUpperCase(),
         cardHolderState: (body.cardHolderState ?? '').trim().toUpperCase() || undefined,
         paymentLinkHash: link.hash,
+        // The buyer gave their address on the link's page: each payment's receipt goes there.
+        invoiceEmail: email,
       });
       if (result.redirect) {
         // Straight on to the issuer's challenge.

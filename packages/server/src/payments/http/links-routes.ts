@@ -61,14 +61,14 @@ const createBody = updateBody.extend({ amount: decimalField, currency: currencyF
 
 export async function registerLinksRoutes(
   app: ZodApp,
-  deps: { links: PaymentLinksService; authenticate: MerchantAuthenticator; publicUrl: string },
+  deps: { links: PaymentLinksService; authenticate: MerchantAuthenticator },
 ): Promise<void> {
   const { links } = deps;
   const common = { onRequest: deps.authenticate };
   const hashParam = z.object({ hash: z.string().max(64) });
   const present = async (l: LinkRow): Promise<z.infer<typeof linkView>> => ({
     hash: l.hash,
-    url: `${deps.publicUrl}/pay/${l.hash}`,
+    url: links.urlOf(l.hash),
     siteId: l.site_id,
     orderType: l.order_type,
     amount: Number(formatAmountIn(BigInt(l.amount), l.currency)),
@@ -161,6 +161,29 @@ export async function registerLinksRoutes(
     },
     async (request) =>
       ok(await present(await links.update(merchantOf(request), request.params.hash, input(request.body)))),
+  );
+
+  app.post(
+    '/payment-link/:hash/email',
+    {
+      ...common,
+      schema: {
+        summary: 'Email a payment link to a buyer',
+        description:
+          'Sends the link by email (plain text and HTML) to the address given. Only a link that can be paid is sent: an inactive, expired, used-up or deleted one answers 409. Each call sends one message; repeat a request with the same Idempotency-Key to be sure it is sent once.',
+        tags: ['payment links'],
+        params: hashParam,
+        body: z.object({ email: z.email().max(254) }),
+        response: {
+          200: envelope(z.object({ hash: z.string(), url: z.string(), email: z.string() })),
+          ...standardErrors,
+        },
+      },
+    },
+    async (request) => {
+      const link = await links.email(merchantOf(request), request.params.hash, request.body.email);
+      return ok({ hash: link.hash, url: links.urlOf(link.hash), email: request.body.email });
+    },
   );
 
   app.delete(

@@ -10,6 +10,7 @@ import type { PaymentsLinksTable } from '../../platform/db/schema.ts';
 import { DomainError, notFound, validationFailed } from '../../platform/errors/domain-error.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
+import type { Notifier } from '../../rails/notifier/port.ts';
 import type { Page } from '../http/envelope.ts';
 import { boundedAmount } from '../order-amounts.ts';
 import { loadMerchantScope, type MerchantScope, siteOf } from '../sites.ts';
@@ -35,7 +36,51 @@ export interface LinkInput {
 export const PAID_STATUSES = ['complete-ok', 'in-progress', 'retrying'] as const;
 
 export class PaymentLinksService {
-  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; notifier: Notifier; publicUrl: string }) {}
+
+  /** The link's page address, as the API and its emails show it. */
+  urlOf(hash: string): string {
+    return `${this.deps.publicUrl}/pay/${hash}`;
+  }
+
+  /**
+   * Emails the link to a buyer. Only a link that can be paid is sent. The message is handed to the
+   * notifier in one write (by SMTP it is an outbox row: retried until sent, never sent twice); a retried
+   * request with the same Idempotency-Key is answered from the first one, so it does not mail again.
+   */
+  async email(merchant: MerchantScope, hash: string, recipient: string): Promise<LinkRow> {
+    await this.get(merchant, hash);
+    const found = await this.payable(hash);
+    if ('unavailable' in found) throw new DomainError('invalid_state', found.unavailable);
+    const { link } = found;
+    const site = merchant.siteNames.get(link.site_id) ?? 'The merchant';
+    const price = `${formatAmountIn(BigInt(link.amount), link.currency)} ${link.currency}`;
+    const items: { name: string; quantity: number }[] = link.items ? JSON.parse(link.items) : [];
+    const what =
+      link.content_type === 'Items' && items.length > 0
+        ? items.map((i) => `${i.quantity} × ${i.name}`).join(', ')
+        : link.description;
+    const every =
+      link.order_type === 'recurring' && link.interval_type && link.interval_value
+        ? `, then every ${link.interval_value} ${link.interval_type}${link.interval_value > 1 ? 's' : ''} until you cancel`
+        : '';
+    await this.deps.notifier.send(this.deps.db, {
+      channel: 'email',
+      recipient,
+      subject: `${site} asks you to pay ${price}`,
+      body: [
+        `${site} asks you to pay ${price}${what ? ` for ${what}` : ''}${every}.`,
+        `Pay by card on this page: ${this.urlOf(link.hash)}`,
+        ...(link.expires_at
+          ? [
+              `The link can be used until ${link.expires_at.toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+            ]
+          : []),
+        'If you did not expect this message, ignore it: nothing is charged unless you pay on that page.',
+      ].join('\n'),
+    });
+    return link;
+  }
 
   async create(merchant: MerchantScope, input: LinkInput): Promise<LinkRow> {
     const siteId = siteOf(merchant, input.siteId);
