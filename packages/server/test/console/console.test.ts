@@ -12,6 +12,7 @@ import {
   SESSION_HOURS,
 } from '../../src/platform/console/console-users.ts';
 import { Encryptor } from '../../src/platform/crypto/encryption.ts';
+import { ConsoleClient } from '../harness/console-client.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
 
@@ -25,74 +26,23 @@ afterAll(async () => {
   await h.close();
 });
 
-/** A browser's side of the console: a cookie jar, same-origin form posts, redirects not followed. */
-class Browser {
-  private readonly cookies = new Map<string, string>();
+const operator = () => ConsoleClient.operator(h);
 
-  async get(path: string) {
-    return this.send('GET', path);
-  }
-
-  async post(path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
-    return this.send('POST', path, new URLSearchParams(form).toString(), headers);
-  }
-
-  /** The CSRF token of the page at `path` (the first form's). */
-  async csrf(path: string): Promise<string> {
-    return /name="csrf" value="([^"]+)"/.exec((await this.get(path)).text)?.[1] ?? '';
-  }
-
-  async signIn(form: Record<string, string>) {
-    return this.post('/console/sign-in', { csrf: await this.csrf('/console/sign-in'), ...form });
-  }
-
-  private async send(method: string, path: string, body?: string, headers: Record<string, string> = {}) {
-    const response = await fetch(`${h.baseUrl}${path}`, {
-      method,
-      redirect: 'manual',
-      headers: {
-        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-        'sec-fetch-site': 'same-origin',
-        ...(body ? { 'content-type': 'application/x-www-form-urlencoded', origin: h.baseUrl } : {}),
-        ...headers,
-      },
-      ...(body ? { body } : {}),
-    });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';');
-      const [name = '', value = ''] = pair.split('=');
-      if (/Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(line) || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return {
-      status: response.status,
-      location: response.headers.get('location'),
-      text: await response.text(),
-    };
-  }
-}
-
-async function operator(): Promise<Browser> {
-  const b = new Browser();
-  expect((await b.signIn({ token: h.adminToken })).status).toBe(303);
-  return b;
-}
-
-async function member(kind: 'merchant' | 'store' | 'partner', id: string | number): Promise<Browser> {
+async function member(kind: 'merchant' | 'store' | 'partner', id: string | number): Promise<ConsoleClient> {
   const email = `m-${randomBytes(4).toString('hex')}@console.example`;
   const password = 'correct horse battery staple';
   const created = await h.admin('POST', '/console-users', {
     json: { email, password, role: 'member', tenant: { kind, id: String(id) } },
   });
   expect(created.status).toBe(201);
-  const b = new Browser();
+  const b = new ConsoleClient(h.baseUrl);
   expect((await b.signIn({ email, password })).location).toBe('/console');
   return b;
 }
 
 describe('signing in', () => {
   it('sends a stranger to the sign-in page and refuses forms without the page’s token or from another site', async () => {
-    const b = new Browser();
+    const b = new ConsoleClient(h.baseUrl);
     expect(await b.get('/console/payments/orders')).toMatchObject({
       status: 303,
       location: '/console/sign-in?next=%2Fconsole%2Fpayments%2Forders',
@@ -128,7 +78,7 @@ describe('signing in', () => {
     await h.admin('POST', '/console-users', {
       json: { email, password: 'the right password', role: 'operator' },
     });
-    const b = new Browser();
+    const b = new ConsoleClient(h.baseUrl);
     for (let i = 1; i < MAX_FAILED_SIGNINS; i++)
       expect((await b.signIn({ email, password: `wrong ${i}` })).status).toBe(401);
     const locked = await b.signIn({ email, password: 'wrong again' });
@@ -194,7 +144,7 @@ describe('console users through the admin API', () => {
     const listed = await h.admin<{ data: Record<string, unknown>[] }>('GET', '/console-users');
     expect(JSON.stringify(listed.body)).not.toContain(created.body.password);
 
-    const b = new Browser();
+    const b = new ConsoleClient(h.baseUrl);
     expect(
       (await b.signIn({ email: 'generated@console.example', password: created.body.password })).location,
     ).toBe('/console');

@@ -2,6 +2,7 @@
 // the ledger, one rejected then proposed again, one expiring after 30 days, the buyer's email, and the
 // refund webhooks verified.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConsoleClient } from '../harness/console-client.ts';
 import { anOrder, aStore, cryptoHooks, orderOf, pay, type TestStore } from '../harness/crypto-builders.ts';
 import { Harness } from '../harness/harness.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
@@ -181,6 +182,15 @@ describe('refund outcomes', () => {
       .where('address', '=', address)
       .executeTakeFirstOrThrow();
     expect(payout.status).toBe('confirmed');
+    // The console's refund page shows that payout.
+    const operator = await ConsoleClient.operator(h);
+    const refundRow = await h.services.db
+      .selectFrom('crypto_refunds')
+      .select('id')
+      .where('payment_id', '=', paymentId)
+      .executeTakeFirstOrThrow();
+    const consolePage = (await operator.get(`/console/crypto/refunds/${refundRow.id}`)).text;
+    expect(consolePage).toMatch(new RegExp(`<td>${payout.id}</td><td>out</td>.*?status-confirmed`));
     // A completed refund is the payment's one refund.
     expect((await propose(store, paymentId, '1.00')).status).toBe(409);
     expect((await refundHooks(paymentId, 3)).map((e) => e.event_type)).toEqual([

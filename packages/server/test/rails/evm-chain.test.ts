@@ -8,6 +8,7 @@ import { type Hex, parseEther, parseUnits } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Anvil, anvilAccount } from '../harness/anvil.ts';
+import { ConsoleClient } from '../harness/console-client.ts';
 import { anOrder, aStore, chooseOnPayPage, orderOf, type TestStore } from '../harness/crypto-builders.ts';
 import { eventually, freePort, Harness } from '../harness/harness.ts';
 import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
@@ -259,6 +260,15 @@ describe('EVM chain (anvil)', () => {
     expect(await refund()).toMatchObject({ status: 'complete', payout_transaction_hash: second });
     expect(await anvil.public.getBalance({ address: recipient })).toBe(before + owed);
     expect((await orderOf(h, store, order.id)).status).toBe('refund_completed');
+    // The console shows both on the chain: the deposit on the order's page, the payout on the refund's.
+    const operator = await ConsoleClient.operator(h);
+    const orderPage = (await operator.get(`/console/crypto/orders/${order.id}`)).text;
+    const deposit = (await orderOf(h, store, order.id)).transfers[0]?.transaction_hash ?? '';
+    const chainTable = orderPage.slice(orderPage.indexOf('<caption>Transfers on the chain'));
+    expect(chainTable).toMatch(new RegExp(`<td>${deposit}</td><td>in</td>.*?status-confirmed`));
+    const refundId = /href="\/console\/crypto\/refunds\/([^"]+)"/.exec(orderPage)?.[1];
+    const refundPage = (await operator.get(`/console/crypto/refunds/${refundId}`)).text;
+    expect(refundPage).toMatch(new RegExp(`<td>${second}</td><td>out</td>.*?status-confirmed`));
     // Nothing more is sent on later sweeps.
     await h.advanceClock(600);
     await anvil.mine(2);

@@ -92,6 +92,8 @@ export async function depositsOf(db: Executor, orderId: string): Promise<Deposit
 
 export interface ChainTransferRow {
   id: string;
+  /** The transaction on the chain (a real chain's hash; the simulator's transfer id is its hash) */
+  tx_hash: string | null;
   network: string;
   asset: string;
   direction: string;
@@ -100,17 +102,27 @@ export interface ChainTransferRow {
   status: string;
   confirmations_required: number;
   broadcast_at: Date;
-  confirms_at: Date;
   confirmed_at: Date | null;
 }
 
-/** The chain transfers to an address (the order's deposit address) or of a reference (a refund's payout). */
+/**
+ * The chain transfers to an address (the order's deposit address) or of a reference (a refund's payout),
+ * whichever rail carried them: the chain simulator's and the EVM adapter's records (EVM addresses are
+ * compared without their checksum case).
+ */
 export async function chainTransfers(db: Executor, by: { address?: string; reference?: string }) {
+  const simulated = by.address ? sql`address = ${by.address}` : sql`reference = ${by.reference ?? ''}`;
+  const onEvm = by.address
+    ? sql`lower(address) = lower(${by.address})`
+    : sql`reference = ${by.reference ?? ''}`;
   const { rows } = await sql<ChainTransferRow>`
-    SELECT id, network, asset, direction, address, amount, status, confirmations_required, broadcast_at, confirms_at,
-      confirmed_at
-    FROM chain_transfers
-    WHERE ${by.address ? sql`address = ${by.address}` : sql`reference = ${by.reference ?? ''}`}
+    SELECT id, id AS tx_hash, network, asset, direction, address, amount, status, confirmations_required,
+      broadcast_at, confirmed_at
+    FROM chain_transfers WHERE ${simulated}
+    UNION ALL
+    SELECT id, tx_hash, network, asset, direction, address, amount, status, confirmations_required,
+      COALESCE(last_broadcast_at, created_at), confirmed_at
+    FROM evm_transfers WHERE ${onEvm}
     ORDER BY broadcast_at`.execute(db);
   return rows;
 }

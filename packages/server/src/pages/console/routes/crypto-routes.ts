@@ -1,6 +1,7 @@
 // Console › Crypto: orders with their deposits and the chain transfers behind them, refund proposals, and
 // stores with their session keys (a key made here is shown once; revoking one refuses it at once).
 import type { FastifyInstance } from 'fastify';
+import { REFUND_REFERENCE } from '../../../crypto/refunds/refunds-service.ts';
 import type { Viewer } from '../../../platform/console/console-users.ts';
 import { DomainError, notFound } from '../../../platform/errors/domain-error.ts';
 import { tenantChangeSettled } from '../../../platform/tenants/tenant-changes.ts';
@@ -124,7 +125,8 @@ export async function registerCryptoConsoleRoutes(
   app.get<{ Params: IdParams }>('/crypto/refunds/:id', async (request, reply) => {
     const viewer = viewerOf(request, deps);
     const r = await getCryptoRefund(db, viewer, request.params.id);
-    const payout = r.payout_id ? await chainTransfers(db, { reference: r.payout_id }) : [];
+    // The payout is the transfer the refund sent (its reference names the refund, whichever rail sent it).
+    const payout = r.payout_id ? await chainTransfers(db, { reference: `${REFUND_REFERENCE}:${r.id}` }) : [];
     return sendConsolePage(
       request,
       reply,
@@ -296,7 +298,7 @@ function transferTable(rows: Awaited<ReturnType<typeof chainTransfers>>) {
     rows,
     empty: 'No transfers.',
     columns: [
-      { label: 'Transfer', cell: (t) => t.id },
+      { label: 'Transaction', cell: (t) => t.tx_hash ?? 'not signed yet' },
       { label: 'Direction', cell: (t) => t.direction },
       { label: 'Amount', cell: (t) => money(t.amount, t.asset) },
       { label: 'Network', cell: (t) => t.network },

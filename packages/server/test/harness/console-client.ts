@@ -1,0 +1,57 @@
+// The console as a browser speaks to it over plain HTTP (no Chromium): cookies, CSRF tokens, same-origin
+// form posts, redirects not followed.
+export class ConsoleClient {
+  private readonly cookies = new Map<string, string>();
+
+  constructor(private readonly baseUrl: string) {}
+
+  /** Signed in as the operator, with the admin token. */
+  static async operator(h: { baseUrl: string; adminToken: string }): Promise<ConsoleClient> {
+    const client = new ConsoleClient(h.baseUrl);
+    const answer = await client.signIn({ token: h.adminToken });
+    if (answer.status !== 303) throw new Error(`operator sign-in answered ${answer.status}`);
+    return client;
+  }
+
+  async get(path: string) {
+    return this.send('GET', path);
+  }
+
+  async post(path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
+    return this.send('POST', path, new URLSearchParams(form).toString(), headers);
+  }
+
+  /** The CSRF token of the page at `path` (the first form's). */
+  async csrf(path: string): Promise<string> {
+    return /name="csrf" value="([^"]+)"/.exec((await this.get(path)).text)?.[1] ?? '';
+  }
+
+  async signIn(form: Record<string, string>) {
+    return this.post('/console/sign-in', { csrf: await this.csrf('/console/sign-in'), ...form });
+  }
+
+  private async send(method: string, path: string, body?: string, headers: Record<string, string> = {}) {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      redirect: 'manual',
+      headers: {
+        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        'sec-fetch-site': 'same-origin',
+        ...(body ? { 'content-type': 'application/x-www-form-urlencoded', origin: this.baseUrl } : {}),
+        ...headers,
+      },
+      ...(body ? { body } : {}),
+    });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const [name = '', value = ''] = pair.split('=');
+      if (/Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(line) || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return {
+      status: response.status,
+      location: response.headers.get('location'),
+      text: await response.text(),
+    };
+  }
+}
