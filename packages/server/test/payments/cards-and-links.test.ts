@@ -273,7 +273,7 @@ describe('payment links', () => {
     expect(more).toEqual([]);
     expect(mail?.channel).toBe('email');
     expect(mail?.subject).toBe(`${m.sites[0]?.name} asks you to pay 12.50 EUR`);
-    expect(mail?.body).toContain('for 2 × Coffee beans, then every 1 month until you cancel.');
+    expect(mail?.body).toContain('for 2 × Coffee beans, then every month until you cancel.');
     expect(mail?.body).toContain(`Pay by card on this page: ${link.url}`);
 
     for (const [form, field] of [

@@ -60,9 +60,10 @@ export class PaymentLinksService {
       link.content_type === 'Items' && items.length > 0
         ? items.map((i) => `${i.quantity} × ${i.name}`).join(', ')
         : link.description;
+    const n = link.interval_value ?? 0;
     const every =
-      link.order_type === 'recurring' && link.interval_type && link.interval_value
-        ? `, then every ${link.interval_value} ${link.interval_type}${link.interval_value > 1 ? 's' : ''} until you cancel`
+      link.order_type === 'recurring' && link.interval_type && n > 0
+        ? `, then every ${n > 1 ? `${n} ${link.interval_type}s` : link.interval_type} until you cancel`
         : '';
     await this.deps.notifier.send(this.deps.db, {
       channel: 'email',

@@ -143,10 +143,10 @@ export class EvmNode {
     return this.client.getTransactionCount({ address, blockTag: 'pending' });
   }
 
-  /** Sends a signed transaction; a node that already has it is not an error. */
   /**
-   * Sends a signed transaction. 'nonce-spent': its nonce is already used on the chain (by this
-   * transaction, mined while nobody was listening, by another version of it, or by someone else).
+   * Sends a signed transaction (a node that already has it is not an error). 'nonce-spent': its nonce
+   * is used on the chain already — by this transaction, mined while nobody was listening, by another
+   * version of it, or by someone else.
    */
   async broadcast(raw: Hex): Promise<'sent' | 'nonce-spent'> {
     try {
