@@ -1,15 +1,12 @@
 // The block scanner killed mid-scan: a real `tessera serve` on anvil falls ~300 blocks behind (it was
 // down while the buyers paid), is SIGKILLed while it works through them, and starts again. It resumes
 // from the last block it committed: every payment is seen and confirmed exactly once.
-import { randomBytes } from 'node:crypto';
-import { HDKey } from '@scure/bip32';
 import pg from 'pg';
 import { type Hex, parseEther } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Anvil, anvilAccount } from '../harness/anvil.ts';
+import { Anvil, anvilAccount, serverOnChain } from '../harness/anvil.ts';
 import { anOrder, aStore, chooseOnPayPage } from '../harness/crypto-builders.ts';
 import { ServerProcess } from '../harness/server-process.ts';
-import { createTestDatabase } from '../harness/test-database.ts';
 
 const ORDERS = 6;
 const BLOCKS_BETWEEN_PAYMENTS = 50;
@@ -19,18 +16,9 @@ let db: pg.Client;
 
 beforeAll(async () => {
   anvil = await Anvil.start();
-  const databaseUrl = await createTestDatabase();
-  env = {
-    DATABASE_URL: databaseUrl,
-    TESSERA_ADMIN_TOKEN: `adm_test_${randomBytes(16).toString('hex')}`,
-    TESSERA_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    TESSERA_SWEEP_INTERVAL_MS: '20',
-    TESSERA_EVM_RPC_URL: anvil.url,
-    // Any account key will do: nobody spends from these addresses here.
-    TESSERA_EVM_XPUB: HDKey.fromMasterSeed(randomBytes(32)).derive("m/44'/60'/0'").publicExtendedKey,
-    TESSERA_EVM_CONFIRMATIONS: '3',
-  };
-  db = new pg.Client({ connectionString: databaseUrl });
+  const chain = await serverOnChain(anvil.url, { TESSERA_EVM_CONFIRMATIONS: '3' });
+  env = chain.env;
+  db = new pg.Client({ connectionString: chain.databaseUrl });
   await db.connect();
 }, 60_000);
 

@@ -1,9 +1,11 @@
 // A local EVM chain for the EVM adapter's tests: anvil (Foundry) from npm, a static binary, with
 // automine off so each test mines the blocks it means to, and the default "test … junk" accounts.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { HDKey } from '@scure/bip32';
 import {
   type Account,
   createPublicClient,
@@ -17,6 +19,7 @@ import {
 import { mnemonicToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { freePort } from './harness.ts';
+import { createTestDatabase } from './test-database.ts';
 
 const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
 const TOKEN = JSON.parse(
@@ -36,6 +39,24 @@ export function anvilAccount(index: number): { account: Account; privateKey: Hex
   const key = account.getHdKey().privateKey;
   if (!key) throw new Error('no private key');
   return { account, privateKey: `0x${Buffer.from(key).toString('hex')}` };
+}
+
+/**
+ * The environment of a real `tessera serve` on a chain (test/e2e): a database of its own, fast sweeps, the
+ * node's URL and a random operator xpub (any key will do where nobody spends from the deposit addresses).
+ */
+export async function serverOnChain(rpcUrl: string, extra: Record<string, string> = {}) {
+  const databaseUrl = await createTestDatabase();
+  const env: Record<string, string> = {
+    DATABASE_URL: databaseUrl,
+    TESSERA_ADMIN_TOKEN: `adm_test_${randomBytes(16).toString('hex')}`,
+    TESSERA_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    TESSERA_SWEEP_INTERVAL_MS: '20',
+    TESSERA_EVM_RPC_URL: rpcUrl,
+    TESSERA_EVM_XPUB: HDKey.fromMasterSeed(randomBytes(32)).derive("m/44'/60'/0'").publicExtendedKey,
+    ...extra,
+  };
+  return { env, databaseUrl };
 }
 
 export class Anvil {

@@ -291,6 +291,12 @@ describe('payment links', () => {
     });
     expect(inactive.status).toBe(409);
     expect(inactive.text).toContain('not active');
+    await payments(h, m, 'DELETE', `/payment-link/${link.hash}`);
+    const deleted = await payments(h, m, 'POST', `/payment-link/${link.hash}/email`, {
+      email: 'second@example.com',
+    });
+    expect(deleted.status).toBe(409);
+    expect(deleted.text).toContain('does not exist');
     expect(await inbox('second@example.com')).toEqual([]);
   });
 

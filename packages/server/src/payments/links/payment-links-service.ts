@@ -49,10 +49,9 @@ export class PaymentLinksService {
    * request with the same Idempotency-Key is answered from the first one, so it does not mail again.
    */
   async email(merchant: MerchantScope, hash: string, recipient: string): Promise<LinkRow> {
-    await this.get(merchant, hash);
-    const found = await this.payable(hash);
-    if ('unavailable' in found) throw new DomainError('invalid_state', found.unavailable);
-    const { link } = found;
+    const link = await this.get(merchant, hash);
+    const unavailable = await this.whyUnavailable(link);
+    if (unavailable) throw new DomainError('invalid_state', unavailable);
     const site = merchant.siteNames.get(link.site_id) ?? 'The merchant';
     const price = `${formatAmountIn(BigInt(link.amount), link.currency)} ${link.currency}`;
     const items: { name: string; quantity: number }[] = link.items ? JSON.parse(link.items) : [];
@@ -206,14 +205,20 @@ export class PaymentLinksService {
   /** The link as a buyer may pay it, or why not (inactive, expired, used up, deleted: all "unavailable"). */
   async payable(hash: string): Promise<{ link: LinkRow } | { unavailable: string }> {
     const link = await this.find(this.deps.db, hash);
-    if (!link || link.deleted_at) return { unavailable: 'This payment link does not exist.' };
-    if (!link.active) return { unavailable: 'This payment link is not active.' };
-    if (link.expires_at && link.expires_at <= this.deps.clock.now())
-      return { unavailable: 'This payment link has expired.' };
-    if (link.usage_limit !== null && (await this.uses(this.deps.db, hash)) >= link.usage_limit) {
-      return { unavailable: 'This payment link has been used up.' };
+    if (!link) return { unavailable: 'This payment link does not exist.' };
+    const unavailable = await this.whyUnavailable(link);
+    return unavailable ? { unavailable } : { link };
+  }
+
+  /** Why a buyer cannot pay this link now (deleted, inactive, expired, used up), or undefined. */
+  private async whyUnavailable(link: LinkRow): Promise<string | undefined> {
+    if (link.deleted_at) return 'This payment link does not exist.';
+    if (!link.active) return 'This payment link is not active.';
+    if (link.expires_at && link.expires_at <= this.deps.clock.now()) return 'This payment link has expired.';
+    if (link.usage_limit !== null && (await this.uses(this.deps.db, link.hash)) >= link.usage_limit) {
+      return 'This payment link has been used up.';
     }
-    return { link };
+    return undefined;
   }
 
   /** Inside the checkout's order transaction: lock the link, so concurrent payments respect its limit. */
