@@ -87,3 +87,36 @@ it('resumes from the last committed block after kill -9, each payment seen and c
   for (const row of ledger.rows) expect(row.total, row.asset).toBe('0');
   await server.stop();
 }, 120_000);
+
+it('a first process that never swept: the payment mined while it was down, 300 blocks ago, is credited', async () => {
+  // A fresh database whose first process hands out an address and dies before its first sweep.
+  const chain = await serverOnChain(anvil.url, { TESSERA_EVM_CONFIRMATIONS: '3' });
+  const fresh = new pg.Client({ connectionString: chain.databaseUrl });
+  await fresh.connect();
+  try {
+    let server = await ServerProcess.start({ ...chain.env, TESSERA_SWEEP_INTERVAL_MS: '3600000' });
+    const store = await aStore(server);
+    const created = await anOrder(server, store, { total: '21.00' });
+    const { address, amount } = await chooseOnPayPage(server, created.id, 'ETH:ETH');
+    await server.stop('SIGKILL');
+
+    await anvil.wallet(anvilAccount(0).account).sendTransaction({ to: address, value: parseEther(amount) });
+    await anvil.mine(300);
+
+    server = await ServerProcess.start(chain.env);
+    const statusOf = async () =>
+      (
+        await server.request<{ data: { attributes: { status: string } } }>(
+          'GET',
+          `/crypto/api/stores/orders/${created.id}`,
+          { headers: store.auth },
+        )
+      ).body.data.attributes.status;
+    await expect.poll(statusOf, { timeout: 20_000 }).toBe('paid');
+    const transfers = await fresh.query("SELECT 1 FROM evm_transfers WHERE direction = 'in'");
+    expect(transfers.rowCount).toBe(1);
+    await server.stop();
+  } finally {
+    await fresh.end();
+  }
+}, 120_000);

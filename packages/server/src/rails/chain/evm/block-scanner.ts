@@ -9,7 +9,7 @@
 // missing below the head, or a fork deeper than the history kept stop the scanner with the reason
 // recorded (readiness reports it) rather than skipping blocks.
 import { type Selectable, sql } from 'kysely';
-import type { Tx } from '../../../platform/db/database.ts';
+import type { Executor, Tx } from '../../../platform/db/database.ts';
 import type { EvmScanStateTable, EvmTransfersTable } from '../../../platform/db/schema.ts';
 import { type EvmContext, toChainTransfer, wrongChain } from './evm-chain.ts';
 import { unitsPerLedgerUnit } from './evm-config.ts';
@@ -53,7 +53,10 @@ export class BlockScanner {
     const expected = config.chainId ?? (state ? Number(state.chain_id) : chainId);
     if (chainId !== expected) return this.stop(wrongChain(config.network, chainId, expected));
     try {
-      if (!state) return await this.begin(chainId, head);
+      if (!state) {
+        await this.c.transact((tx) => this.recordStart(tx));
+        return 0;
+      }
       let processed = 0;
       // The last block processed is checked against the chain once per sweep (a reorg at the tip
       // changes no height); after that each new block's parent hash links it to the one before.
@@ -107,29 +110,43 @@ export class BlockScanner {
       .executeTakeFirst();
   }
 
-  /** The first scan starts at the head: no address was handed out before Tessera watched the chain. */
-  private async begin(chainId: number, head: bigint): Promise<number> {
-    const block = await this.c.node.block(head);
+  /**
+   * Where the scan starts, recorded once per network before any deposit address can be handed out: at
+   * boot, else in the transaction that hands out the first address (evm-chain.ts). Every block after it
+   * is scanned, so a payment mined before the scanner's first sweep is still found. Answers whether it
+   * recorded the start now. Throws when the node does not answer or serves another chain: no address
+   * may be handed out that the scan might not cover.
+   */
+  async recordStart(db: Executor): Promise<boolean> {
+    const { node, config } = this.c;
+    const known = await db
+      .selectFrom('evm_scan_state')
+      .select('network')
+      .where('network', '=', config.network)
+      .executeTakeFirst();
+    if (known) return false;
+    const chainId = await node.chainId();
+    if (config.chainId !== undefined && chainId !== config.chainId)
+      throw new Error(wrongChain(config.network, chainId, config.chainId));
+    const head = await node.head();
+    const block = await node.block(head);
     if (!block) throw new Error(`no block at the head ${head}`);
-    await this.c.transact(async (tx) => {
-      await tx
-        .insertInto('evm_scan_state')
-        .values({
-          network: this.c.config.network,
-          chain_id: BigInt(chainId),
-          block_number: block.number,
-          block_hash: block.hash,
-          checked_at: this.c.clock.now(),
-        })
-        .onConflict((oc) => oc.column('network').doNothing())
-        .execute();
-      await this.remember(tx, block);
-    });
-    this.c.logger.info(
-      { network: this.c.config.network, chainId, block: String(head) },
-      'EVM scanner starts',
-    );
-    return 0;
+    const inserted = await db
+      .insertInto('evm_scan_state')
+      .values({
+        network: config.network,
+        chain_id: BigInt(chainId),
+        block_number: block.number,
+        block_hash: block.hash,
+        checked_at: this.c.clock.now(),
+      })
+      .onConflict((oc) => oc.column('network').doNothing())
+      .returning('network')
+      .executeTakeFirst();
+    if (!inserted) return false;
+    await this.remember(db, block);
+    this.c.logger.info({ network: config.network, chainId, block: String(head) }, 'EVM scanner starts');
+    return true;
   }
 
   /**
@@ -380,7 +397,7 @@ export class BlockScanner {
     }
   }
 
-  private async remember(tx: Tx, block: NodeBlock): Promise<void> {
+  private async remember(tx: Executor, block: NodeBlock): Promise<void> {
     const network = this.c.config.network;
     await tx
       .insertInto('evm_blocks')

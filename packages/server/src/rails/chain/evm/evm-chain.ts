@@ -82,6 +82,7 @@ export class EvmChain implements ChainRail {
       .where('asset', '=', input.asset)
       .executeTakeFirst();
     if (existing) return evmDepositAddress(this.accountKey(existing.account_key), existing.derivation_index);
+    await this.scanCovers(db);
     const accountKey = input.accountKey ?? this.context.config.accountKey;
     await db
       .insertInto('evm_account_keys')
@@ -109,6 +110,20 @@ export class EvmChain implements ChainRail {
       })
       .execute();
     return address;
+  }
+
+  /**
+   * A new address is handed out only once the scan has a starting block (normally recorded at boot): a
+   * payment to it can then never fall in a block the scanner skips.
+   */
+  private async scanCovers(db: Executor): Promise<void> {
+    try {
+      await this.scanner.recordStart(db);
+    } catch (err) {
+      throw new DomainError('rail_unavailable', `the ${this.network} chain cannot be watched now`, {
+        cause: errorText(err),
+      });
+    }
   }
 
   /** Blocks on top of each transfer's, as far as the scanner has processed the chain. */
@@ -170,10 +185,19 @@ export class EvmChain implements ChainRail {
     return scanned + (await this.payouts.run());
   }
 
-  /** Checked at start: a node that is down or on the wrong chain is said loudly, not found out later. */
+  /**
+   * Checked at start: a node that is down or on the wrong chain is said loudly, not found out later. A
+   * healthy one gets the scan's starting block recorded now, before the first address is handed out.
+   */
   async checkAtStart(): Promise<void> {
     const problem = await this.readiness();
-    if (problem) this.context.logger.error({ network: this.network }, `EVM chain not usable: ${problem}`);
+    if (problem) {
+      this.context.logger.error({ network: this.network }, `EVM chain not usable: ${problem}`);
+      return;
+    }
+    await this.context.transact((tx) => this.scanner.recordStart(tx)).catch((err: unknown) => {
+      this.context.logger.error({ network: this.network }, `EVM chain not usable: ${errorText(err)}`);
+    });
   }
 
   /** Why this chain cannot take payments now, or undefined when it can (GET /readyz). */
