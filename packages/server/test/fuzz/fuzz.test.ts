@@ -9,6 +9,7 @@ import { aCustomer, aMerchant, anOrder } from '../harness/payments-builders.ts';
 import {
   type FuzzRequest,
   HOSTILE_STRINGS,
+  nestedJson,
   type Operation,
   operationsOf,
   problemWith,
@@ -131,6 +132,36 @@ async function send(request: FuzzRequest) {
     text: await response.text(),
   };
 }
+
+// First, while every credential is fresh (the fuzzing below logs out and revokes).
+describe('JSON nested deeper than the limit', () => {
+  it.each(APIS)(
+    '%s: a body nested 10,000 levels deep is a 400 in the envelope naming the limit, on every JSON route',
+    async (api, base) => {
+      const document = (await h.request<Schema>('GET', `/docs/${api}/openapi.json`)).body;
+      const withBody = operationsOf(api, base, document).filter((op) => op.body !== undefined);
+      expect(withBody.length).toBeGreaterThan(api === 'sandbox' ? 3 : 5);
+      const wrong: string[] = [];
+      for (const op of withBody) {
+        const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+          encodeURIComponent(knownIds[name]?.[0] ?? knownIds.id?.[0] ?? 'x'),
+        );
+        for (const open of ['[', '{"a":'] as const) {
+          const answer = await send({
+            method: op.method,
+            url: `${op.base}${path}`,
+            headers: { ...credentials[api], 'content-type': 'application/json' },
+            body: nestedJson(10_000, open),
+          });
+          const problem = problemWith(api, answer);
+          if (problem || answer.status !== 400 || !answer.text.includes('deeper than 32 levels'))
+            wrong.push(`${op.method} ${op.path} ${open}: ${answer.status} ${answer.text.slice(0, 120)}`);
+        }
+      }
+      expect(wrong).toEqual([]);
+    },
+  );
+});
 
 describe(`fuzzing every documented operation (${RUNS} cases each)`, () => {
   it.each(APIS)(

@@ -213,8 +213,8 @@ export function requestsFor(
   );
   const encoding = fc.constantFrom(
     ...(op.acceptsForm
-      ? (['json', 'json', 'form', 'form', 'garbage'] as const)
-      : (['json', 'json', 'json', 'garbage'] as const)),
+      ? (['json', 'json', 'form', 'form', 'garbage', 'nested'] as const)
+      : (['json', 'json', 'json', 'garbage', 'nested'] as const)),
   );
   const garbage = fc.record({
     contentType: fc.constantFrom(
@@ -235,6 +235,11 @@ export function requestsFor(
       body: valueFor(op.body),
       encoding,
       garbage,
+      nested: fc.record({
+        depth: fc.oneof(fc.integer({ min: 30, max: 40 }), fc.integer({ min: 1000, max: 10_000 })),
+        open: fc.constantFrom('[', '{"a":'),
+        contentType: fc.constantFrom('application/json', 'application/vnd.api+json'),
+      }),
       credentials,
       idempotencyKey: fc.option(fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), hostileString), {
         freq: 3,
@@ -247,6 +252,7 @@ export function requestsFor(
         body,
         encoding: enc,
         garbage: junk,
+        nested,
         credentials: creds,
         idempotencyKey,
       }) => {
@@ -271,6 +277,9 @@ export function requestsFor(
               typeof body === 'object' && body !== null
                 ? qs.stringify(body, { encoder: (value) => percentEncode(String(value)) })
                 : percentEncode(String(body));
+          } else if (enc === 'nested') {
+            headers['content-type'] = nested.contentType;
+            text = nestedJson(nested.depth, nested.open);
           } else {
             headers['content-type'] = junk.contentType;
             text = junk.text;
@@ -284,6 +293,12 @@ export function requestsFor(
         };
       },
     );
+}
+
+/** A body of arrays or objects nested `depth` levels deep (10,000 levels are 20 KB). */
+export function nestedJson(depth: number, open: '[' | '{"a":'): string {
+  const close = open === '[' ? ']' : '}';
+  return `${open.repeat(depth)}1${close.repeat(depth)}`;
 }
 
 export interface FuzzAnswer {

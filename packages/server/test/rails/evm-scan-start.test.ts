@@ -88,7 +88,9 @@ describe('the scanner starts before any address is handed out', () => {
     try {
       const store = await aStore(h);
       const order = await anOrder(h, store, { total: '17.00' });
-      const chosen = await h.request('POST', `/crypto/pay/${order.id}/choose`, { form: { option: 'ETH:ETH' } });
+      const chosen = await h.request('POST', `/crypto/pay/${order.id}/choose`, {
+        form: { option: 'ETH:ETH' },
+      });
       expect(chosen.status).toBe(503);
       expect(chosen.text).not.toContain('127.0.0.1');
       expect((await db.query('SELECT 1 FROM evm_addresses')).rowCount).toBe(0);

@@ -1,6 +1,8 @@
 // JSON:API plumbing shared by the crypto routes: the media type, money objects and the error responses.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { DomainError } from '../../platform/errors/domain-error.ts';
+import { parseClientJson } from '../../platform/http/client-json.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 
 export const JSON_API = 'application/vnd.api+json';
@@ -9,8 +11,12 @@ export const JSON_API = 'application/vnd.api+json';
 export function acceptJsonApi(app: FastifyInstance): void {
   app.addContentTypeParser(JSON_API, { parseAs: 'string' }, (_request, body, done) => {
     try {
-      done(null, body === '' ? null : JSON.parse(body as string));
-    } catch {
+      done(null, body === '' ? null : parseClientJson(body as string, 'body'));
+    } catch (err) {
+      if (err instanceof DomainError) {
+        done(err, undefined);
+        return;
+      }
       const error = new Error('the body is not valid JSON') as Error & { statusCode: number };
       error.statusCode = 400;
       done(error, undefined);

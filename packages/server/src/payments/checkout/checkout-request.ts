@@ -6,6 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
+import { parseClientJson } from '../../platform/http/client-json.ts';
 
 const text = (max: number) => z.string().trim().max(max);
 const numeric = z.union([
@@ -101,8 +102,9 @@ export async function openCheckoutRequest(
   const jsonText = Buffer.from(jsonRequest, 'base64').toString('utf8');
   let raw: unknown;
   try {
-    raw = JSON.parse(jsonText);
-  } catch {
+    raw = parseClientJson(jsonText, 'jsonRequest');
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
     throw validationFailed('jsonRequest', 'jsonRequest is not the base64 of a JSON document');
   }
   const siteId = wholeNumber.safeParse((raw as { siteId?: unknown } | null)?.siteId);

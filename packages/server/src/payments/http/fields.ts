@@ -1,6 +1,7 @@
 // Zod fields for values that arrive as form strings or JSON values alike: integers, booleans, exact
 // decimals (kept as text until the currency is known), and JSON members sent as objects or as strings.
 import { z } from 'zod';
+import { parseClientJson } from '../../platform/http/client-json.ts';
 
 /** A positive integer id, as a number or a digit string. */
 export const intField = z
@@ -45,9 +46,9 @@ export function jsonMember<T extends z.ZodType>(schema: T) {
   return z.preprocess((value) => {
     if (typeof value !== 'string') return value;
     try {
-      return JSON.parse(value);
+      return parseClientJson(value, 'value');
     } catch {
-      return value;
+      return value; // not JSON (or nested too deep): the schema names the field
     }
   }, schema);
 }

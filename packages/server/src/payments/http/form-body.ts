@@ -3,6 +3,7 @@
 // is an empty object (shop plugins send a content type with no body on DELETE).
 import qs from 'qs';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { parseClientJson } from '../../platform/http/client-json.ts';
 
 export function acceptPaymentsBodies(app: ZodApp): void {
   app.removeContentTypeParser(['application/x-www-form-urlencoded', 'application/json']);
@@ -21,7 +22,7 @@ export function acceptPaymentsBodies(app: ZodApp): void {
       return;
     }
     try {
-      done(null, JSON.parse(text));
+      done(null, parseClientJson(text, 'body'));
     } catch (err) {
       done(err as Error, undefined);
     }

@@ -17,6 +17,7 @@ import { rowInsert, StatementBatch } from '../../platform/db/statement-batch.ts'
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound, validationFailed } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
+import { parseClientJson } from '../../platform/http/client-json.ts';
 import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
 import { type Asset, findAsset } from '../../platform/money/assets.ts';
 import type { ChallengeRedirect } from '../../rails/card-network/port.ts';
@@ -836,8 +837,9 @@ function checkSplits(
 
 function parseJson(text: string, field: string): unknown {
   try {
-    return JSON.parse(text);
-  } catch {
+    return parseClientJson(text, field);
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
     throw validationFailed(field, `${field} must be a JSON string`);
   }
 }

@@ -10,6 +10,7 @@ import {
 } from '../../platform/cards/card-number.ts';
 import type { Executor } from '../../platform/db/database.ts';
 import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
+import { parseClientJson } from '../../platform/http/client-json.ts';
 import type { CardDetails } from '../../rails/card-network/port.ts';
 import type { WalletPaymentTokens } from '../../rails/wallet-tokenization/payment-tokens.ts';
 import type { StoredCardsService } from '../cards/stored-cards-service.ts';
@@ -107,7 +108,7 @@ export async function resolveInstrument(
       );
     }
     try {
-      JSON.parse(input.digitalWalletRawData);
+      parseClientJson(input.digitalWalletRawData, 'digitalWalletRawData');
     } catch {
       throw validationFailed('digitalWalletRawData', 'digitalWalletRawData must be a JSON string');
     }
@@ -194,11 +195,11 @@ function newCard(pan: string, expiry: string | undefined, cvv: string | undefine
 /** threeDSecureData is Base64 JSON (spec); anything else is named. */
 export function parseThreeDSecureData(value: string): Record<string, unknown> {
   try {
-    const parsed: unknown = JSON.parse(Buffer.from(value, 'base64').toString('utf8'));
+    const parsed = parseClientJson(Buffer.from(value, 'base64').toString('utf8'), 'threeDSecureData');
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
       return parsed as Record<string, unknown>;
-  } catch {
-    // reported below
+  } catch (err) {
+    if (err instanceof DomainError) throw err; // nested too deep, named as such
   }
   throw validationFailed('threeDSecureData', 'threeDSecureData must be a Base64-encoded JSON object');
 }

@@ -8,6 +8,7 @@ import type { ConnectionError, FastifyInstance, FastifyReply, FastifyRequest } f
 import { DomainError } from '../errors/domain-error.ts';
 import { newId } from '../ids.ts';
 import { type ErrorPresenter, presentError } from './api-scope.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeep } from './client-json.ts';
 
 /** Longer URLs are answered 414 (Node itself refuses request heads over 16 KiB, as 431). */
 export const MAX_URL_LENGTH = 8192;
@@ -81,6 +82,7 @@ export function acceptEmptyJson(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') done(null, undefined);
+    else if (nestsDeeperThan(String(body), MAX_JSON_DEPTH)) done(tooDeep('body'), undefined);
     else void parse(request, String(body), done);
   });
 }
@@ -113,19 +115,30 @@ export function refuseUnstorableStrings(app: FastifyInstance): void {
   });
 }
 
-/** The path (a.b.0) of the first string, or object key, that Postgres could not store; else undefined. */
+/**
+ * The path (a.b.0) of the first string, or object key, that Postgres could not store; else undefined.
+ * Walked with a stack of its own, not by recursion: however deep a client nests its input, this cannot
+ * overflow the call stack (the parsers bound JSON's depth too, client-json.ts).
+ */
 export function findUnstorable(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return isStorable(value) ? undefined : path;
-  if (value === null || typeof value !== 'object') return undefined;
-  if (Buffer.isBuffer(value)) return undefined;
-  const entries: [string, unknown][] = Array.isArray(value)
-    ? value.map((v, i) => [String(i), v])
-    : Object.entries(value as Record<string, unknown>);
-  for (const [key, child] of entries) {
-    const at = path ? `${path}.${key}` : key;
-    if (!isStorable(key)) return at;
-    const found = findUnstorable(child, at);
-    if (found !== undefined) return found;
+  const pending: [unknown, string][] = [[value, path]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, at] = next;
+    if (typeof item === 'string') {
+      if (!isStorable(item)) return at;
+      continue;
+    }
+    if (item === null || typeof item !== 'object' || Buffer.isBuffer(item)) continue;
+    const entries: [string, unknown][] = Array.isArray(item)
+      ? item.map((v, i) => [String(i), v])
+      : Object.entries(item as Record<string, unknown>);
+    // Pushed last to first, so the first field is looked at first (the path named is the first one).
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i] as [string, unknown];
+      const childAt = at ? `${at}.${key}` : key;
+      if (!isStorable(key)) return childAt;
+      pending.push([child, childAt]);
+    }
   }
   return undefined;
 }

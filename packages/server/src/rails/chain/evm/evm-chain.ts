@@ -195,9 +195,11 @@ export class EvmChain implements ChainRail {
       this.context.logger.error({ network: this.network }, `EVM chain not usable: ${problem}`);
       return;
     }
-    await this.context.transact((tx) => this.scanner.recordStart(tx)).catch((err: unknown) => {
-      this.context.logger.error({ network: this.network }, `EVM chain not usable: ${errorText(err)}`);
-    });
+    await this.context
+      .transact((tx) => this.scanner.recordStart(tx))
+      .catch((err: unknown) => {
+        this.context.logger.error({ network: this.network }, `EVM chain not usable: ${errorText(err)}`);
+      });
   }
 
   /** Why this chain cannot take payments now, or undefined when it can (GET /readyz). */
