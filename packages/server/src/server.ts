@@ -28,6 +28,7 @@ import { addSandboxBanner } from './pages/html.ts';
 import { registerTopupPageRoutes } from './pages/issuing/topup-page-routes.ts';
 import { registerKycPageRoutes } from './pages/kyc-vendor/kyc-page-routes.ts';
 import { registerLandingPageRoutes } from './pages/landing-page-routes.ts';
+import { registerPageAssets } from './pages/page-assets.ts';
 import { registerCheckoutPageRoutes } from './pages/payments/checkout-page-routes.ts';
 import { registerHostedCheckoutRoutes } from './pages/payments/hosted-checkout-routes.ts';
 import { HostedCheckout } from './payments/checkout/hosted-checkout.ts';
@@ -111,6 +112,8 @@ export interface PlatformServices {
   config: Config;
   db: Db;
   clock: Clock;
+  /** Tokens that let a browser act on one object (hosted pages' forms and links) */
+  capabilities: CapabilityTokens;
   logger: Logger;
   transact: Transact;
   ledger: Ledger;
@@ -314,6 +317,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     config,
     db,
     clock,
+    capabilities,
     logger,
     transact,
     ledger,
@@ -562,7 +566,11 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     });
   }
   await registerKycPageRoutes(app, { db: services.db, vendor: services.railSandbox.kycVendor });
-  await registerPayPageRoutes(app, { orders: services.crypto.orders, clock: services.clock });
+  await registerPayPageRoutes(app, {
+    orders: services.crypto.orders,
+    clock: services.clock,
+    capabilities: services.capabilities,
+  });
   await registerRefundPageRoutes(app, { refunds: services.crypto.refunds });
   await registerAcsPageRoutes(app, { network: services.railSandbox.cardNetwork });
   await registerTopupPageRoutes(app, {
@@ -602,6 +610,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     metrics,
     documents,
   });
+  registerPageAssets(app);
   await registerLandingPageRoutes(app, {
     version: TESSERA_VERSION,
     mode: config.mode,

@@ -1,9 +1,10 @@
 // Minimal, safe HTML for hosted pages: every interpolated value is escaped.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { allowImagesFrom } from '../platform/http/security-headers.ts';
-import { type Brand, textOn } from '../platform/tenants/brand.ts';
+import type { Brand } from '../platform/tenants/brand.ts';
 import { type Lang, languageOfReply } from './i18n.ts';
 import { messagesFor } from './messages.ts';
+import { DEFAULT_ACCENT, PAGE_SCRIPT, pageStylesheet } from './page-assets.ts';
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -22,34 +23,20 @@ export function escapeHtml(value: string): string {
  * name and logo at the top, its colour on buttons with black or white text, whichever reads better.
  * A page with a logo must be sent through withBrand (or sendBrandedPage), which lets its origin in.
  */
-export function page(title: string, body: string, brand?: Brand, lang: Lang = 'en'): string {
-  const accent = brand?.color ?? '#1d4ed8';
+export function page(title: string, body: string, brand?: Brand, lang: Lang = 'en', theme?: 'dark'): string {
   const header =
     brand?.name || brand?.logoUrl
       ? `<header class="brand">${brand.logoUrl ? `<img src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(brand.name ?? '')}" height="48">` : ''}${brand.name ? `<span>${escapeHtml(brand.name)}</span>` : ''}</header>`
       : '';
+  // No inline style or script: both are same-origin files (page-assets.ts), the only code the CSP runs.
   return `<!doctype html>
 <html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>
-  body { font-family: system-ui, sans-serif; max-width: 34rem; margin: 2rem auto; padding: 0 1rem; color: #1a1a1a; }
-  fieldset { border: 1px solid #bbb; border-radius: 6px; margin: 1rem 0; }
-  label { display: block; margin: .5rem 0; }
-  button { font-size: 1rem; padding: .6rem 1.2rem; background: ${accent}; color: ${textOn(accent)}; border: 1px solid ${accent}; border-radius: 6px; cursor: pointer; }
-  .brand { display: flex; align-items: center; gap: .75rem; margin-bottom: 1rem; font-weight: 600; font-size: 1.1rem; }
-  .brand img { max-height: 48px; width: auto; }
-  .notice { padding: .8rem; border-radius: 6px; background: #eef5ff; }
-  .error { background: #fdecea; }
-  .qr { max-width: 12rem; }
-  .sandbox-banner { margin: -2rem -1rem 1rem; padding: .4rem 1rem; background: #ffe8a3; color: #3d2e00; font-weight: 600; text-align: center; }
-  img, svg, pre, table { max-width: 100%; }
-  input, select, button { max-width: 100%; box-sizing: border-box; }
-  code, .break { overflow-wrap: anywhere; word-break: break-word; }
-  .scroll { overflow-x: auto; }
-</style>
+<link rel="stylesheet" href="${escapeHtml(pageStylesheet(brand?.color ?? DEFAULT_ACCENT, theme))}">
+<script src="${PAGE_SCRIPT}" defer></script>
 </head>
 <body><main>${header}${body}</main></body>
 </html>`;
@@ -114,8 +101,7 @@ export function challengeRedirectPage(
   return page(
     m.authenticationTitle,
     `<h1>${escapeHtml(m.authenticationNeeded)}</h1><p>${escapeHtml(m.bankAsks)}</p>
-<form method="${redirect.formMethod.toLowerCase()}" action="${escapeHtml(redirect.url)}">${fields}<button type="submit">${escapeHtml(m.continueToBank)}</button></form>
-<script>document.forms[0].submit();</script>`,
+<form method="${redirect.formMethod.toLowerCase()}" action="${escapeHtml(redirect.url)}" data-autosubmit="0">${fields}<button type="submit">${escapeHtml(m.continueToBank)}</button></form>`,
     undefined,
     lang,
   );

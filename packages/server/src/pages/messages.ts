@@ -59,6 +59,8 @@ const en = {
   refusedTitle: 'Payment request refused',
   refusedHeading: 'This payment request cannot be processed',
   refusedHint: 'Please go back to the shop and try again.',
+  formRefused:
+    'This form was refused: it came from another site or an old page. Reload the page and try again.',
   authenticationTitle: 'Authentication',
   authenticationNeeded: 'Authentication needed',
   bankAsks: 'Your bank asks you to confirm this payment.',
@@ -223,6 +225,8 @@ const ro: typeof en = {
   refusedTitle: 'Cerere de plată refuzată',
   refusedHeading: 'Această cerere de plată nu poate fi procesată',
   refusedHint: 'Vă rugăm să reveniți în magazin și să încercați din nou.',
+  formRefused:
+    'Formularul a fost refuzat: a venit de pe alt site sau dintr-o pagină veche. Reîncărcați pagina și încercați din nou.',
   authenticationTitle: 'Autentificare',
   authenticationNeeded: 'Este necesară autentificarea',
   bankAsks: 'Banca dumneavoastră vă cere să confirmați această plată.',

@@ -342,6 +342,44 @@ describe('payments on chain', () => {
     expect(btc.body.address).toMatch(/^tb1q/);
   });
 
+  it('the buyer cancels only from the pay page itself: this origin, with the token bound to the order', async () => {
+    const s = await aStore(h);
+    const order = await anOrder(h, s);
+    const other = await anOrder(h, s);
+    const page = await h.request('GET', `/crypto/pay/${order.id}`);
+    const token = /name="token" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+    const otherToken =
+      /name="token" value="([^"]+)"/.exec((await h.request('GET', `/crypto/pay/${other.id}`)).text)?.[1] ??
+      '';
+    const cancel = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+      h.request('POST', `/crypto/pay/${order.id}/cancel`, { form, headers });
+    const refused = [
+      await cancel({}),
+      await cancel({ token: '' }),
+      await cancel({ token: `${order.id}.forged` }),
+      await cancel({ token: otherToken }),
+      await cancel({ token }, { origin: 'https://evil.example' }),
+      await cancel({ token }, { 'sec-fetch-site': 'cross-site' }),
+      await cancel({ token }, { origin: 'null' }),
+    ];
+    for (const [i, res] of refused.entries()) {
+      expect(res.status, String(i)).toBe(403);
+      expect(res.text).toContain('role="alert"');
+    }
+    expect((await orderOf(h, s, order.id)).status).toBe('pending');
+    // From the page itself (what a browser on this origin sends): canceled, and on to the store.
+    const done = await fetch(`${h.baseUrl}/crypto/pay/${order.id}/cancel`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+      body: new URLSearchParams({ token }).toString(),
+    });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toMatch(/^https:\/\/shop\.example\//);
+    expect((await orderOf(h, s, order.id)).status).toBe('canceled');
+    expect((await orderOf(h, s, other.id)).status).toBe('pending');
+  });
+
   it('the hosted page refuses an option the store does not accept, and knows no unknown order', async () => {
     const s = await aStore(h, { currencies: [{ currency: 'BTC', network: 'BTC' }] });
     const order = await anOrder(h, s);

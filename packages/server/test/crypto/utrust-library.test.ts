@@ -5,7 +5,14 @@
 import { createRequire } from 'node:module';
 import type { ApiClient as ApiClientFn, Customer, Order } from '@utrustdev/utrust-ts-library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aStore, cryptoHooks, orderOf, pay, type TestStore } from '../harness/crypto-builders.ts';
+import {
+  aStore,
+  cancelOnPayPage,
+  cryptoHooks,
+  orderOf,
+  pay,
+  type TestStore,
+} from '../harness/crypto-builders.ts';
 import { Harness } from '../harness/harness.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 
@@ -108,7 +115,7 @@ describe('WebhookValidator', () => {
     await h.advanceClock(150);
     await h.advanceClock(15 * 60);
     const canceled = await created('kinds-canceled');
-    expect((await h.request('POST', `/crypto/pay/${canceled}/cancel`)).status).toBe(200);
+    expect((await cancelOnPayPage(h, canceled)).status).toBe(200);
     // Refunds: proposed, rejected, proposed again, accepted, completed; and one left to expire.
     const paymentOf = async (id: string) => (await orderOf(h, store, id)).payment_uuid ?? '';
     const propose = (paymentId: string) =>

@@ -114,6 +114,18 @@ export async function chooseOnPayPage(h: RunningTessera, orderId: string, option
   return { address, amount, page: page.text };
 }
 
+/** The buyer cancels on the pay page: the form posts the token the page was rendered with. */
+export async function cancelOnPayPage(
+  h: RunningTessera,
+  orderId: string,
+  headers: Record<string, string> = {},
+) {
+  const page = await h.request('GET', `/crypto/pay/${orderId}`);
+  const token = /name="token" value="([^"]+)"/.exec(page.text)?.[1];
+  if (!token) throw new Error(`no cancel form on the page (${page.status})`);
+  return h.request('POST', `/crypto/pay/${orderId}/cancel`, { form: { token }, headers });
+}
+
 export interface OrderAttributes {
   status: string;
   reference: string;

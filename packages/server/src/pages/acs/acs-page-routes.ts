@@ -81,8 +81,7 @@ function render(c: ChallengeView, lang: Lang): string {
       m.confirmInApp,
       `<h1>${escapeHtml(m.confirmInAppHeading)}</h1>${summary}
 <p class="notice" role="status">${escapeHtml(m.waitingConfirmation)}</p>
-<form method="post" action="/acs/challenge?lang=${lang}"><input type="hidden" name="creq" value="${escapeHtml(c.creq)}"><button type="submit">${escapeHtml(m.checkAgain)}</button></form>
-<script>setTimeout(function () { document.forms[0].submit(); }, 2000);</script>`,
+<form method="post" action="/acs/challenge?lang=${lang}" data-autosubmit="2000"><input type="hidden" name="creq" value="${escapeHtml(c.creq)}"><button type="submit">${escapeHtml(m.checkAgain)}</button></form>`,
       undefined,
       lang,
     );

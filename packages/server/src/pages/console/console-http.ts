@@ -13,6 +13,7 @@ import { asDomainError } from '../../platform/http/as-domain-error.ts';
 import { addIdempotencyHooks, IDEMPOTENCY_HEADER } from '../../platform/idempotency/idempotency-hooks.ts';
 import type { IdempotencyStore } from '../../platform/idempotency/idempotency-store.ts';
 import { sendPage } from '../html.ts';
+import { sameOrigin } from '../same-origin.ts';
 import { consolePage, notice, type PageContext, plainConsolePage } from './console-layout.ts';
 import { type Html, h } from './html-template.ts';
 
@@ -63,20 +64,6 @@ export function cookieOptions(request: FastifyRequest, maxAgeSeconds: number) {
   const loopback = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(request.host);
   const secure = request.protocol === 'https' || !loopback;
   return { path: '/console', httpOnly: true, secure, sameSite: 'lax' as const, maxAge: maxAgeSeconds };
-}
-
-/** A browser that says where the form came from must say it came from here. */
-export function sameOrigin(request: FastifyRequest): boolean {
-  const site = request.headers['sec-fetch-site'];
-  if (site === 'same-origin') return true;
-  if (typeof site === 'string' && site !== 'none') return false;
-  const origin = request.headers.origin;
-  if (typeof origin !== 'string' || origin === 'null') return origin === undefined;
-  try {
-    return new URL(origin).host === request.headers.host;
-  } catch {
-    return false;
-  }
 }
 
 export function csrfRefused(): DomainError {

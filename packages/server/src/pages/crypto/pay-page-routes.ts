@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { renderSVG } from 'uqr';
 import type { Order, OrdersService, PaymentOption } from '../../crypto/orders/orders-service.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
+import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { allowFraming } from '../../platform/http/security-headers.ts';
 import { isUuid } from '../../platform/ids.ts';
@@ -15,6 +16,7 @@ import type { Store } from '../../platform/tenants/stores-service.ts';
 import { escapeHtml, noticePage, sendBrandedPage, sendPage } from '../html.ts';
 import { type Lang, languageOf } from '../i18n.ts';
 import { type Messages, messagesFor } from '../messages.ts';
+import { sameOrigin } from '../same-origin.ts';
 
 const money = (minor: bigint, currency: string) => `${formatAmountIn(minor, currency)} ${currency}`;
 
@@ -25,11 +27,12 @@ function stamp(order: Order): string {
 
 export async function registerPayPageRoutes(
   app: FastifyInstance,
-  deps: { orders: OrdersService; clock: Clock },
+  deps: { orders: OrdersService; clock: Clock; capabilities: CapabilityTokens },
 ): Promise<void> {
-  const load = async (id: string) => {
+  const load = async (id: string): Promise<PageView> => {
     if (!isUuid(id)) throw new DomainError('not_found', 'order not found');
-    return deps.orders.forBuyer(id);
+    const view = await deps.orders.forBuyer(id);
+    return { ...view, cancelToken: deps.capabilities.issue('crypto-pay-cancel', view.order.id) };
   };
 
   app.get<{ Params: { orderId: string } }>('/crypto/pay/:orderId', async (request, reply) => {
@@ -62,18 +65,32 @@ export async function registerPayPageRoutes(
     },
   );
 
-  app.post<{ Params: { orderId: string } }>('/crypto/pay/:orderId/cancel', async (request, reply) => {
-    const lang = languageOf(request, reply);
-    const view = await load(request.params.orderId).catch(() => undefined);
-    if (!view) return notFoundPage(reply, lang);
-    try {
-      const order = await deps.orders.cancelByBuyer(view.order.id);
-      return reply.redirect(order.cancelUrl ?? order.returnUrl, 303);
-    } catch (err) {
-      if (!(err instanceof DomainError) || err.status >= 500) throw err;
-      return render(reply.code(err.status), await load(view.order.id), deps.clock.now(), lang, err.message);
-    }
-  });
+  // Cancelling is taken only from the pay page itself: a browser on this origin, echoing the token the
+  // page was rendered with for this order. Another site that knows a buyer's pay link cannot cancel.
+  app.post<{ Params: { orderId: string }; Body: { token?: string } }>(
+    '/crypto/pay/:orderId/cancel',
+    async (request, reply) => {
+      const lang = languageOf(request, reply);
+      const view = await load(request.params.orderId).catch(() => undefined);
+      if (!view) return notFoundPage(reply, lang);
+      const token = request.body?.token;
+      if (
+        !sameOrigin(request) ||
+        typeof token !== 'string' ||
+        deps.capabilities.open('crypto-pay-cancel', token) !== view.order.id
+      ) {
+        const m = messagesFor(lang);
+        return render(reply.code(403), view, deps.clock.now(), lang, m.formRefused);
+      }
+      try {
+        const order = await deps.orders.cancelByBuyer(view.order.id);
+        return reply.redirect(order.cancelUrl ?? order.returnUrl, 303);
+      } catch (err) {
+        if (!(err instanceof DomainError) || err.status >= 500) throw err;
+        return render(reply.code(err.status), await load(view.order.id), deps.clock.now(), lang, err.message);
+      }
+    },
+  );
 }
 
 function notFoundPage(reply: FastifyReply, lang: Lang): FastifyReply {
@@ -81,50 +98,31 @@ function notFoundPage(reply: FastifyReply, lang: Lang): FastifyReply {
   return sendPage(reply.code(404), noticePage(m.paymentNotFound, m.paymentLinkInvalid, lang));
 }
 
-function render(
-  reply: FastifyReply,
-  view: { order: Order; store: Store; option: PaymentOption | null },
-  now: Date,
-  lang: Lang,
-  error?: string,
-): FastifyReply {
-  const { order, store, option } = view;
+/** What the page shows, and the token its cancel form echoes (bound to this order). */
+interface PageView {
+  order: Order;
+  store: Store;
+  option: PaymentOption | null;
+  cancelToken: string;
+}
+
+function render(reply: FastifyReply, view: PageView, now: Date, lang: Lang, error?: string): FastifyReply {
+  const { order, store, option, cancelToken } = view;
   const m = messagesFor(lang);
   const parts = [
     `<h1>${escapeHtml(m.payStore(store.name))}</h1>`,
     `<p>${escapeHtml(m.orderTotal)} <strong data-field="reference">${escapeHtml(order.reference)}</strong>: <strong data-field="total">${escapeHtml(money(order.total, order.currency))}</strong></p>`,
     error ? `<p class="notice error" role="alert">${escapeHtml(error)}</p>` : '',
-    body(order, store, option, now, m, lang),
+    body(order, store, option, cancelToken, now, m, lang),
   ];
-  const script = `<script>
-(() => {
-  const el = document.getElementById('countdown');
-  if (el) {
-    let left = Number(el.dataset.seconds);
-    const tick = () => {
-      el.textContent = left > 0 ? left + ' s' : ${JSON.stringify(m.expired)};
-      if (left <= 0) document.getElementById('requote')?.removeAttribute('hidden');
-      left -= 1;
-    };
-    tick();
-    setInterval(tick, 1000);
-  }
-  const stamp = ${JSON.stringify(stamp(order))};
-  if (${JSON.stringify(['pending', 'paid'].includes(order.status))}) {
-    setInterval(async () => {
-      try {
-        const res = await fetch(location.pathname + '/status', { cache: 'no-store' });
-        const now = await res.json();
-        if (now.stamp !== stamp) location.reload();
-      } catch {}
-    }, 1500);
-  }
-})();
-</script>`;
+  // page.js reloads the page when the order's stamp changes, while anything may still happen to it.
+  const watch = ['pending', 'paid'].includes(order.status)
+    ? `<div hidden data-watch-stamp="${escapeHtml(stamp(order))}"></div>`
+    : '';
   return sendBrandedPage(
     allowFraming(reply, store.frameAncestors),
     m.payStore(store.name),
-    parts.join('\n') + script,
+    parts.join('\n') + watch,
     { name: store.name, ...store.brand },
     lang,
   );
@@ -134,6 +132,7 @@ function body(
   order: Order,
   store: Store,
   option: PaymentOption | null,
+  cancelToken: string,
   now: Date,
   m: Messages,
   lang: Lang,
@@ -196,7 +195,7 @@ ${choices}
 <button type="submit">${escapeHtml(option ? m.newQuote : m.showAddress)}</button>
 </form>`;
   };
-  const cancel = `<form method="post" action="/crypto/pay/${order.id}/cancel?lang=${lang}"><button type="submit" id="cancel">${escapeHtml(m.cancelAndReturnTo(store.name))}</button></form>`;
+  const cancel = `<form method="post" action="/crypto/pay/${order.id}/cancel?lang=${lang}"><input type="hidden" name="token" value="${escapeHtml(cancelToken)}"><button type="submit" id="cancel">${escapeHtml(m.cancelAndReturnTo(store.name))}</button></form>`;
   const secondsLeft = option ? Math.floor((option.quote.expiresAt.getTime() - now.getTime()) / 1000) : 0;
   if (!option || secondsLeft <= 0) {
     return [
@@ -205,7 +204,7 @@ ${choices}
       cancel,
     ].join('\n');
   }
-  return `${sendSection(option, m.sendExactly, `${escapeHtml(m.guaranteedFor)} <strong id="countdown" data-seconds="${secondsLeft}">${secondsLeft} s</strong>.`, m)}
+  return `${sendSection(option, m.sendExactly, `${escapeHtml(m.guaranteedFor)} <strong id="countdown" data-seconds="${secondsLeft}" data-expired="${escapeHtml(m.expired)}">${secondsLeft} s</strong>.`, m)}
 <div id="requote" hidden>${picker('requote')}</div>
 <details><summary>${escapeHtml(m.anotherCurrency)}</summary>${picker('other')}</details>
 ${cancel}`;
@@ -243,5 +242,5 @@ function stillDue(order: Order, option: PaymentOption | null, now: Date, m: Mess
   const due = `<p class="notice" role="status">${escapeHtml(m.stillDue)} <span data-field="amount-due">${escapeHtml(money(order.amounts.due, order.currency))}</span></p>`;
   if (!option || secondsLeft === 0) return due;
   return `${due}
-${sendSection(option, m.sendTheRest, `${escapeHtml(m.waitsFor)} <strong id="countdown" data-seconds="${secondsLeft}">${secondsLeft} s</strong> ${escapeHtml(m.waitsForAfter)}`, m)}`;
+${sendSection(option, m.sendTheRest, `${escapeHtml(m.waitsFor)} <strong id="countdown" data-seconds="${secondsLeft}" data-expired="${escapeHtml(m.expired)}">${secondsLeft} s</strong> ${escapeHtml(m.waitsForAfter)}`, m)}`;
 }

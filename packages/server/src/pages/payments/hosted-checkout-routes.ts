@@ -291,8 +291,13 @@ ${input('cardHolderState', m.state, 'maxlength="2"')}
 <button type="submit">${escapeHtml(r.cardVerification ? m.saveCard : m.pay(amount))}</button>
 </form>
 ${mode === 'hosted' ? `<p><a id="back" href="${escapeHtml(r.order.backUrl)}">${escapeHtml(m.cancelAndReturn)}</a></p>` : notifyParent('ready', null)}`;
-  const html = page(heading, body, brand, lang);
-  return mode === 'embedded' ? themed(html, carried.theme) : html;
+  return page(
+    heading,
+    body,
+    brand,
+    lang,
+    mode === 'embedded' && carried.theme === 'dark' ? 'dark' : undefined,
+  );
 }
 
 /** The browser goes back to the shop with the result, as a form POST (by script, or by hand without it). */
@@ -303,12 +308,11 @@ function backToShopPage(result: CheckoutResult, brand: Brand, lang: Lang): strin
     m.backToShop,
     `<h1>${escapeHtml(approved ? m.thankYou : m.notCompleted)}</h1>
 <p class="notice${approved ? '' : ' error'}" role="status">${escapeHtml(m.returning)}</p>
-<form method="post" action="${escapeHtml(result.backUrl)}">
+<form method="post" action="${escapeHtml(result.backUrl)}" data-autosubmit="0">
 <input type="hidden" name="opensslResult" value="${escapeHtml(result.opensslResult)}">
 <input type="hidden" name="result" value="${escapeHtml(result.opensslResult)}">
 <button type="submit">${escapeHtml(m.returnToShop)}</button>
-</form>
-<script>document.forms[0].submit();</script>`,
+</form>`,
     brand,
     lang,
   );
@@ -330,21 +334,13 @@ ${notifyParent('complete', message)}`,
 }
 
 /**
- * A script telling the embedding page. Its target is any origin: the page's frame-ancestors policy already
+ * A message for the embedding page, as JSON data that the pages' script posts (page.js). Its target is any origin: the page's frame-ancestors policy already
  * limits who can embed it to the site's origins, and the message holds ids, a status and the result
  * encrypted under the site's key — nothing of the card.
  */
 function notifyParent(kind: 'ready' | 'complete' | 'error', data: unknown): string {
   const message = JSON.stringify({ type: `tessera-checkout:${kind}`, data }).replace(/</g, '\\u003c');
-  return `<script>if (window.parent !== window) window.parent.postMessage(${message}, '*');</script>`;
-}
-
-function themed(html: string, theme: string | undefined): string {
-  if (theme !== 'dark') return html;
-  return html.replace(
-    '</style>',
-    '  body { background: #15171a; color: #eee; } input { background: #22252a; color: #eee; } .notice { background: #1f2a3a; } .error { background: #3a1f1f; }\n</style>',
-  );
+  return `<script type="application/json" id="tessera-parent-message">${message}</script>`;
 }
 
 const given = (value: string | undefined) =>

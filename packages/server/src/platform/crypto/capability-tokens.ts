@@ -11,7 +11,8 @@ export type CapabilityPurpose =
   | '3ds-return'
   | 'topup-page'
   | 'kyc-session'
-  | 'checkout-session';
+  | 'checkout-session'
+  | 'crypto-pay-cancel';
 
 export class CapabilityTokens {
   private readonly key: Buffer;

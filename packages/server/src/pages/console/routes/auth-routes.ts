@@ -7,6 +7,7 @@ import { SESSION_HOURS, type SignInOutcome } from '../../../platform/console/con
 import { tokensEqual } from '../../../platform/crypto/hashing.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
 import { sendPage } from '../../html.ts';
+import { sameOrigin } from '../../same-origin.ts';
 import {
   type ConsoleFrame,
   contextOf,
@@ -14,7 +15,6 @@ import {
   csrfRefused,
   SESSION_COOKIE,
   SIGN_IN_COOKIE,
-  sameOrigin,
   sendConsolePage,
 } from '../console-http.ts';
 import { details, notice, plainConsolePage, postForm } from '../console-layout.ts';
