@@ -71,6 +71,7 @@ import { StoresService } from './platform/tenants/stores-service.ts';
 import { TenantCache } from './platform/tenants/tenant-cache.ts';
 import { TenantDirectory } from './platform/tenants/tenant-directory.ts';
 import { DeliveryEngine } from './platform/webhooks/delivery-engine.ts';
+import { DeliveryRecovery } from './platform/webhooks/delivery-recovery.ts';
 import { HttpSender } from './platform/webhooks/http-sender.ts';
 import { SsrfGuard } from './platform/webhooks/ssrf-guard.ts';
 import { createRails, type Rails } from './rails/rails.ts';
@@ -219,17 +220,25 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   const jobs = await JobQueue.start(options.databaseUrl, logger, {
     maintenance: options.runBackgroundSweeps ?? true,
   });
+  const webhookTenants = new TenantDirectory(partners, merchants, stores, tenantCache);
   const deliveries = new DeliveryEngine({
     db,
     clock,
     jobs,
     sender: new HttpSender(ssrf, config.webhookTimeoutMs),
-    tenants: new TenantDirectory(partners, merchants, stores, tenantCache),
+    tenants: webhookTenants,
     logger,
     attemptsCounter: metrics.webhookAttempts,
     timeoutMs: config.webhookTimeoutMs,
   });
   await deliveries.start();
+  const deliveryRecovery = new DeliveryRecovery({
+    db,
+    clock,
+    engine: deliveries,
+    tenants: webhookTenants,
+    logger,
+  });
   const transact = createTransact(db);
   const idempotency = new IdempotencyStore(db, clock, encryptor, database.createUnit);
   const sweeps = new Sweeps(logger, db);
@@ -248,6 +257,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   }
   sweeps.register('rate-limit-windows', () => purgeRateLimitWindows(db));
   sweeps.register('webhook-deliveries', () => deliveries.deliverDue());
+  sweeps.register('webhook-waiting-deliveries', () => deliveryRecovery.recoverDue());
   sweeps.register('idempotency-keys', () => idempotency.purgeExpired());
 
   const outbox = new Outbox(clock, deliveries);

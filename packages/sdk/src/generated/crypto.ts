@@ -3991,7 +3991,7 @@ export interface operations {
                 type?: string;
                 /** @description Only events about this object (order, transaction, card…) */
                 objectId?: string;
-                deliveryState?: "pending" | "succeeded" | "failed" | "none";
+                deliveryState?: "pending" | "succeeded" | "failed" | "waiting" | "none";
                 since?: string;
                 until?: string;
                 cursor?: string;
@@ -4047,7 +4047,7 @@ export interface operations {
                                 createdAt: string;
                                 objectIds: string[];
                                 /** @enum {string} */
-                                deliveryState: "pending" | "succeeded" | "failed" | "none";
+                                deliveryState: "pending" | "succeeded" | "failed" | "waiting" | "none";
                                 payload: unknown;
                             };
                         }[];
@@ -4384,7 +4384,7 @@ export interface operations {
                                 createdAt: string;
                                 objectIds: string[];
                                 /** @enum {string} */
-                                deliveryState: "pending" | "succeeded" | "failed" | "none";
+                                deliveryState: "pending" | "succeeded" | "failed" | "waiting" | "none";
                                 payload: unknown;
                                 deliveries: {
                                     deliveryId: string;

@@ -6489,7 +6489,7 @@ export interface operations {
                 type?: string;
                 /** @description Only events about this object (order, transaction, card…) */
                 objectId?: string;
-                deliveryState?: "pending" | "succeeded" | "failed" | "none";
+                deliveryState?: "pending" | "succeeded" | "failed" | "waiting" | "none";
                 since?: string;
                 until?: string;
                 cursor?: string;
@@ -6541,7 +6541,7 @@ export interface operations {
                             createdAt: string;
                             objectIds: string[];
                             /** @enum {string} */
-                            deliveryState: "pending" | "succeeded" | "failed" | "none";
+                            deliveryState: "pending" | "succeeded" | "failed" | "waiting" | "none";
                             payload: unknown;
                         }[];
                         nextCursor: string | null;
@@ -6968,7 +6968,7 @@ export interface operations {
                             createdAt: string;
                             objectIds: string[];
                             /** @enum {string} */
-                            deliveryState: "pending" | "succeeded" | "failed" | "none";
+                            deliveryState: "pending" | "succeeded" | "failed" | "waiting" | "none";
                             payload: unknown;
                             deliveries: {
                                 deliveryId: string;

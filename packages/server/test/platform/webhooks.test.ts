@@ -144,7 +144,11 @@ describe('issuing channel', () => {
     });
   });
 
-  it('gives up after 3 attempts in all; redelivery sends the same event again with fresh attempts', async () => {
+  it('with waiting off, gives up after 3 attempts in all as the spec says; redelivery sends it again', async () => {
+    const off = await h.admin('PATCH', `/partners/${partner.id}`, {
+      json: { webhookRedeliverWhenBack: false },
+    });
+    expect(off.body).toMatchObject({ webhookRedeliverWhenBack: false });
     receiver.setFallback({ kind: 'answer', status: 500 });
     const eventId = await issuingEvent();
     await attemptsOf(eventId, 1);
@@ -165,6 +169,7 @@ describe('issuing channel', () => {
       ['redelivery', 'succeeded'],
     ]);
     expect(JSON.parse(receiver.received[3]?.body ?? '{}').eventId).toBe(eventId);
+    await h.admin('PATCH', `/partners/${partner.id}`, { json: { webhookRedeliverWhenBack: true } });
   });
 
   it('loses nothing when the receiver hangs, resets the connection, or answers 2xx too late', async () => {
@@ -182,11 +187,109 @@ describe('issuing channel', () => {
     await h.advanceClock(10);
     const third = await detail(eventId);
     expect(third.deliveries[0]?.attempts[2]?.error).toMatch(/^timeout/);
-    expect(third.deliveries[0]?.status).toBe('failed');
-    // The operator (or the partner) replays it, and this time the receiver answers.
+    expect(third.deliveries[0]?.status).toBe('waiting');
+    // The operator (or the partner) redelivers it, and this time the receiver answers: the waiting
+    // delivery ends with it, so the event is not delivered a second time when the endpoint is back.
     await h.admin('POST', `/events/${eventId}/redeliver`);
     const done = await attemptsOf(eventId, 4);
-    expect(done.deliveries[1]?.status).toBe('succeeded');
+    expect(done.deliveries.map((d) => d.status)).toEqual(['failed', 'succeeded']);
+    const received = receiver.received.length;
+    await h.advanceClock(600);
+    expect(receiver.received).toHaveLength(received);
+  });
+});
+
+describe('issuing: waiting deliveries (beyond the spec’s three attempts)', () => {
+  let waiting: { id: string };
+  let hooks: WebhookReceiver;
+  const eventOf = () =>
+    publish('issuing', waiting.id, (eventId) => ({
+      eventType: 'cardStatusChanged',
+      eventId,
+      customerId: 'c',
+    }));
+  const succeededIds = () =>
+    hooks.received.filter((_, i) => i >= 0).map((r) => JSON.parse(r.body).eventId as string);
+
+  beforeAll(async () => {
+    hooks = await WebhookReceiver.start();
+    waiting = (
+      await h.admin<typeof waiting>('POST', '/partners', {
+        json: { name: 'Waiting partner', webhookUrl: hooks.url('/partner') },
+      })
+    ).body;
+  });
+  afterAll(() => hooks.close());
+  beforeEach(() => {
+    hooks.received.length = 0;
+  });
+
+  /** Events published a second apart (their order is their time) whose three attempts all fail. */
+  async function eventsThroughAnOutage(count: number): Promise<string[]> {
+    hooks.setFallback({ kind: 'answer', status: 500, body: 'down' });
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const id = await eventOf();
+      await attemptsOf(id, 1);
+      ids.push(id);
+      await h.advanceClock(1);
+    }
+    await h.advanceClock(5);
+    await h.advanceClock(10);
+    for (const id of ids) {
+      expect((await detail(id)).deliveries[0]).toMatchObject({ status: 'waiting', attemptCount: 3 });
+    }
+    return ids;
+  }
+
+  it('an outage of an hour loses no event: a probe finds the endpoint back, and all arrive in order, once', async () => {
+    const ids = await eventsThroughAnOutage(5);
+    expect(hooks.received).toHaveLength(15);
+    // An hour of outage: every five minutes the oldest waiting event probes the endpoint, and fails.
+    for (let minute = 0; minute < 60; minute += 5) await h.advanceClock(300);
+    expect(hooks.received).toHaveLength(15 + 12);
+    expect(new Set(hooks.received.slice(15).map((r) => JSON.parse(r.body).eventId))).toEqual(
+      new Set([ids[0]]),
+    );
+    const listed = await h.admin<{ data: { eventId: string }[] }>(
+      'GET',
+      `/events?api=issuing&tenantId=${waiting.id}&deliveryState=waiting`,
+    );
+    expect(listed.body.data.map((e) => e.eventId).sort()).toEqual([...ids].sort());
+
+    hooks.setFallback({ kind: 'answer', status: 200, body: 'OK' });
+    hooks.received.length = 0;
+    await h.advanceClock(300);
+    expect(succeededIds()).toEqual(ids);
+    for (const id of ids) expect((await detail(id)).deliveries.map((d) => d.status)).toEqual(['succeeded']);
+    await h.advanceClock(3600);
+    expect(hooks.received).toHaveLength(ids.length);
+  });
+
+  it('the next event that is delivered brings the waiting ones after it, oldest first', async () => {
+    const ids = await eventsThroughAnOutage(2);
+    hooks.setFallback({ kind: 'answer', status: 204 });
+    hooks.received.length = 0;
+    const next = await eventOf();
+    await hooks.waitFor(1);
+    await h.advanceClock(1); // the sweep that delivers what waits (well before the next probe)
+    expect(succeededIds()).toEqual([next, ...ids]);
+    for (const id of ids) expect((await detail(id)).deliveries[0]?.status).toBe('succeeded');
+  });
+
+  it('a probe that fails again keeps every event waiting for the next probe, the order kept', async () => {
+    const ids = await eventsThroughAnOutage(3);
+    hooks.received.length = 0;
+    // Back for one answer only: the oldest is delivered, the next fails and everything waits again.
+    hooks.respondWith({ kind: 'answer', status: 200 });
+    await h.advanceClock(300);
+    expect(hooks.received.map((r) => JSON.parse(r.body).eventId)).toEqual([ids[0], ids[1]]);
+    expect((await detail(ids[1] as string)).deliveries[0]?.status).toBe('waiting');
+    await h.advanceClock(299);
+    expect(hooks.received).toHaveLength(2);
+    hooks.setFallback({ kind: 'answer', status: 200 });
+    await h.advanceClock(1);
+    expect(hooks.received.map((r) => JSON.parse(r.body).eventId)).toEqual([ids[0], ids[1], ids[1], ids[2]]);
   });
 });
 

@@ -11,8 +11,17 @@ const partnerView = z.object({
   partnerId: z.string(),
   name: z.string(),
   webhookUrl: z.string().nullable(),
+  webhookRedeliverWhenBack: z.boolean(),
   createdAt: timestamp,
 });
+
+/** Tessera's extension to the issuing spec's three attempts (docs/webhooks.md, Waiting deliveries) */
+const redeliverWhenBack = z
+  .boolean()
+  .optional()
+  .describe(
+    'After the three attempts fail, keep the event waiting and deliver it, in order, once the endpoint answers 2xx again (default true); false gives up after three, as the spec says',
+  );
 
 const present = (p: Partner) => ({ ...p, createdAt: p.createdAt.toISOString() });
 
@@ -23,7 +32,11 @@ export async function registerPartnerRoutes(app: ZodApp, deps: AdminDeps): Promi
       schema: {
         summary: 'Create a partner; the API key and webhook signing key are shown only in this answer',
         tags: ['partners'],
-        body: z.object({ name: nameField, webhookUrl: urlField }),
+        body: z.object({
+          name: nameField,
+          webhookUrl: urlField,
+          webhookRedeliverWhenBack: redeliverWhenBack,
+        }),
         response: {
           201: partnerView.extend({ apiKey: z.string(), webhookSigningKey: z.string() }),
           ...standardErrors,
@@ -32,7 +45,12 @@ export async function registerPartnerRoutes(app: ZodApp, deps: AdminDeps): Promi
     },
     async (request, reply) => {
       const webhookUrl = deps.checkWebhookUrl(request.body.webhookUrl, 'webhookUrl');
-      const created = await deps.partners.create(deps.db, { name: request.body.name, webhookUrl });
+      const { name, webhookRedeliverWhenBack } = request.body;
+      const created = await deps.partners.create(deps.db, {
+        name,
+        webhookUrl,
+        ...(webhookRedeliverWhenBack !== undefined ? { webhookRedeliverWhenBack } : {}),
+      });
       return reply
         .code(201)
         .send({ ...present(created), apiKey: created.apiKey, webhookSigningKey: created.webhookSigningKey });
@@ -68,10 +86,14 @@ export async function registerPartnerRoutes(app: ZodApp, deps: AdminDeps): Promi
     '/partners/:id',
     {
       schema: {
-        summary: 'Change a partner’s name or webhook URL',
+        summary: 'Change a partner’s name, webhook URL or whether failed events wait for its endpoint',
         tags: ['partners'],
         params: idParam,
-        body: z.object({ name: nameField.optional(), webhookUrl: urlField }),
+        body: z.object({
+          name: nameField.optional(),
+          webhookUrl: urlField,
+          webhookRedeliverWhenBack: redeliverWhenBack,
+        }),
         response: { 200: partnerView, ...standardErrors },
       },
     },
@@ -83,6 +105,9 @@ export async function registerPartnerRoutes(app: ZodApp, deps: AdminDeps): Promi
       const updated = await deps.partners.update(deps.db, request.params.id, {
         ...(request.body.name !== undefined ? { name: request.body.name } : {}),
         ...(webhookUrl !== undefined ? { webhookUrl } : {}),
+        ...(request.body.webhookRedeliverWhenBack !== undefined
+          ? { webhookRedeliverWhenBack: request.body.webhookRedeliverWhenBack }
+          : {}),
       });
       await tenantChangeSettled(deps.db, request.log);
       return present(updated);

@@ -19,6 +19,7 @@ export interface PartnersTable {
   api_key_hash: string;
   webhook_signing_key_enc: string;
   webhook_url: string | null;
+  webhook_redeliver_when_back: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -133,7 +134,7 @@ export interface WebhookDeliveriesTable {
   event_id: string;
   url: string;
   reason: 'event' | 'redelivery' | 'replay';
-  status: 'pending' | 'succeeded' | 'failed';
+  status: 'pending' | 'succeeded' | 'failed' | 'waiting';
   attempt_count: Generated<number>;
   max_attempts: number;
   next_attempt_at: Timestamp | null;

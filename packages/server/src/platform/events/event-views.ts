@@ -13,7 +13,7 @@ export const eventView = z.object({
   /** The ids the event is about (an order, a transaction, a card, a customer…) */
   objectIds: z.array(z.string()),
   /** The latest delivery's status, or `none` when no webhook URL was configured */
-  deliveryState: z.enum(['pending', 'succeeded', 'failed', 'none']),
+  deliveryState: z.enum(['pending', 'succeeded', 'failed', 'waiting', 'none']),
   payload: z.unknown(),
 });
 
@@ -72,7 +72,7 @@ export const eventListQuery = z.object({
     .max(100)
     .optional()
     .describe('Only events about this object (order, transaction, card…)'),
-  deliveryState: z.enum(['pending', 'succeeded', 'failed', 'none']).optional(),
+  deliveryState: z.enum(['pending', 'succeeded', 'failed', 'waiting', 'none']).optional(),
   since: timestamp.optional(),
   until: timestamp.optional(),
   cursor: z.string().max(100).optional(),

@@ -16,7 +16,7 @@ export interface EventScope {
 }
 
 /** Where an event's webhook stands: its latest delivery's status, or `none` (no URL was configured). */
-export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'none';
+export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'waiting' | 'none';
 
 export interface EventFilter {
   api?: WebhookApi;

@@ -13,6 +13,11 @@ export interface Partner {
   partnerId: string;
   name: string;
   webhookUrl: string | null;
+  /**
+   * After the issuing spec's three attempts fail, an event waits and is delivered when the endpoint
+   * answers again (docs/webhooks.md; default: true). False: it fails for good, as the spec says.
+   */
+  webhookRedeliverWhenBack: boolean;
   createdAt: Date;
 }
 
@@ -28,6 +33,7 @@ type PartnerRow = {
   partner_id: string;
   name: string;
   webhook_url: string | null;
+  webhook_redeliver_when_back: boolean;
   created_at: Date;
 };
 
@@ -37,7 +43,10 @@ export class PartnersService {
     private readonly encryptor: Encryptor,
   ) {}
 
-  async create(db: Executor, input: { name: string; webhookUrl?: string | null }): Promise<CreatedPartner> {
+  async create(
+    db: Executor,
+    input: { name: string; webhookUrl?: string | null; webhookRedeliverWhenBack?: boolean },
+  ): Promise<CreatedPartner> {
     const apiKey = `ptk_${randomAlphanumeric(40)}`;
     const webhookSigningKey = randomToken('whsk_', 36);
     const id = newId('partner');
@@ -51,6 +60,7 @@ export class PartnersService {
         api_key_hash: hashToken(apiKey),
         webhook_signing_key_enc: this.encryptor.encrypt(webhookSigningKey, `partner:${id}`),
         webhook_url: input.webhookUrl ?? null,
+        webhook_redeliver_when_back: input.webhookRedeliverWhenBack ?? true,
         created_at: now,
         updated_at: now,
       })
@@ -62,13 +72,16 @@ export class PartnersService {
   async update(
     db: Executor,
     id: string,
-    input: { webhookUrl?: string | null; name?: string },
+    input: { webhookUrl?: string | null; name?: string; webhookRedeliverWhenBack?: boolean },
   ): Promise<Partner> {
     const row = await db
       .updateTable('partners')
       .set({
         ...(input.webhookUrl !== undefined ? { webhook_url: input.webhookUrl } : {}),
         ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.webhookRedeliverWhenBack !== undefined
+          ? { webhook_redeliver_when_back: input.webhookRedeliverWhenBack }
+          : {}),
         updated_at: this.clock.now(),
       })
       .where('id', '=', id)
@@ -125,6 +138,7 @@ function toPartner(row: PartnerRow): Partner {
     partnerId: row.partner_id,
     name: row.name,
     webhookUrl: row.webhook_url,
+    webhookRedeliverWhenBack: row.webhook_redeliver_when_back,
     createdAt: row.created_at,
   };
 }

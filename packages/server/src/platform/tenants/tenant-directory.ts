@@ -40,6 +40,14 @@ export class TenantDirectory implements WebhookTenantDirectory {
     }
   }
 
+  async redeliversWhenBack(db: Executor, api: WebhookApi, tenantId: string): Promise<boolean> {
+    if (api !== 'issuing') return false;
+    const waits = await this.cache.get(`webhook-waits:${api}:${tenantId}`, async () => ({
+      value: (await this.partners.get(db, tenantId)).webhookRedeliverWhenBack,
+    }));
+    return waits ?? true;
+  }
+
   async signingSecret(db: Executor, api: WebhookApi, tenantId: string): Promise<string> {
     switch (api) {
       case 'issuing':

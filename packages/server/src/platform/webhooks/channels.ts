@@ -14,17 +14,27 @@ export interface WebhookChannel {
   maxAttempts: number;
   /** Seconds to wait after failed attempt n (index n-1) before attempt n+1 */
   retryDelaysSeconds: readonly number[];
+  /**
+   * Whether a delivery whose attempts all failed waits for the tenant's endpoint to answer again, where
+   * the tenant's setting allows (delivery-recovery.ts); otherwise it fails for good.
+   */
+  waitsAfterLastAttempt: boolean;
   buildRequest(payload: string, secret: string, attemptId: string): Promise<ChannelRequest>;
   isAcknowledged(statusCode: number | undefined, body: string): boolean;
 }
 
 const is2xx = (status: number | undefined) => status !== undefined && status >= 200 && status < 300;
 
-/** Issuing spec, Events: 3 attempts in all, backoff 5 s then 10 s; retried on network errors, timeouts, non-2xx. */
+/**
+ * Issuing spec, Events: 3 attempts in all, backoff 5 s then 10 s; retried on network errors, timeouts,
+ * non-2xx. Fifteen seconds cannot outlast a partner's outage, so beyond the spec's burst the delivery
+ * waits for the endpoint to answer again (a Tessera extension, on by default per partner).
+ */
 export const issuingChannel: WebhookChannel = {
   api: 'issuing',
   maxAttempts: 3,
   retryDelaysSeconds: [5, 10],
+  waitsAfterLastAttempt: true,
   async buildRequest(payload, secret, attemptId) {
     return {
       body: payload,
@@ -51,6 +61,7 @@ export const cryptoChannel: WebhookChannel = {
   api: 'crypto',
   maxAttempts: 1 + FIBONACCI_MINUTES.length,
   retryDelaysSeconds: FIBONACCI_MINUTES.map((m) => m * 60),
+  waitsAfterLastAttempt: false,
   async buildRequest(payload, secret, attemptId) {
     const event = JSON.parse(payload) as CryptoEventPayload;
     const { amount, currency, reference } = event.resource;
@@ -89,6 +100,7 @@ export const paymentsChannel: WebhookChannel = {
   api: 'payments',
   maxAttempts: 5,
   retryDelaysSeconds: [60, 300, 3600, 86_400],
+  waitsAfterLastAttempt: false,
   async buildRequest(payload, secret, attemptId) {
     return {
       body: ipnFormBody(encryptIpn(payload, secret)),

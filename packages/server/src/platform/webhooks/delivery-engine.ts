@@ -15,6 +15,7 @@ import { runTransaction } from '../db/transact.ts';
 import { newId } from '../ids.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import { CHANNELS, type ChannelRequest, newAttemptId, type WebhookChannel } from './channels.ts';
+import { endpointAnswered, WAITING_PROBE_SECONDS } from './delivery-recovery.ts';
 import type { HttpSender, OutboundResult } from './http-sender.ts';
 import type { WebhookTenantDirectory } from './tenant-directory.ts';
 
@@ -190,10 +191,16 @@ export class DeliveryEngine {
     const isAcknowledged =
       result.error === undefined && channel.isAcknowledged(result.statusCode, result.body);
     const isLast = claimed.attempt_count >= claimed.max_attempts;
+    const waits =
+      !isAcknowledged &&
+      isLast &&
+      channel.waitsAfterLastAttempt &&
+      (await this.deps.tenants.redeliversWhenBack(db, claimed.api, claimed.tenant_id));
     const delay = channel.retryDelaysSeconds[claimed.attempt_count - 1] ?? 0;
     const error =
       result.error ??
       (isAcknowledged ? undefined : `not acknowledged: HTTP ${result.statusCode ?? 'no status'}`);
+    const now = clock.now();
     await runTransaction(db, async (tx) => {
       await tx
         .insertInto('webhook_attempts')
@@ -209,22 +216,29 @@ export class DeliveryEngine {
           succeeded: isAcknowledged,
         })
         .execute();
+      const ends = isAcknowledged || (isLast && !waits);
       await tx
         .updateTable('webhook_deliveries')
         .set({
-          status: isAcknowledged ? 'succeeded' : isLast ? 'failed' : 'pending',
-          next_attempt_at: isAcknowledged || isLast ? null : addSeconds(clock.now(), delay),
+          status: isAcknowledged ? 'succeeded' : waits ? 'waiting' : isLast ? 'failed' : 'pending',
+          next_attempt_at: ends ? null : addSeconds(now, waits ? WAITING_PROBE_SECONDS : delay),
           leased_until: null,
-          completed_at: isAcknowledged || isLast ? clock.now() : null,
+          completed_at: ends ? now : null,
         })
         .where('id', '=', claimed.id)
         .execute();
+      if (isAcknowledged && channel.waitsAfterLastAttempt)
+        await endpointAnswered(tx, now, claimed.event_id, claimed.api, claimed.tenant_id);
     });
     this.deps.attemptsCounter.inc({ api: claimed.api, outcome: isAcknowledged ? 'acknowledged' : 'failed' });
     if (!isAcknowledged) {
       this.deps.logger.info(
         { deliveryId: claimed.id, eventId: claimed.event_id, attempt: claimed.attempt_count, error },
-        isLast ? 'webhook delivery failed for good' : 'webhook attempt failed; retry scheduled',
+        waits
+          ? 'webhook delivery waits for the endpoint to answer again'
+          : isLast
+            ? 'webhook delivery failed for good'
+            : 'webhook attempt failed; retry scheduled',
       );
     }
     return true;

@@ -22,7 +22,7 @@ import {
   viewerOf,
 } from './route-kit.ts';
 
-const DELIVERY_STATES: readonly DeliveryState[] = ['pending', 'succeeded', 'failed', 'none'];
+const DELIVERY_STATES: readonly DeliveryState[] = ['pending', 'succeeded', 'failed', 'waiting', 'none'];
 
 export async function registerDevelopersConsoleRoutes(
   app: FastifyInstance,
