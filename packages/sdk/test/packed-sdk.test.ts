@@ -14,6 +14,7 @@ import { aMerchant } from '../../server/test/harness/payments-builders.ts';
 
 const run = promisify(execFile);
 const SDK = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const TSC = fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', import.meta.url));
 
 let h: Harness;
@@ -23,9 +24,14 @@ let env: Record<string, string>;
 beforeAll(async () => {
   h = await Harness.start();
   project = await mkdtemp(join(tmpdir(), 'tessera-sdk-user-'));
-  await run('npm', ['run', 'build'], { cwd: SDK });
-  await run('npm', ['pack', '--pack-destination', project], { cwd: SDK });
+  // As an integrator or a release would: `npm pack` alone, from the workspace root, with no build run
+  // before it. prepack builds the code and the types.
+  await rm(join(SDK, 'dist'), { recursive: true, force: true });
+  await run('npm', ['pack', '-w', 'packages/sdk', '--pack-destination', project], { cwd: ROOT });
   const tarball = (await readdir(project)).find((f) => f.endsWith('.tgz'));
+  const { stdout: listing } = await run('tar', ['-tzf', join(project, tarball ?? '')]);
+  for (const file of ['dist/index.js', 'dist/index.cjs', 'dist/types/index.d.ts'])
+    expect(listing.split('\n')).toContain(`package/${file}`);
   await writeFile(
     join(project, 'package.json'),
     JSON.stringify({ name: 'integrator', private: true, type: 'module' }),
