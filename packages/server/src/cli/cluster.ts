@@ -5,12 +5,14 @@
 // The workers share the listening port; only the first runs the background sweeps and the job queue's
 // maintenance, which also run once across processes by their own locks.
 import cluster, { type Worker } from 'node:cluster';
-import { type Booted, boot } from '../boot.ts';
+import { type Booted, boot, servingPoolSize } from '../boot.ts';
 import type { Config } from '../config.ts';
 import { createApp } from '../server.ts';
 
 interface Handover {
   databaseUrl: string;
+  /** Each worker's pool, fitted to the database's connections (connection-budget.ts) */
+  databasePoolSize: number;
   adminToken: string;
   encryptionKey: string;
 }
@@ -23,8 +25,13 @@ export async function servePrimary(
   onListening: (address: string, booted: Booted) => void,
 ): Promise<number> {
   const booted = await boot(config, { runMigrations: true });
+  const databasePoolSize = await servingPoolSize(config, booted.databaseUrl).catch(async (err: unknown) => {
+    await booted.stopDatabase();
+    throw err;
+  });
   const handover: Handover = {
     databaseUrl: booted.databaseUrl,
+    databasePoolSize,
     adminToken: booted.adminToken,
     encryptionKey: booted.encryptionKey.toString('hex'),
   };
@@ -92,7 +99,7 @@ export async function serveWorker(config: Config): Promise<number> {
   process.send?.({ kind: 'ready' } satisfies WorkerNews);
   const index = Number(process.env.TESSERA_WORKER_INDEX ?? 0);
   const tessera = await createApp({
-    config,
+    config: { ...config, databasePoolSize: (await handover).databasePoolSize },
     databaseUrl: (await handover).databaseUrl,
     adminToken: (await handover).adminToken,
     encryptionKey: Buffer.from((await handover).encryptionKey, 'hex'),

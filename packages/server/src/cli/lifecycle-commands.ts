@@ -2,9 +2,10 @@
 import cluster from 'node:cluster';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { boot } from '../boot.ts';
+import { boot, servingPoolSize } from '../boot.ts';
 import type { Config } from '../config.ts';
 import { backupCluster, restoreCluster } from '../platform/db/backup.ts';
+import { ConnectionBudgetError } from '../platform/db/connection-budget.ts';
 import { EmbeddedPostgresError } from '../platform/db/embedded-postgres.ts';
 import { createApp } from '../server.ts';
 import { servePrimary, serveWorker } from './cluster.ts';
@@ -102,7 +103,11 @@ export async function serve(config: Config): Promise<number> {
     return servePrimary(config, (address, booted) => printBanner(config, address, booted.adminToken));
   }
   const booted = await boot(config, { runMigrations: true });
-  const tessera = await createApp({ config, ...booted });
+  const databasePoolSize = await servingPoolSize(config, booted.databaseUrl).catch(async (err: unknown) => {
+    await booted.stopDatabase();
+    throw err;
+  });
+  const tessera = await createApp({ config: { ...config, databasePoolSize }, ...booted });
   // Shutdown: webhook attempts cut short, HTTP drained (503 to anything new), sweeps and jobs stopped,
   // the pool closed, then Postgres stopped; all within TESSERA_SHUTDOWN_TIMEOUT_MS, a second signal
   // or a stop that overruns its deadline exits at once.
@@ -178,7 +183,7 @@ export function describeFailure(err: unknown): string {
   if (debug && err.stack) return err.stack;
   const code = (err as NodeJS.ErrnoException).code;
   const hint =
-    err instanceof EmbeddedPostgresError
+    err instanceof EmbeddedPostgresError || err instanceof ConnectionBudgetError
       ? ''
       : code === 'EADDRINUSE'
         ? '\n  Fix: another program uses this port; set PORT to a free one (PORT=0 picks one)'

@@ -31,6 +31,8 @@ export interface StartEmbeddedOptions {
   password: string;
   /** Extra server settings, e.g. ['-c', 'fsync=off'] for throwaway test clusters */
   postgresFlags?: string[];
+  /** The server's max_connections: room for every process's pool (connection-budget.ts; default: 200) */
+  maxConnections?: number;
   /** Where notes of what the start did go (an orphan stopped, say) (default: stderr) */
   onNotice?: (message: string) => void;
 }
@@ -58,7 +60,8 @@ export async function startEmbeddedPostgres(options: StartEmbeddedOptions): Prom
   await clearPreviousServer(directory, notice);
 
   const port = await freePort();
-  const server = await launch(binaries, directory, port, options.postgresFlags ?? [], runAs);
+  const flags = ['-c', `max_connections=${options.maxConnections ?? 200}`, ...(options.postgresFlags ?? [])];
+  const server = await launch(binaries, directory, port, flags, runAs);
   const ownerFile = `${directory}.owner`;
   await writeFile(ownerFile, `${JSON.stringify({ pid: process.pid, postmasterPid: server.pid, port })}\n`);
   const stopOnExit = () => {
@@ -306,8 +309,10 @@ async function launch(
       String(port),
       '-c',
       'listen_addresses=127.0.0.1',
+      // Tessera connects over TCP: no Unix socket, so no lock file in the system's shared /tmp (which may
+      // not be writable by the server's user, or may hold another cluster's socket of that port).
       '-c',
-      'max_connections=200',
+      'unix_socket_directories=',
       ...flags,
     ],
     { ...runAs, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },
@@ -328,7 +333,7 @@ async function launch(
       reject(
         new EmbeddedPostgresError(
           `the embedded Postgres did not start (exit code ${code ?? 'none'}):\n${indent(recent.join('\n'))}`,
-          `read the lines above; the data is in ${directory}`,
+          fixForStartFailure(recent, directory, runAs.uid === undefined ? userInfo().username : SERVER_USER),
         ),
       );
     };
@@ -346,6 +351,26 @@ async function launch(
   // Keep draining the server's log so it never blocks on a full pipe.
   child.stderr?.resume();
   return child;
+}
+
+/** What to do about a server that would not start, from what it said (the `Fix:` line of the error). */
+export function fixForStartFailure(lines: readonly string[], directory: string, serverUser: string): string {
+  const text = lines.join('\n');
+  const lock = /could not create lock file "([^"]+)": ([^\n]+)/.exec(text);
+  if (lock) {
+    const [, file = '', reason = ''] = lock;
+    return (
+      `Postgres could not create ${file} (${reason}): make ${dirname(file)} writable by the user the server ` +
+      `runs as (${serverUser}); if no Postgres is running on ${directory}, remove the file and start again`
+    );
+  }
+  if (/could not bind|Address already in use/.test(text))
+    return 'another process took the port chosen for Postgres: start again (a free port is chosen each start)';
+  if (/data directory .* has invalid permissions|Permission denied/.test(text))
+    return `make ${directory} owned by and private to the user the server runs as (${serverUser}): chown -R ${serverUser} and chmod 700`;
+  if (/database files are incompatible with server/.test(text))
+    return `the data in ${directory} was made by another Postgres version: restore a backup (tessera restore) into a new TESSERA_DATA_DIR`;
+  return `read the lines above; the data is in ${directory}`;
 }
 
 async function stopServer(child: ChildProcess): Promise<void> {
