@@ -24,7 +24,8 @@ function clientOf<Paths extends {}>(
 ): Client<Paths> {
   const client = createClient<Paths>({
     baseUrl: `${options.baseUrl.replace(/\/$/, '')}${options.basePath ?? defaultBase}`,
-    headers,
+    // JSON is asked for: a route that answers a page by default (POST /topups/fiat) answers JSON to it.
+    headers: { accept: 'application/json', ...headers },
     fetch: retryingFetch(options),
   });
   const throwOnError: Middleware = {

@@ -822,7 +822,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Top up an account: the topup as JSON with the hosted page’s paymentUrl (pay by card or see the bank-transfer instructions), or that page itself (HTML) with Accept: text/html */
+        /** Top up an account: the hosted page (HTML: pay by card, or the bank-transfer instructions), as the real service answers, by default; the topup as JSON, with that page’s paymentUrl, to a client that asks for it with Accept: application/json */
         post: operations["postTopupsFiat"];
         delete?: never;
         options?: never;

@@ -3,6 +3,7 @@
 // operator's admin and sandbox APIs, the sandbox's clock, and the operational endpoints.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../platform/clock/clock.ts';
+import { prefersJson } from '../platform/http/accept.ts';
 import { escapeHtml, page, sendPage } from './html.ts';
 
 export interface LandingDeps {
@@ -18,7 +19,7 @@ export async function registerLandingPageRoutes(app: FastifyInstance, deps: Land
   for (const path of ['/', '/docs']) {
     app.get(path, { schema: { hide: true } }, async (request, reply) => {
       const about = describe(deps);
-      if (wantsJson(request)) return reply.send(about);
+      if (prefersJson(request.headers.accept)) return reply.send(about);
       return sendPage(reply, landingPage(about));
     });
   }
@@ -44,12 +45,6 @@ function describe(deps: LandingDeps) {
 }
 
 type About = ReturnType<typeof describe>;
-
-/** JSON when the client asks for it and not for HTML (a browser always lists text/html). */
-function wantsJson(request: FastifyRequest): boolean {
-  const accept = String(request.headers.accept ?? '');
-  return /application\/(?:[\w.+-]*\+)?json/.test(accept) && !accept.includes('text/html');
-}
 
 function landingPage(about: About): string {
   const rows = about.apis

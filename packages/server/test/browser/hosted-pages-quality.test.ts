@@ -105,7 +105,7 @@ describe.skipIf(!hasBrowser)('hosted pages at 390 px and 1280 px', () => {
     const partner = await h.admin<{ apiKey: string }>('POST', '/partners', { json: { name: 'Quality' } });
     const cardholder = await aCardholder(h, partner.body.apiKey, 0n);
     const topup = await h.request<{ paymentUrl: string }>('POST', '/issuing/v1/topups/fiat', {
-      headers: cardholder.auth,
+      headers: { ...cardholder.auth, accept: 'application/json' },
       json: { accountId: cardholder.accountId, amount: '20.00' },
     });
     pages.topup = { url: new URL(topup.body.paymentUrl).pathname };

@@ -85,17 +85,24 @@ const post = (url: string, form: Record<string, string>) =>
 describe('topups paid by card on the hosted page', () => {
   it('offers card and bank transfer; an approved card credits the account at once', async () => {
     const c = await holder();
-    // The real service's form when HTML is asked for; JSON otherwise.
-    const html = await h.request('POST', '/issuing/v1/topups/fiat', {
-      headers: { ...c.auth, accept: 'text/html' },
-      json: { accountId: c.accountId, amount: '20.00' },
-    });
+    // The real service's HTML form by default: no Accept, */*, a browser's Accept; JSON to a client that
+    // asks for it (the SDK does).
+    const answerTo = (accept?: string) =>
+      h.request('POST', '/issuing/v1/topups/fiat', {
+        headers: { ...c.auth, ...(accept === undefined ? {} : { accept }) },
+        json: { accountId: c.accountId, amount: '20.00' },
+      });
+    const html = await answerTo();
+    expect(html.status).toBe(201);
     expect(html.headers.get('content-type')).toMatch(/text\/html/);
-    const plain = await h.request('POST', '/issuing/v1/topups/fiat', {
-      headers: c.auth,
-      json: { accountId: c.accountId, amount: '20.00' },
-    });
-    expect(plain.headers.get('content-type')).toMatch(/application\/json/);
+    for (const accept of ['*/*', 'text/html,application/xhtml+xml,*/*;q=0.8', 'application/json, text/html']) {
+      expect((await answerTo(accept)).headers.get('content-type'), accept).toMatch(/text\/html/);
+    }
+    for (const accept of ['application/json', 'application/json, text/plain, */*']) {
+      const plain = await answerTo(accept);
+      expect(plain.headers.get('content-type'), accept).toMatch(/application\/json/);
+      expect(plain.body).toMatchObject({ paymentUrl: expect.stringContaining('/hosted/issuing/topups/') });
+    }
     expect(html.text).toContain('Pay by card');
     expect(html.text).toContain('Or pay by bank transfer');
 

@@ -1,10 +1,12 @@
 // /topups routes (docs/issuing.md, Topups). POST /topups/fiat answers an HTML page, as the real
-// service does (docs/wire-compatibility.md), with the bank-transfer instructions; a client asking for JSON
-// (Accept: application/json) gets the topup record instead.
+// service does (docs/wire-compatibility.md), with the bank-transfer instructions, also to a client that
+// sends no Accept or `*/*`; a client asking for JSON (Accept: application/json, as the SDK does) gets the
+// topup record instead.
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { languageOf } from '../../../pages/i18n.ts';
 import { topupPage } from '../../../pages/issuing/topup-page.ts';
+import { prefersJson } from '../../../platform/http/accept.ts';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';
 import { formatAmountIn } from '../../../platform/money/amount.ts';
 import { formatRate } from '../../../platform/money/rates.ts';
@@ -97,7 +99,6 @@ const presentUsage = (u: TopupUsage) => {
  * hosted page's `paymentUrl`) unless the client asks for HTML, as a browser or a client built for the
  * real service's form does with `Accept: text/html`.
  */
-const wantsHtml = (request: FastifyRequest) => String(request.headers.accept ?? '').includes('text/html');
 
 export async function registerTopupsRoutes(
   app: ZodApp,
@@ -120,7 +121,7 @@ export async function registerTopupsRoutes(
       onRequest: authn.customer,
       schema: {
         summary:
-          'Top up an account: the topup as JSON with the hosted page’s paymentUrl (pay by card or see the bank-transfer instructions), or that page itself (HTML) with Accept: text/html',
+          'Top up an account: the hosted page (HTML: pay by card, or the bank-transfer instructions), as the real service answers, by default; the topup as JSON, with that page’s paymentUrl, to a client that asks for it with Accept: application/json',
         tags: ['topups'],
         security,
         body: z.object({ accountId: z.uuid(), amount: z.union([z.string().max(40), z.number()]) }),
@@ -129,12 +130,12 @@ export async function registerTopupsRoutes(
     },
     async (request, reply) => {
       const topup = await topups.createFiat(requireCustomer(request), request.body);
-      return wantsHtml(request)
-        ? reply
+      return prefersJson(request.headers.accept)
+        ? reply.code(201).send(presentTopup(topup))
+        : reply
             .code(201)
             .type('text/html; charset=utf-8')
-            .send(topupPage(topup, undefined, languageOf(request, reply)))
-        : reply.code(201).send(presentTopup(topup));
+            .send(topupPage(topup, undefined, languageOf(request, reply)));
     },
   );
 
