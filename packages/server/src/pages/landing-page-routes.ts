@@ -1,7 +1,7 @@
 // `GET /` (and `/docs`): what runs here, for a person (HTML) or a script (JSON, when it asks for JSON
 // rather than HTML): the three APIs with their base URLs, references and OpenAPI documents, the
 // operator's admin and sandbox APIs, the sandbox's clock, and the operational endpoints.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../platform/clock/clock.ts';
 import { prefersJson } from '../platform/http/accept.ts';
 import { escapeHtml, page, sendPage } from './html.ts';

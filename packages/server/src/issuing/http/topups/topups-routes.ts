@@ -2,7 +2,6 @@
 // service does (docs/wire-compatibility.md), with the bank-transfer instructions, also to a client that
 // sends no Accept or `*/*`; a client asking for JSON (Accept: application/json, as the SDK does) gets the
 // topup record instead.
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { languageOf } from '../../../pages/i18n.ts';
 import { topupPage } from '../../../pages/issuing/topup-page.ts';
