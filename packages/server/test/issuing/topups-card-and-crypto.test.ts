@@ -95,7 +95,11 @@ describe('topups paid by card on the hosted page', () => {
     const html = await answerTo();
     expect(html.status).toBe(201);
     expect(html.headers.get('content-type')).toMatch(/text\/html/);
-    for (const accept of ['*/*', 'text/html,application/xhtml+xml,*/*;q=0.8', 'application/json, text/html']) {
+    for (const accept of [
+      '*/*',
+      'text/html,application/xhtml+xml,*/*;q=0.8',
+      'application/json, text/html',
+    ]) {
       expect((await answerTo(accept)).headers.get('content-type'), accept).toMatch(/text\/html/);
     }
     for (const accept of ['application/json', 'application/json, text/plain, */*']) {
