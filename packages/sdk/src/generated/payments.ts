@@ -3226,13 +3226,22 @@ export interface operations {
                      *           "refundedAmount": 10.9,
                      *           "currency": "EUR",
                      *           "cardBrand": "example",
+                     *           "cardType": "example",
+                     *           "cardProvider": "example",
                      *           "cardNumber": "4111111111111111",
+                     *           "cardHolderName": "Ada Lovelace",
+                     *           "cardExpiryDate": "12/30",
+                     *           "externalOrderId": "order-1001",
+                     *           "description": "Sandbox example",
+                     *           "email": "ada@example.com",
+                     *           "backUrl": "https://sandbox.tessera.example/hosted/page",
                      *           "is3d": 1,
                      *           "errorCode": 1,
                      *           "errorMessage": "example",
                      *           "reason": "Sandbox example",
                      *           "message": "Success",
                      *           "createdAt": "2026-11-24T10:30:00.000Z",
+                     *           "creationDate": "2026-11-24T10:30:00.000Z",
                      *           "creationTimestamp": 1
                      *         }
                      *       ]
@@ -3264,13 +3273,23 @@ export interface operations {
                             refundedAmount: number;
                             currency: string;
                             cardBrand: string | null;
+                            cardType: string | null;
+                            cardProvider: string | null;
                             cardNumber: string | null;
+                            cardHolderName: string | null;
+                            /** @description MM/YY */
+                            cardExpiryDate: string | null;
+                            externalOrderId: string | null;
+                            description: string | null;
+                            email: string | null;
+                            backUrl: string | null;
                             is3d: number;
                             errorCode: number | null;
                             errorMessage: string | null;
                             reason: string | null;
                             message: string | null;
                             createdAt: string;
+                            creationDate: string;
                             creationTimestamp: number;
                         }[];
                     };
@@ -3471,13 +3490,22 @@ export interface operations {
                      *         "refundedAmount": 10.9,
                      *         "currency": "EUR",
                      *         "cardBrand": "example",
+                     *         "cardType": "example",
+                     *         "cardProvider": "example",
                      *         "cardNumber": "4111111111111111",
+                     *         "cardHolderName": "Ada Lovelace",
+                     *         "cardExpiryDate": "12/30",
+                     *         "externalOrderId": "order-1001",
+                     *         "description": "Sandbox example",
+                     *         "email": "ada@example.com",
+                     *         "backUrl": "https://sandbox.tessera.example/hosted/page",
                      *         "is3d": 1,
                      *         "errorCode": 1,
                      *         "errorMessage": "example",
                      *         "reason": "Sandbox example",
                      *         "message": "Success",
                      *         "createdAt": "2026-11-24T10:30:00.000Z",
+                     *         "creationDate": "2026-11-24T10:30:00.000Z",
                      *         "creationTimestamp": 1
                      *       }
                      *     }
@@ -3501,13 +3529,23 @@ export interface operations {
                             refundedAmount: number;
                             currency: string;
                             cardBrand: string | null;
+                            cardType: string | null;
+                            cardProvider: string | null;
                             cardNumber: string | null;
+                            cardHolderName: string | null;
+                            /** @description MM/YY */
+                            cardExpiryDate: string | null;
+                            externalOrderId: string | null;
+                            description: string | null;
+                            email: string | null;
+                            backUrl: string | null;
                             is3d: number;
                             errorCode: number | null;
                             errorMessage: string | null;
                             reason: string | null;
                             message: string | null;
                             createdAt: string;
+                            creationDate: string;
                             creationTimestamp: number;
                         };
                     };
@@ -3727,13 +3765,22 @@ export interface operations {
                      *         "refundedAmount": 10.9,
                      *         "currency": "EUR",
                      *         "cardBrand": "example",
+                     *         "cardType": "example",
+                     *         "cardProvider": "example",
                      *         "cardNumber": "4111111111111111",
+                     *         "cardHolderName": "Ada Lovelace",
+                     *         "cardExpiryDate": "12/30",
+                     *         "externalOrderId": "order-1001",
+                     *         "description": "Sandbox example",
+                     *         "email": "ada@example.com",
+                     *         "backUrl": "https://sandbox.tessera.example/hosted/page",
                      *         "is3d": 1,
                      *         "errorCode": 1,
                      *         "errorMessage": "example",
                      *         "reason": "Sandbox example",
                      *         "message": "Success",
                      *         "createdAt": "2026-11-24T10:30:00.000Z",
+                     *         "creationDate": "2026-11-24T10:30:00.000Z",
                      *         "creationTimestamp": 1
                      *       }
                      *     }
@@ -3757,13 +3804,23 @@ export interface operations {
                             refundedAmount: number;
                             currency: string;
                             cardBrand: string | null;
+                            cardType: string | null;
+                            cardProvider: string | null;
                             cardNumber: string | null;
+                            cardHolderName: string | null;
+                            /** @description MM/YY */
+                            cardExpiryDate: string | null;
+                            externalOrderId: string | null;
+                            description: string | null;
+                            email: string | null;
+                            backUrl: string | null;
                             is3d: number;
                             errorCode: number | null;
                             errorMessage: string | null;
                             reason: string | null;
                             message: string | null;
                             createdAt: string;
+                            creationDate: string;
                             creationTimestamp: number;
                         };
                     };
@@ -3993,13 +4050,22 @@ export interface operations {
                      *         "refundedAmount": 10.9,
                      *         "currency": "EUR",
                      *         "cardBrand": "example",
+                     *         "cardType": "example",
+                     *         "cardProvider": "example",
                      *         "cardNumber": "4111111111111111",
+                     *         "cardHolderName": "Ada Lovelace",
+                     *         "cardExpiryDate": "12/30",
+                     *         "externalOrderId": "order-1001",
+                     *         "description": "Sandbox example",
+                     *         "email": "ada@example.com",
+                     *         "backUrl": "https://sandbox.tessera.example/hosted/page",
                      *         "is3d": 1,
                      *         "errorCode": 1,
                      *         "errorMessage": "example",
                      *         "reason": "Sandbox example",
                      *         "message": "Success",
                      *         "createdAt": "2026-11-24T10:30:00.000Z",
+                     *         "creationDate": "2026-11-24T10:30:00.000Z",
                      *         "creationTimestamp": 1
                      *       }
                      *     }
@@ -4023,13 +4089,23 @@ export interface operations {
                             refundedAmount: number;
                             currency: string;
                             cardBrand: string | null;
+                            cardType: string | null;
+                            cardProvider: string | null;
                             cardNumber: string | null;
+                            cardHolderName: string | null;
+                            /** @description MM/YY */
+                            cardExpiryDate: string | null;
+                            externalOrderId: string | null;
+                            description: string | null;
+                            email: string | null;
+                            backUrl: string | null;
                             is3d: number;
                             errorCode: number | null;
                             errorMessage: string | null;
                             reason: string | null;
                             message: string | null;
                             createdAt: string;
+                            creationDate: string;
                             creationTimestamp: number;
                         };
                     };

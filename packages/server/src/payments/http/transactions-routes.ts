@@ -120,12 +120,11 @@ export async function registerTransactionsRoutes(
         response: { 200: envelope(transactionView), ...standardErrors },
       },
     },
-    async (request) =>
-      ok(
-        presentTransaction(
-          await transactions.capture(merchantOf(request), request.params.id, request.body.amount),
-        ),
-      ),
+    async (request) => {
+      const merchant = merchantOf(request);
+      const t = await transactions.capture(merchant, request.params.id, request.body.amount);
+      return ok(presentTransaction(await transactions.get(merchant, t.id)));
+    },
   );
 
   app.delete(
@@ -149,12 +148,13 @@ export async function registerTransactionsRoutes(
     },
     async (request) => {
       const body = request.body ?? {};
-      const t = await transactions.refund(merchantOf(request), request.params.id, {
+      const merchant = merchantOf(request);
+      const t = await transactions.refund(merchant, request.params.id, {
         ...(body.amount !== undefined ? { amount: body.amount } : {}),
         ...(body.reason ? { reason: body.reason } : {}),
         ...(body.message ? { message: body.message } : {}),
       });
-      return ok(presentTransaction(t));
+      return ok(presentTransaction(await transactions.get(merchant, t.id)));
     },
   );
 }

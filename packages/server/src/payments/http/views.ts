@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import type { OrderRow } from '../orders/orders-service.ts';
-import type { TransactionRow } from '../transactions/transactions-service.ts';
+import type { TransactionDetail } from '../transactions/transactions-service.ts';
 
 const amountOf = (minor: string | bigint, currency: string) =>
   Number(formatAmountIn(BigInt(minor), currency));
@@ -85,17 +85,27 @@ export const transactionView = z.object({
   refundedAmount: z.number(),
   currency: z.string(),
   cardBrand: z.string().nullable(),
+  /** xMoney's names for the scheme: visa, mastercard, amex, … */
+  cardType: z.string().nullable(),
+  cardProvider: z.string().nullable(),
   cardNumber: z.string().nullable(),
+  cardHolderName: z.string().nullable(),
+  cardExpiryDate: z.string().nullable().describe('MM/YY'),
+  externalOrderId: z.string().nullable(),
+  description: z.string().nullable(),
+  email: z.string().nullable(),
+  backUrl: z.string().nullable(),
   is3d: z.number().int(),
   errorCode: z.number().int().nullable(),
   errorMessage: z.string().nullable(),
   reason: z.string().nullable(),
   message: z.string().nullable(),
   createdAt: z.string(),
+  creationDate: z.string(),
   creationTimestamp: z.number().int(),
 });
 
-export function presentTransaction(t: TransactionRow): z.infer<typeof transactionView> {
+export function presentTransaction(t: TransactionDetail): z.infer<typeof transactionView> {
   return {
     id: t.id,
     orderId: t.order_id,
@@ -112,13 +122,22 @@ export function presentTransaction(t: TransactionRow): z.infer<typeof transactio
     refundedAmount: amountOf(t.refunded_amount, t.currency),
     currency: t.currency,
     cardBrand: t.card_brand,
+    cardType: t.card_brand,
+    cardProvider: t.card_brand,
     cardNumber: t.card_bin && t.card_last4 ? `${t.card_bin}******${t.card_last4}` : null,
+    cardHolderName: t.card_holder_name,
+    cardExpiryDate: t.card_expiry,
+    externalOrderId: t.external_order_id,
+    description: t.description,
+    email: t.email,
+    backUrl: t.back_url,
     is3d: t.is_3d ? 1 : 0,
     errorCode: t.error_code,
     errorMessage: t.error_message,
     reason: t.reason,
     message: t.message,
     createdAt: iso(t.created_at) ?? '',
+    creationDate: iso(t.created_at) ?? '',
     creationTimestamp: Math.floor(t.created_at.getTime() / 1000),
   };
 }

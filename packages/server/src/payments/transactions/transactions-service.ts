@@ -38,6 +38,13 @@ const RECEIVABLE_PURPOSES = Array.from({ length: 16 }, (_, shard) => `receivable
 export const SITE_BALANCE_PURPOSES = ['balance', ...Array.from({ length: 7 }, (_, i) => `balance:${i + 1}`)];
 
 export type TransactionRow = Selectable<PaymentsTransactionsTable>;
+/** A transaction with what the API answers of its order and customer (xMoney's transaction view) */
+export type TransactionDetail = TransactionRow & {
+  external_order_id: string | null;
+  description: string | null;
+  back_url: string | null;
+  email: string | null;
+};
 
 export interface SplitEntry {
   toSite: number;
@@ -310,6 +317,8 @@ export class PaymentTransactionsService {
           card_brand: t.card_brand,
           card_bin: t.card_bin,
           card_last4: t.card_last4,
+          card_holder_name: t.card_holder_name,
+          card_expiry: t.card_expiry,
           network_reference: null,
           error_code: null,
           error_message: null,
@@ -362,16 +371,24 @@ export class PaymentTransactionsService {
     return voided;
   }
 
-  async get(merchant: MerchantScope, id: number): Promise<TransactionRow> {
-    const row = await this.deps.db
-      .selectFrom('payments_transactions')
-      .selectAll()
-      .where('id', '=', id)
-      .where('merchant_id', '=', merchant.merchantId)
-      .where('site_id', 'in', merchant.siteIds)
+  /** A transaction as the API shows it: with its order's and customer's facts (TransactionDetail). */
+  async get(merchant: MerchantScope, id: number): Promise<TransactionDetail> {
+    const row = await this.detailed()
+      .where('t.id', '=', id)
+      .where('t.merchant_id', '=', merchant.merchantId)
+      .where('t.site_id', 'in', merchant.siteIds)
       .executeTakeFirst();
     if (!row) throw notFound('transaction');
     return row;
+  }
+
+  private detailed() {
+    return this.deps.db
+      .selectFrom('payments_transactions as t')
+      .innerJoin('payments_orders as o', 'o.id', 't.order_id')
+      .innerJoin('payments_customers as c', 'c.id', 't.customer_id')
+      .selectAll('t')
+      .select(['o.external_order_id', 'o.description', 'o.back_url', 'c.email']);
   }
 
   async list(merchant: MerchantScope, f: TransactionFilter, page: Page) {
@@ -392,7 +409,9 @@ export class PaymentTransactionsService {
     if (f.createdAtTo) query = query.where('t.created_at', '<=', f.createdAtTo);
     const total = await query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
     const rows = await query
+      .innerJoin('payments_orders as o', 'o.id', 't.order_id')
       .selectAll('t')
+      .select(['o.external_order_id', 'o.description', 'o.back_url', 'c.email'])
       .orderBy('t.id', page.newestFirst ? 'desc' : 'asc')
       .limit(page.perPage)
       .offset((page.page - 1) * page.perPage)
@@ -745,6 +764,8 @@ function startedTransaction(
     card_brand: r.instrument.brand,
     card_bin: r.instrument.card.pan.slice(0, 6),
     card_last4: r.instrument.card.pan.slice(-4),
+    card_holder_name: r.instrument.holderName,
+    card_expiry: `${String(r.instrument.card.expiryMonth).padStart(2, '0')}/${String(r.instrument.card.expiryYear % 100).padStart(2, '0')}`,
     network_reference: networkReference,
     error_code: null,
     error_message: null,
@@ -776,6 +797,8 @@ const insertTransaction = rowInsert<TransactionRow, keyof TransactionRow>('payme
   'card_brand',
   'card_bin',
   'card_last4',
+  'card_holder_name',
+  'card_expiry',
   'is_3d',
   'network_reference',
   'error_code',

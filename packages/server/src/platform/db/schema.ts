@@ -849,6 +849,9 @@ export interface PaymentsTransactionsTable {
   card_brand: string | null;
   card_bin: string | null;
   card_last4: string | null;
+  card_holder_name: string | null;
+  /** MM/YY */
+  card_expiry: string | null;
   is_3d: ColumnType<boolean, boolean | undefined, boolean>;
   network_reference: string | null;
   error_code: number | null;

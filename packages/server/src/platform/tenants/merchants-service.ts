@@ -287,7 +287,11 @@ export class MerchantsService {
     return this.encryptor.decrypt(row.secret_key_enc, `site:${siteId}`);
   }
 
-  /** The keys a checksum of the site may be made with: the newest, and the previous one in its overlap. */
+  /**
+   * The keys a checksum of the site may be made with: the newest, and the previous one in its overlap,
+   * each in both forms of the same secret: the 32 characters (what api-sdk and the shop plugins sign
+   * with) and the whole `sk_<env>_…` string (what xmoney-node's checkout.createHosted signs with).
+   */
   async checksumKeys(
     db: Executor,
     siteId: number,
@@ -306,7 +310,10 @@ export class MerchantsService {
     ) {
       keys.push(this.encryptor.decrypt(row.previous_secret_key_enc, `site:${siteId}`));
     }
-    return { merchantId: row.merchant_id, keys };
+    return {
+      merchantId: row.merchant_id,
+      keys: keys.flatMap((key) => [key, `sk_${this.environment}_${key}`]),
+    };
   }
 
   /**
