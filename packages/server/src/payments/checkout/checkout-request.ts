@@ -9,6 +9,19 @@ import { DomainError, validationFailed } from '../../platform/errors/domain-erro
 import { parseClientJson } from '../../platform/http/client-json.ts';
 
 const text = (max: number) => z.string().trim().max(max);
+
+// The form's JSON is read as the real service reads it, and as shop plugins write it (the WooCommerce
+// plugin sends `customer.identifier` as the shop's numeric id and every field it has no value for as ""):
+// a number where text is expected is its decimal string, and an empty (or null) field is absent.
+const asText = (value: unknown) =>
+  typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+const isBlank = (value: unknown) => value === null || (typeof value === 'string' && value.trim() === '');
+/** A field that may be left out, or sent empty. */
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (isBlank(value) ? undefined : value), schema.optional());
+/** Text, also when sent as a number. */
+const textual = (max: number) => z.preprocess(asText, text(max));
+
 const numeric = z.union([
   z.number(),
   z
@@ -20,51 +33,48 @@ const wholeNumber = z
   .union([z.number().int().positive(), z.string().regex(/^[1-9]\d{0,9}$/)])
   .transform(Number);
 
-/** What Tessera reads of the order JSON; other members (language, tags, …) are accepted and ignored. */
+/** What Tessera reads of the order JSON; other members (language, items, tags, …) are accepted and ignored. */
 const checkoutJson = z.object({
   siteId: wholeNumber,
   customer: z.object({
-    identifier: text(92).min(1),
-    firstName: text(100).optional(),
-    lastName: text(100).optional(),
-    country: text(2).optional(),
-    state: text(100).optional(),
-    city: text(100).optional(),
-    address: text(255).optional(),
-    zipCode: z
-      .union([text(20), z.number()])
-      .transform(String)
-      .optional(),
-    phone: text(40).optional(),
-    email: z.email().max(254).optional(),
+    identifier: textual(92).pipe(z.string().min(1)),
+    firstName: optional(textual(100)),
+    lastName: optional(textual(100)),
+    country: optional(textual(2)),
+    state: optional(textual(100)),
+    city: optional(textual(100)),
+    address: optional(textual(255)),
+    zipCode: optional(textual(20)),
+    phone: optional(textual(40)),
+    email: optional(z.email().max(254)),
   }),
   order: z.object({
-    orderId: z.union([text(255).min(1), z.number()]).transform(String),
-    type: z.enum(['purchase', 'recurring', 'managed']).default('purchase'),
+    orderId: textual(255).pipe(z.string().min(1)),
+    type: optional(z.enum(['purchase', 'recurring', 'managed'])).transform((t) => t ?? 'purchase'),
     amount: numeric.transform(String),
     currency: z.string().trim().length(3).toUpperCase(),
-    description: text(1000).optional(),
-    intervalType: z.enum(['day', 'month']).optional(),
-    intervalValue: wholeNumber.optional(),
-    retryPayment: text(100).optional(),
-    trialAmount: numeric.transform(String).optional(),
-    firstBillDate: text(40).optional(),
+    description: optional(textual(1000)),
+    intervalType: optional(z.enum(['day', 'month'])),
+    intervalValue: optional(wholeNumber),
+    retryPayment: optional(textual(100)),
+    trialAmount: optional(numeric.transform(String)),
+    firstBillDate: optional(textual(40)),
   }),
-  cardTransactionMode: z.enum(['auth', 'authAndCapture', 'verifyCard']).default('authAndCapture'),
-  saveCard: z
-    .union([z.boolean(), z.literal(0), z.literal(1)])
-    .transform(Boolean)
-    .default(false),
+  cardTransactionMode: optional(z.enum(['auth', 'authAndCapture', 'verifyCard'])).transform(
+    (m) => m ?? 'authAndCapture',
+  ),
+  saveCard: optional(
+    z.union([z.boolean(), z.literal(0), z.literal(1), z.literal('0'), z.literal('1')]),
+  ).transform((v) => v === true || v === 1 || v === '1'),
   /** Pay with this saved card of the customer (the form asks only to confirm) */
-  cardId: wholeNumber.optional(),
+  cardId: optional(wholeNumber),
   backUrl: z.url({ protocol: /^https?$/ }).max(2000),
-  invoiceEmail: z.email().max(254).optional(),
+  invoiceEmail: optional(z.email().max(254)),
   /** The card page's language (en, ro; others fall back to the browser's) */
-  language: z.string().max(10).optional(),
-  customData: z
-    .union([z.string().max(10_000), z.record(z.string(), z.unknown())])
-    .transform((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
-    .optional(),
+  language: optional(z.string().max(10)),
+  customData: optional(z.union([z.string().max(10_000), z.record(z.string(), z.unknown())])).transform((v) =>
+    v === undefined || typeof v === 'string' ? v : JSON.stringify(v),
+  ),
 });
 
 export type CheckoutJson = z.output<typeof checkoutJson>;

@@ -55,8 +55,17 @@ export class HostedCheckout {
     },
   ) {}
 
-  open(form: { jsonRequest?: unknown; checksum?: unknown }): Promise<CheckoutRequest> {
-    return openCheckoutRequest(form, (siteId) => this.deps.merchants.checksumKeys(this.deps.db, siteId));
+  /**
+   * A verified request whose order the payment would take: every field is checked here, before the card
+   * page is shown (a firstBillDate in the past, a recurring order without its interval…), not after the
+   * buyer typed a card.
+   */
+  async open(form: { jsonRequest?: unknown; checksum?: unknown }): Promise<CheckoutRequest> {
+    const request = await openCheckoutRequest(form, (siteId) =>
+      this.deps.merchants.checksumKeys(this.deps.db, siteId),
+    );
+    this.deps.payments.orders.checkTerms(await this.scope(request), orderTermsOf(request));
+    return request;
   }
 
   /** What the site's pages show of it. */
@@ -132,7 +141,7 @@ export class HostedCheckout {
   ): Promise<ChargeResult> {
     const { payments } = this.deps;
     const merchant = await this.scope(request);
-    const { customer, order } = request.order;
+    const { customer } = request.order;
     const customerId = await payments.customers.findOrCreate(merchant, {
       siteId: request.siteId,
       identifier: customer.identifier,
@@ -150,26 +159,9 @@ export class HostedCheckout {
     });
     const cardId = card.cardId ?? request.order.cardId;
     return payments.orders.create(merchant, {
-      siteId: request.siteId,
+      ...orderTermsOf(request),
       customerId,
-      amount: order.amount,
-      currency: order.currency,
-      orderType: order.type,
-      description: order.description,
-      externalOrderId: order.orderId,
-      intervalType: order.intervalType,
-      intervalValue: order.intervalValue,
-      retryPayment: order.retryPayment,
-      trialAmount: order.trialAmount,
-      firstBillDate: order.firstBillDate,
-      backUrl: request.order.backUrl,
-      cardTransactionMode:
-        request.order.cardTransactionMode === 'verifyCard' ? 'auth' : request.order.cardTransactionMode,
-      saveCard: request.order.saveCard || request.cardVerification,
-      invoiceEmail: request.order.invoiceEmail,
-      externalCustomData: request.order.customData,
       checkout: kind,
-      cardVerification: request.cardVerification,
       checkoutAttempt: attempt,
       ...(cardId !== undefined
         ? { cardId }
@@ -228,6 +220,33 @@ export class HostedCheckout {
       .executeTakeFirst();
     return row?.id;
   }
+}
+
+/** The order a checkout request asks for, as the API's order input (without its customer and card). */
+function orderTermsOf(request: CheckoutRequest) {
+  const { order } = request.order;
+  return {
+    siteId: request.siteId,
+    amount: order.amount,
+    currency: order.currency,
+    orderType: order.type,
+    description: order.description,
+    externalOrderId: order.orderId,
+    intervalType: order.intervalType,
+    intervalValue: order.intervalValue,
+    retryPayment: order.retryPayment,
+    trialAmount: order.trialAmount,
+    firstBillDate: order.firstBillDate,
+    backUrl: request.order.backUrl,
+    cardTransactionMode:
+      request.order.cardTransactionMode === 'verifyCard'
+        ? ('auth' as const)
+        : request.order.cardTransactionMode,
+    saveCard: request.order.saveCard || request.cardVerification,
+    invoiceEmail: request.order.invoiceEmail,
+    externalCustomData: request.order.customData,
+    cardVerification: request.cardVerification,
+  };
 }
 
 function definedOf<T extends Record<string, string | undefined>>(fields: T): { [K in keyof T]?: string } {

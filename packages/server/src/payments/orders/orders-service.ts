@@ -111,9 +111,16 @@ export class PaymentOrdersService {
       this.onTransactionChange(tx, t, change?.captured ?? false);
   }
 
-  /** POST /order. A declined payment commits (the order and its failed transaction exist) and then answers 402. */
-  async create(merchant: MerchantScope, input: CreateOrderInput): Promise<ChargeResult> {
-    const now = this.deps.clock.now();
+  /**
+   * The order's terms, checked as a payment would check them, without its customer or card: what the
+   * hosted checkout asks before it shows the card page, so a request the payment would refuse is
+   * refused before the buyer types a card.
+   */
+  checkTerms(
+    merchant: MerchantScope,
+    input: Omit<CreateOrderInput, 'customerId'>,
+    now = this.deps.clock.now(),
+  ) {
     const siteId = siteOf(merchant, input.siteId);
     const asset = fiatAsset(input.currency);
     const amount = boundedAmount(input.amount, asset, 'amount');
@@ -136,6 +143,13 @@ export class PaymentOrdersService {
     }
     const splits = input.splitSchema ? checkSplits(merchant, input.splitSchema, asset, amount) : undefined;
     if (input.level3Data !== undefined) parseJson(input.level3Data, 'level3Data');
+    return { siteId, asset, amount, mode, recurring, splits };
+  }
+
+  /** POST /order. A declined payment commits (the order and its failed transaction exist) and then answers 402. */
+  async create(merchant: MerchantScope, input: CreateOrderInput): Promise<ChargeResult> {
+    const now = this.deps.clock.now();
+    const { siteId, asset, amount, mode, recurring, splits } = this.checkTerms(merchant, input, now);
 
     const atOnce =
       this.deps.oneStatementWrites && isChargedAtOnce(input, mode)
@@ -592,7 +606,11 @@ export class PaymentOrdersService {
     });
   }
 
-  private recurringTerms(input: CreateOrderInput, asset: Asset, now: Date): RecurringTerms {
+  private recurringTerms(
+    input: Omit<CreateOrderInput, 'customerId'>,
+    asset: Asset,
+    now: Date,
+  ): RecurringTerms {
     if (!input.intervalType)
       throw validationFailed('intervalType', 'intervalType is required for recurring orders');
     if (!input.intervalValue)
