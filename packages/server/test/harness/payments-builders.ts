@@ -120,3 +120,20 @@ export function decryptIpns(receiver: WebhookReceiver, secret: string): Ipn[] {
     return decryptIpn<Ipn>(opensslResult, secret);
   });
 }
+
+/** The hidden fields of a hosted page's form (the card page carries the request to its own form). */
+export function hiddenFields(html: string): Record<string, string> {
+  const unescapeHtml = (text: string) =>
+    text
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+  return Object.fromEntries(
+    [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((x) => [
+      x[1] ?? '',
+      unescapeHtml(x[2] ?? ''),
+    ]),
+  );
+}

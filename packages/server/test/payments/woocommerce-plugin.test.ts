@@ -5,7 +5,7 @@
 import { decryptIpn } from '@tessera/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
-import { aMerchant, FUTURE_EXPIRY, type TestMerchant } from '../harness/payments-builders.ts';
+import { aMerchant, FUTURE_EXPIRY, hiddenFields, type TestMerchant } from '../harness/payments-builders.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 import { pluginForm, purchaseJson, type ShopOrder, subscriptionJson } from '../harness/woocommerce-wire.ts';
 import { keyOf } from '../harness/xmoney-sdk-wire.ts';
@@ -48,14 +48,6 @@ const guestOrder = (orderId: number): ShopOrder => ({
   total: '51.00',
   backUrl: BACK_URL,
 });
-
-const hiddenFields = (html: string) =>
-  Object.fromEntries(
-    [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((x) => [
-      x[1],
-      (x[2] ?? '').replace(/&quot;/g, '"').replace(/&amp;/g, '&'),
-    ]),
-  );
 
 /** The shopper's browser: the plugin's form to the checkout host (?lang=ro), then a card. */
 async function payAsThePluginDoes(json: string) {

@@ -3,7 +3,7 @@
 // secret key string, and its Transaction type reads fields beside the ones api-sdk reads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
-import { aMerchant, FUTURE_EXPIRY, type TestMerchant } from '../harness/payments-builders.ts';
+import { aMerchant, FUTURE_EXPIRY, hiddenFields, type TestMerchant } from '../harness/payments-builders.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 import {
   constructEvent,
@@ -27,14 +27,6 @@ afterAll(async () => {
   await h.close();
   await receiver.close();
 });
-
-const hiddenFields = (html: string) =>
-  Object.fromEntries(
-    [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((x) => [
-      x[1],
-      (x[2] ?? '').replace(/&quot;/g, '"').replace(/&amp;/g, '&'),
-    ]),
-  );
 
 describe('checkout.createHosted', () => {
   it('is accepted, signed with the whole secret key string, and pays', async () => {

@@ -9,6 +9,7 @@ import {
   aMerchant,
   anOrder,
   FUTURE_EXPIRY,
+  hiddenFields,
   newCard,
   payments,
   type TestMerchant,
@@ -64,21 +65,6 @@ interface Result {
   timestamp: number;
   cardId: number | null;
 }
-
-const hiddenFields = (html: string) =>
-  Object.fromEntries(
-    [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((x) => [
-      x[1],
-      unescapeHtml(x[2] ?? ''),
-    ]),
-  );
-const unescapeHtml = (s: string) =>
-  s
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
 
 /** The buyer's browser, without the browser: post the form, then the card page's form with a card. */
 async function payThroughCheckout(signed: SignedCheckout, card: Record<string, string>) {

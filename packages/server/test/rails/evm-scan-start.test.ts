@@ -23,14 +23,22 @@ async function payTo(address: Hex, amount: string): Promise<void> {
   await anvil.wallet(anvilAccount(0).account).sendTransaction({ to: address, value: parseEther(amount) });
 }
 
-/** A fresh Tessera on the chain whose sweeps run only when the test advances the clock. */
-async function tesseraOnChain(): Promise<{ h: Harness; db: pg.Client }> {
-  const { env } = await serverOnChain(anvil.url, { TESSERA_EVM_CONFIRMATIONS: String(CONFIRMATIONS) });
+/**
+ * A fresh Tessera on the chain (its own database) whose sweeps run only when the test advances the clock;
+ * closed after the test's body.
+ */
+async function onChain(rpcUrl: string, body: (h: Harness, db: pg.Client) => Promise<void>): Promise<void> {
+  const { env } = await serverOnChain(rpcUrl, { TESSERA_EVM_CONFIRMATIONS: String(CONFIRMATIONS) });
   const { DATABASE_URL: _db, TESSERA_ADMIN_TOKEN: _t, TESSERA_ENCRYPTION_KEY: _k, ...chainEnv } = env;
   const h = await Harness.start({ env: chainEnv });
   const db = new pg.Client({ connectionString: h.databaseUrl });
   await db.connect();
-  return { h, db };
+  try {
+    await body(h, db);
+  } finally {
+    await db.end();
+    await h.close();
+  }
 }
 
 const scanState = async (db: pg.Client) =>
@@ -38,8 +46,7 @@ const scanState = async (db: pg.Client) =>
 
 describe('the scanner starts before any address is handed out', () => {
   it('credits a payment mined before the first sweep (the start recorded at boot)', async () => {
-    const { h, db } = await tesseraOnChain();
-    try {
+    await onChain(anvil.url, async (h) => {
       const store = await aStore(h);
       const order = await anOrder(h, store, { total: '15.00' });
       const { address, amount } = await chooseOnPayPage(h, order.id, 'ETH:ETH');
@@ -50,15 +57,11 @@ describe('the scanner starts before any address is handed out', () => {
       const paid = await orderOf(h, store, order.id);
       expect(paid.status).toBe('paid');
       expect(paid.transfers).toHaveLength(1);
-    } finally {
-      await db.end();
-      await h.close();
-    }
+    });
   });
 
   it('records the start in the transaction that hands out the first address when boot could not', async () => {
-    const { h, db } = await tesseraOnChain();
-    try {
+    await onChain(anvil.url, async (h, db) => {
       // As if the node had been down at boot: no scan position yet.
       await db.query('DELETE FROM evm_blocks');
       await db.query('DELETE FROM evm_scan_state');
@@ -73,19 +76,11 @@ describe('the scanner starts before any address is handed out', () => {
       const paid = await orderOf(h, store, order.id);
       expect(paid.status).toBe('paid');
       expect(paid.transfers).toHaveLength(1);
-    } finally {
-      await db.end();
-      await h.close();
-    }
+    });
   });
 
   it('hands out no address while the node cannot say where the scan starts (503, nothing written)', async () => {
-    const { env } = await serverOnChain(`http://127.0.0.1:${await freePort()}`);
-    const { DATABASE_URL: _db, TESSERA_ADMIN_TOKEN: _t, TESSERA_ENCRYPTION_KEY: _k, ...chainEnv } = env;
-    const h = await Harness.start({ env: chainEnv });
-    const db = new pg.Client({ connectionString: h.databaseUrl });
-    await db.connect();
-    try {
+    await onChain(`http://127.0.0.1:${await freePort()}`, async (h, db) => {
       const store = await aStore(h);
       const order = await anOrder(h, store, { total: '17.00' });
       const chosen = await h.request('POST', `/crypto/pay/${order.id}/choose`, {
@@ -95,9 +90,6 @@ describe('the scanner starts before any address is handed out', () => {
       expect(chosen.text).not.toContain('127.0.0.1');
       expect((await db.query('SELECT 1 FROM evm_addresses')).rowCount).toBe(0);
       expect(await scanState(db)).toBeUndefined();
-    } finally {
-      await db.end();
-      await h.close();
-    }
+    });
   });
 });
