@@ -15,9 +15,9 @@ import type { WebhookTenantDirectory } from './tenant-directory.ts';
 export const WAITING_PROBE_SECONDS = 300;
 /** A delivery waits this long at most; then it fails for good (the partner's replay route remains) */
 export const WAITING_DAYS = 30;
-/** Tenants and deliveries handled per sweep; the rest are still due at the next */
+/** Tenants and deliveries handled per sweep (one attempt at a time), so a sweep stays short; the rest are due at the next */
 const TENANTS_PER_SWEEP = 20;
-const DELIVERIES_PER_SWEEP = 500;
+const DELIVERIES_PER_SWEEP = 200;
 
 /**
  * In the transaction of an acknowledged attempt: the event's other waiting deliveries end (it arrived:
