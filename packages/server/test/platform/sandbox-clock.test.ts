@@ -35,6 +35,7 @@ describe('sandbox clock', () => {
       'sandbox-clock',
       'rate-limit-windows',
       'webhook-deliveries',
+      'webhook-waiting-deliveries',
       'idempotency-keys',
       // The rails' own work first (rails/rails.ts), then the APIs'.
       'chain-confirmations',
