@@ -8,6 +8,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import pino, { type DestinationStream, type Logger } from 'pino';
 import qs from 'qs';
 import { requireAdmin } from './admin/http/admin-auth.ts';
+import { registerBankAccountRoutes as registerAdminBankAccountRoutes } from './admin/http/bank-accounts-routes.ts';
 import { registerConsoleUserRoutes } from './admin/http/console-users-routes.ts';
 import { registerEventRoutes } from './admin/http/events-routes.ts';
 import { registerIssuingCardRoutes } from './admin/http/issuing-cards-routes.ts';
@@ -34,6 +35,7 @@ import { registerHostedCheckoutRoutes } from './pages/payments/hosted-checkout-r
 import { HostedCheckout } from './payments/checkout/hosted-checkout.ts';
 import { paymentsApi } from './payments/payments-api.ts';
 import { createPaymentsServices, type PaymentsServices } from './payments/payments-services.ts';
+import { BankAccounts } from './platform/bank-accounts/bank-accounts.ts';
 import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
 import { Sweeps } from './platform/clock/sweeps.ts';
 import { ProcessRegistry, TENANTS_CHANNEL } from './platform/cluster/process-registry.ts';
@@ -115,6 +117,8 @@ export interface PlatformServices {
   clock: Clock;
   /** Tokens that let a browser act on one object (hosted pages' forms and links) */
   capabilities: CapabilityTokens;
+  /** Where sites and stores are paid out to (docs/payouts.md) */
+  bankAccounts: BankAccounts;
   logger: Logger;
   transact: Transact;
   ledger: Ledger;
@@ -328,6 +332,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     db,
     clock,
     capabilities,
+    bankAccounts: new BankAccounts(encryptor, clock),
     logger,
     transact,
     ledger,
@@ -485,6 +490,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       events: services.events,
       merchants: services.merchants,
       tenantCache: services.tenantCache,
+      bankAccounts: services.bankAccounts,
     }),
     ...common,
   });
@@ -500,6 +506,8 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       events: services.events,
       tenantCache: services.tenantCache,
       checkCallbackUrl: checkWebhookUrl,
+      bankAccounts: services.bankAccounts,
+      db: services.db,
     }),
     ...common,
   });
@@ -511,6 +519,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     stores: services.stores,
     events: services.events,
     cards: services.issuing.cards,
+    bankAccounts: services.bankAccounts,
     checkWebhookUrl,
   };
   await mount({
@@ -528,6 +537,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       await registerPartnerRoutes(routes, adminDeps);
       await registerMerchantRoutes(routes, adminDeps);
       await registerStoreRoutes(routes, adminDeps);
+      await registerAdminBankAccountRoutes(routes, adminDeps);
       await registerEventRoutes(routes, adminDeps);
       await registerIssuingCardRoutes(routes, adminDeps.cards);
       await registerConsoleUserRoutes(routes, services.consoleUsers);

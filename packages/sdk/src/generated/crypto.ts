@@ -229,6 +229,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/stores/bank_account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bank account the store’s payouts go to (Tessera extension) */
+        get: operations["getStoresBankAccount"];
+        /** Set the bank account the store’s payouts go to (Tessera extension); the IBAN is shown masked */
+        put: operations["putStoresBankAccount"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4603,6 +4621,582 @@ export interface operations {
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getStoresBankAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "bank_accounts",
+                     *         "attributes": {
+                     *           "iban": "example",
+                     *           "country": "RO",
+                     *           "bic": "example",
+                     *           "holder_name": "example",
+                     *           "updated_at": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            type: "bank_accounts";
+                            attributes: {
+                                /** @description masked: country, check digits and the last four characters */
+                                iban: string;
+                                country: string;
+                                bic: string | null;
+                                holder_name: string;
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not allowed for this credential or tenant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    putStoresBankAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "bank_accounts",
+                 *         "attributes": {
+                 *           "iban": "example",
+                 *           "bic": "example",
+                 *           "holder_name": "example"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: {
+                        /** @enum {string} */
+                        type?: "bank_accounts";
+                        attributes: {
+                            iban: string;
+                            bic?: string;
+                            holder_name: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "bank_accounts",
+                     *         "attributes": {
+                     *           "iban": "example",
+                     *           "country": "RO",
+                     *           "bic": "example",
+                     *           "holder_name": "example",
+                     *           "updated_at": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            type: "bank_accounts";
+                            attributes: {
+                                /** @description masked: country, check digits and the last four characters */
+                                iban: string;
+                                country: string;
+                                bic: string | null;
+                                holder_name: string;
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not allowed for this credential or tenant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

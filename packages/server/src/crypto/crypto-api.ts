@@ -1,9 +1,12 @@
 // The crypto merchant API (docs/crypto.md) under its base path (default /crypto/api).
+import type { BankAccounts } from '../platform/bank-accounts/bank-accounts.ts';
+import type { Db } from '../platform/db/database.ts';
 import type { EventsService } from '../platform/events/events-service.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
 import type { TenantCache } from '../platform/tenants/tenant-cache.ts';
 import type { CryptoServices } from './crypto-services.ts';
 import { storeAuthenticator } from './http/authenticate.ts';
+import { registerBankAccountRoutes } from './http/bank-account-routes.ts';
 import { registerEventsRoutes } from './http/events-routes.ts';
 import { acceptJsonApi } from './http/jsonapi.ts';
 import { registerOrdersRoutes } from './http/orders-routes.ts';
@@ -16,6 +19,8 @@ export interface CryptoApiDeps extends CryptoServices {
   tenantCache: TenantCache;
   events: EventsService;
   checkCallbackUrl: (url: string, field: string) => void;
+  bankAccounts: BankAccounts;
+  db: Db;
 }
 
 export function cryptoApi(
@@ -44,6 +49,7 @@ export function cryptoApi(
       await registerRefundsRoutes(app, { refunds: deps.refunds, authenticate });
       await registerRatesRoutes(app, { quotes: deps.quotes, authenticate });
       await registerEventsRoutes(app, { events: deps.events, authenticate });
+      await registerBankAccountRoutes(app, { db: deps.db, bankAccounts: deps.bankAccounts, authenticate });
     },
   };
 }

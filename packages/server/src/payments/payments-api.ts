@@ -1,10 +1,12 @@
 // The payments API (docs/payments.md) under its base path (default /payments).
+import type { BankAccounts } from '../platform/bank-accounts/bank-accounts.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { EventsService } from '../platform/events/events-service.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
 import type { MerchantsService } from '../platform/tenants/merchants-service.ts';
 import type { TenantCache } from '../platform/tenants/tenant-cache.ts';
 import { merchantAuthenticator } from './http/authenticate.ts';
+import { registerBankAccountRoutes } from './http/bank-account-routes.ts';
 import { registerCardsRoutes } from './http/cards-routes.ts';
 import { registerCustomersRoutes } from './http/customers-routes.ts';
 import { registerEventsRoutes } from './http/events-routes.ts';
@@ -21,6 +23,7 @@ export interface PaymentsApiDeps extends PaymentsServices {
   events: EventsService;
   merchants: MerchantsService;
   tenantCache: TenantCache;
+  bankAccounts: BankAccounts;
 }
 
 export function paymentsApi(
@@ -48,6 +51,7 @@ export function paymentsApi(
       await registerLinksRoutes(app, { links: deps.links, authenticate });
       await registerEventsRoutes(app, { events: deps.events, authenticate });
       await registerSessionTokenRoutes(app, { sessions: deps.checkoutSessions, authenticate });
+      await registerBankAccountRoutes(app, { db: deps.db, bankAccounts: deps.bankAccounts, authenticate });
     },
   };
 }

@@ -1,5 +1,6 @@
 // What the admin and sandbox routes use.
 import type { CardsService } from '../../issuing/cards/cards-service.ts';
+import type { BankAccounts } from '../../platform/bank-accounts/bank-accounts.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { EventsService } from '../../platform/events/events-service.ts';
 import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
@@ -12,6 +13,7 @@ export interface AdminDeps {
   merchants: MerchantsService;
   stores: StoresService;
   events: EventsService;
+  bankAccounts: BankAccounts;
   /** The issuer's actions on issued cards */
   cards: Pick<CardsService, 'suspend' | 'reinstate'>;
   /** Validates an outbound URL (SSRF guard); answers it normalised, or null when cleared */

@@ -12,6 +12,17 @@ export interface SandboxStateTable {
   clock_offset_ms: ColumnType<string, string | number, string | number>;
 }
 
+export interface BankAccountsTable {
+  owner: string;
+  iban_enc: string;
+  iban_masked: string;
+  country: string;
+  bic: string | null;
+  holder_name: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface PartnersTable {
   id: string;
   partner_id: string;
@@ -194,6 +205,7 @@ export interface PlatformTables {
   rate_limit_windows: RateLimitWindowsTable;
   sandbox_state: SandboxStateTable;
   partners: PartnersTable;
+  bank_accounts: BankAccountsTable;
   merchants: MerchantsTable;
   merchant_api_keys: MerchantApiKeysTable;
   sites: SitesTable;
