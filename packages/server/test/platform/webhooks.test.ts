@@ -277,6 +277,21 @@ describe('issuing: waiting deliveries (beyond the spec’s three attempts)', () 
     for (const id of ids) expect((await detail(id)).deliveries[0]?.status).toBe('succeeded');
   });
 
+  it('events wait while the partner has no URL, and go to the URL set later', async () => {
+    const [id] = await eventsThroughAnOutage(1);
+    await h.admin('PATCH', `/partners/${waiting.id}`, { json: { webhookUrl: null } });
+    hooks.setFallback({ kind: 'answer', status: 200 });
+    hooks.received.length = 0;
+    await h.advanceClock(300);
+    await h.advanceClock(1);
+    expect(hooks.received).toHaveLength(0);
+    expect((await detail(id as string)).deliveries[0]?.status).toBe('waiting');
+    await h.admin('PATCH', `/partners/${waiting.id}`, { json: { webhookUrl: hooks.url('/moved') } });
+    await h.advanceClock(300);
+    expect(hooks.received.map((r) => [r.path, JSON.parse(r.body).eventId])).toEqual([['/moved', id]]);
+    await h.admin('PATCH', `/partners/${waiting.id}`, { json: { webhookUrl: hooks.url('/partner') } });
+  });
+
   it('a probe that fails again keeps every event waiting for the next probe, the order kept', async () => {
     const ids = await eventsThroughAnOutage(3);
     hooks.received.length = 0;

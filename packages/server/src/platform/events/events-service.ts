@@ -125,7 +125,9 @@ export class EventsService {
       .selectFrom('webhook_deliveries')
       .selectAll()
       .where('event_id', '=', eventId)
+      // Ids are monotonic ULIDs: they order deliveries made at one instant of a frozen sandbox clock.
       .orderBy('created_at')
+      .orderBy('id')
       .execute();
     const attempts =
       deliveries.length === 0

@@ -109,7 +109,11 @@ export class DeliveryRecovery {
       if (!next) break;
       // To the endpoint as it is now: a partner that moved its endpoint during the outage gets them there.
       const url = next.target_url ?? (await tenants.webhookUrl(db, api, tenantId));
-      if (!url) break;
+      if (!url) {
+        // No endpoint now (the URL was removed): nothing to try until the next probe.
+        await this.waitForProbe(api, tenantId);
+        break;
+      }
       const released = await db
         .updateTable('webhook_deliveries')
         .set((eb) => ({
