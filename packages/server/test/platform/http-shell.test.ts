@@ -166,6 +166,7 @@ describe('operational routes', () => {
       '/payment-link',
       '/payment-link/{hash}',
       '/payment-link/{hash}/email',
+      '/site/{siteId}/bank-account',
       '/transaction',
       '/transaction/{id}',
     ]);
