@@ -24,57 +24,66 @@ const bankAccountBody = z.object({ iban: ibanField, bic: bicField.optional(), ho
 const present = (a: BankAccount) => ({ ...a, updatedAt: a.updatedAt.toISOString() });
 
 export async function registerBankAccountRoutes(app: ZodApp, deps: AdminDeps): Promise<void> {
-  const siteParams = numericIdParam.extend({ siteId: z.coerce.number().int().positive() });
-  const siteOf = async (merchantId: number, siteId: number): Promise<BankAccountOwner> => {
-    const merchant = await deps.merchants.get(deps.db, merchantId);
-    if (!merchant.sites.some((s) => s.id === siteId)) throw notFound('site');
-    return { kind: 'site', siteId };
-  };
-  const storeOf = async (storeId: string): Promise<BankAccountOwner> => {
-    await deps.stores.get(deps.db, storeId);
-    return { kind: 'store', storeId };
-  };
-  const routes = [
-    {
-      path: '/merchants/:id/sites/:siteId/bank-account',
-      tags: ['merchants'],
-      params: siteParams,
-      whose: 'site',
+  registerFor(
+    app,
+    deps,
+    { path: '/merchants/:id/sites/:siteId/bank-account', tag: 'merchants', whose: 'site' },
+    numericIdParam.extend({ siteId: z.coerce.number().int().positive() }),
+    async ({ id, siteId }) => {
+      const merchant = await deps.merchants.get(deps.db, id);
+      if (!merchant.sites.some((s) => s.id === siteId)) throw notFound('site');
+      return { kind: 'site', siteId };
     },
-    { path: '/stores/:id/bank-account', tags: ['stores'], params: idParam, whose: 'store' },
-  ] as const;
-  for (const route of routes) {
-    const ownerOf = (params: { id: string | number; siteId?: number }) =>
-      route.whose === 'site' ? siteOf(Number(params.id), params.siteId ?? 0) : storeOf(String(params.id));
-    app.get(
-      route.path,
-      {
-        schema: {
-          summary: `The bank account the ${route.whose}’s payouts go to`,
-          tags: [...route.tags],
-          params: route.params,
-          response: { 200: bankAccountView, ...standardErrors },
-        },
+  );
+  registerFor(
+    app,
+    deps,
+    { path: '/stores/:id/bank-account', tag: 'stores', whose: 'store' },
+    idParam,
+    async ({ id }) => {
+      await deps.stores.get(deps.db, id);
+      return { kind: 'store', storeId: id };
+    },
+  );
+}
+
+/** GET and PUT of one owner's account; `ownerOf` finds the owner from the path, or answers 404. */
+function registerFor<P extends z.ZodType>(
+  app: ZodApp,
+  deps: AdminDeps,
+  route: { path: string; tag: string; whose: string },
+  params: P,
+  ownerOf: (params: z.output<P>) => Promise<BankAccountOwner>,
+): void {
+  // The params schema validated and transformed the path already; TypeScript cannot follow the generic.
+  const pathOf = (validated: unknown) => validated as z.output<P>;
+  app.get(
+    route.path,
+    {
+      schema: {
+        summary: `The bank account the ${route.whose}’s payouts go to`,
+        tags: [route.tag],
+        params,
+        response: { 200: bankAccountView, ...standardErrors },
       },
-      async (request) =>
-        present(await deps.bankAccounts.get(deps.db, await ownerOf(request.params as { id: string }))),
-    );
-    app.put(
-      route.path,
-      {
-        schema: {
-          summary: `Set the bank account the ${route.whose}’s payouts go to; the IBAN is answered masked`,
-          tags: [...route.tags],
-          params: route.params,
-          body: bankAccountBody,
-          response: { 200: bankAccountView, ...standardErrors },
-        },
+    },
+    async (request) => present(await deps.bankAccounts.get(deps.db, await ownerOf(pathOf(request.params)))),
+  );
+  app.put(
+    route.path,
+    {
+      schema: {
+        summary: `Set the bank account the ${route.whose}’s payouts go to; the IBAN is answered masked`,
+        tags: [route.tag],
+        params,
+        body: bankAccountBody,
+        response: { 200: bankAccountView, ...standardErrors },
       },
-      async (request) => {
-        const { iban, bic, holderName } = request.body;
-        const owner = await ownerOf(request.params as { id: string });
-        return present(await deps.bankAccounts.put(deps.db, owner, { iban, bic, holderName }));
-      },
-    );
-  }
+    },
+    async (request) => {
+      const { iban, bic, holderName } = request.body;
+      const owner = await ownerOf(pathOf(request.params));
+      return present(await deps.bankAccounts.put(deps.db, owner, { iban, bic, holderName }));
+    },
+  );
 }
