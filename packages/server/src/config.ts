@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseTopupLimits, type TopupLimits } from './issuing/topups/topup-limits.ts';
+import { type MoneyOutConfig, parseMoneyOutConfig } from './platform/payouts/money-out-config.ts';
 import { type EvmConfig, parseEvmConfig } from './rails/chain/evm/evm-config.ts';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
@@ -93,6 +94,31 @@ export const ConfigSchema = z.object({
     .default(7 * 24 * 3600),
   /** Topup limits per currency as CODE:daily:monthly, comma-separated, over the built-in ones (default: none) */
   TESSERA_TOPUP_LIMITS: z.string().default(''),
+  /** Fee on captures and crypto payments without a schedule of their own, in basis points (default: 0) */
+  TESSERA_FEE_PERCENT_BPS: z.coerce.number().int().min(0).max(10_000).default(0),
+  /** Fixed fee per currency on top of it, `EUR:0.25,USD:0.30` (default: none) */
+  TESSERA_FEE_FIXED: z.string().default(''),
+  /** When tenants are paid without a schedule of their own: daily, weekly (Mondays), monthly (the 1st) or manual (default: daily) */
+  TESSERA_PAYOUT_INTERVAL: z.enum(['daily', 'weekly', 'monthly', 'manual']).default('daily'),
+  /** Days after a capture that its money becomes available to pay out (default: 2) */
+  TESSERA_PAYOUT_DELAY_DAYS: z.coerce.number().int().min(0).max(60).default(2),
+  /** The least a scheduled payout pays, in major units of its currency (default: 0.01) */
+  TESSERA_PAYOUT_MINIMUM: z
+    .string()
+    .regex(/^\d{1,9}(\.\d{1,8})?$/, 'must be an amount like 10.00')
+    .default('0.01'),
+  /** The bank payouts go through: `simulator` (paid the next sandbox day) or `iso20022` (pain.001 files out, statements in) (default: simulator) */
+  TESSERA_BANK_RAIL: z.enum(['simulator', 'iso20022']).default('simulator'),
+  /** Where pain.001 payment files are written for the bank connection to send (default: DATA_DIR/bank/outbox) */
+  TESSERA_BANK_OUTBOX_DIR: optionalText,
+  /** Where the bank connection drops pain.002 and camt.053/camt.054 files for Tessera to read (default: DATA_DIR/bank/inbox) */
+  TESSERA_BANK_INBOX_DIR: optionalText,
+  /** The operator's account payouts are paid from: IBAN (default in sandbox: a sample IBAN; required with iso20022 in production) */
+  TESSERA_BANK_DEBTOR_IBAN: optionalText,
+  /** Its BIC (default: none, NOTPROVIDED in the file) */
+  TESSERA_BANK_DEBTOR_BIC: optionalText,
+  /** Its holder's name (default: Tessera) */
+  TESSERA_BANK_DEBTOR_NAME: z.string().min(1).max(70).default('Tessera'),
   /** Base path of the card issuing API (default: /issuing/v1) */
   TESSERA_ISSUING_BASE_PATH: basePath.default('/issuing/v1'),
   /** Base path of the payments API (default: /payments) */
@@ -135,6 +161,7 @@ export interface Config {
   smtp: { url: string; from: string } | undefined;
   /** A real EVM chain, when configured */
   evm: EvmConfig | undefined;
+  moneyOut: MoneyOutConfig;
 }
 
 export class ConfigError extends Error {
@@ -161,6 +188,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const evmProblems: string[] = [];
   const evm = parseEvmConfig(e, evmProblems);
   if (evmProblems.length > 0) throw new ConfigError(evmProblems);
+  const moneyOutProblems: string[] = [];
+  const moneyOut = parseMoneyOutConfig(e, moneyOutProblems);
+  if (moneyOutProblems.length > 0) throw new ConfigError(moneyOutProblems);
   if (e.TESSERA_MODE === 'production') {
     // Production never invents secrets: a generated key would silently make stored card data unreadable
     // on the next host, and a generated admin token would be printed to logs.
@@ -198,6 +228,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     issuingBin: e.TESSERA_ISSUING_BIN,
     smtp: e.TESSERA_SMTP_URL ? { url: e.TESSERA_SMTP_URL, from: e.TESSERA_MAIL_FROM ?? '' } : undefined,
     evm,
+    moneyOut,
     threeDsTimeoutSeconds: e.TESSERA_3DS_TIMEOUT_SECONDS,
     authorizationHoldSeconds: e.TESSERA_AUTHORIZATION_HOLD_SECONDS,
     paymentsAuthorizationSeconds: e.TESSERA_PAYMENTS_AUTHORIZATION_SECONDS,

@@ -67,6 +67,10 @@ import { IdempotencyStore } from './platform/idempotency/idempotency-store.ts';
 import { newId } from './platform/ids.ts';
 import { JobQueue } from './platform/jobs/job-queue.ts';
 import { Ledger } from './platform/ledger/ledger.ts';
+import type { MoneyOut } from './platform/payouts/money-out.ts';
+import { PayoutLifecycle } from './platform/payouts/payout-lifecycle.ts';
+import { PayoutsService } from './platform/payouts/payouts-service.ts';
+import { TermsStore } from './platform/payouts/terms.ts';
 import { MerchantsService } from './platform/tenants/merchants-service.ts';
 import { PartnersService } from './platform/tenants/partners-service.ts';
 import { StoresService } from './platform/tenants/stores-service.ts';
@@ -76,6 +80,7 @@ import { DeliveryEngine } from './platform/webhooks/delivery-engine.ts';
 import { DeliveryRecovery } from './platform/webhooks/delivery-recovery.ts';
 import { HttpSender } from './platform/webhooks/http-sender.ts';
 import { SsrfGuard } from './platform/webhooks/ssrf-guard.ts';
+import { createBankRail, registerPayoutSweeps } from './rails/bank/create-bank-rail.ts';
 import { createRails, type Rails } from './rails/rails.ts';
 import type { RailSandbox } from './rails/sandbox.ts';
 import { CLOCK_CHANNEL, loadSandboxClockOffset, registerClockRoutes } from './sandbox/http/clock-routes.ts';
@@ -119,6 +124,8 @@ export interface PlatformServices {
   capabilities: CapabilityTokens;
   /** Where sites and stores are paid out to (docs/payouts.md) */
   bankAccounts: BankAccounts;
+  /** Fees, balances and payouts (docs/payouts.md) */
+  moneyOut: MoneyOut;
   logger: Logger;
   transact: Transact;
   ledger: Ledger;
@@ -266,6 +273,20 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
 
   const outbox = new Outbox(clock, deliveries);
   const ledger = new Ledger(now);
+  const terms = new TermsStore(clock, tenantCache, config.moneyOut.defaults);
+  const payoutLifecycle = new PayoutLifecycle({ ledger, outbox, clock });
+  const payouts = new PayoutsService({ db, transact, clock, ledger, outbox, terms });
+  const bank = createBankRail({
+    config: config.moneyOut.bank,
+    db,
+    transact,
+    clock,
+    encryptor,
+    lifecycle: payoutLifecycle,
+    logger,
+    metrics,
+  });
+  registerPayoutSweeps(sweeps, payouts, bank);
   const {
     rails,
     sandbox: railSandbox,
@@ -325,6 +346,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     encryptor,
     capabilities,
     rails,
+    terms,
   });
 
   const services: PlatformServices = {
@@ -333,6 +355,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     clock,
     capabilities,
     bankAccounts: new BankAccounts(encryptor, clock),
+    moneyOut: { terms, payouts, lifecycle: payoutLifecycle, bank },
     logger,
     transact,
     ledger,

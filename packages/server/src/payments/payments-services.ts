@@ -8,6 +8,7 @@ import type { Db } from '../platform/db/database.ts';
 import type { Transact } from '../platform/db/transact.ts';
 import type { Outbox } from '../platform/events/outbox.ts';
 import type { Ledger } from '../platform/ledger/ledger.ts';
+import type { TermsStore } from '../platform/payouts/terms.ts';
 import type { CardNetwork } from '../rails/card-network/port.ts';
 import type { Notifier } from '../rails/notifier/port.ts';
 import type { WalletPaymentTokens } from '../rails/wallet-tokenization/payment-tokens.ts';
@@ -32,6 +33,7 @@ export interface PaymentsPlatform {
   encryptor: Encryptor;
   capabilities: CapabilityTokens;
   rails: { cardNetwork: CardNetwork; walletTokens: WalletPaymentTokens; notifier: Notifier };
+  terms: TermsStore;
 }
 
 export interface PaymentsServices {
@@ -57,6 +59,7 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
     publicUrl: p.publicUrl,
     capabilities: p.capabilities,
     authorizationSeconds: p.authorizationSeconds,
+    terms: p.terms,
   });
   const orders = new PaymentOrdersService({
     db,

@@ -20,6 +20,9 @@ const PREFIXES = {
   process: 'proc',
   kycSession: 'kvs',
   consoleUser: 'usr',
+  balanceTransaction: 'btx',
+  payout: 'po',
+  bankFile: 'bkf',
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

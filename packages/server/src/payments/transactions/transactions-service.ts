@@ -4,11 +4,11 @@
 // across sites when the order says so); refunds and credits debit it. Each step is one database
 // transaction with its ledger postings, and the order module hears of every change (status, IPN).
 import { randomUUID } from 'node:crypto';
-import { type Selectable, sql } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
-import type { Db, Executor, Tx } from '../../platform/db/database.ts';
+import type { Db, Tx } from '../../platform/db/database.ts';
 import type {
   PaymentsCardMode,
   PaymentsTransactionStatus,
@@ -17,9 +17,14 @@ import type {
 import { rowInsert, type StatementBatch } from '../../platform/db/statement-batch.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
-import type { Ledger, Leg } from '../../platform/ledger/ledger.ts';
+import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
+import {
+  insertBalanceTransactions,
+  stageBalanceTransactions,
+} from '../../platform/payouts/balance-transactions.ts';
+import type { TermsStore } from '../../platform/payouts/terms.ts';
 import type {
   AuthorizationAnswer,
   AuthorizationRequest,
@@ -31,11 +36,9 @@ import type { Page } from '../http/envelope.ts';
 import type { Instrument } from '../orders/payment-instrument.ts';
 import type { MerchantScope } from '../sites.ts';
 import { FAILURES, type FailureReason } from './decline-codes.ts';
+import { SiteMoney } from './site-money.ts';
 
 export const NETWORK_OWNER = 'payments';
-const RECEIVABLE_PURPOSES = Array.from({ length: 16 }, (_, shard) => `receivable:${shard}`);
-/** The site balance's shards: `balance` (the account from before balances were sharded), `balance:1`… */
-export const SITE_BALANCE_PURPOSES = ['balance', ...Array.from({ length: 7 }, (_, i) => `balance:${i + 1}`)];
 
 export type TransactionRow = Selectable<PaymentsTransactionsTable>;
 /** A transaction with what the API answers of its order and customer (xMoney's transaction view) */
@@ -101,6 +104,7 @@ export interface TransactionsDeps {
   /** How long an authorization may wait for its capture before it is released */
   authorizationSeconds: number;
   capabilities: CapabilityTokens;
+  terms: TermsStore;
 }
 
 export class PaymentTransactionsService {
@@ -111,7 +115,11 @@ export class PaymentTransactionsService {
   onChange: (tx: Tx, transaction: TransactionRow, change?: { captured: boolean }) => Promise<void> =
     async () => {};
 
-  constructor(private readonly deps: TransactionsDeps) {}
+  private readonly money: SiteMoney;
+
+  constructor(private readonly deps: TransactionsDeps) {
+    this.money = new SiteMoney({ ledger: deps.ledger, terms: deps.terms, clock: deps.clock, parseSplits });
+  }
 
   /** Asks the network and records its answer; a 3D Secure challenge comes back as the redirect. */
   async charge(
@@ -129,7 +137,7 @@ export class PaymentTransactionsService {
 
     if (r.type === 'credit') {
       // The site pays for the credit: its balance must cover it before the network is asked.
-      const paid = await this.moveForCredit(tx, t, r.amount);
+      const paid = await this.money.credit(tx, t, r.amount);
       if (!paid) return { transaction: await this.fail(tx, t, 'merchant_balance_insufficient') };
     }
     const answer = await this.deps.network.authorize(tx, {
@@ -186,11 +194,13 @@ export class PaymentTransactionsService {
     };
     batch.add(insertTransaction(t));
     if (isCapture) {
+      const { legs, rows } = await this.money.capture(this.deps.db, t, r.amount, r.order.split_schema);
       this.deps.ledger.stageTransfer(batch, {
         operationId: `payments-capture:${t.id}`,
-        legs: await this.captureLegs(this.deps.db, t, r.amount, r.order.split_schema),
+        legs,
         metadata: { transactionId: t.id },
       });
+      stageBalanceTransactions(batch, rows);
     }
     return t;
   }
@@ -331,10 +341,7 @@ export class PaymentTransactionsService {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      const moved = await this.tryTransfer(tx, {
-        operationId: `payments-refund:${refund.id}`,
-        ...(await this.refundMove(tx, t, refund, amount)),
-      });
+      const moved = await this.money.refund(tx, t, refund, amount);
       if (!moved) {
         throw new DomainError('invalid_state', 'the site’s balance does not cover this refund', {
           details: { systemCode: FAILURES.merchant_balance_insufficient.code },
@@ -472,17 +479,9 @@ export class PaymentTransactionsService {
     });
   }
 
-  /** The site's available balance in a currency (sandbox and operator views). */
-  async siteBalance(siteId: number, currency: string): Promise<bigint> {
-    const row = await this.deps.db
-      .selectFrom('ledger_accounts')
-      .select((eb) => eb.fn.sum<string | null>(sql<string>`posted - pending_debits`).as('available'))
-      .where('owner_type', '=', 'payments_site')
-      .where('owner_id', '=', String(siteId))
-      .where('asset', '=', currency)
-      .where('purpose', 'in', SITE_BALANCE_PURPOSES)
-      .executeTakeFirst();
-    return BigInt(row?.available ?? 0);
+  /** The site's whole ledger balance in a currency (sandbox and operator views). */
+  siteBalance(siteId: number, currency: string): Promise<bigint> {
+    return this.money.siteBalance(this.deps.db, siteId, currency);
   }
 
   // Internals ------------------------------------------------------------------------------------------
@@ -541,13 +540,7 @@ export class PaymentTransactionsService {
   private async fail(tx: Tx, t: TransactionRow, reason: FailureReason): Promise<TransactionRow> {
     if (t.type === 'credit' && reason !== 'merchant_balance_insufficient') {
       // The network refused the credit: the site gets its money back.
-      await this.deps.ledger.transfer(tx, {
-        operationId: `payments-credit-return:${t.id}`,
-        legs: [
-          { accountId: await this.receivable(tx, t.currency, t.id), amount: -BigInt(t.amount) },
-          { accountId: await this.siteShard(tx, t.site_id, t.currency, t.id), amount: BigInt(t.amount) },
-        ],
-      });
+      await this.money.creditReturned(tx, t);
     }
     const failure = FAILURES[reason];
     const failed = await this.setStatus(tx, t.id, 'complete-failed', {
@@ -569,7 +562,7 @@ export class PaymentTransactionsService {
     amount: bigint,
     splitSchema?: string | null,
   ): Promise<TransactionRow> {
-    const legs = await this.captureLegs(tx, t, amount, splitSchema);
+    const { legs, rows } = await this.money.capture(tx, t, amount, splitSchema);
     const captured = await this.setStatus(tx, t.id, 'complete-ok', {
       is_3d: t.is_3d,
       captured_amount: amount,
@@ -581,93 +574,8 @@ export class PaymentTransactionsService {
       legs,
       metadata: { transactionId: t.id },
     });
+    await insertBalanceTransactions(tx, rows);
     return captured;
-  }
-
-  /** The network owes the amount; the site (and its split sites) are owed it. */
-  private async captureLegs(
-    tx: Executor,
-    t: TransactionRow,
-    amount: bigint,
-    knownSplitSchema?: string | null,
-  ): Promise<Leg[]> {
-    const shares = await this.sharesOf(tx, t, amount, knownSplitSchema);
-    const legs: Leg[] = [{ accountId: await this.receivable(tx, t.currency, t.id), amount: -amount }];
-    for (const share of shares) {
-      legs.push({
-        accountId: await this.siteShard(tx, share.siteId, t.currency, t.id),
-        amount: share.amount,
-      });
-    }
-    return legs;
-  }
-
-  /**
-   * A refund is taken back from the sites that were paid, each in proportion to what it received (a split
-   * payment's split sites included); the rounding remainder falls on the order's own site.
-   */
-  private async refundMove(tx: Tx, t: TransactionRow, refund: TransactionRow, amount: bigint) {
-    const captured = BigInt(t.captured_amount);
-    const shares = await this.sharesOf(tx, t, captured);
-    const taken = shares.map((share) => ({ ...share, amount: (share.amount * amount) / captured }));
-    const remainder = amount - taken.reduce((sum, s) => sum + s.amount, 0n);
-    const main = taken.find((s) => s.siteId === t.site_id) ?? taken[0];
-    if (main) main.amount += remainder;
-    const debits = [];
-    for (const share of taken) {
-      if (share.amount > 0n) {
-        debits.push({ shards: await this.siteShards(tx, share.siteId, t.currency), amount: share.amount });
-      }
-    }
-    return { debits, credits: [{ accountId: await this.receivable(tx, t.currency, refund.id), amount }] };
-  }
-
-  /** What each site receives of a captured amount: the split sites their parts, the order's site the rest. */
-  private async sharesOf(
-    tx: Executor,
-    t: TransactionRow,
-    amount: bigint,
-    knownSplitSchema?: string | null,
-  ): Promise<{ siteId: number; amount: bigint }[]> {
-    const splitSchema =
-      knownSplitSchema !== undefined
-        ? knownSplitSchema
-        : (
-            await tx
-              .selectFrom('payments_orders')
-              .select('split_schema')
-              .where('id', '=', t.order_id)
-              .executeTakeFirstOrThrow()
-          ).split_schema;
-    const splits = splitSchema ? parseSplits(splitSchema) : [];
-    const splitTotal = splits.reduce((sum, s) => sum + s.amount, 0n);
-    if (splits.length > 0 && amount !== BigInt(t.amount)) {
-      throw new DomainError('validation_failed', 'a split payment is captured in full', { field: 'amount' });
-    }
-    const rest = amount - splitTotal;
-    return [
-      ...(rest > 0n ? [{ siteId: t.site_id, amount: rest }] : []),
-      ...splits.map((split) => ({ siteId: split.toSite, amount: split.amount })),
-    ];
-  }
-
-  private async moveForCredit(tx: Tx, t: TransactionRow, amount: bigint): Promise<boolean> {
-    return this.tryTransfer(tx, {
-      operationId: `payments-credit:${t.id}`,
-      debits: [{ shards: await this.siteShards(tx, t.site_id, t.currency), amount }],
-      credits: [{ accountId: await this.receivable(tx, t.currency, t.id), amount }],
-    });
-  }
-
-  /** A debit of site balances that may find them too small: answers false, having written nothing. */
-  private async tryTransfer(tx: Tx, move: Parameters<Ledger['transferFromShards']>[1]): Promise<boolean> {
-    try {
-      await this.deps.ledger.transferFromShards(tx, move);
-      return true;
-    } catch (err) {
-      if (err instanceof DomainError && err.details?.reason === 'insufficient_funds') return false;
-      throw err;
-    }
   }
 
   private async setStatus(
@@ -709,35 +617,6 @@ export class PaymentTransactionsService {
       .executeTakeFirst();
     if (!t) throw notFound('transaction');
     return t;
-  }
-
-  /**
-   * A site's balance, split in shards: every capture of a busy site would otherwise queue on one row's
-   * lock. Captures credit one shard, picked by transaction id; debits draw on all of them
-   * (Ledger.transferFromShards); the balance is their sum. The first shard is the balance account
-   * opened before balances were sharded.
-   */
-  private siteShards(tx: Executor, siteId: number, currency: string): Promise<string[]> {
-    return this.deps.ledger.systemAccounts(
-      tx,
-      { ownerType: 'payments_site', ownerId: String(siteId), asset: currency, isBounded: true },
-      SITE_BALANCE_PURPOSES,
-    );
-  }
-
-  private async siteShard(tx: Executor, siteId: number, currency: string, transactionId: number) {
-    const shards = await this.siteShards(tx, siteId, currency);
-    return shards[transactionId % shards.length] as string;
-  }
-
-  /** What the card network owes the acquirer, split in shards so captures do not queue on one row. */
-  private async receivable(tx: Executor, currency: string, transactionId: number): Promise<string> {
-    const shards = await this.deps.ledger.systemAccounts(
-      tx,
-      { ownerType: 'payments_network', ownerId: 'card-network', asset: currency, isBounded: false },
-      RECEIVABLE_PURPOSES,
-    );
-    return shards[transactionId % shards.length] as string;
   }
 }
 

@@ -23,6 +23,82 @@ export interface BankAccountsTable {
   updated_at: Timestamp;
 }
 
+export interface FeeSchedulesTable {
+  owner: string;
+  percent_bps: number;
+  fixed: ColumnType<Record<string, string>, string, string>;
+  brands: ColumnType<Record<string, { percentBps: number; fixed: Record<string, string> }>, string, string>;
+  refund_fees: boolean;
+  updated_at: Timestamp;
+}
+
+export interface PayoutSchedulesTable {
+  owner: string;
+  interval: 'daily' | 'weekly' | 'monthly' | 'manual';
+  weekly_anchor: string | null;
+  monthly_anchor: number | null;
+  minimum: string;
+  delay_days: number;
+  reserve_bps: number;
+  reserve_days: number;
+  updated_at: Timestamp;
+}
+
+export interface BalanceTransactionsTable {
+  id: string;
+  owner: string;
+  currency: string;
+  type: string;
+  source_type: string;
+  source_id: string;
+  gross: Numeric;
+  fee: Numeric;
+  net: Numeric;
+  created_at: Timestamp;
+  available_at: Timestamp;
+  payout_id: string | null;
+}
+
+export interface PayoutsTable {
+  id: string;
+  owner: string;
+  currency: string;
+  amount: Numeric;
+  status: 'pending' | 'in_transit' | 'paid' | 'failed' | 'returned';
+  itemized: boolean;
+  iban_enc: string;
+  iban_masked: string;
+  bic: string | null;
+  holder_name: string;
+  arrival_date: ColumnType<string | null, string | null, string | null>;
+  failure_code: string | null;
+  bank_file_id: string | null;
+  scheduled_for: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface BankFilesTable {
+  id: string;
+  message_id: string;
+  currency: string;
+  file_name: string;
+  payout_count: number;
+  total: Numeric;
+  status: 'writing' | 'written';
+  created_at: Timestamp;
+}
+
+export interface BankInboxFilesTable {
+  sha256: string;
+  file_name: string;
+  kind: string;
+  status: 'applied' | 'rejected';
+  detail: string;
+  unmatched: ColumnType<unknown[], string, string>;
+  received_at: Timestamp;
+}
+
 export interface PartnersTable {
   id: string;
   partner_id: string;
@@ -206,6 +282,12 @@ export interface PlatformTables {
   sandbox_state: SandboxStateTable;
   partners: PartnersTable;
   bank_accounts: BankAccountsTable;
+  fee_schedules: FeeSchedulesTable;
+  payout_schedules: PayoutSchedulesTable;
+  balance_transactions: BalanceTransactionsTable;
+  payouts: PayoutsTable;
+  bank_files: BankFilesTable;
+  bank_inbox_files: BankInboxFilesTable;
   merchants: MerchantsTable;
   merchant_api_keys: MerchantApiKeysTable;
   sites: SitesTable;

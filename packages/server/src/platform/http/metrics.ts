@@ -6,6 +6,7 @@ export interface Metrics {
   httpRequests: Counter<'method' | 'route' | 'status'>;
   httpDuration: Histogram<'method' | 'route'>;
   webhookAttempts: Counter<'api' | 'outcome'>;
+  bankInboxFiles: Counter<'outcome'>;
 }
 
 export function createMetrics(): Metrics {
@@ -30,6 +31,12 @@ export function createMetrics(): Metrics {
       name: 'tessera_webhook_attempts_total',
       help: 'Webhook and IPN delivery attempts, by API and outcome',
       labelNames: ['api', 'outcome'],
+      registers: [registry],
+    }),
+    bankInboxFiles: new Counter({
+      name: 'tessera_bank_inbox_files_total',
+      help: 'Files read from the bank inbox, by outcome (applied, unmatched lines, rejected)',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
   };

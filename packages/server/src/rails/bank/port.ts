@@ -1,0 +1,10 @@
+// The bank payouts travel through (docs/payouts.md, The bank rail): chosen by TESSERA_BANK_RAIL. The
+// simulator pays the next sandbox day; the ISO 20022 adapter writes pain.001 files for the operator's
+// bank connection (EBICS, SFTP, host to host) and reads the status reports and statements it drops.
+export interface BankRail {
+  readonly name: 'simulator' | 'iso20022';
+  /** Hands payouts still pending to the bank; answers how many went */
+  dispatch(): Promise<number>;
+  /** Learns what the bank did (the simulator's arrivals, the inbox's files); answers how many changed */
+  collect(): Promise<number>;
+}
