@@ -13,6 +13,7 @@ import { registerConsoleUserRoutes } from './admin/http/console-users-routes.ts'
 import { registerEventRoutes } from './admin/http/events-routes.ts';
 import { registerIssuingCardRoutes } from './admin/http/issuing-cards-routes.ts';
 import { registerMerchantRoutes } from './admin/http/merchants-routes.ts';
+import { registerMoneyOutRoutes } from './admin/http/money-out-routes.ts';
 import { registerPartnerRoutes } from './admin/http/partners-routes.ts';
 import { presentAdminError } from './admin/http/present-error.ts';
 import { registerStoreRoutes } from './admin/http/stores-routes.ts';
@@ -83,6 +84,7 @@ import { SsrfGuard } from './platform/webhooks/ssrf-guard.ts';
 import { createBankRail, registerPayoutSweeps } from './rails/bank/create-bank-rail.ts';
 import { createRails, type Rails } from './rails/rails.ts';
 import type { RailSandbox } from './rails/sandbox.ts';
+import { registerBankSandboxRoutes } from './sandbox/http/bank-routes.ts';
 import { CLOCK_CHANNEL, loadSandboxClockOffset, registerClockRoutes } from './sandbox/http/clock-routes.ts';
 import { registerCryptoSandboxRoutes } from './sandbox/http/crypto-routes.ts';
 import { registerIssuingSandboxRoutes } from './sandbox/http/issuing-routes.ts';
@@ -422,7 +424,12 @@ function sandboxControls(services: PlatformServices, clock: SandboxClock) {
     events: services.events,
     clockDeps,
     issuing: { db: services.db, partners: services.partners, ...services.issuing },
-    payments: { db: services.db, payments: services.payments },
+    payments: {
+      db: services.db,
+      payments: services.payments,
+      moneyOut: services.moneyOut,
+      bankAccounts: services.bankAccounts,
+    },
     crypto: {
       db: services.db,
       transact: services.transact,
@@ -514,6 +521,9 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       merchants: services.merchants,
       tenantCache: services.tenantCache,
       bankAccounts: services.bankAccounts,
+      ledger: services.ledger,
+      clock: services.clock,
+      moneyOut: services.moneyOut,
     }),
     ...common,
   });
@@ -543,6 +553,9 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     events: services.events,
     cards: services.issuing.cards,
     bankAccounts: services.bankAccounts,
+    moneyOut: services.moneyOut,
+    ledger: services.ledger,
+    clock: services.clock,
     checkWebhookUrl,
   };
   await mount({
@@ -561,6 +574,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       await registerMerchantRoutes(routes, adminDeps);
       await registerStoreRoutes(routes, adminDeps);
       await registerAdminBankAccountRoutes(routes, adminDeps);
+      await registerMoneyOutRoutes(routes, adminDeps);
       await registerEventRoutes(routes, adminDeps);
       await registerIssuingCardRoutes(routes, adminDeps.cards);
       await registerConsoleUserRoutes(routes, services.consoleUsers);
@@ -596,6 +610,10 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
           payments: services.payments,
           network: services.railSandbox.cardNetwork,
           walletTokens: services.railSandbox.walletTokens,
+        });
+        await registerBankSandboxRoutes(routes, {
+          transact: services.transact,
+          lifecycle: services.moneyOut.lifecycle,
         });
         await registerCryptoSandboxRoutes(routes, {
           db: services.db,

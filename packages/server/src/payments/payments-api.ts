@@ -1,8 +1,11 @@
 // The payments API (docs/payments.md) under its base path (default /payments).
 import type { BankAccounts } from '../platform/bank-accounts/bank-accounts.ts';
+import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { EventsService } from '../platform/events/events-service.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
+import type { Ledger } from '../platform/ledger/ledger.ts';
+import type { MoneyOut } from '../platform/payouts/money-out.ts';
 import type { MerchantsService } from '../platform/tenants/merchants-service.ts';
 import type { TenantCache } from '../platform/tenants/tenant-cache.ts';
 import { merchantAuthenticator } from './http/authenticate.ts';
@@ -13,6 +16,7 @@ import { registerEventsRoutes } from './http/events-routes.ts';
 import { acceptPaymentsBodies } from './http/form-body.ts';
 import { registerLinksRoutes } from './http/links-routes.ts';
 import { registerOrdersRoutes } from './http/orders-routes.ts';
+import { registerPayoutRoutes } from './http/payouts-routes.ts';
 import { presentPaymentsError } from './http/present-error.ts';
 import { registerSessionTokenRoutes } from './http/session-token-routes.ts';
 import { registerTransactionsRoutes } from './http/transactions-routes.ts';
@@ -24,6 +28,9 @@ export interface PaymentsApiDeps extends PaymentsServices {
   merchants: MerchantsService;
   tenantCache: TenantCache;
   bankAccounts: BankAccounts;
+  ledger: Ledger;
+  clock: Clock;
+  moneyOut: MoneyOut;
 }
 
 export function paymentsApi(
@@ -52,6 +59,13 @@ export function paymentsApi(
       await registerEventsRoutes(app, { events: deps.events, authenticate });
       await registerSessionTokenRoutes(app, { sessions: deps.checkoutSessions, authenticate });
       await registerBankAccountRoutes(app, { db: deps.db, bankAccounts: deps.bankAccounts, authenticate });
+      await registerPayoutRoutes(app, {
+        db: deps.db,
+        ledger: deps.ledger,
+        clock: deps.clock,
+        payouts: deps.moneyOut.payouts,
+        authenticate,
+      });
     },
   };
 }

@@ -94,6 +94,7 @@ export class Harness {
       KEYED_RUN &&
       method !== 'GET' &&
       path !== '/sandbox/clock/advance' &&
+      path !== '/admin/payout-runs' &&
       !path.startsWith('/sandbox/triggers/') &&
       !Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key')
     ) {

@@ -1,8 +1,11 @@
 // What the admin and sandbox routes use.
 import type { CardsService } from '../../issuing/cards/cards-service.ts';
 import type { BankAccounts } from '../../platform/bank-accounts/bank-accounts.ts';
+import type { Clock } from '../../platform/clock/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { EventsService } from '../../platform/events/events-service.ts';
+import type { Ledger } from '../../platform/ledger/ledger.ts';
+import type { MoneyOut } from '../../platform/payouts/money-out.ts';
 import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
 import type { PartnersService } from '../../platform/tenants/partners-service.ts';
 import type { StoresService } from '../../platform/tenants/stores-service.ts';
@@ -14,6 +17,9 @@ export interface AdminDeps {
   stores: StoresService;
   events: EventsService;
   bankAccounts: BankAccounts;
+  moneyOut: MoneyOut;
+  ledger: Ledger;
+  clock: Clock;
   /** The issuer's actions on issued cards */
   cards: Pick<CardsService, 'suspend' | 'reinstate'>;
   /** Validates an outbound URL (SSRF guard); answers it normalised, or null when cleared */

@@ -8,8 +8,9 @@ import type { Clock } from '../clock/clock.ts';
 import type { Encryptor } from '../crypto/encryption.ts';
 import type { Executor } from '../db/database.ts';
 import { notFound } from '../errors/domain-error.ts';
+import { type Owner, ownerKey } from '../payouts/terms.ts';
 
-export type BankAccountOwner = { kind: 'site'; siteId: number } | { kind: 'store'; storeId: string };
+export type BankAccountOwner = Owner;
 
 /** An IBAN as people write it (spaces, lower case), checked (country format and check digits). */
 export const ibanField = z
@@ -43,9 +44,6 @@ export interface BankAccount {
   holderName: string;
   updatedAt: Date;
 }
-
-const ownerKey = (owner: BankAccountOwner) =>
-  owner.kind === 'site' ? `site:${owner.siteId}` : `store:${owner.storeId}`;
 
 export function maskIban(iban: string): string {
   return `${iban.slice(0, 4)}${'*'.repeat(Math.max(0, iban.length - 8))}${iban.slice(-4)}`;

@@ -53,7 +53,9 @@ export function readBankFile(text: string): BankFile {
   }
   const document = doc.Document as Node | undefined;
   if (!document || typeof document !== 'object') throw new BankFileError('no ISO 20022 Document element');
-  const namespace = String(document['@xmlns'] ?? '');
+  // The parser drops namespaces (banks use a default namespace or a prefix): read it off the start tag.
+  const start = /<(?:[\w.-]+:)?Document\b[^>]*>/.exec(text)?.[0] ?? '';
+  const namespace = /urn:iso:std:iso:20022:tech:xsd:[\w.]+/.exec(start)?.[0] ?? '';
   const kind = /:(pain\.002|camt\.053|camt\.054)\.\d{3}\.\d{2}$/.exec(namespace)?.[1] as
     | BankFile['kind']
     | undefined;

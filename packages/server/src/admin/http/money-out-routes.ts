@@ -1,0 +1,391 @@
+// The operator's side of money out (docs/payouts.md): each site's and store's pricing and payout
+// schedule, their balances and payouts, the payout run on demand, the revenue report, the bank files and
+// the reconciliation.
+import { z } from 'zod';
+import { DomainError } from '../../platform/errors/domain-error.ts';
+import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { sendCsv } from '../../platform/http/csv-reply.ts';
+import { formatAmountIn } from '../../platform/money/amount.ts';
+import { balancesOf } from '../../platform/payouts/balance-transactions.ts';
+import { payoutView } from '../../platform/payouts/payout-view.ts';
+import { reconcile } from '../../platform/payouts/reconcile.ts';
+import { revenueByDay } from '../../platform/payouts/reports.ts';
+import {
+  type FeeSchedule,
+  PAYOUT_INTERVALS,
+  type PayoutSchedule,
+  parseFixedFees,
+  type Terms,
+  WEEKDAYS,
+} from '../../platform/payouts/terms.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import { standardErrors } from './schemas.ts';
+import { ownerRoutes } from './tenant-owners.ts';
+
+const amountText = z.string().regex(/^\d{1,9}(\.\d{1,8})?$/, 'must be an amount like 0.25');
+const fixedField = z.record(z.string().regex(/^[A-Za-z]{3}$/, 'must be a currency code'), amountText);
+const bpsField = z.number().int().min(0).max(10_000);
+const pricingBody = z.object({
+  percentBps: bpsField,
+  fixed: fixedField.default({}),
+  brands: z
+    .record(z.string().max(30), z.object({ percentBps: bpsField, fixed: fixedField.default({}) }))
+    .default({}),
+  refundFees: z.boolean().default(false),
+});
+const pricingView = z.object({
+  percentBps: z.number().int(),
+  fixed: z.record(z.string(), z.string()),
+  brands: z.record(
+    z.string(),
+    z.object({ percentBps: z.number().int(), fixed: z.record(z.string(), z.string()) }),
+  ),
+  refundFees: z.boolean(),
+});
+const percentField = z
+  .union([z.number(), z.string()])
+  .transform(String)
+  .pipe(z.string().regex(/^\d{1,3}(\.\d{1,2})?$/, 'must be a percentage with at most two decimals'))
+  .transform((text) => {
+    const [whole = '0', fraction = ''] = text.split('.');
+    return Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
+  })
+  .pipe(z.number().max(10_000, 'must be at most 100'));
+const scheduleBody = z.object({
+  interval: z.enum(PAYOUT_INTERVALS),
+  weeklyAnchor: z.enum(WEEKDAYS).default('monday'),
+  monthlyAnchor: z.number().int().min(1).max(31).default(1),
+  minimum: amountText.default('0.01'),
+  delayDays: z.number().int().min(0).max(60).default(2),
+  reservePercent: percentField.default(0),
+  reserveDays: z.number().int().min(0).max(365).default(0),
+});
+const scheduleView = z.object({
+  interval: z.enum(PAYOUT_INTERVALS),
+  weeklyAnchor: z.enum(WEEKDAYS),
+  monthlyAnchor: z.number().int(),
+  minimum: z.string(),
+  delayDays: z.number().int(),
+  reservePercent: z.string(),
+  reserveDays: z.number().int(),
+});
+const balanceView = z.object({
+  currency: z.string(),
+  available: z.string(),
+  pending: z.string(),
+  reserved: z.string(),
+});
+const payoutSchema = z.object({
+  id: z.string(),
+  status: z.string(),
+  amount: z.string(),
+  currency: z.string(),
+  siteId: z.number().int().optional(),
+  storeId: z.string().optional(),
+  arrivalDate: z.string().nullable(),
+  bankAccount: z.object({ iban: z.string(), bic: z.string().nullable(), holderName: z.string() }),
+  itemized: z.boolean(),
+  failureCode: z.string().nullable(),
+  createdAt: z.string(),
+});
+const dayField = z.iso.date();
+
+const presentPricing = (terms: Terms) => ({
+  percentBps: terms.fees.percentBps,
+  fixed: fixedText(terms.fees.fixed),
+  brands: Object.fromEntries(
+    Object.entries(terms.fees.brands).map(([brand, rate]) => [
+      brand,
+      { percentBps: rate.percentBps, fixed: fixedText(rate.fixed) },
+    ]),
+  ),
+  refundFees: terms.fees.refundFees,
+});
+const presentSchedule = ({ schedule: s }: Terms) => ({
+  interval: s.interval,
+  weeklyAnchor: s.weeklyAnchor,
+  monthlyAnchor: s.monthlyAnchor,
+  minimum: s.minimum,
+  delayDays: s.delayDays,
+  reservePercent: (s.reserveBps / 100).toFixed(2),
+  reserveDays: s.reserveDays,
+});
+
+export async function registerMoneyOutRoutes(app: ZodApp, deps: AdminDeps): Promise<void> {
+  const { terms, payouts } = deps.moneyOut;
+  for (const route of ownerRoutes(deps)) {
+    const base = { tags: [route.tag], params: route.params };
+    app.get(
+      `${route.path}/pricing`,
+      {
+        schema: {
+          ...base,
+          summary: `The ${route.whose}’s fee schedule`,
+          response: { 200: pricingView, ...standardErrors },
+        },
+      },
+      async (request) => presentPricing(await terms.get(deps.db, await route.ownerOf(request.params))),
+    );
+    app.put(
+      `${route.path}/pricing`,
+      {
+        schema: {
+          ...base,
+          summary: `Set the ${route.whose}’s fee schedule: basis points plus a fixed amount per currency, optionally per card brand`,
+          body: pricingBody,
+          response: { 200: pricingView, ...standardErrors },
+        },
+      },
+      async (request) => {
+        const owner = await route.ownerOf(request.params);
+        const body = request.body;
+        const fees: FeeSchedule = {
+          percentBps: body.percentBps,
+          fixed: parseFixedFees(body.fixed, 'fixed'),
+          brands: Object.fromEntries(
+            Object.entries(body.brands).map(([brand, rate]) => [
+              brand.toLowerCase(),
+              { percentBps: rate.percentBps, fixed: parseFixedFees(rate.fixed, `brands.${brand}.fixed`) },
+            ]),
+          ),
+          refundFees: body.refundFees,
+        };
+        return presentPricing(await terms.putFees(deps.db, owner, fees));
+      },
+    );
+    app.get(
+      `${route.path}/payout-schedule`,
+      {
+        schema: {
+          ...base,
+          summary: `When the ${route.whose} is paid`,
+          response: { 200: scheduleView, ...standardErrors },
+        },
+      },
+      async (request) => presentSchedule(await terms.get(deps.db, await route.ownerOf(request.params))),
+    );
+    app.put(
+      `${route.path}/payout-schedule`,
+      {
+        schema: {
+          ...base,
+          summary: `Set when the ${route.whose} is paid: interval, anchor, minimum, settlement delay and rolling reserve`,
+          body: scheduleBody,
+          response: { 200: scheduleView, ...standardErrors },
+        },
+      },
+      async (request) => {
+        const owner = await route.ownerOf(request.params);
+        const { reservePercent, ...rest } = request.body;
+        const schedule: PayoutSchedule = { ...rest, reserveBps: reservePercent };
+        return presentSchedule(await terms.putSchedule(deps.db, owner, schedule));
+      },
+    );
+    app.get(
+      `${route.path}/balance`,
+      {
+        schema: {
+          ...base,
+          summary: `The ${route.whose}’s balance per currency`,
+          response: { 200: z.object({ data: z.array(balanceView) }), ...standardErrors },
+        },
+      },
+      async (request) => {
+        const owner = await route.ownerOf(request.params);
+        const balances = await balancesOf(deps.db, deps.ledger, owner, deps.clock.now());
+        return {
+          data: balances.map((b) => ({
+            currency: b.currency,
+            available: formatAmountIn(b.available, b.currency),
+            pending: formatAmountIn(b.pending, b.currency),
+            reserved: formatAmountIn(b.reserved, b.currency),
+          })),
+        };
+      },
+    );
+    app.get(
+      `${route.path}/payouts`,
+      {
+        schema: {
+          ...base,
+          summary: `The ${route.whose}’s payouts, newest first`,
+          querystring: z.object({
+            limit: z.coerce.number().int().min(1).max(100).default(50),
+            startingAfter: z.string().max(64).optional(),
+          }),
+          response: {
+            200: z.object({ data: z.array(payoutSchema), hasMore: z.boolean() }),
+            ...standardErrors,
+          },
+        },
+      },
+      async (request) => {
+        const owner = await route.ownerOf(request.params);
+        const { limit, startingAfter } = request.query;
+        const rows = await payouts.list(deps.db, owner, { limit: limit + 1, before: startingAfter });
+        return { data: rows.slice(0, limit).map(payoutView), hasMore: rows.length > limit };
+      },
+    );
+    app.post(
+      `${route.path}/payouts`,
+      {
+        schema: {
+          ...base,
+          summary: `Pay the ${route.whose} now: everything available, or an amount no larger than the available balance`,
+          body: z.object({
+            currency: z
+              .string()
+              .regex(/^[A-Za-z]{3}$/)
+              .transform((c) => c.toUpperCase()),
+            amount: amountText.optional(),
+          }),
+          response: { 201: payoutSchema, ...standardErrors },
+        },
+      },
+      async (request, reply) => {
+        const owner = await route.ownerOf(request.params);
+        const { currency, amount } = request.body;
+        const payout = await payouts.payNow(owner, { currency, ...(amount !== undefined ? { amount } : {}) });
+        return reply.code(201).send(payoutView(payout));
+      },
+    );
+  }
+
+  app.post(
+    '/payout-runs',
+    {
+      // Each payout is its own transaction and a bank file is recorded before it is written: a run
+      // cannot be one replayable unit of work, so an Idempotency-Key is refused rather than ignored.
+      config: { idempotency: 'refuse' },
+      schema: {
+        summary:
+          'Run the payout schedule now: pay every tenant due today, then hand the new payouts to the bank',
+        tags: ['payouts'],
+        response: {
+          200: z.object({ payouts: z.array(payoutSchema), sent: z.number().int() }),
+          ...standardErrors,
+        },
+      },
+    },
+    async () => {
+      const made = await payouts.runDue();
+      const sent = await deps.moneyOut.bank.dispatch();
+      return { payouts: made.map(payoutView), sent };
+    },
+  );
+
+  app.get(
+    '/reports/revenue',
+    {
+      schema: {
+        summary: 'Fee revenue per day, tenant and currency (CSV, RFC 4180)',
+        tags: ['payouts'],
+        querystring: z.object({ from: dayField, to: dayField }),
+        response: { 200: z.string().describe('text/csv'), ...standardErrors },
+      },
+    },
+    async (request, reply) => {
+      const { from, to } = request.query;
+      if (from > to)
+        throw new DomainError('validation_failed', 'from must not be after to', { field: 'from' });
+      return sendCsv(reply, `revenue-${from}-${to}.csv`, await revenueByDay(deps.db, from, to));
+    },
+  );
+
+  app.get(
+    '/reconcile',
+    {
+      schema: {
+        summary:
+          'Reconcile a day: ledger balances, payouts, bank files and statements (what `tessera reconcile` prints)',
+        tags: ['payouts'],
+        querystring: z.object({ date: dayField.optional() }),
+        response: {
+          200: z.object({
+            date: z.string(),
+            clean: z.boolean(),
+            checked: z.record(z.string(), z.number()),
+            findings: z.array(
+              z.object({ check: z.string(), subject: z.string(), expected: z.string(), actual: z.string() }),
+            ),
+          }),
+          ...standardErrors,
+        },
+      },
+    },
+    async (request) => reconcile(deps.db, request.query.date ?? deps.clock.now().toISOString().slice(0, 10)),
+  );
+
+  app.get(
+    '/bank-files',
+    {
+      schema: {
+        summary:
+          'The newest bank files: written to the outbox, and read from the inbox (with lines that matched no payout)',
+        tags: ['payouts'],
+        response: {
+          200: z.object({
+            written: z.array(
+              z.object({
+                id: z.string(),
+                fileName: z.string(),
+                currency: z.string(),
+                payouts: z.number().int(),
+                total: z.string(),
+                status: z.string(),
+                createdAt: z.string(),
+              }),
+            ),
+            read: z.array(
+              z.object({
+                fileName: z.string(),
+                kind: z.string(),
+                status: z.string(),
+                detail: z.string(),
+                unmatched: z.array(z.unknown()),
+                receivedAt: z.string(),
+              }),
+            ),
+          }),
+          ...standardErrors,
+        },
+      },
+    },
+    async () => {
+      const written = await deps.db
+        .selectFrom('bank_files')
+        .selectAll()
+        .orderBy('id', 'desc')
+        .limit(50)
+        .execute();
+      const read = await deps.db
+        .selectFrom('bank_inbox_files')
+        .selectAll()
+        .orderBy('received_at', 'desc')
+        .limit(50)
+        .execute();
+      return {
+        written: written.map((f) => ({
+          id: f.id,
+          fileName: f.file_name,
+          currency: f.currency,
+          payouts: f.payout_count,
+          total: formatAmountIn(BigInt(f.total), f.currency),
+          status: f.status,
+          createdAt: f.created_at.toISOString(),
+        })),
+        read: read.map((f) => ({
+          fileName: f.file_name,
+          kind: f.kind,
+          status: f.status,
+          detail: f.detail,
+          unmatched: f.unmatched,
+          receivedAt: f.received_at.toISOString(),
+        })),
+      };
+    },
+  );
+}
+
+const fixedText = (fixed: Record<string, bigint>) =>
+  Object.fromEntries(Object.entries(fixed).map(([code, minor]) => [code, formatAmountIn(minor, code)]));

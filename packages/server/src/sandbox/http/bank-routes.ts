@@ -1,0 +1,50 @@
+// /sandbox/bank/…: what a beneficiary's bank does to a payout (docs/payouts.md, The bank rail): returns it
+// after it was paid or while it travels (a closed account, AC04), or rejects it before it is paid
+// (pain.002 RJCT). Each is the payout's own lifecycle step: the money goes back to the tenant's balance
+// and the tenant hears payout.returned or payout.failed.
+import { z } from 'zod';
+import { standardErrors } from '../../admin/http/schemas.ts';
+import type { Transact } from '../../platform/db/transact.ts';
+import type { ZodApp } from '../../platform/http/api-scope.ts';
+import type { PayoutLifecycle } from '../../platform/payouts/payout-lifecycle.ts';
+import { payoutView } from '../../platform/payouts/payout-view.ts';
+
+/** An ISO 20022 external status reason code: AC04 closed account, AC01 wrong account number, MS03… */
+const reasonCode = z.string().regex(/^[A-Z0-9]{4}$/, 'must be an ISO 20022 reason code such as AC04');
+
+export async function registerBankSandboxRoutes(
+  app: ZodApp,
+  deps: { transact: Transact; lifecycle: PayoutLifecycle },
+): Promise<void> {
+  const params = z.object({ id: z.string().max(64) });
+  const body = z.object({ reasonCode: reasonCode.default('AC04') });
+  const payout = z.object({ id: z.string(), status: z.string(), failureCode: z.string().nullable() });
+  for (const [action, to, summary] of [
+    [
+      'return',
+      'returned',
+      'Return a payout in transit or paid, as the beneficiary’s bank would (default reason AC04)',
+    ],
+    [
+      'reject',
+      'failed',
+      'Reject a payout not yet paid, as the bank would in a pain.002 (default reason AC04)',
+    ],
+  ] as const) {
+    app.post(
+      `/bank/payouts/:id/${action}`,
+      { schema: { summary, tags: ['payouts'], params, body, response: { 200: payout, ...standardErrors } } },
+      async (request) =>
+        deps.transact(async (tx) => {
+          await deps.lifecycle.step(tx, request.params.id, to, { failureCode: request.body.reasonCode });
+          const row = await tx
+            .selectFrom('payouts')
+            .selectAll()
+            .where('id', '=', request.params.id)
+            .executeTakeFirstOrThrow();
+          const view = payoutView(row);
+          return { id: view.id, status: view.status, failureCode: view.failureCode };
+        }),
+    );
+  }
+}
