@@ -288,7 +288,6 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     logger,
     metrics,
   });
-  registerPayoutSweeps(sweeps, payouts, bank);
   const {
     rails,
     sandbox: railSandbox,
@@ -332,6 +331,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     sweeps,
     stores,
     rails,
+    terms,
   });
 
   await processes.start();
@@ -350,6 +350,8 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     rails,
     terms,
   });
+  // Money out runs after the APIs' own sweeps, so what they captured or settled is paid the same day.
+  registerPayoutSweeps(sweeps, payouts, bank);
 
   const services: PlatformServices = {
     config,
@@ -541,6 +543,9 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       checkCallbackUrl: checkWebhookUrl,
       bankAccounts: services.bankAccounts,
       db: services.db,
+      ledger: services.ledger,
+      clock: services.clock,
+      moneyOut: services.moneyOut,
     }),
     ...common,
   });

@@ -247,6 +247,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/stores/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The store’s fiat balance per settlement currency: available, pending and reserved (Tessera extension) */
+        get: operations["getStoresBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stores/balance_transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The store’s balance transactions, newest first (Tessera extension) */
+        get: operations["getStoresBalanceTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stores/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The store’s payouts, newest first (Tessera extension) */
+        get: operations["getStoresPayouts"];
+        put?: never;
+        /** Pay out now (Tessera extension): everything available in the currency (itemized), or an amount no larger than the available balance */
+        post: operations["postStoresPayouts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stores/payouts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A payout (Tessera extension) */
+        get: operations["getStoresPayoutsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stores/payouts/{id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payout’s settlement report (Tessera extension): CSV (RFC 4180) of every balance transaction it pays, summing to its amount */
+        get: operations["getStoresPayoutsByIdReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5003,6 +5089,1761 @@ export interface operations {
                             };
                         };
                     };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not allowed for this credential or tenant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getStoresBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "type": "balances",
+                     *           "id": "id_01JD3Q8Z9X0000000000000000",
+                     *           "attributes": {
+                     *             "currency": "EUR",
+                     *             "available": "example",
+                     *             "pending": "example",
+                     *             "reserved": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            type: "balances";
+                            id: string;
+                            attributes: {
+                                currency: string;
+                                available: string;
+                                pending: string;
+                                reserved: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not allowed for this credential or tenant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getStoresBalanceTransactions: {
+        parameters: {
+            query?: {
+                type?: "capture" | "refund" | "fee" | "payout" | "payout_return" | "reserve_hold" | "reserve_release" | "adjustment";
+                payout_id?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "type": "balance_transactions",
+                     *           "id": "id_01JD3Q8Z9X0000000000000000",
+                     *           "attributes": {
+                     *             "type": "capture",
+                     *             "source_type": "example",
+                     *             "source_id": "sour_01JD3Q8Z9X0000000000000000",
+                     *             "currency": "EUR",
+                     *             "gross": "example",
+                     *             "fee": "10.90",
+                     *             "net": "example",
+                     *             "created_at": "2026-11-24T10:30:00.000Z",
+                     *             "available_at": "2026-11-24T10:30:00.000Z",
+                     *             "payout_id": "payo_01JD3Q8Z9X0000000000000000"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "next_cursor": "example"
+                     *       },
+                     *       "links": {
+                     *         "next": "example"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            type: "balance_transactions";
+                            id: string;
+                            attributes: {
+                                /** @enum {string} */
+                                type: "capture" | "refund" | "fee" | "payout" | "payout_return" | "reserve_hold" | "reserve_release" | "adjustment";
+                                source_type: string;
+                                source_id: string;
+                                currency: string;
+                                gross: string;
+                                fee: string;
+                                net: string;
+                                created_at: string;
+                                available_at: string;
+                                payout_id: string | null;
+                            };
+                        }[];
+                        meta: {
+                            next_cursor: string | null;
+                        };
+                        links: {
+                            next: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not allowed for this credential or tenant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getStoresPayouts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "type": "payouts",
+                     *           "id": "id_01JD3Q8Z9X0000000000000000",
+                     *           "attributes": {
+                     *             "status": "pending",
+                     *             "amount": "10.90",
+                     *             "currency": "EUR",
+                     *             "store_id": "stor_01JD3Q8Z9X0000000000000000",
+                     *             "arrival_date": "example",
+                     *             "bank_account": {
+                     *               "iban": "example",
+                     *               "bic": "example",
+                     *               "holder_name": "example"
+                     *             },
+                     *             "itemized": true,
+                     *             "failure_code": "example",
+                     *             "created_at": "2026-11-24T10:30:00.000Z"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "next_cursor": "example"
+                     *       },
+                     *       "links": {
+                     *         "next": "example"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            type: "payouts";
+                            id: string;
+                            attributes: {
+                                /** @enum {string} */
+                                status: "pending" | "in_transit" | "paid" | "failed" | "returned";
+                                amount: string;
+                                currency: string;
+                                store_id: string;
+                                arrival_date: string | null;
+                                bank_account: {
+                                    iban: string;
+                                    bic: string | null;
+                                    holder_name: string;
+                                };
+                                itemized: boolean;
+                                failure_code: string | null;
+                                created_at: string;
+                            };
+                        }[];
+                        meta: {
+                            next_cursor: string | null;
+                        };
+                        links: {
+                            next: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not allowed for this credential or tenant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postStoresPayouts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "payouts",
+                 *         "attributes": {
+                 *           "currency": "EUR",
+                 *           "amount": "10.90"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: {
+                        /** @enum {string} */
+                        type: "payouts";
+                        attributes: {
+                            currency: string;
+                            amount?: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "payouts",
+                     *         "id": "id_01JD3Q8Z9X0000000000000000",
+                     *         "attributes": {
+                     *           "status": "pending",
+                     *           "amount": "10.90",
+                     *           "currency": "EUR",
+                     *           "store_id": "stor_01JD3Q8Z9X0000000000000000",
+                     *           "arrival_date": "example",
+                     *           "bank_account": {
+                     *             "iban": "example",
+                     *             "bic": "example",
+                     *             "holder_name": "example"
+                     *           },
+                     *           "itemized": true,
+                     *           "failure_code": "example",
+                     *           "created_at": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            type: "payouts";
+                            id: string;
+                            attributes: {
+                                /** @enum {string} */
+                                status: "pending" | "in_transit" | "paid" | "failed" | "returned";
+                                amount: string;
+                                currency: string;
+                                store_id: string;
+                                arrival_date: string | null;
+                                bank_account: {
+                                    iban: string;
+                                    bic: string | null;
+                                    holder_name: string;
+                                };
+                                itemized: boolean;
+                                failure_code: string | null;
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not allowed for this credential or tenant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getStoresPayoutsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "payouts",
+                     *         "id": "id_01JD3Q8Z9X0000000000000000",
+                     *         "attributes": {
+                     *           "status": "pending",
+                     *           "amount": "10.90",
+                     *           "currency": "EUR",
+                     *           "store_id": "stor_01JD3Q8Z9X0000000000000000",
+                     *           "arrival_date": "example",
+                     *           "bank_account": {
+                     *             "iban": "example",
+                     *             "bic": "example",
+                     *             "holder_name": "example"
+                     *           },
+                     *           "itemized": true,
+                     *           "failure_code": "example",
+                     *           "created_at": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            type: "payouts";
+                            id: string;
+                            attributes: {
+                                /** @enum {string} */
+                                status: "pending" | "in_transit" | "paid" | "failed" | "returned";
+                                amount: string;
+                                currency: string;
+                                store_id: string;
+                                arrival_date: string | null;
+                                bank_account: {
+                                    iban: string;
+                                    bic: string | null;
+                                    holder_name: string;
+                                };
+                                itemized: boolean;
+                                failure_code: string | null;
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not allowed for this credential or tenant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getStoresPayoutsByIdReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example example */
+                    "application/json": string;
                 };
             };
             /** @description Bad input: the envelope names the field */

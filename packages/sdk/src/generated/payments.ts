@@ -328,6 +328,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The site’s balance per currency: available, pending and reserved (Tessera extension) */
+        get: operations["getBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/balance-transaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The site’s balance transactions, newest first (Tessera extension) */
+        get: operations["getBalanceTransaction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The site’s payouts, newest first (Tessera extension) */
+        get: operations["getPayout"];
+        put?: never;
+        /** Pay out now (Tessera extension): everything available (itemized), or an amount no larger than the available balance */
+        post: operations["postPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payout/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A payout (Tessera extension) */
+        get: operations["getPayoutById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payout/{id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payout’s settlement report (Tessera extension): CSV (RFC 4180) of every balance transaction it pays, summing to its amount */
+        get: operations["getPayoutByIdReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7872,6 +7958,1307 @@ export interface operations {
                             updatedAt: string;
                         };
                     };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getBalance: {
+        parameters: {
+            query?: {
+                siteId?: number | string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": [
+                     *         {
+                     *           "siteId": 10001,
+                     *           "currency": "EUR",
+                     *           "available": "example",
+                     *           "pending": "example",
+                     *           "reserved": "example"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data: {
+                            siteId: number;
+                            currency: string;
+                            /** @description may be negative: refunds beyond what was available, recovered from the next payouts */
+                            available: string;
+                            pending: string;
+                            reserved: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getBalanceTransaction: {
+        parameters: {
+            query?: {
+                siteId?: number | string;
+                type?: "capture" | "refund" | "fee" | "payout" | "payout_return" | "reserve_hold" | "reserve_release" | "adjustment";
+                payoutId?: string;
+                currency?: string;
+                perPage?: number;
+                startingAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": [
+                     *         {
+                     *           "id": "id_01JD3Q8Z9X0000000000000000",
+                     *           "type": "capture",
+                     *           "source": {
+                     *             "type": "example",
+                     *             "id": "id_01JD3Q8Z9X0000000000000000"
+                     *           },
+                     *           "currency": "EUR",
+                     *           "gross": "example",
+                     *           "fee": "10.90",
+                     *           "net": "example",
+                     *           "createdAt": "2026-11-24T10:30:00.000Z",
+                     *           "availableAt": "2026-11-24T10:30:00.000Z",
+                     *           "payoutId": "payo_01JD3Q8Z9X0000000000000000"
+                     *         }
+                     *       ],
+                     *       "hasMore": true
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            type: "capture" | "refund" | "fee" | "payout" | "payout_return" | "reserve_hold" | "reserve_release" | "adjustment";
+                            source: {
+                                type: string;
+                                id: string;
+                            };
+                            currency: string;
+                            gross: string;
+                            fee: string;
+                            net: string;
+                            createdAt: string;
+                            availableAt: string;
+                            payoutId: string | null;
+                        }[];
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getPayout: {
+        parameters: {
+            query?: {
+                siteId?: number | string;
+                perPage?: number;
+                startingAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": [
+                     *         {
+                     *           "id": "id_01JD3Q8Z9X0000000000000000",
+                     *           "status": "pending",
+                     *           "amount": "10.90",
+                     *           "currency": "EUR",
+                     *           "siteId": 10001,
+                     *           "arrivalDate": "2026-11-24T10:30:00.000Z",
+                     *           "bankAccount": {
+                     *             "iban": "example",
+                     *             "bic": "example",
+                     *             "holderName": "example"
+                     *           },
+                     *           "itemized": true,
+                     *           "failureCode": "example",
+                     *           "createdAt": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": true
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            status: "pending" | "in_transit" | "paid" | "failed" | "returned";
+                            amount: string;
+                            currency: string;
+                            siteId: number;
+                            arrivalDate: string | null;
+                            bankAccount: {
+                                iban: string;
+                                bic: string | null;
+                                holderName: string;
+                            };
+                            itemized: boolean;
+                            failureCode: string | null;
+                            createdAt: string;
+                        }[];
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    postPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": 10001,
+                 *       "currency": "EUR",
+                 *       "amount": "10.90"
+                 *     }
+                 */
+                "application/json": {
+                    siteId?: number | string;
+                    currency: string;
+                    amount?: string | number;
+                };
+                /**
+                 * @example {
+                 *       "siteId": 10001,
+                 *       "currency": "EUR",
+                 *       "amount": "10.90"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    siteId?: number | string;
+                    currency: string;
+                    amount?: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "id": "id_01JD3Q8Z9X0000000000000000",
+                     *         "status": "pending",
+                     *         "amount": "10.90",
+                     *         "currency": "EUR",
+                     *         "siteId": 10001,
+                     *         "arrivalDate": "2026-11-24T10:30:00.000Z",
+                     *         "bankAccount": {
+                     *           "iban": "example",
+                     *           "bic": "example",
+                     *           "holderName": "example"
+                     *         },
+                     *         "itemized": true,
+                     *         "failureCode": "example",
+                     *         "createdAt": "2026-11-24T10:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            status: "pending" | "in_transit" | "paid" | "failed" | "returned";
+                            amount: string;
+                            currency: string;
+                            siteId: number;
+                            arrivalDate: string | null;
+                            bankAccount: {
+                                iban: string;
+                                bic: string | null;
+                                holderName: string;
+                            };
+                            itemized: boolean;
+                            failureCode: string | null;
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getPayoutById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "id": "id_01JD3Q8Z9X0000000000000000",
+                     *         "status": "pending",
+                     *         "amount": "10.90",
+                     *         "currency": "EUR",
+                     *         "siteId": 10001,
+                     *         "arrivalDate": "2026-11-24T10:30:00.000Z",
+                     *         "bankAccount": {
+                     *           "iban": "example",
+                     *           "bic": "example",
+                     *           "holderName": "example"
+                     *         },
+                     *         "itemized": true,
+                     *         "failureCode": "example",
+                     *         "createdAt": "2026-11-24T10:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            status: "pending" | "in_transit" | "paid" | "failed" | "returned";
+                            amount: string;
+                            currency: string;
+                            siteId: number;
+                            arrivalDate: string | null;
+                            bankAccount: {
+                                iban: string;
+                                bic: string | null;
+                                holderName: string;
+                            };
+                            itemized: boolean;
+                            failureCode: string | null;
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getPayoutByIdReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example example */
+                    "application/json": string;
                 };
             };
             /** @description Bad input: the envelope names the field */

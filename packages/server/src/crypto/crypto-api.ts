@@ -1,8 +1,11 @@
 // The crypto merchant API (docs/crypto.md) under its base path (default /crypto/api).
 import type { BankAccounts } from '../platform/bank-accounts/bank-accounts.ts';
+import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { EventsService } from '../platform/events/events-service.ts';
 import type { ApiScopeOptions, ZodApp } from '../platform/http/api-scope.ts';
+import type { Ledger } from '../platform/ledger/ledger.ts';
+import type { MoneyOut } from '../platform/payouts/money-out.ts';
 import type { TenantCache } from '../platform/tenants/tenant-cache.ts';
 import type { CryptoServices } from './crypto-services.ts';
 import { storeAuthenticator } from './http/authenticate.ts';
@@ -10,6 +13,7 @@ import { registerBankAccountRoutes } from './http/bank-account-routes.ts';
 import { registerEventsRoutes } from './http/events-routes.ts';
 import { acceptJsonApi } from './http/jsonapi.ts';
 import { registerOrdersRoutes } from './http/orders-routes.ts';
+import { registerPayoutRoutes } from './http/payouts-routes.ts';
 import { presentCryptoError } from './http/present-error.ts';
 import { registerRatesRoutes } from './http/rates-routes.ts';
 import { registerRefundsRoutes } from './http/refunds-routes.ts';
@@ -21,6 +25,9 @@ export interface CryptoApiDeps extends CryptoServices {
   checkCallbackUrl: (url: string, field: string) => void;
   bankAccounts: BankAccounts;
   db: Db;
+  ledger: Ledger;
+  clock: Clock;
+  moneyOut: MoneyOut;
 }
 
 export function cryptoApi(
@@ -50,6 +57,13 @@ export function cryptoApi(
       await registerRatesRoutes(app, { quotes: deps.quotes, authenticate });
       await registerEventsRoutes(app, { events: deps.events, authenticate });
       await registerBankAccountRoutes(app, { db: deps.db, bankAccounts: deps.bankAccounts, authenticate });
+      await registerPayoutRoutes(app, {
+        db: deps.db,
+        ledger: deps.ledger,
+        clock: deps.clock,
+        payouts: deps.moneyOut.payouts,
+        authenticate,
+      });
     },
   };
 }

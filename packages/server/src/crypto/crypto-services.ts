@@ -6,11 +6,13 @@ import type { Db } from '../platform/db/database.ts';
 import type { Transact } from '../platform/db/transact.ts';
 import type { Outbox } from '../platform/events/outbox.ts';
 import type { Ledger } from '../platform/ledger/ledger.ts';
+import type { TermsStore } from '../platform/payouts/terms.ts';
 import type { StoresService } from '../platform/tenants/stores-service.ts';
 import type { ChainRail } from '../rails/chain/port.ts';
 import type { FxRates } from '../rails/fx/port.ts';
 import type { Notifier } from '../rails/notifier/port.ts';
 import { ORDER_REFERENCE, OrdersService } from './orders/orders-service.ts';
+import { StoreSettlement } from './orders/store-settlement.ts';
 import { QuotesService } from './quotes/quotes-service.ts';
 import { REFUND_REFERENCE, RefundsService } from './refunds/refunds-service.ts';
 import { SessionService } from './session/session-service.ts';
@@ -26,6 +28,7 @@ export interface CryptoPlatform {
   sweeps: Sweeps;
   stores: StoresService;
   rails: { chain: ChainRail; fx: FxRates; notifier: Notifier };
+  terms: TermsStore;
 }
 
 export interface CryptoServices {
@@ -39,6 +42,7 @@ export function createCryptoServices(p: CryptoPlatform): CryptoServices {
   const { db, clock, transact, outbox, ledger, stores, publicUrl } = p;
   const { chain, fx, notifier } = p.rails;
   const quotes = new QuotesService({ db, clock, fx });
+  const settlement = new StoreSettlement({ ledger, terms: p.terms, clock });
   const orders = new OrdersService({
     db,
     transact,
@@ -49,6 +53,7 @@ export function createCryptoServices(p: CryptoPlatform): CryptoServices {
     fx,
     quotes,
     stores,
+    settlement,
     publicUrl,
   });
   const refunds = new RefundsService({
@@ -60,6 +65,7 @@ export function createCryptoServices(p: CryptoPlatform): CryptoServices {
     chain,
     notifier,
     stores,
+    settlement,
     publicUrl,
   });
   chain.connect(ORDER_REFERENCE, (tx, news) => orders.onChain(tx, news));

@@ -152,6 +152,8 @@ describe('operational routes', () => {
     );
     expect(Object.keys(payments.body.paths).sort()).toEqual([
       '/auth/session-token',
+      '/balance',
+      '/balance-transaction',
       '/card',
       '/card/{id}',
       '/customer',
@@ -166,6 +168,9 @@ describe('operational routes', () => {
       '/payment-link',
       '/payment-link/{hash}',
       '/payment-link/{hash}/email',
+      '/payout',
+      '/payout/{id}',
+      '/payout/{id}/report',
       '/site/{siteId}/bank-account',
       '/transaction',
       '/transaction/{id}',

@@ -50,6 +50,8 @@ describe('sandbox clock', () => {
       'crypto-refunds',
       'payments-recurring-billing',
       'payments-authorizations',
+      'payout-runs',
+      'bank-news',
     ]);
     const row = await h.services.db
       .selectFrom('sandbox_state')

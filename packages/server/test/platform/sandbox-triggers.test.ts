@@ -86,6 +86,9 @@ describe('sandbox triggers', () => {
         'transaction.refund-ok',
         'transaction.void-ok',
         'order.canceled',
+        'payout.paid',
+        'payout.returned',
+        'payout.failed',
       ].sort(),
     );
   });

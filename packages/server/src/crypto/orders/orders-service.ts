@@ -33,6 +33,7 @@ import type { FxRates } from '../../rails/fx/port.ts';
 import { type CryptoEventType, publishCryptoEvent } from '../events/publish-crypto-event.ts';
 import { assetOf, type Quote, type QuotesService } from '../quotes/quotes-service.ts';
 import { moveOrder } from './order-status.ts';
+import type { StoreSettlement } from './store-settlement.ts';
 
 const INSERT_ORDER = `
   INSERT INTO crypto_orders (id, store_id, reference, status, currency, total, amount_details, line_items, customer,
@@ -140,6 +141,7 @@ export interface OrdersDeps {
   fx: FxRates;
   quotes: QuotesService;
   stores: StoresService;
+  settlement: StoreSettlement;
   publicUrl: string;
 }
 
@@ -512,6 +514,14 @@ export class OrdersService {
     await this.deps.ledger.postHold(tx, {
       operationId: `crypto-deposit-confirm:${transfer.id}`,
       holdId: row.ledger_hold_id,
+    });
+    const store = await this.deps.stores.get(tx, order.storeId);
+    await this.deps.settlement.transferConfirmed(tx, {
+      storeId: order.storeId,
+      transferId: transfer.id,
+      fiatValue: deposit.fiatValue,
+      currency: order.currency,
+      ownWallet: store.evmAccountKey !== null && this.deps.chain.isRealChain(transfer.network),
     });
     await tx
       .updateTable('crypto_deposits')

@@ -23,6 +23,7 @@ import type { Notifier } from '../../rails/notifier/port.ts';
 import { type CryptoEventType, publishCryptoEvent } from '../events/publish-crypto-event.ts';
 import { moveOrder } from '../orders/order-status.ts';
 import { REFUND_AGE_LIMIT_MONTHS, storeBalance } from '../orders/orders-service.ts';
+import type { StoreSettlement } from '../orders/store-settlement.ts';
 import { assetOf } from '../quotes/quotes-service.ts';
 
 export const REFUND_PROPOSAL_TTL_SECONDS = 30 * 24 * 3600;
@@ -60,6 +61,7 @@ export interface RefundsDeps {
   chain: ChainRail;
   notifier: Notifier;
   stores: StoresService;
+  settlement: StoreSettlement;
   publicUrl: string;
 }
 
@@ -209,6 +211,12 @@ export class RefundsService {
         purpose: 'payouts',
         isBounded: false,
       });
+      await this.deps.settlement.refundAccepted(tx, {
+        storeId: refund.storeId,
+        refundId: refund.id,
+        amount: refund.amount,
+        currency: refund.currency,
+      });
       const hold = await this.deps.ledger.hold(tx, {
         operationId: `crypto-refund:${refund.id}`,
         debitAccountId: balance,
@@ -341,6 +349,8 @@ export class RefundsService {
       asset: row.asset,
       network: row.network,
       cryptoAmount: BigInt(row.crypto_amount),
+      amount: BigInt(row.amount),
+      currency: row.currency,
       holdId: row.ledger_hold_id,
       expiresAt: row.expires_at,
       orderStatusBefore: row.order_status_before,

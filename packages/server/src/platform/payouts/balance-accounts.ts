@@ -22,9 +22,11 @@ export function balanceAccounts(
         { ownerType: 'payments_site', ownerId: String(owner.siteId), asset: currency, isBounded: true },
         SITE_BALANCE_PURPOSES,
       )
-    : ledger.systemAccounts(
+    : // Unbounded: a store's accepted crypto refunds and its owed fees may take it below zero; payouts
+      // never take more than is available, so it is recovered from the next settlements.
+      ledger.systemAccounts(
         db,
-        { ownerType: 'crypto_store', ownerId: owner.storeId, asset: currency, isBounded: true },
+        { ownerType: 'crypto_store', ownerId: owner.storeId, asset: currency, isBounded: false },
         ['settlement'],
       );
 }

@@ -22,6 +22,10 @@ export class ChainRouter implements ChainRail, ChainSandbox {
     this.evm?.connect(prefix, sink);
   }
 
+  isRealChain(network: string): boolean {
+    return this.adapter(network) !== this.simulator;
+  }
+
   isValidAddress(network: string, address: string): boolean {
     return this.adapter(network).isValidAddress(network, address);
   }

@@ -58,6 +58,10 @@ export class ChainSimulator implements ChainRail {
     this.sinks.connect(prefix, sink);
   }
 
+  isRealChain(): boolean {
+    return false;
+  }
+
   isValidAddress(network: string, address: string): boolean {
     return isWellFormedAddress(network, address);
   }

@@ -62,6 +62,8 @@ export interface ChainRail {
   confirmations(db: Executor, transfers: readonly TransferProgress[], at: Date): Promise<number[]>;
   /** Whether an address is well formed for the network */
   isValidAddress(network: string, address: string): boolean;
+  /** Whether payments on the network arrive on a real chain (not the sandbox's simulator) */
+  isRealChain(network: string): boolean;
   /** Where news about references starting with `prefix:` goes */
   connect(prefix: string, sink: ChainSink): void;
 }

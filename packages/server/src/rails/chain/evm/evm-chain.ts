@@ -54,6 +54,10 @@ export class EvmChain implements ChainRail {
     this.context.sinks.connect(prefix, sink);
   }
 
+  isRealChain(): boolean {
+    return true;
+  }
+
   isValidAddress(_network: string, address: string): boolean {
     return /^0x[0-9a-fA-F]{40}$/.test(address);
   }
