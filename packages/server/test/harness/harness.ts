@@ -38,11 +38,14 @@ export interface RequestOptions {
 export class Harness {
   private constructor(
     readonly logs: string[],
-    readonly tessera: TesseraApp,
+    public tessera: TesseraApp,
     readonly config: Config,
     readonly baseUrl: string,
     readonly adminToken: string,
     readonly databaseUrl: string,
+    /** What built the app, to build it again on a restart */
+    private readonly build: (clock: SandboxClock | undefined) => Promise<TesseraApp>,
+    private readonly frozenAt: Date,
   ) {}
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
@@ -56,26 +59,44 @@ export class Harness {
       ...options.env,
     });
     const adminToken = `adm_test_${randomBytes(16).toString('hex')}`;
+    const encryptionKey = randomBytes(32);
     const logs: string[] = [];
-    const tessera = await createApp({
-      // Tests own time: a frozen sandbox clock moves only through advanceClock (production mode keeps real time).
-      ...(config.mode === 'sandbox' ? { clock: new SandboxClock(0, { frozenAt: new Date() }) } : {}),
-      config,
-      databaseUrl,
-      adminToken,
-      encryptionKey: randomBytes(32),
-      runBackgroundSweeps: false,
-      ...(options.observeStatement ? { observeStatement: options.observeStatement } : {}),
-      ...(options.oneStatementWrites !== undefined ? { oneStatementWrites: options.oneStatementWrites } : {}),
-      logStream: new Writable({
-        write(chunk, _encoding, callback) {
-          logs.push(String(chunk));
-          callback();
-        },
-      }),
-    });
-    const address = await tessera.app.listen({ port: config.port, host: '127.0.0.1' });
-    return new Harness(logs, tessera, config, address, adminToken, databaseUrl);
+    const frozenAt = new Date();
+    const build = async (clock: SandboxClock | undefined) => {
+      const tessera = await createApp({
+        ...(clock ? { clock } : {}),
+        config,
+        databaseUrl,
+        adminToken,
+        encryptionKey,
+        runBackgroundSweeps: false,
+        ...(options.observeStatement ? { observeStatement: options.observeStatement } : {}),
+        ...(options.oneStatementWrites !== undefined
+          ? { oneStatementWrites: options.oneStatementWrites }
+          : {}),
+        logStream: new Writable({
+          write(chunk, _encoding, callback) {
+            logs.push(String(chunk));
+            callback();
+          },
+        }),
+      });
+      await tessera.app.listen({ port: config.port, host: '127.0.0.1' });
+      return tessera;
+    };
+    // Tests own time: a frozen sandbox clock moves only through advanceClock (production mode keeps real time).
+    const tessera = await build(config.mode === 'sandbox' ? new SandboxClock(0, { frozenAt }) : undefined);
+    const address = `http://127.0.0.1:${config.port}`;
+    return new Harness(logs, tessera, config, address, adminToken, databaseUrl, build, frozenAt);
+  }
+
+  /** Stops the app and starts a new one on the same database, port and keys, at the same sandbox time. */
+  async restart(): Promise<void> {
+    const clock = this.tessera.services.clock;
+    await this.tessera.close();
+    this.tessera = await this.build(
+      clock instanceof SandboxClock ? new SandboxClock(clock.offset, { frozenAt: this.frozenAt }) : undefined,
+    );
   }
 
   get services() {

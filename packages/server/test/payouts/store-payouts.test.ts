@@ -15,7 +15,9 @@ const storeApi = <T = { data: Record<string, unknown> }>(method: string, path: s
     headers: { ...store.auth, 'content-type': 'application/vnd.api+json' },
     ...(json === undefined ? {} : { body: JSON.stringify(json) }),
   });
-type Balance = { data: { attributes: { currency: string; available: string; pending: string; reserved: string } }[] };
+type Balance = {
+  data: { attributes: { currency: string; available: string; pending: string; reserved: string } }[];
+};
 type Payouts = { data: { id: string; attributes: { status: string; amount: string; store_id: string } }[] };
 const balance = async () => (await storeApi<Balance>('GET', '/stores/balance')).body.data[0]?.attributes;
 
@@ -27,13 +29,22 @@ afterAll(() => h.close());
 
 describe('a store paid in USDC that settles in EUR', () => {
   it('is priced, given a bank account, and paid: its balance is the EUR value less the fee, pending for two days', async () => {
-    expect((await h.admin('PUT', `/stores/${store.id}/pricing`, { json: { percentBps: 100, fixed: { EUR: '0.10' } } })).status).toBe(200);
+    expect(
+      (
+        await h.admin('PUT', `/stores/${store.id}/pricing`, {
+          json: { percentBps: 100, fixed: { EUR: '0.10' } },
+        })
+      ).status,
+    ).toBe(200);
     const schedule = await h.admin('PUT', `/stores/${store.id}/payout-schedule`, {
       json: { interval: 'daily', delayDays: 2, reservePercent: '10', reserveDays: 7 },
     });
     expect(schedule.body).toMatchObject({ interval: 'daily', reservePercent: '10.00', reserveDays: 7 });
     const account = await storeApi('PUT', '/stores/bank_account', {
-      data: { type: 'bank_accounts', attributes: { iban: 'DE89370400440532013000', holder_name: 'Crypto Store GmbH' } },
+      data: {
+        type: 'bank_accounts',
+        attributes: { iban: 'DE89370400440532013000', holder_name: 'Crypto Store GmbH' },
+      },
     });
     expect(account.status).toBe(200);
     const order = await anOrder(h, store, { total: '100.00' });
@@ -41,11 +52,15 @@ describe('a store paid in USDC that settles in EUR', () => {
     await h.advanceClock(150);
     expect((await orderOf(h, store, order.id)).status).toBe('paid');
     // 100.00 − (1 % + 0.10) = 98.90, of which 10 % (9.89) is held for 7 days.
-    expect(await balance()).toEqual({ currency: 'EUR', available: '0.00', pending: '89.01', reserved: '9.89' });
-    const rows = await storeApi<{ data: { attributes: { type: string; gross: string; fee: string; net: string } }[] }>(
-      'GET',
-      '/stores/balance_transactions',
-    );
+    expect(await balance()).toEqual({
+      currency: 'EUR',
+      available: '0.00',
+      pending: '89.01',
+      reserved: '9.89',
+    });
+    const rows = await storeApi<{
+      data: { attributes: { type: string; gross: string; fee: string; net: string } }[];
+    }>('GET', '/stores/balance_transactions');
     expect(rows.body.data.map((r) => r.attributes).reverse()).toMatchObject([
       { type: 'capture', gross: '100.00', fee: '1.10', net: '98.90' },
       { type: 'reserve_hold', net: '-9.89' },
@@ -55,24 +70,43 @@ describe('a store paid in USDC that settles in EUR', () => {
 
   it('gives back an accepted refund’s EUR amount, then pays the rest out after the delay; the report sums to the payout', async () => {
     const [payment] = (
-      await h.services.db.selectFrom('crypto_payments').select('id').where('store_id', '=', store.id).execute()
+      await h.services.db
+        .selectFrom('crypto_payments')
+        .select('id')
+        .where('store_id', '=', store.id)
+        .execute()
     ).map((r) => r.id);
-    const proposed = await storeApi<{ data: { attributes: { decision_url: string } } }>('POST', `/stores/refund/${payment}`, {
-      data: { type: 'refunds', attributes: { amount: '20.00', reason: 'returned goods' } },
-    });
+    const proposed = await storeApi<{ data: { attributes: { decision_url: string } } }>(
+      'POST',
+      `/stores/refund/${payment}`,
+      {
+        data: { type: 'refunds', attributes: { amount: '20.00', reason: 'returned goods' } },
+      },
+    );
     expect(proposed.status, proposed.text).toBe(201);
-    const accepted = await h.request('POST', `${new URL(proposed.body.data.attributes.decision_url).pathname}/accept`, {
-      form: { address: `0x${'ab'.repeat(20)}` },
-    });
+    const accepted = await h.request(
+      'POST',
+      `${new URL(proposed.body.data.attributes.decision_url).pathname}/accept`,
+      {
+        form: { address: `0x${'ab'.repeat(20)}` },
+      },
+    );
     expect(accepted.status).toBe(200);
-    expect(await balance()).toEqual({ currency: 'EUR', available: '-20.00', pending: '89.01', reserved: '9.89' });
+    expect(await balance()).toEqual({
+      currency: 'EUR',
+      available: '-20.00',
+      pending: '89.01',
+      reserved: '9.89',
+    });
 
     await h.advanceClock(2 * DAY + 60);
     const payouts = await storeApi<Payouts>('GET', '/stores/payouts');
     expect(payouts.body.data).toHaveLength(1);
     const payout = payouts.body.data[0];
     expect(payout?.attributes).toMatchObject({ status: 'in_transit', amount: '69.01', store_id: store.id });
-    const report = await h.request('GET', `/crypto/api/stores/payouts/${payout?.id}/report`, { headers: store.auth });
+    const report = await h.request('GET', `/crypto/api/stores/payouts/${payout?.id}/report`, {
+      headers: store.auth,
+    });
     const nets = report.text
       .trimEnd()
       .split('\r\n')
@@ -83,20 +117,35 @@ describe('a store paid in USDC that settles in EUR', () => {
     expect((await storeApi<Payouts>('GET', `/stores/payouts/${payout?.id}`)).body.data).toMatchObject({
       attributes: { status: 'paid' },
     });
-    expect(await balance()).toEqual({ currency: 'EUR', available: '0.00', pending: '0.00', reserved: '9.89' });
+    expect(await balance()).toEqual({
+      currency: 'EUR',
+      available: '0.00',
+      pending: '0.00',
+      reserved: '9.89',
+    });
     await h.advanceClock(5 * DAY);
     expect(await balance()).toMatchObject({ reserved: '0.00' });
-    const date = (await h.request<{ now: string }>('GET', '/sandbox/clock', { headers: { authorization: `Bearer ${h.adminToken}` } })).body.now.slice(0, 10);
-    expect((await h.admin<{ clean: boolean; findings: unknown[] }>('GET', `/reconcile?date=${date}`)).body).toMatchObject({
+    const date = (
+      await h.request<{ now: string }>('GET', '/sandbox/clock', {
+        headers: { authorization: `Bearer ${h.adminToken}` },
+      })
+    ).body.now.slice(0, 10);
+    expect(
+      (await h.admin<{ clean: boolean; findings: unknown[] }>('GET', `/reconcile?date=${date}`)).body,
+    ).toMatchObject({
       clean: true,
       findings: [],
     });
   });
 
   it('refuses a payout above the available balance, in the crypto API’s envelope naming the field', async () => {
-    const answer = await storeApi<{ errors: { source?: { pointer: string }; detail: string }[] }>('POST', '/stores/payouts', {
-      data: { type: 'payouts', attributes: { currency: 'EUR', amount: '1000.00' } },
-    });
+    const answer = await storeApi<{ errors: { source?: { pointer: string }; detail: string }[] }>(
+      'POST',
+      '/stores/payouts',
+      {
+        data: { type: 'payouts', attributes: { currency: 'EUR', amount: '1000.00' } },
+      },
+    );
     expect(answer.status).toBe(400);
     expect(answer.body.errors[0]?.source?.pointer).toBe('/data/attributes/amount');
     expect(answer.body.errors[0]?.detail).toContain('available balance');
@@ -124,8 +173,13 @@ describe('a store paid into its own wallet', () => {
         ownWallet: true,
       }),
     );
-    const owed = await h.admin<{ data: { available: string; pending: string }[] }>('GET', `/stores/${own.id}/balance`);
-    expect(owed.body.data).toEqual([{ currency: 'EUR', available: '-3.00', pending: '0.00', reserved: '0.00' }]);
+    const owed = await h.admin<{ data: { available: string; pending: string }[] }>(
+      'GET',
+      `/stores/${own.id}/balance`,
+    );
+    expect(owed.body.data).toEqual([
+      { currency: 'EUR', available: '-3.00', pending: '0.00', reserved: '0.00' },
+    ]);
     expect((await h.admin<{ payouts: unknown[] }>('POST', '/payout-runs')).body.payouts).toEqual([]);
   });
 });

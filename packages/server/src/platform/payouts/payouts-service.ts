@@ -10,7 +10,7 @@ import { DomainError, notFound } from '../errors/domain-error.ts';
 import type { Outbox } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import type { Ledger } from '../ledger/ledger.ts';
-import { formatAmountIn, parseAmount } from '../money/amount.ts';
+import { formatAmountIn, parseAmountField } from '../money/amount.ts';
 import { findAsset } from '../money/assets.ts';
 import { balanceAccounts, payoutAccounts } from './balance-accounts.ts';
 import { balanceOf, balanceTransaction, insertBalanceTransactions } from './balance-transactions.ts';
@@ -58,7 +58,7 @@ export class PayoutsService {
         }
         return payout;
       }
-      const amount = parseAmount(input.amount, asset);
+      const amount = parseAmountField(input.amount, asset);
       const { available } = await balanceOf(tx, this.deps.ledger, owner, asset.code, this.deps.clock.now());
       if (amount > available) {
         throw new DomainError(

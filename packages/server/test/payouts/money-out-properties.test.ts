@@ -1,0 +1,282 @@
+// Money out under random histories (docs/payouts.md): captures at random prices, full and partial
+// refunds, payouts on demand and by schedule, the bank's returns and rejections, jumps of the sandbox
+// clock and restarts of the process. After every history the ledger's invariants hold, every site's
+// balance is what a model of the history says (to the cent), every payout's report sums to it, and
+// `reconcile` is clean.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Harness } from '../harness/harness.ts';
+import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
+import { aCustomer, aMerchant, anOrder, payments, type TestMerchant } from '../harness/payments-builders.ts';
+
+// Each restart is a new process that leases a fresh slice of the operator token's rate limit (2 %):
+// keep runs × restarts under 50 a minute, or raise the limit further.
+const RUNS = Number(process.env.TESSERA_PROPERTY_RUNS ?? 6);
+const DAY = 86_400;
+let h: Harness;
+
+beforeAll(async () => {
+  // Many histories send many requests with one operator token.
+  h = await Harness.start({ env: { TESSERA_RATE_LIMIT_PER_MINUTE: '1000000' } });
+});
+afterAll(() => h.close());
+
+type Step =
+  | { kind: 'capture'; site: number; cents: number }
+  | { kind: 'refund'; pick: number; part: number }
+  | { kind: 'advance'; seconds: number }
+  | { kind: 'payNow'; site: number }
+  | { kind: 'payAmount'; site: number; part: number }
+  | { kind: 'run' }
+  | { kind: 'bank'; pick: number; action: 'return' | 'reject' }
+  | { kind: 'restart' };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('capture' as const),
+      site: fc.nat(1),
+      cents: fc.integer({ min: 1, max: 50_000 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('refund' as const),
+      pick: fc.nat(),
+      part: fc.integer({ min: 1, max: 100 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('advance' as const),
+      seconds: fc.constantFrom(60, DAY / 2, DAY, 2 * DAY + 1, 3 * DAY),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('payNow' as const), site: fc.nat(1) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('payAmount' as const),
+      site: fc.nat(1),
+      part: fc.integer({ min: 1, max: 100 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'run' as const }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('bank' as const),
+      pick: fc.nat(),
+      action: fc.constantFrom('return' as const, 'reject' as const),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'restart' as const }) },
+);
+
+const euros = (minor: bigint) => {
+  const negative = minor < 0n;
+  const digits = (negative ? -minor : minor).toString().padStart(3, '0');
+  return `${negative ? '-' : ''}${digits.slice(0, -2)}.${digits.slice(-2)}`;
+};
+const cents = (text: string) => BigInt(text.replace('.', ''));
+
+/** What the history should have left each site: captures net of fees, less refunds and live payouts. */
+class Model {
+  captured: { site: number; transactionId: number; left: bigint }[] = [];
+  total = [0n, 0n];
+  constructor(readonly pricing: { bps: bigint; fixed: bigint }[]) {}
+  fee(site: number, amount: bigint) {
+    const p = this.pricing[site] as { bps: bigint; fixed: bigint };
+    const fee = (amount * p.bps + 5_000n) / 10_000n + p.fixed;
+    return fee > amount ? amount : fee;
+  }
+}
+
+describe('money out over random histories', () => {
+  it('keeps the ledger, the balances, the reports and reconcile exact', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { minLength: 5, maxLength: 25 }),
+        fc.array(
+          fc.record({
+            bps: fc.integer({ min: 0, max: 500 }),
+            fixed: fc.integer({ min: 0, max: 50 }),
+            reserve: fc.constantFrom(0, 5, 10),
+          }),
+          {
+            minLength: 2,
+            maxLength: 2,
+          },
+        ),
+        async (steps, prices) => {
+          const m: TestMerchant = await aMerchant(h, { sites: 2 });
+          const sites = m.sites.map((s) => s.id);
+          const model = new Model(prices.map((p) => ({ bps: BigInt(p.bps), fixed: BigInt(p.fixed) })));
+          for (const [i, siteId] of sites.entries()) {
+            const p = prices[i] as { bps: number; fixed: number; reserve: number };
+            await h.admin('PUT', `/merchants/${m.id}/sites/${siteId}/pricing`, {
+              json: { percentBps: p.bps, fixed: { EUR: euros(BigInt(p.fixed)) } },
+            });
+            await h.admin('PUT', `/merchants/${m.id}/sites/${siteId}/payout-schedule`, {
+              json: { interval: 'daily', delayDays: 1, reservePercent: String(p.reserve), reserveDays: 2 },
+            });
+            await h.admin('PUT', `/merchants/${m.id}/sites/${siteId}/bank-account`, {
+              json: { iban: 'DE89370400440532013000', holderName: `Site ${i}` },
+            });
+          }
+          const customers = [
+            await aCustomer(h, m, { siteId: String(sites[0]) }),
+            await aCustomer(h, m, { siteId: String(sites[1]) }),
+          ];
+          for (const s of steps) {
+            switch (s.kind) {
+              case 'capture': {
+                const amount = BigInt(s.cents);
+                const order = await payments(
+                  h,
+                  m,
+                  'POST',
+                  '/order',
+                  anOrder(customers[s.site] as number, {
+                    siteId: String(sites[s.site]),
+                    amount: euros(amount),
+                  }),
+                );
+                // The simulated issuer declines some (a repeated small amount looks like card testing).
+                if (order.status === 402) break;
+                expect(order.status, order.text).toBe(201);
+                model.captured.push({
+                  site: s.site,
+                  transactionId: order.body.data.transactionId,
+                  left: amount,
+                });
+                model.total[s.site] = (model.total[s.site] as bigint) + amount - model.fee(s.site, amount);
+                break;
+              }
+              case 'refund': {
+                const open = model.captured.filter((c) => c.left > 0n);
+                const c = open[s.pick % Math.max(open.length, 1)];
+                if (!c) break;
+                const amount = (c.left * BigInt(s.part)) / 100n || c.left;
+                const refund = await payments(h, m, 'DELETE', `/transaction/${c.transactionId}`, {
+                  amount: euros(amount),
+                });
+                // Refused only when the site's whole balance (pending included) is short: nothing changed then.
+                if (refund.status === 200) {
+                  c.left -= amount;
+                  model.total[c.site] = (model.total[c.site] as bigint) - amount;
+                } else {
+                  expect(refund.status, refund.text).toBe(409);
+                }
+                break;
+              }
+              case 'advance':
+                await h.advanceClock(s.seconds);
+                break;
+              case 'payNow':
+              case 'payAmount': {
+                const siteId = sites[s.site] as number;
+                const balance = await payments(h, m, 'GET', `/balance?siteId=${siteId}`);
+                const available = cents(balance.body.data[0]?.available ?? '0.00');
+                const amount = s.kind === 'payAmount' ? (available * BigInt(s.part)) / 100n : undefined;
+                const made = await payments(h, m, 'POST', '/payout', {
+                  siteId: String(siteId),
+                  currency: 'EUR',
+                  ...(amount !== undefined ? { amount: euros(amount) } : {}),
+                });
+                if (available > 0n && (amount === undefined || amount > 0n)) {
+                  expect(made.status, made.text).toBe(201);
+                  model.total[s.site] = (model.total[s.site] as bigint) - cents(made.body.data.amount);
+                } else {
+                  expect(made.status, made.text).toBe(400);
+                }
+                break;
+              }
+              case 'run':
+                // Scheduled payouts (these, and the sweeps' own during clock jumps) are counted at the end.
+                expect((await h.admin('POST', '/payout-runs')).status).toBe(200);
+                break;
+              case 'bank': {
+                const all = (
+                  await Promise.all(
+                    sites.map(
+                      async (siteId) => (await payments(h, m, 'GET', `/payout?siteId=${siteId}`)).body.data,
+                    ),
+                  )
+                ).flat() as {
+                  id: string;
+                  status: string;
+                  siteId: number;
+                  amount: string;
+                }[];
+                const able = all.filter((p) =>
+                  (s.action === 'return' ? ['in_transit', 'paid'] : ['pending', 'in_transit']).includes(
+                    p.status,
+                  ),
+                );
+                const p = able[s.pick % Math.max(able.length, 1)];
+                if (!p) break;
+                const answer = await h.request('POST', `/sandbox/bank/payouts/${p.id}/${s.action}`, {
+                  headers: { authorization: `Bearer ${h.adminToken}` },
+                  json: { reasonCode: 'AC04' },
+                });
+                expect(answer.status, answer.text).toBe(200);
+                const site = sites.indexOf(p.siteId);
+                model.total[site] = (model.total[site] as bigint) + cents(p.amount);
+                break;
+              }
+              case 'restart':
+                await h.restart();
+                break;
+            }
+          }
+          for (const [i, siteId] of sites.entries()) {
+            const listed = (await payments(h, m, 'GET', `/payout?siteId=${siteId}`)).body.data as {
+              id: string;
+              amount: string;
+              status: string;
+              itemized: boolean;
+            }[];
+            const balance = (await payments(h, m, 'GET', `/balance?siteId=${siteId}`)).body.data[0] ?? {
+              available: '0.00',
+              pending: '0.00',
+              reserved: '0.00',
+            };
+            const total = cents(balance.available) + cents(balance.pending) + cents(balance.reserved);
+            const swept = await h.services.db
+              .selectFrom('payouts')
+              .select('amount')
+              .where('owner', '=', `site:${siteId}`)
+              .where('scheduled_for', 'is not', null)
+              .execute();
+            // Every scheduled payout took its amount out (a returned or rejected one was given back above).
+            const scheduled = swept.reduce((sum, p) => sum + BigInt(p.amount), 0n);
+            expect(total, `site ${i}`).toBe((model.total[i] as bigint) - scheduled);
+            for (const payout of listed.filter((p) => p.itemized)) {
+              const report = await h.request('GET', `/payments/payout/${payout.id}/report`, {
+                headers: m.auth,
+              });
+              const nets = report.text
+                .trimEnd()
+                .split('\r\n')
+                .slice(1)
+                .map((line) => cents(line.split(',')[9] as string));
+              expect(nets.reduce((a, b) => a + b, 0n)).toBe(cents(payout.amount));
+            }
+          }
+          await expectLedgerInvariants(h);
+          const today = h.services.clock.now().toISOString().slice(0, 10);
+          const reconciled = await h.admin<{ clean: boolean; findings: unknown[] }>(
+            'GET',
+            `/reconcile?date=${today}`,
+          );
+          expect(reconciled.body.findings).toEqual([]);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  }, 300_000);
+});
