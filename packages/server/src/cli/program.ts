@@ -1,13 +1,13 @@
 // The `tessera` command line (commander): what each command and option is, and its help. Exit codes:
 // 0 done; 1 it failed (the reason in one line on stderr, with its fix when there is one); 2 a usage
 // mistake (unknown command or option, missing argument), answered with the help. `serve` keeps running.
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { type AdminAction, AdminUsageError, runAdminAction } from '../admin/cli/admin-cli.ts';
 import { type Config, ConfigError, parseConfig } from '../config.ts';
 import { TESSERA_VERSION } from '../version.ts';
 import { backup, describeFailure, exportOpenApi, migrate, restore, serve } from './lifecycle-commands.ts';
 import { listen } from './listen.ts';
-import { adminRequest, CliError, connect, sandboxRequest } from './server-connection.ts';
+import { adminRequest, adminText, CliError, connect, sandboxRequest } from './server-connection.ts';
 
 /** What an action answers: an exit code, or `running` for a server that stays up. */
 export type Outcome = number | 'running';
@@ -18,6 +18,10 @@ const positiveInt = (name: string) => (value: string) => {
   if (!/^\d{1,10}$/.test(value) || n <= 0)
     throw new InvalidArgumentError(`${name} must be a positive whole number`);
   return n;
+};
+const nonNegativeInt = (name: string) => (value: string) => {
+  if (!/^\d{1,6}$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number`);
+  return Number(value);
 };
 const seconds = (value: string) => {
   const n = Number(value);
@@ -160,6 +164,60 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
       });
     });
 
+  const tenantOption = '--tenant <site:ID|store:ID>';
+  admin
+    .command('set-pricing')
+    .description('a site’s or store’s fee schedule: basis points plus a fixed amount per currency')
+    .requiredOption(tenantOption, 'the site or store, e.g. site:1001 or store:str_…')
+    .requiredOption(
+      '--percent-bps <n>',
+      'the percentage in basis points (140 = 1.4 %)',
+      nonNegativeInt('--percent-bps'),
+    )
+    .option('--fixed <CUR:amount>', 'a fixed fee per currency, e.g. EUR:0.25 (repeat for more)', collect, [])
+    .option('--refund-fees', 'give a refund’s share of the fee back (default: the fee is kept)')
+    .action((o: { tenant: string; percentBps: number; fixed: string[]; refundFees?: boolean }) =>
+      adminRun({
+        command: 'set-pricing',
+        tenant: o.tenant,
+        percentBps: o.percentBps,
+        fixed: o.fixed,
+        refundFees: o.refundFees ?? false,
+      }),
+    );
+  admin
+    .command('set-payout-schedule')
+    .description('when a site or store is paid: interval, anchor, minimum, settlement delay, rolling reserve')
+    .requiredOption(tenantOption, 'the site or store, e.g. site:1001 or store:str_…')
+    .addOption(
+      new Option('--interval <interval>', 'how often')
+        .choices(['daily', 'weekly', 'monthly', 'manual'])
+        .makeOptionMandatory(),
+    )
+    .option('--weekly-anchor <weekday>', 'the weekday of a weekly schedule', 'monday')
+    .option(
+      '--monthly-anchor <day>',
+      'the day of the month of a monthly schedule',
+      positiveInt('--monthly-anchor'),
+      1,
+    )
+    .option('--minimum <amount>', 'the least a scheduled payout pays', '0.01')
+    .option('--delay-days <n>', 'days before a capture is available', nonNegativeInt('--delay-days'), 2)
+    .option('--reserve-percent <p>', 'the share of each capture held back', '0')
+    .option('--reserve-days <n>', 'for how many days', nonNegativeInt('--reserve-days'), 0)
+    .action(
+      (o: {
+        tenant: string;
+        interval: 'daily' | 'weekly' | 'monthly' | 'manual';
+        weeklyAnchor: string;
+        monthlyAnchor: number;
+        minimum: string;
+        delayDays: number;
+        reservePercent: string;
+        reserveDays: number;
+      }) => adminRun({ command: 'set-payout-schedule', ...o }),
+    );
+
   const connection = (command: Command) =>
     command
       .option('--server <url>', 'the running Tessera (default: TESSERA_PUBLIC_URL, else this machine’s PORT)')
@@ -275,6 +333,103 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
           process.stdout.write(`triggered ${event} for ${made.tenantId}\n`);
           for (const e of made.events) process.stdout.write(`  ${e.type.padEnd(30)} ${e.eventId}\n`);
         }
+        return 0;
+      })(),
+  );
+
+  connection(
+    program
+      .command('reconcile')
+      .description(
+        'prove a day’s books: ledger = balance transactions, bank files = payouts, statements matched (exit 1 when not)',
+      )
+      .option('--date <YYYY-MM-DD>', 'the day (default: today on the server’s clock)')
+      .option('--json', 'print JSON'),
+  ).action((o: { date?: string; json?: boolean; server?: string; adminToken?: string }) =>
+    run(async () => {
+      const report = await adminRequest<{
+        date: string;
+        clean: boolean;
+        checked: Record<string, number>;
+        findings: { check: string; subject: string; expected: string; actual: string }[];
+      }>(
+        await connect(config(), o),
+        'GET',
+        `/reconcile${o.date ? `?date=${encodeURIComponent(o.date)}` : ''}`,
+      );
+      if (o.json) print(report);
+      else {
+        const counts = Object.entries(report.checked).map(([check, n]) => `${n} ${check.replace(/_/g, ' ')}`);
+        process.stdout.write(
+          `${report.date}: ${report.clean ? 'clean' : `${report.findings.length} findings`} (checked ${counts.join(', ')})\n`,
+        );
+        for (const f of report.findings) {
+          process.stdout.write(
+            `  ${f.check.padEnd(18)} ${f.subject}: expected ${f.expected}, found ${f.actual}\n`,
+          );
+        }
+      }
+      return report.clean ? 0 : 1;
+    })(),
+  );
+
+  connection(
+    program
+      .command('payout-run')
+      .description(
+        'run the payout schedule now: pay every tenant due today, then hand the payouts to the bank',
+      )
+      .option('--json', 'print JSON'),
+  ).action((o: { json?: boolean; server?: string; adminToken?: string }) =>
+    run(async () => {
+      const result = await adminRequest<{
+        payouts: { id: string; amount: string; currency: string }[];
+        sent: number;
+      }>(await connect(config(), o), 'POST', '/payout-runs');
+      if (o.json) print(result);
+      else {
+        for (const p of result.payouts) process.stdout.write(`${p.id}  ${p.amount} ${p.currency}\n`);
+        process.stdout.write(`${result.payouts.length} payouts made, ${result.sent} sent to the bank\n`);
+      }
+      return 0;
+    })(),
+  );
+
+  connection(
+    program
+      .command('report')
+      .description(
+        'download a report as CSV: revenue (per day, tenant, currency), payout (its settlement report) or balance (a tenant’s, by day)',
+      )
+      .addArgument(new Argument('<kind>', 'which report').choices(['revenue', 'payout', 'balance']))
+      .option('--from <YYYY-MM-DD>', 'first day (revenue, balance)')
+      .option('--to <YYYY-MM-DD>', 'last day (revenue, balance)')
+      .option('--payout <id>', 'the payout (payout)')
+      .option(tenantOption, 'the site or store (balance)'),
+  ).action(
+    (
+      kind: 'revenue' | 'payout' | 'balance',
+      o: {
+        from?: string;
+        to?: string;
+        payout?: string;
+        tenant?: string;
+        server?: string;
+        adminToken?: string;
+      },
+    ) =>
+      run(async () => {
+        const need = (value: string | undefined, option: string) => {
+          if (!value) throw new AdminUsageError(`report ${kind} needs ${option}`);
+          return encodeURIComponent(value);
+        };
+        const path =
+          kind === 'revenue'
+            ? `/reports/revenue?from=${need(o.from, '--from')}&to=${need(o.to, '--to')}`
+            : kind === 'payout'
+              ? `/payouts/${need(o.payout, '--payout')}/report`
+              : `/reports/balance?tenant=${need(o.tenant, '--tenant')}&from=${need(o.from, '--from')}&to=${need(o.to, '--to')}`;
+        process.stdout.write(await adminText(await connect(config(), o), path));
         return 0;
       })(),
   );

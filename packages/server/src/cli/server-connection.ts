@@ -55,12 +55,25 @@ export const sandboxRequest = <T>(
   body?: unknown,
 ) => operatorRequest<T>(connection, method, `/sandbox${path}`, body);
 
+/** One admin API call whose answer is a text document (a CSV report), answered as it came. */
+export const adminText = (connection: ServerConnection, path: string) =>
+  operatorFetch(connection, 'GET', `/admin${path}`);
+
 async function operatorRequest<T>(
   connection: ServerConnection,
   method: 'GET' | 'POST',
   path: string,
   body?: unknown,
 ): Promise<T> {
+  return JSON.parse(await operatorFetch(connection, method, path, body)) as T;
+}
+
+async function operatorFetch(
+  connection: ServerConnection,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<string> {
   let response: Response;
   try {
     response = await fetch(`${connection.url}${path}`, {
@@ -84,5 +97,5 @@ async function operatorRequest<T>(
     } catch {}
     throw new CliError(`${method} ${path} answered ${response.status}: ${message}`);
   }
-  return JSON.parse(text) as T;
+  return text;
 }

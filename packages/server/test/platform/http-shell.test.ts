@@ -154,6 +154,7 @@ describe('operational routes', () => {
       '/auth/session-token',
       '/balance',
       '/balance-transaction',
+      '/balance/report',
       '/card',
       '/card/{id}',
       '/customer',

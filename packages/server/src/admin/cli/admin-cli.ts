@@ -2,16 +2,28 @@
 // console user, or rotate a site's secret key — printing the new credentials as JSON, shown once. Works whether or not a
 // server is running: it reuses a running embedded Postgres on the same data directory, or starts one
 // briefly. The options are parsed by the CLI (src/cli/program.ts); this runs them.
+
+import type { z } from 'zod';
 import { boot } from '../../boot.ts';
 import type { Config } from '../../config.ts';
 import { SandboxClock, systemClock } from '../../platform/clock/clock.ts';
 import { ConsoleUsers } from '../../platform/console/console-users.ts';
 import { derive, Encryptor } from '../../platform/crypto/encryption.ts';
+import type { Db } from '../../platform/db/database.ts';
 import { openDatabase } from '../../platform/db/database.ts';
 import { runTransaction } from '../../platform/db/transact.ts';
+import { DomainError } from '../../platform/errors/domain-error.ts';
+import { type Owner, TermsStore } from '../../platform/payouts/terms.ts';
+import {
+  pricingInput,
+  scheduleInput,
+  toFeeSchedule,
+  toPayoutSchedule,
+} from '../../platform/payouts/terms-input.ts';
 import { MerchantsService } from '../../platform/tenants/merchants-service.ts';
 import { PartnersService } from '../../platform/tenants/partners-service.ts';
 import { StoresService } from '../../platform/tenants/stores-service.ts';
+import { TenantCache } from '../../platform/tenants/tenant-cache.ts';
 import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
 import { SsrfGuard } from '../../platform/webhooks/ssrf-guard.ts';
 import { loadSandboxClockOffset } from '../../sandbox/http/clock-routes.ts';
@@ -28,6 +40,25 @@ export type AdminAction =
     }
   | { command: 'rotate-site-key'; merchantId: number; siteId: number; overlapSeconds: number }
   | {
+      command: 'set-pricing';
+      tenant: string;
+      percentBps: number;
+      /** CUR:amount pairs */
+      fixed: string[];
+      refundFees: boolean;
+    }
+  | {
+      command: 'set-payout-schedule';
+      tenant: string;
+      interval: 'daily' | 'weekly' | 'monthly' | 'manual';
+      weeklyAnchor: string;
+      monthlyAnchor: number;
+      minimum: string;
+      delayDays: number;
+      reservePercent: string;
+      reserveDays: number;
+    }
+  | {
       command: 'create-console-user';
       email: string;
       password?: string | undefined;
@@ -36,6 +67,30 @@ export type AdminAction =
 
 /** A usage mistake the CLI answers with its help and exit code 2. */
 export class AdminUsageError extends Error {}
+
+/** `site:<id>` or `store:<id>` of a site or store that exists. */
+async function ownerOf(db: Db, tenant: string): Promise<Owner> {
+  const [kind, id = ''] = tenant.split(':', 2);
+  const found =
+    kind === 'site' && /^\d{1,10}$/.test(id)
+      ? await db.selectFrom('sites').select('id').where('id', '=', Number(id)).executeTakeFirst()
+      : kind === 'store'
+        ? await db.selectFrom('stores').select('id').where('id', '=', id).executeTakeFirst()
+        : undefined;
+  if (!found)
+    throw new AdminUsageError(`--tenant ${tenant}: no such site or store (site:<id> or store:<id>)`);
+  return kind === 'site' ? { kind: 'site', siteId: Number(id) } : { kind: 'store', storeId: id };
+}
+
+/** The input checked as the admin API checks it; a mistake names the option's field. */
+function checked<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new AdminUsageError(`${issue?.path.join('.') || 'input'}: ${issue?.message}`);
+  }
+  return result.data;
+}
 
 /** Runs one admin action against the database and answers what to print (the credentials, as JSON). */
 export async function runAdminAction(config: Config, action: AdminAction): Promise<unknown> {
@@ -100,6 +155,35 @@ export async function runAdminAction(config: Config, action: AdminAction): Promi
           tenant: action.tenant,
         });
         return { ...user, ...(password ? { password } : {}) };
+      }
+      case 'set-pricing':
+      case 'set-payout-schedule': {
+        const owner = await ownerOf(database.db, action.tenant);
+        // Nothing is cached here: every process hears of the change from Postgres (migration 0033).
+        const terms = new TermsStore(
+          clock,
+          new TenantCache(clock, { ttlMs: 0, isListening: () => false }),
+          config.moneyOut.defaults,
+        );
+        if (action.command === 'set-pricing') {
+          const { command: _command, tenant, ...input } = action;
+          const fixed = Object.fromEntries(input.fixed.map((pair) => pair.split(':') as [string, string]));
+          const parsed = checked(pricingInput, { ...input, fixed });
+          try {
+            await terms.putFees(database.db, owner, toFeeSchedule(parsed));
+          } catch (err) {
+            if (err instanceof DomainError) throw new AdminUsageError(`--fixed: ${err.message}`);
+            throw err;
+          }
+          return { tenant, pricing: parsed };
+        }
+        const { command: _command, tenant, ...input } = action;
+        const saved = await terms.putSchedule(
+          database.db,
+          owner,
+          toPayoutSchedule(checked(scheduleInput, input)),
+        );
+        return { tenant, payoutSchedule: saved.schedule };
       }
       case 'rotate-site-key': {
         const rotated = await runTransaction(database.db, (tx) =>

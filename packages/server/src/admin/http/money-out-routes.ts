@@ -9,30 +9,19 @@ import { formatAmountIn } from '../../platform/money/amount.ts';
 import { balancesOf } from '../../platform/payouts/balance-transactions.ts';
 import { payoutView } from '../../platform/payouts/payout-view.ts';
 import { reconcile } from '../../platform/payouts/reconcile.ts';
-import { revenueByDay } from '../../platform/payouts/reports.ts';
+import { balanceByDay, checkRange, revenueByDay, settlementReport } from '../../platform/payouts/reports.ts';
+import { PAYOUT_INTERVALS, parseOwnerKey, type Terms, WEEKDAYS } from '../../platform/payouts/terms.ts';
 import {
-  type FeeSchedule,
-  PAYOUT_INTERVALS,
-  type PayoutSchedule,
-  parseFixedFees,
-  type Terms,
-  WEEKDAYS,
-} from '../../platform/payouts/terms.ts';
+  amountText,
+  pricingInput,
+  scheduleInput,
+  toFeeSchedule,
+  toPayoutSchedule,
+} from '../../platform/payouts/terms-input.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { standardErrors } from './schemas.ts';
 import { ownerRoutes } from './tenant-owners.ts';
 
-const amountText = z.string().regex(/^\d{1,9}(\.\d{1,8})?$/, 'must be an amount like 0.25');
-const fixedField = z.record(z.string().regex(/^[A-Za-z]{3}$/, 'must be a currency code'), amountText);
-const bpsField = z.number().int().min(0).max(10_000);
-const pricingBody = z.object({
-  percentBps: bpsField,
-  fixed: fixedField.default({}),
-  brands: z
-    .record(z.string().max(30), z.object({ percentBps: bpsField, fixed: fixedField.default({}) }))
-    .default({}),
-  refundFees: z.boolean().default(false),
-});
 const pricingView = z.object({
   percentBps: z.number().int(),
   fixed: z.record(z.string(), z.string()),
@@ -41,24 +30,6 @@ const pricingView = z.object({
     z.object({ percentBps: z.number().int(), fixed: z.record(z.string(), z.string()) }),
   ),
   refundFees: z.boolean(),
-});
-const percentField = z
-  .union([z.number(), z.string()])
-  .transform(String)
-  .pipe(z.string().regex(/^\d{1,3}(\.\d{1,2})?$/, 'must be a percentage with at most two decimals'))
-  .transform((text) => {
-    const [whole = '0', fraction = ''] = text.split('.');
-    return Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
-  })
-  .pipe(z.number().max(10_000, 'must be at most 100'));
-const scheduleBody = z.object({
-  interval: z.enum(PAYOUT_INTERVALS),
-  weeklyAnchor: z.enum(WEEKDAYS).default('monday'),
-  monthlyAnchor: z.number().int().min(1).max(31).default(1),
-  minimum: amountText.default('0.01'),
-  delayDays: z.number().int().min(0).max(60).default(2),
-  reservePercent: percentField.default(0),
-  reserveDays: z.number().int().min(0).max(365).default(0),
 });
 const scheduleView = z.object({
   interval: z.enum(PAYOUT_INTERVALS),
@@ -132,25 +103,13 @@ export async function registerMoneyOutRoutes(app: ZodApp, deps: AdminDeps): Prom
         schema: {
           ...base,
           summary: `Set the ${route.whose}’s fee schedule: basis points plus a fixed amount per currency, optionally per card brand`,
-          body: pricingBody,
+          body: pricingInput,
           response: { 200: pricingView, ...standardErrors },
         },
       },
       async (request) => {
         const owner = await route.ownerOf(request.params);
-        const body = request.body;
-        const fees: FeeSchedule = {
-          percentBps: body.percentBps,
-          fixed: parseFixedFees(body.fixed, 'fixed'),
-          brands: Object.fromEntries(
-            Object.entries(body.brands).map(([brand, rate]) => [
-              brand.toLowerCase(),
-              { percentBps: rate.percentBps, fixed: parseFixedFees(rate.fixed, `brands.${brand}.fixed`) },
-            ]),
-          ),
-          refundFees: body.refundFees,
-        };
-        return presentPricing(await terms.putFees(deps.db, owner, fees));
+        return presentPricing(await terms.putFees(deps.db, owner, toFeeSchedule(request.body)));
       },
     );
     app.get(
@@ -170,15 +129,13 @@ export async function registerMoneyOutRoutes(app: ZodApp, deps: AdminDeps): Prom
         schema: {
           ...base,
           summary: `Set when the ${route.whose} is paid: interval, anchor, minimum, settlement delay and rolling reserve`,
-          body: scheduleBody,
+          body: scheduleInput,
           response: { 200: scheduleView, ...standardErrors },
         },
       },
       async (request) => {
         const owner = await route.ownerOf(request.params);
-        const { reservePercent, ...rest } = request.body;
-        const schedule: PayoutSchedule = { ...rest, reserveBps: reservePercent };
-        return presentSchedule(await terms.putSchedule(deps.db, owner, schedule));
+        return presentSchedule(await terms.putSchedule(deps.db, owner, toPayoutSchedule(request.body)));
       },
     );
     app.get(
@@ -274,6 +231,68 @@ export async function registerMoneyOutRoutes(app: ZodApp, deps: AdminDeps): Prom
     },
   );
 
+  const payoutParams = z.object({ id: z.string().max(64) });
+  const anyPayout = async (id: string) => {
+    const row = await deps.db.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw new DomainError('not_found', 'payout not found');
+    return row;
+  };
+  app.get(
+    '/payouts/:id',
+    {
+      schema: {
+        summary: 'A payout of any site or store',
+        tags: ['payouts'],
+        params: payoutParams,
+        response: { 200: payoutSchema, ...standardErrors },
+      },
+    },
+    async (request) => payoutView(await anyPayout(request.params.id)),
+  );
+  app.get(
+    '/payouts/:id/report',
+    {
+      schema: {
+        summary:
+          'A payout’s settlement report (CSV, RFC 4180): every balance transaction it pays, summing to its amount',
+        tags: ['payouts'],
+        params: payoutParams,
+        response: { 200: z.string().describe('text/csv'), ...standardErrors },
+      },
+    },
+    async (request, reply) =>
+      sendCsv(
+        reply,
+        `${request.params.id}.csv`,
+        await settlementReport(deps.db, await anyPayout(request.params.id)),
+      ),
+  );
+  app.get(
+    '/reports/balance',
+    {
+      schema: {
+        summary:
+          'A site’s or store’s balance by day (CSV, RFC 4180): gross, fees, net and the closing balance per currency',
+        tags: ['payouts'],
+        querystring: z.object({
+          tenant: z.string().regex(/^(site:\d{1,10}|store:[\w-]{1,64})$/, 'must be site:<id> or store:<id>'),
+          from: dayField,
+          to: dayField,
+        }),
+        response: { 200: z.string().describe('text/csv'), ...standardErrors },
+      },
+    },
+    async (request, reply) => {
+      const { tenant, from, to } = request.query;
+      checkRange(from, to);
+      return sendCsv(
+        reply,
+        `balance-${tenant.replace(':', '-')}-${from}-${to}.csv`,
+        await balanceByDay(deps.db, parseOwnerKey(tenant), from, to),
+      );
+    },
+  );
+
   app.get(
     '/reports/revenue',
     {
@@ -286,8 +305,7 @@ export async function registerMoneyOutRoutes(app: ZodApp, deps: AdminDeps): Prom
     },
     async (request, reply) => {
       const { from, to } = request.query;
-      if (from > to)
-        throw new DomainError('validation_failed', 'from must not be after to', { field: 'from' });
+      checkRange(from, to);
       return sendCsv(reply, `revenue-${from}-${to}.csv`, await revenueByDay(deps.db, from, to));
     },
   );

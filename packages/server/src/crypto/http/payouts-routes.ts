@@ -14,7 +14,9 @@ import { type PayoutView, payoutView } from '../../platform/payouts/payout-view.
 import type { PayoutsService } from '../../platform/payouts/payouts-service.ts';
 import {
   type BalanceTransactionView,
+  balanceByDay,
   balanceTransactionView,
+  checkRange,
   listBalanceTransactions,
   settlementReport,
 } from '../../platform/payouts/reports.ts';
@@ -165,6 +167,30 @@ export async function registerPayoutRoutes(app: ZodApp, deps: StorePayoutRoutesD
           },
         })),
       });
+    },
+  );
+
+  app.get(
+    '/stores/balance/report',
+    {
+      ...common,
+      schema: {
+        summary:
+          'The store’s balance by day (Tessera extension): CSV (RFC 4180) of gross, fees, net and the closing balance per currency',
+        tags: ['payouts'],
+        querystring: z.object({ from: z.iso.date(), to: z.iso.date() }),
+        response: { 200: z.string().describe('text/csv'), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { from, to } = request.query;
+      checkRange(from, to);
+      const owner = ownerOf(request);
+      return sendCsv(
+        reply,
+        `balance-${owner.storeId}-${from}-${to}.csv`,
+        await balanceByDay(deps.db, owner, from, to),
+      );
     },
   );
 

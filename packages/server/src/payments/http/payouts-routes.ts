@@ -14,7 +14,9 @@ import { BALANCE_TRANSACTION_TYPES, balancesOf } from '../../platform/payouts/ba
 import { payoutView } from '../../platform/payouts/payout-view.ts';
 import type { PayoutsService } from '../../platform/payouts/payouts-service.ts';
 import {
+  balanceByDay,
   balanceTransactionView,
+  checkRange,
   listBalanceTransactions,
   settlementReport,
 } from '../../platform/payouts/reports.ts';
@@ -111,6 +113,30 @@ export async function registerPayoutRoutes(app: ZodApp, deps: PayoutRoutesDeps):
           pending: formatAmountIn(b.pending, b.currency),
           reserved: formatAmountIn(b.reserved, b.currency),
         })),
+      );
+    },
+  );
+
+  app.get(
+    '/balance/report',
+    {
+      ...common,
+      schema: {
+        summary:
+          'The site’s balance by day (Tessera extension): CSV (RFC 4180) of gross, fees, net and the closing balance per currency',
+        tags: ['payouts'],
+        querystring: z.object({ siteId: intField.optional(), from: z.iso.date(), to: z.iso.date() }),
+        response: { 200: z.string().describe('text/csv'), ...standardErrors },
+      },
+    },
+    async (request, reply) => {
+      const { siteId, from, to } = request.query;
+      const owner = siteOf(merchantOf(request), siteId);
+      checkRange(from, to);
+      return sendCsv(
+        reply,
+        `balance-${owner.siteId}-${from}-${to}.csv`,
+        await balanceByDay(deps.db, owner, from, to),
       );
     },
   );

@@ -3,6 +3,7 @@
 // RFC 4180 with stable columns: amounts as decimal strings in the currency's own exponent, times in UTC.
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
+import { DomainError } from '../errors/domain-error.ts';
 import { formatAmountIn } from '../money/amount.ts';
 import type { BalanceTransactionRow, BalanceTransactionType } from './balance-transactions.ts';
 import type { PayoutRow } from './payout-view.ts';
@@ -156,6 +157,14 @@ export async function revenueByDay(db: Executor, from: string, to: string): Prom
     ['date', 'tenant', 'currency', 'fees', 'transactions'],
     rows.map((r) => [r.day, r.owner, r.currency, formatAmountIn(BigInt(r.fees), r.currency), r.count]),
   );
+}
+
+/** A report's days: in order, and at most 366 of them (a year is the longest report). */
+export function checkRange(from: string, to: string): void {
+  if (from > to) throw new DomainError('validation_failed', 'from must not be after to', { field: 'from' });
+  if (Date.parse(to) - Date.parse(from) > 366 * 86_400_000) {
+    throw new DomainError('validation_failed', 'a report covers at most 366 days', { field: 'to' });
+  }
 }
 
 /** RFC 4180: CRLF line ends, fields quoted when they hold a comma, a quote or a line break. */
