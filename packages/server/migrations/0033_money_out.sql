@@ -79,6 +79,8 @@ CREATE TABLE payouts (
   updated_at timestamptz NOT NULL
 );
 CREATE INDEX payouts_owner ON payouts (owner, id);
+-- The console's list of every payout, newest first
+CREATE INDEX payouts_created ON payouts (created_at, id);
 CREATE UNIQUE INDEX payouts_scheduled ON payouts (owner, currency, scheduled_for) WHERE scheduled_for IS NOT NULL;
 CREATE INDEX payouts_bank_file ON payouts (bank_file_id) WHERE bank_file_id IS NOT NULL;
 CREATE INDEX payouts_open ON payouts (status, id) WHERE status IN ('pending', 'in_transit');

@@ -190,7 +190,7 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
     await signIn(page, email, password);
     await expect.poll(() => page.locator('h1').textContent()).toBe('Overview');
     const sections = await page.locator('nav .nav-title').allTextContents();
-    expect(sections).toEqual(['Overview', 'Payments', 'Ledger', 'Developers', 'You']);
+    expect(sections).toEqual(['Overview', 'Payments', 'Ledger', 'Money out', 'Developers', 'You']);
 
     // Their own order opens; another merchant's is not found, by URL and by search.
     await search(page, order.orderId);
@@ -293,6 +293,9 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
       `/console/issuing/customers/${cardholder.customerId}`,
       '/console/issuing/cards',
       '/console/ledger/accounts',
+      `/console/money/balances?tenant=site:${merchant.sites[0]?.id}`,
+      '/console/money/payouts',
+      '/console/money/reports',
       '/console/developers/events',
       '/console/developers/keys',
       '/console/sandbox',

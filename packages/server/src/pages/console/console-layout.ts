@@ -58,6 +58,15 @@ const SECTIONS: Section[] = [
   },
   { title: 'Ledger', for: 'all', links: [['/console/ledger/accounts', 'Accounts']] },
   {
+    title: 'Money out',
+    for: 'all',
+    links: [
+      ['/console/money/balances', 'Balances'],
+      ['/console/money/payouts', 'Payouts'],
+      ['/console/money/reports', 'Reports'],
+    ],
+  },
+  {
     title: 'Developers',
     for: 'all',
     links: [

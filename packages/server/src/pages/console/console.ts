@@ -13,6 +13,7 @@ import { registerIssuingConsoleRoutes } from './routes/issuing-routes.ts';
 import { registerLedgerConsoleRoutes } from './routes/ledger-routes.ts';
 import { registerOverviewRoutes } from './routes/overview-routes.ts';
 import { registerPaymentsConsoleRoutes } from './routes/payments-routes.ts';
+import { registerPayoutsConsoleRoutes } from './routes/payouts-routes.ts';
 import { registerSandboxConsoleRoutes } from './routes/sandbox-routes.ts';
 
 export interface ConsoleDeps {
@@ -33,6 +34,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
     await registerCryptoConsoleRoutes(scope, routeDeps);
     await registerIssuingConsoleRoutes(scope, routeDeps);
     await registerLedgerConsoleRoutes(scope, routeDeps);
+    await registerPayoutsConsoleRoutes(scope, routeDeps);
     await registerDevelopersConsoleRoutes(scope, routeDeps);
     if (deps.sandbox) await registerSandboxConsoleRoutes(scope, { ...routeDeps, ...deps.sandbox });
   });

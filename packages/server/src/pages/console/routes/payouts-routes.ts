@@ -1,0 +1,287 @@
+// Console › Money out (docs/payouts.md, Console): balances with their bank account and a "pay out now"
+// behind a confirmation, payouts with the balance transactions each pays and its settlement report, the
+// reports (balance by day; revenue and the bank's files for the operator). Everything goes through the
+// same services as the APIs.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../../../platform/errors/domain-error.ts';
+import { sendCsv } from '../../../platform/http/csv-reply.ts';
+import { formatAmountIn } from '../../../platform/money/amount.ts';
+import { balancesOf } from '../../../platform/payouts/balance-transactions.ts';
+import { reconcile } from '../../../platform/payouts/reconcile.ts';
+import {
+  balanceByDay,
+  checkRange,
+  revenueByDay,
+  settlementReport,
+} from '../../../platform/payouts/reports.ts';
+import { parseOwnerKey } from '../../../platform/payouts/terms.ts';
+import { sendConsolePage } from '../console-http.ts';
+import { details, filterForm, link, listView, money, status, when } from '../console-layout.ts';
+import { h } from '../html-template.ts';
+import {
+  getPayout,
+  listPayouts,
+  ownerFor,
+  ownersOf,
+  PAYOUT_STATUSES,
+  payoutItems,
+} from '../reads/payouts-reads.ts';
+import {
+  type ConsoleRouteDeps,
+  confirmedAction,
+  listRoute,
+  nextHref,
+  textQuery,
+  viewerOf,
+} from './route-kit.ts';
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+export async function registerPayoutsConsoleRoutes(
+  app: FastifyInstance,
+  deps: ConsoleRouteDeps,
+): Promise<void> {
+  const { db, ledger, clock, bankAccounts, moneyOut } = deps.services;
+
+  app.get('/money/balances', async (request, reply) => {
+    const viewer = viewerOf(request, deps);
+    const f = textQuery(request);
+    const owners = await ownersOf(db, viewer);
+    const shown = owners === 'all' ? (f.tenant ? [await ownerFor(db, viewer, f.tenant)] : []) : owners;
+    const rows = [];
+    for (const key of shown) {
+      const owner = parseOwnerKey(key);
+      const account = await bankAccounts.get(db, owner).catch(() => undefined);
+      for (const b of await balancesOf(db, ledger, owner, clock.now())) rows.push({ key, account, ...b });
+    }
+    const content = h`${
+      owners === 'all'
+        ? filterForm(
+            '/console/money/balances',
+            [{ name: 'tenant', label: 'Site or store (site:ID, store:ID)' }],
+            f,
+          )
+        : ''
+    }${listView({
+      caption: 'Balances: available now, pending the settlement delay, held in reserve',
+      rows,
+      empty: owners === 'all' && !f.tenant ? 'Name a site or store.' : 'No money yet.',
+      columns: [
+        { label: 'Tenant', cell: (r) => r.key },
+        { label: 'Currency', cell: (r) => r.currency },
+        { label: 'Available', cell: (r) => money(r.available, r.currency) },
+        { label: 'Pending', cell: (r) => money(r.pending, r.currency) },
+        { label: 'Reserved', cell: (r) => money(r.reserved, r.currency) },
+        {
+          label: 'Bank account',
+          cell: (r) => (r.account ? `${r.account.iban} (${r.account.holderName})` : 'none set'),
+        },
+        {
+          label: 'Pay out',
+          cell: (r) =>
+            r.available > 0n && r.account
+              ? link(
+                  `/console/money/payouts/new?tenant=${encodeURIComponent(r.key)}&currency=${r.currency}`,
+                  'Pay out now…',
+                )
+              : '—',
+        },
+      ],
+    })}`;
+    return sendConsolePage(request, reply, deps, 'Balances', content);
+  });
+
+  const payNow = confirmedAction<Record<string, never>>(
+    deps,
+    async (request) => {
+      const q = { ...textQuery(request), ...((request.body ?? {}) as Record<string, string>) };
+      const key = await ownerFor(db, viewerOf(request, deps), q.tenant ?? '');
+      const currency = (q.currency ?? '').toUpperCase();
+      const owner = parseOwnerKey(key);
+      const balance = (await balancesOf(db, ledger, owner, clock.now())).find((b) => b.currency === currency);
+      const account = await bankAccounts.get(db, owner);
+      const available = balance ? formatAmountIn(balance.available, currency) : '0.00';
+      return {
+        title: `Pay out ${key}`,
+        explain: h`<p>Pays ${available} ${currency} available to ${account.iban} (${account.holderName}). Leave the amount empty to pay everything available, itemized in the payout’s report.</p>`,
+        fields: [
+          { name: 'tenant', label: 'Tenant', type: 'hidden', value: key },
+          { name: 'currency', label: 'Currency', type: 'hidden', value: currency },
+          { name: 'amount', label: `Amount (${currency}, at most ${available})`, inputmode: 'decimal' },
+        ],
+        submit: 'Pay out now',
+        danger: true,
+      };
+    },
+    async (request, _params, body) => {
+      const key = await ownerFor(db, viewerOf(request, deps), body.tenant ?? '');
+      const amount = body.amount?.trim();
+      const payout = await moneyOut.payouts.payNow(parseOwnerKey(key), {
+        currency: (body.currency ?? '').toUpperCase(),
+        ...(amount ? { amount } : {}),
+      });
+      return `/console/money/payouts/${payout.id}`;
+    },
+  );
+  app.get('/money/payouts/new', payNow.get);
+  app.post('/money/payouts/new', payNow.post);
+
+  listRoute(app, deps, '/money/payouts', {
+    title: 'Payouts',
+    read: listPayouts,
+    filters: [
+      { name: 'status', label: 'Status', options: PAYOUT_STATUSES },
+      { name: 'tenant', label: 'Site or store (site:ID, store:ID)' },
+    ],
+    table: (rows, next) =>
+      listView({
+        caption: 'Payouts, newest first',
+        rows,
+        columns: [
+          { label: 'Payout', cell: (p) => link(`/console/money/payouts/${p.id}`, p.id) },
+          { label: 'Tenant', cell: (p) => p.owner },
+          { label: 'Amount', cell: (p) => money(p.amount, p.currency) },
+          { label: 'Status', cell: (p) => status(p.status) },
+          { label: 'Arrival', cell: (p) => p.arrival_date ?? '—' },
+          { label: 'Created', cell: (p) => when(p.created_at) },
+        ],
+        nextHref: next,
+      }),
+  });
+
+  app.get<{ Params: { id: string } }>('/money/payouts/:id', async (request, reply) => {
+    const p = await getPayout(db, viewerOf(request, deps), request.params.id);
+    const items = await payoutItems(db, p.id, textQuery(request).cursor);
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      `Payout ${p.id}`,
+      h`${details([
+        ['Tenant', p.owner],
+        ['Amount', money(p.amount, p.currency)],
+        ['Status', status(p.status)],
+        ['Bank account', `${p.iban_masked} (${p.holder_name})`],
+        ['Arrival', p.arrival_date],
+        ['Failure', p.failure_code],
+        [
+          'Itemized',
+          p.itemized
+            ? 'yes: its report lists every balance transaction it pays'
+            : 'no: an amount paid by hand',
+        ],
+        ['Bank file', p.bank_file_id],
+        ['Created', when(p.created_at)],
+      ])}<p>${link(`/console/money/payouts/${p.id}/report.csv`, 'Download the settlement report (CSV)')}</p>${listView(
+        {
+          caption: 'Balance transactions it pays, newest first',
+          rows: items.rows,
+          empty: 'None.',
+          columns: [
+            { label: 'Balance transaction', cell: (b) => b.id },
+            { label: 'Type', cell: (b) => b.type },
+            { label: 'Source', cell: (b) => `${b.source_type} ${b.source_id}` },
+            { label: 'Gross', cell: (b) => money(b.gross, b.currency) },
+            { label: 'Fee', cell: (b) => money(b.fee, b.currency) },
+            { label: 'Net', cell: (b) => money(b.net, b.currency) },
+            { label: 'Available', cell: (b) => when(b.available_at) },
+          ],
+          nextHref: nextHref(`/console/money/payouts/${p.id}`, {}, items.nextCursor),
+        },
+      )}`,
+    );
+  });
+
+  app.get<{ Params: { id: string } }>('/money/payouts/:id/report.csv', async (request, reply) => {
+    const p = await getPayout(db, viewerOf(request, deps), request.params.id);
+    return sendCsv(reply, `${p.id}.csv`, await settlementReport(db, p));
+  });
+
+  app.get('/money/reports', async (request, reply) => {
+    const viewer = viewerOf(request, deps);
+    const today = clock.now().toISOString().slice(0, 10);
+    const monthAgo = new Date(clock.now().getTime() - 30 * 86_400_000).toISOString().slice(0, 10);
+    const owners = await ownersOf(db, viewer);
+    const range = [
+      { name: 'from', label: 'From (YYYY-MM-DD)' },
+      { name: 'to', label: 'To (YYYY-MM-DD)' },
+    ];
+    const defaults = { from: monthAgo, to: today };
+    let operatorPart = h``;
+    if (owners === 'all') {
+      const files = await db
+        .selectFrom('bank_inbox_files')
+        .selectAll()
+        .orderBy('received_at', 'desc')
+        .limit(25)
+        .execute();
+      const books = await reconcile(db, today);
+      operatorPart = h`<h2>Revenue</h2>${filterForm('/console/money/reports/revenue.csv', range, defaults)}
+<h2>Reconciliation, ${today}</h2>${details([
+        ['Result', books.clean ? 'clean' : `${books.findings.length} findings`],
+        ...Object.entries(books.checked).map(([check, n]): [string, string] => [
+          check.replace(/_/g, ' '),
+          `${n} checked`,
+        ]),
+      ])}${listView({
+        caption: 'Findings',
+        rows: books.findings,
+        empty: 'Nothing to look at.',
+        columns: [
+          { label: 'Check', cell: (f) => f.check },
+          { label: 'Subject', cell: (f) => f.subject },
+          { label: 'Expected', cell: (f) => f.expected },
+          { label: 'Found', cell: (f) => f.actual },
+        ],
+      })}<h2>Files read from the bank</h2>${listView({
+        caption: 'Newest first; lines that matched no payout are listed',
+        rows: files,
+        empty: 'None yet.',
+        columns: [
+          { label: 'File', cell: (f) => f.file_name },
+          { label: 'Kind', cell: (f) => f.kind },
+          { label: 'Status', cell: (f) => status(f.status) },
+          { label: 'Detail', cell: (f) => f.detail },
+          { label: 'Unmatched lines', cell: (f) => (f.unmatched.length ? JSON.stringify(f.unmatched) : '—') },
+          { label: 'Received', cell: (f) => when(f.received_at) },
+        ],
+      })}`;
+    }
+    return sendConsolePage(
+      request,
+      reply,
+      deps,
+      'Reports',
+      h`<h2>Balance by day</h2>${filterForm(
+        '/console/money/reports/balance.csv',
+        [{ name: 'tenant', label: 'Site or store (site:ID, store:ID)' }, ...range],
+        { ...defaults, tenant: owners === 'all' ? '' : (owners[0] ?? '') },
+      )}${operatorPart}`,
+    );
+  });
+
+  const range = (request: FastifyRequest) => {
+    const { from = '', to = '' } = textQuery(request);
+    if (!DAY.test(from))
+      throw new DomainError('validation_failed', 'from must be a day (YYYY-MM-DD)', { field: 'from' });
+    if (!DAY.test(to))
+      throw new DomainError('validation_failed', 'to must be a day (YYYY-MM-DD)', { field: 'to' });
+    checkRange(from, to);
+    return { from, to };
+  };
+  app.get('/money/reports/balance.csv', async (request: FastifyRequest, reply: FastifyReply) => {
+    const { from, to } = range(request);
+    const key = await ownerFor(db, viewerOf(request, deps), textQuery(request).tenant ?? '');
+    return sendCsv(
+      reply,
+      `balance-${key.replace(':', '-')}-${from}-${to}.csv`,
+      await balanceByDay(db, parseOwnerKey(key), from, to),
+    );
+  });
+  app.get('/money/reports/revenue.csv', async (request, reply) => {
+    if ((await ownersOf(db, viewerOf(request, deps))) !== 'all')
+      throw new DomainError('not_found', 'page not found');
+    const { from, to } = range(request);
+    return sendCsv(reply, `revenue-${from}-${to}.csv`, await revenueByDay(db, from, to));
+  });
+}
