@@ -311,6 +311,55 @@ describe('a site priced 1.4 % + 0.25 EUR', () => {
   });
 });
 
+describe('a schedule with a card brand’s own rate that gives fees back on refunds', () => {
+  it('charges an Amex capture its brand’s rate, and a half refund gives back half the fee', async () => {
+    const shop = await aMerchant(h);
+    const site = shop.sites[0]?.id as number;
+    const pricing = await h.admin('PUT', `/merchants/${shop.id}/sites/${site}/pricing`, {
+      json: {
+        percentBps: 100,
+        fixed: { EUR: '0.10' },
+        brands: { amex: { percentBps: 290, fixed: { EUR: '0.30' } } },
+        refundFees: true,
+      },
+    });
+    expect(pricing.body).toMatchObject({
+      brands: { amex: { percentBps: 290, fixed: { EUR: '0.30' } } },
+      refundFees: true,
+    });
+    const customer = await aCustomer(h, shop);
+    const visa = await payments(h, shop, 'POST', '/order', anOrder(customer, { amount: '100.00' }));
+    const amex = await payments(
+      h,
+      shop,
+      'POST',
+      '/order',
+      anOrder(customer, { amount: '100.00', cardNumber: '378282246310005', cardCvv: '1234' }),
+    );
+    expect(amex.status, amex.text).toBe(201);
+    const captures = (await payments(h, shop, 'GET', '/balance-transaction?type=capture')).body.data as {
+      source: { id: string };
+      fee: string;
+    }[];
+    const feeOf = (transactionId: number) => captures.find((c) => c.source.id === String(transactionId))?.fee;
+    expect(feeOf(visa.body.data.transactionId)).toBe('1.10');
+    expect(feeOf(amex.body.data.transactionId)).toBe('3.20');
+    expect(
+      (await payments(h, shop, 'DELETE', `/transaction/${amex.body.data.transactionId}`, { amount: '50.00' }))
+        .status,
+    ).toBe(200);
+    const [refund] = (await payments(h, shop, 'GET', '/balance-transaction?type=refund')).body.data;
+    expect(refund).toMatchObject({ gross: '-50.00', fee: '-1.60', net: '-48.40' });
+    expect(
+      (
+        await h.admin('PUT', `/merchants/${shop.id}/sites/${site}/pricing`, {
+          json: { percentBps: 1, brands: { diners: { percentBps: 1 } } },
+        })
+      ).status,
+    ).toBe(400);
+  });
+});
+
 describe('bad input', () => {
   it('refuses a payout above the available balance, naming the available amount', async () => {
     await payments(h, m, 'GET', `/balance?siteId=${plain}`);

@@ -18,7 +18,10 @@ export const pricingInput = z.object({
   percentBps: bpsField,
   fixed: fixedField.default({}),
   brands: z
-    .record(z.string().max(30), z.object({ percentBps: bpsField, fixed: fixedField.default({}) }))
+    .partialRecord(
+      z.enum(['visa', 'mastercard', 'amex', 'maestro', 'discover']),
+      z.object({ percentBps: bpsField, fixed: fixedField.default({}) }),
+    )
     .default({}),
   refundFees: z.boolean().default(false),
 });
@@ -50,10 +53,16 @@ export function toFeeSchedule(input: z.output<typeof pricingInput>): FeeSchedule
     percentBps: input.percentBps,
     fixed: parseFixedFees(input.fixed, 'fixed'),
     brands: Object.fromEntries(
-      Object.entries(input.brands).map(([brand, rate]) => [
-        brand.toLowerCase(),
-        { percentBps: rate.percentBps, fixed: parseFixedFees(rate.fixed, `brands.${brand}.fixed`) },
-      ]),
+      Object.entries(input.brands).flatMap(([brand, rate]) =>
+        rate
+          ? [
+              [
+                brand,
+                { percentBps: rate.percentBps, fixed: parseFixedFees(rate.fixed, `brands.${brand}.fixed`) },
+              ],
+            ]
+          : [],
+      ),
     ),
     refundFees: input.refundFees,
   };
