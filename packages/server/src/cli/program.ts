@@ -399,21 +399,27 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
     program
       .command('report')
       .description(
-        'download a report as CSV: revenue (per day, tenant, currency), payout (its settlement report) or balance (a tenant’s, by day)',
+        'download a report as CSV: revenue (per day, tenant, currency), payout (its settlement report), balance (a tenant’s, by day) or statement (an issuing account’s month)',
       )
-      .addArgument(new Argument('<kind>', 'which report').choices(['revenue', 'payout', 'balance']))
+      .addArgument(
+        new Argument('<kind>', 'which report').choices(['revenue', 'payout', 'balance', 'statement']),
+      )
+      .option('--account <id>', 'the issuing account (statement)')
+      .option('--month <YYYY-MM>', 'the month (statement)')
       .option('--from <YYYY-MM-DD>', 'first day (revenue, balance)')
       .option('--to <YYYY-MM-DD>', 'last day (revenue, balance)')
       .option('--payout <id>', 'the payout (payout)')
       .option(tenantOption, 'the site or store (balance)'),
   ).action(
     (
-      kind: 'revenue' | 'payout' | 'balance',
+      kind: 'revenue' | 'payout' | 'balance' | 'statement',
       o: {
         from?: string;
         to?: string;
         payout?: string;
         tenant?: string;
+        account?: string;
+        month?: string;
         server?: string;
         adminToken?: string;
       },
@@ -428,7 +434,9 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
             ? `/reports/revenue?from=${need(o.from, '--from')}&to=${need(o.to, '--to')}`
             : kind === 'payout'
               ? `/payouts/${need(o.payout, '--payout')}/report`
-              : `/reports/balance?tenant=${need(o.tenant, '--tenant')}&from=${need(o.from, '--from')}&to=${need(o.to, '--to')}`;
+              : kind === 'statement'
+                ? `/issuing/accounts/${need(o.account, '--account')}/statement?month=${need(o.month, '--month')}`
+                : `/reports/balance?tenant=${need(o.tenant, '--tenant')}&from=${need(o.from, '--from')}&to=${need(o.to, '--to')}`;
         process.stdout.write(await adminText(await connect(config(), o), path));
         return 0;
       })(),

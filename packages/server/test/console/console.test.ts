@@ -218,7 +218,7 @@ describe('tenant isolation and no 5xx', () => {
     }
     expect(failures).toEqual([]);
     const objectPages = [...seen].filter((p) =>
-      /^\/console\/(payments\/(orders|transactions|customers|sites)|crypto\/(orders|refunds|stores)|issuing\/(partners|customers|cards|transactions)|ledger\/accounts|developers\/events|money\/payouts)\/[^/?]+(\/[^?]+)?$/.test(
+      /^\/console\/(payments\/(orders|transactions|customers|sites)|crypto\/(orders|refunds|stores)|issuing\/(partners|customers|cards|transactions|accounts)|ledger\/accounts|developers\/events|money\/payouts)\/[^/?]+(\/[^?]+)?$/.test(
         p,
       ),
     );

@@ -2,9 +2,11 @@
 // schedule, their balances and payouts, the payout run on demand, the revenue report, the bank files and
 // the reconciliation.
 import { z } from 'zod';
+import { accountStatement } from '../../issuing/accounts/account-statement.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { sendCsv } from '../../platform/http/csv-reply.ts';
+import { isUuid } from '../../platform/ids.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { balancesOf } from '../../platform/payouts/balance-transactions.ts';
 import { payoutView } from '../../platform/payouts/payout-view.ts';
@@ -290,6 +292,39 @@ export async function registerMoneyOutRoutes(app: ZodApp, deps: AdminDeps): Prom
         `balance-${tenant.replace(':', '-')}-${from}-${to}.csv`,
         await balanceByDay(deps.db, parseOwnerKey(tenant), from, to),
       );
+    },
+  );
+
+  app.get(
+    '/issuing/accounts/:id/statement',
+    {
+      schema: {
+        summary:
+          'An issuing account’s statement for a month (CSV, RFC 4180): every posted movement with its running balance',
+        tags: ['payouts'],
+        params: z.object({ id: z.string().max(64) }),
+        querystring: z.object({
+          month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month, YYYY-MM'),
+        }),
+        response: { 200: z.string().describe('text/csv'), ...standardErrors },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const account = isUuid(id)
+        ? await deps.db
+            .selectFrom('issuing_accounts')
+            .select(['id', 'ledger_account_id', 'currency'])
+            .where('id', '=', id)
+            .executeTakeFirst()
+        : undefined;
+      if (!account) throw new DomainError('not_found', 'account not found');
+      const csv = await accountStatement(
+        deps.db,
+        { accountId: account.id, ledgerAccountId: account.ledger_account_id, currency: account.currency },
+        request.query.month,
+      );
+      return sendCsv(reply, `statement-${id}-${request.query.month}.csv`, csv);
     },
   );
 

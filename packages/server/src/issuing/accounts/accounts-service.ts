@@ -1,5 +1,6 @@
 // Customer accounts of the card issuing API (docs/issuing.md, Accounts): open one per currency
 // once KYC is approved, list them with their ledger balances, close one only at zero with no hold.
+
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Db, Executor } from '../../platform/db/database.ts';
@@ -12,6 +13,7 @@ import { formatAmountIn } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import type { CardsService } from '../cards/cards-service.ts';
 import type { CustomerRef, KycService } from '../kyc/kyc-service.ts';
+import { accountStatement } from './account-statement.ts';
 
 export interface Account {
   accountId: string;
@@ -103,6 +105,11 @@ export class AccountsService {
       .executeTakeFirst();
     if (!row) throw notFound('account');
     return toAccount(row);
+  }
+
+  /** The account's statement for a month (account-statement.ts); another customer's is a 404. */
+  async statement(customer: CustomerRef, accountId: string, month: string): Promise<string> {
+    return accountStatement(this.deps.db, await this.get(this.deps.db, customer, accountId), month);
   }
 
   /** Closes the account when nothing is left on it and nothing is held; otherwise a 409 naming why. */

@@ -2,6 +2,7 @@
 // Amounts are decimal strings in the currency's exponent, exactly as the ledger holds them.
 import { z } from 'zod';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';
+import { sendCsv } from '../../../platform/http/csv-reply.ts';
 import { formatAmountIn } from '../../../platform/money/amount.ts';
 import type { Account, AccountsService } from '../../accounts/accounts-service.ts';
 import { type Authenticators, requireCustomer } from '../authenticate.ts';
@@ -81,6 +82,29 @@ export async function registerAccountsRoutes(
       reply
         .code(201)
         .send(presentAccount(await accounts.open(requireCustomer(request), request.body.currency))),
+  );
+
+  app.get(
+    '/accounts/:accountId/statement',
+    {
+      onRequest: authn.customer,
+      schema: {
+        summary:
+          'The account’s statement for a month (Tessera extension): CSV (RFC 4180) of every posted movement with its running balance, between the opening and the closing balance',
+        tags: ['accounts'],
+        security,
+        params: z.object({ accountId: z.string().max(64) }),
+        querystring: z.object({
+          month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month, YYYY-MM'),
+        }),
+        response: { 200: z.string().describe('text/csv'), ...errors(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { accountId } = request.params;
+      const csv = await accounts.statement(requireCustomer(request), accountId, request.query.month);
+      return sendCsv(reply, `statement-${accountId}-${request.query.month}.csv`, csv);
+    },
   );
 
   app.post(

@@ -2,7 +2,10 @@
 // (masked; freeze and unfreeze through the cards service, as the API does), card transactions with their
 // 3-D Secure challenges, and topups.
 import type { FastifyInstance } from 'fastify';
+import { accountStatement } from '../../../issuing/accounts/account-statement.ts';
 import { notFound } from '../../../platform/errors/domain-error.ts';
+import { sendCsv } from '../../../platform/http/csv-reply.ts';
+import { isUuid } from '../../../platform/ids.ts';
 import { sendConsolePage } from '../console-http.ts';
 import { details, doneNotice, link, listView, money, status, when } from '../console-layout.ts';
 import { ownsTenant, sees } from '../console-scope.ts';
@@ -144,6 +147,26 @@ export async function registerIssuingConsoleRoutes(
 <h2>Topups</h2>${topupTable(topups.rows)}
 <h2>Events</h2>${await eventsAbout(deps, viewer, c.id)}`,
     );
+  });
+
+  app.get<{ Params: { id: string } }>('/issuing/accounts/:id/statement.csv', async (request, reply) => {
+    const viewer = viewerOf(request, deps);
+    const { id } = request.params;
+    const account = isUuid(id)
+      ? await db
+          .selectFrom('issuing_accounts')
+          .select(['id', 'partner_id', 'ledger_account_id', 'currency'])
+          .where('id', '=', id)
+          .executeTakeFirst()
+      : undefined;
+    if (!account || !ownsTenant(viewer, 'partner', account.partner_id)) throw notFound('account');
+    const month = textQuery(request).month ?? deps.services.clock.now().toISOString().slice(0, 7);
+    const csv = await accountStatement(
+      db,
+      { accountId: account.id, ledgerAccountId: account.ledger_account_id, currency: account.currency },
+      month,
+    );
+    return sendCsv(reply, `statement-${account.id}-${month}.csv`, csv);
   });
 
   listRoute(app, deps, '/issuing/accounts', {
@@ -331,6 +354,10 @@ function accountTable(rows: Awaited<ReturnType<typeof listAccounts>>['rows'], ne
       {
         label: 'Ledger',
         cell: (a) => link(`/console/ledger/accounts/${a.ledger_account_id}`, a.ledger_account_id),
+      },
+      {
+        label: 'Statement',
+        cell: (a) => link(`/console/issuing/accounts/${a.id}/statement.csv`, 'This month (CSV)'),
       },
     ],
     nextHref: next,
