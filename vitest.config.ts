@@ -31,6 +31,7 @@ export default defineConfig({
           name: 'keyed',
           include: [
             'packages/server/test/{payments,issuing,crypto,admin}/**/*.test.ts',
+            'packages/server/test/payouts/{site-payouts,store-payouts,money-out-properties}.test.ts',
             'packages/server/test/e2e/*-journey.test.ts',
             'packages/server/test/e2e/on-us-payment.test.ts',
           ],
