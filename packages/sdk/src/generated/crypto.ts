@@ -264,6 +264,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/stores/balance/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The store’s balance by day (Tessera extension): CSV (RFC 4180) of gross, fees, net and the closing balance per currency */
+        get: operations["getStoresBalanceReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/stores/balance_transactions": {
         parameters: {
             query?: never;
@@ -5365,6 +5382,258 @@ export interface operations {
                             };
                         }[];
                     };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not allowed for this credential or tenant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getStoresBalanceReport: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example example */
+                    "application/json": string;
                 };
             };
             /** @description Bad input: the envelope names the field */

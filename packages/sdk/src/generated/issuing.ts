@@ -553,6 +553,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{accountId}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account’s statement for a month (Tessera extension): CSV (RFC 4180) of every posted movement with its running balance, between the opening and the closing balance */
+        get: operations["getAccountsByAccountIdStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/{accountId}/close": {
         parameters: {
             query?: never;
@@ -4878,6 +4895,115 @@ export interface operations {
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getAccountsByAccountIdStatement: {
+        parameters: {
+            query: {
+                month: string;
+            };
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example example */
+                    "application/json": string;
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

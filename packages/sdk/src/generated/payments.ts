@@ -345,6 +345,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/balance/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The site’s balance by day (Tessera extension): CSV (RFC 4180) of gross, fees, net and the closing balance per currency */
+        get: operations["getBalanceReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/balance-transaction": {
         parameters: {
             query?: never;
@@ -8162,6 +8179,187 @@ export interface operations {
                             reserved: string;
                         }[];
                     };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getBalanceReport: {
+        parameters: {
+            query: {
+                siteId?: number | string;
+                from: string;
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example example */
+                    "application/json": string;
                 };
             };
             /** @description Bad input: the envelope names the field */
