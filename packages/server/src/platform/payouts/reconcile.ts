@@ -2,11 +2,11 @@
 // books agree with themselves and with the bank, and names whatever does not:
 //  1. every tenant's ledger balance equals the sum of its balance transactions, per currency;
 //  2. every itemized payout made that day pays balance transactions that sum to its amount;
-//  3. every bank file written that day totals its payouts, and holds as many;
+//  3. every bank file written that day totals its payouts, holds as many, and is recorded written;
 //  4. every bank file read that day was applied, and every line of it matched a payout;
 //  5. the platform's payouts-in-transit account holds exactly the payouts still on their way;
 //  6. the platform's fee revenue equals the fees of the balance transactions.
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import { SITE_BALANCE_PURPOSES } from './balance-accounts.ts';
 
@@ -24,60 +24,101 @@ export interface Reconciliation {
   findings: Finding[];
 }
 
+interface Check {
+  checked: number;
+  findings: Finding[];
+}
+
 export async function reconcile(db: Executor, date: string): Promise<Reconciliation> {
-  const findings: Finding[] = [];
-  const checked = {
-    balances: 0,
-    payout_items: 0,
-    bank_files: 0,
-    bank_statements: 0,
-    payouts_in_transit: 0,
-    revenue: 0,
+  const end = sql`${date}::date + 1`;
+  const checks: Record<Finding['check'], Check> = {
+    balances: await compare(
+      db,
+      ledgerTotals(
+        sql`CASE a.owner_type WHEN 'payments_site' THEN 'site:' ELSE 'store:' END || a.owner_id || ' ' || a.asset`,
+        sql`((a.owner_type = 'payments_site' AND a.purpose = ANY(${SITE_BALANCE_PURPOSES}::text[]))
+          OR (a.owner_type = 'crypto_store' AND a.purpose = 'settlement'))`,
+        end,
+      ),
+      sql`SELECT owner || ' ' || currency AS key, sum(net) AS total FROM balance_transactions
+          WHERE created_at < ${end} GROUP BY 1`,
+      (l, o) => ({ check: 'balances', expected: `ledger ${l}`, actual: `balance transactions ${o}` }),
+    ),
+    payout_items: await payoutItems(db, date),
+    bank_files: await bankFiles(db, date),
+    bank_statements: await bankStatements(db, date),
+    // Open at the day's end: not yet paid, failed or returned then (exact for today).
+    payouts_in_transit: await compare(
+      db,
+      ledgerTotals(
+        sql`a.asset`,
+        sql`a.owner_type = 'platform' AND a.owner_id = 'payouts' AND a.purpose = 'in_transit'`,
+        end,
+      ),
+      sql`SELECT currency AS key, sum(amount) AS total FROM payouts
+          WHERE created_at < ${end} AND (status IN ('pending', 'in_transit') OR updated_at >= ${end}) GROUP BY 1`,
+      (l, o) => ({
+        check: 'payouts_in_transit',
+        expected: `open payouts ${o}`,
+        actual: `in-transit account ${l}`,
+      }),
+    ),
+    revenue: await compare(
+      db,
+      ledgerTotals(sql`a.asset`, sql`a.owner_type = 'platform' AND a.owner_id = 'revenue'`, end),
+      sql`SELECT currency AS key, sum(fee) AS total FROM balance_transactions WHERE created_at < ${end} GROUP BY 1`,
+      (l, o) => ({ check: 'revenue', expected: `fees ${o}`, actual: `revenue account ${l}` }),
+    ),
   };
+  const findings = Object.values(checks).flatMap((c) => c.findings);
+  const checked = Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, c.checked]));
+  return { date, clean: findings.length === 0, checked: checked as Reconciliation['checked'], findings };
+}
 
-  const balances = await sql<{ owner: string; currency: string; ledger: string; movements: string }>`
-    WITH ledger AS (
-      SELECT CASE a.owner_type WHEN 'payments_site' THEN 'site:' ELSE 'store:' END || a.owner_id AS owner,
-        a.asset AS currency, sum(e.amount) AS total
-      FROM ledger_accounts a
-      JOIN ledger_entries e ON e.account_id = a.id
-      JOIN ledger_transactions t ON t.id = e.transaction_id
-      WHERE ((a.owner_type = 'payments_site' AND a.purpose = ANY(${SITE_BALANCE_PURPOSES}::text[]))
-          OR (a.owner_type = 'crypto_store' AND a.purpose = 'settlement'))
-        AND t.kind IN ('transfer', 'hold_post') AND t.created_at < ${date}::date + 1
-      GROUP BY 1, 2
-    ), movements AS (
-      SELECT owner, currency, sum(net) AS total FROM balance_transactions
-      WHERE created_at < ${date}::date + 1 GROUP BY 1, 2
-    )
-    SELECT coalesce(l.owner, m.owner) AS owner, coalesce(l.currency, m.currency) AS currency,
-      coalesce(l.total, 0)::text AS ledger, coalesce(m.total, 0)::text AS movements
-    FROM ledger l FULL JOIN movements m ON m.owner = l.owner AND m.currency = l.currency`.execute(db);
-  for (const row of balances.rows) {
-    checked.balances++;
-    if (row.ledger !== row.movements) {
-      findings.push({
-        check: 'balances',
-        subject: `${row.owner} ${row.currency}`,
-        expected: `ledger ${row.ledger}`,
-        actual: `balance transactions ${row.movements}`,
-      });
-    }
-  }
+/** What the ledger's posted entries of the accounts matching `where` total per key, up to `end`. */
+function ledgerTotals(key: RawBuilder<unknown>, where: RawBuilder<unknown>, end: RawBuilder<unknown>) {
+  return sql`SELECT ${key} AS key, sum(e.amount) AS total FROM ledger_accounts a
+    JOIN ledger_entries e ON e.account_id = a.id
+    JOIN ledger_transactions t ON t.id = e.transaction_id
+    WHERE ${where} AND t.status = 'posted' AND t.created_at < ${end}
+    GROUP BY 1`;
+}
 
-  const items = await sql<{ id: string; amount: string; items: string }>`
+/** Two `key, total` queries compared key by key; a key either side lacks counts as zero there. */
+async function compare(
+  db: Executor,
+  ledger: RawBuilder<unknown>,
+  other: RawBuilder<unknown>,
+  say: (ledger: string, other: string) => Omit<Finding, 'subject'>,
+): Promise<Check> {
+  const { rows } = await sql<{ key: string; ledger: string; other: string }>`
+    WITH l AS (${ledger}), o AS (${other})
+    SELECT coalesce(l.key, o.key) AS key, coalesce(l.total, 0)::text AS ledger, coalesce(o.total, 0)::text AS other
+    FROM l FULL JOIN o ON o.key = l.key`.execute(db);
+  return {
+    checked: rows.length,
+    findings: rows
+      .filter((r) => r.ledger !== r.other)
+      .map((r) => ({ subject: r.key, ...say(r.ledger, r.other) })),
+  };
+}
+
+async function payoutItems(db: Executor, date: string): Promise<Check> {
+  const { rows } = await sql<{ id: string; amount: string; items: string }>`
     SELECT p.id, p.amount::text, coalesce(sum(b.net), 0)::text AS items FROM payouts p
     LEFT JOIN balance_transactions b ON b.payout_id = p.id AND NOT (b.type = 'payout' AND b.source_id = p.id)
     WHERE p.itemized AND p.created_at >= ${date}::date AND p.created_at < ${date}::date + 1
     GROUP BY p.id, p.amount`.execute(db);
-  for (const row of items.rows) {
-    checked.payout_items++;
-    if (BigInt(row.amount) !== BigInt(row.items)) {
-      findings.push({ check: 'payout_items', subject: row.id, expected: row.amount, actual: row.items });
-    }
-  }
+  return {
+    checked: rows.length,
+    findings: rows
+      .filter((r) => BigInt(r.amount) !== BigInt(r.items))
+      .map((r) => ({ check: 'payout_items', subject: r.id, expected: r.amount, actual: r.items })),
+  };
+}
 
-  const files = await sql<{
+async function bankFiles(db: Executor, date: string): Promise<Check> {
+  const { rows } = await sql<{
     id: string;
     total: string;
     count: number;
@@ -90,8 +131,8 @@ export async function reconcile(db: Executor, date: string): Promise<Reconciliat
     FROM bank_files f LEFT JOIN payouts p ON p.bank_file_id = f.id
     WHERE f.created_at >= ${date}::date AND f.created_at < ${date}::date + 1
     GROUP BY f.id`.execute(db);
-  for (const row of files.rows) {
-    checked.bank_files++;
+  const findings: Finding[] = [];
+  for (const row of rows) {
     if (BigInt(row.total) !== BigInt(row.paid) || row.count !== row.payouts) {
       findings.push({
         check: 'bank_files',
@@ -104,85 +145,34 @@ export async function reconcile(db: Executor, date: string): Promise<Reconciliat
       findings.push({ check: 'bank_files', subject: row.id, expected: 'written', actual: row.status });
     }
   }
+  return { checked: rows.length, findings };
+}
 
-  const statements = await db
+async function bankStatements(db: Executor, date: string): Promise<Check> {
+  const files = await db
     .selectFrom('bank_inbox_files')
     .select(['file_name', 'status', 'detail', 'unmatched'])
     .where(sql<boolean>`received_at >= ${date}::date AND received_at < ${date}::date + 1`)
+    .orderBy('received_at')
+    .orderBy('file_name')
     .execute();
-  for (const file of statements) {
-    checked.bank_statements++;
-    if (file.status === 'rejected') {
-      findings.push({
-        check: 'bank_statements',
-        subject: file.file_name,
-        expected: 'applied',
-        actual: `rejected: ${file.detail}`,
-      });
-    }
-    for (const line of file.unmatched) {
-      findings.push({
-        check: 'bank_statements',
-        subject: file.file_name,
-        expected: 'a line that matches a payout',
-        actual: JSON.stringify(line),
-      });
-    }
-  }
-
-  const inTransit = await sql<{ currency: string; account: string; open: string }>`
-    WITH account AS (
-      SELECT a.asset AS currency, sum(e.amount) AS total FROM ledger_accounts a
-      JOIN ledger_entries e ON e.account_id = a.id
-      JOIN ledger_transactions t ON t.id = e.transaction_id
-      WHERE a.owner_type = 'platform' AND a.owner_id = 'payouts' AND a.purpose = 'in_transit'
-        AND t.created_at < ${date}::date + 1
-      GROUP BY 1
-    ), open AS (
-      SELECT currency, sum(amount) AS total FROM payouts
-      WHERE created_at < ${date}::date + 1 AND (status IN ('pending', 'in_transit')
-        OR (updated_at >= ${date}::date + 1))
-      GROUP BY 1
-    )
-    SELECT coalesce(a.currency, o.currency) AS currency, coalesce(a.total, 0)::text AS account,
-      coalesce(o.total, 0)::text AS open
-    FROM account a FULL JOIN open o ON o.currency = a.currency`.execute(db);
-  for (const row of inTransit.rows) {
-    checked.payouts_in_transit++;
-    if (row.account !== row.open) {
-      findings.push({
-        check: 'payouts_in_transit',
-        subject: row.currency,
-        expected: `open payouts ${row.open}`,
-        actual: `in-transit account ${row.account}`,
-      });
-    }
-  }
-
-  const revenue = await sql<{ currency: string; account: string; fees: string }>`
-    WITH account AS (
-      SELECT a.asset AS currency, sum(e.amount) AS total FROM ledger_accounts a
-      JOIN ledger_entries e ON e.account_id = a.id
-      JOIN ledger_transactions t ON t.id = e.transaction_id
-      WHERE a.owner_type = 'platform' AND a.owner_id = 'revenue' AND t.created_at < ${date}::date + 1
-      GROUP BY 1
-    ), fees AS (
-      SELECT currency, sum(fee) AS total FROM balance_transactions WHERE created_at < ${date}::date + 1 GROUP BY 1
-    )
-    SELECT coalesce(a.currency, f.currency) AS currency, coalesce(a.total, 0)::text AS account,
-      coalesce(f.total, 0)::text AS fees
-    FROM account a FULL JOIN fees f ON f.currency = a.currency`.execute(db);
-  for (const row of revenue.rows) {
-    checked.revenue++;
-    if (row.account !== row.fees) {
-      findings.push({
-        check: 'revenue',
-        subject: row.currency,
-        expected: `fees ${row.fees}`,
-        actual: `revenue account ${row.account}`,
-      });
-    }
-  }
-
-  return { date, clean: findings.length === 0, checked, findings };
+  const findings: Finding[] = files.flatMap((file) => [
+    ...(file.status === 'rejected'
+      ? [
+          {
+            check: 'bank_statements' as const,
+            subject: file.file_name,
+            expected: 'applied',
+            actual: `rejected: ${file.detail}`,
+          },
+        ]
+      : []),
+    ...file.unmatched.map((line) => ({
+      check: 'bank_statements' as const,
+      subject: file.file_name,
+      expected: 'a line that matches a payout',
+      actual: JSON.stringify(line),
+    })),
+  ]);
+  return { checked: files.length, findings };
 }

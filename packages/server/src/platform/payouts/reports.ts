@@ -111,6 +111,7 @@ export async function settlementReport(db: Executor, payout: PayoutRow): Promise
  * and net movement and the closing total (every balance transaction up to that day's end).
  */
 export async function balanceByDay(db: Executor, owner: Owner, from: string, to: string): Promise<string> {
+  checkRange(from, to);
   const { rows } = await sql<{
     day: string;
     currency: string;
@@ -147,6 +148,7 @@ export async function balanceByDay(db: Executor, owner: Owner, from: string, to:
 
 /** The operator's fee revenue per UTC day, tenant and currency: fees earned less fees given back. */
 export async function revenueByDay(db: Executor, from: string, to: string): Promise<string> {
+  checkRange(from, to);
   const { rows } = await sql<{ day: string; owner: string; currency: string; fees: string; count: string }>`
     SELECT to_char(date_trunc('day', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, owner, currency,
       sum(fee)::text AS fees, count(*)::text AS count
@@ -160,7 +162,7 @@ export async function revenueByDay(db: Executor, from: string, to: string): Prom
 }
 
 /** A report's days: in order, and at most 366 of them (a year is the longest report). */
-export function checkRange(from: string, to: string): void {
+function checkRange(from: string, to: string): void {
   if (from > to) throw new DomainError('validation_failed', 'from must not be after to', { field: 'from' });
   if (Date.parse(to) - Date.parse(from) > 366 * 86_400_000) {
     throw new DomainError('validation_failed', 'a report covers at most 366 days', { field: 'to' });
