@@ -81,8 +81,12 @@ async function written(h: Harness): Promise<unknown> {
     balances: await q(`
       SELECT owner_type, owner_id, regexp_replace(purpose, ':\\d+$', '') AS purpose, sum(posted)::text AS posted,
         sum(pending_debits)::text AS pending_debits, sum(pending_credits)::text AS pending_credits
-      FROM ledger_accounts WHERE owner_type LIKE 'payments%' OR owner_type LIKE 'issuing%'
+      FROM ledger_accounts WHERE owner_type LIKE 'payments%' OR owner_type LIKE 'issuing%' OR owner_type = 'platform'
       GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`),
+    // Fees and what each capture leaves the sites (docs/payouts.md), in creation order.
+    balanceTransactions: await q(
+      'SELECT owner, currency, type, source_type, source_id, gross, fee, net, created_at, available_at, payout_id FROM balance_transactions ORDER BY id',
+    ),
   });
 }
 
@@ -92,6 +96,10 @@ describe('one-statement writes', () => {
     for (const [i, h] of [fast, general].entries()) {
       const merchant = await aMerchant(h, { ipnUrl: receiver.url(), sites: 2 });
       const [site, other] = merchant.sites as unknown as [{ id: number }, { id: number }];
+      // A fee schedule with a brand's own rate, so both paths post fees to the platform's revenue.
+      await h.admin('PUT', `/merchants/${merchant.id}/sites/${site.id}/pricing`, {
+        json: { percentBps: 140, fixed: { EUR: '0.25' }, brands: { amex: { percentBps: 290 } } },
+      });
       const customer = await aCustomer(h, merchant, { siteId: String(site.id), identifier: 'differential' });
       const order = (fields: Record<string, string>) =>
         payments(h, merchant, 'POST', '/order', anOrder(customer, { siteId: String(site.id), ...fields }));
