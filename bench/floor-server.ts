@@ -70,7 +70,8 @@ async function serve() {
   const hash = (text: string) => createHash('sha256').update(text).digest('hex');
 
   // payments: the order and its captured transaction (final statuses), the network's authorization, the
-  // IPN event, the capture's ledger transaction with its two entries and two balances.
+  // IPN event, the capture's ledger transaction with its two entries and two balances, and the site's
+  // balance transaction (docs/payouts.md).
   const paymentsOrder = `
     WITH ids AS (
       SELECT nextval(pg_get_serial_sequence('payments_orders', 'id'))::int AS order_id,
@@ -114,6 +115,12 @@ async function serve() {
         JOIN (VALUES ($15::text, -$4::numeric), ($16::text, $4::numeric)) AS v (id, delta) ON v.id = l.id
         ORDER BY l.id FOR UPDATE OF l
       ) AS d WHERE a.id = d.id
+    ), bt AS (
+      INSERT INTO balance_transactions (id, owner, currency, type, source_type, source_id, gross, fee, net,
+        created_at, available_at)
+      SELECT $17, 'site:' || $2::int, $5, 'capture', 'transaction', transaction_id::text, $4, 0, $4, $7,
+        $7::timestamptz + interval '2 days'
+      FROM ids
     )
     SELECT order_id, transaction_id FROM ids`;
   app.post('/floor/payments/order', async (request, reply) => {
@@ -141,6 +148,7 @@ async function serve() {
         hash(randomUUID()),
         pick(p.receivableAccounts),
         pick(p.siteBalanceAccounts),
+        `btx_${randomBytes(13).toString('hex')}`,
       ],
     });
     const row = rows[0] as { order_id: number; transaction_id: number };

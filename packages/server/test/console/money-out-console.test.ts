@@ -71,6 +71,8 @@ describe('money out in the console', () => {
     const payoutPage = await op.get(done.location as string);
     expect(payoutPage.text).toContain('78.80');
     expect(payoutPage.text).toMatch(/,?capture/);
+    // Its events, found by the payout's id.
+    expect(payoutPage.text).toContain('payout.created');
     const report = await op.get(`${done.location}/report.csv`);
     expect(report.status).toBe(200);
     expect(report.text.split('\r\n').filter((l) => l.includes(',capture,'))).toHaveLength(2);

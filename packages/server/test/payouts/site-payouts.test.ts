@@ -1,13 +1,15 @@
-// Money out for payments sites, end to end (docs/payouts.md): a site priced 1.4 % + 0.25 EUR captures 100
-// orders and refunds 3; two sandbox days later its balance is available; the daily run writes one
-// pain.001 for the day's payouts that validates against the EPC's XSD; a camt.054 booking the file marks
-// the payouts paid; a camt.053 returning one credits that site's balance back; each payout's report sums
-// to the payout to the cent, and `reconcile` is clean, or names exactly what is not.
+// Money out for payments sites and crypto stores, end to end (docs/payouts.md): a site priced 1.4 % +
+// 0.25 EUR captures 100 orders and refunds 3; a store is paid in USDC and settles in EUR; two sandbox days
+// later their balances are available; the daily run writes one pain.001 for the day's payouts (two sites
+// and the store) that validates against the EPC's XSD; a camt.054 booking the file marks them paid; a
+// camt.053 returning one credits that site's balance back; each payout's report sums to the payout to the
+// cent, and `reconcile` is clean, or names exactly what is not.
 import { copyFile, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { camt053Return, camt054Booking, pain002Rejection, xsdProblems } from '../harness/bank-files.ts';
+import { anOrder as aCryptoOrder, aStore, pay, type TestStore } from '../harness/crypto-builders.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCustomer, aMerchant, anOrder, payments, type TestMerchant } from '../harness/payments-builders.ts';
 
@@ -17,6 +19,8 @@ let m: TestMerchant;
 let outbox: string;
 let inbox: string;
 let priced: number;
+/** A crypto store paid in USDC that settles in EUR, paid out in the same run and file as the sites */
+let store: TestStore;
 let plain: number;
 /** What each capture on the priced site leaves it: amount − (round-half-up(1.4 %) + 0.25), in cents */
 const expectedNet: bigint[] = [];
@@ -34,6 +38,16 @@ async function balance(siteId: number) {
   const answer = await payments(h, m, 'GET', `/balance?siteId=${siteId}`);
   expect(answer.status).toBe(200);
   return answer.body.data.find((b: { currency: string }) => b.currency === 'EUR');
+}
+
+async function storePayout() {
+  const listed = await h.request<{ data: { id: string; attributes: { status: string; amount: string } }[] }>(
+    'GET',
+    '/crypto/api/stores/payouts',
+    { headers: store.auth },
+  );
+  const [payout] = listed.body.data;
+  return { id: payout?.id as string, ...payout?.attributes };
 }
 
 async function payoutsOf(siteId: number) {
@@ -78,6 +92,7 @@ beforeAll(async () => {
   m = await aMerchant(h, { sites: 2 });
   priced = m.sites[0]?.id ?? 0;
   plain = m.sites[1]?.id ?? 0;
+  store = await aStore(h);
 });
 afterAll(() => h.close());
 
@@ -97,6 +112,20 @@ describe('a site priced 1.4 % + 0.25 EUR', () => {
       });
       expect(account.status).toBe(200);
     }
+    expect(
+      (
+        await h.admin('PUT', `/stores/${store.id}/pricing`, {
+          json: { percentBps: 100, fixed: { EUR: '0.10' } },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await h.admin('PUT', `/stores/${store.id}/bank-account`, {
+          json: { iban: 'BE68539007547034', holderName: 'Crypto Winkel' },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('captures 100 orders, each credited net of its fee, and refunds 3 (the fee is kept)', async () => {
@@ -135,6 +164,16 @@ describe('a site priced 1.4 % + 0.25 EUR', () => {
         (await payments(h, m, 'POST', '/order', anOrder(other, { siteId: String(plain), amount }))).status,
       ).toBe(201);
     }
+    // The store: an order of 40.00 EUR paid in USDC, settled at its quote less 1 % + 0.10.
+    const crypto = await aCryptoOrder(h, store, { total: '40.00' });
+    expect((await pay(h, crypto.id)).status).toBe(201);
+    await h.advanceClock(150);
+    const storeBalance = await h.request<{ data: { attributes: Record<string, string> }[] }>(
+      'GET',
+      '/crypto/api/stores/balance',
+      { headers: store.auth },
+    );
+    expect(storeBalance.body.data[0]?.attributes).toMatchObject({ currency: 'EUR', pending: '39.50' });
     const b = await balance(priced);
     // Captures wait out the 2-day delay; refunds take from what is available at once (negative now).
     expect(b).toMatchObject({
@@ -161,6 +200,8 @@ describe('a site priced 1.4 % + 0.25 EUR', () => {
     expect(await balance(priced)).toMatchObject({ available: '0.00', pending: '0.00' });
     const [other] = await payoutsOf(plain);
     expect(other).toMatchObject({ status: 'in_transit', amount: '100.00' });
+    const fromStore = await storePayout();
+    expect(fromStore).toMatchObject({ status: 'in_transit', amount: '39.50' });
 
     const files = (await readdir(outbox)).filter((f) => f.endsWith('.xml'));
     expect(files).toHaveLength(1);
@@ -170,7 +211,8 @@ describe('a site priced 1.4 % + 0.25 EUR', () => {
     expect(xml).toContain(`<EndToEndId>${payout?.id}</EndToEndId>`);
     expect(xml).toContain(`<EndToEndId>${other?.id}</EndToEndId>`);
     expect(xml).toContain('<IBAN>FR1420041010050500013M02606</IBAN>');
-    expect(xml).toContain(`<CtrlSum>${euros(cents(payout?.amount ?? '0') + 100_00n)}</CtrlSum>`);
+    expect(xml).toContain(`<EndToEndId>${fromStore.id}</EndToEndId>`);
+    expect(xml).toContain(`<CtrlSum>${euros(cents(payout?.amount ?? '0') + 100_00n + 39_50n)}</CtrlSum>`);
     // Running the schedule again the same day pays nothing twice.
     const again = await h.admin<{ payouts: unknown[]; sent: number }>('POST', '/payout-runs');
     expect(again.body).toEqual({ payouts: [], sent: 0 });
@@ -190,6 +232,15 @@ describe('a site priced 1.4 % + 0.25 EUR', () => {
     const nets = lines.map((line) => cents(line.split(',')[9] as string));
     expect(euros(sum(nets))).toBe(payout?.amount);
     expect(lines.filter((l) => l.includes(',refund,'))).toHaveLength(3);
+    const fromStore = await storePayout();
+    const storeReport = await h.request('GET', `/crypto/api/stores/payouts/${fromStore.id}/report`, {
+      headers: store.auth,
+    });
+    const storeLines = storeReport.text.trimEnd().split('\r\n').slice(1);
+    expect(storeLines.map((l) => l.split(',').slice(3, 6).join(','))).toEqual([
+      `capture,crypto_transfer,${storeLines[0]?.split(',')[5]}`,
+    ]);
+    expect(storeLines[0]?.split(',').slice(7)).toEqual(['40.00', '0.50', '39.50']);
     expect((await reconcile()).clean).toBe(true);
   });
 
@@ -224,12 +275,19 @@ describe('a site priced 1.4 % + 0.25 EUR', () => {
             creditorName: 'Winkel BV',
             creditorIban: 'NL91ABNA0417164300',
           },
+          {
+            endToEndId: (await storePayout()).id,
+            amount: '39.50',
+            creditorName: 'Crypto Winkel',
+            creditorIban: 'BE68539007547034',
+          },
         ],
       }),
     );
     await h.advanceClock(1);
     expect((await payoutsOf(priced))[0]).toMatchObject({ status: 'paid', arrivalDate: bookingDate });
     expect((await payoutsOf(plain))[0]).toMatchObject({ status: 'paid' });
+    expect(await storePayout()).toMatchObject({ status: 'paid' });
     expect(await readdir(join(inbox, 'processed'))).toContain('camt054-1.xml');
 
     const statement = camt053Return({

@@ -123,6 +123,18 @@ describe('a store paid in USDC that settles in EUR', () => {
       pending: '0.00',
       reserved: '9.89',
     });
+    // The store heard of each step, in its event log (and at its webhook endpoint).
+    const events = await h.request<{ data: { attributes: { type: string; objectIds: string[] } }[] }>(
+      'GET',
+      '/crypto/api/stores/events?limit=100',
+      { headers: store.auth },
+    );
+    expect(
+      events.body.data
+        .filter((e) => e.attributes.objectIds.includes(payout?.id as string))
+        .map((e) => e.attributes.type)
+        .reverse(),
+    ).toEqual(['PAYOUT.CREATED', 'PAYOUT.IN_TRANSIT', 'PAYOUT.PAID']);
     await h.advanceClock(5 * DAY);
     expect(await balance()).toMatchObject({ reserved: '0.00' });
     const date = (

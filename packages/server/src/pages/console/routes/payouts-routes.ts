@@ -24,6 +24,7 @@ import {
 import {
   type ConsoleRouteDeps,
   confirmedAction,
+  eventsAbout,
   listRoute,
   nextHref,
   textQuery,
@@ -145,8 +146,10 @@ export async function registerPayoutsConsoleRoutes(
   });
 
   app.get<{ Params: { id: string } }>('/money/payouts/:id', async (request, reply) => {
-    const p = await getPayout(db, viewerOf(request, deps), request.params.id);
+    const viewer = viewerOf(request, deps);
+    const p = await getPayout(db, viewer, request.params.id);
     const items = await payoutItems(db, p.id, textQuery(request).cursor);
+    const events = await eventsAbout(deps, viewer, p.id);
     return sendConsolePage(
       request,
       reply,
@@ -183,7 +186,7 @@ export async function registerPayoutsConsoleRoutes(
           ],
           nextHref: nextHref(`/console/money/payouts/${p.id}`, {}, items.nextCursor),
         },
-      )}`,
+      )}${events}`,
     );
   });
 
