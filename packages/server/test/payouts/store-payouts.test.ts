@@ -1,7 +1,8 @@
 // Money out for crypto stores (docs/payouts.md, Crypto stores): a store paid in USDC settles in EUR at its
 // quote's value, net of its fee; an accepted refund takes its EUR amount back; two sandbox days later the
 // daily run pays the store's bank account (the sandbox's bank: in transit at once, paid the next day);
-// the payout's report sums to the payout; a store paid into its own wallet owes its fees instead.
+// the payout's report sums to the payout. (A store paid into its own wallet owes its fees instead: tested on
+// a real chain, test/rails/evm-chain.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anOrder, aStore, orderOf, pay, type TestStore } from '../harness/crypto-builders.ts';
 import { Harness } from '../harness/harness.ts';
@@ -166,32 +167,5 @@ describe('a store paid in USDC that settles in EUR', () => {
     expect(
       (await h.request('GET', `/crypto/api/stores/payouts/${payout?.id}`, { headers: stranger.auth })).status,
     ).toBe(404);
-  });
-});
-
-describe('a store paid into its own wallet', () => {
-  it('is not settled: each fee is an amount it owes, shown on its balance and never paid out', async () => {
-    const own = await aStore(h);
-    await h.admin('PUT', `/stores/${own.id}/pricing`, { json: { percentBps: 150, fixed: {} } });
-    const settlement = h.services.crypto.orders as unknown as {
-      deps: { settlement: { transferConfirmed: (tx: unknown, input: unknown) => Promise<void> } };
-    };
-    await h.services.transact((tx) =>
-      settlement.deps.settlement.transferConfirmed(tx, {
-        storeId: own.id,
-        transferId: '0xown-wallet-transfer',
-        fiatValue: 200_00n,
-        currency: 'EUR',
-        ownWallet: true,
-      }),
-    );
-    const owed = await h.admin<{ data: { available: string; pending: string }[] }>(
-      'GET',
-      `/stores/${own.id}/balance`,
-    );
-    expect(owed.body.data).toEqual([
-      { currency: 'EUR', available: '-3.00', pending: '0.00', reserved: '0.00' },
-    ]);
-    expect((await h.admin<{ payouts: unknown[] }>('POST', '/payout-runs')).body.payouts).toEqual([]);
   });
 });

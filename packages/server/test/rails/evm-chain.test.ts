@@ -329,10 +329,27 @@ describe('EVM chain (anvil)', () => {
     expect(patched.body.evmXpub).toBe(ownXpub);
     const own = await aStore(h);
     await h.admin('PATCH', `/stores/${own.id}`, { json: { evmXpub: ownXpub } });
+    await h.admin('PUT', `/stores/${own.id}/pricing`, { json: { percentBps: 150 } });
     const order = await anOrder(h, own, { total: '3.00' });
-    const { address } = await choose(order.id, 'ETH:ETH');
+    const { address, amount } = await choose(order.id, 'ETH:ETH');
     expect(address).toBe(mnemonicToAccount(ownMnemonic, { addressIndex: 0 }).address);
     expect(derivedByOperator()).not.toContain(address);
+    // Paid into its own wallet, the store is not settled: it owes its fee (1.5 % of 3.00, half up),
+    // docs/payouts.md, Crypto stores.
+    await sendEth(address, amount);
+    await anvil.mine(CONFIRMATIONS);
+    await scan();
+    expect((await orderOf(h, own, order.id)).status).toBe('paid');
+    const owed = await h.admin<{ data: unknown[] }>('GET', `/stores/${own.id}/balance`);
+    expect(owed.body.data).toEqual([
+      { currency: 'EUR', available: '-0.05', pending: '0.00', reserved: '0.00' },
+    ]);
+    const movements = await h.request<{
+      data: { attributes: { type: string; gross: string; fee: string; net: string } }[];
+    }>('GET', '/crypto/api/stores/balance_transactions', { headers: own.auth });
+    expect(movements.body.data.map((m) => m.attributes)).toMatchObject([
+      { type: 'fee', gross: '0.00', fee: '0.05', net: '-0.05' },
+    ]);
   });
 
   it('the sandbox cannot pay a real chain’s address', async () => {
