@@ -439,6 +439,8 @@ function sandboxControls(services: PlatformServices, clock: SandboxClock) {
       orders: services.crypto.orders,
       refunds: services.crypto.refunds,
       chain: services.railSandbox.chain,
+      moneyOut: services.moneyOut,
+      bankAccounts: services.bankAccounts,
     },
   });
   return { clockDeps, triggers };

@@ -61,6 +61,9 @@ describe('sandbox triggers', () => {
         'ORDER.REFUND.REJECTED',
         'ORDER.REFUND.EXPIRED',
         'ORDER.REFUND.COMPLETED',
+        'PAYOUT.PAID',
+        'PAYOUT.RETURNED',
+        'PAYOUT.FAILED',
       ].sort(),
     );
     expect(byApi('issuing')).toEqual(

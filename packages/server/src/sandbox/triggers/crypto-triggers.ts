@@ -10,16 +10,15 @@ import { notFound } from '../../platform/errors/domain-error.ts';
 import { parseAmountField } from '../../platform/money/amount.ts';
 import type { Store, StoresService } from '../../platform/tenants/stores-service.ts';
 import { type ChainSandbox, simulatedAddress } from '../../rails/sandbox.ts';
-import { type Trigger, type TriggerClock, triggerRef } from './trigger-context.ts';
+import { PAYOUT_TRIGGER_STEPS, type PayoutTriggerServices, payoutOf } from './payout-trigger.ts';
+import { type Trigger, triggerRef } from './trigger-context.ts';
 
-export interface CryptoTriggerServices {
-  db: Db;
+export interface CryptoTriggerServices extends PayoutTriggerServices {
   transact: Transact;
   stores: StoresService;
   orders: OrdersService;
   refunds: RefundsService;
   chain: ChainSandbox;
-  clock: TriggerClock;
 }
 
 type CryptoTrigger = Trigger<CryptoTriggerServices>;
@@ -96,6 +95,26 @@ async function aDetectedPayment(s: CryptoTriggerServices, storeId: string) {
 }
 
 export const CRYPTO_TRIGGERS: Record<string, CryptoTrigger> = {
+  ...Object.fromEntries(
+    PAYOUT_TRIGGER_STEPS.map(([to, says]): [string, CryptoTrigger] => [
+      `PAYOUT.${to.toUpperCase()}`,
+      {
+        api: 'crypto',
+        description: `an order paid and settled in EUR, ${says}`,
+        async run(s, storeId) {
+          const { orderId, paymentId } = await aPaidOrder(s, storeId);
+          const transfer = await s.db
+            .selectFrom('crypto_deposits')
+            .select('id')
+            .where('order_id', '=', orderId)
+            .executeTakeFirstOrThrow();
+          const source = { type: 'crypto_transfer', id: transfer.id };
+          const payoutId = await payoutOf(s, { kind: 'store', storeId }, source, to);
+          return { orderId, paymentId, payoutId };
+        },
+      },
+    ]),
+  ),
   'ORDER.PAYMENT.DETECTED': {
     api: 'crypto',
     description: 'an order paid on chain, the transfer seen and not yet confirmed',

@@ -3,20 +3,13 @@
 // would. Each IPN type is `transaction.<status>` or `order.<status>`.
 import type { PaymentsServices } from '../../payments/payments-services.ts';
 import { loadMerchantScope, type MerchantScope } from '../../payments/sites.ts';
-import type { BankAccounts } from '../../platform/bank-accounts/bank-accounts.ts';
 import type { Db } from '../../platform/db/database.ts';
-import { runTransaction } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
-import type { MoneyOut } from '../../platform/payouts/money-out.ts';
-import type { PayoutStatus } from '../../platform/payouts/payout-lifecycle.ts';
-import { type Trigger, type TriggerClock, triggerRef } from './trigger-context.ts';
+import { PAYOUT_TRIGGER_STEPS, type PayoutTriggerServices, payoutOf } from './payout-trigger.ts';
+import { type Trigger, triggerRef } from './trigger-context.ts';
 
-export interface PaymentsTriggerServices {
-  db: Db;
+export interface PaymentsTriggerServices extends PayoutTriggerServices {
   payments: PaymentsServices;
-  moneyOut: MoneyOut;
-  bankAccounts: BankAccounts;
-  clock: TriggerClock;
 }
 
 type PaymentsTrigger = Trigger<PaymentsTriggerServices>;
@@ -80,67 +73,22 @@ const ids = (made: { orderId: number; transactionId: number }) => ({
   transactionId: String(made.transactionId),
 });
 
-/** A valid sample IBAN for a site that has no bank account yet. */
-const SANDBOX_IBAN = 'DE89370400440532013000';
-
-/**
- * A payout that reached `to`: a purchase captured, the settlement delay passed on the sandbox clock (the
- * scheduled run pays it; a manual schedule is paid on demand), then the bank's step.
- */
-async function aPayout(s: PaymentsTriggerServices, siteId: string, to: PayoutStatus) {
-  const made = await anOrder(s, siteId, '4111111111111111');
-  const owner = { kind: 'site' as const, siteId: Number(siteId) };
-  const hasAccount = await s.db
-    .selectFrom('bank_accounts')
-    .select('owner')
-    .where('owner', '=', `site:${siteId}`)
-    .executeTakeFirst();
-  if (!hasAccount) {
-    await s.bankAccounts.put(s.db, owner, {
-      iban: SANDBOX_IBAN,
-      bic: undefined,
-      holderName: 'Sandbox Merchant',
-    });
-  }
-  const { schedule } = await s.moneyOut.terms.get(s.db, owner);
-  await s.clock.advance(schedule.delayDays * 86_400 + 1);
-  const paysIt = await s.db
-    .selectFrom('balance_transactions')
-    .select('payout_id')
-    .where('source_type', '=', 'transaction')
-    .where('source_id', '=', String(made.transactionId))
-    .where('type', '=', 'capture')
-    .executeTakeFirst();
-  const payoutId = paysIt?.payout_id ?? (await s.moneyOut.payouts.payNow(owner, { currency: 'EUR' })).id;
-  await s.moneyOut.bank.dispatch();
-  const steps: PayoutStatus[] =
-    to === 'failed' ? ['failed'] : to === 'returned' ? ['paid', 'returned'] : ['paid'];
-  for (const step of steps) {
-    await runTransaction(s.db, (tx) =>
-      s.moneyOut.lifecycle.step(tx, payoutId, step, { failureCode: step === 'paid' ? undefined : 'AC04' }),
-    );
-  }
-  return { ...ids(made), payoutId };
-}
-
 export const PAYMENTS_TRIGGERS: Record<string, PaymentsTrigger> = {
-  'payout.paid': {
-    api: 'payments',
-    description:
-      'a purchase captured, paid out after the settlement delay and booked by the bank (sets a sample bank account when the site has none)',
-    run: (s, siteId) => aPayout(s, siteId, 'paid'),
-  },
-  'payout.returned': {
-    api: 'payments',
-    description:
-      'a payout paid, then returned by the beneficiary’s bank (AC04, closed account): its amount is back in the balance',
-    run: (s, siteId) => aPayout(s, siteId, 'returned'),
-  },
-  'payout.failed': {
-    api: 'payments',
-    description: 'a payout rejected by the bank before it was paid (AC04): its amount is back in the balance',
-    run: (s, siteId) => aPayout(s, siteId, 'failed'),
-  },
+  ...Object.fromEntries(
+    PAYOUT_TRIGGER_STEPS.map(([to, says]): [string, PaymentsTrigger] => [
+      `payout.${to}`,
+      {
+        api: 'payments',
+        description: `a purchase captured, ${says}`,
+        async run(s, siteId) {
+          const made = await anOrder(s, siteId, '4111111111111111');
+          const owner = { kind: 'site' as const, siteId: Number(siteId) };
+          const source = { type: 'transaction', id: String(made.transactionId) };
+          return { ...ids(made), payoutId: await payoutOf(s, owner, source, to) };
+        },
+      },
+    ]),
+  ),
   'transaction.complete-ok': {
     api: 'payments',
     description: 'a purchase paid and captured (test card 4111 1111 1111 1111)',
