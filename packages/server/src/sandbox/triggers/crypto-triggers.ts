@@ -4,7 +4,6 @@
 import type { OrdersService } from '../../crypto/orders/orders-service.ts';
 import { assetOf } from '../../crypto/quotes/quotes-service.ts';
 import type { RefundsService } from '../../crypto/refunds/refunds-service.ts';
-import type { Db } from '../../platform/db/database.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { notFound } from '../../platform/errors/domain-error.ts';
 import { parseAmountField } from '../../platform/money/amount.ts';

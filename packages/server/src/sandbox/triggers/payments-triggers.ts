@@ -3,7 +3,6 @@
 // would. Each IPN type is `transaction.<status>` or `order.<status>`.
 import type { PaymentsServices } from '../../payments/payments-services.ts';
 import { loadMerchantScope, type MerchantScope } from '../../payments/sites.ts';
-import type { Db } from '../../platform/db/database.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import { PAYOUT_TRIGGER_STEPS, type PayoutTriggerServices, payoutOf } from './payout-trigger.ts';
 import { type Trigger, triggerRef } from './trigger-context.ts';
