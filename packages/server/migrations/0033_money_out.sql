@@ -85,6 +85,16 @@ CREATE UNIQUE INDEX payouts_scheduled ON payouts (owner, currency, scheduled_for
 CREATE INDEX payouts_bank_file ON payouts (bank_file_id) WHERE bank_file_id IS NOT NULL;
 CREATE INDEX payouts_open ON payouts (status, id) WHERE status IN ('pending', 'in_transit');
 
+-- The days the payout run looked at a tenant's balance in a currency, paid or not (below its minimum, no
+-- bank account, not its weekday): once a day, so the run does not read it again every sweep. Kept a week.
+CREATE TABLE payout_run_days (
+  owner text NOT NULL,
+  currency text NOT NULL,
+  day text NOT NULL,
+  PRIMARY KEY (owner, currency, day)
+);
+CREATE INDEX payout_run_days_day ON payout_run_days (day);
+
 -- A pain.001 written to the outbox. Recorded (with its payouts' bank_file_id) before the file is renamed
 -- into place, so a crash between the two is finished or discarded at restart, never written twice.
 CREATE TABLE bank_files (

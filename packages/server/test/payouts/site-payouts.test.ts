@@ -511,3 +511,30 @@ describe('a crash while writing a bank file', () => {
     expect((await reconcile()).findings.filter((f) => f.check !== 'bank_statements')).toEqual([]);
   });
 });
+
+describe('the daily run', () => {
+  it('looks at a balance below its minimum once a day: what comes later that day waits for the next', async () => {
+    const shop = await aMerchant(h);
+    const site = shop.sites[0]?.id as number;
+    await h.admin('PUT', `/merchants/${shop.id}/sites/${site}/payout-schedule`, {
+      json: { interval: 'daily', delayDays: 0, minimum: '50.00' },
+    });
+    await h.admin('PUT', `/merchants/${shop.id}/sites/${site}/bank-account`, {
+      json: { iban: 'DE89370400440532013000', holderName: 'Minimum Shop' },
+    });
+    const customer = await aCustomer(h, shop);
+    const capture = async () =>
+      expect((await payments(h, shop, 'POST', '/order', anOrder(customer, { amount: '30.00' }))).status).toBe(
+        201,
+      );
+    const payouts = async () => (await payments(h, shop, 'GET', '/payout')).body.data as { amount: string }[];
+    await capture();
+    await h.advanceClock(1);
+    expect(await payouts()).toEqual([]);
+    await capture();
+    await h.advanceClock(1);
+    expect(await payouts()).toEqual([]);
+    await h.advanceClock(DAY);
+    expect(await payouts()).toMatchObject([{ amount: '60.00' }]);
+  });
+});

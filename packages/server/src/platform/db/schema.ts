@@ -78,6 +78,12 @@ export interface PayoutsTable {
   updated_at: Timestamp;
 }
 
+export interface PayoutRunDaysTable {
+  owner: string;
+  currency: string;
+  day: string;
+}
+
 export interface BankFilesTable {
   id: string;
   message_id: string;
@@ -286,6 +292,7 @@ export interface PlatformTables {
   payout_schedules: PayoutSchedulesTable;
   balance_transactions: BalanceTransactionsTable;
   payouts: PayoutsTable;
+  payout_run_days: PayoutRunDaysTable;
   bank_files: BankFilesTable;
   bank_inbox_files: BankInboxFilesTable;
   merchants: MerchantsTable;

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type { Clock } from '../clock/clock.ts';
 import type { Db, Executor, Tx } from '../db/database.ts';
 import type { Transact } from '../db/transact.ts';
-import { DomainError, notFound } from '../errors/domain-error.ts';
+import { DomainError } from '../errors/domain-error.ts';
 import type { Outbox } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import type { Ledger } from '../ledger/ledger.ts';
@@ -72,8 +72,10 @@ export class PayoutsService {
   }
 
   /**
-   * The scheduled run: every tenant with money available whose schedule pays today, once per tenant,
-   * currency and day. Answers the payouts made.
+   * The scheduled run: a tenant is looked at once a day (UTC) in each currency, the first time that day it
+   * has money available, and paid when its schedule pays that day, the money comes to its minimum and it
+   * has a bank account. What becomes available after that look waits for the next day's run. Answers the
+   * payouts made.
    */
   async runDue(): Promise<PayoutRow[]> {
     const now = this.deps.clock.now();
@@ -81,33 +83,35 @@ export class PayoutsService {
     const { rows: candidates } = await sql<{ owner: string; currency: string }>`
       SELECT DISTINCT b.owner, b.currency FROM balance_transactions b
       WHERE b.payout_id IS NULL AND b.available_at <= ${now}
-        AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.owner = b.owner AND p.currency = b.currency
-                        AND p.scheduled_for = ${today})
+        AND NOT EXISTS (SELECT 1 FROM payout_run_days d
+                        WHERE d.owner = b.owner AND d.currency = b.currency AND d.day = ${today})
       ORDER BY 1, 2`.execute(this.deps.db);
     const made: PayoutRow[] = [];
     for (const { owner: key, currency } of candidates) {
       const owner = parseOwnerKey(key);
       const { schedule } = await this.deps.terms.get(this.deps.db, owner);
-      if (!paysOn(schedule, now)) continue;
-      const minimum = minimumOf(schedule, currency);
       const payout = await this.deps.transact(async (tx) => {
         await this.lockBalance(tx, owner, currency);
-        return this.payItemized(tx, owner, currency, { minimum, scheduledFor: today });
+        const looked = await tx
+          .insertInto('payout_run_days')
+          .values({ owner: key, currency, day: today })
+          .onConflict((oc) => oc.doNothing())
+          .returning('day')
+          .executeTakeFirst();
+        if (!looked || !paysOn(schedule, now)) return undefined;
+        return this.payItemized(tx, owner, currency, {
+          minimum: minimumOf(schedule, currency),
+          scheduledFor: today,
+        });
       });
       if (payout) made.push(payout);
     }
+    // The days looked at are only needed for today: a week is kept for the curious.
+    await this.deps.db
+      .deleteFrom('payout_run_days')
+      .where('day', '<', new Date(now.getTime() - 7 * 86_400_000).toISOString().slice(0, 10))
+      .execute();
     return made;
-  }
-
-  async get(db: Executor, owner: Owner, id: string): Promise<PayoutRow> {
-    const row = await db
-      .selectFrom('payouts')
-      .selectAll()
-      .where('id', '=', id)
-      .where('owner', '=', ownerKey(owner))
-      .executeTakeFirst();
-    if (!row) throw notFound('payout');
-    return row;
   }
 
   /** Newest first, keyset on id. */
