@@ -89,6 +89,10 @@ describe('GET /accounts/{accountId}/statement', () => {
         })
       ).status,
     ).toBe(404);
+    const yearZero = await h.request('GET', `/issuing/v1/accounts/${accountId}/statement?month=0000-01`, {
+      headers: one.auth,
+    });
+    expect(yearZero.status).toBe(400);
     const bad = await h.request<{ field?: string }>(
       'GET',
       `/issuing/v1/accounts/${accountId}/statement?month=2026-13`,

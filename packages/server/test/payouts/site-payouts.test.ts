@@ -462,6 +462,26 @@ describe('bad input', () => {
     }
   });
 
+  it('refuses a report day or a reconcile date that is no day Postgres knows (year 0), naming it', async () => {
+    const report = await payments(
+      h,
+      m,
+      'GET',
+      `/balance/report?siteId=${plain}&from=0000-02-29&to=2026-01-01`,
+    );
+    expect(report.status).toBe(400);
+    expect(report.body.error?.[0]?.field).toBe('from');
+    const backwards = await payments(
+      h,
+      m,
+      'GET',
+      `/balance/report?siteId=${plain}&from=2026-02-01&to=2026-01-01`,
+    );
+    expect(backwards.status).toBe(400);
+    expect((await h.admin('GET', '/reconcile?date=0000-02-29')).status).toBe(400);
+    expect((await h.admin('GET', '/reports/revenue?from=2026-01-01&to=2027-06-01')).status).toBe(400);
+  });
+
   it('shows a site’s payouts only to its own merchant', async () => {
     const stranger = await aMerchant(h);
     const [payout] = await payoutsOf(priced);

@@ -11,7 +11,13 @@ import { formatAmountIn } from '../../platform/money/amount.ts';
 import { balancesOf } from '../../platform/payouts/balance-transactions.ts';
 import { payoutView } from '../../platform/payouts/payout-view.ts';
 import { reconcile } from '../../platform/payouts/reconcile.ts';
-import { balanceByDay, revenueByDay, settlementReport } from '../../platform/payouts/reports.ts';
+import {
+  balanceByDay,
+  reportDay,
+  reportMonth,
+  revenueByDay,
+  settlementReport,
+} from '../../platform/payouts/reports.ts';
 import { PAYOUT_INTERVALS, parseOwnerKey, type Terms, WEEKDAYS } from '../../platform/payouts/terms.ts';
 import {
   amountText,
@@ -61,7 +67,7 @@ const payoutSchema = z.object({
   failureCode: z.string().nullable(),
   createdAt: z.string(),
 });
-const dayField = z.iso.date();
+const dayField = reportDay;
 
 const presentPricing = (terms: Terms) => ({
   percentBps: terms.fees.percentBps,
@@ -303,7 +309,7 @@ export async function registerMoneyOutRoutes(app: ZodApp, deps: AdminDeps): Prom
         tags: ['payouts'],
         params: z.object({ id: z.string().max(64) }),
         querystring: z.object({
-          month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month, YYYY-MM'),
+          month: reportMonth,
         }),
         response: { 200: z.string().describe('text/csv'), ...standardErrors },
       },

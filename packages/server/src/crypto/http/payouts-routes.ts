@@ -17,6 +17,7 @@ import {
   balanceByDay,
   balanceTransactionView,
   listBalanceTransactions,
+  reportDay,
   settlementReport,
 } from '../../platform/payouts/reports.ts';
 import { type StoreAuthenticator, storeOf } from './authenticate.ts';
@@ -177,7 +178,7 @@ export async function registerPayoutRoutes(app: ZodApp, deps: StorePayoutRoutesD
         summary:
           'The store’s balance by day (Tessera extension): CSV (RFC 4180) of gross, fees, net and the closing balance per currency',
         tags: ['payouts'],
-        querystring: z.object({ from: z.iso.date(), to: z.iso.date() }),
+        querystring: z.object({ from: reportDay, to: reportDay }),
         response: { 200: z.string().describe('text/csv'), ...errors },
       },
     },

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
-import { toCsv } from '../../platform/payouts/reports.ts';
+import { reportMonth, toCsv } from '../../platform/payouts/reports.ts';
 
 const KINDS: [prefix: string, description: string][] = [
   ['issuing-clear:', 'card payment'],
@@ -21,8 +21,8 @@ export async function accountStatement(
   account: { accountId: string; ledgerAccountId: string; currency: string },
   month: string,
 ): Promise<string> {
-  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) {
-    throw new DomainError('validation_failed', 'month must be YYYY-MM', { field: 'month' });
+  if (!reportMonth.safeParse(month).success) {
+    throw new DomainError('validation_failed', 'month must be YYYY-MM, from 1970-01 on', { field: 'month' });
   }
   const start = `${month}-01`;
   const money = (minor: bigint) => formatAmountIn(minor, account.currency);

@@ -17,6 +17,7 @@ import {
   balanceByDay,
   balanceTransactionView,
   listBalanceTransactions,
+  reportDay,
   settlementReport,
 } from '../../platform/payouts/reports.ts';
 import type { MerchantScope } from '../sites.ts';
@@ -124,7 +125,7 @@ export async function registerPayoutRoutes(app: ZodApp, deps: PayoutRoutesDeps):
         summary:
           'The site’s balance by day (Tessera extension): CSV (RFC 4180) of gross, fees, net and the closing balance per currency',
         tags: ['payouts'],
-        querystring: z.object({ siteId: intField.optional(), from: z.iso.date(), to: z.iso.date() }),
+        querystring: z.object({ siteId: intField.optional(), from: reportDay, to: reportDay }),
         response: { 200: z.string().describe('text/csv'), ...standardErrors },
       },
     },

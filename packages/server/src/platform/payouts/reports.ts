@@ -2,12 +2,24 @@
 // settlement report of one payout, the tenant's balance by day and the operator's revenue by day. CSV is
 // RFC 4180 with stable columns: amounts as decimal strings in the currency's own exponent, times in UTC.
 import { sql } from 'kysely';
+import { z } from 'zod';
 import type { Executor } from '../db/database.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { formatAmountIn } from '../money/amount.ts';
 import type { BalanceTransactionRow, BalanceTransactionType } from './balance-transactions.ts';
 import type { PayoutRow } from './payout-view.ts';
 import { type Owner, ownerKey } from './terms.ts';
+
+/** A report's day, YYYY-MM-DD, from 1970 (Postgres has no year 0, and nothing here is older). */
+export const reportDay = z.iso
+  .date()
+  .refine((day) => day >= '1970-01-01', 'must be a day from 1970-01-01 on, YYYY-MM-DD');
+
+/** A statement's month, YYYY-MM, from 1970. */
+export const reportMonth = z
+  .string()
+  .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month, YYYY-MM')
+  .refine((month) => month >= '1970-01', 'must be a month from 1970-01 on');
 
 export interface BalanceTransactionView {
   id: string;

@@ -41,7 +41,8 @@ const parser = new XMLParser({
       'TxInfAndSts',
       'StsRsnInf',
     ].includes(name),
-  processEntities: true,
+  // No entity expansion: a statement never needs one, and a DOCTYPE of nested entities could blow up.
+  processEntities: false,
 });
 
 export function readBankFile(text: string): BankFile {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';
 import { sendCsv } from '../../../platform/http/csv-reply.ts';
 import { formatAmountIn } from '../../../platform/money/amount.ts';
+import { reportMonth } from '../../../platform/payouts/reports.ts';
 import type { Account, AccountsService } from '../../accounts/accounts-service.ts';
 import { type Authenticators, requireCustomer } from '../authenticate.ts';
 import { errors } from '../schemas.ts';
@@ -95,7 +96,7 @@ export async function registerAccountsRoutes(
         security,
         params: z.object({ accountId: z.string().max(64) }),
         querystring: z.object({
-          month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month, YYYY-MM'),
+          month: reportMonth,
         }),
         response: { 200: z.string().describe('text/csv'), ...errors(400, 401, 404) },
       },

@@ -8,7 +8,12 @@ import { sendCsv } from '../../../platform/http/csv-reply.ts';
 import { formatAmountIn } from '../../../platform/money/amount.ts';
 import { balancesOf } from '../../../platform/payouts/balance-transactions.ts';
 import { reconcile } from '../../../platform/payouts/reconcile.ts';
-import { balanceByDay, revenueByDay, settlementReport } from '../../../platform/payouts/reports.ts';
+import {
+  balanceByDay,
+  reportDay,
+  revenueByDay,
+  settlementReport,
+} from '../../../platform/payouts/reports.ts';
 import { parseOwnerKey } from '../../../platform/payouts/terms.ts';
 import { sendConsolePage } from '../console-http.ts';
 import { details, filterForm, link, listView, money, status, when } from '../console-layout.ts';
@@ -30,8 +35,6 @@ import {
   textQuery,
   viewerOf,
 } from './route-kit.ts';
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 export async function registerPayoutsConsoleRoutes(
   app: FastifyInstance,
@@ -259,13 +262,17 @@ export async function registerPayoutsConsoleRoutes(
   });
 
   const range = (request: FastifyRequest) => {
-    const { from = '', to = '' } = textQuery(request);
-    if (!DAY.test(from))
-      throw new DomainError('validation_failed', 'from must be a day (YYYY-MM-DD)', { field: 'from' });
-    if (!DAY.test(to))
-      throw new DomainError('validation_failed', 'to must be a day (YYYY-MM-DD)', { field: 'to' });
-    return { from, to };
+    const q = textQuery(request);
+    for (const field of ['from', 'to'] as const) {
+      if (!reportDay.safeParse(q[field]).success) {
+        throw new DomainError('validation_failed', `${field} must be a day (YYYY-MM-DD) from 1970 on`, {
+          field,
+        });
+      }
+    }
+    return { from: q.from as string, to: q.to as string };
   };
+
   app.get('/money/reports/balance.csv', async (request: FastifyRequest, reply: FastifyReply) => {
     const { from, to } = range(request);
     const key = await ownerFor(db, viewerOf(request, deps), textQuery(request).tenant ?? '');
