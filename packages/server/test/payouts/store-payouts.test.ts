@@ -149,6 +149,30 @@ describe('a store paid in USDC that settles in EUR', () => {
       clean: true,
       findings: [],
     });
+    // The balance by day over the whole history: each day's closing is the last one plus its net, and the
+    // last day closes at the balance.
+    const from = new Date(Date.parse(date) - 9 * 86_400_000).toISOString().slice(0, 10);
+    const byDay = await h.request('GET', `/crypto/api/stores/balance/report?from=${from}&to=${date}`, {
+      headers: store.auth,
+    });
+    const days = byDay.text
+      .trimEnd()
+      .split('\r\n')
+      .slice(1)
+      .map((line) => line.split(','));
+    expect(days).toHaveLength(10);
+    const cents = (text: string) =>
+      BigInt(text.replace('.', '').replace('-', '')) * (text.startsWith('-') ? -1n : 1n);
+    let closing = 0n;
+    for (const [, currency, , , net, close] of days) {
+      expect(currency).toBe('EUR');
+      closing += cents(net as string);
+      expect(cents(close as string)).toBe(closing);
+    }
+    const now = await balance();
+    expect(closing).toBe(
+      cents(now?.available ?? '0') + cents(now?.pending ?? '0') + cents(now?.reserved ?? '0'),
+    );
   });
 
   it('refuses a payout above the available balance, in the crypto API’s envelope naming the field', async () => {

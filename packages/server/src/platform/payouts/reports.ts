@@ -124,6 +124,9 @@ export async function settlementReport(db: Executor, payout: PayoutRow): Promise
  */
 export async function balanceByDay(db: Executor, owner: Owner, from: string, to: string): Promise<string> {
   checkRange(from, to);
+  // One pass over the tenant's rows: the opening balance before the first day, each day's sums, and the
+  // closing balances as a running total over the days (not a sum of the whole history per day).
+  const key = ownerKey(owner);
   const { rows } = await sql<{
     day: string;
     currency: string;
@@ -132,22 +135,25 @@ export async function balanceByDay(db: Executor, owner: Owner, from: string, to:
     net: string;
     closing: string;
   }>`
-    WITH days AS (
+    WITH mine AS (
+      SELECT currency, created_at, gross, fee, net FROM balance_transactions
+      WHERE owner = ${key} AND created_at < ${to}::date + 1
+    ), opening AS (
+      SELECT currency, sum(net) FILTER (WHERE created_at < ${from}::date) AS total FROM mine GROUP BY currency
+    ), daily AS (
+      SELECT currency, (created_at AT TIME ZONE 'UTC')::date AS day, sum(gross) AS gross, sum(fee) AS fee,
+        sum(net) AS net
+      FROM mine WHERE created_at >= ${from}::date GROUP BY 1, 2
+    ), days AS (
       SELECT d::date AS day FROM generate_series(${from}::date, ${to}::date, interval '1 day') d
-    ), currencies AS (
-      SELECT DISTINCT currency FROM balance_transactions WHERE owner = ${ownerKey(owner)}
     )
-    SELECT to_char(days.day, 'YYYY-MM-DD') AS day, c.currency,
-      coalesce(sum(b.gross) FILTER (WHERE b.created_at >= days.day), 0)::text AS gross,
-      coalesce(sum(b.fee) FILTER (WHERE b.created_at >= days.day), 0)::text AS fee,
-      coalesce(sum(b.net) FILTER (WHERE b.created_at >= days.day), 0)::text AS net,
-      (SELECT coalesce(sum(net), 0) FROM balance_transactions
-        WHERE owner = ${ownerKey(owner)} AND currency = c.currency
-          AND created_at < days.day + 1)::text AS closing
-    FROM days CROSS JOIN currencies c
-    LEFT JOIN balance_transactions b ON b.owner = ${ownerKey(owner)} AND b.currency = c.currency
-      AND b.created_at >= days.day AND b.created_at < days.day + 1
-    GROUP BY days.day, c.currency ORDER BY days.day, c.currency`.execute(db);
+    SELECT to_char(days.day, 'YYYY-MM-DD') AS day, o.currency,
+      coalesce(d.gross, 0)::text AS gross, coalesce(d.fee, 0)::text AS fee, coalesce(d.net, 0)::text AS net,
+      (coalesce(o.total, 0) + sum(coalesce(d.net, 0)) OVER (PARTITION BY o.currency ORDER BY days.day))::text
+        AS closing
+    FROM days CROSS JOIN opening o
+    LEFT JOIN daily d ON d.currency = o.currency AND d.day = days.day
+    ORDER BY days.day, o.currency`.execute(db);
   return toCsv(
     ['date', 'currency', 'gross', 'fee', 'net', 'closing_balance'],
     rows.map((r) => [
