@@ -72,6 +72,9 @@ export function ulid(timeMs: number = Date.now()): string {
   return time + lastRandom.map((d) => CROCKFORD.charAt(d)).join('');
 }
 
+/** How every id of this kind starts ('po_' for a payout): what tells our references from others'. */
+export const idPrefix = (kind: IdKind): string => `${PREFIXES[kind]}_`;
+
 export function newId(kind: IdKind, timeMs?: number): string {
   return `${PREFIXES[kind]}_${ulid(timeMs)}`;
 }

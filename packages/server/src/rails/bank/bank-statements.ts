@@ -2,9 +2,12 @@
 // camt.053 statements / camt.054 debit-credit notifications, any version, read for what concerns our
 // payouts. A debit booked for a payout (one entry per payout, or one batch entry whose details list them,
 // or a batch entry naming our message) pays it; a rejection fails it; a credit that returns a payout,
-// with its reason code, returns it. A file that is not one of these, or lacks what it must have, is
-// refused whole with the reason.
+// with its reason code, returns it. Lines that are not about ours (the operator's account statement
+// carries all its other traffic: no payout id as EndToEndId, no payment file of ours as MsgId) are counted
+// and passed over. A file that is not one of these, or lacks what it must have, is refused whole with the
+// reason.
 import { XMLParser } from 'fast-xml-parser';
+import { idPrefix } from '../../platform/ids.ts';
 
 export type BankNews =
   | { kind: 'paid'; endToEndId: string; amount: string; currency: string; bookingDate: string | null }
@@ -24,6 +27,9 @@ export interface BankFile {
 export class BankFileError extends Error {}
 
 type Node = Record<string, unknown>;
+
+const isOurPayout = (reference: string) => reference.startsWith(idPrefix('payout'));
+const isOurFile = (messageId: string) => messageId.startsWith(idPrefix('bankFile'));
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -52,8 +58,6 @@ export function readBankFile(text: string): BankFile {
   } catch (err) {
     throw new BankFileError(`not well-formed XML: ${(err as Error).message}`);
   }
-  const document = doc.Document as Node | undefined;
-  if (!document || typeof document !== 'object') throw new BankFileError('no ISO 20022 Document element');
   // The parser drops namespaces (banks use a default namespace or a prefix): read it off the start tag.
   const start = /<(?:[\w.-]+:)?Document\b[^>]*>/.exec(text)?.[0] ?? '';
   const namespace = /urn:iso:std:iso:20022:tech:xsd:[\w.]+/.exec(start)?.[0] ?? '';
@@ -62,6 +66,8 @@ export function readBankFile(text: string): BankFile {
     | undefined;
   if (!kind)
     throw new BankFileError(`not a pain.002, camt.053 or camt.054 message (namespace "${namespace}")`);
+  const document = doc.Document as Node | undefined;
+  if (!document || typeof document !== 'object') throw new BankFileError('no ISO 20022 Document element');
   if (kind === 'pain.002') return readStatusReport(need(document, 'CstmrPmtStsRpt'));
   const root = need(document, kind === 'camt.053' ? 'BkToCstmrStmt' : 'BkToCstmrDbtCdtNtfctn');
   const reports = (root[kind === 'camt.053' ? 'Stmt' : 'Ntfctn'] as Node[] | undefined) ?? [];
@@ -83,6 +89,10 @@ function readStatusReport(report: Node): BankFile {
   };
   const group = need(report, 'OrgnlGrpInfAndSts');
   const originalMessage = text1(group, 'OrgnlMsgId');
+  if (!isOurFile(originalMessage)) {
+    file.ignored++;
+    return file;
+  }
   if (group.GrpSts === 'RJCT') {
     file.news.push({ kind: 'failed_message', messageId: originalMessage, reasonCode: reasonOf(group) });
     return file;
@@ -94,8 +104,9 @@ function readStatusReport(report: Node): BankFile {
     }
     for (const tx of (block.TxInfAndSts as Node[] | undefined) ?? []) {
       const endToEndId = text1(tx, 'OrgnlEndToEndId');
-      if (tx.TxSts === 'RJCT') file.news.push({ kind: 'failed', endToEndId, reasonCode: reasonOf(tx) });
-      else file.ignored++;
+      if (tx.TxSts === 'RJCT' && isOurPayout(endToEndId)) {
+        file.news.push({ kind: 'failed', endToEndId, reasonCode: reasonOf(tx) });
+      } else file.ignored++;
     }
   }
   return file;
@@ -117,7 +128,9 @@ function readEntry(entry: Node, file: BankFile): void {
     .map((d) => d.Btch as Node | undefined)
     .find((b) => b?.MsgId);
   if (details.length === 0 && batch && direction === 'DBIT') {
-    file.news.push({ kind: 'paid_batch', messageId: String(batch.MsgId), ...entryAmount, bookingDate });
+    const messageId = String(batch.MsgId);
+    if (isOurFile(messageId)) file.news.push({ kind: 'paid_batch', messageId, ...entryAmount, bookingDate });
+    else file.ignored++;
     return;
   }
   for (const tx of details) {
@@ -129,7 +142,7 @@ function readEntry(entry: Node, file: BankFile): void {
           (tx.Refs as Node | undefined)?.EndToEndId ?? (returned.OrgnlEndToEndId as string | undefined) ?? '',
         )
       : String(endToEndId ?? '');
-    if (!reference || reference === 'NOTPROVIDED') {
+    if (!isOurPayout(reference)) {
       file.ignored++;
       continue;
     }
