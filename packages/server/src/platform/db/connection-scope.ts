@@ -126,8 +126,11 @@ export class UnitOfWork {
   private readonly borrowed = new BorrowedConnection(this);
   private savepoints = 0;
   private state: 'new' | 'open' | 'finished' = 'new';
-  private readonly afterCommit = new Set<() => void>();
+  /** In registration order; a rollback to a savepoint drops what was registered after it */
+  private readonly afterCommit: (() => void)[] = [];
   private readonly committedTasks: (() => Promise<void>)[] = [];
+  /** Per savepoint: how many callbacks and tasks were registered when it was made */
+  private readonly marks = new Map<string, { callbacks: number; tasks: number }>();
 
   constructor(private readonly driver: ScopedDriver) {}
 
@@ -152,7 +155,7 @@ export class UnitOfWork {
 
   /** Runs once the unit has committed (a worker to wake, say). */
   onCommit(callback: () => void): void {
-    this.afterCommit.add(callback);
+    this.afterCommit.push(callback);
   }
 
   /** Runs once the unit has committed, and the unit's commit waits for it (see whenCommitted). */
@@ -188,7 +191,7 @@ export class UnitOfWork {
     }
     connection.release();
     if (outcome !== 'commit') return;
-    for (const callback of this.afterCommit) callback();
+    for (const callback of new Set(this.afterCommit)) callback();
     // Best effort: the unit is committed whatever a task meets (a task reports its own failures).
     for (const task of this.committedTasks) await task().catch(() => undefined);
   }
@@ -197,11 +200,21 @@ export class UnitOfWork {
   async savepoint(): Promise<string> {
     const name = `unit_step_${++this.savepoints}`;
     await this.execute(CompiledQuery.raw(`savepoint ${name}`));
+    this.marks.set(name, { callbacks: this.afterCommit.length, tasks: this.committedTasks.length });
     return name;
   }
 
+  /**
+   * Undoes what the savepoint's step did, and forgets what that step asked to run after the commit: a
+   * callback registered there (a cache of rows it wrote, say) must not run for rows that are gone.
+   */
   async rollbackTo(name: string): Promise<void> {
     await this.execute(CompiledQuery.raw(`rollback to savepoint ${name}`));
+    const mark = this.marks.get(name);
+    if (mark) {
+      this.afterCommit.length = mark.callbacks;
+      this.committedTasks.length = mark.tasks;
+    }
   }
 }
 
