@@ -153,7 +153,7 @@ describe('tessera payout-run, report and reconcile', () => {
     await mkdir(inbox, { recursive: true });
     await writeFile(
       join(inbox, 'stray.xml'),
-      `<?xml version="1.0"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.002.001.10"><CstmrPmtStsRpt><GrpHdr><MsgId>S1</MsgId></GrpHdr><OrgnlGrpInfAndSts><OrgnlMsgId>X</OrgnlMsgId><GrpSts>PART</GrpSts></OrgnlGrpInfAndSts><OrgnlPmtInfAndSts><TxInfAndSts><OrgnlEndToEndId>po_STRAY</OrgnlEndToEndId><TxSts>RJCT</TxSts></TxInfAndSts></OrgnlPmtInfAndSts></CstmrPmtStsRpt></Document>`,
+      `<?xml version="1.0"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.002.001.10"><CstmrPmtStsRpt><GrpHdr><MsgId>S1</MsgId></GrpHdr><OrgnlGrpInfAndSts><OrgnlMsgId>bkf_STRAYFILE</OrgnlMsgId><GrpSts>PART</GrpSts></OrgnlGrpInfAndSts><OrgnlPmtInfAndSts><TxInfAndSts><OrgnlEndToEndId>po_STRAY</OrgnlEndToEndId><TxSts>RJCT</TxSts></TxInfAndSts></OrgnlPmtInfAndSts></CstmrPmtStsRpt></Document>`,
     );
     await h.advanceClock(1);
     const dirty = await runCli(['reconcile'], env);
