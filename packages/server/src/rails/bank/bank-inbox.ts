@@ -43,7 +43,9 @@ export class BankInbox {
       file = readBankFile(text);
     } catch (err) {
       if (!(err instanceof BankFileError)) throw err;
-      await this.record(sha256, name, 'unknown', 'rejected', err.message, []);
+      await this.deps.transact((tx) =>
+        this.recordIn(tx, sha256, name, 'unknown', 'rejected', err.message, []),
+      );
       await moveTo(this.deps.inboxDir, 'rejected', name);
       this.deps.logger.warn({ bankFile: name, reason: err.message }, 'bank file rejected');
       this.deps.onInboxFile?.('rejected');
@@ -141,17 +143,6 @@ export class BankInbox {
           ? 'changed'
           : 'unchanged';
     }
-  }
-
-  private async record(
-    sha256: string,
-    name: string,
-    kind: string,
-    status: 'applied' | 'rejected',
-    detail: string,
-    unmatched: BankNews[],
-  ) {
-    await this.deps.transact((tx) => this.recordIn(tx, sha256, name, kind, status, detail, unmatched));
   }
 
   private async recordIn(
