@@ -275,6 +275,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
 
   const outbox = new Outbox(clock, deliveries);
   const ledger = new Ledger(now);
+  sweeps.register('ledger-rollup', () => ledger.rollUp(db));
   const terms = new TermsStore(clock, tenantCache, config.moneyOut.defaults);
   const payoutLifecycle = new PayoutLifecycle({ ledger, outbox, clock });
   const payouts = new PayoutsService({ db, transact, clock, ledger, outbox, terms });

@@ -224,7 +224,7 @@ describe('payments on chain', () => {
       ['ORDER.PAYMENT.RECEIVED', 'completed'],
     ]);
     const balance = await h.services.db
-      .selectFrom('ledger_accounts')
+      .selectFrom('ledger_balances')
       .select(['posted', 'pending_credits'])
       .where('owner_type', '=', 'crypto_store')
       .where('owner_id', '=', store.id)

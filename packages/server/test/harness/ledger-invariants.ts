@@ -17,7 +17,7 @@ export async function expectLedgerInvariants(h: Harness): Promise<void> {
     ).rows,
   ).toEqual([]);
   const drift = await sql`
-    SELECT a.id FROM ledger_accounts a
+    SELECT a.id FROM ledger_balances a
     WHERE a.posted <> coalesce((SELECT sum(e.amount) FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
                                  WHERE e.account_id = a.id AND t.status = 'posted'), 0)`.execute(db);
   expect(drift.rows).toEqual([]);

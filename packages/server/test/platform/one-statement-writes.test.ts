@@ -81,7 +81,7 @@ async function written(h: Harness): Promise<unknown> {
     balances: await q(`
       SELECT owner_type, owner_id, regexp_replace(purpose, ':\\d+$', '') AS purpose, sum(posted)::text AS posted,
         sum(pending_debits)::text AS pending_debits, sum(pending_credits)::text AS pending_credits
-      FROM ledger_accounts WHERE owner_type LIKE 'payments%' OR owner_type LIKE 'issuing%' OR owner_type = 'platform'
+      FROM ledger_balances WHERE owner_type LIKE 'payments%' OR owner_type LIKE 'issuing%' OR owner_type = 'platform'
       GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`),
     // Fees and what each capture leaves the sites (docs/payouts.md), in creation order.
     balanceTransactions: await q(

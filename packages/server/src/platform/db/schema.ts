@@ -300,6 +300,8 @@ export interface PlatformTables {
   sites: SitesTable;
   stores: StoresTable;
   ledger_accounts: LedgerAccountsTable;
+  /** A view (migration 0034): each account with its deltas not yet rolled up added */
+  ledger_balances: LedgerAccountsTable;
   ledger_transactions: LedgerTransactionsTable;
   ledger_entries: LedgerEntriesTable;
   events: EventsTable;

@@ -1,7 +1,9 @@
 // The double-entry ledger (docs/architecture.md, Ledger): the only code that writes balances. Every movement is
 // a balanced transaction (per asset its entries sum to zero); holds are two-phase; bounded accounts
-// never go below zero. Accounts are locked in id order so concurrent transactions cannot deadlock, and
-// every operation is idempotent by its operation id.
+// never go below zero. Bounded accounts are locked in id order so concurrent transactions cannot deadlock;
+// unbounded ones (a network's receivable, the platform's revenue) are never locked or updated by a posting:
+// they take append-only deltas that the ledger-rollup sweep adds to their rows (migration 0034), so no
+// row is written by every tenant's payments. Every operation is idempotent by its operation id.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterCommit } from '../db/connection-scope.ts';
@@ -169,7 +171,7 @@ export class Ledger {
     input: Omit<OpenAccountInput, 'isBounded'>,
   ): Promise<LedgerAccount | undefined> {
     const row = await db
-      .selectFrom('ledger_accounts')
+      .selectFrom('ledger_balances')
       .selectAll()
       .where('owner_type', '=', input.ownerType)
       .where('owner_id', '=', input.ownerId)
@@ -181,7 +183,7 @@ export class Ledger {
 
   async getAccount(db: Executor, accountId: string): Promise<LedgerAccount | undefined> {
     const row = await db
-      .selectFrom('ledger_accounts')
+      .selectFrom('ledger_balances')
       .selectAll()
       .where('id', '=', accountId)
       .executeTakeFirst();
@@ -211,9 +213,10 @@ export class Ledger {
     const ids = [
       ...new Set([...input.debits.flatMap((d) => d.shards), ...input.credits.map((c) => c.accountId)]),
     ];
+    await lockBounded(tx, ids);
     const { rows } = await sql<{ id: string; available: string }>`
-      SELECT id, (posted - pending_debits)::text AS available FROM ledger_accounts
-      WHERE id = ANY(${ids}::text[]) ORDER BY id FOR UPDATE`.execute(tx);
+      SELECT id, (posted - pending_debits)::text AS available FROM ledger_balances
+      WHERE id = ANY(${ids}::text[])`.execute(tx);
     const available = new Map(rows.map((row) => [row.id, BigInt(row.available)]));
     const legs: Leg[] = [...input.credits];
     for (const debit of input.debits) {
@@ -302,6 +305,20 @@ export class Ledger {
   /** Lapses a hold whose time is up (the owning domain's expiry sweep calls this). Repeating it changes nothing. */
   async expireHold(tx: Tx, holdId: string): Promise<void> {
     await this.releaseHold(tx, holdId, 'expired');
+  }
+
+  /**
+   * Adds the deltas of unbounded accounts (migration 0034) to their rows, up to `limit` at a time until
+   * none is left; the ledger-rollup sweep runs it. Answers how many deltas it moved.
+   */
+  async rollUp(db: Executor, limit = 10_000): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const { rows } = await sql<{ moved: number }>`SELECT moved FROM ledger_rollup(${limit})`.execute(db);
+      const moved = rows[0]?.moved ?? 0;
+      total += moved;
+      if (moved < limit) return total;
+    }
   }
 
   /** Holds still pending whose expiry has passed on the injected clock, oldest first. */
@@ -448,18 +465,20 @@ export class Ledger {
   private async releaseHold(tx: Tx, holdId: string, status: 'voided' | 'expired'): Promise<void> {
     const hold = await this.lockHold(tx, holdId);
     if (hold.status !== 'pending') return;
-    // Releasing only lowers pending amounts, so no bound can break; the locks still go in id order.
-    const ids = [hold.debitAccountId, hold.creditAccountId].sort();
-    await sql`SELECT id FROM ledger_accounts WHERE id = ANY(${ids}::text[]) ORDER BY id FOR UPDATE`.execute(
-      tx,
-    );
+    // Releasing only lowers pending amounts, so no bound can break; the locks still go in id order,
+    // and an unbounded account takes a delta instead (migration 0034), as in ledger_post.
+    await lockBounded(tx, [hold.debitAccountId, hold.creditAccountId]);
+    const amount = hold.amount.toString();
     await sql`
-      WITH debit AS (
-        UPDATE ledger_accounts SET pending_debits = pending_debits - ${hold.amount.toString()}::numeric
-        WHERE id = ${hold.debitAccountId}
-      ), credit AS (
-        UPDATE ledger_accounts SET pending_credits = pending_credits - ${hold.amount.toString()}::numeric
-        WHERE id = ${hold.creditAccountId}
+      WITH changes (id, pd, pc) AS (
+        VALUES (${hold.debitAccountId}::text, ${amount}::numeric, 0::numeric),
+               (${hold.creditAccountId}::text, 0::numeric, ${amount}::numeric)
+      ), bounded AS (
+        UPDATE ledger_accounts a SET pending_debits = a.pending_debits - c.pd, pending_credits = a.pending_credits - c.pc
+        FROM changes c WHERE a.id = c.id AND a.is_bounded
+      ), unbounded AS (
+        INSERT INTO ledger_account_deltas (account_id, posted, pending_debits, pending_credits)
+        SELECT c.id, 0, -c.pd, -c.pc FROM changes c JOIN ledger_accounts a ON a.id = c.id WHERE NOT a.is_bounded
       )
       UPDATE ledger_transactions SET status = ${status}, resolved_at = ${this.now()} WHERE id = ${holdId}`.execute(
       tx,
@@ -600,6 +619,13 @@ function mergeLegs(legs: Leg[]): Leg[] {
   return [...byAccount]
     .filter(([, amount]) => amount !== 0n)
     .map(([accountId, amount]) => ({ accountId, amount }));
+}
+
+/** Locks the bounded ones of these accounts, in id order; unbounded accounts are never locked. */
+async function lockBounded(tx: Tx, ids: string[]): Promise<void> {
+  await sql`SELECT id FROM ledger_accounts WHERE id = ANY(${ids}::text[]) AND is_bounded ORDER BY id FOR UPDATE`.execute(
+    tx,
+  );
 }
 
 const min = (a: bigint, b: bigint) => (a < b ? a : b);

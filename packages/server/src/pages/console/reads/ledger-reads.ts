@@ -38,7 +38,7 @@ export interface LedgerAccountRow {
 }
 
 const ACCOUNT_COLUMNS = sql`a.id, a.owner_type, a.owner_id, a.asset, a.purpose, a.is_bounded, a.posted, a.pending_debits,
-  a.pending_credits, a.created_at FROM ledger_accounts a`;
+  a.pending_credits, a.created_at FROM ledger_balances a`;
 
 export function listLedgerAccounts(db: Executor, viewer: Viewer, f: Filters) {
   return pageOf<LedgerAccountRow>(
