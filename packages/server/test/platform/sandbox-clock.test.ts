@@ -37,6 +37,7 @@ describe('sandbox clock', () => {
       'webhook-deliveries',
       'webhook-waiting-deliveries',
       'idempotency-keys',
+      'ledger-rollup',
       // The rails' own work first (rails/rails.ts), then the APIs'.
       'chain-confirmations',
       'card-network-challenges',

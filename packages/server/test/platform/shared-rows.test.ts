@@ -6,11 +6,11 @@
 // compared with another tenant's same request: none may be in both.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aStore, orderDocument, type TestStore } from '../harness/crypto-builders.ts';
 import type { Harness as HarnessType } from '../harness/harness.ts';
 import { Harness } from '../harness/harness.ts';
-import { aStore, orderDocument } from '../harness/crypto-builders.ts';
 import { aCardholder } from '../harness/issuing-builders.ts';
-import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
+import { aCustomer, aMerchant, anOrder } from '../harness/payments-builders.ts';
 
 let h: HarnessType;
 
@@ -99,66 +99,67 @@ const shared = (a: Set<string>, b: Set<string>) => [...a].filter((row) => b.has(
 
 describe('rows shared between tenants', () => {
   it('a payments order of one merchant touches no row another merchant’s order touches', async () => {
-    const merchants = [await aMerchant(h), await aMerchant(h)];
-    const customers = [await aCustomer(h, merchants[0]!), await aCustomer(h, merchants[1]!)];
-    const order = async (i: number) => {
-      const res = await payments(h, merchants[i]!, 'POST', '/order', anOrder(customers[i]!));
+    const tenants = [];
+    for (let i = 0; i < 2; i++) {
+      const merchant = await aMerchant(h);
+      tenants.push({ merchant, customerId: await aCustomer(h, merchant) });
+    }
+    const [one, two] = tenants as [(typeof tenants)[0], (typeof tenants)[0]];
+    const order = (tenant: typeof one, keyed: boolean) => async () => {
+      const res = await h.request('POST', '/payments/order', {
+        headers: {
+          ...tenant.merchant.auth,
+          ...(keyed ? { 'idempotency-key': `shared-rows-${Math.random()}` } : {}),
+        },
+        form: anOrder(tenant.customerId),
+      });
       expect(res.status).toBe(201);
     };
     // The first order of each opens the accounts it posts to; the measured ones are the common case.
-    await order(0);
-    await order(1);
-    const tables = ['payments_orders'];
+    await order(one, false)();
+    await order(two, false)();
     for (const keyed of [false, true]) {
-      const run = (i: number) => async () => {
-        const res = await h.request('POST', '/payments/order', {
-          headers: {
-            ...merchants[i]!.auth,
-            ...(keyed ? { 'idempotency-key': `shared-rows-${i}-${Math.random()}` } : {}),
-          },
-          form: anOrder(customers[i]!),
-        });
-        expect(res.status).toBe(201);
-      };
-      const a = await rowsTouchedBy(run(0), tables);
-      const b = await rowsTouchedBy(run(1), tables);
+      const a = await rowsTouchedBy(order(one, keyed), ['payments_orders']);
+      const b = await rowsTouchedBy(order(two, keyed), ['payments_orders']);
       expect(shared(a, b), `keyed: ${keyed}`).toEqual([]);
     }
   });
 
   it('a card authorization of one partner touches no row another partner’s authorization touches', async () => {
-    const cardholders = [];
+    const cards: string[] = [];
     for (const name of ['Partner A', 'Partner B']) {
       const partner = await h.admin<{ apiKey: string }>('POST', '/partners', { json: { name } });
-      cardholders.push(await aCardholder(h, partner.body.apiKey, 100_00n));
+      cards.push((await aCardholder(h, partner.body.apiKey, 100_00n)).cardId);
     }
-    const authorize = (i: number) => async () => {
+    const authorize = (cardId: string | undefined) => async () => {
       const res = await h.request('POST', '/sandbox/issuing/authorizations', {
         headers: { authorization: `Bearer ${h.adminToken}` },
-        json: { cardId: cardholders[i]!.cardId, amount: '1.00', currency: 'EUR', merchant: 'Shop' },
+        json: { cardId, amount: '1.00', currency: 'EUR', merchant: 'Shop' },
       });
       expect(res.status).toBeLessThan(300);
     };
-    await authorize(0)();
-    await authorize(1)();
-    const a = await rowsTouchedBy(authorize(0), ['issuing_transactions']);
-    const b = await rowsTouchedBy(authorize(1), ['issuing_transactions']);
+    const [one, two] = cards;
+    await authorize(one)();
+    await authorize(two)();
+    const a = await rowsTouchedBy(authorize(one), ['issuing_transactions']);
+    const b = await rowsTouchedBy(authorize(two), ['issuing_transactions']);
     expect(shared(a, b)).toEqual([]);
   });
 
   it('a crypto order of one store touches no row another store’s order touches', async () => {
-    const stores = [await aStore(h), await aStore(h)];
-    const order = (i: number) => async () => {
+    const order = (store: TestStore) => async () => {
       const res = await h.request('POST', '/crypto/api/stores/orders', {
-        headers: stores[i]!.auth,
+        headers: store.auth,
         json: orderDocument({ reference: `shared-${Math.random()}` }),
       });
       expect(res.status).toBe(201);
     };
-    await order(0)();
-    await order(1)();
-    const a = await rowsTouchedBy(order(0), ['crypto_orders']);
-    const b = await rowsTouchedBy(order(1), ['crypto_orders']);
+    const one = await aStore(h);
+    const two = await aStore(h);
+    await order(one)();
+    await order(two)();
+    const a = await rowsTouchedBy(order(one), ['crypto_orders']);
+    const b = await rowsTouchedBy(order(two), ['crypto_orders']);
     expect(shared(a, b)).toEqual([]);
   });
 });

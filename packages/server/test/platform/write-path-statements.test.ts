@@ -1,8 +1,9 @@
 // The hot write paths' round trips to Postgres, counted on the pool (docs/benchmarks.md, Round trips): a
 // payments order is a read (the customer and the new ids) and one statement with every write; a card
 // authorization one statement (its card's statuses checked in it); a crypto order one INSERT. With an
-// Idempotency-Key the request is one unit of work: BEGIN, the key's lock and row, a savepoint per
-// write, the key's answer, COMMIT.
+// Idempotency-Key a one-statement write carries the key's row and answer in that statement (no more
+// round trips); a write the general way is one transaction: BEGIN, the key's lock and row in one
+// statement, the writes, the key's answer, COMMIT.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
 import { aCardholder } from '../harness/issuing-builders.ts';
@@ -10,6 +11,8 @@ import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-bui
 
 let h: Harness;
 let recording: string[] | undefined;
+/** The last request's statements in full */
+let fullStatements: string[] = [];
 
 beforeAll(async () => {
   h = await Harness.start({
@@ -29,6 +32,7 @@ async function statementsOf(call: (i: number) => Promise<{ status: number }>): P
   recording = [];
   const res = await call(1);
   const sent = recording;
+  fullStatements = sent;
   recording = undefined;
   expect(res.status).toBeLessThan(300);
   return sent.map((s) => s.replace(/\s+/g, ' ').trim().slice(0, 60));
@@ -56,7 +60,7 @@ describe('round trips of the hot write paths', () => {
     expect(sent).toEqual([expect.stringMatching(/^WITH p0 AS \( ?SELECT statement_guard/)]);
   });
 
-  it('a crypto order: one INSERT', async () => {
+  it('a crypto order: one INSERT, keyed or not', async () => {
     const store = await h.admin<{ clientId: string; clientSecret: string }>('POST', '/stores', {
       json: { name: 'Counted' },
     });
@@ -68,9 +72,12 @@ describe('round trips of the hot write paths', () => {
         },
       },
     });
-    const sent = await statementsOf((i) =>
+    const order = (i: number, key?: string) =>
       h.request('POST', '/crypto/api/stores/orders', {
-        headers: { authorization: `Bearer ${session.body.data.id}` },
+        headers: {
+          authorization: `Bearer ${session.body.data.id}`,
+          ...(key ? { 'idempotency-key': `${key}-${i}-${Math.random()}` } : {}),
+        },
         json: {
           data: {
             type: 'orders',
@@ -85,12 +92,18 @@ describe('round trips of the hot write paths', () => {
             },
           },
         },
-      }),
-    );
-    expect(sent).toEqual([expect.stringMatching(/^INSERT INTO crypto_orders/)]);
+      });
+    expect(await statementsOf((i) => order(i))).toEqual([
+      expect.stringMatching(/^INSERT INTO crypto_orders/),
+    ]);
+    // With an Idempotency-Key: still one statement, the key's row and answer in it.
+    expect(await statementsOf((i) => order(i, 'counted'))).toEqual([
+      expect.stringMatching(/^WITH p0 AS \( ?INSERT INTO crypto_orders/),
+    ]);
+    expect(fullStatements[0]).toContain('INSERT INTO idempotency_keys');
   });
 
-  it('a payments order with an Idempotency-Key: the same, inside one unit of work', async () => {
+  it('a payments order with an Idempotency-Key: the same round trips, the key in the write', async () => {
     const merchant = await aMerchant(h);
     const customer = await aCustomer(h, merchant);
     const sent = await statementsOf((i) =>
@@ -99,15 +112,31 @@ describe('round trips of the hot write paths', () => {
         form: anOrder(customer),
       }),
     );
-    expect(sent.map((s) => s.split(' ')[0]?.toLowerCase())).toEqual([
-      'begin',
-      'select', // the key's lock
-      'select', // the key's row, read once the lock is held (a new snapshot)
-      'select', // the customer and the new ids
-      'savepoint',
-      'with', // every write
-      'insert', // the key's answer
-      'commit',
-    ]);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/^SELECT c\.identifier, nextval/);
+    expect(sent[1]).toMatch(/^WITH p0 AS/);
+    const keyPart = await statementsOf((i) =>
+      h.request('POST', '/payments/order', {
+        headers: { ...merchant.auth, 'idempotency-key': `counted-full-${i}-${Math.random()}` },
+        form: anOrder(customer),
+      }),
+    ).then(() => fullStatements.at(-1) ?? '');
+    expect(keyPart).toContain('INSERT INTO idempotency_keys');
+  });
+
+  it('a keyed write the general way: BEGIN with the key’s lock and row, the writes, the answer with COMMIT', async () => {
+    const merchant = await aMerchant(h);
+    const customer = await aCustomer(h, merchant);
+    const sent = await statementsOf((i) =>
+      h.request('POST', '/payments/order', {
+        headers: { ...merchant.auth, 'idempotency-key': `counted-general-${i}-${Math.random()}` },
+        form: anOrder(customer, { saveCard: '1' }),
+      }),
+    );
+    // BEGIN with the key's lock and row, and the key's answer with COMMIT, each one round trip.
+    expect(sent[0]).toMatch(/^begin; SELECT pg_try_advisory_xact_lock/);
+    expect(fullStatements.at(-1)).toMatch(/^INSERT INTO idempotency_keys[\s\S]+;\ncommit$/);
+    const words = sent.map((s) => s.split(' ')[0]?.toLowerCase());
+    expect(words).not.toContain('savepoint');
   });
 });

@@ -21,6 +21,7 @@ import type {
   CryptoOrdersTable,
   CryptoPaymentsTable,
 } from '../../platform/db/schema.ts';
+import { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, invalidState, notFound } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
@@ -195,9 +196,12 @@ export class OrdersService {
       expiresAt,
       now,
     ]);
-    // A new order is one row: one statement, committing by itself, answered from what was written.
+    // A new order is one row: one statement, committing by itself, answered from what was written (with
+    // an Idempotency-Key, sent with the key's answer: nothing in it can refuse).
     if (!input.exchangeRateId) {
-      await this.deps.db.executeQuery(insert);
+      const batch = new StatementBatch();
+      batch.add({ sql: INSERT_ORDER, parameters: insert.parameters });
+      await batch.run(this.deps.db, { deferrable: true });
       return this.toOrder(row, [], undefined);
     }
     const exchangeRateId = input.exchangeRateId;

@@ -4,6 +4,7 @@
 // Recurring orders are billed by a sweep on the injected clock, with the order's retry schedule.
 import type { Selectable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
+import { whenCommitted } from '../../platform/db/connection-scope.ts';
 import type { Db, Executor, Tx } from '../../platform/db/database.ts';
 import { preparedStatement } from '../../platform/db/prepared.ts';
 import type {
@@ -300,8 +301,10 @@ export class PaymentOrdersService {
       transaction,
       identifier: found.identifier,
     });
-    await batch.run(db);
-    await ipn.queued();
+    // Nothing of it is read back and nothing in it can refuse: with an Idempotency-Key it may wait to be
+    // sent with the key's answer (StatementBatch.run), and the IPN's first attempt is queued once it is in.
+    await batch.run(db, { deferrable: true });
+    await whenCommitted(() => ipn.queued());
     return { order, transaction, cardId: null };
   }
 

@@ -6,6 +6,8 @@
 // (the ledger's bounds) raises, and then nothing of the statement is written.
 // The text depends only on which parts were added, so it is sent as a named prepared statement.
 import { createHash } from 'node:crypto';
+import type { CompiledQuery } from 'kysely';
+import { currentUnit } from './connection-scope.ts';
 import type { Executor } from './database.ts';
 import { preparedStatement } from './prepared.ts';
 
@@ -42,12 +44,52 @@ export class StatementBatch {
     return this.parts.length === 0;
   }
 
-  /** Sends every part as one statement; answers the rows of each returning part, by index. */
-  async run(executor: Executor): Promise<Map<number, Record<string, unknown>[]>> {
+  /**
+   * Sends every part as one statement; answers the rows of each returning part, by index. With
+   * `deferrable` (a step that reads none of its rows back and cannot be refused) inside a lazy unit of
+   * work (a keyed request that has not written yet), the statement is kept and sent at the unit's commit
+   * with the key's answer as one more part: then nothing is answered here.
+   */
+  async run(
+    executor: Executor,
+    options: { deferrable?: boolean } = {},
+  ): Promise<Map<number, Record<string, unknown>[]>> {
+    if (
+      options.deferrable &&
+      currentUnit()?.deferBatch({ send: (execute, last) => this.send(execute, last) })
+    ) {
+      return new Map();
+    }
+    const { rows } = await executor.executeQuery<{ part: number; row: Record<string, unknown> }>(
+      this.compile(),
+    );
+    const byPart = new Map<number, Record<string, unknown>[]>();
+    for (const row of rows) byPart.set(row.part, [...(byPart.get(row.part) ?? []), row.row]);
+    return byPart;
+  }
+
+  private async send(
+    execute: (query: CompiledQuery) => Promise<unknown>,
+    last: StatementPart | undefined,
+  ): Promise<void> {
+    await execute(this.compile(last));
+  }
+
+  private compile(last?: StatementPart): CompiledQuery {
+    const parts = last ? [...this.parts, last] : this.parts;
+    const [only] = parts;
+    // One part alone is sent as it is (a plain INSERT needs no CTE around it).
+    if (parts.length === 1 && only && !only.returns) {
+      return preparedStatement(
+        `batch_${createHash('sha1').update(only.sql).digest('hex').slice(0, 24)}`,
+        only.sql,
+        [...only.parameters],
+      );
+    }
     const parameters: unknown[] = [];
     const ctes: string[] = [];
     const selects: string[] = [];
-    this.parts.forEach((part, index) => {
+    parts.forEach((part, index) => {
       const offset = parameters.length;
       parameters.push(...part.parameters);
       const sql = part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
@@ -60,11 +102,6 @@ export class StatementBatch {
         ? selects.join('\nUNION ALL\n')
         : 'SELECT NULL::int AS part, NULL::jsonb AS row WHERE false');
     const name = `batch_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
-    const { rows } = await executor.executeQuery<{ part: number; row: Record<string, unknown> }>(
-      preparedStatement(name, text, parameters),
-    );
-    const byPart = new Map<number, Record<string, unknown>[]>();
-    for (const row of rows) byPart.set(row.part, [...(byPart.get(row.part) ?? []), row.row]);
-    return byPart;
+    return preparedStatement(name, text, parameters);
   }
 }

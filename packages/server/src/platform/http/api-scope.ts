@@ -88,7 +88,7 @@ export async function mountApi(app: FastifyInstance, options: ApiScopeOptions): 
         if (path.startsWith(`${bareDocs}/`)) allowInlineStyles(reply);
       });
       await scope.register(async (routes) => {
-        addIdempotencyHooks(routes, options.idempotency);
+        addIdempotencyHooks(routes, options.idempotency, options.presenter);
         await options.routes(asZod(routes));
       });
       scope.addHook('onReady', async () => {

@@ -1,12 +1,19 @@
 // Idempotency-Key handling for every mutating route of a scope (docs/architecture.md, Idempotency keys). Runs after the
-// scope's auth, so keys are namespaced by the caller. A keyed request runs as one unit of work: same key
-// and request again → the stored answer with `Idempotency-Replayed: true`; same key, other request →
-// 422 naming the key; while the first still runs → 409. A 5xx answer rolls the whole request back and
+// scope's auth, so keys are namespaced by the caller. A keyed request runs as one unit of work (lazy: it
+// costs no round trip until it writes, and a one-statement write carries the key's row): same key and
+// request again → the stored answer with `Idempotency-Replayed: true`; same key, other request → 422
+// naming the key; while the first still runs → 409. A 5xx answer rolls the whole request back and
 // stores nothing, so the retry runs afresh; any other answer commits with the request's effect.
-import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { UnitOfWork } from '../db/connection-scope.ts';
 import { DomainError } from '../errors/domain-error.ts';
-import { hashRequest, type IdempotencyClaim, type IdempotencyStore } from './idempotency-store.ts';
+import {
+  type BeginResult,
+  hashRequest,
+  type IdempotencyClaim,
+  type IdempotencyStore,
+  KeyAlreadyUsed,
+} from './idempotency-store.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -18,7 +25,22 @@ interface KeyedRequest {
 }
 const keyed = new WeakMap<FastifyRequest, KeyedRequest>();
 
-export function addIdempotencyHooks(app: FastifyInstance, store: IdempotencyStore): void {
+/** Renders an error in the scope's envelope, for answers decided after the handler (in onSend). */
+export type KeyErrorPresenter = (error: DomainError, requestId: string) => { status: number; body: unknown };
+
+export function addIdempotencyHooks(
+  app: FastifyInstance,
+  store: IdempotencyStore,
+  present?: KeyErrorPresenter,
+): void {
+  // In onSend the scope's error handler no longer runs: its envelope is rendered here.
+  const answerError = (request: FastifyRequest, reply: FastifyReply, error: DomainError) => {
+    if (!present) throw error;
+    const rendered = present(error, request.id);
+    reply.code(rendered.status).header('content-type', 'application/json; charset=utf-8');
+    return JSON.stringify(rendered.body);
+  };
+
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
     if (!methods.some((method) => MUTATING.has(method))) return;
@@ -43,43 +65,24 @@ export function addIdempotencyHooks(app: FastifyInstance, store: IdempotencyStor
         key: checkKey(key),
         requestHash: hashRequest(request.method, request.url, request.body),
       };
-      const begun = await store.begin(claim);
-      switch (begun.outcome) {
-        case 'run':
-          keyed.set(request, { claim, unit: begun.unit });
-          return begun.unit.run(async () => handler.call(this, request, reply));
-        case 'replay':
-          return reply
-            .code(begun.status)
-            .header('content-type', begun.contentType)
-            .header('idempotency-replayed', 'true')
-            .send(begun.body);
-        case 'mismatch':
-          throw keyError(
-            'idempotency_mismatch',
-            `Idempotency-Key "${claim.key}" was already used for a different request`,
-          );
-        case 'in_progress':
-          throw keyError(
-            'idempotency_in_progress',
-            `a request with Idempotency-Key "${claim.key}" is still in progress`,
-          );
-        case 'expired':
-          throw keyError(
-            'idempotency_key_expired',
-            `Idempotency-Key "${claim.key}" already ran this request at ${begun.usedAt.toISOString()} ` +
-              `(answered ${begun.status}); that answer is no longer kept and the request does not run twice: ` +
-              'look the result up, or send a new key to run it again',
-          );
+      const unit = store.open(claim);
+      keyed.set(request, { claim, unit });
+      try {
+        return await unit.run(async () => handler.call(this, request, reply));
+      } catch (err) {
+        if (!(err instanceof KeyAlreadyUsed)) throw err;
+        await unit.finish('rollback');
+        return answerUsedKey(reply, claim, err.decision);
       }
     };
   });
 
   // The answer is final here, before a byte of it is sent: record it and commit with the effect. A
-  // failed commit turns into an error answer (the error handler runs), and nothing was stored.
+  // failed commit turns into an error answer (the error handler runs), and nothing was stored. A key
+  // whose row committed first (a duplicate that raced this one) answers what that row says instead.
   app.addHook('onSend', async (request, reply, payload) => {
     const pending = keyed.get(request);
-    if (!pending?.unit.isOpen) return payload;
+    if (!pending?.unit.isActive) return payload;
     // An empty answer (a redirect, a 204) is an answer: it is stored and the effect commits. Only a body
     // that cannot be stored (a stream) rolls the request back.
     const body =
@@ -94,20 +97,28 @@ export function addIdempotencyHooks(app: FastifyInstance, store: IdempotencyStor
       await pending.unit.finish('rollback');
       return payload;
     }
+    let used: Awaited<ReturnType<IdempotencyStore['commit']>>;
     try {
-      await store.record(pending.unit, pending.claim, {
+      used = await store.commit(pending.unit, pending.claim, {
         status: reply.statusCode,
         contentType: String(reply.getHeader('content-type') ?? 'application/json'),
         body,
       });
-      await pending.unit.finish('commit');
     } catch (err) {
       await pending.unit.finish('rollback');
-      throw new DomainError('internal', 'the request could not be committed; retry it with the same key', {
-        cause: err,
-      });
+      request.log.error({ err }, 'a keyed request could not be committed');
+      return answerError(
+        request,
+        reply,
+        new DomainError('internal', 'the request could not be committed; retry it with the same key', {
+          cause: err,
+        }),
+      );
     }
-    return payload;
+    if (!used) return payload;
+    if (used.outcome !== 'replay') return answerError(request, reply, usedKeyError(pending.claim, used));
+    reply.code(used.status).header('content-type', used.contentType).header('idempotency-replayed', 'true');
+    return used.body;
   });
 
   // A request that ended without passing onSend (an error in a later hook, a destroyed socket) ends its
@@ -115,6 +126,39 @@ export function addIdempotencyHooks(app: FastifyInstance, store: IdempotencyStor
   app.addHook('onResponse', async (request) => {
     await keyed.get(request)?.unit.finish('rollback');
   });
+}
+
+type UsedKey = Exclude<BeginResult, { outcome: 'run' }>;
+
+function answerUsedKey(reply: FastifyReply, claim: IdempotencyClaim, used: UsedKey) {
+  if (used.outcome !== 'replay') throw usedKeyError(claim, used);
+  return reply
+    .code(used.status)
+    .header('content-type', used.contentType)
+    .header('idempotency-replayed', 'true')
+    .send(used.body);
+}
+
+function usedKeyError(claim: IdempotencyClaim, used: Exclude<UsedKey, { outcome: 'replay' }>): DomainError {
+  switch (used.outcome) {
+    case 'mismatch':
+      return keyError(
+        'idempotency_mismatch',
+        `Idempotency-Key "${claim.key}" was already used for a different request`,
+      );
+    case 'in_progress':
+      return keyError(
+        'idempotency_in_progress',
+        `a request with Idempotency-Key "${claim.key}" is still in progress`,
+      );
+    case 'expired':
+      return keyError(
+        'idempotency_key_expired',
+        `Idempotency-Key "${claim.key}" already ran this request at ${used.usedAt.toISOString()} ` +
+          `(answered ${used.status}); that answer is no longer kept and the request does not run twice: ` +
+          'look the result up, or send a new key to run it again',
+      );
+  }
 }
 
 function checkKey(key: string | string[]): string {

@@ -3,12 +3,12 @@
 // answer before it commits. So a key's row exists exactly when the request's effect does; a process
 // that dies mid-request takes its lock and its uncommitted effect with it, and the retry runs afresh.
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Clock } from '../clock/clock.ts';
 import { addSeconds } from '../clock/clock.ts';
 import type { Encryptor } from '../crypto/encryption.ts';
 import type { UnitOfWork } from '../db/connection-scope.ts';
-import type { Db } from '../db/database.ts';
+import { type Db, pgErrorCode } from '../db/database.ts';
+import { preparedStatement } from '../db/prepared.ts';
 
 /** How long an answer is replayed (default: 24 h, as Stripe) */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -34,6 +34,14 @@ export interface IdempotencyClaim {
   requestHash: string;
 }
 
+/** Thrown inside a keyed request when its unit opens and finds the key held or used: answer `decision`. */
+export class KeyAlreadyUsed extends Error {
+  constructor(readonly decision: Exclude<BeginResult, { outcome: 'run' }>) {
+    super(`the Idempotency-Key was ${decision.outcome === 'in_progress' ? 'in use' : 'used'}`);
+    this.name = 'KeyAlreadyUsed';
+  }
+}
+
 export class IdempotencyStore {
   constructor(
     private readonly db: Db,
@@ -43,45 +51,83 @@ export class IdempotencyStore {
   ) {}
 
   /**
-   * Opens the request's unit of work holding the key's lock, or tells why the request must not run:
-   * another request holds the key now, or the key was used (replay, mismatch, or its answer expired).
+   * The request's unit of work, lazy: nothing is sent yet. When the request first writes, the unit opens
+   * its transaction and takes the key's lock with its row in one statement; a key held by a request
+   * still running, or already used, stops the request there (KeyAlreadyUsed). A request that writes in
+   * one statement never opens it: its write is sent with the key's row at `commit`, where the key's
+   * primary key is the lock (a duplicate waits for the first to commit, then finds its row).
    */
-  async begin(claim: IdempotencyClaim): Promise<BeginResult> {
+  open(claim: IdempotencyClaim): UnitOfWork {
     const unit = this.createUnit();
-    await unit.begin();
-    try {
-      const result = await unit.run(() => this.decide(claim, unit));
-      if (result.outcome !== 'run') await unit.finish('rollback');
-      return result;
-    } catch (err) {
-      await unit.finish('rollback');
-      throw err;
-    }
-  }
-
-  private async decide(claim: IdempotencyClaim, unit: UnitOfWork): Promise<BeginResult> {
-    const { rows } = await sql<{ locked: boolean }>`
-      SELECT pg_try_advisory_xact_lock(hashtextextended(${`${claim.scope}\n${claim.key}`}, 0)) AS locked
-    `.execute(this.db);
-    if (!rows[0]?.locked) return { outcome: 'in_progress' };
-    // A new statement, so a new snapshot: it sees the row of a request that committed just before the
-    // lock was ours (a commit is visible before its locks are released).
-    const existing = await this.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('scope', '=', claim.scope)
-      .where('key', '=', claim.key)
-      .executeTakeFirst();
-    const now = this.clock.now();
-    if (!existing) return { outcome: 'run', unit };
-    if (existing.retain_until <= now) {
+    unit.beginLazily(async (begin, literal) => {
+      const rows = await begin(
+        `SELECT pg_try_advisory_xact_lock(hashtextextended(${literal(lockKey(claim))}, 0)) AS locked, k.*
+         FROM (SELECT 1) one LEFT JOIN (${KEY_ROW} WHERE scope = ${literal(claim.scope)} AND key = ${literal(claim.key)}) k ON true`,
+      );
+      const row = rows[0] as (KeyRow & { locked: boolean }) | undefined;
+      if (!row?.locked) throw new KeyAlreadyUsed({ outcome: 'in_progress' });
+      if (row.request_hash === null) return;
+      const decision = this.decide(claim, row);
+      if (decision.outcome !== 'run') throw new KeyAlreadyUsed(decision);
+      // Past its retention and not yet purged: forgotten, and this request runs.
       await this.db
         .deleteFrom('idempotency_keys')
         .where('scope', '=', claim.scope)
         .where('key', '=', claim.key)
         .execute();
-      return { outcome: 'run', unit };
+    });
+    return unit;
+  }
+
+  /**
+   * Commits the unit with the key's row and answer. Undefined when stored; when the key turned out to be
+   * used meanwhile (its row committed first), nothing of the unit is kept and the answer is what that
+   * key decides (a replay, a mismatch).
+   */
+  async commit(
+    unit: UnitOfWork,
+    claim: IdempotencyClaim,
+    answer: StoredAnswer,
+  ): Promise<Exclude<BeginResult, { outcome: 'run' }> | undefined> {
+    try {
+      await unit.commitWith(this.keyRow(claim, answer));
+      return undefined;
+    } catch (err) {
+      if (!isKeyTaken(err)) throw err;
     }
+    const row = await this.find(claim);
+    const decision = row ? this.decide(claim, row) : undefined;
+    if (decision && decision.outcome !== 'run') return decision;
+    // Gone, or past retention and not yet purged: forgotten now, and the client's retry runs afresh.
+    await this.db
+      .deleteFrom('idempotency_keys')
+      .where('scope', '=', claim.scope)
+      .where('key', '=', claim.key)
+      .where('retain_until', '<=', this.clock.now())
+      .execute();
+    return { outcome: 'in_progress' };
+  }
+
+  private async find(claim: IdempotencyClaim): Promise<KeyRow | undefined> {
+    return this.db
+      .selectFrom('idempotency_keys')
+      .select([
+        'request_hash',
+        'response_status',
+        'response_content_type',
+        'response_body_enc',
+        'created_at',
+        'expires_at',
+        'retain_until',
+      ])
+      .where('scope', '=', claim.scope)
+      .where('key', '=', claim.key)
+      .executeTakeFirst();
+  }
+
+  private decide(claim: IdempotencyClaim, existing: KeyRow): BeginResult {
+    const now = this.clock.now();
+    if (existing.retain_until <= now) return { outcome: 'run', unit: undefined as never };
     if (existing.request_hash !== claim.requestHash) return { outcome: 'mismatch' };
     if (existing.expires_at <= now || existing.response_body_enc === null) {
       return { outcome: 'expired', usedAt: existing.created_at, status: existing.response_status };
@@ -94,26 +140,23 @@ export class IdempotencyStore {
     };
   }
 
-  /** Writes the key's row with its answer inside the unit, which the caller then commits. */
-  async record(unit: UnitOfWork, claim: IdempotencyClaim, answer: StoredAnswer): Promise<void> {
+  /** The key's row with its answer: the last part of the request's statement, or its last statement. */
+  private keyRow(claim: IdempotencyClaim, answer: StoredAnswer) {
     const now = this.clock.now();
-    // Straight on the unit's transaction: if this insert fails, the whole unit rolls back anyway.
-    await unit.execute(
-      this.db
-        .insertInto('idempotency_keys')
-        .values({
-          scope: claim.scope,
-          key: claim.key,
-          request_hash: claim.requestHash,
-          response_status: answer.status,
-          response_content_type: answer.contentType,
-          response_body_enc: this.encryptor.encrypt(answer.body, associatedData(claim)),
-          created_at: now,
-          expires_at: addSeconds(now, IDEMPOTENCY_TTL_SECONDS),
-          retain_until: addSeconds(now, IDEMPOTENCY_RETENTION_SECONDS),
-        })
-        .compile(),
-    );
+    return {
+      sql: INSERT_KEY,
+      parameters: [
+        claim.scope,
+        claim.key,
+        claim.requestHash,
+        answer.status,
+        answer.contentType,
+        this.encryptor.encrypt(answer.body, associatedData(claim)),
+        now,
+        addSeconds(now, IDEMPOTENCY_TTL_SECONDS),
+        addSeconds(now, IDEMPOTENCY_RETENTION_SECONDS),
+      ],
+    };
   }
 
   /** Drops answers past their replay window, and tombstones past their retention. */
@@ -131,6 +174,35 @@ export class IdempotencyStore {
       .executeTakeFirst();
     return Number(purged.numUpdatedRows) + Number(deleted.numDeletedRows);
   }
+}
+
+interface KeyRow {
+  request_hash: string;
+  response_status: number;
+  response_content_type: string;
+  response_body_enc: string | null;
+  created_at: Date;
+  expires_at: Date;
+  retain_until: Date;
+}
+
+/**
+ * The key's row, read with its lock in one statement. The row is read on the statement's snapshot, taken
+ * just before the lock: a request with this key that committed in between is missed here, and then its
+ * row stops this one at commit (the primary key), so the effect is never doubled.
+ */
+const KEY_ROW = `SELECT request_hash, response_status, response_content_type, response_body_enc, created_at,
+  expires_at, retain_until FROM idempotency_keys`;
+const INSERT_KEY = `INSERT INTO idempotency_keys (scope, key, request_hash, response_status, response_content_type,
+  response_body_enc, created_at, expires_at, retain_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+
+const lockKey = (claim: IdempotencyClaim) => `${claim.scope}\n${claim.key}`;
+
+/** The key's row exists already: another request with it committed first. */
+function isKeyTaken(err: unknown): boolean {
+  return (
+    pgErrorCode(err) === '23505' && (err as { constraint?: string }).constraint === 'idempotency_keys_pkey'
+  );
 }
 
 const associatedData = (claim: IdempotencyClaim) => `idempotency:${claim.scope}\n${claim.key}`;

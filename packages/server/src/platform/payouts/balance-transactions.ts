@@ -159,7 +159,7 @@ export async function balanceOf(
   const accounts = await balanceAccounts(ledger, db, owner, currency);
   const { rows } = await sql<{ total: string | null; pending: string | null; reserved: string | null }>`
     SELECT
-      (SELECT sum(posted) FROM ledger_accounts WHERE id = ANY(${accounts}::text[]))::text AS total,
+      (SELECT sum(posted) FROM ledger_balances WHERE id = ANY(${accounts}::text[]))::text AS total,
       sum(net) FILTER (WHERE type <> 'reserve_release')::text AS pending,
       sum(net) FILTER (WHERE type = 'reserve_release')::text AS reserved
     FROM balance_transactions
