@@ -70,8 +70,8 @@ async function serve() {
   const hash = (text: string) => createHash('sha256').update(text).digest('hex');
 
   // payments: the order and its captured transaction (final statuses), the network's authorization, the
-  // IPN event, the capture's ledger transaction with its two entries and two balances, and the site's
-  // balance transaction (docs/payouts.md).
+  // IPN event, the capture's ledger transaction with its two entries, the site's balance and the
+  // receivable's delta, and the site's balance transaction (docs/payouts.md).
   const paymentsOrder = `
     WITH ids AS (
       SELECT nextval(pg_get_serial_sequence('payments_orders', 'id'))::int AS order_id,
@@ -108,13 +108,13 @@ async function serve() {
       INSERT INTO ledger_entries (transaction_id, account_id, asset, amount)
       VALUES ($13, $15, $5, -$4::numeric), ($13, $16, $5, $4::numeric)
     ), la AS (
-      -- locked in id order, as any two writers of the same accounts must (else they deadlock)
-      UPDATE ledger_accounts a SET posted = a.posted + d.delta
-      FROM (
-        SELECT l.id, v.delta FROM ledger_accounts l
-        JOIN (VALUES ($15::text, -$4::numeric), ($16::text, $4::numeric)) AS v (id, delta) ON v.id = l.id
-        ORDER BY l.id FOR UPDATE OF l
-      ) AS d WHERE a.id = d.id
+      -- the site's balance is bounded: locked and updated in place
+      UPDATE ledger_accounts a SET posted = a.posted + $4::numeric
+      FROM (SELECT l.id FROM ledger_accounts l WHERE l.id = $16 FOR UPDATE OF l) AS d WHERE a.id = d.id
+    ), ld AS (
+      -- the network's receivable is unbounded: an append-only delta (migration 0034)
+      INSERT INTO ledger_account_deltas (account_id, posted, pending_debits, pending_credits)
+      VALUES ($15, -$4::numeric, 0, 0)
     ), bt AS (
       INSERT INTO balance_transactions (id, owner, currency, type, source_type, source_id, gross, fee, net,
         created_at, available_at)
@@ -167,7 +167,7 @@ async function serve() {
   });
 
   // issuing: the authorized transaction (final status), its transactionCreated event, the hold's ledger
-  // transaction with its two entries and the two accounts' pending amounts.
+  // transaction with its two entries, the card account's pending debit and the settlement's delta.
   const issuingAuthorization = `
     WITH t AS (
       INSERT INTO issuing_transactions (id, customer_id, partner_id, card_id, account_id, type, status, currency,
@@ -182,14 +182,14 @@ async function serve() {
     ), le AS (
       INSERT INTO ledger_entries (transaction_id, account_id, asset, amount)
       VALUES ($9, $15, $6, -$7::numeric), ($9, $16, $6, $7::numeric)
+    ), ld AS (
+      -- the network's settlement is unbounded: an append-only delta (migration 0034)
+      INSERT INTO ledger_account_deltas (account_id, posted, pending_debits, pending_credits)
+      VALUES ($16, 0, 0, $7::numeric)
     )
-    UPDATE ledger_accounts a SET pending_debits = a.pending_debits + d.pd, pending_credits = a.pending_credits + d.pc
-    FROM (
-      SELECT l.id, v.pd, v.pc FROM ledger_accounts l
-      JOIN (VALUES ($15::text, $7::numeric, 0::numeric), ($16::text, 0::numeric, $7::numeric)) AS v (id, pd, pc)
-        ON v.id = l.id
-      ORDER BY l.id FOR UPDATE OF l
-    ) AS d WHERE a.id = d.id`;
+    -- the card's account is bounded: locked and updated in place
+    UPDATE ledger_accounts a SET pending_debits = a.pending_debits + $7::numeric
+    FROM (SELECT l.id FROM ledger_accounts l WHERE l.id = $15 FOR UPDATE OF l) AS d WHERE a.id = d.id`;
   app.post('/floor/issuing/authorizations', async (request, reply) => {
     const body = request.body as { cardId: string; amount: string; currency: string; merchant: string };
     const card = fixture.issuing.cards[body.cardId];

@@ -14,6 +14,8 @@ export interface HttpTarget {
   bodies: string[];
   /** Text every successful answer contains */
   expect: string;
+  /** Each request carries a new Idempotency-Key */
+  keyed?: boolean;
 }
 
 export interface LoadShape {
@@ -101,6 +103,7 @@ export function runHttpLoad(
       headers: target.headers,
       bodies: target.bodies,
       expect: target.expect,
+      keyed: target.keyed ?? false,
       ...shape,
     });
   });

@@ -3,11 +3,13 @@
 // in flight) or open loop (a fixed rate, latency measured from each request's scheduled time, so a
 // stalled server cannot hide its queue). Reports latencies, errors and its own CPU time.
 // (Plain JavaScript: it is forked with no loader.)
+import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
 
 /**
  * @typedef {{ origin: string, path: string, headers: Record<string, string>, bodies: string[], expect: string,
- *   mode: 'closed' | 'open', concurrency: number, ratePerSecond: number, seconds: number, warmupSeconds: number }} Job
+ *   keyed?: boolean, mode: 'closed' | 'open', concurrency: number, ratePerSecond: number, seconds: number,
+ *   warmupSeconds: number }} Job
  */
 
 process.once('message', async (/** @type {Job} */ job) => {
@@ -30,7 +32,9 @@ process.once('message', async (/** @type {Job} */ job) => {
   const once = async (scheduledAt) => {
     const body = job.bodies[Math.floor(Math.random() * job.bodies.length)];
     try {
-      const res = await pool.request({ method: 'POST', path: job.path, headers: job.headers, body });
+      // A keyed run sends a new Idempotency-Key with every request, as the SDK does.
+      const headers = job.keyed ? { ...job.headers, 'idempotency-key': randomUUID() } : job.headers;
+      const res = await pool.request({ method: 'POST', path: job.path, headers, body });
       const text = await res.body.text();
       if (res.statusCode >= 300 || !text.includes(job.expect)) {
         throw new Error(`status ${res.statusCode}: ${text.slice(0, 300)}`);

@@ -29,7 +29,8 @@ import { treeCpuMs } from './process-cpu.ts';
 import { FLOOR_APPLICATION, startFloor, startTessera } from './servers.ts';
 import { tableWrites, writesPerOperation } from './table-writes.ts';
 
-const CONCURRENCY = 16;
+/** Requests in flight in the saturated runs (BENCH_CONCURRENCY; 64 is the 16-core figure's) */
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 /** The fixed rate CPU per operation is measured at (requests per second) */
@@ -55,6 +56,10 @@ interface Result {
   clientCpuMsPerOp?: number | null;
   halfRate?: { ratePerSecond: number; p50Ms: number; p99Ms: number };
   rowsPerOp?: string;
+  /** Sampled during the first saturated run: time its backends spent waiting for a lock, per operation */
+  lockWaits?: LockWaits;
+  /** To the same path without an Idempotency-Key, in this run (keyed paths only) */
+  unkeyedRatio?: number;
   errors: number;
 }
 
@@ -299,6 +304,12 @@ async function measurePath(
   const sides = [
     { name: setup.label, target: setup.target, server: processes.tessera, applicationName: 'tessera%' },
     {
+      name: `${setup.label}, with Idempotency-Key`,
+      target: { ...setup.target, keyed: true },
+      server: processes.tessera,
+      applicationName: 'tessera%',
+    },
+    {
       name: `${setup.label}: floor`,
       target: { ...setup.floor, base: processes.base },
       server: processes.floor,
@@ -320,10 +331,14 @@ async function measurePath(
   // Saturated twice each, alternating (path, floor, path, floor), so a drift of the shared machine falls
   // on both; the rows written are read around the first pair.
   const rows: string[] = [];
+  const waits: LockWaits[] = [];
   const firstRound: HttpMeasurement[] = [];
   let before = await tableWrites(handle.db);
   for (const side of sides) {
-    firstRound.push(await load(side, saturatedShape, ''));
+    const sampler = sampleLockWaits(handle, side.applicationName);
+    const measured = await load(side, saturatedShape, '');
+    firstRound.push(measured);
+    waits.push(await sampler.stop(measured.operations));
     const after = await tableWrites(handle.db);
     rows.push(writesPerOperation(before, after, setup.table));
     before = after;
@@ -344,7 +359,8 @@ async function measurePath(
     half.push(await atRate(Math.max(1, Math.round((saturated[i]?.opsPerSec ?? 2) / 2)), side));
   }
   for (const side of sides) fixed.push(await atRate(CPU_RATE, side));
-  const floorOps = saturated[1]?.opsPerSec ?? 0;
+  const floorOps = saturated[2]?.opsPerSec ?? 0;
+  const unkeyed = saturated[0]?.opsPerSec ?? 0;
   return sides.map((_, i) => {
     const s = saturated[i] as HttpMeasurement;
     const h = half[i] as HttpMeasurement;
@@ -359,12 +375,74 @@ async function measurePath(
       clientCpuMsPerOp: f.clientCpuMsPerOp,
       halfRate: { ratePerSecond: Math.round(s.opsPerSec / 2), p50Ms: h.p50Ms, p99Ms: h.p99Ms },
       rowsPerOp: rows[i] ?? '',
+      ...(waits[i] ? { lockWaits: waits[i] } : {}),
+      ...(i === 1 ? { unkeyedRatio: ratioOf(s.opsPerSec, unkeyed) } : {}),
       errors: s.errors + h.errors + f.errors,
     };
   });
 }
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+interface LockWaits {
+  /** Time the server's backends spent waiting for a heavyweight lock (a row, a transaction id), per operation */
+  lockMsPerOp: number;
+  /** Average number of its backends waiting on anything (locks, WAL, I/O) at a sample */
+  waitingBackends: number;
+  /** The most frequent wait events, with their share of samples */
+  top: string;
+}
+
+/**
+ * Samples pg_stat_activity every 20 ms while a load runs: how many of the server's backends wait, and on
+ * what. A lock wait (wait_event_type 'Lock': a row another transaction holds) per operation is the figure
+ * that says whether requests queue behind each other's rows.
+ */
+function sampleLockWaits(handle: DatabaseHandle, applicationName: string) {
+  const intervalMs = 20;
+  let samples = 0;
+  let lockWaiting = 0;
+  let waiting = 0;
+  const events = new Map<string, number>();
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await sql<{ event: string; n: number }>`
+        SELECT wait_event_type || ':' || wait_event AS event, count(*)::int AS n FROM pg_stat_activity
+        WHERE application_name LIKE ${applicationName} AND state = 'active' AND wait_event IS NOT NULL
+          AND wait_event_type <> 'Client'
+        GROUP BY 1`.execute(handle.db);
+      samples++;
+      for (const row of rows) {
+        waiting += row.n;
+        if (row.event.startsWith('Lock:')) lockWaiting += row.n;
+        events.set(row.event, (events.get(row.event) ?? 0) + row.n);
+      }
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  })();
+  return {
+    async stop(operations: number): Promise<LockWaits> {
+      running = false;
+      await loop;
+      const seconds = SECONDS + WARMUP_SECONDS;
+      const perSample = (n: number) => n / Math.max(1, samples);
+      const top = [...events]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 3)
+        .map(([event, n]) => `${event} ${perSample(n).toFixed(2)}`)
+        .join(', ');
+      return {
+        // backends waiting × the run's length, spread over its operations (warm-up ones counted alike)
+        lockMsPerOp: round3(
+          (perSample(lockWaiting) * seconds * 1000) / Math.max(1, operations * (seconds / SECONDS)),
+        ),
+        waitingBackends: round2(perSample(waiting)),
+        top: top || 'none',
+      };
+    },
+  };
+}
 
 function cpuFigures(node: number | null, db: number | null) {
   return {
@@ -386,9 +464,14 @@ function report(r: Result) {
       `ratio ${r.ratio.toFixed(2)}${r.floorRatio === null ? '' : `  floor ${r.floorRatio.toFixed(2)}`}` +
       `  cpu/op ${ms(r.cpuMsPerOp)} ms (node ${ms(r.nodeCpuMsPerOp)} + db ${ms(r.dbCpuMsPerOp)})` +
       (r.halfRate ? `  p99 at ${r.halfRate.ratePerSecond}/s ${ms(r.halfRate.p99Ms)}` : '') +
+      (r.unkeyedRatio !== undefined ? `  keyed/unkeyed ${r.unkeyedRatio.toFixed(2)}` : '') +
       (r.errors ? `  (${r.errors} errors)` : '') +
       '\n' +
-      (r.rowsPerOp ? `${''.padEnd(4)}rows per op: ${r.rowsPerOp}\n` : ''),
+      (r.rowsPerOp ? `${''.padEnd(4)}rows per op: ${r.rowsPerOp}\n` : '') +
+      (r.lockWaits
+        ? `${''.padEnd(4)}lock waits per op: ${r.lockWaits.lockMsPerOp.toFixed(3)} ms; ` +
+          `backends waiting (avg): ${r.lockWaits.waitingBackends.toFixed(2)}; top waits: ${r.lockWaits.top}\n`
+        : ''),
   );
 }
 

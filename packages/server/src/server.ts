@@ -1,6 +1,7 @@
 // The composition root: builds db, clock, rails and services once, mounts the three APIs,
 // the admin and sandbox APIs and the operational routes, and returns { app, services, close }.
 // Tests call it with overrides; main.ts calls it once.
+
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -24,6 +25,7 @@ import { issuingApi } from './issuing/issuing-api.ts';
 import { createIssuingServices, type IssuingServices } from './issuing/issuing-services.ts';
 import { registerAcsPageRoutes } from './pages/acs/acs-page-routes.ts';
 import { registerConsole } from './pages/console/console.ts';
+import { rollUpDailyFigures } from './pages/console/overview-rollup.ts';
 import { registerPayPageRoutes } from './pages/crypto/pay-page-routes.ts';
 import { registerRefundPageRoutes } from './pages/crypto/refund-page-routes.ts';
 import { addSandboxBanner } from './pages/html.ts';
@@ -276,6 +278,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   const outbox = new Outbox(clock, deliveries);
   const ledger = new Ledger(now);
   sweeps.register('ledger-rollup', () => ledger.rollUp(db));
+  sweeps.register('console-daily-figures', () => rollUpDailyFigures(db, clock.now()));
   const terms = new TermsStore(clock, tenantCache, config.moneyOut.defaults);
   const payoutLifecycle = new PayoutLifecycle({ ledger, outbox, clock });
   const payouts = new PayoutsService({ db, transact, clock, ledger, outbox, terms });

@@ -38,6 +38,7 @@ describe('sandbox clock', () => {
       'webhook-waiting-deliveries',
       'idempotency-keys',
       'ledger-rollup',
+      'console-daily-figures',
       // The rails' own work first (rails/rails.ts), then the APIs'.
       'chain-confirmations',
       'card-network-challenges',

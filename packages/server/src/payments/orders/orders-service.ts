@@ -2,6 +2,7 @@
 // order (and the card when saved, or as the mandate of a recurring or managed order) and charges it in
 // one transaction. The order's status follows its transactions; every change of either sends an IPN.
 // Recurring orders are billed by a sweep on the injected clock, with the order's retry schedule.
+
 import type { Selectable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { whenCommitted } from '../../platform/db/connection-scope.ts';
@@ -29,6 +30,7 @@ import type { StoredCardsService } from '../cards/stored-cards-service.ts';
 import { publishIpn, stageIpn } from '../events/publish-ipn.ts';
 import type { Page } from '../http/envelope.ts';
 import type { PaymentLinksService } from '../links/payment-links-service.ts';
+import { boundedTotal, checkWindow } from '../list-window.ts';
 import { boundedAmount } from '../order-amounts.ts';
 import type { MerchantScope } from '../sites.ts';
 import { siteOf } from '../sites.ts';
@@ -410,14 +412,15 @@ export class PaymentOrdersService {
     if (f.orderStatus !== undefined) query = query.where('status', '=', f.orderStatus);
     if (f.createdAtFrom) query = query.where('created_at', '>=', f.createdAtFrom);
     if (f.createdAtTo) query = query.where('created_at', '<=', f.createdAtTo);
-    const total = await query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    checkWindow(page);
+    const total = await boundedTotal(this.deps.db, query);
     const rows = await query
       .selectAll()
       .orderBy('id', page.newestFirst ? 'desc' : 'asc')
       .limit(page.perPage)
       .offset((page.page - 1) * page.perPage)
       .execute();
-    return { items: rows as OrderRow[], total: Number(total.n) };
+    return { items: rows as OrderRow[], total };
   }
 
   /** A deleted customer's subscriptions end and its mandates go (CustomersService.onDelete). */

@@ -3,6 +3,7 @@
 // Secure challenge, or unknown until reconciliation. Captures credit the site's ledger balance (split
 // across sites when the order says so); refunds and credits debit it. Each step is one database
 // transaction with its ledger postings, and the order module hears of every change (status, IPN).
+
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
@@ -33,6 +34,7 @@ import type {
   NetworkNews,
 } from '../../rails/card-network/port.ts';
 import type { Page } from '../http/envelope.ts';
+import { boundedTotal, checkWindow } from '../list-window.ts';
 import type { Instrument } from '../orders/payment-instrument.ts';
 import type { MerchantScope } from '../sites.ts';
 import { FAILURES, type FailureReason } from './decline-codes.ts';
@@ -414,7 +416,8 @@ export class PaymentTransactionsService {
     if (f.transactionStatus?.length) query = query.where('t.status', 'in', f.transactionStatus);
     if (f.createdAtFrom) query = query.where('t.created_at', '>=', f.createdAtFrom);
     if (f.createdAtTo) query = query.where('t.created_at', '<=', f.createdAtTo);
-    const total = await query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    checkWindow(page);
+    const total = await boundedTotal(this.deps.db, query);
     const rows = await query
       .innerJoin('payments_orders as o', 'o.id', 't.order_id')
       .selectAll('t')
@@ -423,7 +426,7 @@ export class PaymentTransactionsService {
       .limit(page.perPage)
       .offset((page.page - 1) * page.perPage)
       .execute();
-    return { items: rows, total: Number(total.n) };
+    return { items: rows, total };
   }
 
   /** The transaction a 3D Secure return leg belongs to, with where its order sends the browser. */

@@ -56,6 +56,7 @@ export function listCryptoOrders(db: Executor, viewer: Viewer, f: Filters) {
       ],
       createdAt: 'o.created_at',
       id: 'o.id',
+      sequence: 'o.seq',
     },
     f.cursor,
   );

@@ -201,6 +201,7 @@ export function listCardTransactions(db: Executor, viewer: Viewer, f: Filters) {
       ],
       createdAt: 't.created_at',
       id: 't.id',
+      sequence: 't.seq',
     },
     f.cursor,
   );

@@ -88,6 +88,8 @@ export function entriesOf(db: Executor, accountId: string, cursor: string | unde
       where: [sql<boolean>`e.account_id = ${accountId}`],
       createdAt: 't.created_at',
       id: 'e.transaction_id',
+      // Ledger transaction ids grow with time: (account_id, transaction_id) serves the page.
+      sequence: 'e.transaction_id',
     },
     cursor,
   );

@@ -16,48 +16,101 @@ export interface DayFigure {
 }
 
 const tenantIs = (viewer: Viewer, column: string): RawBuilder<boolean> =>
-  viewer.role === 'operator'
-    ? sql<boolean>`true`
-    : sql<boolean>`${sql.ref(column)}::text = ${viewer.tenant.id}`;
+  viewer.role === 'operator' ? sql<boolean>`true` : sql<boolean>`${sql.ref(column)} = ${viewer.tenant.id}`;
 
-/** Succeeded payments per day, API and currency over [since, until). */
+/** Days younger than this are always counted from the tables: their payments may still change. */
+export const LIVE_DAYS = 3;
+
+/**
+ * Succeeded payments per day, API and currency over [since, until): the days the rollup holds
+ * (console_daily_figures, filled by the console-daily-figures sweep) read from it, the rest counted from
+ * the tables by their creation-time indexes.
+ */
 export async function dailyFigures(
   db: Executor,
   viewer: Viewer,
   since: Date,
   until: Date,
 ): Promise<DayFigure[]> {
+  const apis = (['merchant', 'store', 'partner'] as const).filter((kind) => sees(viewer, kind));
+  if (apis.length === 0) return [];
+  const rolled = await rolledUpDays(db, since, until);
   const parts: RawBuilder<DayFigure>[] = [];
-  if (sees(viewer, 'merchant')) {
+  if (rolled) {
     parts.push(sql<DayFigure>`
-      SELECT 'payments' AS api, to_char(date_trunc('day', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, currency,
-        count(*)::int AS count, sum(captured_amount)::text AS volume
-      FROM payments_transactions
-      WHERE type = 'deposit' AND status IN ('complete-ok', 'refund-ok') AND created_at >= ${since} AND created_at < ${until}
-        AND ${tenantIs(viewer, 'merchant_id')}
-      GROUP BY 2, 3`);
+      SELECT api, to_char(day, 'YYYY-MM-DD') AS day, currency, sum(count)::int AS count, sum(volume)::text AS volume
+      FROM console_daily_figures
+      WHERE day >= ${rolled.from} AND day < ${rolled.until} AND api = ANY(${apis.map(apiOf)}::text[])
+        AND ${viewer.role === 'operator' ? sql`true` : sql`tenant_id = ${viewer.tenant.id}`}
+      GROUP BY api, day, currency`);
   }
-  if (sees(viewer, 'store')) {
-    parts.push(sql<DayFigure>`
-      SELECT 'crypto' AS api, to_char(date_trunc('day', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, currency,
-        count(*)::int AS count, sum(total)::text AS volume
-      FROM crypto_payments
-      WHERE created_at >= ${since} AND created_at < ${until} AND ${tenantIs(viewer, 'store_id')}
-      GROUP BY 2, 3`);
+  const live = (from: Date, to: Date) => {
+    if (from >= to) return;
+    for (const kind of apis) parts.push(liveFigures(kind, from, to, tenantIs(viewer, TENANT_COLUMN[kind])));
+  };
+  if (rolled) {
+    live(since, rolled.fromTime);
+    live(rolled.untilTime, until);
+  } else {
+    live(since, until);
   }
-  if (sees(viewer, 'partner')) {
-    parts.push(sql<DayFigure>`
-      SELECT 'issuing' AS api, to_char(date_trunc('day', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, currency,
-        count(*)::int AS count, sum(coalesce(settled_amount, amount))::text AS volume
-      FROM issuing_transactions
-      WHERE type = 'card_payment' AND status NOT IN ('declined', 'pending_3ds') AND created_at >= ${since}
-        AND created_at < ${until} AND ${tenantIs(viewer, 'partner_id')}
-      GROUP BY 2, 3`);
-  }
-  if (parts.length === 0) return [];
   const { rows } =
     await sql<DayFigure>`${sql.join(parts, sql` UNION ALL `)} ORDER BY day, api, currency`.execute(db);
   return rows;
+}
+
+type Kind = 'merchant' | 'store' | 'partner';
+const TENANT_COLUMN: Record<Kind, string> = {
+  merchant: 'merchant_id',
+  store: 'store_id',
+  partner: 'partner_id',
+};
+const apiOf = (kind: Kind) => ({ merchant: 'payments', store: 'crypto', partner: 'issuing' })[kind];
+
+/** One API's succeeded payments per day and currency over [from, to), counted from its table. */
+function liveFigures(kind: Kind, from: Date, to: Date, tenant: RawBuilder<boolean>): RawBuilder<DayFigure> {
+  const day = sql`to_char(date_trunc('day', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`;
+  switch (kind) {
+    case 'merchant':
+      return sql<DayFigure>`
+        SELECT 'payments' AS api, ${day} AS day, currency, count(*)::int AS count, sum(captured_amount)::text AS volume
+        FROM payments_transactions
+        WHERE type = 'deposit' AND status IN ('complete-ok', 'refund-ok') AND created_at >= ${from} AND created_at < ${to}
+          AND ${tenant}
+        GROUP BY 2, 3`;
+    case 'store':
+      return sql<DayFigure>`
+        SELECT 'crypto' AS api, ${day} AS day, currency, count(*)::int AS count, sum(total)::text AS volume
+        FROM crypto_payments
+        WHERE created_at >= ${from} AND created_at < ${to} AND ${tenant}
+        GROUP BY 2, 3`;
+    case 'partner':
+      return sql<DayFigure>`
+        SELECT 'issuing' AS api, ${day} AS day, currency, count(*)::int AS count,
+          sum(coalesce(settled_amount, amount))::text AS volume
+        FROM issuing_transactions
+        WHERE type = 'card_payment' AND status NOT IN ('declined', 'pending_3ds') AND created_at >= ${from}
+          AND created_at < ${to} AND ${tenant}
+        GROUP BY 2, 3`;
+  }
+}
+
+/** The contiguous run of rolled-up days inside [since, until), if any (the sweep fills newest first). */
+async function rolledUpDays(db: Executor, since: Date, until: Date) {
+  const { rows } = await sql<{ from: string | null; until: string | null }>`
+    SELECT to_char(min(day), 'YYYY-MM-DD') AS from, to_char(max(day) + 1, 'YYYY-MM-DD') AS until
+    FROM console_daily_figures_days
+    WHERE day >= (${since}::timestamptz AT TIME ZONE 'UTC')::date + 1 AND day < (${until}::timestamptz AT TIME ZONE 'UTC')::date`.execute(
+    db,
+  );
+  const row = rows[0];
+  if (!row?.from || !row.until) return undefined;
+  return {
+    from: row.from,
+    until: row.until,
+    fromTime: new Date(`${row.from}T00:00:00Z`),
+    untilTime: new Date(`${row.until}T00:00:00Z`),
+  };
 }
 
 export interface Attention {

@@ -66,6 +66,7 @@ export function listOrders(db: Executor, viewer: Viewer, f: Filters) {
       ],
       createdAt: 'o.created_at',
       id: 'o.id',
+      sequence: 'o.id',
     },
     f.cursor,
   );
@@ -135,6 +136,7 @@ export function listTransactions(db: Executor, viewer: Viewer, f: Filters) {
       ],
       createdAt: 't.created_at',
       id: 't.id',
+      sequence: 't.id',
     },
     f.cursor,
   );

@@ -14,9 +14,7 @@ export interface Found {
 }
 
 const tenant = (viewer: Viewer, column: string): RawBuilder<boolean> =>
-  viewer.role === 'operator'
-    ? sql<boolean>`true`
-    : sql<boolean>`${sql.ref(column)}::text = ${viewer.tenant.id}`;
+  viewer.role === 'operator' ? sql<boolean>`true` : sql<boolean>`${sql.ref(column)} = ${viewer.tenant.id}`;
 
 export async function findById(db: Executor, viewer: Viewer, input: string): Promise<Found[]> {
   const q = input.trim();
