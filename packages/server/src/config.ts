@@ -36,6 +36,10 @@ export const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Requests per minute per credential (or per IP when anonymous) (default: 1200) */
   TESSERA_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1200),
+  /** Days a delivered webhook's attempts are kept (default: 90) */
+  TESSERA_WEBHOOK_ATTEMPT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /** Days a sandbox message (the sandbox's mail and SMS inbox) is kept (default: 30) */
+  TESSERA_SANDBOX_MESSAGE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** Comma-separated hosts or CIDRs that webhooks may reach although private (default: none) */
   TESSERA_WEBHOOK_ALLOWLIST: z.string().default(''),
   /** Timeout of one webhook HTTP attempt in ms; the issuing spec fixes 30 s (default: 30000) */
@@ -142,6 +146,8 @@ export interface Config {
   publicUrl: string;
   logLevel: ParsedEnv['LOG_LEVEL'];
   rateLimitPerMinute: number;
+  /** How long the tables that only grow keep their rows, in days */
+  retention: { webhookAttemptDays: number; sandboxMessageDays: number };
   webhookAllowlist: string[];
   webhookTimeoutMs: number;
   sweepIntervalMs: number;
@@ -216,6 +222,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     publicUrl: (e.TESSERA_PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/$/, ''),
     logLevel: e.LOG_LEVEL,
     rateLimitPerMinute: e.TESSERA_RATE_LIMIT_PER_MINUTE,
+    retention: {
+      webhookAttemptDays: e.TESSERA_WEBHOOK_ATTEMPT_RETENTION_DAYS,
+      sandboxMessageDays: e.TESSERA_SANDBOX_MESSAGE_RETENTION_DAYS,
+    },
     webhookAllowlist: e.TESSERA_WEBHOOK_ALLOWLIST.split(',')
       .map((s) => s.trim())
       .filter(Boolean),

@@ -74,6 +74,7 @@ import type { MoneyOut } from './platform/payouts/money-out.ts';
 import { PayoutLifecycle } from './platform/payouts/payout-lifecycle.ts';
 import { PayoutsService } from './platform/payouts/payouts-service.ts';
 import { TermsStore } from './platform/payouts/terms.ts';
+import { purgeOldRows } from './platform/retention/retention.ts';
 import { MerchantsService } from './platform/tenants/merchants-service.ts';
 import { PartnersService } from './platform/tenants/partners-service.ts';
 import { StoresService } from './platform/tenants/stores-service.ts';
@@ -274,6 +275,9 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   sweeps.register('webhook-deliveries', () => deliveries.deliverDue());
   sweeps.register('webhook-waiting-deliveries', () => deliveryRecovery.recoverDue());
   sweeps.register('idempotency-keys', () => idempotency.purgeExpired());
+  const retention = purgeOldRows(db, clock, config.retention);
+  sweeps.register('webhook-attempt-retention', () => retention.webhookAttempts());
+  sweeps.register('sandbox-message-retention', () => retention.sandboxMessages());
 
   const outbox = new Outbox(clock, deliveries);
   const ledger = new Ledger(now);

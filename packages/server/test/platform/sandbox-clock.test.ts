@@ -37,6 +37,8 @@ describe('sandbox clock', () => {
       'webhook-deliveries',
       'webhook-waiting-deliveries',
       'idempotency-keys',
+      'webhook-attempt-retention',
+      'sandbox-message-retention',
       'ledger-rollup',
       'console-daily-figures',
       // The rails' own work first (rails/rails.ts), then the APIs'.

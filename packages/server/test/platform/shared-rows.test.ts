@@ -25,7 +25,7 @@ afterAll(async () => {
 /** Logs every row written, by transaction, table and primary key (test-only triggers). */
 async function installRowLog(harness: HarnessType): Promise<void> {
   const db = harness.services.db;
-  await sql`CREATE TABLE test_row_log (xid bigint NOT NULL, tbl text NOT NULL, op text NOT NULL, key jsonb NOT NULL)`.execute(
+  await sql`CREATE TABLE test_row_log (id bigint GENERATED ALWAYS AS IDENTITY, xid bigint NOT NULL, tbl text NOT NULL, op text NOT NULL, key jsonb NOT NULL)`.execute(
     db,
   );
   await sql`
@@ -36,7 +36,7 @@ async function installRowLog(harness: HarnessType): Promise<void> {
       c text;
     BEGIN
       FOREACH c IN ARRAY TG_ARGV LOOP k := k || jsonb_build_object(c, r -> c); END LOOP;
-      INSERT INTO test_row_log VALUES (pg_current_xact_id()::text::bigint, TG_TABLE_NAME, TG_OP, CASE WHEN k = '{}' THEN r ELSE k END);
+      INSERT INTO test_row_log (xid, tbl, op, key) VALUES (pg_current_xact_id()::text::bigint, TG_TABLE_NAME, TG_OP, CASE WHEN k = '{}' THEN r ELSE k END);
       RETURN NULL;
     END $$`.execute(db);
   for (const { table, keys } of await tablesWithKeys(harness)) {
@@ -74,11 +74,11 @@ async function rowsTouchedBy(request: () => Promise<void>, tables: string[]): Pr
 
 async function rowsTouchedByOne(request: () => Promise<void>, tables: string[]): Promise<Set<string>> {
   const db = h.services.db;
-  const mark = await sql<{ n: string }>`SELECT count(*)::text AS n FROM test_row_log`.execute(db);
+  const mark = await sql<{ n: string }>`SELECT coalesce(max(id), 0)::text AS n FROM test_row_log`.execute(db);
   await request();
   const { rows: xids } = await sql<{ xid: string }>`
-    SELECT DISTINCT xid::text FROM (SELECT * FROM test_row_log OFFSET ${Number(mark.rows[0]?.n)}) l
-    WHERE l.op = 'INSERT' AND l.tbl = ANY(${tables}::text[])`.execute(db);
+    SELECT DISTINCT xid::text FROM test_row_log l WHERE l.id > ${mark.rows[0]?.n ?? '0'}::bigint
+      AND l.op = 'INSERT' AND l.tbl = ANY(${tables}::text[])`.execute(db);
   const ids = xids.map((x) => x.xid);
   expect(ids.length).toBeGreaterThan(0);
   const touched = new Set<string>();

@@ -4,11 +4,12 @@
 // pg_backup_stop, then the backup label and the WAL written meanwhile. It is consistent while the server
 // runs, and restores into a fresh data directory, where Postgres replays that WAL to the backup's end.
 // The archive also holds the sandbox's secrets (the encryption key among them): keep it as safe as them.
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import type { Stats } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import pg from 'pg';
 import * as tar from 'tar';
+import { TarGzWriter } from './tar-stream-writer.ts';
 
 /** Written into every archive; a restore checks it. */
 interface BackupManifest {
@@ -42,7 +43,9 @@ export interface BackupResult {
 
 /**
  * Backs up the running embedded cluster behind `superuserUrl`, whose files are in `clusterDir`, into a
- * gzipped tar at `file` (mode 0600). `secretsFile` (the sandbox's) goes in too when it exists.
+ * gzipped tar at `file` (mode 0600), streamed: each of the cluster's files goes into the archive as it is
+ * read, nothing is staged (so a backup needs the archive's size free, not the database's twice).
+ * `secretsFile` (the sandbox's) goes in too when it exists.
  */
 export async function backupCluster(options: {
   superuserUrl: string;
@@ -55,7 +58,7 @@ export async function backupCluster(options: {
     application_name: 'tessera-backup',
   });
   await client.connect();
-  const staging = await mkdtemp(join(tmpdir(), 'tessera-backup-'));
+  const archive = new TarGzWriter(options.file);
   try {
     const version = (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]
       ?.server_version;
@@ -65,36 +68,29 @@ export async function backupCluster(options: {
       `tessera_backup_${process.pid}`,
     ]);
     await client.query(`SELECT pg_backup_start('tessera backup', true)`);
-    const copy = join(staging, 'postgres');
-    await cp(options.clusterDir, copy, {
-      recursive: true,
-      filter: (source) => {
-        const relative = source.slice(options.clusterDir.length).replace(/^[/\\]/, '');
-        const [top, ...rest] = relative.split(/[/\\]/);
-        if (rest.length === 0 && top && SKIPPED_FILES.has(top)) return false;
-        if (top && EMPTIED_DIRS.has(top) && rest.length > 0) return false;
-        return basename(source) !== 'pg_internal.init';
-      },
-    });
+    await archiveCluster(archive, options.clusterDir, 'postgres');
     const stop = await client.query<{ lsn: string; labelfile: string; spcmapfile: string }>(
       'SELECT lsn, labelfile, spcmapfile FROM pg_backup_stop(false)',
     );
     const { lsn, labelfile, spcmapfile } = stop.rows[0] ?? { lsn: '', labelfile: '', spcmapfile: '' };
-    await writeFile(join(copy, 'backup_label'), labelfile);
-    if (spcmapfile) await writeFile(join(copy, 'tablespace_map'), spcmapfile);
+    await archive.buffer('postgres/backup_label', labelfile);
+    if (spcmapfile) await archive.buffer('postgres/tablespace_map', spcmapfile);
 
     // The WAL from the backup's start to its end: what recovery needs to make the copy consistent.
     const startWalFile = /START WAL LOCATION: .* \(file ([0-9A-F]{24})\)/.exec(labelfile)?.[1];
     if (!startWalFile) throw new Error('the backup label names no start WAL file');
     const stopWalFile = walFileName(startWalFile.slice(0, 8), lsn, segmentBytes);
     const walDir = join(options.clusterDir, 'pg_wal');
-    for (const name of await readdir(walDir)) {
+    for (const name of (await readdir(walDir)).sort()) {
       const isSegment = /^[0-9A-F]{24}$/.test(name) && name >= startWalFile && name <= stopWalFile;
-      if (isSegment || name.endsWith('.history')) await cp(join(walDir, name), join(copy, 'pg_wal', name));
+      if (isSegment || name.endsWith('.history')) {
+        const path = join(walDir, name);
+        await archive.file(`postgres/pg_wal/${name}`, path, await stat(path));
+      }
     }
 
     const hasSecrets = await exists(options.secretsFile);
-    if (hasSecrets) await cp(options.secretsFile, join(staging, 'secrets.json'));
+    if (hasSecrets) await archive.buffer('secrets.json', await readFile(options.secretsFile));
     const manifest: BackupManifest = {
       format: 'tessera-backup/1',
       createdAt: new Date().toISOString(),
@@ -103,13 +99,51 @@ export async function backupCluster(options: {
       stopWalFile,
       hasSecrets,
     };
-    await writeFile(join(staging, 'tessera-backup.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    await tar.c({ gzip: true, cwd: staging, file: options.file, portable: true, mode: 0o600 }, ['.']);
+    await archive.buffer('tessera-backup.json', `${JSON.stringify(manifest, null, 2)}\n`);
+    await archive.finish();
     return { file: options.file, bytes: (await stat(options.file)).size, manifest };
+  } catch (err) {
+    archive.abort();
+    await rm(options.file, { force: true });
+    throw err;
   } finally {
     await client.end().catch(() => undefined);
-    await rm(staging, { recursive: true, force: true });
   }
+}
+
+/**
+ * The cluster's files under `prefix`, as the low-level backup API says: some files left out, some
+ * directories emptied (their contents are rebuilt or meaningless in a copy). A file that disappears
+ * while the backup runs (a dropped table, a removed temporary file) is skipped, as pg_basebackup does.
+ */
+async function archiveCluster(archive: TarGzWriter, clusterDir: string, prefix: string): Promise<void> {
+  const walk = async (relative: string): Promise<void> => {
+    const directory = join(clusterDir, relative);
+    for (const entry of (await readdir(directory, { withFileTypes: true })).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    )) {
+      const path = relative ? `${relative}/${entry.name}` : entry.name;
+      const [top] = path.split('/');
+      if (!relative && SKIPPED_FILES.has(entry.name)) continue;
+      if (entry.name === 'pg_internal.init') continue;
+      let stats: Stats;
+      try {
+        stats = await stat(join(clusterDir, path));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw err;
+      }
+      if (stats.isDirectory()) {
+        await archive.directory(`${prefix}/${path}`, stats);
+        if (!(top && EMPTIED_DIRS.has(top) && !relative)) await walk(path);
+        continue;
+      }
+      if (top && EMPTIED_DIRS.has(top)) continue;
+      await archive.file(`${prefix}/${path}`, join(clusterDir, path), stats);
+    }
+  };
+  await archive.directory(prefix, await stat(clusterDir));
+  await walk('');
 }
 
 /**
@@ -123,15 +157,17 @@ export async function restoreCluster(options: { file: string; dataDir: string })
       `${clusterDir} already holds a database; restore into a fresh TESSERA_DATA_DIR (nothing is overwritten)`,
     );
   }
-  const staging = await mkdtemp(join(tmpdir(), 'tessera-restore-'));
+  // Unpacked beside its place (same filesystem), then moved into it: no second copy of the database.
+  await mkdir(options.dataDir, { recursive: true });
+  const staging = await mkdtemp(join(options.dataDir, '.restore-'));
   try {
     await tar.x({ file: options.file, cwd: staging });
     const manifest = JSON.parse(
       await readFile(join(staging, 'tessera-backup.json'), 'utf8'),
     ) as BackupManifest;
     if (manifest.format !== 'tessera-backup/1') throw new Error(`${options.file} is not a Tessera backup`);
-    await mkdir(options.dataDir, { recursive: true });
-    await cp(join(staging, 'postgres'), clusterDir, { recursive: true });
+    await rm(clusterDir, { recursive: true, force: true });
+    await rename(join(staging, 'postgres'), clusterDir);
     if (manifest.hasSecrets) await cp(join(staging, 'secrets.json'), join(options.dataDir, 'secrets.json'));
     return manifest;
   } catch (err) {

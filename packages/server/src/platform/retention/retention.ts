@@ -1,0 +1,37 @@
+// Retention for the tables that only grow (docs/operations.md, Retention): what no one needs after a
+// while is deleted by age, in batches, by the sweeps. Idempotency answers and tombstones and sent mail
+// have their own sweeps (idempotency-keys, outbound-mail-retention); these are the rest.
+import { sql } from 'kysely';
+import { addSeconds, type Clock } from '../clock/clock.ts';
+import type { Db } from '../db/database.ts';
+
+/** Rows deleted per statement: a long backlog is cleared over several runs, never in one long lock */
+const BATCH = 5_000;
+
+export function purgeOldRows(
+  db: Db,
+  clock: Clock,
+  retention: { webhookAttemptDays: number; sandboxMessageDays: number },
+) {
+  const before = (days: number) => addSeconds(clock.now(), -days * 86_400);
+  return {
+    /** Attempts of deliveries that succeeded, older than the retention; answers how many went. */
+    async webhookAttempts(): Promise<number> {
+      const { numAffectedRows } = await sql`
+        DELETE FROM webhook_attempts WHERE id IN (
+          SELECT a.id FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+          WHERE a.started_at < ${before(retention.webhookAttemptDays)} AND d.status = 'succeeded'
+          LIMIT ${BATCH})`.execute(db);
+      return Number(numAffectedRows ?? 0);
+    },
+    /** The sandbox's mail and SMS inbox, older than the retention. */
+    async sandboxMessages(): Promise<number> {
+      const { numAffectedRows } = await sql`
+        DELETE FROM sandbox_messages WHERE id IN (
+          SELECT id FROM sandbox_messages WHERE created_at < ${before(retention.sandboxMessageDays)} LIMIT ${BATCH})`.execute(
+        db,
+      );
+      return Number(numAffectedRows ?? 0);
+    },
+  };
+}
