@@ -451,6 +451,7 @@ export interface operations {
                 identifier?: string;
                 createdAtFrom?: string;
                 createdAtTo?: string;
+                /** @description Page number (0 or 1: the first). Pages reach the first 10,000 items from either end of the list (page × perPage ≤ 10000; deeper answers 400 naming page): narrow by createdAtFrom/createdAtTo, or read from the other end with reverseSorting. totalItemCount is exact up to 1,000, an estimate above. */
                 page?: number | string;
                 perPage?: number | string;
                 reverseSorting?: boolean | number | ("0" | "1" | "true" | "false" | "yes" | "no");
@@ -1609,6 +1610,7 @@ export interface operations {
                 orderStatus?: "start" | "in-progress" | "retrying" | "expiring" | "complete-ok" | "complete-failed" | "canceled";
                 createdAtFrom?: string;
                 createdAtTo?: string;
+                /** @description Page number (0 or 1: the first). Pages reach the first 10,000 items from either end of the list (page × perPage ≤ 10000; deeper answers 400 naming page): narrow by createdAtFrom/createdAtTo, or read from the other end with reverseSorting. totalItemCount is exact up to 1,000, an estimate above. */
                 page?: number | string;
                 perPage?: number | string;
                 reverseSorting?: boolean | number | ("0" | "1" | "true" | "false" | "yes" | "no");
@@ -3303,6 +3305,7 @@ export interface operations {
                 transactionStatus?: ("start" | "in-progress" | "complete-ok" | "complete-failed" | "cancel-ok" | "refund-ok" | "void-ok" | "3d-pending") | ("start" | "in-progress" | "complete-ok" | "complete-failed" | "cancel-ok" | "refund-ok" | "void-ok" | "3d-pending")[];
                 createdAtFrom?: string;
                 createdAtTo?: string;
+                /** @description Page number (0 or 1: the first). Pages reach the first 10,000 items from either end of the list (page × perPage ≤ 10000; deeper answers 400 naming page): narrow by createdAtFrom/createdAtTo, or read from the other end with reverseSorting. totalItemCount is exact up to 1,000, an estimate above. */
                 page?: number | string;
                 perPage?: number | string;
                 reverseSorting?: boolean | number | ("0" | "1" | "true" | "false" | "yes" | "no");
@@ -4397,6 +4400,7 @@ export interface operations {
                 orderId?: number | string;
                 hasToken?: boolean | number | ("0" | "1" | "true" | "false" | "yes" | "no");
                 cardStatus?: "active" | "deleted";
+                /** @description Page number (0 or 1: the first). Pages reach the first 10,000 items from either end of the list (page × perPage ≤ 10000; deeper answers 400 naming page): narrow by createdAtFrom/createdAtTo, or read from the other end with reverseSorting. totalItemCount is exact up to 1,000, an estimate above. */
                 page?: number | string;
                 perPage?: number | string;
                 reverseSorting?: boolean | number | ("0" | "1" | "true" | "false" | "yes" | "no");
@@ -5121,6 +5125,7 @@ export interface operations {
             query?: {
                 siteId?: number | string;
                 active?: boolean | number | ("0" | "1" | "true" | "false" | "yes" | "no");
+                /** @description Page number (0 or 1: the first). Pages reach the first 10,000 items from either end of the list (page × perPage ≤ 10000; deeper answers 400 naming page): narrow by createdAtFrom/createdAtTo, or read from the other end with reverseSorting. totalItemCount is exact up to 1,000, an estimate above. */
                 page?: number | string;
                 perPage?: number | string;
                 reverseSorting?: boolean | number | ("0" | "1" | "true" | "false" | "yes" | "no");

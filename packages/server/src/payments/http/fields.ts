@@ -63,7 +63,12 @@ export const pageQuery = {
     .transform(Number)
     .pipe(z.number().int().min(0).max(2_147_483_647))
     .transform((page) => Math.max(1, page))
-    .optional(),
+    .optional()
+    .describe(
+      'Page number (0 or 1: the first). Pages reach the first 10,000 items from either end of the list ' +
+        '(page × perPage ≤ 10000; deeper answers 400 naming page): narrow by createdAtFrom/createdAtTo, or ' +
+        'read from the other end with reverseSorting. totalItemCount is exact up to 1,000, an estimate above.',
+    ),
   perPage: intField.pipe(z.number().max(500)).optional(),
   reverseSorting: flagField.optional(),
 };
