@@ -26,9 +26,9 @@ DROP INDEX IF EXISTS ledger_entries_account;
 -- the console's overview: failed deliveries are few; this finds them without reading the others
 CREATE INDEX IF NOT EXISTS webhook_deliveries_failed ON webhook_deliveries (event_id) WHERE status = 'failed';
 
--- The overview's figures per day, API, tenant and currency: succeeded payments and their volume. The
--- console-daily-figures sweep recomputes the days that may still change (today and the days before it,
--- TESSERA_OVERVIEW_RECOMPUTE_DAYS) from the tables; older days are read from here as they are.
+-- The overview's figures per day, API, tenant and currency: succeeded payments and their volume, counted
+-- by the console-daily-figures sweep once a day is over (pages/console/overview-rollup.ts); today is
+-- counted live from the tables.
 CREATE TABLE console_daily_figures (
   api text NOT NULL,
   tenant_id text NOT NULL,

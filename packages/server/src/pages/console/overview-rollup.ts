@@ -1,8 +1,10 @@
 // The overview's daily rollup (console_daily_figures, migration 0035): the console-daily-figures sweep
-// counts each day's succeeded payments per API, tenant and currency once the day is LIVE_DAYS old, so
-// the overview reads 90 days of a busy tenant as a few hundred rows instead of every payment. It fills
-// upward from the newest day it holds to the newest frozen day, then backward a year, a few days per
-// run, so the days it holds are always one unbroken run (overview-reads.ts relies on that).
+// counts each day's succeeded payments per API, tenant and currency once the day is over, so the
+// overview reads 90 days of a busy tenant as a few hundred rows and counts only today live. It fills
+// upward from the newest day it holds to yesterday, then backward a year, a few days per run, so the
+// days it holds are always one unbroken run (overview-reads.ts relies on that). A payment that changes
+// after its day was counted (a 3-D Secure payment completing after midnight, a card transaction cleared
+// for another amount) is caught by counting the last RECOUNT_DAYS days again, hourly.
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.ts';
 import { LIVE_DAYS } from './reads/overview-reads.ts';
@@ -11,6 +13,9 @@ import { LIVE_DAYS } from './reads/overview-reads.ts';
 const HISTORY_DAYS = 400;
 /** Days computed per sweep run: catching up with a year costs a few minutes of runs, not one long one */
 const DAYS_PER_RUN = 7;
+/** The days counted again (hourly) for the payments that changed after their day was counted */
+const RECOUNT_DAYS = 3;
+const RECOUNT_AFTER_MS = 3_600_000;
 
 export async function rollUpDailyFigures(db: Executor, now: Date): Promise<number> {
   const day = (offset: number, from = now) =>
@@ -27,6 +32,12 @@ export async function rollUpDailyFigures(db: Executor, now: Date): Promise<numbe
   } else {
     for (let d = day(1, held.max); d <= newest && due.length < DAYS_PER_RUN; d = day(1, d)) due.push(d);
     for (let d = day(-1, held.min); d >= oldest && due.length < DAYS_PER_RUN; d = day(-1, d)) due.push(d);
+    const { rows: stale } = await sql<{ day: Date }>`
+      SELECT day::timestamp AT TIME ZONE 'UTC' AS day FROM console_daily_figures_days
+      WHERE day >= ${day(-RECOUNT_DAYS).toISOString().slice(0, 10)}::date
+        AND computed_at < ${new Date(now.getTime() - RECOUNT_AFTER_MS)}
+      ORDER BY day DESC`.execute(db);
+    for (const { day: d } of stale) if (due.length < DAYS_PER_RUN) due.push(d);
   }
   for (const d of due) await rollUpDay(db, d, day(1, d), now);
   return due.length;

@@ -18,8 +18,8 @@ export interface DayFigure {
 const tenantIs = (viewer: Viewer, column: string): RawBuilder<boolean> =>
   viewer.role === 'operator' ? sql<boolean>`true` : sql<boolean>`${sql.ref(column)} = ${viewer.tenant.id}`;
 
-/** Days younger than this are always counted from the tables: their payments may still change. */
-export const LIVE_DAYS = 3;
+/** Days younger than this are counted from the tables (today); older ones come from the rollup. */
+export const LIVE_DAYS = 1;
 
 /**
  * Succeeded payments per day, API and currency over [since, until): the days the rollup holds
