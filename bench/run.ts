@@ -18,6 +18,7 @@ import {
   startEmbeddedPostgres,
 } from '../packages/server/src/platform/db/embedded-postgres.ts';
 import { migrate } from '../packages/server/src/platform/db/migrate.ts';
+import { StatementBatch } from '../packages/server/src/platform/db/statement-batch.ts';
 import { Ledger, type LedgerAccount } from '../packages/server/src/platform/ledger/ledger.ts';
 import { setUpCrypto } from './crypto.ts';
 import type { FloorFixture } from './floor-server.ts';
@@ -261,15 +262,41 @@ async function ledgerScenarios(handle: DatabaseHandle, inProcess: InProcess): Pr
         ],
       }),
     );
+  // As the one-statement write paths post: the transfer staged in a batch, one statement in autocommit.
+  const transferAtOnce = async (from: LedgerAccount, to: LedgerAccount) => {
+    const batch = new StatementBatch();
+    ledger.stageTransfer(batch, {
+      operationId: randomUUID(),
+      legs: [
+        { accountId: from.id, amount: -100n },
+        { accountId: to.id, amount: 100n },
+      ],
+    });
+    await batch.run(handle.db);
+  };
+  const pair = () => {
+    const from = pickAccount();
+    let to = pickAccount();
+    while (to.id === from.id) to = pickAccount();
+    return [from, to] as const;
+  };
+  // An unbounded account every transfer credits (the platform's revenue): a delta, no lock (migration 0034).
+  const hotUnbounded = await open('hot-unbounded', false);
   return [
     await inProcess('ledger transfer, random accounts', async () => {
-      const from = pickAccount();
-      let to = pickAccount();
-      while (to.id === from.id) to = pickAccount();
-      await transfer(from, to);
+      await transfer(...pair());
     }),
     await inProcess('ledger transfer into one hot account', async () => {
       await transfer(pickAccount(), hot);
+    }),
+    await inProcess('ledger transfer, random accounts, one statement', async () => {
+      await transferAtOnce(...pair());
+    }),
+    await inProcess('ledger transfer into one hot account, one statement', async () => {
+      await transferAtOnce(pickAccount(), hot);
+    }),
+    await inProcess('ledger transfer into one hot unbounded account, one statement', async () => {
+      await transferAtOnce(pickAccount(), hotUnbounded);
     }),
   ];
 }

@@ -4,14 +4,15 @@
 -- ledger_account_deltas and a sweep (ledger-rollup) adds them to the account's row in batches. Its
 -- balance is that row plus the deltas not yet rolled up (the view ledger_balances). Bounded accounts are
 -- locked and updated in place as before: their bound must be checked against the current balance.
+--
+-- The table has no index and no key: a posting's delta is one heap insert and nothing more. It holds
+-- only what the last second posted (the sweep empties it), so the rollup and a balance read scan it.
 CREATE TABLE ledger_account_deltas (
-  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   account_id text NOT NULL,
   posted numeric(78, 0) NOT NULL,
   pending_debits numeric(78, 0) NOT NULL,
   pending_credits numeric(78, 0) NOT NULL
-);
-CREATE INDEX ledger_account_deltas_account ON ledger_account_deltas (account_id);
+) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000);
 
 -- The balance of every account as of one snapshot: the rolled-up row plus its deltas. The sweep moves
 -- deltas into the row in one transaction, so no snapshot counts a delta twice or not at all.
@@ -127,13 +128,14 @@ END;
 $$;
 
 -- Moves up to p_limit deltas into their accounts' rows in one transaction; answers how many it moved.
--- Deltas of transactions still open are invisible here and stay for the next run.
+-- Deltas of transactions still open are invisible here and stay for the next run. Postings never lock a
+-- delta, and one sweep runs at a time (the sweeps' lock), so nothing else deletes them meanwhile.
 CREATE FUNCTION ledger_rollup(p_limit integer, OUT moved integer)
 LANGUAGE plpgsql AS $$
 BEGIN
   WITH taken AS (
     DELETE FROM ledger_account_deltas
-    WHERE id IN (SELECT id FROM ledger_account_deltas ORDER BY id LIMIT p_limit FOR UPDATE SKIP LOCKED)
+    WHERE ctid = ANY (ARRAY(SELECT ctid FROM ledger_account_deltas LIMIT p_limit))
     RETURNING account_id, posted, pending_debits, pending_credits
   ), sums AS (
     SELECT account_id, sum(posted) AS posted, sum(pending_debits) AS pd, sum(pending_credits) AS pc, count(*) AS n

@@ -35,7 +35,9 @@ async function installRowLog(harness: HarnessType): Promise<void> {
       k jsonb := '{}';
       c text;
     BEGIN
-      FOREACH c IN ARRAY TG_ARGV LOOP k := k || jsonb_build_object(c, r -> c); END LOOP;
+      IF TG_NARGS > 0 THEN
+        FOREACH c IN ARRAY TG_ARGV LOOP k := k || jsonb_build_object(c, r -> c); END LOOP;
+      END IF;
       INSERT INTO test_row_log (xid, tbl, op, key) VALUES (pg_current_xact_id()::text::bigint, TG_TABLE_NAME, TG_OP, CASE WHEN k = '{}' THEN r ELSE k END);
       RETURN NULL;
     END $$`.execute(db);

@@ -3,6 +3,7 @@
 // answer before it commits. So a key's row exists exactly when the request's effect does; a process
 // that dies mid-request takes its lock and its uncommitted effect with it, and the retry runs afresh.
 import { createHash } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Clock } from '../clock/clock.ts';
 import { addSeconds } from '../clock/clock.ts';
 import type { Encryptor } from '../crypto/encryption.ts';
@@ -136,7 +137,7 @@ export class IdempotencyStore {
       outcome: 'replay',
       status: existing.response_status,
       contentType: existing.response_content_type,
-      body: this.encryptor.decrypt(existing.response_body_enc, associatedData(claim)),
+      body: openAnswer(this.encryptor, existing.response_body_enc, associatedData(claim)),
     };
   }
 
@@ -151,7 +152,7 @@ export class IdempotencyStore {
         claim.requestHash,
         answer.status,
         answer.contentType,
-        this.encryptor.encrypt(answer.body, associatedData(claim)),
+        sealAnswer(this.encryptor, answer.body, associatedData(claim)),
         now,
         addSeconds(now, IDEMPOTENCY_TTL_SECONDS),
         addSeconds(now, IDEMPOTENCY_RETENTION_SECONDS),
@@ -202,6 +203,22 @@ const lockKey = (claim: IdempotencyClaim) => `${claim.scope}\n${claim.key}`;
 function isKeyTaken(err: unknown): boolean {
   return (
     pgErrorCode(err) === '23505' && (err as { constraint?: string }).constraint === 'idempotency_keys_pkey'
+  );
+}
+
+/**
+ * A stored answer, compressed and then encrypted: ciphertext does not compress, and the answer's row is
+ * written with every keyed write (its bytes are WAL, the limit of a busy write path). Marked `z:`;
+ * answers stored before were encrypted as they were, and still read.
+ */
+function sealAnswer(encryptor: Encryptor, body: string, associated: string): string {
+  return `z:${encryptor.encrypt(deflateRawSync(body).toString('base64'), associated)}`;
+}
+
+function openAnswer(encryptor: Encryptor, stored: string, associated: string): string {
+  if (!stored.startsWith('z:')) return encryptor.decrypt(stored, associated);
+  return inflateRawSync(Buffer.from(encryptor.decrypt(stored.slice(2), associated), 'base64')).toString(
+    'utf8',
   );
 }
 
