@@ -8,11 +8,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod 
 import type { UnitOfWork } from '../db/connection-scope.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import {
-  type BeginResult,
   hashRequest,
   type IdempotencyClaim,
   type IdempotencyStore,
   KeyAlreadyUsed,
+  type UsedKey,
 } from './idempotency-store.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -97,7 +97,7 @@ export function addIdempotencyHooks(
       await pending.unit.finish('rollback');
       return payload;
     }
-    let used: Awaited<ReturnType<IdempotencyStore['commit']>>;
+    let used: UsedKey | undefined;
     try {
       used = await store.commit(pending.unit, pending.claim, {
         status: reply.statusCode,
@@ -127,8 +127,6 @@ export function addIdempotencyHooks(
     await keyed.get(request)?.unit.finish('rollback');
   });
 }
-
-type UsedKey = Exclude<BeginResult, { outcome: 'run' }>;
 
 function answerUsedKey(reply: FastifyReply, claim: IdempotencyClaim, used: UsedKey) {
   if (used.outcome !== 'replay') throw usedKeyError(claim, used);

@@ -22,8 +22,8 @@ export interface StoredAnswer {
   body: string;
 }
 
-export type BeginResult =
-  | { outcome: 'run'; unit: UnitOfWork }
+/** What a key already used answers instead of running its request again. */
+export type UsedKey =
   | ({ outcome: 'replay' } & StoredAnswer)
   | { outcome: 'mismatch' }
   | { outcome: 'in_progress' }
@@ -37,7 +37,7 @@ export interface IdempotencyClaim {
 
 /** Thrown inside a keyed request when its unit opens and finds the key held or used: answer `decision`. */
 export class KeyAlreadyUsed extends Error {
-  constructor(readonly decision: Exclude<BeginResult, { outcome: 'run' }>) {
+  constructor(readonly decision: UsedKey) {
     super(`the Idempotency-Key was ${decision.outcome === 'in_progress' ? 'in use' : 'used'}`);
     this.name = 'KeyAlreadyUsed';
   }
@@ -69,7 +69,7 @@ export class IdempotencyStore {
       if (!row?.locked) throw new KeyAlreadyUsed({ outcome: 'in_progress' });
       if (row.request_hash === null) return;
       const decision = this.decide(claim, row);
-      if (decision.outcome !== 'run') throw new KeyAlreadyUsed(decision);
+      if (decision) throw new KeyAlreadyUsed(decision);
       // Past its retention and not yet purged: forgotten, and this request runs.
       await this.db
         .deleteFrom('idempotency_keys')
@@ -89,7 +89,7 @@ export class IdempotencyStore {
     unit: UnitOfWork,
     claim: IdempotencyClaim,
     answer: StoredAnswer,
-  ): Promise<Exclude<BeginResult, { outcome: 'run' }> | undefined> {
+  ): Promise<UsedKey | undefined> {
     try {
       await unit.commitWith(this.keyRow(claim, answer));
       return undefined;
@@ -98,7 +98,7 @@ export class IdempotencyStore {
     }
     const row = await this.find(claim);
     const decision = row ? this.decide(claim, row) : undefined;
-    if (decision && decision.outcome !== 'run') return decision;
+    if (decision) return decision;
     // Gone, or past retention and not yet purged: forgotten now, and the client's retry runs afresh.
     await this.db
       .deleteFrom('idempotency_keys')
@@ -126,9 +126,10 @@ export class IdempotencyStore {
       .executeTakeFirst();
   }
 
-  private decide(claim: IdempotencyClaim, existing: KeyRow): BeginResult {
+  /** What the key's row answers; undefined when it is past its retention (forgotten: the request runs). */
+  private decide(claim: IdempotencyClaim, existing: KeyRow): UsedKey | undefined {
     const now = this.clock.now();
-    if (existing.retain_until <= now) return { outcome: 'run', unit: undefined as never };
+    if (existing.retain_until <= now) return undefined;
     if (existing.request_hash !== claim.requestHash) return { outcome: 'mismatch' };
     if (existing.expires_at <= now || existing.response_body_enc === null) {
       return { outcome: 'expired', usedAt: existing.created_at, status: existing.response_status };
