@@ -2,8 +2,10 @@
 // to run after the commit belongs to that step: when the step rolls back, it must not run when the unit
 // commits (it did: a refused payout opened a site's balance accounts, rolled them back, and still cached
 // their ids, so the site's next keyed capture posted to accounts that did not exist — a 500).
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { afterCommit } from '../../src/platform/db/connection-scope.ts';
+import { StatementBatch } from '../../src/platform/db/statement-batch.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
 
@@ -51,5 +53,32 @@ describe('after-commit work inside a unit of work', () => {
     expect((await payments(h, m, 'GET', `/balance?siteId=${siteId}`)).body.data[0]).toMatchObject({
       pending: '12.00',
     });
+  });
+
+  it('a lazy unit keeps a one-statement write for its commit, and a read after it sees it', async () => {
+    const db = h.services.db;
+    await sql`CREATE TABLE IF NOT EXISTS test_deferred (id text PRIMARY KEY)`.execute(db);
+    const opened: string[] = [];
+    const unit = h.services.createUnit();
+    unit.beginLazily(async (begin) => {
+      opened.push(String((await begin('SELECT 1 AS one'))[0]?.one));
+    });
+    const found = await unit.run(async () => {
+      const batch = new StatementBatch();
+      batch.add({ sql: 'INSERT INTO test_deferred (id) VALUES ($1)', parameters: ['kept'] });
+      await batch.run(db, { deferrable: true });
+      // Deferred: nothing was sent yet, so the unit has not opened.
+      expect(opened).toEqual([]);
+      return { inside: await sql<{ id: string }>`SELECT id FROM test_deferred`.execute(db) };
+    });
+    // The read inside the unit opened it (BEGIN with its statement) and sent the write first.
+    expect(opened).toEqual(['1']);
+    expect(found.inside.rows).toEqual([{ id: 'kept' }]);
+    await unit.commitWith({
+      sql: 'INSERT INTO test_deferred (id) VALUES ($1)',
+      parameters: ["it's the answer"],
+    });
+    const after = await sql<{ id: string }>`SELECT id FROM test_deferred ORDER BY id`.execute(db);
+    expect(after.rows.map((r) => r.id)).toEqual(["it's the answer", 'kept']);
   });
 });

@@ -162,6 +162,11 @@ export class UnitOfWork {
     return this.state === 'lazy';
   }
 
+  /** A one-statement write is waiting for the commit. */
+  get hasDeferred(): boolean {
+    return this.deferred !== undefined;
+  }
+
   /**
    * Commits with one last statement (the key's answer): a lazy unit sends it alone or as one statement
    * with its deferred write, on its own (autocommit); an open one sends it in its transaction, then
@@ -302,7 +307,8 @@ export class BorrowedConnection implements DatabaseConnection {
     // Nothing written yet: a read needs no transaction, and a failed first write is undone by rolling
     // the whole transaction back (no savepoint needed for it).
     if (this.unit.isLazy) {
-      if (isRead) return this.unit.readOutside<R>(query);
+      // A read after a deferred write must see it: the unit opens and sends the write first.
+      if (isRead && !this.unit.hasDeferred) return this.unit.readOutside<R>(query);
       try {
         return await this.unit.execute<R>(query);
       } catch (err) {
