@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { UnitOfWork } from '../db/connection-scope.ts';
 import { DomainError } from '../errors/domain-error.ts';
+import { asDomainError } from '../http/as-domain-error.ts';
 import {
   hashRequest,
   type IdempotencyClaim,
@@ -38,6 +39,7 @@ export function addIdempotencyHooks(
     if (!present) throw error;
     const rendered = present(error, request.id);
     reply.code(rendered.status).header('content-type', 'application/json; charset=utf-8');
+    if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
     return JSON.stringify(rendered.body);
   };
 
@@ -106,6 +108,12 @@ export function addIdempotencyHooks(
       });
     } catch (err) {
       await pending.unit.finish('rollback');
+      // The database gone (a restart, a failover) is a 503 with Retry-After, as anywhere else.
+      const unavailable = asDomainError(err);
+      if (unavailable.code === 'database_unavailable') {
+        request.log.warn({ reason: (err as Error).message }, 'database unavailable');
+        return answerError(request, reply, unavailable);
+      }
       request.log.error({ err }, 'a keyed request could not be committed');
       return answerError(
         request,
