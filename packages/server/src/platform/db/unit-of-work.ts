@@ -48,11 +48,6 @@ export class UnitOfWork {
     return this.state === 'open' || this.state === 'lazy';
   }
 
-  /** Its transaction is open (it has written, or was begun eagerly). */
-  get isOpen(): boolean {
-    return this.state === 'open';
-  }
-
   async begin(): Promise<void> {
     this.state = 'lazy';
     await this.open();

@@ -71,11 +71,7 @@ export class IdempotencyStore {
       const decision = this.decide(claim, row);
       if (decision) throw new KeyAlreadyUsed(decision);
       // Past its retention and not yet purged: forgotten, and this request runs.
-      await this.db
-        .deleteFrom('idempotency_keys')
-        .where('scope', '=', claim.scope)
-        .where('key', '=', claim.key)
-        .execute();
+      await this.forgetIfRetired(claim);
     });
     return unit;
   }
@@ -100,30 +96,28 @@ export class IdempotencyStore {
     const decision = row ? this.decide(claim, row) : undefined;
     if (decision) return decision;
     // Gone, or past retention and not yet purged: forgotten now, and the client's retry runs afresh.
+    await this.forgetIfRetired(claim);
+    return { outcome: 'in_progress' };
+  }
+
+  private async find(claim: IdempotencyClaim): Promise<KeyRow | undefined> {
+    const { rows } = await this.db.executeQuery<KeyRow>(
+      preparedStatement('idempotency_key_row', `${KEY_ROW} WHERE scope = $1 AND key = $2`, [
+        claim.scope,
+        claim.key,
+      ]),
+    );
+    return rows[0];
+  }
+
+  /** Deletes the key's row if it is past its retention (a row the purge sweep has not reached yet). */
+  private async forgetIfRetired(claim: IdempotencyClaim): Promise<void> {
     await this.db
       .deleteFrom('idempotency_keys')
       .where('scope', '=', claim.scope)
       .where('key', '=', claim.key)
       .where('retain_until', '<=', this.clock.now())
       .execute();
-    return { outcome: 'in_progress' };
-  }
-
-  private async find(claim: IdempotencyClaim): Promise<KeyRow | undefined> {
-    return this.db
-      .selectFrom('idempotency_keys')
-      .select([
-        'request_hash',
-        'response_status',
-        'response_content_type',
-        'response_body_enc',
-        'created_at',
-        'expires_at',
-        'retain_until',
-      ])
-      .where('scope', '=', claim.scope)
-      .where('key', '=', claim.key)
-      .executeTakeFirst();
   }
 
   /** What the key's row answers; undefined when it is past its retention (forgotten: the request runs). */

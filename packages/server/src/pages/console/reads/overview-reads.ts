@@ -97,12 +97,13 @@ function liveFigures(kind: Kind, from: Date, to: Date, tenant: RawBuilder<boolea
 
 /** The contiguous run of rolled-up days inside [since, until), if any (the sweep fills newest first). */
 async function rolledUpDays(db: Executor, since: Date, until: Date) {
+  // Only whole UTC days inside [since, until) can come from the rollup.
+  const DAY = 86_400_000;
+  const firstDay = new Date(Math.ceil(since.getTime() / DAY) * DAY).toISOString().slice(0, 10);
+  const endDay = new Date(Math.floor(until.getTime() / DAY) * DAY).toISOString().slice(0, 10);
   const { rows } = await sql<{ from: string | null; until: string | null }>`
     SELECT to_char(min(day), 'YYYY-MM-DD') AS from, to_char(max(day) + 1, 'YYYY-MM-DD') AS until
-    FROM console_daily_figures_days
-    WHERE day >= (${since}::timestamptz AT TIME ZONE 'UTC')::date + 1 AND day < (${until}::timestamptz AT TIME ZONE 'UTC')::date`.execute(
-    db,
-  );
+    FROM console_daily_figures_days WHERE day >= ${firstDay}::date AND day < ${endDay}::date`.execute(db);
   const row = rows[0];
   if (!row?.from || !row.until) return undefined;
   return {
