@@ -90,6 +90,8 @@ export const ConfigSchema = z.object({
     .int()
     .positive()
     .default(7 * 24 * 3600),
+  /** How far above the authorized amount its clearings may post together, in percent (tips, fuel; default: 20) */
+  TESSERA_ISSUING_CLEARING_TOLERANCE_PERCENT: z.coerce.number().min(0).max(100).default(20),
   /** How long a payments authorization waits for its capture before it is released (default: 7 days) */
   TESSERA_PAYMENTS_AUTHORIZATION_SECONDS: z.coerce
     .number()
@@ -160,6 +162,7 @@ export interface Config {
   issuingBin: string;
   threeDsTimeoutSeconds: number;
   authorizationHoldSeconds: number;
+  issuingClearingTolerancePercent: number;
   paymentsAuthorizationSeconds: number;
   /** Per currency, in major units */
   topupLimits: Record<string, TopupLimits>;
@@ -241,6 +244,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     moneyOut,
     threeDsTimeoutSeconds: e.TESSERA_3DS_TIMEOUT_SECONDS,
     authorizationHoldSeconds: e.TESSERA_AUTHORIZATION_HOLD_SECONDS,
+    issuingClearingTolerancePercent: e.TESSERA_ISSUING_CLEARING_TOLERANCE_PERCENT,
     paymentsAuthorizationSeconds: e.TESSERA_PAYMENTS_AUTHORIZATION_SECONDS,
     topupLimits,
     basePaths: {

@@ -6740,6 +6740,10 @@ export interface operations {
                      *       "accountId": "acco_01JD3Q8Z9X0000000000000000",
                      *       "amount": "10.90",
                      *       "settledAmount": "10.90",
+                     *       "heldAmount": "10.90",
+                     *       "refundedAmount": "10.90",
+                     *       "forcePost": true,
+                     *       "originalTransactionId": "orig_01JD3Q8Z9X0000000000000000",
                      *       "currency": "EUR",
                      *       "merchant": "example",
                      *       "declineReason": "example",
@@ -6765,6 +6769,10 @@ export interface operations {
                         accountId: string;
                         amount: string;
                         settledAmount: string | null;
+                        heldAmount: string | null;
+                        refundedAmount: string;
+                        forcePost: boolean;
+                        originalTransactionId: string | null;
                         currency: string;
                         merchant: string;
                         declineReason: string | null;
@@ -6930,6 +6938,10 @@ export interface operations {
                      *           "accountId": "acco_01JD3Q8Z9X0000000000000000",
                      *           "amount": "10.90",
                      *           "settledAmount": "10.90",
+                     *           "heldAmount": "10.90",
+                     *           "refundedAmount": "10.90",
+                     *           "forcePost": true,
+                     *           "originalTransactionId": "orig_01JD3Q8Z9X0000000000000000",
                      *           "currency": "EUR",
                      *           "merchant": "example",
                      *           "declineReason": "example",
@@ -6961,6 +6973,10 @@ export interface operations {
                             accountId: string;
                             amount: string;
                             settledAmount: string | null;
+                            heldAmount: string | null;
+                            refundedAmount: string;
+                            forcePost: boolean;
+                            originalTransactionId: string | null;
                             currency: string;
                             merchant: string;
                             declineReason: string | null;
@@ -7067,6 +7083,10 @@ export interface operations {
                      *       "accountId": "acco_01JD3Q8Z9X0000000000000000",
                      *       "amount": "10.90",
                      *       "settledAmount": "10.90",
+                     *       "heldAmount": "10.90",
+                     *       "refundedAmount": "10.90",
+                     *       "forcePost": true,
+                     *       "originalTransactionId": "orig_01JD3Q8Z9X0000000000000000",
                      *       "currency": "EUR",
                      *       "merchant": "example",
                      *       "declineReason": "example",
@@ -7092,6 +7112,10 @@ export interface operations {
                         accountId: string;
                         amount: string;
                         settledAmount: string | null;
+                        heldAmount: string | null;
+                        refundedAmount: string;
+                        forcePost: boolean;
+                        originalTransactionId: string | null;
                         currency: string;
                         merchant: string;
                         declineReason: string | null;

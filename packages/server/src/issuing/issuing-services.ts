@@ -101,6 +101,7 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     ledger,
     threeDsTimeoutSeconds: config.threeDsTimeoutSeconds,
     holdSeconds: config.authorizationHoldSeconds,
+    clearingTolerancePercent: config.issuingClearingTolerancePercent,
     network: p.rails.cardNetwork,
     oneStatementWrites: p.oneStatementWrites ?? true,
   });

@@ -490,6 +490,13 @@ export interface IssuingTransactionsTable {
   updated_at: Timestamp;
   /** The card network's reference when the payment came through the payments API (on-us) */
   network_reference: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Still held for the clearings to come (migration 0036); null: never held */
+  held_amount: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
+  refunded_amount: NumericWithDefault;
+  clearing_count: ColumnType<number, number | undefined, number>;
+  force_post: ColumnType<boolean, boolean | undefined, boolean>;
+  /** A refund: the payment it refunds */
+  original_transaction_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface Issuing3dsChallengesTable {

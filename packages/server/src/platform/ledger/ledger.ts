@@ -257,10 +257,20 @@ export class Ledger {
     return this.stage(batch, holdOperation(input));
   }
 
-  /** Settles a hold for its amount or less; the rest returns to the debit account's available balance. */
+  /**
+   * Settles a hold for its amount or less; the rest returns to the debit account's available balance.
+   * With `aboveHold`, for more than the hold (a clearing within its tolerance): the excess comes from the
+   * debit account's available balance, refused as insufficient funds when that cannot cover it.
+   */
   async postHold(
     tx: Tx,
-    input: { operationId: string; holdId: string; amount?: bigint; metadata?: Record<string, unknown> },
+    input: {
+      operationId: string;
+      holdId: string;
+      amount?: bigint;
+      aboveHold?: boolean;
+      metadata?: Record<string, unknown>;
+    },
   ): Promise<LedgerTransaction> {
     const hold = await this.lockHold(tx, input.holdId);
     if (hold.status !== 'pending') {
@@ -272,7 +282,7 @@ export class Ledger {
     }
     const amount = input.amount ?? hold.amount;
     assertPositive(amount);
-    if (amount > hold.amount) {
+    if (amount > hold.amount && !input.aboveHold) {
       throw new DomainError('validation_failed', 'a hold posts for its amount or less', {
         field: 'amount',
         details: { heldAmount: hold.amount.toString() },

@@ -91,28 +91,74 @@ export async function registerIssuingSandboxRoutes(
     '/issuing/transactions/:transactionId/clear',
     {
       schema: {
-        summary: 'Clearing (settlement) of an authorization, for its amount or less',
+        summary: 'A clearing of an authorization: one part of it (final by default), more, less, or late',
+        description:
+          'amount defaults to what is still held. A final clearing (the default) releases the rest of the hold; `final: false` keeps the rest held for the next parts. Clearings may post together up to the authorized amount plus TESSERA_ISSUING_CLEARING_TOLERANCE_PERCENT (default 20 %), the excess from the available balance; beyond it, or with the account short, the clearing is declined (422 naming the reason) and nothing is posted. A clearing after the hold lapsed (late presentment) posts from the available balance. Each clearing sends transactionSettled.',
         tags: ['issuing'],
         params: transactionParam,
         // An empty POST reaches validation as null: the body is optional.
-        body: z.object({ amount: amount.optional() }).nullish(),
+        body: z.object({ amount: amount.optional(), final: z.boolean().optional() }).nullish(),
         response: { 200: transactionView, ...standardErrors },
       },
     },
     async (request) =>
-      presentTransaction(await deps.transactions.clear(request.params.transactionId, request.body?.amount)),
+      presentTransaction(
+        await deps.transactions.clear(request.params.transactionId, {
+          amount: request.body?.amount,
+          final: request.body?.final,
+        }),
+      ),
   );
   app.post(
     '/issuing/transactions/:transactionId/reverse',
     {
       schema: {
-        summary: 'Reversal of an authorization: its hold is released',
+        summary: 'Reversal of an authorization: all that is still held, or `amount` of it',
+        description:
+          'Without amount the whole hold is released: the transaction is reversed (settled when parts were already cleared). With an amount below what is held, that much is released and the rest stays held.',
         tags: ['issuing'],
         params: transactionParam,
+        body: z.object({ amount: amount.optional() }).nullish(),
         response: { 200: transactionView, ...standardErrors },
       },
     },
-    async (request) => presentTransaction(await deps.transactions.reverse(request.params.transactionId)),
+    async (request) =>
+      presentTransaction(await deps.transactions.reverse(request.params.transactionId, request.body?.amount)),
+  );
+  app.post(
+    '/issuing/force-posts',
+    {
+      schema: {
+        summary: 'A clearing with no authorization (force post): the account pays it now',
+        description:
+          'Recorded as a settled card_payment with forcePost true; declined (422, nothing posted) when the account cannot cover it. Sends transactionCreated and transactionSettled.',
+        tags: ['issuing'],
+        body: z.object({
+          cardId: z.string().max(64),
+          amount,
+          currency: z.string().regex(/^[A-Za-z]{3}$/, 'must be a three-letter currency code'),
+          merchant: z.string().trim().min(1).max(200),
+        }),
+        response: { 201: transactionView, ...standardErrors },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(presentTransaction(await deps.transactions.forcePost(request.body))),
+  );
+  app.post(
+    '/issuing/refunds',
+    {
+      schema: {
+        summary: 'The merchant refunds a cleared payment to the card: a credit transaction of its own',
+        description:
+          'amount is at most what was cleared less the refunds so far (400 naming amount). The refund is a settled transaction of type refund with originalTransactionId; it sends transactionCreated and transactionSettled.',
+        tags: ['issuing'],
+        body: z.object({ transactionId: z.string().max(64), amount }),
+        response: { 201: transactionView, ...standardErrors },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(presentTransaction(await deps.transactions.refund(request.body))),
   );
   app.post(
     '/issuing/cards/:cardId/ship',

@@ -1,0 +1,334 @@
+// Authorization (docs/issuing.md, Card transactions): the card network asks to authorize a payment of an
+// issued card. The card's checks, a ledger hold on the account, or a 3D Secure challenge first; a decline
+// is recorded with its reason. The common case is one statement (authorizeAtOnce).
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../platform/clock/clock.ts';
+import { addSeconds } from '../../platform/clock/clock.ts';
+import { type Db, type Executor, pgErrorCode, type Tx } from '../../platform/db/database.ts';
+import { preparedStatement } from '../../platform/db/prepared.ts';
+import { StatementBatch } from '../../platform/db/statement-batch.ts';
+import type { Transact } from '../../platform/db/transact.ts';
+import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
+import type { Outbox } from '../../platform/events/outbox.ts';
+import { isUuid } from '../../platform/ids.ts';
+import { type Ledger, ledgerRefusal } from '../../platform/ledger/ledger.ts';
+import { formatAmount, parseAmountField } from '../../platform/money/amount.ts';
+import { findAsset } from '../../platform/money/assets.ts';
+import { stageIssuingEvent } from '../events/publish-issuing-event.ts';
+import { type DeclineReason, declineFor, type IssuingTransaction } from './transaction.ts';
+import { ownedBy, type TransactionRecords } from './transaction-records.ts';
+
+const SELECT_AUTHORIZING_CARD = `
+  SELECT c.id, c.status, c.customer_id, c.partner_id, c.account_id, a.currency, a.status AS account_status,
+    a.ledger_account_id
+  FROM issuing_cards c JOIN issuing_accounts a ON a.id = c.account_id
+  WHERE c.id = $1`;
+
+/** The guard of an authorization on a card's remembered facts (statement_guard, migration 0027). */
+const CARD_STILL_USABLE = `
+  SELECT statement_guard(EXISTS (
+    SELECT 1 FROM issuing_cards c JOIN issuing_accounts a ON a.id = c.account_id
+    WHERE c.id = $1 AND c.status = 'active' AND a.status = 'open'), 'the card or its account changed')`;
+const STATEMENT_GUARD_FAILED = 'TG001';
+/** Cards whose facts are remembered at most (past it, the memory starts over) */
+const KNOWN_CARDS = 100_000;
+
+const INSERT_AUTHORIZED = `
+  INSERT INTO issuing_transactions (id, customer_id, partner_id, card_id, account_id, type, status, currency, amount,
+    held_amount, merchant, hold_id, hold_expires_at, created_at, authorized_at, updated_at)
+  VALUES ($1, $2, $3, $4, $5, 'card_payment', 'authorized', $6, $7, $7, $8, $9, $10, $11, $11, $11)`;
+
+export interface AuthorizationDeps {
+  db: Db;
+  transact: Transact;
+  clock: Clock;
+  outbox: Outbox;
+  ledger: Ledger;
+  records: TransactionRecords;
+  threeDsTimeoutSeconds: number;
+  holdSeconds: number;
+  /** Common authorizations are written in one statement (authorizeAtOnce); false runs every one the general way */
+  oneStatementWrites: boolean;
+}
+
+export interface AuthorizingCard {
+  id: string;
+  status: string;
+  customer_id: string;
+  partner_id: string;
+  account_id: string;
+  currency: string;
+  account_status: string;
+  ledger_account_id: string;
+}
+
+export class Authorizations {
+  /** Facts of cards authorized before (ids, currency, ledger account): they never change */
+  private readonly knownCards = new Map<string, AuthorizingCard>();
+
+  constructor(private readonly deps: AuthorizationDeps) {}
+
+  /** The card network's authorization request for an issued card. */
+  async authorize(input: {
+    cardId: string;
+    amount: string | number;
+    currency: string;
+    merchant: string;
+    threeDS?: boolean;
+  }): Promise<IssuingTransaction> {
+    // A card seen before: its facts are known (they never change), its statuses checked in the statement.
+    const known = this.deps.oneStatementWrites ? this.knownCards.get(input.cardId) : undefined;
+    const card = known ?? (await this.loadCard(this.deps.db, input.cardId));
+    if (!card) throw notFound('card');
+    const asset = findAsset(input.currency.toUpperCase());
+    if (!asset)
+      throw new DomainError('validation_failed', 'currency must be an ISO 4217 code', { field: 'currency' });
+    const amount = parseAmountField(input.amount, asset);
+    const request = {
+      currency: asset.code,
+      amount,
+      merchant: input.merchant,
+      threeDS: input.threeDS ?? false,
+      networkReference: null,
+    };
+    if (this.deps.oneStatementWrites && !known) this.remember(card);
+    let shortOfFunds = false;
+    if (this.deps.oneStatementWrites && !request.threeDS && !declineFor(card, asset.code, amount)) {
+      const outcome = await this.authorizeAtOnce(card, request, { checkStatuses: known !== undefined });
+      if (typeof outcome === 'object') return outcome;
+      shortOfFunds = outcome === 'short_of_funds';
+    }
+    // The general way, on the card as it is now.
+    const current = known ? await this.loadCard(this.deps.db, input.cardId) : card;
+    if (!current) throw notFound('card');
+    return this.deps.transact((tx) =>
+      this.authorizeCard(tx, current, {
+        ...request,
+        ...(shortOfFunds ? { decline: 'insufficient_funds' } : {}),
+      }),
+    );
+  }
+
+  /** A card's facts, for its next authorization: kept as active and open, which the statement checks. */
+  private remember(card: AuthorizingCard): void {
+    if (this.knownCards.size >= KNOWN_CARDS) this.knownCards.clear();
+    this.knownCards.set(card.id, { ...card, status: 'active', account_status: 'open' });
+  }
+
+  /**
+   * The common case, an authorization without a challenge that the card's checks pass, in one statement
+   * (one round trip, atomic on its own): the transaction as authorized, its event and its hold; with
+   * `checkStatuses`, the card and its account still active and open, checked in the statement. Nothing
+   * is written when the account cannot cover it (the ledger refused) or a status changed.
+   */
+  private async authorizeAtOnce(
+    card: AuthorizingCard,
+    input: { currency: string; amount: bigint; merchant: string },
+    options: { checkStatuses: boolean },
+  ): Promise<IssuingTransaction | 'short_of_funds' | 'statuses_changed'> {
+    const { db, clock, ledger, outbox } = this.deps;
+    const id = randomUUID();
+    const now = clock.now();
+    const holdExpiresAt = addSeconds(now, this.deps.holdSeconds);
+    const batch = new StatementBatch();
+    if (options.checkStatuses) batch.add({ sql: CARD_STILL_USABLE, parameters: [card.id], returns: true });
+    const holdId = ledger.stageHold(batch, {
+      operationId: `issuing-auth:${id}`,
+      debitAccountId: card.ledger_account_id,
+      creditAccountId: await this.deps.records.settlementAccount(db, input.currency, id),
+      amount: input.amount,
+      expiresAt: holdExpiresAt,
+      metadata: { transactionId: id },
+    });
+    batch.add({
+      sql: INSERT_AUTHORIZED,
+      parameters: [
+        id,
+        card.customer_id,
+        card.partner_id,
+        card.id,
+        card.account_id,
+        input.currency,
+        input.amount.toString(),
+        input.merchant,
+        holdId,
+        holdExpiresAt,
+        now,
+      ],
+    });
+    const event = await stageIssuingEvent(outbox, batch, db, {
+      partnerId: card.partner_id,
+      customerId: card.customer_id,
+      eventType: 'transactionCreated',
+      data: { transactionId: id },
+    });
+    try {
+      await batch.run(db);
+    } catch (err) {
+      if (ledgerRefusal(err)?.details?.reason === 'insufficient_funds') return 'short_of_funds';
+      if (pgErrorCode(err) === STATEMENT_GUARD_FAILED) return 'statuses_changed';
+      throw err;
+    }
+    await event.queued();
+    return {
+      transactionId: id,
+      customerId: card.customer_id,
+      cardId: card.id,
+      accountId: card.account_id,
+      type: 'card_payment',
+      status: 'authorized',
+      currency: input.currency,
+      amount: input.amount,
+      settledAmount: null,
+      heldAmount: input.amount,
+      refundedAmount: 0n,
+      forcePost: false,
+      originalTransactionId: null,
+      merchant: input.merchant,
+      declineReason: null,
+      threeDS: null,
+      createdAt: now,
+      authorizedAt: now,
+      settledAt: null,
+      holdExpiresAt,
+    };
+  }
+
+  /** An authorization that arrived through the card network (a payment on the payments API: on-us). */
+  async authorizeFromNetwork(
+    tx: Tx,
+    input: {
+      cardId: string;
+      currency: string;
+      amount: bigint;
+      merchant: string;
+      threeDS: boolean;
+      networkReference: string;
+    },
+  ): Promise<IssuingTransaction> {
+    const card = await this.loadCard(tx, input.cardId);
+    if (!card) throw notFound('card');
+    return this.authorizeCard(tx, card, input);
+  }
+
+  async loadCard(db: Executor, cardId: string): Promise<AuthorizingCard | undefined> {
+    if (!isUuid(cardId)) return undefined;
+    const { rows } = await db.executeQuery<AuthorizingCard>(
+      preparedStatement('issuing_authorizing_card', SELECT_AUTHORIZING_CARD, [cardId]),
+    );
+    return rows[0];
+  }
+
+  private async authorizeCard(
+    tx: Tx,
+    card: AuthorizingCard,
+    input: {
+      currency: string;
+      amount: bigint;
+      merchant: string;
+      threeDS: boolean;
+      networkReference: string | null;
+      /** Already known (the account was short when the hold was tried) */
+      decline?: DeclineReason;
+    },
+  ): Promise<IssuingTransaction> {
+    const asset = findAsset(input.currency);
+    if (!asset) throw new Error(`unknown currency ${input.currency}`);
+    const amount = input.amount;
+    const customer = { customerId: card.customer_id, partnerId: card.partner_id };
+    const decline = input.decline ?? declineFor(card, asset.code, amount);
+
+    const id = randomUUID();
+    const now = this.deps.clock.now();
+    await tx
+      .insertInto('issuing_transactions')
+      .values({
+        id,
+        ...ownedBy(card),
+        type: 'card_payment',
+        status: decline ? 'declined' : input.threeDS ? 'pending_3ds' : 'authorized',
+        currency: asset.code,
+        amount: amount.toString(),
+        merchant: input.merchant,
+        decline_reason: decline ?? null,
+        network_reference: input.networkReference,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    await this.deps.records.event(tx, customer, 'transactionCreated', { transactionId: id });
+    if (decline) return this.deps.records.get(tx, id);
+    if (input.threeDS) {
+      const challengeId = randomUUID();
+      const expiresAt = addSeconds(now, this.deps.threeDsTimeoutSeconds);
+      await tx
+        .insertInto('issuing_3ds_challenges')
+        .values({
+          id: challengeId,
+          transaction_id: id,
+          customer_id: card.customer_id,
+          status: 'pending',
+          requested_at: now,
+          expires_at: expiresAt,
+        })
+        .execute();
+      await this.deps.records.event(tx, customer, 'transaction3dsRequested', {
+        transactionId: id,
+        // What the cardholder's decision is addressed to (PATCH /v1/transactions/3d-secure/{transactionAuthId})
+        transactionAuthId: challengeId,
+        cardId: card.id,
+        // The spec types this amount as a number; records and the API carry exact decimal strings.
+        amount: Number(formatAmount(amount, asset)),
+        currency: asset.code,
+        merchant: input.merchant,
+        requestedAt: now.toISOString(),
+        expiresAt: expiresAt.toISOString(),
+      });
+      return this.deps.records.get(tx, id);
+    }
+    await this.placeHold(tx, id, card.ledger_account_id, asset.code, amount);
+    return this.deps.records.get(tx, id);
+  }
+
+  /** Holds the amount on the account; no funds is a decline recorded in the same transaction. */
+  async placeHold(
+    tx: Tx,
+    transactionId: string,
+    ledgerAccountId: string,
+    currency: string,
+    amount: bigint,
+  ): Promise<void> {
+    const networkAccountId = await this.deps.records.settlementAccount(tx, currency, transactionId);
+    const now = this.deps.clock.now();
+    try {
+      const hold = await this.deps.ledger.hold(tx, {
+        operationId: `issuing-auth:${transactionId}`,
+        debitAccountId: ledgerAccountId,
+        creditAccountId: networkAccountId,
+        amount,
+        expiresAt: addSeconds(now, this.deps.holdSeconds),
+        metadata: { transactionId },
+      });
+      await tx
+        .updateTable('issuing_transactions')
+        .set({
+          status: 'authorized',
+          hold_id: hold.id,
+          held_amount: amount.toString(),
+          hold_expires_at: hold.expiresAt,
+          authorized_at: now,
+          updated_at: now,
+        })
+        .where('id', '=', transactionId)
+        .execute();
+    } catch (err) {
+      // The ledger answers refusals without writing, so the decline is recorded in this same transaction.
+      if (!(err instanceof DomainError) || err.details?.reason !== 'insufficient_funds') throw err;
+      await tx
+        .updateTable('issuing_transactions')
+        .set({ status: 'declined', decline_reason: 'insufficient_funds', updated_at: now })
+        .where('id', '=', transactionId)
+        .execute();
+    }
+  }
+}
