@@ -92,6 +92,11 @@ export const ConfigSchema = z.object({
     .default(7 * 24 * 3600),
   /** How far above the authorized amount its clearings may post together, in percent (tips, fuel; default: 20) */
   TESSERA_ISSUING_CLEARING_TOLERANCE_PERCENT: z.coerce.number().min(0).max(100).default(20),
+  /** Whether a cardholder dispute credits the account while the network reviews it (default: true) */
+  TESSERA_ISSUING_DISPUTE_PROVISIONAL_CREDIT: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
   /** How long a payments authorization waits for its capture before it is released (default: 7 days) */
   TESSERA_PAYMENTS_AUTHORIZATION_SECONDS: z.coerce
     .number()
@@ -163,6 +168,7 @@ export interface Config {
   threeDsTimeoutSeconds: number;
   authorizationHoldSeconds: number;
   issuingClearingTolerancePercent: number;
+  issuingDisputeProvisionalCredit: boolean;
   paymentsAuthorizationSeconds: number;
   /** Per currency, in major units */
   topupLimits: Record<string, TopupLimits>;
@@ -245,6 +251,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     threeDsTimeoutSeconds: e.TESSERA_3DS_TIMEOUT_SECONDS,
     authorizationHoldSeconds: e.TESSERA_AUTHORIZATION_HOLD_SECONDS,
     issuingClearingTolerancePercent: e.TESSERA_ISSUING_CLEARING_TOLERANCE_PERCENT,
+    issuingDisputeProvisionalCredit: e.TESSERA_ISSUING_DISPUTE_PROVISIONAL_CREDIT,
     paymentsAuthorizationSeconds: e.TESSERA_PAYMENTS_AUTHORIZATION_SECONDS,
     topupLimits,
     basePaths: {

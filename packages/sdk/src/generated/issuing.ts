@@ -830,6 +830,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/transactions/{transactionId}/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The disputes of a payment, oldest first (Tessera extension) */
+        get: operations["getTransactionsByTransactionIdDisputes"];
+        put?: never;
+        /**
+         * Dispute a cleared card payment for the customer (Tessera extension)
+         * @description amount is at most what is left of the payment to dispute: what was cleared, less refunds and the disputes under review or won (400 naming amount); 409 when nothing is left (not cleared, or already refunded or disputed in full). With provisional credit on (the default), the account is credited at once. The network decides within 10 days; events disputeCreated and disputeStatusChanged.
+         */
+        post: operations["postTransactionsByTransactionIdDisputes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{disputeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One dispute (Tessera extension) */
+        get: operations["getDisputesByDisputeId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/topups/fiat": {
         parameters: {
             query?: never;
@@ -7131,6 +7169,423 @@ export interface operations {
                         authorizedAt: string | null;
                         settledAt: string | null;
                         holdExpiresAt: string | null;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getTransactionsByTransactionIdDisputes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                transactionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "disputeId": "disp_01JD3Q8Z9X0000000000000000",
+                     *           "transactionId": "tran_01JD3Q8Z9X0000000000000000",
+                     *           "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *           "status": "under_review",
+                     *           "reason": "fraud",
+                     *           "explanation": "example",
+                     *           "amount": "10.90",
+                     *           "currency": "EUR",
+                     *           "provisionalCredit": "example",
+                     *           "unrecoveredAmount": "10.90",
+                     *           "decideBy": "2026-11-24T10:30:00.000Z",
+                     *           "createdAt": "2026-11-24T10:30:00.000Z",
+                     *           "decidedAt": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            disputeId: string;
+                            transactionId: string;
+                            customerId: string;
+                            /** @enum {string} */
+                            status: "under_review" | "won" | "lost";
+                            /** @enum {string} */
+                            reason: "fraud" | "not_received" | "not_as_described" | "duplicate" | "incorrect_amount" | "canceled" | "other";
+                            explanation: string | null;
+                            amount: string;
+                            currency: string;
+                            provisionalCredit: string;
+                            unrecoveredAmount: string;
+                            /** Format: date-time */
+                            decideBy: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            decidedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    postTransactionsByTransactionIdDisputes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                transactionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "fraud",
+                 *       "amount": "10.90",
+                 *       "explanation": "example"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    reason: "fraud" | "not_received" | "not_as_described" | "duplicate" | "incorrect_amount" | "canceled" | "other";
+                    amount: string | number;
+                    explanation?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "disputeId": "disp_01JD3Q8Z9X0000000000000000",
+                     *       "transactionId": "tran_01JD3Q8Z9X0000000000000000",
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "status": "under_review",
+                     *       "reason": "fraud",
+                     *       "explanation": "example",
+                     *       "amount": "10.90",
+                     *       "currency": "EUR",
+                     *       "provisionalCredit": "example",
+                     *       "unrecoveredAmount": "10.90",
+                     *       "decideBy": "2026-11-24T10:30:00.000Z",
+                     *       "createdAt": "2026-11-24T10:30:00.000Z",
+                     *       "decidedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        disputeId: string;
+                        transactionId: string;
+                        customerId: string;
+                        /** @enum {string} */
+                        status: "under_review" | "won" | "lost";
+                        /** @enum {string} */
+                        reason: "fraud" | "not_received" | "not_as_described" | "duplicate" | "incorrect_amount" | "canceled" | "other";
+                        explanation: string | null;
+                        amount: string;
+                        currency: string;
+                        provisionalCredit: string;
+                        unrecoveredAmount: string;
+                        /** Format: date-time */
+                        decideBy: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        decidedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getDisputesByDisputeId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                disputeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "disputeId": "disp_01JD3Q8Z9X0000000000000000",
+                     *       "transactionId": "tran_01JD3Q8Z9X0000000000000000",
+                     *       "customerId": "cust_01JD3Q8Z9X0000000000000000",
+                     *       "status": "under_review",
+                     *       "reason": "fraud",
+                     *       "explanation": "example",
+                     *       "amount": "10.90",
+                     *       "currency": "EUR",
+                     *       "provisionalCredit": "example",
+                     *       "unrecoveredAmount": "10.90",
+                     *       "decideBy": "2026-11-24T10:30:00.000Z",
+                     *       "createdAt": "2026-11-24T10:30:00.000Z",
+                     *       "decidedAt": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        disputeId: string;
+                        transactionId: string;
+                        customerId: string;
+                        /** @enum {string} */
+                        status: "under_review" | "won" | "lost";
+                        /** @enum {string} */
+                        reason: "fraud" | "not_received" | "not_as_described" | "duplicate" | "incorrect_amount" | "canceled" | "other";
+                        explanation: string | null;
+                        amount: string;
+                        currency: string;
+                        provisionalCredit: string;
+                        unrecoveredAmount: string;
+                        /** Format: date-time */
+                        decideBy: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        decidedAt: string | null;
                     };
                 };
             };

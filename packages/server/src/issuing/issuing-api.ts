@@ -7,6 +7,7 @@ import type { TenantCache } from '../platform/tenants/tenant-cache.ts';
 import type { AccountsService } from './accounts/accounts-service.ts';
 import type { AuthService } from './auth/auth-service.ts';
 import type { CardsService } from './cards/cards-service.ts';
+import type { IssuingDisputesService } from './disputes/disputes-service.ts';
 import { registerAccountsRoutes } from './http/accounts/accounts-routes.ts';
 import { registerEmailAuthRoutes } from './http/auth/email-auth-routes.ts';
 import { registerPartnerAuthRoutes } from './http/auth/partner-auth-routes.ts';
@@ -14,6 +15,7 @@ import { registerSessionRoutes } from './http/auth/session-routes.ts';
 import { registerWalletAuthRoutes } from './http/auth/wallet-auth-routes.ts';
 import { authenticators } from './http/authenticate.ts';
 import { registerCardsRoutes } from './http/cards/cards-routes.ts';
+import { registerDisputesRoutes } from './http/disputes/disputes-routes.ts';
 import { registerPartnerEventsRoutes } from './http/events/partner-events-routes.ts';
 import { registerKycRoutes } from './http/kyc/kyc-routes.ts';
 import { presentIssuingError } from './http/present-error.ts';
@@ -34,6 +36,7 @@ export interface IssuingDeps {
   accounts: AccountsService;
   cards: CardsService;
   transactions: TransactionsService;
+  disputes: IssuingDisputesService;
   topups: TopupsService;
   cryptoTopups: CryptoTopups;
 }
@@ -66,6 +69,7 @@ export function issuingApi(
       await registerAccountsRoutes(app, deps.accounts, authn);
       await registerCardsRoutes(app, deps.cards, authn);
       await registerTransactionsRoutes(app, deps.transactions, authn);
+      await registerDisputesRoutes(app, deps.disputes, authn);
       await registerTopupsRoutes(app, deps.topups, deps.cryptoTopups, authn);
     },
   };

@@ -19,6 +19,7 @@ import { AccountsService } from './accounts/accounts-service.ts';
 import { AuthService } from './auth/auth-service.ts';
 import { TokenSigner } from './auth/tokens.ts';
 import { CardsService } from './cards/cards-service.ts';
+import { IssuingDisputesService } from './disputes/disputes-service.ts';
 import { KycService } from './kyc/kyc-service.ts';
 import { CARD_TOPUP_OWNER, CardTopups } from './topups/card-topups.ts';
 import { CRYPTO_TOPUP_REFERENCE, CryptoTopups } from './topups/crypto-topups.ts';
@@ -56,6 +57,7 @@ export interface IssuingServices {
   accounts: AccountsService;
   cards: CardsService;
   transactions: TransactionsService;
+  disputes: IssuingDisputesService;
   topups: TopupsService;
   cardTopups: CardTopups;
   cryptoTopups: CryptoTopups;
@@ -137,6 +139,16 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
   // topups expire, crypto deposits under way report each new confirmation.
   p.sweeps.register('issuing-3ds-challenges', () => transactions.expireChallenges());
   p.sweeps.register('issuing-authorization-holds', () => transactions.expireHolds());
+  const disputes = new IssuingDisputesService({
+    db,
+    transact,
+    clock,
+    outbox,
+    ledger,
+    transactions,
+    provisionalCredit: config.issuingDisputeProvisionalCredit,
+  });
+  p.sweeps.register('issuing-dispute-decisions', () => disputes.decideDue());
   p.sweeps.register('issuing-topups', () => topups.expireDue());
   p.sweeps.register('issuing-crypto-topups', () => cryptoTopups.reportConfirmations());
   return {
@@ -145,6 +157,7 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     accounts: new AccountsService({ db, transact, clock, ledger, kyc, cards }),
     cards,
     transactions,
+    disputes,
     topups,
     cardTopups,
     cryptoTopups,

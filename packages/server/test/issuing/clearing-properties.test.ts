@@ -1,5 +1,6 @@
-// Card transactions under random histories (docs/issuing.md, Clearing): authorizations, clearings in
-// parts, above the hold and late, partial and whole reversals, refunds, force posts and holds that lapse
+// Card transactions under random histories (docs/issuing.md, Clearing and Disputes): authorizations,
+// clearings in parts, above the hold and late, partial and whole reversals, refunds, force posts,
+// cardholder disputes with provisional credit decided by hand or by the network, and holds that lapse
 // as the sandbox clock jumps. A model of the account says what each request must answer and what every
 // balance and transaction must read afterwards, to the cent; the ledger's invariants hold after each history.
 import fc from 'fast-check';
@@ -28,6 +29,8 @@ type Step =
   | { kind: 'reverse'; pick: number; percent: number; whole: boolean }
   | { kind: 'refund'; pick: number; percent: number }
   | { kind: 'force'; cents: number }
+  | { kind: 'dispute'; pick: number; percent: number }
+  | { kind: 'decide'; pick: number; won: boolean }
   | { kind: 'advance'; seconds: number };
 
 const pick = fc.nat();
@@ -71,6 +74,15 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({ kind: fc.constant('force' as const), cents: fc.integer({ min: 1, max: 6_000 }) }),
   },
   {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('dispute' as const),
+      pick,
+      percent: fc.integer({ min: 1, max: 120 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('decide' as const), pick, won: fc.boolean() }) },
+  {
     weight: 1,
     arbitrary: fc.record({
       kind: fc.constant('advance' as const),
@@ -86,7 +98,17 @@ interface ModelTx {
   settled: bigint | null;
   held: bigint | null;
   refunded: bigint;
+  disputed: bigint;
   expiresAt: number;
+}
+
+interface ModelDispute {
+  id: string;
+  tx: ModelTx;
+  amount: bigint;
+  status: 'under_review' | 'won' | 'lost';
+  decideAt: number;
+  unrecovered: bigint;
 }
 
 type Wire = {
@@ -108,6 +130,15 @@ describe('card transactions under random histories', () => {
         let posted = funds;
         let now = 0;
         const txs: ModelTx[] = [];
+        const disputes: ModelDispute[] = [];
+        /** A lost dispute: its claim given back, its credit taken back as far as the account holds it. */
+        const lose = (d: ModelDispute) => {
+          const recovered = d.amount < available() ? d.amount : available() > 0n ? available() : 0n;
+          posted -= recovered;
+          d.unrecovered = d.amount - recovered;
+          d.tx.disputed -= d.amount;
+          d.status = 'lost';
+        };
         const pending = () =>
           txs.reduce((sum, t) => sum + (t.status === 'authorized' ? (t.held ?? 0n) : 0n), 0n);
         const available = () => posted - pending();
@@ -137,6 +168,7 @@ describe('card transactions under random histories', () => {
                 settled: null,
                 held: approved ? amount : null,
                 refunded: 0n,
+                disputed: 0n,
                 expiresAt: now + HOLD_SECONDS,
               });
               break;
@@ -188,7 +220,7 @@ describe('card transactions under random histories', () => {
             }
             case 'refund': {
               if (!t) break;
-              const left = (t.settled ?? 0n) - t.refunded;
+              const left = (t.settled ?? 0n) - t.refunded - t.disputed;
               const amount = (left * BigInt(s.percent) + 99n) / 100n;
               const res = await sandbox('/refunds', {
                 transactionId: t.id,
@@ -213,14 +245,59 @@ describe('card transactions under random histories', () => {
               if (res.status === 201) posted -= amount;
               break;
             }
+            case 'dispute': {
+              if (!t) break;
+              const left = (t.settled ?? 0n) - t.refunded - t.disputed;
+              const amount = left > 0n ? (left * BigInt(s.percent) + 99n) / 100n : 1n;
+              const res = await h.request<{ disputeId: string }>(
+                'POST',
+                `/issuing/v1/transactions/${t.id}/disputes`,
+                {
+                  headers: { 'x-partner-api-key': partnerKey },
+                  json: { reason: 'not_received', amount: cents(amount) },
+                },
+              );
+              const expected = left <= 0n ? 409 : amount > left ? 400 : 201;
+              expect(res.status, `dispute ${amount} of ${left}`).toBe(expected);
+              if (expected !== 201) break;
+              t.disputed += amount;
+              posted += amount; // the provisional credit
+              disputes.push({
+                id: res.body.disputeId,
+                tx: t,
+                amount,
+                status: 'under_review',
+                decideAt: now + 10 * DAY,
+                unrecovered: 0n,
+              });
+              break;
+            }
+            case 'decide': {
+              const d = disputes.length > 0 ? disputes[s.pick % disputes.length] : undefined;
+              if (!d) break;
+              const res = await sandbox(`/disputes/${d.id}/decide`, { outcome: s.won ? 'won' : 'lost' });
+              expect(res.status, `decide a dispute ${d.status}`).toBe(
+                d.status === 'under_review' ? 200 : 409,
+              );
+              if (d.status !== 'under_review') break;
+              if (s.won) d.status = 'won';
+              else lose(d);
+              break;
+            }
             case 'advance': {
               await h.advanceClock(s.seconds);
               now += s.seconds;
+              // The sweeps run in their order: holds lapse, then the network decides what is due.
               for (const x of txs) {
                 if (x.status === 'authorized' && x.expiresAt <= now) {
                   x.status = 'expired';
                   x.held = 0n;
                 }
+              }
+              for (const d of [...disputes].sort((a, b) => a.decideAt - b.decideAt)) {
+                if (d.status !== 'under_review' || d.decideAt > now) continue;
+                if (d.amount % 100n === 13n) lose(d);
+                else d.status = 'won';
               }
               break;
             }
@@ -241,6 +318,16 @@ describe('card transactions under random histories', () => {
             heldAmount: t.held === null ? null : cents(t.held),
             refundedAmount: cents(t.refunded),
           });
+        }
+        for (const d of disputes) {
+          const res = await h.request<{ status: string; unrecoveredAmount: string }>(
+            'GET',
+            `/issuing/v1/disputes/${d.id}`,
+            {
+              headers: { 'x-partner-api-key': partnerKey },
+            },
+          );
+          expect(res.body, d.id).toMatchObject({ status: d.status, unrecoveredAmount: cents(d.unrecovered) });
         }
         await expectLedgerInvariants(h);
       }),

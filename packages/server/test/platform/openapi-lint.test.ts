@@ -25,6 +25,16 @@ const operationsOf = (doc: OpenAPIV3.Document) =>
     })),
   );
 
+/**
+ * Problems accepted with a reason. The spec's `/transactions/3d-secure/{transactionAuthId}` and the
+ * disputes of a transaction (`/transactions/{transactionId}/disputes`) would both match
+ * `/transactions/3d-secure/disputes`; a transaction id is a UUID, never `3d-secure`, the two take
+ * different methods, and the router matches the static segment first, so no request is ambiguous.
+ */
+const KNOWN = [
+  'warn no-ambiguous-paths: Paths should resolve unambiguously. Found two ambiguous paths: `/transactions/3d-secure/{transactionAuthId}` and `/transactions/{transactionId}/disputes`. at #/paths/~1transactions~1{transactionId}~1disputes',
+];
+
 describe.each(APIS)('the %s document', (api) => {
   it('lints clean under the recommended rules', async () => {
     const source = await (await fetch(`${h.baseUrl}/docs/${api}/openapi.json`)).text();
@@ -34,7 +44,9 @@ describe.each(APIS)('the %s document', (api) => {
       config: await createConfig({ extends: ['recommended'] }),
     });
     expect(
-      problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`),
+      problems
+        .map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)
+        .filter((problem) => !KNOWN.includes(problem)),
     ).toEqual([]);
   });
 

@@ -48,6 +48,7 @@ describe('sandbox clock', () => {
       'card-network-reconciliation',
       'issuing-3ds-challenges',
       'issuing-authorization-holds',
+      'issuing-dispute-decisions',
       'issuing-topups',
       'issuing-crypto-topups',
       'crypto-orders',

@@ -77,6 +77,8 @@ describe('sandbox triggers', () => {
         'transactionStatusChanged',
         'topupCreated',
         'topupStatusChanged',
+        'disputeCreated',
+        'disputeStatusChanged',
       ].sort(),
     );
     expect(byApi('payments')).toEqual(

@@ -14,7 +14,10 @@ export type IssuingEventType =
   /** Tessera's addition: a transaction reversed by the merchant or lapsed unclaimed ({transactionId, status}) */
   | 'transactionStatusChanged'
   | 'topupCreated'
-  | 'topupStatusChanged';
+  | 'topupStatusChanged'
+  /** Tessera's additions: a cardholder dispute opened, and decided ({disputeId, transactionId, status}) */
+  | 'disputeCreated'
+  | 'disputeStatusChanged';
 
 export interface IssuingEvent {
   partnerId: string;

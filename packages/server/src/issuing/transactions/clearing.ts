@@ -15,7 +15,7 @@ import { findAsset } from '../../platform/money/assets.ts';
 import type { DeclineReason as NetworkDeclineReason } from '../../rails/card-network/port.ts';
 import type { Authorizations } from './authorization.ts';
 import { assertStep, clearingCeiling, type IssuingTransaction, stateError } from './transaction.ts';
-import { ownedBy, type TransactionRecords } from './transaction-records.ts';
+import { leftOf, ownedBy, type TransactionRecords } from './transaction-records.ts';
 
 type TransactionRow = Awaited<ReturnType<TransactionRecords['lock']>>;
 
@@ -135,7 +135,7 @@ export class Clearing {
     return this.deps.transact(async (tx) => {
       const t = await this.deps.records.lock(tx, input.transactionId);
       const amount = parseAmountField(input.amount, assetOf(t.currency));
-      const refundable = BigInt(t.settled_amount ?? 0) - BigInt(t.refunded_amount);
+      const refundable = leftOf(t);
       if (t.type !== 'card_payment' || refundable <= 0n)
         throw stateError('refund', `${t.status} with nothing cleared left to refund`);
       if (amount > refundable) {

@@ -116,6 +116,15 @@ export class TransactionRecords {
   }
 }
 
+/** What is left of a payment to refund or dispute: what was cleared, less refunds and open or won disputes. */
+export function leftOf(t: {
+  settled_amount: string | null;
+  refunded_amount: string;
+  disputed_amount: string;
+}): bigint {
+  return BigInt(t.settled_amount ?? 0) - BigInt(t.refunded_amount) - BigInt(t.disputed_amount);
+}
+
 /** The columns that tie a transaction record to its card, account, customer and partner. */
 export function ownedBy(card: { id: string; customer_id: string; partner_id: string; account_id: string }) {
   return {

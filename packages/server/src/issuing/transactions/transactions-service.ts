@@ -17,7 +17,7 @@ import { Authorizations } from './authorization.ts';
 import { Clearing } from './clearing.ts';
 import { ThreeDsChallenges } from './three-ds.ts';
 import type { IssuingTransaction } from './transaction.ts';
-import { TransactionRecords } from './transaction-records.ts';
+import { leftOf, TransactionRecords } from './transaction-records.ts';
 
 export { AUTH_TYPES, type AuthStatus } from './three-ds.ts';
 export type { DeclineReason, IssuingTransaction, PendingChallenge } from './transaction.ts';
@@ -38,6 +38,22 @@ export interface TransactionsDeps {
   network?: Pick<CardNetwork, 'issuerDecided'>;
   /** Common authorizations are written in one statement (authorizeAtOnce); false runs every one the general way */
   oneStatementWrites: boolean;
+}
+
+/** A payment as its dispute sees it (lockForDispute). */
+export interface DisputedPayment {
+  transactionId: string;
+  customerId: string;
+  partnerId: string;
+  accountId: string;
+  currency: string;
+  isCardPayment: boolean;
+  /** Cleared, less refunds and the open or won disputes */
+  disputable: bigint;
+  /** The cardholder's account in the ledger */
+  ledgerAccountId: string;
+  /** The card network's settlement account this payment moved money with */
+  networkAccountId: string;
 }
 
 export class TransactionsService {
@@ -102,6 +118,42 @@ export class TransactionsService {
   }
   expireHolds() {
     return this.clearing.expireHolds();
+  }
+
+  // What the disputes of a payment (issuing/disputes) claim of it
+  /**
+   * A payment of the partner's, locked for a dispute's step: what is left of it to dispute (cleared, less
+   * refunds and open or won disputes) and the accounts a dispute moves money between. Another partner's
+   * is a 404.
+   */
+  async lockForDispute(tx: Tx, partnerId: string, transactionId: string): Promise<DisputedPayment> {
+    const t = await this.records.lock(tx, transactionId);
+    if (t.partner_id !== partnerId) throw notFound('transaction');
+    const account = await tx
+      .selectFrom('issuing_accounts')
+      .select('ledger_account_id')
+      .where('id', '=', t.account_id)
+      .executeTakeFirstOrThrow();
+    return {
+      transactionId: t.id,
+      customerId: t.customer_id,
+      partnerId: t.partner_id,
+      accountId: t.account_id,
+      currency: t.currency,
+      isCardPayment: t.type === 'card_payment',
+      disputable: leftOf(t),
+      ledgerAccountId: account.ledger_account_id,
+      networkAccountId: await this.records.settlementAccount(tx, t.currency, t.id),
+    };
+  }
+
+  /** Adds `delta` (negative: a lost dispute gives its claim back) to what disputes claim of the payment. */
+  async addDisputed(tx: Tx, transactionId: string, delta: bigint): Promise<void> {
+    await tx
+      .updateTable('issuing_transactions')
+      .set((eb) => ({ disputed_amount: eb('disputed_amount', '+', delta.toString()) }))
+      .where('id', '=', transactionId)
+      .execute();
   }
 
   // Reads

@@ -493,10 +493,34 @@ export interface IssuingTransactionsTable {
   /** Still held for the clearings to come (migration 0036); null: never held */
   held_amount: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
   refunded_amount: NumericWithDefault;
+  /** What open and won disputes claim of it (migration 0037) */
+  disputed_amount: NumericWithDefault;
   clearing_count: ColumnType<number, number | undefined, number>;
   force_post: ColumnType<boolean, boolean | undefined, boolean>;
   /** A refund: the payment it refunds */
   original_transaction_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export type IssuingDisputeStatus = 'under_review' | 'won' | 'lost';
+
+export interface IssuingDisputesTable {
+  id: string;
+  seq: Generated<string>;
+  partner_id: string;
+  customer_id: string;
+  transaction_id: string;
+  account_id: string;
+  currency: string;
+  amount: Numeric;
+  reason: string;
+  explanation: string | null;
+  status: IssuingDisputeStatus;
+  provisional_credit: NumericWithDefault;
+  unrecovered_amount: NumericWithDefault;
+  decide_at: Timestamp;
+  created_at: Timestamp;
+  decided_at: Timestamp | null;
+  updated_at: Timestamp;
 }
 
 export interface Issuing3dsChallengesTable {
@@ -560,6 +584,7 @@ export interface IssuingTables {
   issuing_topups: IssuingTopupsTable;
   issuing_topup_quotes: IssuingTopupQuotesTable;
   issuing_transactions: IssuingTransactionsTable;
+  issuing_disputes: IssuingDisputesTable;
   issuing_3ds_challenges: Issuing3dsChallengesTable;
   issuing_cards: IssuingCardsTable;
   issuing_card_secret_reveals: IssuingCardSecretRevealsTable;

@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { standardErrors } from '../../admin/http/schemas.ts';
 import type { CardsService } from '../../issuing/cards/cards-service.ts';
+import type { IssuingDisputesService } from '../../issuing/disputes/disputes-service.ts';
+import { disputeView, presentDispute } from '../../issuing/http/disputes/disputes-routes.ts';
 import { presentTopup, topupView } from '../../issuing/http/topups/topups-routes.ts';
 import { presentTransaction, transactionView } from '../../issuing/http/transactions/transactions-routes.ts';
 import type { KycService } from '../../issuing/kyc/kyc-service.ts';
@@ -20,6 +22,7 @@ export async function registerIssuingSandboxRoutes(
     kyc: KycService;
     cards: CardsService;
     transactions: TransactionsService;
+    disputes: IssuingDisputesService;
     topups: TopupsService;
     transact: Transact;
     chain: ChainSandbox;
@@ -159,6 +162,22 @@ export async function registerIssuingSandboxRoutes(
     },
     async (request, reply) =>
       reply.code(201).send(presentTransaction(await deps.transactions.refund(request.body))),
+  );
+  app.post(
+    '/issuing/disputes/:disputeId/decide',
+    {
+      schema: {
+        summary: 'The card network decides a cardholder dispute: won (the money comes back) or lost',
+        description:
+          'Won: the network pays the amount back (to the program when it credited the cardholder provisionally, else to the cardholder). Lost: the provisional credit is taken back, as much as the account still holds; the rest is unrecoveredAmount. A second decision is a 409. Undecided disputes are decided by the network 10 sandbox days after they open: lost when the amount ends in 13 minor units, won otherwise.',
+        tags: ['issuing'],
+        params: z.object({ disputeId: z.string().max(64) }),
+        body: z.object({ outcome: z.enum(['won', 'lost']) }),
+        response: { 200: disputeView, ...standardErrors },
+      },
+    },
+    async (request) =>
+      presentDispute(await deps.disputes.decide(request.params.disputeId, request.body.outcome)),
   );
   app.post(
     '/issuing/cards/:cardId/ship',

@@ -5,6 +5,7 @@
 import type { AccountsService } from '../../issuing/accounts/accounts-service.ts';
 import type { AuthService } from '../../issuing/auth/auth-service.ts';
 import type { CardsService } from '../../issuing/cards/cards-service.ts';
+import type { IssuingDisputesService } from '../../issuing/disputes/disputes-service.ts';
 import type { CustomerRef, KycService } from '../../issuing/kyc/kyc-service.ts';
 import type { TopupsService } from '../../issuing/topups/topups-service.ts';
 import type { TransactionsService as IssuingTransactionsService } from '../../issuing/transactions/transactions-service.ts';
@@ -22,6 +23,7 @@ export interface IssuingTriggerServices {
   cards: CardsService;
   topups: TopupsService;
   transactions: IssuingTransactionsService;
+  disputes: IssuingDisputesService;
   clock: TriggerClock;
 }
 
@@ -64,6 +66,17 @@ const paymentIds = (p: Awaited<ReturnType<typeof aPayment>>) => ({
   cardId: p.cardId,
   transactionId: p.transaction.transactionId,
 });
+
+/** A payment cleared and disputed by the partner for goods not received. */
+async function aDispute(s: IssuingTriggerServices, partnerId: string) {
+  const p = await aPayment(s, partnerId);
+  await s.transactions.clear(p.transaction.transactionId);
+  const dispute = await s.disputes.open(partnerId, p.transaction.transactionId, {
+    reason: 'not_received',
+    amount: '12.50',
+  });
+  return { ...p, dispute };
+}
 
 export const ISSUING_TRIGGERS: Record<string, IssuingTrigger> = {
   kycStatusChanged: {
@@ -126,6 +139,24 @@ export const ISSUING_TRIGGERS: Record<string, IssuingTrigger> = {
       const p = await aPayment(s, partnerId);
       await s.transactions.reverse(p.transaction.transactionId);
       return paymentIds(p);
+    },
+  },
+  disputeCreated: {
+    api: 'issuing',
+    description:
+      'the partner disputes a cleared payment (not_received): the account is credited provisionally',
+    async run(s, partnerId) {
+      const p = await aDispute(s, partnerId);
+      return { ...paymentIds(p), disputeId: p.dispute.disputeId };
+    },
+  },
+  disputeStatusChanged: {
+    api: 'issuing',
+    description: 'the card network decides a cardholder dispute: won, the provisional credit kept',
+    async run(s, partnerId) {
+      const p = await aDispute(s, partnerId);
+      await s.disputes.decide(p.dispute.disputeId, 'won');
+      return { ...paymentIds(p), disputeId: p.dispute.disputeId };
     },
   },
   transaction3dsRequested: {
