@@ -16,7 +16,7 @@ import {
   insertBalanceTransactions,
 } from '../../platform/payouts/balance-transactions.ts';
 import { feeFor, type TermsStore } from '../../platform/payouts/terms.ts';
-import type { SplitEntry, TransactionRow } from './transactions-service.ts';
+import type { SplitEntry, TransactionRow } from './transaction-row.ts';
 
 const RECEIVABLE_PURPOSES = Array.from({ length: 16 }, (_, shard) => `receivable:${shard}`);
 

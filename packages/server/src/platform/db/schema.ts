@@ -962,7 +962,8 @@ export type PaymentsTransactionStatus =
   | 'cancel-ok'
   | 'refund-ok'
   | 'void-ok'
-  | '3d-pending';
+  | '3d-pending'
+  | 'charge-back';
 
 export interface PaymentsTransactionsTable {
   id: Identity;
@@ -972,7 +973,7 @@ export interface PaymentsTransactionsTable {
   customer_id: number;
   card_id: number | null;
   parent_id: number | null;
-  type: 'deposit' | 'refund' | 'credit';
+  type: 'deposit' | 'refund' | 'credit' | 'chargeback' | 'representment';
   status: PaymentsTransactionStatus;
   method: 'card' | 'wallet';
   mode: PaymentsCardMode;

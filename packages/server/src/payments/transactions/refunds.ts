@@ -1,0 +1,151 @@
+// Refunds and voids of payments card transactions (docs/payments.md, Transactions; the spec's DELETE
+// /transaction/{id}): an authorization not yet captured is voided; a captured one is refunded, in full or
+// in part, as a transaction of its own, the sites' balances debited in the same database transaction.
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../platform/clock/clock.ts';
+import type { Tx } from '../../platform/db/database.ts';
+import type { Transact } from '../../platform/db/transact.ts';
+import { DomainError } from '../../platform/errors/domain-error.ts';
+import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
+import type { CardNetwork } from '../../rails/card-network/port.ts';
+import type { MerchantScope } from '../sites.ts';
+import { FAILURES } from './decline-codes.ts';
+import type { SiteMoney } from './site-money.ts';
+import { assetOf, NETWORK_OWNER, type TransactionRow } from './transaction-row.ts';
+import type { TransactionWrites } from './transaction-writes.ts';
+
+export class Refunds {
+  constructor(
+    private readonly deps: {
+      transact: Transact;
+      clock: Clock;
+      network: CardNetwork;
+      money: SiteMoney;
+      writes: TransactionWrites;
+    },
+  ) {}
+
+  /**
+   * DELETE /transaction/{id}: an authorization not yet captured is voided; a captured one is refunded,
+   * in full or in part up to what is left. A refund is its own transaction (type refund).
+   */
+  async refund(
+    merchant: MerchantScope,
+    id: number,
+    input: { amount?: string; reason?: string; message?: string },
+  ): Promise<TransactionRow> {
+    return this.deps.transact(async (tx) => {
+      const t = await this.deps.writes.lockOwned(tx, merchant, id);
+      const now = this.deps.clock.now();
+      if (t.type === 'deposit' && t.status === 'in-progress') {
+        if (
+          input.amount !== undefined &&
+          parseAmountField(input.amount, assetOf(t.currency)) !== BigInt(t.amount)
+        ) {
+          throw new DomainError('validation_failed', 'an uncaptured authorization is voided in full', {
+            field: 'amount',
+          });
+        }
+        return this.voidAuthorization(tx, t, input.reason ?? null, input.message ?? null);
+      }
+      if (t.type !== 'deposit' || (t.status !== 'complete-ok' && t.status !== 'refund-ok')) {
+        throw new DomainError(
+          'invalid_state',
+          `a ${t.type} transaction that is ${t.status} cannot be refunded`,
+          {
+            details: { transactionStatus: t.status },
+          },
+        );
+      }
+      const left = BigInt(t.captured_amount) - BigInt(t.refunded_amount);
+      if (left === 0n) {
+        throw new DomainError('invalid_state', 'the transaction is already fully refunded', {
+          details: { transactionStatus: t.status },
+        });
+      }
+      const amount = input.amount === undefined ? left : parseAmountField(input.amount, assetOf(t.currency));
+      if (amount > left) {
+        throw new DomainError(
+          'validation_failed',
+          `the refund exceeds what is left to refund (${formatAmountIn(left, t.currency)} ${t.currency})`,
+          {
+            field: 'amount',
+            details: { data: { refundable: formatAmountIn(left, t.currency), currency: t.currency } },
+          },
+        );
+      }
+      const refund = await tx
+        .insertInto('payments_transactions')
+        .values({
+          merchant_id: t.merchant_id,
+          site_id: t.site_id,
+          order_id: t.order_id,
+          customer_id: t.customer_id,
+          card_id: t.card_id,
+          parent_id: t.id,
+          type: 'refund',
+          status: 'refund-ok',
+          method: t.method,
+          mode: t.mode,
+          initiator: 'merchant',
+          amount,
+          currency: t.currency,
+          card_brand: t.card_brand,
+          card_bin: t.card_bin,
+          card_last4: t.card_last4,
+          card_holder_name: t.card_holder_name,
+          card_expiry: t.card_expiry,
+          network_reference: null,
+          error_code: null,
+          error_message: null,
+          decline_reason: null,
+          reason: input.reason ?? null,
+          message: input.message ?? null,
+          auth_expires_at: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const moved = await this.deps.money.refund(tx, t, refund, amount);
+      if (!moved) {
+        throw new DomainError('invalid_state', 'the site’s balance does not cover this refund', {
+          details: { systemCode: FAILURES.merchant_balance_insufficient.code },
+        });
+      }
+      await this.deps.network.refund(
+        tx,
+        this.deps.writes.reference(t),
+        `${NETWORK_OWNER}:${randomUUID()}`,
+        amount,
+      );
+      const refunded = BigInt(t.refunded_amount) + amount;
+      const deposit = await tx
+        .updateTable('payments_transactions')
+        .set({
+          refunded_amount: refunded,
+          status: refunded === BigInt(t.captured_amount) ? 'refund-ok' : t.status,
+          updated_at: now,
+        })
+        .where('id', '=', t.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await this.deps.writes.onChange(tx, deposit);
+      await this.deps.writes.onChange(tx, refund);
+      return refund;
+    });
+  }
+
+  /** Releases an approved, uncaptured authorization (void-ok), inside the caller's transaction. */
+  async voidAuthorization(
+    tx: Tx,
+    t: TransactionRow,
+    reason: string | null,
+    message: string | null = null,
+  ): Promise<TransactionRow> {
+    await this.deps.network.release(tx, this.deps.writes.reference(t));
+    const voided = await this.deps.writes.setStatus(tx, t, 'void-ok', { reason, message });
+    await this.deps.writes.onChange(tx, voided);
+    return voided;
+  }
+}

@@ -1,0 +1,167 @@
+// A payments card transaction's record (the spec's transaction, docs/payments.md): its types, how a charge
+// starts it, and the lifecycle of its status in one table.
+import type { Selectable } from 'kysely';
+import type {
+  PaymentsCardMode,
+  PaymentsTransactionStatus,
+  PaymentsTransactionsTable,
+} from '../../platform/db/schema.ts';
+import { rowInsert } from '../../platform/db/statement-batch.ts';
+import { findAsset } from '../../platform/money/assets.ts';
+import type { AuthorizationAnswer } from '../../rails/card-network/port.ts';
+import type { Instrument } from '../orders/payment-instrument.ts';
+
+export const NETWORK_OWNER = 'payments';
+
+export type TransactionRow = Selectable<PaymentsTransactionsTable>;
+/** A transaction with what the API answers of its order and customer (xMoney's transaction view) */
+export type TransactionDetail = TransactionRow & {
+  external_order_id: string | null;
+  description: string | null;
+  back_url: string | null;
+  email: string | null;
+};
+
+export interface SplitEntry {
+  toSite: number;
+  amount: bigint;
+  description?: string | undefined;
+}
+
+export interface ChargeRequest {
+  order: {
+    id: number;
+    merchant_id: number;
+    site_id: number;
+    customer_id: number;
+    currency: string;
+    split_schema: string | null;
+  };
+  merchantName: string;
+  type: 'deposit' | 'credit';
+  mode: PaymentsCardMode;
+  amount: bigint;
+  instrument: Instrument;
+  cardId: number | null;
+  initiator: 'customer' | 'merchant';
+  isSoftDeclineRetry: boolean;
+}
+
+/** A charge the network answered at once (authorizeAtOnce), to be staged with stageCharge. */
+export interface ChargeDecided {
+  answer: Extract<AuthorizationAnswer, { outcome: 'approved' | 'declined' }>;
+  reference: string;
+}
+
+export interface TransactionFilter {
+  orderId?: number;
+  customerId?: number;
+  email?: string;
+  transactionMethod?: 'card' | 'wallet';
+  currency?: string;
+  amountFrom?: bigint;
+  amountTo?: bigint;
+  transactionType?: 'deposit' | 'refund' | 'credit';
+  transactionStatus?: PaymentsTransactionStatus[];
+  createdAtFrom?: Date;
+  createdAtTo?: Date;
+}
+
+/** A charge's transaction before the network answers (both paths start from it). */
+export function startedTransaction(
+  r: ChargeRequest,
+  networkReference: string,
+  now: Date,
+): Omit<TransactionRow, 'id' | 'captured_amount' | 'refunded_amount' | 'is_3d'> {
+  return {
+    merchant_id: r.order.merchant_id,
+    site_id: r.order.site_id,
+    order_id: r.order.id,
+    customer_id: r.order.customer_id,
+    card_id: r.cardId,
+    parent_id: null,
+    type: r.type,
+    status: 'start',
+    method: 'card',
+    mode: r.mode,
+    initiator: r.initiator,
+    amount: r.amount.toString(),
+    currency: r.order.currency,
+    card_brand: r.instrument.brand,
+    card_bin: r.instrument.card.pan.slice(0, 6),
+    card_last4: r.instrument.card.pan.slice(-4),
+    card_holder_name: r.instrument.holderName,
+    card_expiry: `${String(r.instrument.card.expiryMonth).padStart(2, '0')}/${String(r.instrument.card.expiryYear % 100).padStart(2, '0')}`,
+    network_reference: networkReference,
+    error_code: null,
+    error_message: null,
+    decline_reason: null,
+    reason: null,
+    message: null,
+    auth_expires_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** A transaction as chargeAtOnce writes it (the columns not named keep their defaults). */
+export const insertTransaction = rowInsert<TransactionRow, keyof TransactionRow>('payments_transactions', [
+  'id',
+  'merchant_id',
+  'site_id',
+  'order_id',
+  'customer_id',
+  'card_id',
+  'type',
+  'status',
+  'method',
+  'mode',
+  'initiator',
+  'amount',
+  'captured_amount',
+  'currency',
+  'card_brand',
+  'card_bin',
+  'card_last4',
+  'card_holder_name',
+  'card_expiry',
+  'is_3d',
+  'network_reference',
+  'error_code',
+  'error_message',
+  'decline_reason',
+  'auth_expires_at',
+  'created_at',
+  'updated_at',
+]);
+
+export function parseSplits(text: string): SplitEntry[] {
+  return (JSON.parse(text) as { toSite: number; amount: string; description?: string }[]).map((s) => ({
+    toSite: s.toSite,
+    amount: BigInt(s.amount),
+    description: s.description,
+  }));
+}
+
+export function assetOf(currency: string) {
+  const asset = findAsset(currency);
+  if (!asset) throw new Error(`unknown currency ${currency}`);
+  return asset;
+}
+
+/**
+ * A deposit's status: from each, the statuses a step may lead to (docs/payments.md, Transactions). A
+ * refund, a chargeback and a representment are transactions of their own, written in their final status
+ * (refund-ok, charge-back, complete-ok); a deposit refunded in full becomes refund-ok.
+ */
+export const TRANSACTION_STEPS: Record<PaymentsTransactionStatus, readonly PaymentsTransactionStatus[]> = {
+  start: ['3d-pending', 'in-progress', 'complete-ok', 'complete-failed'],
+  '3d-pending': ['in-progress', 'complete-ok', 'complete-failed'],
+  'in-progress': ['complete-ok', 'void-ok'],
+  'complete-ok': ['refund-ok'],
+  'refund-ok': [],
+  'complete-failed': [],
+  'void-ok': [],
+  'cancel-ok': [],
+  'charge-back': [],
+};
