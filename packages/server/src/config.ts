@@ -97,6 +97,8 @@ export const ConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((value) => value === 'true'),
+  /** The dispute fee a site pays with every chargeback, in major units of the payment's currency (default: 15) */
+  TESSERA_DISPUTE_FEE: z.coerce.number().int().min(0).max(1000).default(15),
   /** How long a payments authorization waits for its capture before it is released (default: 7 days) */
   TESSERA_PAYMENTS_AUTHORIZATION_SECONDS: z.coerce
     .number()
@@ -169,6 +171,7 @@ export interface Config {
   authorizationHoldSeconds: number;
   issuingClearingTolerancePercent: number;
   issuingDisputeProvisionalCredit: boolean;
+  disputeFeeMajor: number;
   paymentsAuthorizationSeconds: number;
   /** Per currency, in major units */
   topupLimits: Record<string, TopupLimits>;
@@ -252,6 +255,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     authorizationHoldSeconds: e.TESSERA_AUTHORIZATION_HOLD_SECONDS,
     issuingClearingTolerancePercent: e.TESSERA_ISSUING_CLEARING_TOLERANCE_PERCENT,
     issuingDisputeProvisionalCredit: e.TESSERA_ISSUING_DISPUTE_PROVISIONAL_CREDIT,
+    disputeFeeMajor: e.TESSERA_DISPUTE_FEE,
     paymentsAuthorizationSeconds: e.TESSERA_PAYMENTS_AUTHORIZATION_SECONDS,
     topupLimits,
     basePaths: {

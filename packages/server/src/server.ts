@@ -346,6 +346,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   const payments = createPaymentsServices({
     publicUrl: config.publicUrl,
     authorizationSeconds: config.paymentsAuthorizationSeconds,
+    disputeFeeMajor: config.disputeFeeMajor,
     oneStatementWrites: options.oneStatementWrites ?? true,
     db,
     clock,

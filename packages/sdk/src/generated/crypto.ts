@@ -5869,7 +5869,7 @@ export interface operations {
     getStoresBalanceTransactions: {
         parameters: {
             query?: {
-                type?: "capture" | "refund" | "fee" | "payout" | "payout_return" | "reserve_hold" | "reserve_release" | "adjustment";
+                type?: "capture" | "refund" | "fee" | "payout" | "payout_return" | "reserve_hold" | "reserve_release" | "adjustment" | "chargeback" | "representment";
                 payout_id?: string;
                 limit?: number;
                 cursor?: string;
@@ -5921,7 +5921,7 @@ export interface operations {
                             id: string;
                             attributes: {
                                 /** @enum {string} */
-                                type: "capture" | "refund" | "fee" | "payout" | "payout_return" | "reserve_hold" | "reserve_release" | "adjustment";
+                                type: "capture" | "refund" | "fee" | "payout" | "payout_return" | "reserve_hold" | "reserve_release" | "adjustment" | "chargeback" | "representment";
                                 source_type: string;
                                 source_id: string;
                                 currency: string;

@@ -130,6 +130,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List disputes (chargebacks) — Tessera extension */
+        get: operations["getDispute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dispute/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a dispute — Tessera extension */
+        get: operations["getDisputeById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dispute/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a chargeback: the money stays with the cardholder — Tessera extension
+         * @description 409 once the dispute was answered or decided, or past its deadline.
+         */
+        post: operations["postDisputeByIdAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dispute/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a chargeback with evidence — Tessera extension
+         * @description A multipart/form-data body: up to 10 files (any field names), each a PDF, PNG or JPEG (read from its content, not its name) of at most 5 MB, and text fields among productDescription, customerCommunication, shippingCarrier, shippingTrackingNumber, refundPolicy, uncategorizedText (each at most 20000 characters). The files are stored encrypted. The dispute goes under review; the network decides within 5 sandbox days. 400 naming the file that is too large or of another type; 409 once answered or decided, or past the deadline.
+         */
+        post: operations["postDisputeByIdEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/card": {
         parameters: {
             query?: never;
@@ -4231,6 +4305,1039 @@ export interface operations {
                             createdAt: string;
                             creationDate: string;
                             creationTimestamp: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getDispute: {
+        parameters: {
+            query?: {
+                transactionId?: number | string;
+                status?: "needs_response" | "under_review" | "won" | "lost" | "accepted";
+                /** @description Page number (0 or 1: the first). Pages reach the first 10,000 items from either end of the list (page × perPage ≤ 10000; deeper answers 400 naming page): narrow by createdAtFrom/createdAtTo, or read from the other end with reverseSorting. totalItemCount is exact up to 1,000, an estimate above. */
+                page?: number | string;
+                perPage?: number | string;
+                reverseSorting?: boolean | number | ("0" | "1" | "true" | "false" | "yes" | "no");
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "pagination": {
+                     *         "currentPageNumber": 1,
+                     *         "totalItemCount": 1,
+                     *         "itemCountPerPage": 1,
+                     *         "currentItemCount": 1,
+                     *         "pageCount": 1
+                     *       },
+                     *       "data": [
+                     *         {
+                     *           "id": 10001,
+                     *           "transactionId": 10001,
+                     *           "orderId": 10001,
+                     *           "siteId": 10001,
+                     *           "chargebackTransactionId": 10001,
+                     *           "representmentTransactionId": 10001,
+                     *           "status": "needs_response",
+                     *           "network": "ETH",
+                     *           "reasonCode": "example",
+                     *           "amount": 10.9,
+                     *           "fee": 1,
+                     *           "uncoveredAmount": 10.9,
+                     *           "currency": "EUR",
+                     *           "evidenceDueBy": "example",
+                     *           "decideBy": "example",
+                     *           "evidence": {
+                     *             "text": {},
+                     *             "files": [
+                     *               {
+                     *                 "id": 10001,
+                     *                 "field": "example",
+                     *                 "filename": "example",
+                     *                 "contentType": "example",
+                     *                 "bytes": 1
+                     *               }
+                     *             ]
+                     *           },
+                     *           "createdAt": "2026-11-24T10:30:00.000Z",
+                     *           "decidedAt": "2026-11-24T10:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        pagination: {
+                            currentPageNumber: number;
+                            totalItemCount: number;
+                            itemCountPerPage: number;
+                            currentItemCount: number;
+                            pageCount: number;
+                        };
+                        data: {
+                            id: number;
+                            /** @description the captured payment the network disputes */
+                            transactionId: number;
+                            orderId: number;
+                            siteId: number;
+                            chargebackTransactionId: number;
+                            representmentTransactionId: number | null;
+                            /** @enum {string} */
+                            status: "needs_response" | "under_review" | "won" | "lost" | "accepted";
+                            network: string;
+                            reasonCode: string;
+                            amount: number;
+                            /** @description the dispute fee taken with the chargeback */
+                            fee: number;
+                            /** @description what the site balance could not cover when the network took the money */
+                            uncoveredAmount: number;
+                            currency: string;
+                            evidenceDueBy: string;
+                            decideBy: string | null;
+                            evidence: {
+                                text: {
+                                    [key: string]: string;
+                                } | null;
+                                files: {
+                                    id: number;
+                                    field: string;
+                                    filename: string;
+                                    contentType: string;
+                                    bytes: number;
+                                }[];
+                            };
+                            createdAt: string;
+                            decidedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getDisputeById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number | string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "id": 10001,
+                     *         "transactionId": 10001,
+                     *         "orderId": 10001,
+                     *         "siteId": 10001,
+                     *         "chargebackTransactionId": 10001,
+                     *         "representmentTransactionId": 10001,
+                     *         "status": "needs_response",
+                     *         "network": "ETH",
+                     *         "reasonCode": "example",
+                     *         "amount": 10.9,
+                     *         "fee": 1,
+                     *         "uncoveredAmount": 10.9,
+                     *         "currency": "EUR",
+                     *         "evidenceDueBy": "example",
+                     *         "decideBy": "example",
+                     *         "evidence": {
+                     *           "text": {},
+                     *           "files": [
+                     *             {
+                     *               "id": 10001,
+                     *               "field": "example",
+                     *               "filename": "example",
+                     *               "contentType": "example",
+                     *               "bytes": 1
+                     *             }
+                     *           ]
+                     *         },
+                     *         "createdAt": "2026-11-24T10:30:00.000Z",
+                     *         "decidedAt": "2026-11-24T10:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data: {
+                            id: number;
+                            /** @description the captured payment the network disputes */
+                            transactionId: number;
+                            orderId: number;
+                            siteId: number;
+                            chargebackTransactionId: number;
+                            representmentTransactionId: number | null;
+                            /** @enum {string} */
+                            status: "needs_response" | "under_review" | "won" | "lost" | "accepted";
+                            network: string;
+                            reasonCode: string;
+                            amount: number;
+                            /** @description the dispute fee taken with the chargeback */
+                            fee: number;
+                            /** @description what the site balance could not cover when the network took the money */
+                            uncoveredAmount: number;
+                            currency: string;
+                            evidenceDueBy: string;
+                            decideBy: string | null;
+                            evidence: {
+                                text: {
+                                    [key: string]: string;
+                                } | null;
+                                files: {
+                                    id: number;
+                                    field: string;
+                                    filename: string;
+                                    contentType: string;
+                                    bytes: number;
+                                }[];
+                            };
+                            createdAt: string;
+                            decidedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    postDisputeByIdAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number | string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "id": 10001,
+                     *         "transactionId": 10001,
+                     *         "orderId": 10001,
+                     *         "siteId": 10001,
+                     *         "chargebackTransactionId": 10001,
+                     *         "representmentTransactionId": 10001,
+                     *         "status": "needs_response",
+                     *         "network": "ETH",
+                     *         "reasonCode": "example",
+                     *         "amount": 10.9,
+                     *         "fee": 1,
+                     *         "uncoveredAmount": 10.9,
+                     *         "currency": "EUR",
+                     *         "evidenceDueBy": "example",
+                     *         "decideBy": "example",
+                     *         "evidence": {
+                     *           "text": {},
+                     *           "files": [
+                     *             {
+                     *               "id": 10001,
+                     *               "field": "example",
+                     *               "filename": "example",
+                     *               "contentType": "example",
+                     *               "bytes": 1
+                     *             }
+                     *           ]
+                     *         },
+                     *         "createdAt": "2026-11-24T10:30:00.000Z",
+                     *         "decidedAt": "2026-11-24T10:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data: {
+                            id: number;
+                            /** @description the captured payment the network disputes */
+                            transactionId: number;
+                            orderId: number;
+                            siteId: number;
+                            chargebackTransactionId: number;
+                            representmentTransactionId: number | null;
+                            /** @enum {string} */
+                            status: "needs_response" | "under_review" | "won" | "lost" | "accepted";
+                            network: string;
+                            reasonCode: string;
+                            amount: number;
+                            /** @description the dispute fee taken with the chargeback */
+                            fee: number;
+                            /** @description what the site balance could not cover when the network took the money */
+                            uncoveredAmount: number;
+                            currency: string;
+                            evidenceDueBy: string;
+                            decideBy: string | null;
+                            evidence: {
+                                text: {
+                                    [key: string]: string;
+                                } | null;
+                                files: {
+                                    id: number;
+                                    field: string;
+                                    filename: string;
+                                    contentType: string;
+                                    bytes: number;
+                                }[];
+                            };
+                            createdAt: string;
+                            decidedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    postDisputeByIdEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number | string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {
+                     *         "id": 10001,
+                     *         "transactionId": 10001,
+                     *         "orderId": 10001,
+                     *         "siteId": 10001,
+                     *         "chargebackTransactionId": 10001,
+                     *         "representmentTransactionId": 10001,
+                     *         "status": "needs_response",
+                     *         "network": "ETH",
+                     *         "reasonCode": "example",
+                     *         "amount": 10.9,
+                     *         "fee": 1,
+                     *         "uncoveredAmount": 10.9,
+                     *         "currency": "EUR",
+                     *         "evidenceDueBy": "example",
+                     *         "decideBy": "example",
+                     *         "evidence": {
+                     *           "text": {},
+                     *           "files": [
+                     *             {
+                     *               "id": 10001,
+                     *               "field": "example",
+                     *               "filename": "example",
+                     *               "contentType": "example",
+                     *               "bytes": 1
+                     *             }
+                     *           ]
+                     *         },
+                     *         "createdAt": "2026-11-24T10:30:00.000Z",
+                     *         "decidedAt": "2026-11-24T10:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data: {
+                            id: number;
+                            /** @description the captured payment the network disputes */
+                            transactionId: number;
+                            orderId: number;
+                            siteId: number;
+                            chargebackTransactionId: number;
+                            representmentTransactionId: number | null;
+                            /** @enum {string} */
+                            status: "needs_response" | "under_review" | "won" | "lost" | "accepted";
+                            network: string;
+                            reasonCode: string;
+                            amount: number;
+                            /** @description the dispute fee taken with the chargeback */
+                            fee: number;
+                            /** @description what the site balance could not cover when the network took the money */
+                            uncoveredAmount: number;
+                            currency: string;
+                            evidenceDueBy: string;
+                            decideBy: string | null;
+                            evidence: {
+                                text: {
+                                    [key: string]: string;
+                                } | null;
+                                files: {
+                                    id: number;
+                                    field: string;
+                                    filename: string;
+                                    contentType: string;
+                                    bytes: number;
+                                }[];
+                            };
+                            createdAt: string;
+                            decidedAt: string | null;
                         };
                     };
                 };
@@ -8529,7 +9636,7 @@ export interface operations {
         parameters: {
             query?: {
                 siteId?: number | string;
-                type?: "capture" | "refund" | "fee" | "payout" | "payout_return" | "reserve_hold" | "reserve_release" | "adjustment";
+                type?: "capture" | "refund" | "fee" | "payout" | "payout_return" | "reserve_hold" | "reserve_release" | "adjustment" | "chargeback" | "representment";
                 payoutId?: string;
                 currency?: string;
                 perPage?: number;
@@ -8577,7 +9684,7 @@ export interface operations {
                         data: {
                             id: string;
                             /** @enum {string} */
-                            type: "capture" | "refund" | "fee" | "payout" | "payout_return" | "reserve_hold" | "reserve_release" | "adjustment";
+                            type: "capture" | "refund" | "fee" | "payout" | "payout_return" | "reserve_hold" | "reserve_release" | "adjustment" | "chargeback" | "representment";
                             source: {
                                 type: string;
                                 id: string;

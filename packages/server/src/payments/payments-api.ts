@@ -12,6 +12,7 @@ import { merchantAuthenticator } from './http/authenticate.ts';
 import { registerBankAccountRoutes } from './http/bank-account-routes.ts';
 import { registerCardsRoutes } from './http/cards-routes.ts';
 import { registerCustomersRoutes } from './http/customers-routes.ts';
+import { registerDisputesRoutes } from './http/disputes-routes.ts';
 import { registerEventsRoutes } from './http/events-routes.ts';
 import { acceptPaymentsBodies } from './http/form-body.ts';
 import { registerLinksRoutes } from './http/links-routes.ts';
@@ -54,6 +55,7 @@ export function paymentsApi(
       await registerCustomersRoutes(app, { customers: deps.customers, authenticate });
       await registerOrdersRoutes(app, { orders: deps.orders, authenticate });
       await registerTransactionsRoutes(app, { transactions: deps.transactions, authenticate });
+      await registerDisputesRoutes(app, { disputes: deps.disputes, authenticate });
       await registerCardsRoutes(app, { cards: deps.cards, authenticate });
       await registerLinksRoutes(app, { links: deps.links, authenticate });
       await registerEventsRoutes(app, { events: deps.events, authenticate });

@@ -15,6 +15,7 @@ import type { WalletPaymentTokens } from '../rails/wallet-tokenization/payment-t
 import { StoredCardsService } from './cards/stored-cards-service.ts';
 import { CheckoutSessions } from './checkout/checkout-sessions.ts';
 import { CustomersService } from './customers/customers-service.ts';
+import { PaymentDisputesService } from './disputes/disputes-service.ts';
 import { PaymentLinksService } from './links/payment-links-service.ts';
 import { PaymentOrdersService } from './orders/orders-service.ts';
 import { NETWORK_OWNER, PaymentTransactionsService } from './transactions/transactions-service.ts';
@@ -22,6 +23,8 @@ import { NETWORK_OWNER, PaymentTransactionsService } from './transactions/transa
 export interface PaymentsPlatform {
   publicUrl: string;
   authorizationSeconds: number;
+  /** The dispute fee a site pays with every chargeback, in major units */
+  disputeFeeMajor: number;
   /** Common orders are written in one statement (default: true; false tests the general path against it) */
   oneStatementWrites?: boolean;
   db: Db;
@@ -41,6 +44,7 @@ export interface PaymentsServices {
   cards: StoredCardsService;
   orders: PaymentOrdersService;
   transactions: PaymentTransactionsService;
+  disputes: PaymentDisputesService;
   links: PaymentLinksService;
   checkoutSessions: CheckoutSessions;
 }
@@ -80,6 +84,16 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
     nextDue: () => orders.nextBillDue(),
   });
   p.sweeps.register('payments-authorizations', () => transactions.expireAuthorizations());
+  // Chargebacks: unanswered ones are lost at their deadline; those under review are decided on the clock.
+  const disputes = new PaymentDisputesService({
+    db,
+    transact,
+    clock,
+    encryptor: p.encryptor,
+    transactions,
+    disputeFeeMajor: BigInt(p.disputeFeeMajor),
+  });
+  p.sweeps.register('payments-disputes', () => disputes.decideDue());
   const checkoutSessions = new CheckoutSessions({ capabilities: p.capabilities, clock });
-  return { customers, cards, orders, transactions, links, checkoutSessions };
+  return { customers, cards, orders, transactions, disputes, links, checkoutSessions };
 }

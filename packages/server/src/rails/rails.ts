@@ -118,6 +118,7 @@ export function createRails(deps: RailsDeps): BuiltRails {
   sweeps.register('card-network-challenges', () => cardNetwork.expireChallenges());
   sweeps.register('card-network-scripts', () => cardNetwork.checkScripts());
   sweeps.register('card-network-reconciliation', () => cardNetwork.reconcileDue());
+  sweeps.register('card-network-chargebacks', () => cardNetwork.chargebacksDue());
   cardNetwork.watchScripts(deps.processes);
 
   return {

@@ -46,6 +46,7 @@ describe('sandbox clock', () => {
       'card-network-challenges',
       'card-network-scripts',
       'card-network-reconciliation',
+      'card-network-chargebacks',
       'issuing-3ds-challenges',
       'issuing-authorization-holds',
       'issuing-dispute-decisions',
@@ -55,6 +56,7 @@ describe('sandbox clock', () => {
       'crypto-refunds',
       'payments-recurring-billing',
       'payments-authorizations',
+      'payments-disputes',
       'payout-runs',
       'bank-news',
     ]);

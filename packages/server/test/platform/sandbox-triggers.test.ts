@@ -90,6 +90,7 @@ describe('sandbox triggers', () => {
         'transaction.start',
         'transaction.refund-ok',
         'transaction.void-ok',
+        'transaction.charge-back',
         'order.canceled',
         'payout.paid',
         'payout.returned',

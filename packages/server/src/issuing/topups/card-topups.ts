@@ -102,6 +102,8 @@ export class CardTopups {
 
   /** News of a card attempt: its challenge was decided, or its lost answer reconciled. */
   async onNetwork(tx: Tx, news: NetworkNews): Promise<void> {
+    // A chargeback of a topup paid by card is not modelled: the account keeps what the topup credited.
+    if (news.kind === 'chargeback') return;
     const topup = await this.deps.topups.lock(tx, 'network_reference', news.reference);
     if (topup?.status !== 'pending') return;
     if (news.outcome === 'approved') await this.paid(tx, topup, news.reference, news.captured ?? false);

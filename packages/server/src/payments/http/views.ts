@@ -5,9 +5,9 @@ import { formatAmountIn } from '../../platform/money/amount.ts';
 import type { OrderRow } from '../orders/orders-service.ts';
 import type { TransactionDetail } from '../transactions/transactions-service.ts';
 
-const amountOf = (minor: string | bigint, currency: string) =>
+export const amountOf = (minor: string | bigint, currency: string) =>
   Number(formatAmountIn(BigInt(minor), currency));
-const iso = (d: Date | null) => (d ? d.toISOString().replace('Z', '+00:00') : null);
+export const iso = (d: Date | null) => (d ? d.toISOString().replace('Z', '+00:00') : null);
 
 export const orderView = z.object({
   id: z.number().int(),

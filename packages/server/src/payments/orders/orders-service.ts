@@ -537,7 +537,8 @@ export class PaymentOrdersService {
       .where('id', '=', t.order_id)
       .forUpdate()
       .executeTakeFirstOrThrow()) as OrderRow;
-    if (t.type !== 'refund') {
+    // A refund, a chargeback and a representment follow a payment; they change no order status.
+    if (t.type === 'deposit' || t.type === 'credit') {
       const isScheduledBill =
         order.order_type === 'recurring' && order.anchor_at !== null && t.initiator === 'merchant';
       if (isScheduledBill) order = await this.afterBill(tx, order, t);

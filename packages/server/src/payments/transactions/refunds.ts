@@ -11,7 +11,7 @@ import type { CardNetwork } from '../../rails/card-network/port.ts';
 import type { MerchantScope } from '../sites.ts';
 import { FAILURES } from './decline-codes.ts';
 import type { SiteMoney } from './site-money.ts';
-import { assetOf, NETWORK_OWNER, type TransactionRow } from './transaction-row.ts';
+import { assetOf, insertChild, leftOf, NETWORK_OWNER, type TransactionRow } from './transaction-row.ts';
 import type { TransactionWrites } from './transaction-writes.ts';
 
 export class Refunds {
@@ -57,9 +57,25 @@ export class Refunds {
           },
         );
       }
-      const left = BigInt(t.captured_amount) - BigInt(t.refunded_amount);
+      // A chargeback under way decides what is left: nothing is refunded until the dispute ends.
+      const open = await tx
+        .selectFrom('payments_disputes')
+        .select('id')
+        .where('transaction_id', '=', t.id)
+        .where('status', 'in', ['needs_response', 'under_review'])
+        .executeTakeFirst();
+      if (open) {
+        throw new DomainError(
+          'invalid_state',
+          `the transaction is disputed (dispute ${open.id}): it cannot be refunded until the dispute ends`,
+          {
+            details: { transactionStatus: t.status, disputeId: open.id },
+          },
+        );
+      }
+      const left = leftOf(t);
       if (left === 0n) {
-        throw new DomainError('invalid_state', 'the transaction is already fully refunded', {
+        throw new DomainError('invalid_state', 'the transaction is already fully refunded or charged back', {
           details: { transactionStatus: t.status },
         });
       }
@@ -74,39 +90,14 @@ export class Refunds {
           },
         );
       }
-      const refund = await tx
-        .insertInto('payments_transactions')
-        .values({
-          merchant_id: t.merchant_id,
-          site_id: t.site_id,
-          order_id: t.order_id,
-          customer_id: t.customer_id,
-          card_id: t.card_id,
-          parent_id: t.id,
-          type: 'refund',
-          status: 'refund-ok',
-          method: t.method,
-          mode: t.mode,
-          initiator: 'merchant',
-          amount,
-          currency: t.currency,
-          card_brand: t.card_brand,
-          card_bin: t.card_bin,
-          card_last4: t.card_last4,
-          card_holder_name: t.card_holder_name,
-          card_expiry: t.card_expiry,
-          network_reference: null,
-          error_code: null,
-          error_message: null,
-          decline_reason: null,
-          reason: input.reason ?? null,
-          message: input.message ?? null,
-          auth_expires_at: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const refund = await insertChild(tx, t, {
+        type: 'refund',
+        status: 'refund-ok',
+        amount,
+        reason: input.reason ?? null,
+        message: input.message ?? null,
+        at: now,
+      });
       const moved = await this.deps.money.refund(tx, t, refund, amount);
       if (!moved) {
         throw new DomainError('invalid_state', 'the site’s balance does not cover this refund', {

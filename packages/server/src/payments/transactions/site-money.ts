@@ -127,6 +127,104 @@ export class SiteMoney {
     return moved;
   }
 
+  /**
+   * A chargeback: the network takes `amount` back and the platform charges the dispute `fee`. The site's
+   * balance pays what it can (it never goes below zero); the rest is the platform's claim on the merchant,
+   * answered as `uncovered` and held in the platform's chargeback account until a won dispute repays it.
+   */
+  async chargeback(
+    tx: Tx,
+    t: TransactionRow,
+    chargeback: TransactionRow,
+    amount: bigint,
+    fee: bigint,
+  ): Promise<{ uncovered: bigint }> {
+    const shards = await this.siteShards(tx, t.site_id, t.currency);
+    const balance = await this.siteBalance(tx, t.site_id, t.currency);
+    const total = amount + fee;
+    const taken = balance <= 0n ? 0n : balance < total ? balance : total;
+    const uncovered = total - taken;
+    const credits: Leg[] = [{ accountId: await this.receivable(tx, t.currency, chargeback.id), amount }];
+    if (fee > 0n) {
+      credits.push({
+        accountId: await revenueAccount(this.deps.ledger, tx, t.currency, chargeback.id),
+        amount: fee,
+      });
+    }
+    if (uncovered > 0n)
+      credits.push({ accountId: await this.uncoveredAccount(tx, t.currency), amount: -uncovered });
+    // Locks the shards before it reads them again: a concurrent debit refuses this step, which is retried.
+    await this.deps.ledger.transferFromShards(tx, {
+      operationId: `payments-chargeback:${chargeback.id}`,
+      debits: taken > 0n ? [{ shards, amount: taken }] : [],
+      credits,
+    });
+    const amountTaken = taken < amount ? taken : amount;
+    if (taken > 0n) {
+      await insertBalanceTransactions(tx, [
+        balanceTransaction({
+          owner: { kind: 'site', siteId: t.site_id },
+          currency: t.currency,
+          type: 'chargeback',
+          source: { type: 'transaction', id: String(chargeback.id) },
+          gross: -amountTaken,
+          fee: taken - amountTaken,
+          at: this.deps.clock.now(),
+        }),
+      ]);
+    }
+    return { uncovered };
+  }
+
+  /**
+   * A won dispute: the network pays `amount` back. What the site's balance could not cover at the
+   * chargeback (`uncovered`) is repaid to the platform first; the site is credited the rest.
+   */
+  async representment(
+    tx: Tx,
+    t: TransactionRow,
+    representment: TransactionRow,
+    amount: bigint,
+    uncovered: bigint,
+  ): Promise<void> {
+    const repaid = uncovered < amount ? uncovered : amount;
+    const toSite = amount - repaid;
+    const legs: Leg[] = [
+      { accountId: await this.receivable(tx, t.currency, representment.id), amount: -amount },
+    ];
+    if (repaid > 0n) legs.push({ accountId: await this.uncoveredAccount(tx, t.currency), amount: repaid });
+    if (toSite > 0n) {
+      legs.push({
+        accountId: await this.siteShard(tx, t.site_id, t.currency, representment.id),
+        amount: toSite,
+      });
+    }
+    await this.deps.ledger.transfer(tx, { operationId: `payments-representment:${representment.id}`, legs });
+    if (toSite > 0n) {
+      await insertBalanceTransactions(tx, [
+        balanceTransaction({
+          owner: { kind: 'site', siteId: t.site_id },
+          currency: t.currency,
+          type: 'representment',
+          source: { type: 'transaction', id: String(representment.id) },
+          gross: toSite,
+          at: this.deps.clock.now(),
+        }),
+      ]);
+    }
+  }
+
+  /** The platform's claim on merchants for chargebacks their balances did not cover (unbounded). */
+  private uncoveredAccount(db: Executor, currency: string): Promise<string> {
+    return this.deps.ledger.systemAccount(db, {
+      ownerType: 'payments_platform',
+      ownerId: 'chargebacks',
+      asset: currency,
+      purpose: 'uncovered',
+      isBounded: false,
+    });
+  }
+
   /** A credit (money to a card) is paid by the site before the network is asked; false when it cannot. */
   async credit(tx: Tx, t: TransactionRow, amount: bigint): Promise<boolean> {
     const moved = await this.tryTransfer(tx, {

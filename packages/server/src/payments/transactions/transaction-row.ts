@@ -1,6 +1,7 @@
 // A payments card transaction's record (the spec's transaction, docs/payments.md): its types, how a charge
 // starts it, and the lifecycle of its status in one table.
 import type { Selectable } from 'kysely';
+import type { Tx } from '../../platform/db/database.ts';
 import type {
   PaymentsCardMode,
   PaymentsTransactionStatus,
@@ -72,7 +73,7 @@ export function startedTransaction(
   r: ChargeRequest,
   networkReference: string,
   now: Date,
-): Omit<TransactionRow, 'id' | 'captured_amount' | 'refunded_amount' | 'is_3d'> {
+): Omit<TransactionRow, 'id' | 'captured_amount' | 'refunded_amount' | 'charged_back_amount' | 'is_3d'> {
   return {
     merchant_id: r.order.merchant_id,
     site_id: r.order.site_id,
@@ -165,3 +166,59 @@ export const TRANSACTION_STEPS: Record<PaymentsTransactionStatus, readonly Payme
   'cancel-ok': [],
   'charge-back': [],
 };
+
+/** What is left of a captured deposit to refund or charge back: captured, less refunds and chargebacks. */
+export function leftOf(
+  t: Pick<TransactionRow, 'captured_amount' | 'refunded_amount' | 'charged_back_amount'>,
+): bigint {
+  return BigInt(t.captured_amount) - BigInt(t.refunded_amount) - BigInt(t.charged_back_amount);
+}
+
+/** A transaction that follows a deposit on its order (a refund, a chargeback, a representment), in its final status. */
+export function insertChild(
+  tx: Tx,
+  t: TransactionRow,
+  child: {
+    type: 'refund' | 'chargeback' | 'representment';
+    status: PaymentsTransactionStatus;
+    amount: bigint;
+    reason: string | null;
+    message: string | null;
+    at: Date;
+  },
+): Promise<TransactionRow> {
+  return tx
+    .insertInto('payments_transactions')
+    .values({
+      merchant_id: t.merchant_id,
+      site_id: t.site_id,
+      order_id: t.order_id,
+      customer_id: t.customer_id,
+      card_id: t.card_id,
+      parent_id: t.id,
+      type: child.type,
+      status: child.status,
+      method: t.method,
+      mode: t.mode,
+      // a refund is the merchant's; a chargeback and its representment come from the cardholder's bank
+      initiator: child.type === 'refund' ? 'merchant' : 'customer',
+      amount: child.amount,
+      currency: t.currency,
+      card_brand: t.card_brand,
+      card_bin: t.card_bin,
+      card_last4: t.card_last4,
+      card_holder_name: t.card_holder_name,
+      card_expiry: t.card_expiry,
+      network_reference: null,
+      error_code: null,
+      error_message: null,
+      decline_reason: null,
+      reason: child.reason,
+      message: child.message,
+      auth_expires_at: null,
+      created_at: child.at,
+      updated_at: child.at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -11,7 +11,7 @@ import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.t
 import type { Db, Tx } from '../../platform/db/database.ts';
 import type { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
-import { DomainError } from '../../platform/errors/domain-error.ts';
+import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { parseAmountField } from '../../platform/money/amount.ts';
 import {
@@ -27,6 +27,7 @@ import type {
   NetworkNews,
 } from '../../rails/card-network/port.ts';
 import type { MerchantScope } from '../sites.ts';
+import { Chargebacks } from './chargebacks.ts';
 import { FAILURES, type FailureReason } from './decline-codes.ts';
 import { Refunds } from './refunds.ts';
 import { SiteMoney } from './site-money.ts';
@@ -78,12 +79,21 @@ export class PaymentTransactionsService {
   private readonly money: SiteMoney;
   private readonly writes: TransactionWrites;
   private readonly refunds: Refunds;
+  private readonly chargebacks: Chargebacks;
+
+  /** Set by the disputes module: the network charged a captured deposit back (the rail's chargeback news). */
+  onChargeback: (
+    tx: Tx,
+    deposit: TransactionRow,
+    news: Extract<NetworkNews, { kind: 'chargeback' }>,
+  ) => Promise<void> = async () => {};
   private readonly reads: TransactionReads;
 
   constructor(private readonly deps: TransactionsDeps) {
     this.money = new SiteMoney({ ledger: deps.ledger, terms: deps.terms, clock: deps.clock, parseSplits });
     this.writes = new TransactionWrites(deps, (tx, t, change) => this.onChange(tx, t, change));
     this.refunds = new Refunds({ ...deps, money: this.money, writes: this.writes });
+    this.chargebacks = new Chargebacks({ ...deps, money: this.money, writes: this.writes });
     this.reads = new TransactionReads(deps);
   }
 
@@ -93,6 +103,26 @@ export class PaymentTransactionsService {
   }
   voidAuthorization(...args: Parameters<Refunds['voidAuthorization']>) {
     return this.refunds.voidAuthorization(...args);
+  }
+
+  // Chargebacks and representments (chargebacks.ts), for the disputes module
+  chargeBack(...args: Parameters<Chargebacks['chargeBack']>) {
+    return this.chargebacks.chargeBack(...args);
+  }
+  represent(...args: Parameters<Chargebacks['represent']>) {
+    return this.chargebacks.represent(...args);
+  }
+  /** A transaction locked for a step: of the merchant's sites when a scope is given, else any (the sandbox). */
+  async lock(tx: Tx, id: number, merchant?: MerchantScope): Promise<TransactionRow> {
+    if (merchant) return this.writes.lockOwned(tx, merchant, id);
+    const t = await tx
+      .selectFrom('payments_transactions')
+      .selectAll()
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!t) throw notFound('transaction');
+    return t;
   }
 
   // Reads (transaction-reads.ts)
@@ -171,6 +201,7 @@ export class PaymentTransactionsService {
       status: !isApproved ? 'complete-failed' : isCapture ? 'complete-ok' : 'in-progress',
       captured_amount: (isCapture ? r.amount : 0n).toString(),
       refunded_amount: '0',
+      charged_back_amount: '0',
       is_3d: answer.outcome === 'approved' && answer.threeDS === 'frictionless',
       error_code: failure?.code ?? null,
       error_message: failure?.message ?? null,
@@ -215,6 +246,10 @@ export class PaymentTransactionsService {
       .forUpdate()
       .executeTakeFirst();
     if (!t) return;
+    if (news.kind === 'chargeback') {
+      await this.onChargeback(tx, t, news);
+      return;
+    }
     if (t.status !== '3d-pending' && t.status !== 'start') return;
     if (news.outcome === 'approved') await this.approve(tx, t, news.captured ?? false);
     else await this.fail(tx, t, news.reason ?? 'generic');

@@ -981,6 +981,8 @@ export interface PaymentsTransactionsTable {
   amount: Numeric;
   captured_amount: NumericWithDefault;
   refunded_amount: NumericWithDefault;
+  /** What chargebacks took of a deposit, less what representments gave back (migration 0038) */
+  charged_back_amount: NumericWithDefault;
   currency: string;
   card_brand: string | null;
   card_bin: string | null;
@@ -1027,6 +1029,8 @@ export interface PaymentsTables {
   payments_cards: PaymentsCardsTable;
   payments_orders: PaymentsOrdersTable;
   payments_transactions: PaymentsTransactionsTable;
+  payments_disputes: PaymentsDisputesTable;
+  payments_dispute_evidence: PaymentsDisputeEvidenceTable;
   payments_links: PaymentsLinksTable;
 }
 
@@ -1041,6 +1045,47 @@ export interface CardNetworkAuthorizationsTable {
   status: 'approved' | 'declined' | 'challenge' | 'released';
   decline_reason: string | null;
   reconcile_at: Timestamp | null;
+  created_at: Timestamp;
+  /** A test card the network disputes after capture: the reason, and when (migration 0038) */
+  dispute_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  dispute_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export type PaymentsDisputeStatus = 'needs_response' | 'under_review' | 'won' | 'lost' | 'accepted';
+
+export interface PaymentsDisputesTable {
+  id: Identity;
+  merchant_id: number;
+  site_id: number;
+  order_id: number;
+  transaction_id: number;
+  chargeback_transaction_id: number;
+  representment_transaction_id: number | null;
+  currency: string;
+  amount: Numeric;
+  fee: Numeric;
+  uncovered_amount: NumericWithDefault;
+  network: string;
+  reason_code: string;
+  status: PaymentsDisputeStatus;
+  planned_outcome: 'won' | 'lost' | null;
+  evidence_text: ColumnType<Record<string, string> | null, string | null, string | null>;
+  evidence_due_at: Timestamp;
+  decide_at: Timestamp | null;
+  created_at: Timestamp;
+  decided_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface PaymentsDisputeEvidenceTable {
+  id: Identity;
+  dispute_id: number;
+  field: string;
+  filename: string;
+  content_type: string;
+  bytes: number;
+  sha256: string;
+  content_enc: string;
   created_at: Timestamp;
 }
 

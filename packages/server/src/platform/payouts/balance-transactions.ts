@@ -20,6 +20,9 @@ export const BALANCE_TRANSACTION_TYPES = [
   'reserve_hold',
   'reserve_release',
   'adjustment',
+  // the card network took a payment back (gross) with the dispute fee (fee); a won dispute gives it back
+  'chargeback',
+  'representment',
 ] as const;
 export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
 

@@ -24,6 +24,7 @@ import type {
   OnUsIssuer,
 } from './port.ts';
 import {
+  DISPUTE_AFTER_DAYS,
   LEGACY_AMOUNTS,
   SCRIPTABLE_OUTCOMES,
   type ScriptableOutcome,
@@ -130,7 +131,10 @@ export class CardNetworkSimulator implements CardNetwork {
     batch: StatementBatch,
     r: Omit<AuthorizationRequest, 'returnUrl'>,
   ): AuthorizationAnswer | undefined {
-    if (this.scripts.mayExist || this.issuer?.issues(r.card.pan)) return undefined;
+    // A test card the network disputes later keeps its dispute on the record: the general path writes it.
+    if (this.scripts.mayExist || this.issuer?.issues(r.card.pan) || TEST_CARDS[r.card.pan]?.dispute) {
+      return undefined;
+    }
     const outcome = this.decide(r, undefined);
     let answer: AuthorizationAnswer;
     if (outcome.kind === 'decline') answer = { outcome: 'declined', reason: outcome.reason };
@@ -188,7 +192,11 @@ export class CardNetworkSimulator implements CardNetwork {
     if (auth.route === 'on-us') await this.onUs().capture(tx, reference, amount);
     await tx
       .updateTable('card_network_authorizations')
-      .set({ captured: amount, status: amount < BigInt(auth.amount) ? 'released' : 'approved' })
+      .set({
+        captured: amount,
+        status: amount < BigInt(auth.amount) ? 'released' : 'approved',
+        ...(auth.dispute_reason ? { dispute_at: this.disputeAt() } : {}),
+      })
       .where('reference', '=', reference)
       .execute();
   }
@@ -355,6 +363,45 @@ export class CardNetworkSimulator implements CardNetwork {
         outcome: auth.status === 'declined' ? 'declined' : 'approved',
         captured: BigInt(auth.captured) > 0n,
         ...(auth.decline_reason ? { reason: auth.decline_reason as DeclineReason } : {}),
+      });
+      return true;
+    });
+  }
+
+  /**
+   * Sweep: captured payments of the test cards the network disputes are charged back once their time
+   * comes (DISPUTE_AFTER_DAYS after capture); the owner hears it as `chargeback` news.
+   */
+  async chargebacksDue(): Promise<number> {
+    const due = await this.deps.db
+      .selectFrom('card_network_authorizations')
+      .select('reference')
+      .where('dispute_at', '<=', this.deps.clock.now())
+      .limit(200)
+      .execute();
+    return transactEach(this.deps.transact, due, async (tx, row) => {
+      const auth = await tx
+        .selectFrom('card_network_authorizations')
+        .selectAll()
+        .where('reference', '=', row.reference)
+        .where('dispute_at', 'is not', null)
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst();
+      if (!auth) return false;
+      await tx
+        .updateTable('card_network_authorizations')
+        .set({ dispute_at: null })
+        .where('reference', '=', auth.reference)
+        .execute();
+      if (BigInt(auth.captured) <= BigInt(auth.refunded)) return false; // refunded in full meanwhile
+      const dispute = auth.dispute_reason === 'not_received' ? 'not_received' : 'fraud';
+      await this.tell(tx, auth.owner, {
+        reference: auth.reference,
+        kind: 'chargeback',
+        dispute,
+        // The not-received cards lose whatever the merchant sends; fraud is won with evidence.
+        ...(dispute === 'not_received' ? { plannedOutcome: 'lost' as const } : {}),
       });
       return true;
     });
@@ -531,6 +578,9 @@ export class CardNetworkSimulator implements CardNetwork {
     reason: DeclineReason | null = null,
     reconcileAt: Date | null = null,
   ): Promise<void> {
+    const dispute =
+      route === 'simulator' && status !== 'declined' ? TEST_CARDS[r.card.pan]?.dispute : undefined;
+    const captured = capturedWith(r, status);
     await tx
       .insertInto('card_network_authorizations')
       .values({
@@ -540,13 +590,19 @@ export class CardNetworkSimulator implements CardNetwork {
         currency: r.currency,
         amount: r.amount,
         // a credit (OCT) moves the funds at once; a sale is captured with its approval
-        captured: capturedWith(r, status),
+        captured,
         status,
         decline_reason: reason,
         reconcile_at: reconcileAt,
+        dispute_reason: dispute ?? null,
+        dispute_at: dispute && captured > 0n ? this.disputeAt() : null,
         created_at: this.deps.clock.now(),
       })
       .execute();
+  }
+
+  private disputeAt(): Date {
+    return addSeconds(this.deps.clock.now(), DISPUTE_AFTER_DAYS * 86_400);
   }
 
   private async tell(tx: Tx, owner: string, news: Parameters<NetworkSink>[1]): Promise<void> {

@@ -72,14 +72,23 @@ export type AuthorizationAnswer =
   | { outcome: 'unknown' };
 
 /** Later news of an authorization, for its owner. */
-export interface NetworkNews {
-  reference: string;
-  kind: 'challenge_decided' | 'reconciled';
-  outcome: 'approved' | 'declined';
-  reason?: DeclineReason;
-  /** The approval was a sale and is already captured */
-  captured?: boolean;
-}
+export type NetworkNews =
+  | {
+      reference: string;
+      kind: 'challenge_decided' | 'reconciled';
+      outcome: 'approved' | 'declined';
+      reason?: DeclineReason;
+      /** The approval was a sale and is already captured */
+      captured?: boolean;
+    }
+  | {
+      reference: string;
+      /** The cardholder's bank disputes the captured payment: the network takes the money back */
+      kind: 'chargeback';
+      dispute: 'fraud' | 'not_received';
+      /** How the network will decide, when it already knows (the test card says) */
+      plannedOutcome?: 'won' | 'lost';
+    };
 
 export type NetworkSink = (tx: Tx, news: NetworkNews) => Promise<void>;
 

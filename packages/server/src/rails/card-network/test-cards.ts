@@ -10,7 +10,15 @@ export type SimulatedOutcome =
   | { kind: 'frictionless' }
   | { kind: 'timeout' };
 
-export const TEST_CARDS: Record<string, { outcome: SimulatedOutcome; description: string }> = {
+/** Why the network disputes a captured payment of a test card, a few sandbox days after its capture. */
+export type DisputeKind = 'fraud' | 'not_received';
+/** Sandbox days between a test card's capture and the network's chargeback */
+export const DISPUTE_AFTER_DAYS = 3;
+
+export const TEST_CARDS: Record<
+  string,
+  { outcome: SimulatedOutcome; description: string; dispute?: DisputeKind }
+> = {
   '4111111111111111': { outcome: { kind: 'approve' }, description: 'Visa, approved' },
   '5555555555554444': { outcome: { kind: 'approve' }, description: 'Mastercard, approved' },
   '378282246310005': { outcome: { kind: 'approve' }, description: 'American Express, approved' },
@@ -35,6 +43,28 @@ export const TEST_CARDS: Record<string, { outcome: SimulatedOutcome; description
     description: '3D Secure challenge on the hosted ACS page',
   },
   '4000000000003063': { outcome: { kind: 'frictionless' }, description: '3D Secure frictionless, approved' },
+  '4000000000000259': {
+    outcome: { kind: 'approve' },
+    dispute: 'fraud',
+    description: 'Visa, approved; charged back as fraud (10.4) 3 days after capture; won with evidence',
+  },
+  '4000000000002685': {
+    outcome: { kind: 'approve' },
+    dispute: 'not_received',
+    description:
+      'Visa, approved; charged back as not received (13.1) 3 days after capture; lost whatever the evidence',
+  },
+  '5555550000000259': {
+    outcome: { kind: 'approve' },
+    dispute: 'fraud',
+    description: 'Mastercard, approved; charged back as fraud (4837) 3 days after capture; won with evidence',
+  },
+  '5555550000002685': {
+    outcome: { kind: 'approve' },
+    dispute: 'not_received',
+    description:
+      'Mastercard, approved; charged back as not received (4855) 3 days after capture; lost whatever the evidence',
+  },
   '4000000000000119': {
     outcome: { kind: 'timeout' },
     description: 'the acquirer times out: outcome unknown, approved by reconciliation a minute later',

@@ -4,6 +4,7 @@
 // ledger balance.
 import { z } from 'zod';
 import { standardErrors } from '../../admin/http/schemas.ts';
+import type { DisputeRow } from '../../payments/disputes/disputes-service.ts';
 import type { PaymentsServices } from '../../payments/payments-services.ts';
 import { isLuhnValid } from '../../platform/cards/card-number.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
@@ -94,6 +95,46 @@ export async function registerPaymentsSandboxRoutes(
     },
   );
 
+  app.post(
+    '/payments/transactions/:id/chargeback',
+    {
+      schema: {
+        summary: 'The card network charges a captured payment back (a chargeback), with a reason code',
+        description:
+          'reasonCode is one of the scheme’s codes the sandbox knows (Visa 10.4 fraud, 13.1 not received; Mastercard 4837, 4855; Amex F29, C08). amount defaults to what is left of the payment. outcome decides in advance how the network will decide the dispute once answered (default: won with evidence). The amount and the dispute fee are taken from the site’s balance at once; the merchant’s IPN says transactionType chargeback, transactionStatus charge-back.',
+        tags: ['payments'],
+        params: z.object({ id: z.coerce.number().int().positive() }),
+        body: z.object({
+          reasonCode: z.string().trim().min(1).max(10),
+          amount: z.string().max(40).optional(),
+          outcome: z.enum(['won', 'lost']).optional(),
+        }),
+        response: { 201: sandboxDisputeView, ...standardErrors },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(presentSandboxDispute(await deps.payments.disputes.raise(request.params.id, request.body))),
+  );
+
+  app.post(
+    '/payments/disputes/:id/decide',
+    {
+      schema: {
+        summary: 'The card network decides a chargeback: won (a representment gives the money back) or lost',
+        description:
+          'A second decision is a 409. Undecided disputes are lost at their evidence deadline; answered ones are decided 5 sandbox days later.',
+        tags: ['payments'],
+        params: z.object({ id: z.coerce.number().int().positive() }),
+        body: z.object({ outcome: z.enum(['won', 'lost']) }),
+        response: { 200: sandboxDisputeView, ...standardErrors },
+      },
+    },
+    async (request) =>
+      presentSandboxDispute(await deps.payments.disputes.decide(request.params.id, request.body.outcome)),
+  );
+
   app.get(
     '/payments/sites/:siteId/balance',
     {
@@ -115,4 +156,35 @@ export async function registerPaymentsSandboxRoutes(
       return { siteId, currency, available: formatAmountIn(available, currency) };
     },
   );
+}
+
+/** A dispute as the sandbox answers it (the payments API's own view is GET /payments/v1/dispute/{id}). */
+const sandboxDisputeView = z.object({
+  disputeId: z.number().int(),
+  transactionId: z.number().int(),
+  chargebackTransactionId: z.number().int(),
+  representmentTransactionId: z.number().int().nullable(),
+  status: z.string(),
+  network: z.string(),
+  reasonCode: z.string(),
+  amount: z.string(),
+  fee: z.string(),
+  currency: z.string(),
+  evidenceDueBy: z.iso.datetime(),
+});
+
+function presentSandboxDispute(d: DisputeRow) {
+  return {
+    disputeId: d.id,
+    transactionId: d.transaction_id,
+    chargebackTransactionId: d.chargeback_transaction_id,
+    representmentTransactionId: d.representment_transaction_id,
+    status: d.status,
+    network: d.network,
+    reasonCode: d.reason_code,
+    amount: formatAmountIn(BigInt(d.amount), d.currency),
+    fee: formatAmountIn(BigInt(d.fee), d.currency),
+    currency: d.currency,
+    evidenceDueBy: d.evidence_due_at.toISOString(),
+  };
 }

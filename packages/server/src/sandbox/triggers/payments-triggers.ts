@@ -125,6 +125,20 @@ export const PAYMENTS_TRIGGERS: Record<string, PaymentsTrigger> = {
       return { ...ids(made), refundTransactionId: String(refund.id) };
     },
   },
+  'transaction.charge-back': {
+    api: 'payments',
+    description:
+      'a captured purchase charged back by the card network (Visa 13.1, not received): a dispute to answer',
+    async run(s, siteId) {
+      const made = await anOrder(s, siteId, '4111111111111111');
+      const dispute = await s.payments.disputes.raise(made.transactionId, { reasonCode: '13.1' });
+      return {
+        ...ids(made),
+        disputeId: String(dispute.id),
+        chargebackTransactionId: String(dispute.chargeback_transaction_id),
+      };
+    },
+  },
   'transaction.void-ok': {
     api: 'payments',
     description: 'an authorization voided before capture',
