@@ -113,6 +113,52 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
     await page.close();
   });
 
+  it('a chargeback is answered from the console: a file of another type is refused, a PDF uploaded; the overview counts it', async () => {
+    const paid = await payments(h, merchant, 'POST', '/order', anOrder(await aCustomer(h, merchant)));
+    const raised = await h.request<{ disputeId: number }>(
+      'POST',
+      `/sandbox/payments/transactions/${paid.body.data.transactionId}/chargeback`,
+      { headers: { authorization: `Bearer ${h.adminToken}` }, json: { reasonCode: '13.1' } },
+    );
+    expect(raised.status).toBe(201);
+    const page = await browser.newPage();
+    await signInWithToken(page);
+    const open = Number(await page.locator('[data-field="open-disputes"]').textContent());
+    expect(open).toBeGreaterThanOrEqual(1);
+    await page.getByRole('link', { name: 'Disputes' }).first().click();
+    await page.getByRole('link', { name: String(raised.body.disputeId), exact: true }).click();
+    await expect.poll(() => page.locator('h1').textContent()).toBe(`Dispute ${raised.body.disputeId}`);
+
+    // A text file named .pdf: refused by its content, naming it, and nothing stored.
+    await page
+      .getByLabel('Files')
+      .setInputFiles({ name: 'invoice.pdf', mimeType: 'application/pdf', buffer: Buffer.from('not a pdf') });
+    await page.getByRole('button', { name: 'Send the evidence' }).click();
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toContain('invoice.pdf is not a PDF, PNG or JPEG file');
+
+    await page.getByLabel('Files').setInputFiles({
+      name: 'receipt.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\n%%EOF\n'),
+    });
+    await page.getByLabel('Tracking number').fill('RR123456789RO');
+    await page.getByRole('button', { name: 'Send the evidence' }).click();
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toBe('Evidence sent: the dispute is under review.');
+    const dispute = await payments(h, merchant, 'GET', `/dispute/${raised.body.disputeId}`);
+    expect(dispute.body.data).toMatchObject({
+      status: 'under_review',
+      evidence: {
+        text: { shippingTrackingNumber: 'RR123456789RO' },
+        files: [{ filename: 'receipt.pdf', contentType: 'application/pdf' }],
+      },
+    });
+    await page.close();
+  });
+
   it('a redeliver sends the event’s IPN to the site again: the same order, the same facts', async () => {
     await receiver.waitFor(1);
     const page = await browser.newPage();
@@ -280,12 +326,20 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
       json: { name: 'Console partner' },
     });
     const cardholder = await aCardholder(h, partner.body.apiKey);
+    const disputed = await payments(h, merchant, 'POST', '/order', anOrder(await aCustomer(h, merchant)));
+    const dispute = await h.request<{ disputeId: number }>(
+      'POST',
+      `/sandbox/payments/transactions/${disputed.body.data.transactionId}/chargeback`,
+      { headers: { authorization: `Bearer ${h.adminToken}` }, json: { reasonCode: '10.4' } },
+    );
     const paths = [
       '/console',
       '/console/payments/orders',
       `/console/payments/orders/${order.orderId}`,
       `/console/payments/transactions/${order.transactionId}`,
       `/console/payments/transactions/${order.transactionId}/refund`,
+      '/console/payments/disputes',
+      `/console/payments/disputes/${dispute.body.disputeId}`,
       `/console/payments/sites/${merchant.sites[0]?.id}`,
       `/console/crypto/orders/${cryptoOrder.id}`,
       `/console/crypto/stores/${store.id}`,

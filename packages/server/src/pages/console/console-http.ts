@@ -73,7 +73,14 @@ export function csrfRefused(): DomainError {
   );
 }
 
-const bodyOf = (request: FastifyRequest) => (request.body ?? {}) as Record<string, unknown>;
+/** A form's fields; an upload's (multipart) fields read as their values, as a plain form's are. */
+const bodyOf = (request: FastifyRequest): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries((request.body ?? {}) as Record<string, unknown>).map(([name, value]) => {
+      const part = value as { type?: unknown; value?: unknown } | null;
+      return [name, part && typeof part === 'object' && part.type === 'field' ? part.value : value];
+    }),
+  );
 
 export async function registerConsoleFrame(
   app: FastifyInstance,

@@ -28,6 +28,7 @@ const SECTIONS: Section[] = [
     links: [
       ['/console/payments/orders', 'Orders'],
       ['/console/payments/transactions', 'Transactions'],
+      ['/console/payments/disputes', 'Disputes'],
       ['/console/payments/customers', 'Customers'],
       ['/console/payments/cards', 'Stored cards'],
       ['/console/payments/links', 'Payment links'],
@@ -266,6 +267,8 @@ const DONE: Record<string, string> = {
   redelivered: 'Sent again: a new delivery is on its way.',
   saved: 'Saved.',
   revoked: 'Revoked: the key no longer works.',
+  answered: 'Evidence sent: the dispute is under review.',
+  accepted: 'Accepted: the money stays with the cardholder.',
 };
 
 /** The notice of an action just done (a fixed message per outcome: nothing from the address is echoed). */

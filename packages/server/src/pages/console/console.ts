@@ -9,6 +9,7 @@ import { registerConsoleFrame } from './console-http.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
 import { registerCryptoConsoleRoutes } from './routes/crypto-routes.ts';
 import { registerDevelopersConsoleRoutes } from './routes/developers-routes.ts';
+import { registerDisputesConsoleRoutes } from './routes/disputes-routes.ts';
 import { registerIssuingConsoleRoutes } from './routes/issuing-routes.ts';
 import { registerLedgerConsoleRoutes } from './routes/ledger-routes.ts';
 import { registerOverviewRoutes } from './routes/overview-routes.ts';
@@ -31,6 +32,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
     await registerAuthRoutes(scope, { ...frame, adminToken: deps.adminToken });
     await registerOverviewRoutes(scope, routeDeps);
     await registerPaymentsConsoleRoutes(scope, routeDeps);
+    await registerDisputesConsoleRoutes(scope, routeDeps);
     await registerCryptoConsoleRoutes(scope, routeDeps);
     await registerIssuingConsoleRoutes(scope, routeDeps);
     await registerLedgerConsoleRoutes(scope, routeDeps);

@@ -118,6 +118,7 @@ export interface Attention {
   failedWebhooks: number;
   openChallenges: number;
   refundProposals: number;
+  openDisputes: number;
 }
 
 export async function needsAttention(db: Executor, viewer: Viewer): Promise<Attention> {
@@ -138,6 +139,12 @@ export async function needsAttention(db: Executor, viewer: Viewer): Promise<Atte
         sees(viewer, 'store')
           ? sql`(SELECT count(*)::int FROM crypto_refunds r WHERE r.status = 'proposed' AND ${tenantIs(viewer, 'r.store_id')})`
           : sql`0`
-      } AS "refundProposals"`.execute(db);
-  return rows[0] ?? { failedWebhooks: 0, openChallenges: 0, refundProposals: 0 };
+      } AS "refundProposals",
+      ${
+        sees(viewer, 'merchant')
+          ? sql`(SELECT count(*)::int FROM payments_disputes d WHERE d.status IN ('needs_response', 'under_review')
+              AND ${viewer.role === 'operator' ? sql`true` : sql`d.merchant_id = ${Number(viewer.tenant.id)}`})`
+          : sql`0`
+      } AS "openDisputes"`.execute(db);
+  return rows[0] ?? { failedWebhooks: 0, openChallenges: 0, refundProposals: 0, openDisputes: 0 };
 }

@@ -31,7 +31,9 @@ export const TRANSACTION_STATUSES = [
   'refund-ok',
   'void-ok',
   '3d-pending',
+  'charge-back',
 ] as const;
+export const DISPUTE_STATUSES = ['needs_response', 'under_review', 'won', 'lost', 'accepted'] as const;
 
 export interface OrderRow extends Cursor {
   id: number;
@@ -310,4 +312,59 @@ export function listMerchantKeys(db: Executor, viewer: Viewer, f: Filters) {
     },
     f.cursor,
   );
+}
+
+export interface DisputeRow extends Cursor {
+  id: number;
+  merchant_id: number;
+  site_id: number;
+  order_id: number;
+  transaction_id: number;
+  chargeback_transaction_id: number;
+  representment_transaction_id: number | null;
+  status: string;
+  network: string;
+  reason_code: string;
+  amount: string;
+  fee: string;
+  uncovered_amount: string;
+  currency: string;
+  evidence_text: Record<string, string> | null;
+  evidence_due_at: Date;
+  decide_at: Date | null;
+  decided_at: Date | null;
+  created_at: Date;
+}
+
+const DISPUTE_COLUMNS = sql`d.id, d.merchant_id, d.site_id, d.order_id, d.transaction_id, d.chargeback_transaction_id,
+  d.representment_transaction_id, d.status, d.network, d.reason_code, d.amount, d.fee, d.uncovered_amount, d.currency,
+  d.evidence_text, d.evidence_due_at, d.decide_at, d.decided_at, d.created_at FROM payments_disputes d`;
+
+/** Chargebacks, newest first; the viewer's merchant's only (index payments_disputes_merchant). */
+export function listDisputes(db: Executor, viewer: Viewer, f: Filters) {
+  return pageOf<DisputeRow>(
+    db,
+    {
+      selectFrom: DISPUTE_COLUMNS,
+      where: [
+        tenantCondition(viewer, 'merchant', 'd.merchant_id'),
+        ...whenGiven(f, 'status', (v) => sql`d.status = ${v}`),
+        ...whenGiven(f, 'transactionId', (v) => sql`d.transaction_id = ${Number(v)}`, DIGITS),
+      ],
+      createdAt: 'd.created_at',
+      id: 'd.id',
+      sequence: 'd.id',
+    },
+    f.cursor,
+  );
+}
+
+export async function getDispute(db: Executor, viewer: Viewer, id: string): Promise<DisputeRow> {
+  if (!DIGITS.test(id)) throw notFound('dispute');
+  const { rows } = await sql<DisputeRow>`
+    SELECT d.created_at AS cursor_at, d.id::text AS cursor_id, ${DISPUTE_COLUMNS}
+    WHERE d.id = ${Number(id)} AND ${tenantCondition(viewer, 'merchant', 'd.merchant_id')}`.execute(db);
+  const row = rows[0];
+  if (!row) throw notFound('dispute');
+  return row;
 }

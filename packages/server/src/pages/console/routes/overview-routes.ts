@@ -62,6 +62,7 @@ export async function registerOverviewRoutes(app: FastifyInstance, deps: Console
 <div class="card"><span>Failed webhooks</span><strong data-field="failed-webhooks">${attention.failedWebhooks}</strong>${link('/console/developers/events?delivery=failed', 'See them')}</div>
 <div class="card"><span>Open 3-D Secure challenges</span><strong data-field="open-challenges">${attention.openChallenges}</strong>${link('/console/issuing/challenges?status=pending', 'See them')}</div>
 <div class="card"><span>Refund proposals awaiting the buyer</span><strong data-field="refund-proposals">${attention.refundProposals}</strong>${link('/console/crypto/refunds?status=proposed', 'See them')}</div>
+<div class="card"><span>Open disputes (chargebacks)</span><strong data-field="open-disputes">${attention.openDisputes}</strong>${link('/console/payments/disputes', 'See them')}</div>
 <div class="card"><span>Payments · crypto · issuing</span><strong>${perApi('payments')} · ${perApi('crypto')} · ${perApi('issuing')}</strong></div>
 </div>
 <h2>Successful payments per day</h2>${chart(
