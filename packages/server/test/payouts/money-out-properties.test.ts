@@ -1,6 +1,6 @@
 // Money out under random histories (docs/payouts.md): captures at random prices, full and partial
-// refunds, payouts on demand and by schedule, the bank's returns and rejections, jumps of the sandbox
-// clock and restarts of the process. After every history the ledger's invariants hold, every site's
+// refunds, chargebacks and the network's decisions (docs/payments.md, Disputes), payouts on demand and by
+// schedule, the bank's returns and rejections, jumps of the sandbox clock and restarts of the process. After every history the ledger's invariants hold, every site's
 // balance is what a model of the history says (to the cent), every payout's report sums to it, and
 // `reconcile` is clean.
 import fc from 'fast-check';
@@ -29,7 +29,9 @@ type Step =
   | { kind: 'payAmount'; site: number; part: number }
   | { kind: 'run' }
   | { kind: 'bank'; pick: number; action: 'return' | 'reject' }
-  | { kind: 'restart' };
+  | { kind: 'restart' }
+  | { kind: 'chargeback'; pick: number; part: number }
+  | { kind: 'decide'; pick: number; won: boolean };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   {
@@ -74,7 +76,21 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'restart' as const }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('chargeback' as const),
+      pick: fc.nat(),
+      part: fc.integer({ min: 1, max: 100 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('decide' as const), pick: fc.nat(), won: fc.boolean() }),
+  },
 );
+/** The dispute fee (TESSERA_DISPUTE_FEE, 15 EUR) */
+const DISPUTE_FEE = 1_500n;
 
 const euros = (minor: bigint) => {
   const negative = minor < 0n;
@@ -85,7 +101,14 @@ const cents = (text: string) => BigInt(text.replace('.', ''));
 
 /** What the history should have left each site: captures net of fees, less refunds and live payouts. */
 class Model {
-  captured: { site: number; transactionId: number; left: bigint }[] = [];
+  captured: { site: number; transactionId: number; left: bigint; disputed: boolean }[] = [];
+  disputes: {
+    id: number;
+    captured: Model['captured'][number];
+    amount: bigint;
+    uncovered: bigint;
+    open: boolean;
+  }[] = [];
   total = [0n, 0n];
   constructor(readonly pricing: { bps: bigint; fixed: bigint }[]) {}
   fee(site: number, amount: bigint) {
@@ -152,6 +175,7 @@ describe('money out over random histories', () => {
                   site: s.site,
                   transactionId: order.body.data.transactionId,
                   left: amount,
+                  disputed: false,
                 });
                 model.total[s.site] = (model.total[s.site] as bigint) + amount - model.fee(s.site, amount);
                 break;
@@ -160,11 +184,14 @@ describe('money out over random histories', () => {
                 const open = model.captured.filter((c) => c.left > 0n);
                 const c = open[s.pick % Math.max(open.length, 1)];
                 if (!c) break;
+                if (c.disputed) await syncDecisions(h, m, model);
                 const amount = (c.left * BigInt(s.part)) / 100n || c.left;
                 const refund = await payments(h, m, 'DELETE', `/transaction/${c.transactionId}`, {
                   amount: euros(amount),
                 });
-                // Refused only when the site's whole balance (pending included) is short: nothing changed then.
+                // Refused only when the site's whole balance (pending included) is short, or while the
+                // payment is disputed: nothing changed then.
+                if (c.disputed) expect(refund.status, refund.text).toBe(409);
                 if (refund.status === 200) {
                   c.left -= amount;
                   model.total[c.site] = (model.total[c.site] as bigint) - amount;
@@ -231,8 +258,60 @@ describe('money out over random histories', () => {
               case 'restart':
                 await h.restart();
                 break;
+              case 'chargeback': {
+                const open = model.captured.filter((c) => c.left > 0n && !c.disputed);
+                const c = open[s.pick % Math.max(open.length, 1)];
+                if (!c) break;
+                const amount = (c.left * BigInt(s.part)) / 100n || c.left;
+                // The site's whole balance pays the amount first, then the fee; what it lacks of the amount
+                // is the platform's claim, what it lacks of the fee is not charged.
+                const siteId = sites[c.site] as number;
+                const now = (await payments(h, m, 'GET', `/balance?siteId=${siteId}`)).body.data[0];
+                const balance = now ? cents(now.available) + cents(now.pending) + cents(now.reserved) : 0n;
+                const amountTaken = balance <= 0n ? 0n : balance < amount ? balance : amount;
+                const rest = balance - amountTaken;
+                const feeTaken = rest <= 0n ? 0n : rest < DISPUTE_FEE ? rest : DISPUTE_FEE;
+                const raised = await h.request<{ disputeId: number }>(
+                  'POST',
+                  `/sandbox/payments/transactions/${c.transactionId}/chargeback`,
+                  {
+                    headers: { authorization: `Bearer ${h.adminToken}` },
+                    json: { reasonCode: '10.4', amount: euros(amount) },
+                  },
+                );
+                expect(raised.status, raised.text).toBe(201);
+                c.left -= amount;
+                c.disputed = true;
+                model.total[c.site] = (model.total[c.site] as bigint) - amountTaken - feeTaken;
+                model.disputes.push({
+                  id: raised.body.disputeId,
+                  captured: c,
+                  amount,
+                  uncovered: amount - amountTaken,
+                  open: true,
+                });
+                break;
+              }
+              case 'decide': {
+                const d = model.disputes[s.pick % Math.max(model.disputes.length, 1)];
+                if (!d) break;
+                const decided = await h.request('POST', `/sandbox/payments/disputes/${d.id}/decide`, {
+                  headers: { authorization: `Bearer ${h.adminToken}` },
+                  json: { outcome: s.won ? 'won' : 'lost' },
+                });
+                // The sweeps decide too (lost at the deadline, won after review): a decided one is a 409.
+                if (decided.status === 409) {
+                  const now = (await payments(h, m, 'GET', `/dispute/${d.id}`)).body.data;
+                  if (d.open) settle(model, d, now.status === 'won');
+                  break;
+                }
+                expect(decided.status, decided.text).toBe(200);
+                settle(model, d, s.won);
+                break;
+              }
             }
           }
+          await syncDecisions(h, m, model);
           for (const [i, siteId] of sites.entries()) {
             const listed = (await payments(h, m, 'GET', `/payout?siteId=${siteId}`)).body.data as {
               id: string;
@@ -280,3 +359,21 @@ describe('money out over random histories', () => {
     );
   }, 300_000);
 });
+
+/** A dispute decided: won gives the amount back (what the site did not cover repaid to the platform first). */
+function settle(model: Model, d: Model['disputes'][number], won: boolean): void {
+  d.open = false;
+  d.captured.disputed = false;
+  if (!won) return;
+  d.captured.left += d.amount;
+  const repaid = d.uncovered < d.amount ? d.uncovered : d.amount;
+  model.total[d.captured.site] = (model.total[d.captured.site] as bigint) + d.amount - repaid;
+}
+
+/** Disputes the sweeps decided during clock jumps (lost at the deadline, won after review), settled in the model. */
+async function syncDecisions(h: Harness, m: TestMerchant, model: Model): Promise<void> {
+  for (const d of model.disputes.filter((x) => x.open)) {
+    const now = (await payments(h, m, 'GET', `/dispute/${d.id}`)).body.data;
+    if (now.status === 'won' || now.status === 'lost') settle(model, d, now.status === 'won');
+  }
+}

@@ -266,7 +266,7 @@ export class PaymentDisputesService {
     }
     const asset = findAsset(t.currency);
     const fee = this.deps.disputeFeeMajor * 10n ** BigInt(asset?.exponent ?? 2);
-    const { chargeback, uncovered } = await this.deps.transactions.chargeBack(
+    const { chargeback, uncovered, feeCharged } = await this.deps.transactions.chargeBack(
       tx,
       t,
       amount,
@@ -284,7 +284,7 @@ export class PaymentDisputesService {
         chargeback_transaction_id: chargeback.id,
         currency: t.currency,
         amount: amount.toString(),
-        fee: fee.toString(),
+        fee: feeCharged.toString(),
         uncovered_amount: uncovered.toString(),
         network: scheme,
         reason_code: input.reasonCode,

@@ -18,7 +18,7 @@ export class Chargebacks {
     amount: bigint,
     fee: bigint,
     reason: string,
-  ): Promise<{ chargeback: TransactionRow; uncovered: bigint }> {
+  ): Promise<{ chargeback: TransactionRow; uncovered: bigint; feeCharged: bigint }> {
     const chargeback = await insertChild(tx, t, {
       type: 'chargeback',
       status: 'charge-back',
@@ -28,9 +28,9 @@ export class Chargebacks {
       at: this.deps.clock.now(),
     });
     await this.addChargedBack(tx, t, amount);
-    const { uncovered } = await this.deps.money.chargeback(tx, t, chargeback, amount, fee);
+    const { uncovered, feeCharged } = await this.deps.money.chargeback(tx, t, chargeback, amount, fee);
     await this.deps.writes.onChange(tx, chargeback);
-    return { chargeback, uncovered };
+    return { chargeback, uncovered, feeCharged };
   }
 
   /** A won dispute: the network pays `amount` back (what the site did not cover repaid to the platform first). */

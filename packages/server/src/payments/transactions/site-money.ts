@@ -129,8 +129,10 @@ export class SiteMoney {
 
   /**
    * A chargeback: the network takes `amount` back and the platform charges the dispute `fee`. The site's
-   * balance pays what it can (it never goes below zero); the rest is the platform's claim on the merchant,
-   * answered as `uncovered` and held in the platform's chargeback account until a won dispute repays it.
+   * balance pays what it can, the amount first (it never goes below zero): the part of the amount it
+   * cannot cover is the platform's claim on the merchant (`uncovered`, held in the platform's chargeback
+   * account until a won dispute repays it); the part of the fee it cannot cover is not charged. Answers
+   * both, and the fee charged.
    */
   async chargeback(
     tx: Tx,
@@ -138,28 +140,29 @@ export class SiteMoney {
     chargeback: TransactionRow,
     amount: bigint,
     fee: bigint,
-  ): Promise<{ uncovered: bigint }> {
+  ): Promise<{ uncovered: bigint; feeCharged: bigint }> {
     const shards = await this.siteShards(tx, t.site_id, t.currency);
     const balance = await this.siteBalance(tx, t.site_id, t.currency);
-    const total = amount + fee;
-    const taken = balance <= 0n ? 0n : balance < total ? balance : total;
-    const uncovered = total - taken;
+    const can = (want: bigint, have: bigint) => (have <= 0n ? 0n : have < want ? have : want);
+    const amountTaken = can(amount, balance);
+    const feeCharged = can(fee, balance - amountTaken);
+    const uncovered = amount - amountTaken;
     const credits: Leg[] = [{ accountId: await this.receivable(tx, t.currency, chargeback.id), amount }];
-    if (fee > 0n) {
+    if (feeCharged > 0n) {
       credits.push({
         accountId: await revenueAccount(this.deps.ledger, tx, t.currency, chargeback.id),
-        amount: fee,
+        amount: feeCharged,
       });
     }
     if (uncovered > 0n)
       credits.push({ accountId: await this.uncoveredAccount(tx, t.currency), amount: -uncovered });
+    const taken = amountTaken + feeCharged;
     // Locks the shards before it reads them again: a concurrent debit refuses this step, which is retried.
     await this.deps.ledger.transferFromShards(tx, {
       operationId: `payments-chargeback:${chargeback.id}`,
       debits: taken > 0n ? [{ shards, amount: taken }] : [],
       credits,
     });
-    const amountTaken = taken < amount ? taken : amount;
     if (taken > 0n) {
       await insertBalanceTransactions(tx, [
         balanceTransaction({
@@ -168,12 +171,12 @@ export class SiteMoney {
           type: 'chargeback',
           source: { type: 'transaction', id: String(chargeback.id) },
           gross: -amountTaken,
-          fee: taken - amountTaken,
+          fee: feeCharged,
           at: this.deps.clock.now(),
         }),
       ]);
     }
-    return { uncovered };
+    return { uncovered, feeCharged };
   }
 
   /**
