@@ -5256,7 +5256,32 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "files": [
+                 *         "example"
+                 *       ],
+                 *       "productDescription": "example",
+                 *       "customerCommunication": "example",
+                 *       "shippingCarrier": "10.90",
+                 *       "shippingTrackingNumber": "10.90",
+                 *       "refundPolicy": "example",
+                 *       "uncategorizedText": "example"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    files?: string[];
+                    productDescription?: string;
+                    customerCommunication?: string;
+                    shippingCarrier?: string;
+                    shippingTrackingNumber?: string;
+                    refundPolicy?: string;
+                    uncategorizedText?: string;
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {

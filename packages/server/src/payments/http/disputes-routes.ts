@@ -176,6 +176,21 @@ export async function registerDisputesRoutes(
           description: `A multipart/form-data body: up to ${MAX_EVIDENCE_FILES} files (any field names), each a PDF, PNG or JPEG (read from its content, not its name) of at most 5 MB, and text fields among ${EVIDENCE_TEXT_FIELDS.join(', ')} (each at most ${MAX_EVIDENCE_TEXT} characters). The files are stored encrypted. The dispute goes under review; the network decides within 5 sandbox days. 400 naming the file that is too large or of another type; 409 once answered or decided, or past the deadline.`,
           tags: ['disputes'],
           consumes: ['multipart/form-data'],
+          'x-multipart-body': {
+            type: 'object',
+            description:
+              'Files under any field names (PDF, PNG or JPEG, at most 5 MB each), and the text fields.',
+            properties: {
+              files: {
+                type: 'array',
+                items: { type: 'string', format: 'binary' },
+                maxItems: MAX_EVIDENCE_FILES,
+              },
+              ...Object.fromEntries(
+                EVIDENCE_TEXT_FIELDS.map((name) => [name, { type: 'string', maxLength: MAX_EVIDENCE_TEXT }]),
+              ),
+            },
+          },
           params: idParam,
           response: { 200: envelope(disputeView), ...standardErrors },
         },

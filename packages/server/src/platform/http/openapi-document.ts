@@ -37,6 +37,15 @@ export function completeDocument<T extends OpenAPIV3.Document>(
       const operation = item?.[method];
       if (!operation) continue;
       if (!operation.operationId) operation.operationId = operationIdOf(method, path);
+      // A body Fastify does not parse itself (an upload) is described by the route as `x-multipart-body`.
+      const extended = operation as typeof operation & { 'x-multipart-body'?: OpenAPIV3.SchemaObject };
+      if (extended['x-multipart-body']) {
+        operation.requestBody = {
+          required: true,
+          content: { 'multipart/form-data': { schema: extended['x-multipart-body'] } },
+        };
+        delete extended['x-multipart-body'];
+      }
       // An API that takes form bodies as well as JSON says so for every body (the same schema).
       const body = operation.requestBody as OpenAPIV3.RequestBodyObject | undefined;
       const json = body?.content?.['application/json'];
