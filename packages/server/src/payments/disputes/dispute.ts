@@ -1,5 +1,7 @@
 // A chargeback case (docs/payments.md, Disputes): the networks' reason codes the sandbox knows, the
-// dispute's lifecycle in one table, the deadlines, and how the sandbox network decides. No database here.
+// dispute's lifecycle in one table, the deadlines, how the sandbox network decides, and which dispute
+// of a payment is still open.
+import type { Executor } from '../../platform/db/database.ts';
 import type { PaymentsDisputeStatus } from '../../platform/db/schema.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 
@@ -70,4 +72,15 @@ export const REVIEW_DAYS = 5;
  */
 export function networkDecision(planned: 'won' | 'lost' | null): 'won' | 'lost' {
   return planned ?? 'won';
+}
+
+/** The payment's dispute that awaits an answer or a decision, if any (a refund and a new chargeback wait for it). */
+export async function openDisputeOf(db: Executor, transactionId: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('payments_disputes')
+    .select('id')
+    .where('transaction_id', '=', transactionId)
+    .where('status', 'in', ['needs_response', 'under_review'])
+    .executeTakeFirst();
+  return row?.id;
 }

@@ -22,6 +22,7 @@ import {
   assertDisputeStep,
   codeFor,
   networkDecision,
+  openDisputeOf,
   REASON_CODES,
   RESPONSE_DAYS,
   REVIEW_DAYS,
@@ -222,15 +223,10 @@ export class PaymentDisputesService {
         details: { transactionStatus: t.status },
       });
     }
-    const open = await tx
-      .selectFrom('payments_disputes')
-      .select('id')
-      .where('transaction_id', '=', t.id)
-      .where('status', 'in', ['needs_response', 'under_review'])
-      .executeTakeFirst();
-    if (open) {
-      throw new DomainError('invalid_state', `the payment is already disputed (dispute ${open.id})`, {
-        details: { disputeId: open.id },
+    const open = await openDisputeOf(tx, t.id);
+    if (open !== undefined) {
+      throw new DomainError('invalid_state', `the payment is already disputed (dispute ${open})`, {
+        details: { disputeId: open },
       });
     }
     const left = leftOf(t);

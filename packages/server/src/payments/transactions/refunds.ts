@@ -8,6 +8,7 @@ import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
 import type { CardNetwork } from '../../rails/card-network/port.ts';
+import { openDisputeOf } from '../disputes/dispute.ts';
 import type { MerchantScope } from '../sites.ts';
 import { FAILURES } from './decline-codes.ts';
 import type { SiteMoney } from './site-money.ts';
@@ -58,18 +59,13 @@ export class Refunds {
         );
       }
       // A chargeback under way decides what is left: nothing is refunded until the dispute ends.
-      const open = await tx
-        .selectFrom('payments_disputes')
-        .select('id')
-        .where('transaction_id', '=', t.id)
-        .where('status', 'in', ['needs_response', 'under_review'])
-        .executeTakeFirst();
-      if (open) {
+      const open = await openDisputeOf(tx, t.id);
+      if (open !== undefined) {
         throw new DomainError(
           'invalid_state',
-          `the transaction is disputed (dispute ${open.id}): it cannot be refunded until the dispute ends`,
+          `the transaction is disputed (dispute ${open}): it cannot be refunded until the dispute ends`,
           {
-            details: { transactionStatus: t.status, disputeId: open.id },
+            details: { transactionStatus: t.status, disputeId: open },
           },
         );
       }

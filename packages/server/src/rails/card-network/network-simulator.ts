@@ -3,13 +3,14 @@
 // them a minute later, and routes cards issued by this platform to the on-us issuer. Its state is
 // product tables, so it behaves the same across processes and restarts, on the sandbox clock.
 import { createHmac, randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { cardBrand, isExpired } from '../../platform/cards/card-number.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
 import type { Encryptor } from '../../platform/crypto/encryption.ts';
 import type { Db, Tx } from '../../platform/db/database.ts';
+import type { CardNetworkAuthorizationsTable } from '../../platform/db/schema.ts';
 import type { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
@@ -336,27 +337,7 @@ export class CardNetworkSimulator implements CardNetwork {
 
   /** Sweep: lost answers are resolved from the network's record (the acquirer's reconciliation). */
   async reconcileDue(): Promise<number> {
-    const due = await this.deps.db
-      .selectFrom('card_network_authorizations')
-      .select('reference')
-      .where('reconcile_at', '<=', this.deps.clock.now())
-      .limit(200)
-      .execute();
-    return transactEach(this.deps.transact, due, async (tx, row) => {
-      const auth = await tx
-        .selectFrom('card_network_authorizations')
-        .selectAll()
-        .where('reference', '=', row.reference)
-        .where('reconcile_at', 'is not', null)
-        .forUpdate()
-        .skipLocked()
-        .executeTakeFirst();
-      if (!auth) return false;
-      await tx
-        .updateTable('card_network_authorizations')
-        .set({ reconcile_at: null })
-        .where('reference', '=', auth.reference)
-        .execute();
+    return this.eachDue('reconcile_at', async (tx, auth) => {
       await this.tell(tx, auth.owner, {
         reference: auth.reference,
         kind: 'reconciled',
@@ -373,27 +354,7 @@ export class CardNetworkSimulator implements CardNetwork {
    * comes (DISPUTE_AFTER_DAYS after capture); the owner hears it as `chargeback` news.
    */
   async chargebacksDue(): Promise<number> {
-    const due = await this.deps.db
-      .selectFrom('card_network_authorizations')
-      .select('reference')
-      .where('dispute_at', '<=', this.deps.clock.now())
-      .limit(200)
-      .execute();
-    return transactEach(this.deps.transact, due, async (tx, row) => {
-      const auth = await tx
-        .selectFrom('card_network_authorizations')
-        .selectAll()
-        .where('reference', '=', row.reference)
-        .where('dispute_at', 'is not', null)
-        .forUpdate()
-        .skipLocked()
-        .executeTakeFirst();
-      if (!auth) return false;
-      await tx
-        .updateTable('card_network_authorizations')
-        .set({ dispute_at: null })
-        .where('reference', '=', auth.reference)
-        .execute();
+    return this.eachDue('dispute_at', async (tx, auth) => {
       if (BigInt(auth.captured) <= BigInt(auth.refunded)) return false; // refunded in full meanwhile
       const dispute = auth.dispute_reason === 'not_received' ? 'not_received' : 'fraud';
       await this.tell(tx, auth.owner, {
@@ -404,6 +365,39 @@ export class CardNetworkSimulator implements CardNetwork {
         ...(dispute === 'not_received' ? { plannedOutcome: 'lost' as const } : {}),
       });
       return true;
+    });
+  }
+
+  /**
+   * The authorizations whose `column` time has come, each in its own transaction: locked (another
+   * process's are skipped), the time cleared, then `work` — so each is done once.
+   */
+  private async eachDue(
+    column: 'reconcile_at' | 'dispute_at',
+    work: (tx: Tx, auth: Selectable<CardNetworkAuthorizationsTable>) => Promise<boolean>,
+  ): Promise<number> {
+    const due = await this.deps.db
+      .selectFrom('card_network_authorizations')
+      .select('reference')
+      .where(column, '<=', this.deps.clock.now())
+      .limit(200)
+      .execute();
+    return transactEach(this.deps.transact, due, async (tx, row) => {
+      const auth = await tx
+        .selectFrom('card_network_authorizations')
+        .selectAll()
+        .where('reference', '=', row.reference)
+        .where(column, 'is not', null)
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst();
+      if (!auth) return false;
+      await tx
+        .updateTable('card_network_authorizations')
+        .set({ [column]: null })
+        .where('reference', '=', auth.reference)
+        .execute();
+      return work(tx, auth);
     });
   }
 
