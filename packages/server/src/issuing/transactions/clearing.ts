@@ -1,8 +1,8 @@
-// Clearing and what follows an authorization (docs/issuing.md, Clearing): the network's clearings, each
-// part posted from the hold (the rest kept held until a final part or the hold's expiry), above the
-// authorized amount within a tolerance, after the hold lapsed (late presentment), or with no
-// authorization at all (force post); reversals, whole or partial; the merchant's refunds to the card; the
-// hold's lapse. Each step is one database transaction: the record, the ledger move and the events.
+// Clearing of an authorization (docs/issuing.md, Clearing): the network's clearings, each part posted
+// from the hold (the rest kept held until a final part or the hold's expiry), above the authorized amount
+// within a tolerance, or after the hold lapsed (late presentment); reversals, whole or partial; the
+// hold's lapse. Force posts, refunds and credits are unheld-postings.ts. Each step is one database
+// transaction: the record, the ledger move and the events.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Db, Tx } from '../../platform/db/database.ts';
@@ -11,11 +11,16 @@ import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
-import { findAsset } from '../../platform/money/assets.ts';
-import type { DeclineReason as NetworkDeclineReason } from '../../rails/card-network/port.ts';
-import type { Authorizations } from './authorization.ts';
-import { assertStep, clearingCeiling, type IssuingTransaction, stateError } from './transaction.ts';
-import { leftOf, ownedBy, type TransactionRecords } from './transaction-records.ts';
+import {
+  assertStep,
+  assetOf,
+  clearingCeiling,
+  clearingDeclined,
+  declinedWhenShort,
+  type IssuingTransaction,
+  stateError,
+} from './transaction.ts';
+import type { TransactionRecords } from './transaction-records.ts';
 
 type TransactionRow = Awaited<ReturnType<TransactionRecords['lock']>>;
 
@@ -25,7 +30,6 @@ export interface ClearingDeps {
   clock: Clock;
   ledger: Ledger;
   records: TransactionRecords;
-  authorizations: Authorizations;
   /** How far above the authorized amount its clearings may post together, in percent (default 20) */
   tolerancePercent: number;
 }
@@ -75,118 +79,6 @@ export class Clearing {
     else await this.clearRow(tx, t, amount, true);
   }
 
-  /** A clearing with no authorization (a force post): the account pays it at once if it can. */
-  async forcePost(input: {
-    cardId: string;
-    amount: string | number;
-    currency: string;
-    merchant: string;
-  }): Promise<IssuingTransaction> {
-    const asset = findAsset(input.currency.toUpperCase());
-    if (!asset)
-      throw new DomainError('validation_failed', 'currency must be an ISO 4217 code', { field: 'currency' });
-    const amount = parseAmountField(input.amount, asset);
-    return this.deps.transact(async (tx) => {
-      const card = await this.deps.authorizations.loadCard(tx, input.cardId);
-      if (!card) throw notFound('card');
-      if (card.currency !== asset.code) {
-        throw new DomainError('validation_failed', `the card's account holds ${card.currency}`, {
-          field: 'currency',
-        });
-      }
-      const id = randomUUID();
-      const now = this.deps.clock.now();
-      await tx
-        .insertInto('issuing_transactions')
-        .values({
-          id,
-          ...ownedBy(card),
-          type: 'card_payment',
-          status: 'settled',
-          currency: asset.code,
-          amount: amount.toString(),
-          settled_amount: amount.toString(),
-          clearing_count: 1,
-          force_post: true,
-          merchant: input.merchant,
-          decline_reason: null,
-          created_at: now,
-          settled_at: now,
-          updated_at: now,
-        })
-        .execute();
-      await declinedWhenShort(
-        this.pay(
-          tx,
-          { id, currency: asset.code, ledgerAccountId: card.ledger_account_id },
-          amount,
-          `issuing-clear:${id}`,
-        ),
-      );
-      const customer = { customerId: card.customer_id, partnerId: card.partner_id };
-      await this.deps.records.event(tx, customer, 'transactionCreated', { transactionId: id });
-      await this.deps.records.event(tx, customer, 'transactionSettled', { transactionId: id });
-      return this.deps.records.get(tx, id);
-    });
-  }
-
-  /** The merchant refunds a cleared payment to the card: a credit transaction of its own, up to what is left. */
-  async refund(input: { transactionId: string; amount: string | number }): Promise<IssuingTransaction> {
-    return this.deps.transact(async (tx) => {
-      const t = await this.deps.records.lock(tx, input.transactionId);
-      const amount = parseAmountField(input.amount, assetOf(t.currency));
-      const refundable = leftOf(t);
-      if (t.type !== 'card_payment' || refundable <= 0n)
-        throw stateError('refund', `${t.status} with nothing cleared left to refund`);
-      if (amount > refundable) {
-        throw new DomainError(
-          'validation_failed',
-          `a refund is at most what is left of the payment (${formatAmountIn(refundable, t.currency)})`,
-          {
-            field: 'amount',
-            details: { refundable: formatAmountIn(refundable, t.currency) },
-          },
-        );
-      }
-      await tx
-        .updateTable('issuing_transactions')
-        .set({
-          refunded_amount: (BigInt(t.refunded_amount) + amount).toString(),
-          updated_at: this.deps.clock.now(),
-        })
-        .where('id', '=', t.id)
-        .execute();
-      const card = await this.deps.authorizations.loadCard(tx, t.card_id);
-      if (!card) throw new Error(`card ${t.card_id} vanished`);
-      const refund = await this.credit(tx, card, {
-        amount,
-        merchant: t.merchant,
-        originalTransactionId: t.id,
-      });
-      return this.deps.records.get(tx, refund);
-    });
-  }
-
-  /**
-   * Funds pushed to an issued card by the card network (a refund of an on-us payment, or a credit): the
-   * card network pays the account at once, recorded as a settled `refund` transaction.
-   */
-  async creditFromNetwork(
-    tx: Tx,
-    input: { cardId: string; currency: string; amount: bigint; merchant: string; networkReference: string },
-  ): Promise<IssuingTransaction | NetworkDeclineReason> {
-    const card = await this.deps.authorizations.loadCard(tx, input.cardId);
-    if (!card) throw notFound('card');
-    if (card.account_status !== 'open' || card.status === 'closed') return 'card_not_active';
-    if (card.currency !== input.currency) return 'currency_not_supported';
-    const id = await this.credit(tx, card, {
-      amount: input.amount,
-      merchant: input.merchant,
-      networkReference: input.networkReference,
-    });
-    return this.deps.records.get(tx, id);
-  }
-
   /** Sweep: authorization holds that were never cleared in full lapse and give the rest of the funds back. */
   async expireHolds(): Promise<number> {
     const due = await this.deps.db
@@ -234,7 +126,7 @@ export class Clearing {
     await declinedWhenShort(
       late || !t.hold_id
         ? // Late presentment: the hold is gone, so the account pays from what is available now.
-          this.pay(
+          this.deps.records.payNetwork(
             tx,
             { id: t.id, currency: t.currency, ledgerAccountId: await this.ledgerAccountOf(tx, t) },
             amount,
@@ -299,68 +191,6 @@ export class Clearing {
     return hold.id;
   }
 
-  /** The account pays the card network `amount` now (refused, nothing written, when it cannot). */
-  private async pay(
-    tx: Tx,
-    t: { id: string; currency: string; ledgerAccountId: string },
-    amount: bigint,
-    operationId: string,
-  ): Promise<void> {
-    await this.deps.ledger.transfer(tx, {
-      operationId,
-      legs: [
-        { accountId: t.ledgerAccountId, amount: -amount },
-        { accountId: await this.deps.records.settlementAccount(tx, t.currency, t.id), amount },
-      ],
-      metadata: { transactionId: t.id },
-    });
-  }
-
-  /** A settled `refund` transaction: the card network pays the account. Answers its id. */
-  private async credit(
-    tx: Tx,
-    card: NonNullable<Awaited<ReturnType<Authorizations['loadCard']>>>,
-    input: { amount: bigint; merchant: string; networkReference?: string; originalTransactionId?: string },
-  ): Promise<string> {
-    const id = randomUUID();
-    const now = this.deps.clock.now();
-    await tx
-      .insertInto('issuing_transactions')
-      .values({
-        id,
-        ...ownedBy(card),
-        type: 'refund',
-        status: 'settled',
-        currency: card.currency,
-        amount: input.amount.toString(),
-        settled_amount: input.amount.toString(),
-        merchant: input.merchant,
-        decline_reason: null,
-        network_reference: input.networkReference ?? null,
-        original_transaction_id: input.originalTransactionId ?? null,
-        created_at: now,
-        authorized_at: now,
-        settled_at: now,
-        updated_at: now,
-      })
-      .execute();
-    await this.deps.ledger.transfer(tx, {
-      operationId: `issuing-credit:${id}`,
-      legs: [
-        {
-          accountId: await this.deps.records.settlementAccount(tx, card.currency, id),
-          amount: -input.amount,
-        },
-        { accountId: card.ledger_account_id, amount: input.amount },
-      ],
-      metadata: { transactionId: id },
-    });
-    const customer = { customerId: card.customer_id, partnerId: card.partner_id };
-    await this.deps.records.event(tx, customer, 'transactionCreated', { transactionId: id });
-    await this.deps.records.event(tx, customer, 'transactionSettled', { transactionId: id });
-    return id;
-  }
-
   /**
    * Moves the record to `status` with the columns given. A change of status the spec has no event for
    * (reversed, expired, settled by releasing the rest of a partly cleared hold) sends
@@ -423,34 +253,4 @@ function whatIsLeft(t: TransactionRow): bigint {
       field: 'amount',
     });
   return left;
-}
-
-function assetOf(currency: string) {
-  const asset = findAsset(currency);
-  if (!asset) throw new Error(`unknown currency ${currency}`);
-  return asset;
-}
-
-/** The ledger's refusal of a clearing for want of funds, as the clearing's decline. */
-async function declinedWhenShort(posting: Promise<unknown>): Promise<void> {
-  try {
-    await posting;
-  } catch (err) {
-    if (err instanceof DomainError && err.details?.reason === 'insufficient_funds') {
-      throw clearingDeclined('insufficient_funds', 'the account cannot cover it');
-    }
-    throw err;
-  }
-}
-
-/** A clearing the program will not post: a 422 saying why; nothing of it is written. */
-function clearingDeclined(
-  reason: 'over_tolerance' | 'insufficient_funds',
-  message: string,
-  details: Record<string, unknown> = {},
-) {
-  return new DomainError('limit_exceeded', `clearing declined: ${message}`, {
-    field: 'amount',
-    details: { reason, ...details },
-  });
 }

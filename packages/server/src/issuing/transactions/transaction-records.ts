@@ -35,6 +35,23 @@ export class TransactionRecords {
     return shards[Number.parseInt(transactionId.slice(0, 8), 16) % shards.length] as string;
   }
 
+  /** The account pays the card network `amount` now (refused, nothing written, when it cannot). */
+  async payNetwork(
+    tx: Tx,
+    t: { id: string; currency: string; ledgerAccountId: string },
+    amount: bigint,
+    operationId: string,
+  ): Promise<void> {
+    await this.deps.ledger.transfer(tx, {
+      operationId,
+      legs: [
+        { accountId: t.ledgerAccountId, amount: -amount },
+        { accountId: await this.settlementAccount(tx, t.currency, t.id), amount },
+      ],
+      metadata: { transactionId: t.id },
+    });
+  }
+
   /** The record locked for a step; an unknown id is a 404. */
   async lock(tx: Tx, transactionId: string) {
     const t = isUuid(transactionId)

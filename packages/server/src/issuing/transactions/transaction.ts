@@ -112,3 +112,33 @@ export function declineFor(
 export function clearingCeiling(authorized: bigint, tolerancePercent: number): bigint {
   return authorized + (authorized * BigInt(Math.round(tolerancePercent * 100))) / 10_000n;
 }
+
+export function assetOf(currency: string) {
+  const asset = findAsset(currency);
+  if (!asset) throw new Error(`unknown currency ${currency}`);
+  return asset;
+}
+
+/** The ledger's refusal of a clearing for want of funds, as the clearing's decline. */
+export async function declinedWhenShort(posting: Promise<unknown>): Promise<void> {
+  try {
+    await posting;
+  } catch (err) {
+    if (err instanceof DomainError && err.details?.reason === 'insufficient_funds') {
+      throw clearingDeclined('insufficient_funds', 'the account cannot cover it');
+    }
+    throw err;
+  }
+}
+
+/** A clearing the program will not post: a 422 saying why; nothing of it is written. */
+export function clearingDeclined(
+  reason: 'over_tolerance' | 'insufficient_funds',
+  message: string,
+  details: Record<string, unknown> = {},
+) {
+  return new DomainError('limit_exceeded', `clearing declined: ${message}`, {
+    field: 'amount',
+    details: { reason, ...details },
+  });
+}

@@ -18,6 +18,7 @@ import { Clearing } from './clearing.ts';
 import { ThreeDsChallenges } from './three-ds.ts';
 import type { IssuingTransaction } from './transaction.ts';
 import { leftOf, TransactionRecords } from './transaction-records.ts';
+import { UnheldPostings } from './unheld-postings.ts';
 
 export { AUTH_TYPES, type AuthStatus } from './three-ds.ts';
 export type { DeclineReason, IssuingTransaction, PendingChallenge } from './transaction.ts';
@@ -61,6 +62,7 @@ export class TransactionsService {
   private readonly authorizations: Authorizations;
   private readonly challenges: ThreeDsChallenges;
   private readonly clearing: Clearing;
+  private readonly unheld: UnheldPostings;
 
   constructor(private readonly deps: TransactionsDeps) {
     this.records = new TransactionRecords(deps);
@@ -73,9 +75,9 @@ export class TransactionsService {
     this.clearing = new Clearing({
       ...deps,
       records: this.records,
-      authorizations: this.authorizations,
       tolerancePercent: deps.clearingTolerancePercent,
     });
+    this.unheld = new UnheldPostings({ ...deps, records: this.records, authorizations: this.authorizations });
   }
 
   // Authorization (authorization.ts)
@@ -104,17 +106,17 @@ export class TransactionsService {
   reverse(...args: Parameters<Clearing['reverse']>) {
     return this.clearing.reverse(...args);
   }
-  forcePost(...args: Parameters<Clearing['forcePost']>) {
-    return this.clearing.forcePost(...args);
+  forcePost(...args: Parameters<UnheldPostings['forcePost']>) {
+    return this.unheld.forcePost(...args);
   }
-  refund(...args: Parameters<Clearing['refund']>) {
-    return this.clearing.refund(...args);
+  refund(...args: Parameters<UnheldPostings['refund']>) {
+    return this.unheld.refund(...args);
   }
   settleFromNetwork(...args: Parameters<Clearing['settleFromNetwork']>) {
     return this.clearing.settleFromNetwork(...args);
   }
-  creditFromNetwork(...args: Parameters<Clearing['creditFromNetwork']>) {
-    return this.clearing.creditFromNetwork(...args);
+  creditFromNetwork(...args: Parameters<UnheldPostings['creditFromNetwork']>) {
+    return this.unheld.creditFromNetwork(...args);
   }
   expireHolds() {
     return this.clearing.expireHolds();
