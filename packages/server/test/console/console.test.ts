@@ -14,6 +14,7 @@ import {
 import { Encryptor } from '../../src/platform/crypto/encryption.ts';
 import { ConsoleClient } from '../harness/console-client.ts';
 import { Harness } from '../harness/harness.ts';
+import { aCardholder } from '../harness/issuing-builders.ts';
 import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
 
 let h: Harness;
@@ -177,6 +178,22 @@ describe('acting from the console', () => {
     const malformed = await b.post(path, { ...form, idempotencyKey: 'a third', amount: 'five' });
     expect(malformed.status).toBe(400);
     expect((await payments(h, m, 'GET', `/transaction/${transactionId}`)).body.data.refundedAmount).toBe(5);
+  });
+
+  it('shows an issued card by its BIN and last four, so cards can be told apart', async () => {
+    const partner = (await h.admin<{ apiKey: string }>('POST', '/partners', { json: { name: 'Cards' } }))
+      .body;
+    const holder = await aCardholder(h, partner.apiKey);
+    const row = await h.services.db
+      .selectFrom('issuing_cards')
+      .select(['bin', 'last4'])
+      .where('id', '=', holder.cardId)
+      .executeTakeFirstOrThrow();
+    const b = await operator();
+    const page = await b.get(`/console/issuing/cards/${holder.cardId}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`${row.bin}•• •••• ${row.last4}`);
+    expect((await b.get('/console/issuing/cards')).text).toContain(`•• •••• ${row.last4}`);
   });
 
   it('refuses a malformed filter, naming it', async () => {

@@ -134,13 +134,14 @@ export interface IssuedCardRow extends Cursor {
   label: string | null;
   status: string;
   bin: string;
+  last4: string;
   expiry_month: number;
   expiry_year: number;
   created_at: Date;
 }
 
 const CARD_COLUMNS = sql`k.id, k.customer_id, k.partner_id, k.account_id, k.product_id, k.is_virtual, k.label, k.status,
-  k.bin, k.expiry_month, k.expiry_year, k.created_at FROM issuing_cards k`;
+  k.bin, k.last4, k.expiry_month, k.expiry_year, k.created_at FROM issuing_cards k`;
 
 export function listIssuedCards(db: Executor, viewer: Viewer, f: Filters) {
   return pageOf<IssuedCardRow>(

@@ -206,7 +206,7 @@ export async function registerIssuingConsoleRoutes(
 ${action ? h`<p class="inline">${action}</p>` : ''}${details([
   ['Card', k.id],
   ['Status', status(k.status)],
-  ['Number', `${k.bin}•• •••• ••••`],
+  ['Number', cardNumber(k)],
   ['Expiry', `${String(k.expiry_month).padStart(2, '0')}/${k.expiry_year}`],
   ['Kind', k.is_virtual ? 'virtual' : 'physical'],
   ['Product', k.product_id],
@@ -372,7 +372,7 @@ function cardTable(rows: Awaited<ReturnType<typeof listIssuedCards>>['rows'], ne
     columns: [
       { label: 'Card', cell: (k) => link(`/console/issuing/cards/${k.id}`, k.id) },
       { label: 'Label', cell: (k) => k.label },
-      { label: 'Number', cell: (k) => `${k.bin}•• •••• ••••` },
+      { label: 'Number', cell: (k) => cardNumber(k) },
       { label: 'Status', cell: (k) => status(k.status) },
       { label: 'Customer', cell: (k) => link(`/console/issuing/customers/${k.customer_id}`, k.customer_id) },
       { label: 'Created', cell: (k) => when(k.created_at) },
@@ -418,3 +418,6 @@ function topupTable(rows: Awaited<ReturnType<typeof listTopups>>['rows'], next: 
     nextHref: next,
   });
 }
+
+/** A card's number as the console shows it: the BIN and the last four, the rest masked (PCI DSS display rule). */
+const cardNumber = (k: { bin: string; last4: string }) => `${k.bin}•• •••• ${k.last4}`;
