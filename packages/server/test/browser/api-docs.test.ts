@@ -56,6 +56,13 @@ describe.skipIf(!hasBrowser)('the landing page and the API references in Chromiu
       .click();
     await page.waitForURL(`${h.baseUrl}/payments/docs/`);
     await page.getByText('Tessera payments API').first().waitFor();
+    // Tessera's, not the framework's: its title and icon, no top bar with another logo or address.
+    expect(await page.title()).toBe('Tessera payments API — reference');
+    expect(await page.locator('.topbar').count()).toBe(0);
+    const icon = await page.locator('link[rel="icon"]').first().getAttribute('href');
+    const served = await fetch(new URL(icon ?? '', page.url()));
+    expect(served.headers.get('content-type')).toMatch(/image\/svg\+xml/);
+    await page.getByText('/docs/payments/openapi.json').first().waitFor();
     // Authorize with the merchant's key, then try GET /order.
     await page.locator('.auth-wrapper .authorize').click();
     await page.locator('.modal-ux input').first().fill(m.apiKey);

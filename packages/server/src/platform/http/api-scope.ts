@@ -47,6 +47,10 @@ export interface ApiScopeOptions {
   onDocument?: (name: string, getDocument: () => unknown) => void;
 }
 
+/** Tessera's icon: a white T on the console's blue, for the references' tabs. */
+const TESSERA_ICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f3a5f"/><path d="M8 8h16v4.5h-5.75V25h-4.5V12.5H8z" fill="#fff"/></svg>';
+
 export async function mountApi(app: FastifyInstance, options: ApiScopeOptions): Promise<void> {
   await app.register(
     async (scope) => {
@@ -56,7 +60,7 @@ export async function mountApi(app: FastifyInstance, options: ApiScopeOptions): 
           info: {
             title: options.title,
             version: options.version,
-            description: options.description,
+            description: `${options.description}\n\nThis document: \`/docs/${options.name}/openapi.json\`.`,
             license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
           },
           servers: [{ url: options.prefix }],
@@ -78,7 +82,25 @@ export async function mountApi(app: FastifyInstance, options: ApiScopeOptions): 
       scope.setNotFoundHandler({ preHandler: scope.rateLimit() }, (request, reply) =>
         presentError(options.presenter, new DomainError('not_found', 'no such route'), request, reply),
       );
-      await scope.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+      // The reference is Tessera's: the API's own title and icon, and no top bar, whose framework logo and
+      // "Explore" box showed the UI's internal address of the document rather than the one to use
+      // (/docs/{name}/openapi.json, which the document's description gives).
+      await scope.register(swaggerUi, {
+        routePrefix: '/docs',
+        uiConfig: { docExpansion: 'list', layout: 'BaseLayout' },
+        theme: {
+          title: `${options.title} — reference`,
+          favicon: [
+            {
+              filename: 'favicon.svg',
+              rel: 'icon',
+              type: 'image/svg+xml',
+              sizes: 'any',
+              content: TESSERA_ICON,
+            },
+          ],
+        },
+      });
       // The reference loads its assets relative to `/docs/`: the bare `/docs` (which trailing-slash
       // matching also routes to it) is sent there, or the page would look for them one level up.
       const bareDocs = `${options.prefix}/docs`;
