@@ -3375,8 +3375,8 @@ export interface operations {
                 currency?: string;
                 amountFrom?: string;
                 amountTo?: string;
-                transactionType?: "deposit" | "refund" | "credit";
-                transactionStatus?: ("start" | "in-progress" | "complete-ok" | "complete-failed" | "cancel-ok" | "refund-ok" | "void-ok" | "3d-pending") | ("start" | "in-progress" | "complete-ok" | "complete-failed" | "cancel-ok" | "refund-ok" | "void-ok" | "3d-pending")[];
+                transactionType?: "deposit" | "refund" | "credit" | "chargeback" | "representment";
+                transactionStatus?: ("start" | "in-progress" | "complete-ok" | "complete-failed" | "cancel-ok" | "refund-ok" | "void-ok" | "3d-pending" | "charge-back") | ("start" | "in-progress" | "complete-ok" | "complete-failed" | "cancel-ok" | "refund-ok" | "void-ok" | "3d-pending" | "charge-back")[];
                 createdAtFrom?: string;
                 createdAtTo?: string;
                 /** @description Page number (0 or 1: the first). Pages reach the first 10,000 items from either end of the list (page × perPage ≤ 10000; deeper answers 400 naming page): narrow by createdAtFrom/createdAtTo, or read from the other end with reverseSorting. totalItemCount is exact up to 1,000, an estimate above. */

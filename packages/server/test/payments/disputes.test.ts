@@ -218,6 +218,15 @@ describe('chargebacks from the sandbox route', () => {
     });
     expect(raised.status).toBe(201);
     expect(Number(await balance())).toBeCloseTo(before - 35, 2);
+    const listed = await payments(
+      h,
+      m,
+      'GET',
+      `/transaction?transactionType=chargeback&transactionStatus=charge-back`,
+    );
+    expect(listed.body.data.map((t: { parentTransactionId: number }) => t.parentTransactionId)).toContain(
+      paid,
+    );
     expect((await sandbox(`/transactions/${paid}/chargeback`, { reasonCode: '13.1' })).status).toBe(409);
     const accepted = await payments(h, m, 'POST', `/dispute/${raised.body.disputeId}/accept`);
     expect(accepted.body.data.status).toBe('accepted');

@@ -19,6 +19,7 @@ const STATUSES = [
   'refund-ok',
   'void-ok',
   '3d-pending',
+  'charge-back',
 ] as const;
 const REFUND_REASONS = [
   'fraud-confirm',
@@ -52,9 +53,9 @@ export async function registerTransactionsRoutes(
           currency: currencyField.optional(),
           amountFrom: decimalField.optional(),
           amountTo: decimalField.optional(),
-          transactionType: z.enum(['deposit', 'refund', 'credit']).optional(),
+          transactionType: z.enum(['deposit', 'refund', 'credit', 'chargeback', 'representment']).optional(),
           transactionStatus: z
-            .union([z.enum(STATUSES), z.array(z.enum(STATUSES)).max(8)])
+            .union([z.enum(STATUSES), z.array(z.enum(STATUSES)).max(STATUSES.length)])
             .transform((v) => (Array.isArray(v) ? v : [v]))
             .optional(),
           createdAtFrom: isoDateTime.optional(),

@@ -62,7 +62,7 @@ export interface TransactionFilter {
   currency?: string;
   amountFrom?: bigint;
   amountTo?: bigint;
-  transactionType?: 'deposit' | 'refund' | 'credit';
+  transactionType?: 'deposit' | 'refund' | 'credit' | 'chargeback' | 'representment';
   transactionStatus?: PaymentsTransactionStatus[];
   createdAtFrom?: Date;
   createdAtTo?: Date;
