@@ -195,7 +195,7 @@ export interface paths {
         put?: never;
         /**
          * Answer a chargeback with evidence — Tessera extension
-         * @description A multipart/form-data body: up to 10 files (any field names), each a PDF, PNG or JPEG (read from its content, not its name) of at most 5 MB, and text fields among productDescription, customerCommunication, shippingCarrier, shippingTrackingNumber, refundPolicy, uncategorizedText (each at most 20000 characters). The files are stored encrypted. The dispute goes under review; the network decides within 5 sandbox days. 400 naming the file that is too large or of another type; 409 once answered or decided, or past the deadline.
+         * @description A multipart/form-data body: up to 10 files (any field names), each a PDF, PNG or JPEG (read from its content, not its name) of at most 5 MB, and text fields among productDescription, customerCommunication, shippingCarrier, shippingTrackingNumber, refundPolicy, uncategorizedText (each at most 20000 characters). The files are stored encrypted. The dispute goes under review; the network decides within 5 sandbox days. 400 naming the file that is too large or of another type; 409 once answered or decided, or past the deadline. An Idempotency-Key is refused (400): the answer is taken once, and a repeat is a 409.
          */
         post: operations["postDisputeByIdEvidence"];
         delete?: never;

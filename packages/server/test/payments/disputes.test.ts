@@ -275,6 +275,16 @@ describe('chargebacks from the sandbox route', () => {
     ]);
     expect(fake.status).toBe(400);
     expect(fake.body.error?.[0]).toMatchObject({ field: 'scan' });
+    const keyed = await fetch(`${h.baseUrl}/payments/dispute/${id}/evidence`, {
+      method: 'POST',
+      headers: { ...m.auth, 'idempotency-key': 'evidence-1' },
+      body: (() => {
+        const form = new FormData();
+        form.append('receipt', new Blob([PDF]), 'receipt.pdf');
+        return form;
+      })(),
+    });
+    expect(keyed.status).toBe(400);
     const unknownField = await answer(id, [], { favouriteColour: 'blue' });
     expect(unknownField.status).toBe(400);
     expect(unknownField.body.error?.[0]).toMatchObject({ field: 'favouriteColour' });

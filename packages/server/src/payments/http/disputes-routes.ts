@@ -171,9 +171,12 @@ export async function registerDisputesRoutes(
       '/dispute/:id/evidence',
       {
         ...common,
+        // An upload's body is not read before the handler, so a key could not tell two answers apart;
+        // none is needed: a dispute takes one answer, a repeat is a 409.
+        config: { idempotency: 'refuse' },
         schema: {
           summary: 'Answer a chargeback with evidence — Tessera extension',
-          description: `A multipart/form-data body: up to ${MAX_EVIDENCE_FILES} files (any field names), each a PDF, PNG or JPEG (read from its content, not its name) of at most 5 MB, and text fields among ${EVIDENCE_TEXT_FIELDS.join(', ')} (each at most ${MAX_EVIDENCE_TEXT} characters). The files are stored encrypted. The dispute goes under review; the network decides within 5 sandbox days. 400 naming the file that is too large or of another type; 409 once answered or decided, or past the deadline.`,
+          description: `A multipart/form-data body: up to ${MAX_EVIDENCE_FILES} files (any field names), each a PDF, PNG or JPEG (read from its content, not its name) of at most 5 MB, and text fields among ${EVIDENCE_TEXT_FIELDS.join(', ')} (each at most ${MAX_EVIDENCE_TEXT} characters). The files are stored encrypted. The dispute goes under review; the network decides within 5 sandbox days. 400 naming the file that is too large or of another type; 409 once answered or decided, or past the deadline. An Idempotency-Key is refused (400): the answer is taken once, and a repeat is a 409.`,
           tags: ['disputes'],
           consumes: ['multipart/form-data'],
           'x-multipart-body': {

@@ -27,6 +27,13 @@ interface KeyedRequest {
 const keyed = new WeakMap<FastifyRequest, KeyedRequest>();
 
 /** Renders an error in the scope's envelope, for answers decided after the handler (in onSend). */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** 'refuse': the route takes no Idempotency-Key (400), e.g. one that moves the sandbox clock */
+    idempotency?: 'refuse';
+  }
+}
+
 export type KeyErrorPresenter = (error: DomainError, requestId: string) => { status: number; body: unknown };
 
 export function addIdempotencyHooks(
