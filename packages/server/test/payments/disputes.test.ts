@@ -110,20 +110,17 @@ async function answer(
 }
 const PDF = new TextEncoder().encode('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
-const ipnsAbout = (transactionId: number) =>
-  receiver.received
-    .map((r) =>
-      decryptOrderResponse<{
-        transactionId: number;
-        transactionType: string;
-        transactionStatus: string;
-        amount: number;
-      }>(
-        { secretKey: site().secretKey, publicKey: site().publicKey, apiBase: '', checkoutHost: '' },
-        new URLSearchParams(r.body).get('opensslResult') ?? '',
-      ),
-    )
-    .filter((ipn) => ipn.transactionId === transactionId);
+/** An IPN as the merchant reads it: decrypted as the xMoney SDK's decryptOrderResponse does. */
+const ipnOf = (r: { body: string }) =>
+  decryptOrderResponse<{
+    transactionId: number;
+    transactionType: string;
+    transactionStatus: string;
+    amount: number;
+  }>(
+    { secretKey: site().secretKey, publicKey: site().publicKey, apiBase: '', checkoutHost: '' },
+    new URLSearchParams(r.body).get('opensslResult') ?? '',
+  );
 
 describe('chargebacks raised by the network', () => {
   it('a fraud test card is charged back three days after capture; answered with evidence, it is won', async () => {
@@ -144,8 +141,11 @@ describe('chargebacks raised by the network', () => {
     expect(Number(await balance())).toBeCloseTo(Number(before) - 115, 2);
 
     // The IPN of the chargeback, decrypted as the xMoney SDK does.
-    await receiver.waitFor(1, (r) => ipnsAbout(dispute.chargebackTransactionId).length > 0 || r.body === '');
-    expect(ipnsAbout(dispute.chargebackTransactionId)[0]).toMatchObject({
+    const [ipn] = await receiver.waitFor(
+      1,
+      (r) => ipnOf(r).transactionId === dispute.chargebackTransactionId,
+    );
+    expect(ipn && ipnOf(ipn)).toMatchObject({
       transactionType: 'chargeback',
       transactionStatus: 'charge-back',
       amount: 100,

@@ -28,16 +28,10 @@ import {
   REVIEW_DAYS,
   schemeOf,
 } from './dispute.ts';
+import type { EvidenceFile } from './evidence.ts';
 
 export type DisputeRow = Selectable<PaymentsDisputesTable>;
 const DAY = 86_400;
-
-export interface EvidenceFile {
-  field: string;
-  filename: string;
-  contentType: string;
-  bytes: Buffer;
-}
 
 export interface PaymentDisputesDeps {
   db: Db;

@@ -5,13 +5,15 @@ import multipart from '@fastify/multipart';
 import { z } from 'zod';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
-import type { DisputeRow, EvidenceFile, PaymentDisputesService } from '../disputes/disputes-service.ts';
+import type { DisputeRow, PaymentDisputesService } from '../disputes/disputes-service.ts';
 import {
+  checkedEvidenceFile,
   EVIDENCE_TEXT_FIELDS,
+  type EvidenceFile,
+  evidenceTooLarge,
   MAX_EVIDENCE_BYTES,
   MAX_EVIDENCE_FILES,
   MAX_EVIDENCE_TEXT,
-  sniffEvidence,
 } from '../disputes/evidence.ts';
 import { type MerchantAuthenticator, merchantOf } from './authenticate.ts';
 import { envelope, ok, paged, pagedEnvelope, pageOf, standardErrors } from './envelope.ts';
@@ -210,21 +212,17 @@ export async function registerDisputesRoutes(
           for await (const part of request.parts()) {
             if (part.type === 'file') {
               const name = part.filename || part.fieldname;
-              const tooLarge = () =>
-                new DomainError('validation_failed', `${name} is larger than 5 MB`, {
-                  field: part.fieldname,
-                });
               const bytes = await part.toBuffer().catch((err: { code?: string }) => {
-                throw err.code === 'FST_REQ_FILE_TOO_LARGE' ? tooLarge() : err;
+                throw err.code === 'FST_REQ_FILE_TOO_LARGE' ? evidenceTooLarge(name, part.fieldname) : err;
               });
-              if (part.file.truncated) throw tooLarge();
-              const contentType = sniffEvidence(bytes);
-              if (!contentType) {
-                throw new DomainError('validation_failed', `${name} is not a PDF, PNG or JPEG file`, {
+              files.push(
+                checkedEvidenceFile({
                   field: part.fieldname,
-                });
-              }
-              files.push({ field: part.fieldname, filename: name.slice(0, 200), contentType, bytes });
+                  filename: name,
+                  bytes,
+                  truncated: part.file.truncated,
+                }),
+              );
             } else {
               if (!(EVIDENCE_TEXT_FIELDS as readonly string[]).includes(part.fieldname)) {
                 throw new DomainError(

@@ -4,16 +4,16 @@
 // the same.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { EvidenceFile } from '../../../payments/disputes/disputes-service.ts';
 import {
+  checkedEvidenceFile,
   EVIDENCE_TEXT_FIELDS,
+  type EvidenceFile,
   MAX_EVIDENCE_BYTES,
   MAX_EVIDENCE_FILES,
   MAX_EVIDENCE_TEXT,
-  sniffEvidence,
 } from '../../../payments/disputes/evidence.ts';
 import { loadMerchantScope } from '../../../payments/sites.ts';
-import { DomainError } from '../../../platform/errors/domain-error.ts';
+import type { DomainError } from '../../../platform/errors/domain-error.ts';
 import { asDomainError } from '../../../platform/http/as-domain-error.ts';
 import { contextOf, sendConsolePage } from '../console-http.ts';
 import { details, doneNotice, link, listView, money, notice, status, when } from '../console-layout.ts';
@@ -210,15 +210,12 @@ async function evidenceOf(
       if (part.type === 'file' && part.toBuffer) {
         const bytes = await part.toBuffer();
         if (bytes.length === 0 && !part.filename) continue; // the form was sent without choosing a file
-        const filename = (part.filename || name).slice(0, 200);
-        if (part.file?.truncated)
-          throw new DomainError('validation_failed', `${filename} is larger than 5 MB`, { field: 'files' });
-        const contentType = sniffEvidence(bytes);
-        if (!contentType)
-          throw new DomainError('validation_failed', `${filename} is not a PDF, PNG or JPEG file`, {
-            field: 'files',
-          });
-        files.push({ field: name, filename, contentType, bytes });
+        files.push(
+          checkedEvidenceFile(
+            { field: name, filename: part.filename || name, bytes, truncated: part.file?.truncated ?? false },
+            'files',
+          ),
+        );
       } else if ((EVIDENCE_TEXT_FIELDS as readonly string[]).includes(name)) {
         const value = String(part.value ?? '').trim();
         if (value) text[name] = value;
