@@ -70,7 +70,7 @@ async function serve() {
   const hash = (text: string) => createHash('sha256').update(text).digest('hex');
 
   // payments: the order and its captured transaction (final statuses), the network's authorization, the
-  // IPN event, the capture's ledger transaction with its two entries, the site's balance and the
+  // IPN event, the capture's ledger transaction with its two entries, the site's credit and the
   // receivable's delta, and the site's balance transaction (docs/payouts.md).
   const paymentsOrder = `
     WITH ids AS (
@@ -108,9 +108,8 @@ async function serve() {
       INSERT INTO ledger_entries (transaction_id, account_id, asset, amount)
       VALUES ($13, $15, $5, -$4::numeric), ($13, $16, $5, $4::numeric)
     ), la AS (
-      -- the site's balance is bounded: locked and updated in place
-      UPDATE ledger_accounts a SET posted = a.posted + $4::numeric
-      FROM (SELECT l.id FROM ledger_accounts l WHERE l.id = $16 FOR UPDATE OF l) AS d WHERE a.id = d.id
+      -- the site's balance is bounded, but a credit cannot break its bound: an unlocked credit row (0039)
+      INSERT INTO ledger_account_credits (account_id, posted, pending_credits) VALUES ($16, $4::numeric, 0)
     ), ld AS (
       -- the network's receivable is unbounded: an append-only delta (migration 0034)
       INSERT INTO ledger_account_deltas (account_id, posted, pending_debits, pending_credits)

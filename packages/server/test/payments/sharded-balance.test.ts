@@ -24,7 +24,7 @@ afterAll(() => h?.close());
 const shards = async () =>
   (
     await sql<{ posted: string; available: string }>`
-      SELECT posted::text, (posted - pending_debits)::text AS available FROM ledger_accounts
+      SELECT posted::text, (posted - pending_debits)::text AS available FROM ledger_balances
       WHERE owner_type = 'payments_site' AND owner_id = ${String(siteId)} ORDER BY purpose`.execute(
       h.services.db,
     )

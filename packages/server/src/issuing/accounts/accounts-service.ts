@@ -8,7 +8,7 @@ import { PG_ERRORS, pgErrorCode } from '../../platform/db/database.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import { isUuid } from '../../platform/ids.ts';
-import type { Ledger } from '../../platform/ledger/ledger.ts';
+import { type Ledger, lockBounded } from '../../platform/ledger/ledger.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import type { CardsService } from '../cards/cards-service.ts';
@@ -117,12 +117,7 @@ export class AccountsService {
     return this.deps.transact(async (tx) => {
       const account = await this.get(tx, customer, accountId);
       // Lock the ledger account so a concurrent credit or hold cannot slip in before the close commits.
-      await tx
-        .selectFrom('ledger_accounts')
-        .select('id')
-        .where('id', '=', account.ledgerAccountId)
-        .forUpdate()
-        .execute();
+      await lockBounded(tx, [account.ledgerAccountId]);
       const fresh = await this.get(tx, customer, accountId);
       if (fresh.status === 'closed')
         throw new DomainError('invalid_state', 'the account is already closed', {
@@ -153,7 +148,7 @@ export class AccountsService {
   private baseQuery(db: Executor) {
     return db
       .selectFrom('issuing_accounts as a')
-      .innerJoin('ledger_accounts as l', 'l.id', 'a.ledger_account_id')
+      .innerJoin('ledger_balances as l', 'l.id', 'a.ledger_account_id')
       .select([
         'a.id',
         'a.customer_id',

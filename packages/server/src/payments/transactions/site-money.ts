@@ -256,7 +256,7 @@ export class SiteMoney {
   async siteBalance(db: Executor, siteId: number, currency: string): Promise<bigint> {
     const accounts = await this.siteShards(db, siteId, currency);
     const { rows } = await sql<{ total: string | null }>`
-      SELECT sum(posted - pending_debits)::text AS total FROM ledger_accounts
+      SELECT sum(posted - pending_debits)::text AS total FROM ledger_balances
       WHERE id = ANY(${accounts}::text[])`.execute(db);
     return BigInt(rows[0]?.total ?? 0);
   }

@@ -6,7 +6,7 @@ import { createTestDatabase } from '../../../test/harness/test-database.ts';
 import { SandboxClock } from '../clock/clock.ts';
 import { type DatabaseHandle, openDatabase, type Tx } from '../db/database.ts';
 import { DomainError } from '../errors/domain-error.ts';
-import { Ledger, type LedgerAccount } from './ledger.ts';
+import { Ledger, type LedgerAccount, lockBounded } from './ledger.ts';
 
 let handle: DatabaseHandle;
 const clock = new SandboxClock();
@@ -404,6 +404,48 @@ describe('concurrency', () => {
       SELECT posted::text, (SELECT count(*) FROM ledger_account_deltas WHERE account_id = ${hot.id})::text AS deltas
       FROM ledger_accounts WHERE id = ${hot.id}`.execute(handle.db);
     expect(row.rows[0]).toEqual({ posted: '660', deltas: '0' });
+    await assertLedgerInvariants();
+  });
+
+  it('a credit to a bounded account takes no lock: it lands while another transaction holds the account', async () => {
+    const { world, alice, bob } = await accounts();
+    await transfer(world, alice, 500n);
+    await handle.db.transaction().execute(async (t) => {
+      await lockBounded(t, [bob.id]);
+      // bob is locked by this open transaction; a credit to bob from another connection still commits
+      await transfer(alice, bob, 200n);
+      expect((await ledger.getAccount(t, bob.id))?.posted).toBe(200n);
+    });
+    // The waiting credit is folded in before a debit checks the bound: bob can spend it, exactly.
+    expect((await errorOf(transfer(bob, alice, 201n))).code).toBe('limit_exceeded');
+    await transfer(bob, alice, 200n);
+    const row = await sql<{ posted: string; credits: string }>`
+      SELECT posted::text, (SELECT count(*) FROM ledger_account_credits WHERE account_id = ${bob.id})::text AS credits
+      FROM ledger_accounts WHERE id = ${bob.id}`.execute(handle.db);
+    expect(row.rows[0]).toEqual({ posted: '0', credits: '0' });
+    await assertLedgerInvariants();
+  });
+
+  it('credits, debits and rollups racing on one bounded account keep its bound and lose nothing', async () => {
+    const { world, alice, bob } = await accounts();
+    await transfer(world, alice, 100_000n);
+    const rollups = (async () => {
+      for (let i = 0; i < 20; i++) await ledger.rollUp(handle.db, 5);
+    })();
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 60 }, () => transfer(alice, bob, 10n)),
+      ...Array.from({ length: 40 }, () => transfer(bob, world, 25n)),
+    ]);
+    await rollups;
+    const debits = results.slice(60);
+    expect(results.slice(0, 60).every((r) => r.status === 'fulfilled')).toBe(true);
+    for (const r of debits) {
+      if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'limit_exceeded' });
+    }
+    const spent = BigInt(debits.filter((r) => r.status === 'fulfilled').length) * 25n;
+    expect((await balance(bob)).posted).toBe(600n - spent);
+    await ledger.rollUp(handle.db);
+    expect((await balance(bob)).posted).toBe(600n - spent);
     await assertLedgerInvariants();
   });
 

@@ -631,11 +631,12 @@ function mergeLegs(legs: Leg[]): Leg[] {
     .map(([accountId, amount]) => ({ accountId, amount }));
 }
 
-/** Locks the bounded ones of these accounts, in id order; unbounded accounts are never locked. */
-async function lockBounded(tx: Tx, ids: string[]): Promise<void> {
-  await sql`SELECT id FROM ledger_accounts WHERE id = ANY(${ids}::text[]) AND is_bounded ORDER BY id FOR UPDATE`.execute(
-    tx,
-  );
+/**
+ * Locks the bounded ones of these accounts, in id order, and folds their waiting credits into their rows
+ * (ledger_lock, migration 0039); unbounded accounts are never locked.
+ */
+export async function lockBounded(tx: Tx, ids: string[]): Promise<void> {
+  await sql`SELECT ledger_lock(${ids}::text[])`.execute(tx);
 }
 
 const min = (a: bigint, b: bigint) => (a < b ? a : b);

@@ -112,7 +112,7 @@ export function listAccounts(db: Executor, viewer: Viewer, f: Filters) {
     db,
     {
       selectFrom: sql`a.id, a.customer_id, a.partner_id, a.currency, a.status, a.ledger_account_id, l.posted,
-        l.pending_debits, a.created_at FROM issuing_accounts a JOIN ledger_accounts l ON l.id = a.ledger_account_id`,
+        l.pending_debits, a.created_at FROM issuing_accounts a JOIN ledger_balances l ON l.id = a.ledger_account_id`,
       where: [
         tenantCondition(viewer, 'partner', 'a.partner_id'),
         ...whenGiven(f, 'customerId', (v) => sql`a.customer_id = ${v}`),
