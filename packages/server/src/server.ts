@@ -60,7 +60,7 @@ import {
   refuseUnstorableStrings,
   type ScopePresenters,
 } from './platform/http/edge.ts';
-import { loggerOptions } from './platform/http/logging.ts';
+import { loggerOptions, OneLinePerRequest } from './platform/http/logging.ts';
 import { createMetrics, type Metrics } from './platform/http/metrics.ts';
 import { registerOperationalRoutes } from './platform/http/operational-routes.ts';
 import { rateLimitKey } from './platform/http/rate-limit-key.ts';
@@ -462,6 +462,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
   const presenters: ScopePresenters = { scopes: [], fallback: presentAdminError };
   const app = Fastify({
     loggerInstance: services.logger as FastifyBaseLogger,
+    logController: new OneLinePerRequest(),
     bodyLimit: 1024 * 1024,
     frameworkErrors: frameworkErrorHandler(presenters),
     clientErrorHandler: clientErrorHandler(presenters),

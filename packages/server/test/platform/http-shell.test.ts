@@ -201,7 +201,7 @@ describe('logs', () => {
       'checkout 4000000000000002',
     );
     const logs = h.logs.join('');
-    expect(logs).toContain('incoming request');
+    expect(logs).toContain('"msg":"request"');
     for (const secret of [
       '4111111111111111',
       '5555555555554444',
@@ -218,6 +218,31 @@ describe('logs', () => {
       expect(logs, secret).not.toContain(secret);
     }
     expect(logs).toContain('411111******1111');
+  });
+});
+
+describe('request log', () => {
+  it('is one info line per request: method, route, status, duration and id; query values kept unless secret', async () => {
+    const before = h.logs.length;
+    const answered = await h.admin('GET', '/partners?lang=de&perPage=5&token=tok_hidden_value&email=a@b.c');
+    const id = answered.headers.get('x-request-id');
+    const lines = h.logs
+      .slice(before)
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.reqId === id);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 30,
+      msg: 'request',
+      method: 'GET',
+      route: '/admin/partners',
+      status: 200,
+    });
+    expect(typeof lines[0]?.durationMs).toBe('number');
+    expect(lines[0]?.url).toBe('/admin/partners?lang=de&perPage=5&token=[redacted]&email=[redacted]');
   });
 });
 

@@ -1,7 +1,8 @@
 // pino options: secrets never reach a log. Known secret fields are redacted by path; as a second line,
 // any run of 13–19 digits (a card number shape) in a logged string is masked. Request URLs are logged
 // as their route, with the parameters that are credentials (hosted-page tokens, link hashes, KYC
-// sessions) and every query value redacted.
+// sessions) redacted, and the query values whose names say credential or personal data.
+import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { LoggerOptions } from 'pino';
 
 const SECRET_FIELDS = [
@@ -78,6 +79,9 @@ interface LoggedRequest {
 
 /** Route parameters whose values are credentials: whoever holds one can act on the page or link. */
 const SECRET_PARAM = /token|hash|secret|key|session|code|password/i;
+/** Query parameters whose values are credentials or personal data */
+const SECRET_QUERY =
+  /token|hash|secret|key|session|code|password|signature|email|phone|name|address|iban|^q$|^query$|^search$/i;
 /** Outside a known route, path segments long enough to be a token */
 const LONG_SEGMENT = /^[^/]{16,}$/;
 
@@ -93,9 +97,48 @@ export function loggedUrl(req: LoggedRequest): string {
         .split('/')
         .map((segment) => (LONG_SEGMENT.test(segment) ? '[redacted]' : segment))
         .join('/');
+  // Query values are kept (a page, a language, a status filter help whoever reads the log) unless their
+  // name says they are a credential or personal data.
   const redactedQuery = query
     ?.split('&')
-    .map((pair) => `${pair.split('=', 1)[0]}=[redacted]`)
+    .map((pair) => {
+      const name = pair.split('=', 1)[0] ?? '';
+      return SECRET_QUERY.test(decodeURIComponentSafe(name)) ? `${name}=[redacted]` : pair.slice(0, 200);
+    })
     .join('&');
   return maskPans(redactedQuery ? `${path}?${redactedQuery}` : path);
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * One line per request at `info`, written when it is answered: method, route, the logged URL, status,
+ * duration (the request id is the line's `reqId`). Fastify's "incoming request" line goes to `debug`.
+ */
+export class OneLinePerRequest extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    const line = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      url: loggedUrl(request),
+      status: reply.statusCode,
+      durationMs: Math.round(reply.elapsedTime * 10) / 10,
+    };
+    if (error) request.log.error({ ...line, err: error }, 'request errored');
+    else request.log.info(line, 'request');
+  }
 }
