@@ -22,6 +22,8 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json package-lock.json ./
 COPY packages/sdk packages/sdk
 COPY packages/server packages/server
+# The guides the landing page links (/docs/guides/…)
+COPY docs docs
 # Postgres refuses to run as root: the image runs as the unprivileged `node` user, owning its volume.
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -28,6 +28,7 @@ import { registerConsole } from './pages/console/console.ts';
 import { rollUpDailyFigures } from './pages/console/overview-rollup.ts';
 import { registerPayPageRoutes } from './pages/crypto/pay-page-routes.ts';
 import { registerRefundPageRoutes } from './pages/crypto/refund-page-routes.ts';
+import { registerGuideRoutes } from './pages/guide-routes.ts';
 import { addSandboxBanner } from './pages/html.ts';
 import { registerTopupPageRoutes } from './pages/issuing/topup-page-routes.ts';
 import { registerKycPageRoutes } from './pages/kyc-vendor/kyc-page-routes.ts';
@@ -689,6 +690,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     documents,
   });
   registerPageAssets(app);
+  await registerGuideRoutes(app);
   await registerLandingPageRoutes(app, {
     version: TESSERA_VERSION,
     mode: config.mode,

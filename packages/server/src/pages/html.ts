@@ -49,7 +49,8 @@ export function page(title: string, body: string, brand?: Brand, lang: Lang = 'e
 export function addSandboxBanner(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const isHtml = String(reply.getHeader('content-type') ?? '').startsWith('text/html');
-    if (!isHtml || typeof payload !== 'string' || request.url.includes('/docs/')) return payload;
+    const isReference = request.url.includes('/docs/') && !request.url.startsWith('/docs/guides/');
+    if (!isHtml || typeof payload !== 'string' || isReference) return payload;
     const banner = `<p class="sandbox-banner" role="note">${escapeHtml(messagesFor(languageOfReply(reply)).sandboxBanner)}</p>`;
     return payload.replace('<body><main>', `<body><main>${banner}`);
   });

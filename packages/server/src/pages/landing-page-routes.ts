@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../platform/clock/clock.ts';
 import { prefersJson } from '../platform/http/accept.ts';
+import { QUICK_STARTS } from './guide-routes.ts';
 import { escapeHtml, page, sendPage } from './html.ts';
 
 export interface LandingDeps {
@@ -39,6 +40,10 @@ function describe(deps: LandingDeps) {
       openapi: url(`/docs/${api.name}/openapi.json`),
       credential: api.credential,
     })),
+    quickStarts: QUICK_STARTS.map((guide) => ({
+      title: guide.title,
+      url: url(`/docs/guides/${guide.name}`),
+    })),
     sandbox: deps.mode === 'sandbox' ? { clock: deps.clock.now().toISOString() } : null,
     health: { live: url('/healthz'), ready: url('/readyz'), metrics: url('/metrics') },
   };
@@ -65,6 +70,9 @@ Drive it with the sandbox API (admin token, printed at start and kept in the dat
     'Tessera',
     `<h1>Tessera <small>${escapeHtml(about.version)} · ${escapeHtml(about.mode)}</small></h1>
 <p>Card issuing, card payments and crypto payments on one ledger. <a href="/console">Open the console</a>.</p>
+<h2>Quick starts</h2>
+<p>A page of requests to paste in order, for each API (CI runs them as written):</p>
+<ul>${about.quickStarts.map((guide) => `<li><a href="${escapeHtml(guide.url)}">${escapeHtml(guide.title)}</a></li>`).join('')}</ul>
 <h2>APIs</h2>
 <div class="scroll" tabindex="0" role="region" aria-label="APIs"><table><thead><tr><th scope="col">API</th><th scope="col">Base URL</th><th scope="col">Credential</th><th scope="col">Documentation</th></tr></thead>
 <tbody>

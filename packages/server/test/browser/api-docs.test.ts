@@ -24,8 +24,16 @@ describe.skipIf(!hasBrowser)('the landing page and the API references in Chromiu
       name: string;
       mode: string;
       apis: { name: string; baseUrl: string; reference: string; openapi: string }[];
+      quickStarts: { title: string; url: string }[];
       sandbox: { clock: string };
     }>('GET', '/', { headers: { accept: 'application/json' } });
+    expect(about.body.quickStarts).toHaveLength(3);
+    for (const guide of about.body.quickStarts) {
+      const served = await fetch(guide.url);
+      expect(served.status, guide.url).toBe(200);
+      expect(await served.text()).toContain('<pre tabindex="0"><code class="language-sh">');
+    }
+    expect((await fetch(`${h.baseUrl}/docs/guides/..%2Fpackage`)).status).toBe(404);
     expect(about.status).toBe(200);
     expect(about.body).toMatchObject({
       name: 'tessera',
@@ -37,6 +45,20 @@ describe.skipIf(!hasBrowser)('the landing page and the API references in Chromiu
       expect((await fetch(api.openapi)).status, api.openapi).toBe(200);
       expect((await fetch(api.reference)).status, api.reference).toBe(200);
     }
+  });
+
+  it('/ links each quick start, a page whose links to other guides stay on the server', async () => {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(10_000);
+    await page.goto(`${h.baseUrl}/`);
+    await page.getByRole('link', { name: 'Take a card payment' }).click();
+    await page.waitForURL(`${h.baseUrl}/docs/guides/quickstart-payments`);
+    await page.getByRole('heading', { name: 'Quick start: take a card payment', level: 1 }).waitFor();
+    expect(await page.locator('pre code').count()).toBeGreaterThan(5);
+    await page.getByRole('link', { name: 'payments.md', exact: true }).first().click();
+    await page.waitForURL(`${h.baseUrl}/docs/guides/payments`);
+    await page.getByRole('heading', { level: 1 }).first().waitFor();
+    await page.close();
   });
 
   it('/ shows a person what runs, and each reference renders and tries a call against the sandbox', async () => {

@@ -38,6 +38,7 @@ describe.skipIf(!hasBrowser)('hosted pages at 390 px and 1280 px', () => {
       },
     });
     pages.landing = { url: '/' };
+    pages.guide = { url: '/docs/guides/quickstart-payments' };
     pages.checkout = { url: `/pay/${link.body.data.hash}` };
     const challenged = await h.request<{ data: { redirect: { params: Record<string, string> } } }>(
       'POST',
@@ -168,8 +169,8 @@ describe.skipIf(!hasBrowser)('hosted pages at 390 px and 1280 px', () => {
       const problems: string[] = [];
       for (const [name, opening] of Object.entries(pages)) {
         await open(page, opening);
-        // The landing page is the developers' (as the API references are): English only.
-        const expected = name === 'landing' ? 'en' : lang;
+        // The landing page and the guides are the developers' (as the API references are): English only.
+        const expected = name === 'landing' || name === 'guide' ? 'en' : lang;
         if ((await page.evaluate('document.documentElement.lang')) !== expected)
           problems.push(`${name}: not in ${expected}`);
         const overflow = Number(
