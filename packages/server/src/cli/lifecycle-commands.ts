@@ -9,6 +9,7 @@ import { ConnectionBudgetError } from '../platform/db/connection-budget.ts';
 import { EmbeddedPostgresError } from '../platform/db/embedded-postgres.ts';
 import { createApp } from '../server.ts';
 import { servePrimary, serveWorker } from './cluster.ts';
+import { announceRunningServer } from './running-server.ts';
 import { CliError } from './server-connection.ts';
 
 /** Writes each API's OpenAPI document, as the server serves it, into a directory. */
@@ -100,7 +101,10 @@ const POSTGRES_STOP_RESERVE_MS = 2000;
 export async function serve(config: Config): Promise<number> {
   if (cluster.isWorker) return serveWorker(config);
   if (config.workers > 1) {
-    return servePrimary(config, (address, booted) => printBanner(config, address, booted.adminToken));
+    return servePrimary(config, (address, booted) => {
+      printBanner(config, address, booted.adminToken);
+      void announceRunningServer(config.dataDir, baseUrl(config, address)).catch(() => undefined);
+    });
   }
   const booted = await boot(config, { runMigrations: true });
   const databasePoolSize = await servingPoolSize(config, booted.databaseUrl).catch(async (err: unknown) => {
@@ -146,16 +150,23 @@ export async function serve(config: Config): Promise<number> {
 
   const address = await tessera.app.listen({ port: config.port, host: config.host });
   printBanner(config, address, booted.adminToken);
+  await announceRunningServer(config.dataDir, baseUrl(config, address)).catch((err: unknown) =>
+    tessera.services.logger.warn({ err }, 'the data directory does not say where this server listens'),
+  );
   return -1;
+}
+
+/** Where the server answers: the public URL, with the port actually bound when PORT=0. */
+function baseUrl(config: Config, address: string): string {
+  const port = Number(new URL(address).port);
+  return config.publicUrl === `http://${config.host}:${config.port}`
+    ? `http://${config.host}:${port}`
+    : config.publicUrl;
 }
 
 /** What a start prints: where each API runs (the port actually bound when PORT=0). */
 function printBanner(config: Config, address: string, adminToken: string): void {
-  const port = Number(new URL(address).port);
-  const base =
-    config.publicUrl === `http://${config.host}:${config.port}`
-      ? `http://${config.host}:${port}`
-      : config.publicUrl;
+  const base = baseUrl(config, address);
   const line = (label: string, value: string) => `  ${label.padEnd(20)} ${value}\n`;
   process.stdout.write(
     `\nTessera is running in ${config.mode} mode\n` +

@@ -1,10 +1,12 @@
 // How the CLI's client commands (`events`, `redeliver`, `listen`) reach a running Tessera: its URL
-// (`--server`, else TESSERA_PUBLIC_URL, else this machine's PORT) and the operator's admin token
+// (`--server`, else TESSERA_PUBLIC_URL, else the server the data directory says is running, else this
+// machine's PORT) and the operator's admin token
 // (`--admin-token`, else TESSERA_ADMIN_TOKEN, else the sandbox's data directory, where `tessera serve`
 // keeps the token it generated).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
+import { runningServerUrl } from './running-server.ts';
 
 export interface ServerConnection {
   url: string;
@@ -18,7 +20,11 @@ export async function connect(
   config: Config,
   options: { server?: string; adminToken?: string },
 ): Promise<ServerConnection> {
-  const url = (options.server ?? config.publicUrl).replace(/\/$/, '');
+  const url = (
+    options.server ??
+    (process.env.TESSERA_PUBLIC_URL ? config.publicUrl : await runningServerUrl(config.dataDir)) ??
+    config.publicUrl
+  ).replace(/\/$/, '');
   const adminToken = options.adminToken ?? config.adminToken ?? (await sandboxToken(config.dataDir));
   if (!adminToken) {
     throw new CliError(

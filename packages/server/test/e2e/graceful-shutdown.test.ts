@@ -2,8 +2,17 @@
 // goes at once, requests in flight finish, nothing new is taken, the hanging attempt is abandoned (and
 // sent again after the restart), Postgres stops cleanly, and the whole stop takes under 10 s.
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APPROVED_CARD, aDataDir, isAlive, postmasterPid, ServerProcess } from '../harness/server-process.ts';
+import {
+  APPROVED_CARD,
+  aDataDir,
+  isAlive,
+  postmasterPid,
+  runCli,
+  ServerProcess,
+} from '../harness/server-process.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 
 let data: Awaited<ReturnType<typeof aDataDir>>;
@@ -21,6 +30,11 @@ describe('SIGTERM', () => {
   it('drains within 10 s with a hanging receiver, and loses nothing', async () => {
     const env = { TESSERA_DATA_DIR: data.dir };
     const server = await ServerProcess.start(env);
+    // The CLI beside it finds it by its data directory: no --server, no PORT (the port was picked).
+    const announced = JSON.parse(await readFile(join(data.dir, 'server.json'), 'utf8')) as { url: string };
+    expect(announced.url).toBe(server.baseUrl);
+    const listed = await runCli(['events', '--json', '--limit', '1'], env);
+    expect(listed.code, listed.stderr).toBe(0);
     const merchant = await server.admin<{ apiKey: string; sites: { id: number }[] }>('POST', '/merchants', {
       name: 'Shop',
       sites: [{ name: 'web', ipnUrl: receiver.url('/ipn') }],
@@ -74,13 +88,14 @@ describe('SIGTERM', () => {
     process.stdout.write(`SIGTERM with a hanging receiver: stopped in ${ms} ms\n`);
     for (const answer of answers) expect([0, 201, 503]).toContain(answer.status);
     expect(postgresPid && isAlive(postgresPid)).toBeFalsy();
+    await expect(readFile(join(data.dir, 'server.json'))).rejects.toThrow(/ENOENT/);
 
     // After a restart the abandoned IPN goes out again; every acknowledged order exists.
     receiver.setFallback({ kind: 'answer', status: 200, body: 'OK' });
     const restarted = await ServerProcess.start(env);
     try {
       const before = receiver.received.length;
-      await receiver.waitFor(before + 1, () => true, 15_000);
+      await receiver.waitFor(before + 1, () => true, 30_000);
       const events = await restarted.admin<{ data: { eventId: string }[] }>('GET', '/events?limit=200');
       const firstEvent = events.body.data.at(-1);
       const detail = await restarted.admin<{
