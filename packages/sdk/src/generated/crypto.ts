@@ -365,7 +365,10 @@ export interface operations {
     postStoresSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -394,12 +397,39 @@ export interface operations {
                         };
                     };
                 };
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "session",
+                 *         "attributes": {
+                 *           "client_id": "clie_01JD3Q8Z9X0000000000000000",
+                 *           "client_secret": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
+                 *           "revoke_existing": true
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        /** @enum {string} */
+                        type?: "session";
+                        attributes: {
+                            client_id: string;
+                            client_secret: string;
+                            revoke_existing?: boolean;
+                        };
+                    };
+                };
             };
         };
         responses: {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -414,7 +444,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "session";
@@ -429,6 +459,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -446,7 +478,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -461,12 +494,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -484,7 +520,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -499,12 +536,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -522,7 +562,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -537,12 +578,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -560,7 +604,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -575,12 +620,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -598,7 +646,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -613,12 +662,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -636,7 +688,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -651,6 +704,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -672,6 +814,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -777,7 +921,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "orders";
@@ -889,6 +1033,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -906,7 +1052,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -921,12 +1068,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -944,7 +1094,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -959,12 +1110,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -982,7 +1136,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -997,12 +1152,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1020,7 +1178,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -1035,12 +1194,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1058,7 +1220,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -1073,12 +1236,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1096,7 +1262,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -1111,6 +1278,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -1119,7 +1375,10 @@ export interface operations {
     postStoresOrders: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1225,12 +1484,116 @@ export interface operations {
                         };
                     };
                 };
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "orders",
+                 *         "attributes": {
+                 *           "order": {
+                 *             "reference": "order-1001",
+                 *             "amount": {
+                 *               "total": "10.90",
+                 *               "currency": "EUR",
+                 *               "details": {
+                 *                 "subtotal": "10.90",
+                 *                 "shipping": "10.90",
+                 *                 "tax": "10.90",
+                 *                 "discount": "10.90"
+                 *               }
+                 *             },
+                 *             "return_urls": {
+                 *               "return_url": "https://shop.example/return",
+                 *               "cancel_url": "https://shop.example/return",
+                 *               "callback_url": "https://shop.example/return"
+                 *             },
+                 *             "line_items": [
+                 *               {
+                 *                 "sku": "example",
+                 *                 "name": "Sandbox example",
+                 *                 "price": "10.90",
+                 *                 "currency": "EUR",
+                 *                 "quantity": 1
+                 *               }
+                 *             ],
+                 *             "expires_at": "2026-11-24T10:30:00.000Z",
+                 *             "exchange_rate_id": "exch_01JD3Q8Z9X0000000000000000"
+                 *           },
+                 *           "customer": {
+                 *             "first_name": "Ada",
+                 *             "last_name": "Lovelace",
+                 *             "email": "ada@example.com",
+                 *             "address1": "example",
+                 *             "address2": "example",
+                 *             "city": "Cluj-Napoca",
+                 *             "state": "CA",
+                 *             "postcode": "example",
+                 *             "country": "RO"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        /** @enum {string} */
+                        type?: "orders";
+                        attributes: {
+                            order: {
+                                reference: string;
+                                amount: {
+                                    total: string | number;
+                                    currency: string;
+                                    details?: {
+                                        subtotal?: string | number;
+                                        shipping?: string | number;
+                                        tax?: string | number;
+                                        discount?: string | number;
+                                    };
+                                };
+                                return_urls: {
+                                    /** Format: uri */
+                                    return_url: string;
+                                    /** Format: uri */
+                                    cancel_url?: string;
+                                    /** Format: uri */
+                                    callback_url?: string;
+                                };
+                                line_items?: {
+                                    sku?: string;
+                                    name: string;
+                                    price: string | number;
+                                    currency: string;
+                                    quantity: number;
+                                }[];
+                                /** Format: date-time */
+                                expires_at?: string;
+                                exchange_rate_id?: string;
+                            };
+                            customer: {
+                                first_name?: string;
+                                last_name?: string;
+                                /** Format: email */
+                                email: string;
+                                address1?: string;
+                                address2?: string;
+                                city?: string;
+                                state?: string;
+                                postcode?: string;
+                                country: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         responses: {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1245,7 +1608,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "orders_redirect";
@@ -1260,6 +1623,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1277,7 +1642,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -1292,12 +1658,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1315,7 +1684,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -1330,12 +1700,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1353,7 +1726,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -1368,12 +1742,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1391,7 +1768,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -1406,12 +1784,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1429,7 +1810,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -1444,12 +1826,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1467,7 +1852,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -1482,6 +1868,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -1503,6 +1978,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1620,7 +2097,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "orders";
@@ -1745,6 +2222,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1762,7 +2241,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -1777,12 +2257,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1800,7 +2283,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -1815,12 +2299,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1838,7 +2325,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -1853,12 +2341,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1876,7 +2367,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -1891,12 +2383,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1914,7 +2409,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -1929,12 +2425,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1952,7 +2451,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -1967,6 +2467,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -1986,6 +2575,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2017,7 +2608,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "refunds";
@@ -2050,6 +2641,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2067,7 +2660,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2082,12 +2676,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2105,7 +2702,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2120,12 +2718,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2143,7 +2744,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2158,12 +2760,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2181,7 +2786,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2196,12 +2802,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2219,7 +2828,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2234,12 +2844,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2257,7 +2870,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2272,6 +2886,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -2280,7 +2983,10 @@ export interface operations {
     postStoresRefundByPaymentId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 payment_id: string;
             };
@@ -2309,12 +3015,37 @@ export interface operations {
                         };
                     };
                 };
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "refunds",
+                 *         "attributes": {
+                 *           "amount": "10.90",
+                 *           "reason": "Sandbox example"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        /** @enum {string} */
+                        type?: "refunds";
+                        attributes: {
+                            amount: string | number;
+                            reason?: string;
+                        };
+                    };
+                };
             };
         };
         responses: {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2346,7 +3077,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "refunds";
@@ -2379,6 +3110,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2396,7 +3129,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2411,12 +3145,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2434,7 +3171,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2449,12 +3187,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2472,7 +3213,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2487,12 +3229,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2510,7 +3255,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2525,12 +3271,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2548,7 +3297,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2563,12 +3313,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2586,7 +3339,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2601,6 +3355,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -2620,6 +3463,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2651,7 +3496,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "refunds";
@@ -2684,6 +3529,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2701,7 +3548,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2716,12 +3564,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2739,7 +3590,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2754,12 +3606,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2777,7 +3632,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2792,12 +3648,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2815,7 +3674,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2830,12 +3690,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2853,7 +3716,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2868,12 +3732,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2891,7 +3758,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -2906,6 +3774,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -2914,7 +3871,10 @@ export interface operations {
     postStoresRefundsByPaymentId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 payment_id: string;
             };
@@ -2943,12 +3903,37 @@ export interface operations {
                         };
                     };
                 };
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "refunds",
+                 *         "attributes": {
+                 *           "amount": "10.90",
+                 *           "reason": "Sandbox example"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        /** @enum {string} */
+                        type?: "refunds";
+                        attributes: {
+                            amount: string | number;
+                            reason?: string;
+                        };
+                    };
+                };
             };
         };
         responses: {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2980,7 +3965,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "refunds";
@@ -3013,6 +3998,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3030,7 +4017,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3045,12 +4033,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3068,7 +4059,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3083,12 +4075,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3106,7 +4101,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3121,12 +4117,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3144,7 +4143,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3159,12 +4159,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3182,7 +4185,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3197,12 +4201,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3220,7 +4227,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3235,6 +4243,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -3252,6 +4349,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3268,7 +4367,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "currencies";
@@ -3283,6 +4382,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3300,7 +4401,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3315,12 +4417,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3338,7 +4443,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3353,12 +4459,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3376,7 +4485,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3391,12 +4501,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3414,7 +4527,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3429,12 +4543,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3452,7 +4569,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3467,12 +4585,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3490,7 +4611,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3505,6 +4627,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -3513,7 +4724,10 @@ export interface operations {
     postStoresExchangeRates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3546,12 +4760,43 @@ export interface operations {
                         };
                     };
                 };
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "exchange_rates",
+                 *         "attributes": {
+                 *           "type": "crypto",
+                 *           "from": "example",
+                 *           "to": "example"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        /** @enum {string} */
+                        type?: "exchange_rates";
+                        attributes: {
+                            /**
+                             * @default crypto
+                             * @enum {string}
+                             */
+                            type?: "crypto" | "fiat";
+                            from: string;
+                            to: string;
+                        };
+                    };
+                };
             };
         };
         responses: {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3572,7 +4817,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "exchange_rates";
@@ -3595,6 +4840,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3612,7 +4859,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3627,12 +4875,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3650,7 +4901,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3665,12 +4917,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3688,7 +4943,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3703,12 +4959,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3726,7 +4985,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3741,12 +5001,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3764,7 +5027,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3779,12 +5043,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3802,7 +5069,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3817,6 +5085,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -3836,6 +5193,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3856,7 +5215,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "exchange_rates";
@@ -3879,6 +5238,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3896,7 +5257,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3911,12 +5273,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3934,7 +5299,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3949,12 +5315,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3972,7 +5341,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -3987,12 +5357,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4010,7 +5383,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4025,12 +5399,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4048,7 +5425,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4063,12 +5441,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4086,7 +5467,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4101,6 +5483,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -4127,6 +5598,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4154,7 +5627,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "events";
@@ -4181,6 +5654,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4198,7 +5673,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4213,12 +5689,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4236,7 +5715,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4251,6 +5731,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -4259,7 +5828,10 @@ export interface operations {
     replayEvents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4280,12 +5852,31 @@ export interface operations {
                     /** @description Replay every event created after this one (the last one the receiver has) */
                     afterEventId?: string;
                 };
+                /**
+                 * @example {
+                 *       "since": "2026-11-24T10:30:00.000Z",
+                 *       "afterEventId": "afte_01JD3Q8Z9X0000000000000000"
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    /**
+                     * Format: date-time
+                     * @description Replay every event created at or after this time
+                     */
+                    since?: string;
+                    /** @description Replay every event created after this one (the last one the receiver has) */
+                    afterEventId?: string;
+                };
             };
         };
         responses: {
             /** @description Accepted: done in the background */
             202: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4301,7 +5892,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "replays";
@@ -4317,6 +5908,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4334,7 +5927,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4349,12 +5943,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4372,7 +5969,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4387,12 +5985,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4410,7 +6011,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4425,6 +6027,179 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
+            422: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -4444,6 +6219,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4491,7 +6268,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "events";
@@ -4537,6 +6314,8 @@ export interface operations {
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4554,7 +6333,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4569,12 +6349,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4592,7 +6375,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4607,6 +6391,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -4615,7 +6488,10 @@ export interface operations {
     redeliverEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 eventId: string;
             };
@@ -4626,6 +6502,10 @@ export interface operations {
             /** @description Accepted: done in the background */
             202: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4637,7 +6517,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "deliveries";
@@ -4649,6 +6529,8 @@ export interface operations {
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4666,7 +6548,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4681,12 +6564,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4704,7 +6590,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4719,12 +6606,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4742,7 +6632,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4757,6 +6648,137 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
+            422: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -4774,6 +6796,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4791,7 +6815,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "bank_accounts";
@@ -4810,6 +6834,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4827,7 +6853,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4842,12 +6869,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4865,7 +6895,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4880,12 +6911,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4903,7 +6937,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4918,12 +6953,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4941,7 +6979,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4956,12 +6995,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4979,7 +7021,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -4994,12 +7037,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5017,7 +7063,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5032,6 +7079,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -5040,7 +7176,10 @@ export interface operations {
     putStoresBankAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5069,12 +7208,39 @@ export interface operations {
                         };
                     };
                 };
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "bank_accounts",
+                 *         "attributes": {
+                 *           "iban": "example",
+                 *           "bic": "example",
+                 *           "holder_name": "example"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        /** @enum {string} */
+                        type?: "bank_accounts";
+                        attributes: {
+                            iban: string;
+                            bic?: string;
+                            holder_name: string;
+                        };
+                    };
+                };
             };
         };
         responses: {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5092,7 +7258,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "bank_accounts";
@@ -5111,6 +7277,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5128,7 +7296,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5143,12 +7312,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5166,7 +7338,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5181,12 +7354,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5204,7 +7380,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5219,12 +7396,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5242,7 +7422,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5257,12 +7438,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5280,7 +7464,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5295,12 +7480,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5318,7 +7506,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5333,6 +7522,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -5350,6 +7628,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5369,7 +7649,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "balances";
@@ -5387,6 +7667,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5404,7 +7686,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5419,12 +7702,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5442,7 +7728,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5457,12 +7744,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5480,7 +7770,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5495,12 +7786,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5518,7 +7812,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5533,12 +7828,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5556,7 +7854,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5571,12 +7870,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5594,7 +7896,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5609,6 +7912,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -5629,16 +8021,20 @@ export interface operations {
             /** @description text/csv */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     /** @example example */
-                    "application/json": string;
+                    "application/vnd.api+json": string;
                 };
             };
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5656,7 +8052,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5671,12 +8068,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5694,7 +8094,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5709,12 +8110,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5732,7 +8136,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5747,12 +8152,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5770,7 +8178,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5785,12 +8194,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5808,7 +8220,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5823,12 +8236,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5846,7 +8262,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5861,6 +8278,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -5883,6 +8389,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5914,7 +8422,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "balance_transactions";
@@ -5945,6 +8453,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5962,7 +8472,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -5977,12 +8488,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6000,7 +8514,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6015,12 +8530,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6038,7 +8556,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6053,12 +8572,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6076,7 +8598,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6091,12 +8614,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6114,7 +8640,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6129,12 +8656,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6152,7 +8682,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6167,6 +8698,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -6187,6 +8807,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6221,7 +8843,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "payouts";
@@ -6255,6 +8877,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6272,7 +8896,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6287,12 +8912,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6310,7 +8938,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6325,12 +8954,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6348,7 +8980,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6363,12 +8996,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6386,7 +9022,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6401,12 +9038,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6424,7 +9064,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6439,12 +9080,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6462,7 +9106,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6477,6 +9122,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -6485,7 +9219,10 @@ export interface operations {
     postStoresPayouts: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6512,12 +9249,37 @@ export interface operations {
                         };
                     };
                 };
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "payouts",
+                 *         "attributes": {
+                 *           "currency": "EUR",
+                 *           "amount": "10.90"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        /** @enum {string} */
+                        type: "payouts";
+                        attributes: {
+                            currency: string;
+                            amount?: string;
+                        };
+                    };
+                };
             };
         };
         responses: {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6544,7 +9306,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "payouts";
@@ -6572,6 +9334,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6589,7 +9353,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6604,12 +9369,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6627,7 +9395,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6642,12 +9411,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6665,7 +9437,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6680,12 +9453,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6703,7 +9479,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6718,12 +9495,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6741,7 +9521,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6756,12 +9537,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6779,7 +9563,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6794,6 +9579,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -6813,6 +9687,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6839,7 +9715,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
+                    "application/vnd.api+json": {
                         data: {
                             /** @enum {string} */
                             type: "payouts";
@@ -6867,6 +9743,8 @@ export interface operations {
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6884,7 +9762,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6899,12 +9778,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6922,7 +9804,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6937,12 +9820,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6960,7 +9846,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -6975,12 +9862,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6998,7 +9888,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -7013,12 +9904,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7036,7 +9930,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -7051,12 +9946,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7074,7 +9972,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -7089,6 +9988,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };
@@ -7108,16 +10096,20 @@ export interface operations {
             /** @description text/csv */
             200: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     /** @example example */
-                    "application/json": string;
+                    "application/vnd.api+json": string;
                 };
             };
             /** @description Bad input: the envelope names the field */
             400: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7135,7 +10127,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -7150,12 +10143,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description The credential is missing, invalid or revoked */
             401: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7173,7 +10169,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -7188,12 +10185,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not allowed for this credential or tenant */
             403: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7211,7 +10211,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -7226,12 +10227,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7249,7 +10253,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -7264,12 +10269,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
             409: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7287,7 +10295,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -7302,12 +10311,15 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
                     };
                 };
             };
             /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
             422: {
                 headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7325,7 +10337,8 @@ export interface operations {
                      *             "pointer": "example"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
                      *     }
                      */
                     "application/json": {
@@ -7340,6 +10353,95 @@ export interface operations {
                                 pointer: string;
                             };
                         }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
                     };
                 };
             };

@@ -11,7 +11,7 @@ import type { CryptoServices } from './crypto-services.ts';
 import { storeAuthenticator } from './http/authenticate.ts';
 import { registerBankAccountRoutes } from './http/bank-account-routes.ts';
 import { registerEventsRoutes } from './http/events-routes.ts';
-import { acceptJsonApi } from './http/jsonapi.ts';
+import { acceptJsonApi, answerJsonApi, JSON_API } from './http/jsonapi.ts';
 import { registerOrdersRoutes } from './http/orders-routes.ts';
 import { registerPayoutRoutes } from './http/payouts-routes.ts';
 import { presentCryptoError } from './http/present-error.ts';
@@ -42,10 +42,12 @@ export function cryptoApi(
     description:
       'Stores accept crypto payments: orders with a hosted payment page, refunds, currencies, quotes. JSON:API documents (application/vnd.api+json; application/json accepted).',
     presenter: presentCryptoError,
+    successMediaType: JSON_API,
     securitySchemes: { storeApiKey: { type: 'http', scheme: 'bearer' } },
     security: [{ storeApiKey: [] }],
     routes: async (app: ZodApp) => {
       acceptJsonApi(app);
+      answerJsonApi(app);
       const authenticate = storeAuthenticator(deps.sessions, deps.tenantCache);
       await registerSessionRoutes(app, deps.sessions);
       await registerOrdersRoutes(app, {

@@ -24,6 +24,21 @@ export function acceptJsonApi(app: FastifyInstance): void {
   });
 }
 
+/**
+ * Every successful JSON answer of the API is a JSON:API document and says so (the routes shared with the
+ * other APIs, the event log's, answer plain JSON otherwise); errors stay application/json, as the real
+ * service sends them; CSV reports and pages keep their own media types.
+ */
+export function answerJsonApi(app: FastifyInstance): void {
+  app.addHook('onSend', async (_request, reply, payload) => {
+    const isJson = String(reply.getHeader('content-type') ?? '').startsWith('application/json');
+    if (isJson && reply.statusCode < 300) {
+      reply.header('content-type', `${JSON_API}; charset=utf-8`);
+    }
+    return payload;
+  });
+}
+
 export const money = z.object({ currency: z.string(), value: z.string() });
 export const moneyOf = (minor: bigint, currency: string) => ({
   currency,
@@ -37,7 +52,12 @@ const errorItem = z.object({
   detail: z.string(),
   source: z.object({ pointer: z.string() }).optional(),
 });
-const errorDocument = z.object({ code: z.number(), message: z.string(), errors: z.array(errorItem) });
+const errorDocument = z.object({
+  code: z.number(),
+  message: z.string(),
+  errors: z.array(errorItem),
+  requestId: z.string(),
+});
 export const errors = {
   400: errorDocument,
   401: errorDocument,

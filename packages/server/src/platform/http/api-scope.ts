@@ -41,6 +41,8 @@ export interface ApiScopeOptions {
   routes: (app: ZodApp) => Promise<void>;
   /** Bodies are accepted form-encoded as well as JSON (the document lists both) */
   formBodies?: boolean;
+  /** The media type of the API's successful answers, when not application/json */
+  successMediaType?: string;
   /** The document's default security requirement (alternatives), e.g. `[{apiKey: []}]` */
   security?: Record<string, string[]>[];
   /** Collects the scope's OpenAPI document getter for /docs */
@@ -74,7 +76,7 @@ export async function mountApi(app: FastifyInstance, options: ApiScopeOptions): 
             ('openapiObject' in documents
               ? documents.openapiObject
               : documents.swaggerObject) as OpenAPIV3.Document,
-            { formBodies: options.formBodies ?? false },
+            { formBodies: options.formBodies ?? false, successMediaType: options.successMediaType },
           ),
       });
       scope.setErrorHandler((err, request, reply) => presentError(options.presenter, err, request, reply));
@@ -110,6 +112,15 @@ export async function mountApi(app: FastifyInstance, options: ApiScopeOptions): 
         if (path.startsWith(`${bareDocs}/`)) allowInlineStyles(reply);
       });
       await scope.register(async (routes) => {
+        // A route that refuses an Idempotency-Key says so in its operation (openapi-document.ts).
+        routes.addHook('onRoute', (route) => {
+          if (
+            (route.config as { idempotency?: string } | undefined)?.idempotency === 'refuse' &&
+            route.schema
+          ) {
+            (route.schema as Record<string, unknown>)['x-idempotency'] = 'refuse';
+          }
+        });
         addIdempotencyHooks(routes, options.idempotency, options.presenter);
         await options.routes(asZod(routes));
       });

@@ -28,9 +28,15 @@ const pascal = (text: string) =>
     .map((w) => w[0]?.toUpperCase() + w.slice(1))
     .join('');
 
+export interface DocumentOptions {
+  formBodies?: boolean;
+  /** The media type the API answers its successes in, when not application/json (crypto: JSON:API) */
+  successMediaType?: string;
+}
+
 export function completeDocument<T extends OpenAPIV3.Document>(
   document: T,
-  options: { formBodies?: boolean } = {},
+  options: DocumentOptions = {},
 ): T {
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const method of METHODS) {
@@ -52,7 +58,14 @@ export function completeDocument<T extends OpenAPIV3.Document>(
       if (options.formBodies && body && json && !body.content['application/x-www-form-urlencoded']) {
         body.content['application/x-www-form-urlencoded'] = { schema: json.schema };
       }
+      // A body that may be left out (its schema takes null: a DELETE's optional reason) is not required.
+      if (body && Object.values(body.content).every((media) => isOptional(media.schema)))
+        body.required = false;
+      if (options.successMediaType && body && json && !body.content[options.successMediaType]) {
+        body.content[options.successMediaType] = { schema: json.schema };
+      }
       for (const media of Object.values(body?.content ?? {})) withExample(media);
+      describeProtocol(method, operation, options);
       for (const [status, answer] of Object.entries(operation.responses ?? {})) {
         const response = answer as OpenAPIV3.ResponseObject;
         if (!response.description || response.description === 'Default Response') {
@@ -64,6 +77,78 @@ export function completeDocument<T extends OpenAPIV3.Document>(
   }
   collapseSingleCompositions(document);
   return document;
+}
+
+const WRITES = new Set(['post', 'put', 'patch', 'delete']);
+const header = (description: string, schema: OpenAPIV3.SchemaObject = { type: 'string' }) => ({
+  description,
+  schema,
+});
+
+/**
+ * What every operation of every API does beyond its own route, said in its document so a generated
+ * client knows it: the request id on every answer; a write's Idempotency-Key header, its replay marker,
+ * and its 409 and 422; 429 and 503 with Retry-After on any operation. A route that refuses the key marks
+ * itself `x-idempotency: refuse` (api-scope.ts), and gets neither the header nor the key's answers.
+ */
+function describeProtocol(
+  method: string,
+  operation: OpenAPIV3.OperationObject,
+  options: DocumentOptions,
+): void {
+  const extended = operation as OpenAPIV3.OperationObject & { 'x-idempotency'?: string };
+  const keyed = WRITES.has(method) && extended['x-idempotency'] !== 'refuse';
+  delete extended['x-idempotency'];
+  const responses = operation.responses;
+  const errorAnswer = Object.entries(responses).find(
+    ([status, r]) => /^4/.test(status) && 'content' in r && r.content,
+  )?.[1] as OpenAPIV3.ResponseObject | undefined;
+  const refusal = (status: string): OpenAPIV3.ResponseObject => ({
+    description: STATUS_TEXT[status] ?? `HTTP ${status}`,
+    ...(errorAnswer?.content ? { content: structuredClone(errorAnswer.content) } : {}),
+  });
+  if (keyed) {
+    operation.parameters ??= [];
+    const parameters = operation.parameters as OpenAPIV3.ParameterObject[];
+    if (!parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')) {
+      parameters.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409.',
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      });
+    }
+    for (const status of ['409', '422']) responses[status] ??= refusal(status);
+  }
+  for (const status of ['429', '503']) {
+    responses[status] ??= refusal(status);
+    const answer = responses[status] as OpenAPIV3.ResponseObject;
+    answer.headers = {
+      ...answer.headers,
+      'Retry-After': header('Seconds to wait before retrying', { type: 'integer' }),
+    };
+  }
+  for (const [status, answer] of Object.entries(responses)) {
+    const response = answer as OpenAPIV3.ResponseObject;
+    response.headers = {
+      'x-request-id': header('This request’s id, also in the error envelope and the logs'),
+      ...response.headers,
+    };
+    if (!/^2/.test(status)) continue;
+    if (keyed) {
+      response.headers['Idempotency-Replayed'] = header(
+        '`true` when this is the stored answer of an earlier request with the same Idempotency-Key',
+        { type: 'string', enum: ['true'] },
+      );
+    }
+    const json = response.content?.['application/json'];
+    if (options.successMediaType && response.content && json) {
+      delete response.content['application/json'];
+      response.content[options.successMediaType] = json;
+    }
+  }
 }
 
 /** What each answer means, in the API's envelope, when the route did not say. */
@@ -88,6 +173,12 @@ const STATUS_TEXT: Record<string, string> = {
   '503':
     'A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key',
 };
+
+function isOptional(schema: OpenAPIV3.MediaTypeObject['schema']): boolean {
+  if (!schema || '$ref' in schema) return false;
+  const members = schema.anyOf ?? schema.oneOf;
+  return (members ?? []).some((member) => '$ref' in member === false && (member.type as string) === 'null');
+}
 
 function withExample(media: OpenAPIV3.MediaTypeObject): void {
   if (media.example !== undefined || media.examples) return;
