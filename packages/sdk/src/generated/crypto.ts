@@ -1384,55 +1384,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "data": {
-                 *         "type": "orders",
-                 *         "attributes": {
-                 *           "order": {
-                 *             "reference": "order-1001",
-                 *             "amount": {
-                 *               "total": "10.90",
-                 *               "currency": "EUR",
-                 *               "details": {
-                 *                 "subtotal": "10.90",
-                 *                 "shipping": "10.90",
-                 *                 "tax": "10.90",
-                 *                 "discount": "10.90"
-                 *               }
-                 *             },
-                 *             "return_urls": {
-                 *               "return_url": "https://shop.example/return",
-                 *               "cancel_url": "https://shop.example/return",
-                 *               "callback_url": "https://shop.example/return"
-                 *             },
-                 *             "line_items": [
-                 *               {
-                 *                 "sku": "example",
-                 *                 "name": "Sandbox example",
-                 *                 "price": "10.90",
-                 *                 "currency": "EUR",
-                 *                 "quantity": 1
-                 *               }
-                 *             ],
-                 *             "expires_at": "2026-11-24T10:30:00.000Z",
-                 *             "exchange_rate_id": "exch_01JD3Q8Z9X0000000000000000"
-                 *           },
-                 *           "customer": {
-                 *             "first_name": "Ada",
-                 *             "last_name": "Lovelace",
-                 *             "email": "ada@example.com",
-                 *             "address1": "example",
-                 *             "address2": "example",
-                 *             "city": "Cluj-Napoca",
-                 *             "state": "CA",
-                 *             "postcode": "example",
-                 *             "country": "RO"
-                 *           }
-                 *         }
-                 *       }
-                 *     }
-                 */
                 "application/json": {
                     data: {
                         /** @enum {string} */
@@ -1484,55 +1435,6 @@ export interface operations {
                         };
                     };
                 };
-                /**
-                 * @example {
-                 *       "data": {
-                 *         "type": "orders",
-                 *         "attributes": {
-                 *           "order": {
-                 *             "reference": "order-1001",
-                 *             "amount": {
-                 *               "total": "10.90",
-                 *               "currency": "EUR",
-                 *               "details": {
-                 *                 "subtotal": "10.90",
-                 *                 "shipping": "10.90",
-                 *                 "tax": "10.90",
-                 *                 "discount": "10.90"
-                 *               }
-                 *             },
-                 *             "return_urls": {
-                 *               "return_url": "https://shop.example/return",
-                 *               "cancel_url": "https://shop.example/return",
-                 *               "callback_url": "https://shop.example/return"
-                 *             },
-                 *             "line_items": [
-                 *               {
-                 *                 "sku": "example",
-                 *                 "name": "Sandbox example",
-                 *                 "price": "10.90",
-                 *                 "currency": "EUR",
-                 *                 "quantity": 1
-                 *               }
-                 *             ],
-                 *             "expires_at": "2026-11-24T10:30:00.000Z",
-                 *             "exchange_rate_id": "exch_01JD3Q8Z9X0000000000000000"
-                 *           },
-                 *           "customer": {
-                 *             "first_name": "Ada",
-                 *             "last_name": "Lovelace",
-                 *             "email": "ada@example.com",
-                 *             "address1": "example",
-                 *             "address2": "example",
-                 *             "city": "Cluj-Napoca",
-                 *             "state": "CA",
-                 *             "postcode": "example",
-                 *             "country": "RO"
-                 *           }
-                 *         }
-                 *       }
-                 *     }
-                 */
                 "application/vnd.api+json": {
                     data: {
                         /** @enum {string} */

@@ -868,21 +868,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "identifier": "user-1001",
-                 *       "email": "ada@example.com",
-                 *       "firstName": "Ada",
-                 *       "lastName": "Lovelace",
-                 *       "country": "",
-                 *       "state": "CA",
-                 *       "city": "Cluj-Napoca",
-                 *       "zipCode": "example",
-                 *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
-                 *       "phone": "",
-                 *       "siteId": 10001
-                 *     }
-                 */
                 "application/json": {
                     identifier: string;
                     email?: string;
@@ -896,21 +881,6 @@ export interface operations {
                     phone?: "" | string;
                     siteId?: number | string;
                 };
-                /**
-                 * @example {
-                 *       "identifier": "user-1001",
-                 *       "email": "ada@example.com",
-                 *       "firstName": "Ada",
-                 *       "lastName": "Lovelace",
-                 *       "country": "",
-                 *       "state": "CA",
-                 *       "city": "Cluj-Napoca",
-                 *       "zipCode": "example",
-                 *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
-                 *       "phone": "",
-                 *       "siteId": 10001
-                 *     }
-                 */
                 "application/x-www-form-urlencoded": {
                     identifier: string;
                     email?: string;
@@ -2670,75 +2640,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "amount": "10.90",
-                 *       "currency": "EUR",
-                 *       "orderType": "purchase",
-                 *       "customerId": 10001,
-                 *       "siteId": 10001,
-                 *       "description": "Sandbox example",
-                 *       "externalOrderId": "order-1001",
-                 *       "intervalType": "day",
-                 *       "intervalValue": 1,
-                 *       "retryPayment": "example",
-                 *       "trialAmount": "10.90",
-                 *       "firstBillDate": "2026-11-24T10:30:00.000Z",
-                 *       "backUrl": "https://shop.example/return",
-                 *       "transactionMethod": "card",
-                 *       "cardTransactionMode": "auth",
-                 *       "walletTransactionMode": "transfer",
-                 *       "cardId": 10001,
-                 *       "cardNumber": "4111111111111111",
-                 *       "cardExpiryDate": "12/30",
-                 *       "cardCvv": "123",
-                 *       "cardHolderName": "Ada Lovelace",
-                 *       "cardHolderCountry": "RO",
-                 *       "cardHolderState": "CA",
-                 *       "saveCard": true,
-                 *       "invoiceEmail": "ada@example.com",
-                 *       "ip": "203.0.113.7",
-                 *       "threeDSecureData": "example",
-                 *       "externalCustomData": "example",
-                 *       "level3Data": "example",
-                 *       "transactionOption": {
-                 *         "digitalWallet": {
-                 *           "walletType": "googlePay",
-                 *           "data": "example"
-                 *         },
-                 *         "isSoftDecline": "yes",
-                 *         "subMerchantId": "subM_01JD3Q8Z9X0000000000000000",
-                 *         "splitPayment": {
-                 *           "splitSchema": [
-                 *             {
-                 *               "toSite": 1,
-                 *               "amount": "10.90",
-                 *               "description": "Sandbox example",
-                 *               "tag": [
-                 *                 "example"
-                 *               ]
-                 *             }
-                 *           ]
-                 *         }
-                 *       },
-                 *       "digitalWalletType": "googlePay",
-                 *       "digitalWalletCryptogram": "example",
-                 *       "digitalWalletEci": "1234",
-                 *       "digitalWalletRawData": "example",
-                 *       "digitalWalletProtocolVersion": "example",
-                 *       "networkTokenType": "MDES",
-                 *       "networkToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
-                 *       "networkTokenCryptogram": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
-                 *       "networkTokenEci": "1234",
-                 *       "networkTransactionId": "netw_01JD3Q8Z9X0000000000000000",
-                 *       "networkTransactionDate": "20261124103000",
-                 *       "eci": "1234",
-                 *       "cavv": "example",
-                 *       "xid": "xid_01JD3Q8Z9X0000000000000000",
-                 *       "threeDSProtocolVersion": "example",
-                 *       "threeDsType": "example"
-                 *     }
-                 */
                 "application/json": {
                     amount: string;
                     currency: string;
@@ -2814,75 +2715,6 @@ export interface operations {
                     threeDSProtocolVersion?: string;
                     threeDsType?: string;
                 };
-                /**
-                 * @example {
-                 *       "amount": "10.90",
-                 *       "currency": "EUR",
-                 *       "orderType": "purchase",
-                 *       "customerId": 10001,
-                 *       "siteId": 10001,
-                 *       "description": "Sandbox example",
-                 *       "externalOrderId": "order-1001",
-                 *       "intervalType": "day",
-                 *       "intervalValue": 1,
-                 *       "retryPayment": "example",
-                 *       "trialAmount": "10.90",
-                 *       "firstBillDate": "2026-11-24T10:30:00.000Z",
-                 *       "backUrl": "https://shop.example/return",
-                 *       "transactionMethod": "card",
-                 *       "cardTransactionMode": "auth",
-                 *       "walletTransactionMode": "transfer",
-                 *       "cardId": 10001,
-                 *       "cardNumber": "4111111111111111",
-                 *       "cardExpiryDate": "12/30",
-                 *       "cardCvv": "123",
-                 *       "cardHolderName": "Ada Lovelace",
-                 *       "cardHolderCountry": "RO",
-                 *       "cardHolderState": "CA",
-                 *       "saveCard": true,
-                 *       "invoiceEmail": "ada@example.com",
-                 *       "ip": "203.0.113.7",
-                 *       "threeDSecureData": "example",
-                 *       "externalCustomData": "example",
-                 *       "level3Data": "example",
-                 *       "transactionOption": {
-                 *         "digitalWallet": {
-                 *           "walletType": "googlePay",
-                 *           "data": "example"
-                 *         },
-                 *         "isSoftDecline": "yes",
-                 *         "subMerchantId": "subM_01JD3Q8Z9X0000000000000000",
-                 *         "splitPayment": {
-                 *           "splitSchema": [
-                 *             {
-                 *               "toSite": 1,
-                 *               "amount": "10.90",
-                 *               "description": "Sandbox example",
-                 *               "tag": [
-                 *                 "example"
-                 *               ]
-                 *             }
-                 *           ]
-                 *         }
-                 *       },
-                 *       "digitalWalletType": "googlePay",
-                 *       "digitalWalletCryptogram": "example",
-                 *       "digitalWalletEci": "1234",
-                 *       "digitalWalletRawData": "example",
-                 *       "digitalWalletProtocolVersion": "example",
-                 *       "networkTokenType": "MDES",
-                 *       "networkToken": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
-                 *       "networkTokenCryptogram": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
-                 *       "networkTokenEci": "1234",
-                 *       "networkTransactionId": "netw_01JD3Q8Z9X0000000000000000",
-                 *       "networkTransactionDate": "20261124103000",
-                 *       "eci": "1234",
-                 *       "cavv": "example",
-                 *       "xid": "xid_01JD3Q8Z9X0000000000000000",
-                 *       "threeDSProtocolVersion": "example",
-                 *       "threeDsType": "example"
-                 *     }
-                 */
                 "application/x-www-form-urlencoded": {
                     amount: string;
                     currency: string;

@@ -17,6 +17,7 @@ import { registerPayoutRoutes } from './http/payouts-routes.ts';
 import { presentCryptoError } from './http/present-error.ts';
 import { registerRatesRoutes } from './http/rates-routes.ts';
 import { registerRefundsRoutes } from './http/refunds-routes.ts';
+import { CRYPTO_REQUEST_EXAMPLES } from './http/request-examples.ts';
 import { registerSessionRoutes } from './http/session-routes.ts';
 
 export interface CryptoApiDeps extends CryptoServices {
@@ -43,6 +44,7 @@ export function cryptoApi(
       'Stores accept crypto payments: orders with a hosted payment page, refunds, currencies, quotes. JSON:API documents (application/vnd.api+json; application/json accepted).',
     presenter: presentCryptoError,
     successMediaType: JSON_API,
+    requestExamples: CRYPTO_REQUEST_EXAMPLES,
     securitySchemes: { storeApiKey: { type: 'http', scheme: 'bearer' } },
     security: [{ storeApiKey: [] }],
     routes: async (app: ZodApp) => {

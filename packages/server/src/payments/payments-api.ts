@@ -19,6 +19,7 @@ import { registerLinksRoutes } from './http/links-routes.ts';
 import { registerOrdersRoutes } from './http/orders-routes.ts';
 import { registerPayoutRoutes } from './http/payouts-routes.ts';
 import { presentPaymentsError } from './http/present-error.ts';
+import { PAYMENTS_REQUEST_EXAMPLES } from './http/request-examples.ts';
 import { registerSessionTokenRoutes } from './http/session-token-routes.ts';
 import { registerTransactionsRoutes } from './http/transactions-routes.ts';
 import type { PaymentsServices } from './payments-services.ts';
@@ -49,6 +50,7 @@ export function paymentsApi(
     securitySchemes: { apiPrivateKey: { type: 'http', scheme: 'bearer' } },
     security: [{ apiPrivateKey: [] }],
     formBodies: true,
+    requestExamples: PAYMENTS_REQUEST_EXAMPLES,
     routes: async (app: ZodApp) => {
       acceptPaymentsBodies(app);
       const authenticate = merchantAuthenticator(deps.db, deps.merchants, deps.tenantCache);

@@ -203,7 +203,7 @@ function problemsOf(exchange: Exchange): string[] {
     return problems;
   }
   if (!media.endsWith('json') || !content.schema) return problems;
-  const pointer = `#/paths/${escape(path)}/${exchange.method.toLowerCase()}/responses/${exchange.status in operation.responses ? exchange.status : 'default'}/content/${escape(media)}/schema`;
+  const pointer = `#/paths/${pointerSegment(path)}/${exchange.method.toLowerCase()}/responses/${exchange.status in operation.responses ? exchange.status : 'default'}/content/${pointerSegment(media)}/schema`;
   const key = `${api.name}${pointer}`;
   let validate = validators.get(key);
   if (!validate) {
@@ -216,7 +216,7 @@ function problemsOf(exchange: Exchange): string[] {
   return problems;
 }
 
-const escape = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
+const pointerSegment = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /** The operation a request path is, static segments first (as the router matches). */
 function operationOf(document: OpenAPIV3.Document, method: string, path: string) {

@@ -9,7 +9,7 @@ import { DomainError } from '../errors/domain-error.ts';
 import { addIdempotencyHooks } from '../idempotency/idempotency-hooks.ts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
 import { asDomainError } from './as-domain-error.ts';
-import { completeDocument } from './openapi-document.ts';
+import { completeDocument, type RequestExamples } from './openapi-document.ts';
 import { allowInlineStyles } from './security-headers.ts';
 
 export type ZodApp = ReturnType<typeof asZod>;
@@ -43,6 +43,8 @@ export interface ApiScopeOptions {
   formBodies?: boolean;
   /** The media type of the API's successful answers, when not application/json */
   successMediaType?: string;
+  /** Hand-written request examples (openapi-document.ts) */
+  requestExamples?: RequestExamples;
   /** The document's default security requirement (alternatives), e.g. `[{apiKey: []}]` */
   security?: Record<string, string[]>[];
   /** Collects the scope's OpenAPI document getter for /docs */
@@ -76,7 +78,11 @@ export async function mountApi(app: FastifyInstance, options: ApiScopeOptions): 
             ('openapiObject' in documents
               ? documents.openapiObject
               : documents.swaggerObject) as OpenAPIV3.Document,
-            { formBodies: options.formBodies ?? false, successMediaType: options.successMediaType },
+            {
+              formBodies: options.formBodies ?? false,
+              successMediaType: options.successMediaType,
+              requestExamples: options.requestExamples,
+            },
           ),
       });
       scope.setErrorHandler((err, request, reply) => presentError(options.presenter, err, request, reply));

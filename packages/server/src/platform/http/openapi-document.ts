@@ -28,8 +28,12 @@ const pascal = (text: string) =>
     .map((w) => w[0]?.toUpperCase() + w.slice(1))
     .join('');
 
+/** Hand-written request examples by operationId: named variants, each a request the sandbox accepts */
+export type RequestExamples = Record<string, Record<string, { summary: string; value: unknown }>>;
+
 export interface DocumentOptions {
   formBodies?: boolean;
+  requestExamples?: RequestExamples;
   /** The media type the API answers its successes in, when not application/json (crypto: JSON:API) */
   successMediaType?: string;
 }
@@ -64,7 +68,13 @@ export function completeDocument<T extends OpenAPIV3.Document>(
       if (options.successMediaType && body && json && !body.content[options.successMediaType]) {
         body.content[options.successMediaType] = { schema: json.schema };
       }
-      for (const media of Object.values(body?.content ?? {})) withExample(media);
+      const examples = options.requestExamples?.[operation.operationId];
+      for (const media of Object.values(body?.content ?? {})) {
+        if (examples) {
+          delete media.example;
+          media.examples = structuredClone(examples);
+        } else withExample(media);
+      }
       describeProtocol(method, operation, options);
       for (const [status, answer] of Object.entries(operation.responses ?? {})) {
         const response = answer as OpenAPIV3.ResponseObject;
