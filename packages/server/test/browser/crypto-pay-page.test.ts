@@ -56,6 +56,29 @@ describe.skipIf(!hasBrowser)('hosted crypto pages in Chromium', () => {
     return { id: res.body.data.id, url: res.body.data.attributes.redirect_url };
   };
 
+  it('pre-selects a store’s only currency, says why without a choice, and shows cancel as the secondary action', async () => {
+    const single = await aStore(h, { currencies: [{ currency: 'USDC', network: 'ETH' }] });
+    const only = await anOrder(h, single);
+    const page = await browser.newPage();
+    await page.goto(only.redirectUrl);
+    expect(await page.getByLabel('USDC on Ethereum').isChecked()).toBe(true);
+    const background = (selector: string) =>
+      page.evaluate(
+        `getComputedStyle(document.querySelector('${selector}')).backgroundColor`,
+      ) as Promise<string>;
+    const [show, cancel] = [await background('form button:not(#cancel)'), await background('#cancel')];
+    expect(cancel).toBe('rgb(255, 255, 255)');
+    expect(show).not.toBe(cancel);
+    // Two currencies and none picked: the browser asks first; a request without one is told what to do.
+    const order = await createOrder();
+    await page.goto(order.url);
+    expect(await page.getByLabel('USDC on Ethereum').isChecked()).toBe(false);
+    const blank = await h.request('POST', `/crypto/pay/${order.id}/choose`, { form: {} });
+    expect(blank.status).toBe(400);
+    expect(blank.text).toContain('Choose the currency you pay with first');
+    await page.close();
+  });
+
   it('pays an order exactly: quote, address, QR, countdown, confirmations, back to the store', async () => {
     const order = await createOrder();
     const page = await browser.newPage();

@@ -55,6 +55,11 @@ export async function registerPayPageRoutes(
       const view = await load(request.params.orderId).catch(() => undefined);
       if (!view) return notFoundPage(reply, lang);
       const [asset = '', network = ''] = String(request.body?.option ?? '').split(':');
+      // Sent without a choice (a browser that skips `required`): say what is missing, in the page's language.
+      if (!asset) {
+        const m = messagesFor(lang);
+        return render(reply.code(400), view, deps.clock.now(), lang, m.chooseFirst);
+      }
       try {
         await deps.orders.choose(view.order.id, { asset, network });
       } catch (err) {
@@ -182,8 +187,11 @@ function body(
     const choices = store.currencies
       .map((c, i) => {
         const id = `${prefix}-option-${i}`;
-        const checked =
-          option && option.asset === c.currency && option.network === c.network ? ' checked' : '';
+        // The chosen one, or the only one there is.
+        const chosen = option
+          ? option.asset === c.currency && option.network === c.network
+          : store.currencies.length === 1;
+        const checked = chosen ? ' checked' : '';
         const network = findNetwork(c.currency, c.network)?.name ?? c.network;
         return `<label for="${id}"><input type="radio" id="${id}" name="option" value="${escapeHtml(`${c.currency}:${c.network}`)}" required${checked}> ${escapeHtml(m.assetOn(c.currency, network))}</label>`;
       })
@@ -195,7 +203,7 @@ ${choices}
 <button type="submit">${escapeHtml(option ? m.newQuote : m.showAddress)}</button>
 </form>`;
   };
-  const cancel = `<form method="post" action="/crypto/pay/${order.id}/cancel?lang=${lang}"><input type="hidden" name="token" value="${escapeHtml(cancelToken)}"><button type="submit" id="cancel">${escapeHtml(m.cancelAndReturnTo(store.name))}</button></form>`;
+  const cancel = `<form method="post" action="/crypto/pay/${order.id}/cancel?lang=${lang}"><input type="hidden" name="token" value="${escapeHtml(cancelToken)}"><button type="submit" id="cancel" class="secondary">${escapeHtml(m.cancelAndReturnTo(store.name))}</button></form>`;
   const secondsLeft = option ? Math.floor((option.quote.expiresAt.getTime() - now.getTime()) / 1000) : 0;
   if (!option || secondsLeft <= 0) {
     return [
