@@ -365,12 +365,61 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
         const answer = await page.goto(`${h.baseUrl}${path}`);
         if (answer?.status() !== 200) problems.push(`${path}: ${answer?.status()}`);
         await check(page, `${path} at ${width}`, problems);
+        await checkLayout(page, `${path} at ${width}`, width, problems);
       }
       await page.close();
     }
     expect(problems).toEqual([]);
+
+    // Ids say what they are: an event's objects by the payload's own names; cards by their last four.
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signInWithToken(page);
+    await page.goto(`${h.baseUrl}/console/developers/events`);
+    const kinds = await page.locator('.labelled-id .id-kind').allTextContents();
+    expect(kinds).toEqual(expect.arrayContaining(['order', 'transaction', 'customer']));
+    await page.goto(`${h.baseUrl}/console/issuing/cards`);
+    expect(await page.locator('table').textContent()).toMatch(/•• •••• \d{4}/);
+    // Charts' legends show each series' total over the period until a day is hovered.
+    await page.goto(`${h.baseUrl}/console`);
+    await expect
+      .poll(() => page.locator('.u-legend .u-value').allTextContents())
+      .toContainEqual(expect.stringMatching(/ in total$/));
+    // The search box keeps a query that found nothing.
+    await page.goto(`${h.baseUrl}/console/search?q=no-such-id-42`);
+    expect(await page.locator('#console-search').inputValue()).toBe('no-such-id-42');
+    await page.close();
   }, 120_000);
 });
+
+/**
+ * At 390 px the menu is folded (the page starts with its content) and lists stack: no cell reaches past
+ * the screen. At any width a table wider than its box scrolls inside it, with the edge shadow showing so.
+ */
+async function checkLayout(page: Page, name: string, width: number, problems: string[]) {
+  const layout = (await page.evaluate(`(() => {
+    const content = document.querySelector('#content');
+    const cells = [...document.querySelectorAll('td')];
+    const boxes = [...document.querySelectorAll('table')].filter((t) => !t.closest('.chart')).map((t) => t.closest('.scroll'));
+    return {
+      contentTop: content ? content.getBoundingClientRect().top : 0,
+      cellsPastScreen: cells.filter((td) => td.getBoundingClientRect().right > window.innerWidth + 1).length,
+      tablesOutsideScroll: boxes.filter((b) => !b).length,
+      scrollersWithoutShadow: boxes.filter((b) => b && b.scrollWidth > b.clientWidth && !getComputedStyle(b).backgroundImage.includes('gradient')).length,
+    };
+  })()`)) as {
+    contentTop: number;
+    cellsPastScreen: number;
+    tablesOutsideScroll: number;
+    scrollersWithoutShadow: number;
+  };
+  if (width <= 400 && layout.contentTop > 320)
+    problems.push(`${name}: the menu takes ${layout.contentTop} px above the content`);
+  if (width <= 400 && layout.cellsPastScreen > 0)
+    problems.push(`${name}: ${layout.cellsPastScreen} cells reach past the screen`);
+  if (layout.tablesOutsideScroll > 0) problems.push(`${name}: a table outside a scroll box`);
+  if (layout.scrollersWithoutShadow > 0)
+    problems.push(`${name}: a table cut off with no sign that it scrolls`);
+}
 
 async function check(page: Page, name: string, problems: string[]) {
   const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));

@@ -52,7 +52,10 @@ export function sendConsolePage(
   status = 200,
 ): FastifyReply {
   const path = request.url.split('?')[0] ?? '';
-  return sendPage(reply.code(status), consolePage(contextOf(request, frame), title, content, path));
+  // The search box keeps what was searched for, so a miss can be corrected rather than retyped.
+  const searched = path === '/console/search' ? (request.query as { q?: unknown }).q : undefined;
+  const ctx = { ...contextOf(request, frame), searchQuery: typeof searched === 'string' ? searched : '' };
+  return sendPage(reply.code(status), consolePage(ctx, title, content, path));
 }
 
 /**

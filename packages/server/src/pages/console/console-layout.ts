@@ -11,6 +11,8 @@ export interface PageContext {
   viewer: Viewer;
   csrfToken: string;
   sandbox: boolean;
+  /** What the search box shows (the last search's text on its answer) */
+  searchQuery?: string;
 }
 
 interface Section {
@@ -106,14 +108,14 @@ export function consolePage(ctx: PageContext, title: string, content: Html, curr
 <a class="logo" href="/console">Tessera console</a>
 <form class="search" role="search" method="get" action="/console/search">
 <label for="console-search">Find by id</label>
-<input type="search" id="console-search" name="q" placeholder="order, transaction, customer, card, event… id" maxlength="120" required>
+<input type="search" id="console-search" name="q" value="${ctx.searchQuery ?? ''}" placeholder="order, transaction, customer, card, event… id" maxlength="120" required>
 <button type="submit">Find</button>
 </form>
 <span class="who">${who}</span>
 ${postForm(ctx, '/console/sign-out', [], 'Sign out', { secondary: true })}
 </header>
 <div class="frame">
-<nav aria-label="Sections"><ul>${nav}</ul></nav>
+<details class="menu" open><summary>Menu</summary><nav aria-label="Sections"><ul>${nav}</ul></nav></details>
 <div class="content" id="content"><h1>${title}</h1>${content}</div>
 </div>`,
   );
@@ -132,6 +134,7 @@ function shell(title: string, body: Html): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${h`${title}`} · Tessera console</title>
 <link rel="stylesheet" href="/console/assets/console.css">
+<script src="/console/assets/console.js" defer></script>
 </head>
 <body><main>${body}</main></body>
 </html>`;
@@ -142,7 +145,10 @@ export interface Column<R> {
   cell: (row: R) => Html | string | number | bigint | null;
 }
 
-/** A list: its filters, a table (scrollable and focusable on a narrow screen) and the next page's link. */
+/**
+ * A list: its filters, a table and the next page's link. A table wider than its place scrolls (focusable,
+ * with a shadow at the edge that hides more); on a narrow screen each row stacks into labelled lines.
+ */
 export function listView<R>(options: {
   rows: R[];
   columns: Column<R>[];
@@ -157,7 +163,7 @@ export function listView<R>(options: {
       : h`<div class="scroll" tabindex="0" role="region" aria-label="${options.caption}"><table>
 <caption>${options.caption}</caption>
 <thead><tr>${options.columns.map((c) => h`<th scope="col">${c.label}</th>`)}</tr></thead>
-<tbody>${options.rows.map((r) => h`<tr>${options.columns.map((c) => h`<td>${c.cell(r)}</td>`)}</tr>`)}</tbody>
+<tbody>${options.rows.map((r) => h`<tr>${options.columns.map((c) => h`<td data-label="${c.label}">${c.cell(r)}</td>`)}</tr>`)}</tbody>
 </table></div>`;
   return h`${options.filters ?? ''}${table}${options.nextHref ? h`<p class="pager"><a rel="next" href="${options.nextHref}">Next page</a></p>` : ''}`;
 }
@@ -238,6 +244,35 @@ export const link = (href: string, text: string | number | bigint): Html => h`<a
 /** An id that opens its object wherever it is (through the search). */
 export const idLink = (id: string | number | bigint | null | undefined): Html | string =>
   id === null || id === undefined ? '—' : link(`/console/search?q=${encodeURIComponent(String(id))}`, id);
+
+/**
+ * The ids an event is about, each named by what it is: the payload's own member holding it (`orderId` →
+ * "order", `payment_uuid` → "payment"), "object" where the payload does not say, each opening its page.
+ */
+export function labelledIds(ids: readonly string[], payload: unknown): Html {
+  const names = new Map<string, string>();
+  const visit = (node: unknown, depth: number) => {
+    if (depth > 3 || node === null || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if ((typeof value === 'string' || typeof value === 'number') && !names.has(String(value))) {
+        const kind = /^(.+?)(?:Id|_id|Uuid|_uuid)$/.exec(key)?.[1];
+        if (kind)
+          names.set(
+            String(value),
+            kind
+              .replace(/([a-z])([A-Z])/g, '$1 $2')
+              .replace(/_/g, ' ')
+              .toLowerCase(),
+          );
+      } else visit(value, depth + 1);
+    }
+  };
+  visit(payload, 0);
+  return h`${ids.map(
+    (id) =>
+      h`<a class="labelled-id" href="/console/search?q=${encodeURIComponent(id)}"><span class="id-kind">${names.get(id) ?? 'object'}</span> ${id}</a> `,
+  )}`;
+}
 
 export function money(minor: string | bigint | null | undefined, currency: string): string {
   if (minor === null || minor === undefined) return '—';

@@ -1,3 +1,8 @@
+// The menu folds away on a narrow screen (it is open in the page, so without this script it stays open).
+(() => {
+  const menu = document.querySelector('details.menu');
+  if (menu && window.matchMedia('(max-width: 700px)').matches) menu.removeAttribute('open');
+})();
 // Draws the overview's charts with uPlot from the figures the page carries as JSON. Amounts arrive as
 // exact decimal strings; they become numbers here only to be drawn.
 (() => {
@@ -6,7 +11,13 @@
     const days = data.days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
     const palette = ['#1a4fb8', '#b3541e', '#2e7d32', '#7b1fa2', '#c62828', '#00838f'];
     const series = [{}].concat(
-      data.series.map((s, i) => ({ label: s.label, stroke: palette[i % palette.length], width: 2 })),
+      // Away from the plot the legend shows each series' total over the period, not "--".
+      data.series.map((s, i) => ({
+        label: s.label,
+        stroke: palette[i % palette.length],
+        width: 2,
+        value: (_u, v) => (v == null ? `${s.total} in total` : String(v)),
+      })),
     );
     const values = [days].concat(data.series.map((s) => s.values.map(Number)));
     const width = Math.max(320, Math.min(holder.clientWidth || 800, 1100) - 16);

@@ -7,7 +7,7 @@ import { DomainError, notFound } from '../../../platform/errors/domain-error.ts'
 import { tenantChangeSettled } from '../../../platform/tenants/tenant-changes.ts';
 import { readEvmWallet } from '../../../rails/chain/hd-addresses.ts';
 import { sendConsolePage } from '../console-http.ts';
-import { details, doneNotice, link, listView, money, status, when } from '../console-layout.ts';
+import { details, doneNotice, idLink, link, listView, money, status, when } from '../console-layout.ts';
 import { ownsTenant, sees } from '../console-scope.ts';
 import { h } from '../html-template.ts';
 import {
@@ -90,7 +90,7 @@ export async function registerCryptoConsoleRoutes(
         ['Store', link(`/console/crypto/stores/${o.store_id}`, o.store_name)],
         ['Paying in', o.pay_asset ? `${o.pay_asset} on ${o.pay_network}` : null],
         ['Deposit address', o.deposit_address ? h`<code>${o.deposit_address}</code>` : null],
-        ['Payment', o.payment_id],
+        ['Payment', idLink(o.payment_id)],
         ['Expires', when(o.expires_at)],
         ['Created', when(o.created_at)],
       ])}
@@ -138,7 +138,7 @@ export async function registerCryptoConsoleRoutes(
         ['In crypto', money(r.crypto_amount, r.asset)],
         ['Network', r.network],
         ['Order', link(`/console/crypto/orders/${r.order_id}`, r.order_id)],
-        ['Payment', r.payment_id],
+        ['Payment', idLink(r.payment_id)],
         ['Buyer’s address', r.refund_address],
         ['Reason', r.reason],
         ['Expires', when(r.expires_at)],

@@ -8,7 +8,16 @@ import { DomainError, notFound } from '../../../platform/errors/domain-error.ts'
 import type { DeliveryState } from '../../../platform/events/events-service.ts';
 import { tenantChangeSettled } from '../../../platform/tenants/tenant-changes.ts';
 import { sendConsolePage } from '../console-http.ts';
-import { details, doneNotice, filterForm, idLink, link, listView, status, when } from '../console-layout.ts';
+import {
+  details,
+  doneNotice,
+  filterForm,
+  labelledIds,
+  link,
+  listView,
+  status,
+  when,
+} from '../console-layout.ts';
 import { ownsTenant, sees } from '../console-scope.ts';
 import { h } from '../html-template.ts';
 import { UUID } from '../reads/paging.ts';
@@ -224,7 +233,7 @@ created the partner; it is not rotated from the console.</p>`);
           { label: 'API', cell: (e) => e.api },
           { label: 'Type', cell: (e) => e.type },
           { label: 'Webhook', cell: (e) => status(e.deliveryState) },
-          { label: 'About', cell: (e) => h`${e.objectIds.map((id) => h`${idLink(id)} `)}` },
+          { label: 'About', cell: (e) => labelledIds(e.objectIds, e.payload) },
           { label: 'Created', cell: (e) => when(e.createdAt) },
         ],
         nextHref: page.nextCursor
@@ -250,7 +259,7 @@ ${details([
   ['API', e.api],
   ['Tenant', e.tenantId],
   ['Webhook', status(e.deliveryState)],
-  ['About', h`${e.objectIds.map((id) => h`${idLink(id)} `)}`],
+  ['About', labelledIds(e.objectIds, e.payload)],
   ['Created', when(e.createdAt)],
 ])}
 <h2>Payload</h2><pre tabindex="0">${JSON.stringify(e.payload, null, 2)}</pre>

@@ -7,7 +7,7 @@ import { notFound } from '../../../platform/errors/domain-error.ts';
 import { sendCsv } from '../../../platform/http/csv-reply.ts';
 import { isUuid } from '../../../platform/ids.ts';
 import { sendConsolePage } from '../console-http.ts';
-import { details, doneNotice, link, listView, money, status, when } from '../console-layout.ts';
+import { details, doneNotice, idLink, link, listView, money, status, when } from '../console-layout.ts';
 import { ownsTenant, sees } from '../console-scope.ts';
 import { h } from '../html-template.ts';
 import {
@@ -209,9 +209,9 @@ ${action ? h`<p class="inline">${action}</p>` : ''}${details([
   ['Number', cardNumber(k)],
   ['Expiry', `${String(k.expiry_month).padStart(2, '0')}/${k.expiry_year}`],
   ['Kind', k.is_virtual ? 'virtual' : 'physical'],
-  ['Product', k.product_id],
+  ['Card product', h`<code>${k.product_id}</code>`],
   ['Customer', link(`/console/issuing/customers/${k.customer_id}`, k.customer_id)],
-  ['Account', k.account_id],
+  ['Account', idLink(k.account_id)],
   ['Created', when(k.created_at)],
 ])}<h2>Transactions</h2>${cardTransactionTable(transactions.rows)}<h2>Events</h2>${await eventsAbout(deps, viewer, k.id)}`,
     );

@@ -36,7 +36,11 @@ export async function registerOverviewRoutes(app: FastifyInstance, deps: Console
         values[days.indexOf(f.day)] = pick(f);
         series.set(key, values);
       }
-      const data = { days, series: [...series].map(([name, values]) => ({ label: name, values })) };
+      // Each series' total over the period (exact, summed here): what its legend shows until hovered.
+      const data = {
+        days,
+        series: [...series].map(([name, values]) => ({ label: name, values, total: sumDecimals(values) })),
+      };
       return h`<div class="chart" data-chart="${id}" role="img" aria-label="${id === 'counts' ? 'Payments per day' : 'Volume per day'}"></div>
 <script type="application/json" id="${id}">${trusted(JSON.stringify(data).replace(/</g, '\\u003c'))}</script>`;
     };
@@ -87,8 +91,7 @@ ${listView({
   ],
 })}
 <link rel="stylesheet" href="/console/assets/uplot.css">
-<script src="/console/assets/uplot.js"></script>
-<script src="/console/assets/console.js"></script>`,
+<script src="/console/assets/uplot.js"></script>`,
     );
   });
 
@@ -115,4 +118,18 @@ ${listView({
       found.length === 0 ? 404 : 200,
     );
   });
+}
+
+/** The sum of decimal strings ("12.50", "3"), exactly, written with the most decimals among them. */
+function sumDecimals(values: string[]): string {
+  const scale = Math.max(0, ...values.map((v) => v.split('.')[1]?.length ?? 0));
+  const units = values.reduce((sum, v) => {
+    const [whole = '0', fraction = ''] = v.replace('-', '').split('.');
+    const minor = BigInt(whole) * 10n ** BigInt(scale) + BigInt(fraction.padEnd(scale, '0') || '0');
+    return sum + (v.startsWith('-') ? -minor : minor);
+  }, 0n);
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(scale + 1, '0');
+  const text = scale ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
+  return negative ? `-${text}` : text;
 }

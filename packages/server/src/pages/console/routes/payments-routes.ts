@@ -138,22 +138,40 @@ export async function registerPaymentsConsoleRoutes(
         `Transaction ${t.id}`,
         h`${doneNotice(textQuery(request).done)}
 ${actions.length ? h`<p class="inline">${actions}</p>` : ''}
-${details([
-  ['Status', status(t.status)],
-  ['Type', `${t.type} (${t.mode})`],
-  ['Amount', money(t.amount, t.currency)],
-  ['Captured', money(t.captured_amount, t.currency)],
-  ['Refunded', money(t.refunded_amount, t.currency)],
-  ['Order', link(`/console/payments/orders/${t.order_id}`, t.order_id)],
-  ['Refund of', t.parent_id ? link(`/console/payments/transactions/${t.parent_id}`, t.parent_id) : null],
-  ['Customer', link(`/console/payments/customers/${t.customer_id}`, t.customer_id)],
-  ['Card', t.card_bin ? `${t.card_brand ?? ''} ${t.card_bin}•• •••• ${t.card_last4 ?? ''}` : null],
-  ['Decline', t.decline_reason ?? t.error_message],
-  ['Reason', t.reason],
-  ['Authorization expires', when(t.auth_expires_at)],
-  ['Created', when(t.created_at)],
-])}
-<h2>Refunds</h2>${transactionTable(refunds.rows)}
+${details(
+  // A deposit shows what was authorized, captured and refunded; a refund, chargeback or representment
+  // is money going one way for one reason: its amount, what it is of, and why.
+  t.type === 'deposit'
+    ? [
+        ['Status', status(t.status)],
+        ['Type', `${t.type} (${t.mode})`],
+        ['Amount', money(t.amount, t.currency)],
+        ['Captured', money(t.captured_amount, t.currency)],
+        ['Refunded', money(t.refunded_amount, t.currency)],
+        ['Order', link(`/console/payments/orders/${t.order_id}`, t.order_id)],
+        ['Customer', link(`/console/payments/customers/${t.customer_id}`, t.customer_id)],
+        ['Card', t.card_bin ? `${t.card_brand ?? ''} ${t.card_bin}•• •••• ${t.card_last4 ?? ''}` : null],
+        ['Decline', t.decline_reason ?? t.error_message],
+        ['Authorization expires', when(t.auth_expires_at)],
+        ['Created', when(t.created_at)],
+      ]
+    : [
+        ['Status', status(t.status)],
+        ['Type', t.type],
+        ['Amount', money(t.amount, t.currency)],
+        [
+          `${t.type[0]?.toUpperCase()}${t.type.slice(1)} of`,
+          t.parent_id
+            ? link(`/console/payments/transactions/${t.parent_id}`, `transaction ${t.parent_id}`)
+            : null,
+        ],
+        ['Reason', t.reason],
+        ['Order', link(`/console/payments/orders/${t.order_id}`, t.order_id)],
+        ['Customer', link(`/console/payments/customers/${t.customer_id}`, t.customer_id)],
+        ['Created', when(t.created_at)],
+      ],
+)}
+${t.type === 'deposit' ? h`<h2>Refunds</h2>${transactionTable(refunds.rows)}` : ''}
 <h2>Events</h2>${await eventsAbout(deps, viewer, String(t.id))}`,
       );
     },
