@@ -101,9 +101,11 @@ const POSTGRES_STOP_RESERVE_MS = 2000;
 export async function serve(config: Config): Promise<number> {
   if (cluster.isWorker) return serveWorker(config);
   if (config.workers > 1) {
+    // The data directory says where the server listens before the banner says it is running.
     return servePrimary(config, (address, booted) => {
-      printBanner(config, address, booted.adminToken);
-      void announceRunningServer(config.dataDir, baseUrl(config, address)).catch(() => undefined);
+      void announceRunningServer(config.dataDir, baseUrl(config, address))
+        .catch(() => undefined)
+        .then(() => printBanner(config, address, booted.adminToken));
     });
   }
   const booted = await boot(config, { runMigrations: true });
@@ -149,10 +151,10 @@ export async function serve(config: Config): Promise<number> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 
   const address = await tessera.app.listen({ port: config.port, host: config.host });
-  printBanner(config, address, booted.adminToken);
   await announceRunningServer(config.dataDir, baseUrl(config, address)).catch((err: unknown) =>
     tessera.services.logger.warn({ err }, 'the data directory does not say where this server listens'),
   );
+  printBanner(config, address, booted.adminToken);
   return -1;
 }
 
