@@ -404,11 +404,16 @@ async function checkLayout(page: Page, name: string, width: number, problems: st
       contentTop: content ? content.getBoundingClientRect().top : 0,
       cellsPastScreen: cells.filter((td) => td.getBoundingClientRect().right > window.innerWidth + 1).length,
       tablesOutsideScroll: boxes.filter((b) => !b).length,
+      labelsApartFromInputs: [...document.querySelectorAll('form.filters label')].filter((l) => {
+        const input = document.getElementById(l.htmlFor);
+        return input && Math.abs(input.getBoundingClientRect().left - l.getBoundingClientRect().left) > 2;
+      }).length,
       scrollersWithoutShadow: boxes.filter((b) => b && b.scrollWidth > b.clientWidth && !getComputedStyle(b).backgroundImage.includes('gradient')).length,
     };
   })()`)) as {
     contentTop: number;
     cellsPastScreen: number;
+    labelsApartFromInputs: number;
     tablesOutsideScroll: number;
     scrollersWithoutShadow: number;
   };
@@ -416,6 +421,7 @@ async function checkLayout(page: Page, name: string, width: number, problems: st
     problems.push(`${name}: the menu takes ${layout.contentTop} px above the content`);
   if (width <= 400 && layout.cellsPastScreen > 0)
     problems.push(`${name}: ${layout.cellsPastScreen} cells reach past the screen`);
+  if (layout.labelsApartFromInputs > 0) problems.push(`${name}: a filter label not above its own input`);
   if (layout.tablesOutsideScroll > 0) problems.push(`${name}: a table outside a scroll box`);
   if (layout.scrollersWithoutShadow > 0)
     problems.push(`${name}: a table cut off with no sign that it scrolls`);

@@ -181,14 +181,21 @@ export function filterForm(
   values: Record<string, string | undefined>,
 ): Html {
   return h`<form class="filters" method="get" action="${action}">${fields.map((f) => {
-    const id = `filter-${f.name}`;
+    // Ids unique on the page, which may hold several filter forms (the reports page does).
+    const id = `filter-${
+      action
+        .split('/')
+        .pop()
+        ?.replace(/[^\w-]/g, '') ?? ''
+    }-${f.name}`;
     const value = values[f.name] ?? '';
     const input = f.options
       ? h`<select id="${id}" name="${f.name}"><option value="">any</option>${f.options.map(
           (o) => h`<option${o === value ? h` selected` : ''}>${o}</option>`,
         )}</select>`
       : h`<input id="${id}" name="${f.name}" value="${value}" maxlength="120">`;
-    return h`<label for="${id}">${f.label}</label>${input}`;
+    // Each label above its own input, the pair wrapping as one when the row is full.
+    return h`<span class="filter-field"><label for="${id}">${f.label}</label>${input}</span>`;
   })}<button type="submit">Filter</button></form>`;
 }
 

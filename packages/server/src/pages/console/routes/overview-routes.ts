@@ -59,8 +59,8 @@ export async function registerOverviewRoutes(app: FastifyInstance, deps: Console
       deps,
       'Overview',
       h`
-<form class="filters" method="get" action="/console"><label for="days">Period</label>
-<select id="days" name="days">${Object.keys(PERIODS).map((d) => h`<option value="${d}"${Number(d) === period ? h` selected` : ''}>last ${d} days</option>`)}</select>
+<form class="filters" method="get" action="/console"><span class="filter-field"><label for="days">Period</label>
+<select id="days" name="days">${Object.keys(PERIODS).map((d) => h`<option value="${d}"${Number(d) === period ? h` selected` : ''}>last ${d} days</option>`)}</select></span>
 <button type="submit">Show</button></form>
 <div class="cards">
 <div class="card"><span>Failed webhooks</span><strong data-field="failed-webhooks">${attention.failedWebhooks}</strong>${link('/console/developers/events?delivery=failed', 'See them')}</div>
