@@ -13,6 +13,14 @@ const newCard = {
   cardHolderCountry: 'RO',
 };
 
+const twoBooks = {
+  orderType: 'purchase',
+  customerId: 10001,
+  amount: '24.90',
+  currency: 'EUR',
+  description: 'Two books',
+};
+
 export const PAYMENTS_REQUEST_EXAMPLES: RequestExamples = {
   postCustomer: {
     customer: {
@@ -29,28 +37,11 @@ export const PAYMENTS_REQUEST_EXAMPLES: RequestExamples = {
   postOrder: {
     purchase: {
       summary: 'A purchase with a new card (approved test card), its card saved',
-      value: {
-        orderType: 'purchase',
-        customerId: 10001,
-        amount: '24.90',
-        currency: 'EUR',
-        description: 'Two books',
-        externalOrderId: 'order-1001',
-        ...newCard,
-        saveCard: true,
-      },
+      value: { ...twoBooks, externalOrderId: 'order-1001', ...newCard, saveCard: true },
     },
     authorizeOnly: {
       summary: 'An authorization only, captured later with PUT /transaction/{id}',
-      value: {
-        orderType: 'purchase',
-        customerId: 10001,
-        amount: '24.90',
-        currency: 'EUR',
-        description: 'Two books',
-        cardTransactionMode: 'auth',
-        ...newCard,
-      },
+      value: { ...twoBooks, cardTransactionMode: 'auth', ...newCard },
     },
     storedCard: {
       summary: 'A purchase with a card saved earlier (the customer’s own cardId)',
