@@ -366,7 +366,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1376,7 +1376,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2886,7 +2886,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3774,7 +3774,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4627,7 +4627,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5731,7 +5731,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6391,7 +6391,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7079,7 +7079,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9122,7 +9122,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;

@@ -1054,7 +1054,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1288,7 +1288,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1560,7 +1560,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1793,7 +1793,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2036,7 +2036,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2284,7 +2284,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2518,7 +2518,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2752,7 +2752,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2997,7 +2997,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3231,7 +3231,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3473,7 +3473,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3672,7 +3672,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3851,7 +3851,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4043,7 +4043,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4283,7 +4283,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4701,7 +4701,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5192,7 +5192,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5560,7 +5560,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5820,7 +5820,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6082,7 +6082,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6346,7 +6346,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6601,7 +6601,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6857,7 +6857,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -7124,7 +7124,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -7378,7 +7378,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -7637,7 +7637,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -7836,7 +7836,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8212,7 +8212,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8638,7 +8638,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9064,7 +9064,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9529,7 +9529,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9777,7 +9777,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10025,7 +10025,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10273,7 +10273,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10579,7 +10579,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11382,7 +11382,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12313,7 +12313,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12790,7 +12790,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -13973,7 +13973,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -14217,7 +14217,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -14468,7 +14468,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;

@@ -860,7 +860,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1537,7 +1537,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -1927,7 +1927,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2632,7 +2632,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3524,7 +3524,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3941,7 +3941,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5175,7 +5175,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5592,7 +5592,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6738,7 +6738,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8220,7 +8220,7 @@ export interface operations {
                 customerId?: number | string;
             };
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8920,7 +8920,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9721,7 +9721,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10193,7 +10193,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10533,7 +10533,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -11130,7 +11130,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11773,7 +11773,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12658,7 +12658,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14253,7 +14253,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;

@@ -1,7 +1,7 @@
 // Where the server of a data directory listens: `tessera serve` writes `server.json` there once it
 // listens (the port actually bound, also with PORT=0) and removes it when it exits, so the CLI's client
 // commands run beside it find it without --server or PORT. A file whose process is gone is ignored.
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -19,7 +19,14 @@ export async function announceRunningServer(dataDir: string, url: string): Promi
   const record: RunningServer = { url, pid: process.pid, startedAt: new Date().toISOString() };
   await writeFile(`${file}.tmp`, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
   await rename(`${file}.tmp`, file);
-  process.once('exit', () => rmSync(file, { force: true }));
+  // Gone with this process — unless another server has announced itself there since.
+  process.once('exit', () => {
+    try {
+      if ((JSON.parse(readFileSync(file, 'utf8')) as RunningServer).pid === process.pid) rmSync(file);
+    } catch {
+      // already gone
+    }
+  });
 }
 
 /** The URL of the data directory's running server, if one announced itself and is still alive. */

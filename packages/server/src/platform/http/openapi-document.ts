@@ -126,8 +126,8 @@ function describeProtocol(
         in: 'header',
         required: false,
         description:
-          'Makes the write safe to retry: the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409.',
-        schema: { type: 'string', minLength: 1, maxLength: 255 },
+          'Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409.',
+        schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
       });
     }
     for (const status of ['409', '422']) responses[status] ??= refusal(status);
