@@ -36,9 +36,13 @@ export class ServerProcess {
     });
   }
 
-  /** Starts `tessera serve` and waits for its banner. */
-  static async start(env: Record<string, string>, args: string[] = ['serve']): Promise<ServerProcess> {
-    const child = spawn(process.execPath, [BIN, ...args], {
+  /** Starts `tessera serve` (the bin, or another entry point such as the compiled dist/main.js) and waits for its banner. */
+  static async start(
+    env: Record<string, string>,
+    args: string[] = ['serve'],
+    bin = BIN,
+  ): Promise<ServerProcess> {
+    const child = spawn(process.execPath, [bin, ...args], {
       env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

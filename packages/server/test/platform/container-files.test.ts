@@ -13,14 +13,18 @@ const read = (file: string) => readFileSync(`${root}${file}`, 'utf8');
 describe('container files', () => {
   it('the Dockerfile runs the real binary as a non-root user, healthy on /readyz, data on a volume', () => {
     const dockerfile = read('Dockerfile');
-    const cmd = /^CMD \["node", "([^"]+)", "serve"\]$/m.exec(dockerfile)?.[1];
-    expect(cmd && existsSync(`${root}${cmd}`)).toBe(true);
+    // The compiled server (npm run build, in the image's build stage): the JavaScript of a real source.
+    const cmd = /^CMD \["node", "([^"]+)", "serve"\]$/m.exec(dockerfile)?.[1] ?? '';
+    expect(cmd).toMatch(/^packages\/server\/dist\/.+\.js$/);
+    expect(existsSync(`${root}${cmd.replace('/dist/', '/src/').replace(/\.js$/, '.ts')}`)).toBe(true);
+    expect(dockerfile).toMatch(/^RUN npm run build$/m);
+    expect(dockerfile).toMatch(/^COPY --from=build \/app\/packages\/server\/dist packages\/server\/dist$/m);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/readyz/);
     expect(dockerfile).toMatch(/TESSERA_DATA_DIR=\/data/);
     expect(dockerfile).toMatch(/^VOLUME \["\/data"\]$/m);
     expect(dockerfile).toMatch(/^FROM node:20\.\d+-bookworm-slim/m);
-    // `npm ci --omit=dev` must leave what serve runs on: tsx runs the sources.
+    // `npm ci --omit=dev` must leave what serve runs on (tsx stays for a checkout's `npx tessera`).
     const server = JSON.parse(read('packages/server/package.json')) as {
       dependencies: Record<string, string>;
     };
