@@ -3,7 +3,9 @@
 // never go below zero. Bounded accounts are locked in id order so concurrent transactions cannot deadlock;
 // unbounded ones (a network's receivable, the platform's revenue) are never locked or updated by a posting:
 // they take append-only deltas that the ledger-rollup sweep adds to their rows (migration 0034), so no
-// row is written by every tenant's payments. Every operation is idempotent by its operation id.
+// row is written by every tenant's payments. A pure credit to a bounded account cannot break its bound, so it
+// takes no lock either: it waits in ledger_account_credits until a debit that needs it, or the sweep, folds
+// it in under the account's lock (migration 0039). Every operation is idempotent by its operation id.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterCommit } from '../db/connection-scope.ts';
