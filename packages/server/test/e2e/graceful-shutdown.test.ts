@@ -30,11 +30,6 @@ describe('SIGTERM', () => {
   it('drains within 10 s with a hanging receiver, and loses nothing', async () => {
     const env = { TESSERA_DATA_DIR: data.dir };
     const server = await ServerProcess.start(env);
-    // The CLI beside it finds it by its data directory: no --server, no PORT (the port was picked).
-    const announced = JSON.parse(await readFile(join(data.dir, 'server.json'), 'utf8')) as { url: string };
-    expect(announced.url).toBe(server.baseUrl);
-    const listed = await runCli(['events', '--json', '--limit', '1'], env);
-    expect(listed.code, listed.stderr).toBe(0);
     const merchant = await server.admin<{ apiKey: string; sites: { id: number }[] }>('POST', '/merchants', {
       name: 'Shop',
       sites: [{ name: 'web', ipnUrl: receiver.url('/ipn') }],
@@ -88,6 +83,7 @@ describe('SIGTERM', () => {
     process.stdout.write(`SIGTERM with a hanging receiver: stopped in ${ms} ms\n`);
     for (const answer of answers) expect([0, 201, 503]).toContain(answer.status);
     expect(postgresPid && isAlive(postgresPid)).toBeFalsy();
+    // A stopped server leaves no record of where it listened.
     await expect(readFile(join(data.dir, 'server.json'))).rejects.toThrow(/ENOENT/);
 
     // After a restart the abandoned IPN goes out again; every acknowledged order exists.
@@ -108,6 +104,11 @@ describe('SIGTERM', () => {
         const found = await restarted.request('GET', `/payments/order/${id}`, { headers: auth });
         expect(found.status).toBe(200);
       }
+      // The CLI beside it finds it by its data directory: no --server, no PORT (the port was picked).
+      const announced = JSON.parse(await readFile(join(data.dir, 'server.json'), 'utf8')) as { url: string };
+      expect(announced.url).toBe(restarted.baseUrl);
+      const listed = await runCli(['events', '--json', '--limit', '1'], env);
+      expect(listed.code, listed.stderr).toBe(0);
     } finally {
       await restarted.stop();
     }
