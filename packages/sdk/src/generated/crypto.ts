@@ -461,6 +461,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -503,6 +505,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -545,6 +549,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -587,6 +593,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -629,6 +637,96 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -671,6 +769,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -715,6 +815,50 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -876,7 +1020,7 @@ export interface operations {
                      *                   "currency": "EUR",
                      *                   "value": "10.90"
                      *                 },
-                     *                 "rate": "example",
+                     *                 "rate": "0.92",
                      *                 "status": "detected",
                      *                 "confirmations": 1,
                      *                 "confirmations_required": 1,
@@ -1326,6 +1470,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -1527,6 +1713,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1569,6 +1757,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1611,6 +1801,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1653,6 +1845,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1695,6 +1889,96 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1737,6 +2021,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1781,6 +2067,50 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1871,6 +2201,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example id_01JD3Q8Z9X0000000000000000 */
                 id: string;
             };
             cookie?: never;
@@ -1941,7 +2272,7 @@ export interface operations {
                      *                 "currency": "EUR",
                      *                 "value": "10.90"
                      *               },
-                     *               "rate": "example",
+                     *               "rate": "0.92",
                      *               "status": "detected",
                      *               "confirmations": 1,
                      *               "confirmations_required": 1,
@@ -1991,7 +2322,7 @@ export interface operations {
                      *               "blockchain": "ETH",
                      *               "value": "10.90"
                      *             },
-                     *             "rate": "example",
+                     *             "rate": "0.92",
                      *             "offramp": true,
                      *             "created_at": "2026-11-24T10:30:00.000Z"
                      *           }
@@ -2417,6 +2748,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -2468,6 +2841,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example paym_01JD3Q8Z9X0000000000000000 */
                 payment_id: string;
             };
             cookie?: never;
@@ -2799,6 +3173,48 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2890,6 +3306,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example paym_01JD3Q8Z9X0000000000000000 */
                 payment_id: string;
             };
             cookie?: never;
@@ -3014,6 +3431,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3056,6 +3475,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3098,6 +3519,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3140,6 +3563,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3182,6 +3607,96 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3224,6 +3739,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3268,6 +3785,50 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3356,6 +3917,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example paym_01JD3Q8Z9X0000000000000000 */
                 payment_id: string;
             };
             cookie?: never;
@@ -3724,6 +4286,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -3778,6 +4382,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example paym_01JD3Q8Z9X0000000000000000 */
                 payment_id: string;
             };
             cookie?: never;
@@ -3902,6 +4507,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3944,6 +4551,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3986,6 +4595,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4028,6 +4639,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4070,6 +4683,96 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4112,6 +4815,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4156,6 +4861,50 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4577,6 +5326,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -4641,8 +5432,8 @@ export interface operations {
                  *         "type": "exchange_rates",
                  *         "attributes": {
                  *           "type": "crypto",
-                 *           "from": "example",
-                 *           "to": "example"
+                 *           "from": "USDC",
+                 *           "to": "EUR"
                  *         }
                  *       }
                  *     }
@@ -4668,8 +5459,8 @@ export interface operations {
                  *         "type": "exchange_rates",
                  *         "attributes": {
                  *           "type": "crypto",
-                 *           "from": "example",
-                 *           "to": "example"
+                 *           "from": "USDC",
+                 *           "to": "EUR"
                  *         }
                  *       }
                  *     }
@@ -4709,9 +5500,9 @@ export interface operations {
                      *         "id": "id_01JD3Q8Z9X0000000000000000",
                      *         "attributes": {
                      *           "type": "crypto",
-                     *           "from": "example",
-                     *           "to": "example",
-                     *           "rate": "example",
+                     *           "from": "USDC",
+                     *           "to": "EUR",
+                     *           "rate": "0.92",
                      *           "status": "active",
                      *           "created_at": "2026-11-24T10:30:00.000Z",
                      *           "expires_at": "2026-11-24T10:30:00.000Z"
@@ -4744,6 +5535,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4786,6 +5579,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4828,6 +5623,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4870,6 +5667,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4912,6 +5711,96 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4954,6 +5843,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4998,6 +5889,50 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5086,6 +6021,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example id_01JD3Q8Z9X0000000000000000 */
                 id: string;
             };
             cookie?: never;
@@ -5107,9 +6043,9 @@ export interface operations {
                      *         "id": "id_01JD3Q8Z9X0000000000000000",
                      *         "attributes": {
                      *           "type": "crypto",
-                     *           "from": "example",
-                     *           "to": "example",
-                     *           "rate": "example",
+                     *           "from": "USDC",
+                     *           "to": "EUR",
+                     *           "rate": "0.92",
                      *           "status": "active",
                      *           "created_at": "2026-11-24T10:30:00.000Z",
                      *           "expires_at": "2026-11-24T10:30:00.000Z"
@@ -5396,6 +6332,48 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5681,6 +6659,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -5741,8 +6761,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "since": "2026-11-24T10:30:00.000Z",
-                 *       "afterEventId": "afte_01JD3Q8Z9X0000000000000000"
+                 *       "since": "2026-11-01T00:00:00.000Z"
                  *     }
                  */
                 "application/json": {
@@ -5756,8 +6775,7 @@ export interface operations {
                 };
                 /**
                  * @example {
-                 *       "since": "2026-11-24T10:30:00.000Z",
-                 *       "afterEventId": "afte_01JD3Q8Z9X0000000000000000"
+                 *       "since": "2026-11-01T00:00:00.000Z"
                  *     }
                  */
                 "application/vnd.api+json": {
@@ -5812,6 +6830,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5854,6 +6874,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5896,6 +6918,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5938,6 +6962,96 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5980,6 +7094,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6024,6 +7140,50 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6112,6 +7272,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example even_01JD3Q8Z9X0000000000000000 */
                 eventId: string;
             };
             cookie?: never;
@@ -6341,6 +7502,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -6395,6 +7598,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example even_01JD3Q8Z9X0000000000000000 */
                 eventId: string;
             };
             cookie?: never;
@@ -6433,6 +7637,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6475,6 +7681,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6517,6 +7725,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6559,6 +7769,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6603,6 +7815,50 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6708,10 +7964,10 @@ export interface operations {
                      *       "data": {
                      *         "type": "bank_accounts",
                      *         "attributes": {
-                     *           "iban": "example",
+                     *           "iban": "RO49AAAA1B31007593840000",
                      *           "country": "RO",
-                     *           "bic": "example",
-                     *           "holder_name": "example",
+                     *           "bic": "AAAARO22",
+                     *           "holder_name": "Ada Lovelace SRL",
                      *           "updated_at": "2026-11-24T10:30:00.000Z"
                      *         }
                      *       }
@@ -6992,6 +8248,48 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7092,9 +8390,9 @@ export interface operations {
                  *       "data": {
                  *         "type": "bank_accounts",
                  *         "attributes": {
-                 *           "iban": "example",
-                 *           "bic": "example",
-                 *           "holder_name": "example"
+                 *           "iban": "RO49AAAA1B31007593840000",
+                 *           "bic": "AAAARO22",
+                 *           "holder_name": "Ada Lovelace SRL"
                  *         }
                  *       }
                  *     }
@@ -7115,9 +8413,9 @@ export interface operations {
                  *       "data": {
                  *         "type": "bank_accounts",
                  *         "attributes": {
-                 *           "iban": "example",
-                 *           "bic": "example",
-                 *           "holder_name": "example"
+                 *           "iban": "RO49AAAA1B31007593840000",
+                 *           "bic": "AAAARO22",
+                 *           "holder_name": "Ada Lovelace SRL"
                  *         }
                  *       }
                  *     }
@@ -7151,10 +8449,10 @@ export interface operations {
                      *       "data": {
                      *         "type": "bank_accounts",
                      *         "attributes": {
-                     *           "iban": "example",
+                     *           "iban": "RO49AAAA1B31007593840000",
                      *           "country": "RO",
-                     *           "bic": "example",
-                     *           "holder_name": "example",
+                     *           "bic": "AAAARO22",
+                     *           "holder_name": "Ada Lovelace SRL",
                      *           "updated_at": "2026-11-24T10:30:00.000Z"
                      *         }
                      *       }
@@ -7181,6 +8479,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7223,6 +8523,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7265,6 +8567,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7307,6 +8611,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7349,6 +8655,96 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7391,6 +8787,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7435,6 +8833,50 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7862,6 +9304,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -7911,7 +9395,9 @@ export interface operations {
     getStoresBalanceReport: {
         parameters: {
             query: {
+                /** @example 2026-11-24 */
                 from: string;
+                /** @example 2026-11-24 */
                 to: string;
             };
             header?: never;
@@ -7929,7 +9415,7 @@ export interface operations {
                 };
                 content: {
                     /** @example example */
-                    "application/vnd.api+json": string;
+                    "text/csv": string;
                 };
             };
             /** @description Bad input: the envelope names the field */
@@ -8191,6 +9677,48 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8648,6 +10176,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -8727,9 +10297,9 @@ export interface operations {
                      *             "store_id": "stor_01JD3Q8Z9X0000000000000000",
                      *             "arrival_date": "example",
                      *             "bank_account": {
-                     *               "iban": "example",
-                     *               "bic": "example",
-                     *               "holder_name": "example"
+                     *               "iban": "RO49AAAA1B31007593840000",
+                     *               "bic": "AAAARO22",
+                     *               "holder_name": "Ada Lovelace SRL"
                      *             },
                      *             "itemized": true,
                      *             "failure_code": "example",
@@ -9072,6 +10642,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -9197,9 +10809,9 @@ export interface operations {
                      *           "store_id": "stor_01JD3Q8Z9X0000000000000000",
                      *           "arrival_date": "example",
                      *           "bank_account": {
-                     *             "iban": "example",
-                     *             "bic": "example",
-                     *             "holder_name": "example"
+                     *             "iban": "RO49AAAA1B31007593840000",
+                     *             "bic": "AAAARO22",
+                     *             "holder_name": "Ada Lovelace SRL"
                      *           },
                      *           "itemized": true,
                      *           "failure_code": "example",
@@ -9238,6 +10850,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9280,6 +10894,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9322,6 +10938,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9364,6 +10982,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9406,6 +11026,96 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9448,6 +11158,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9492,6 +11204,50 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9580,6 +11336,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example id_01JD3Q8Z9X0000000000000000 */
                 id: string;
             };
             cookie?: never;
@@ -9606,9 +11363,9 @@ export interface operations {
                      *           "store_id": "stor_01JD3Q8Z9X0000000000000000",
                      *           "arrival_date": "example",
                      *           "bank_account": {
-                     *             "iban": "example",
-                     *             "bic": "example",
-                     *             "holder_name": "example"
+                     *             "iban": "RO49AAAA1B31007593840000",
+                     *             "bic": "AAAARO22",
+                     *             "holder_name": "Ada Lovelace SRL"
                      *           },
                      *           "itemized": true,
                      *           "failure_code": "example",
@@ -9938,6 +11695,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -9989,6 +11788,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example id_01JD3Q8Z9X0000000000000000 */
                 id: string;
             };
             cookie?: never;
@@ -10004,7 +11804,7 @@ export interface operations {
                 };
                 content: {
                     /** @example example */
-                    "application/vnd.api+json": string;
+                    "text/csv": string;
                 };
             };
             /** @description Bad input: the envelope names the field */
@@ -10266,6 +12066,48 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1,
+                     *       "message": "Success",
+                     *       "errors": [
+                     *         {
+                     *           "status": "active",
+                     *           "code": "example",
+                     *           "title": "example",
+                     *           "detail": "example",
+                     *           "source": {
+                     *             "pointer": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        errors: {
+                            status: string;
+                            code: string;
+                            title: string;
+                            detail: string;
+                            source?: {
+                                pointer: string;
+                            };
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1103,6 +1103,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1133,6 +1135,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1163,6 +1167,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1193,6 +1263,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1225,6 +1297,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1345,6 +1449,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1375,6 +1481,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1405,6 +1513,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1435,6 +1545,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1465,6 +1641,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1497,6 +1675,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1571,7 +1781,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "email": "ada@example.com",
-                 *       "password": "example"
+                 *       "password": "Sandbox-Example-1"
                  *     }
                  */
                 "application/json": {
@@ -1608,6 +1818,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1638,6 +1850,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1668,6 +1882,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1698,6 +1978,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1730,6 +2012,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1851,6 +2165,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1881,6 +2197,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1911,6 +2229,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1941,6 +2325,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1973,6 +2359,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2047,7 +2465,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "email": "ada@example.com",
-                 *       "password": "example"
+                 *       "password": "Sandbox-Example-1"
                  *     }
                  */
                 "application/json": {
@@ -2099,6 +2517,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2129,6 +2549,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2159,6 +2581,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2189,6 +2677,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2221,6 +2711,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2317,7 +2839,7 @@ export interface operations {
                      * @example {
                      *       "challengeId": "chal_01JD3Q8Z9X0000000000000000",
                      *       "message": "Success",
-                     *       "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *       "expiresAt": "2099-12-31T23:59:59.000Z"
                      *     }
                      */
                     "application/json": {
@@ -2333,6 +2855,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2363,6 +2887,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2393,6 +2919,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2423,6 +3015,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2455,6 +3049,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2551,7 +3177,7 @@ export interface operations {
                      * @example {
                      *       "challengeId": "chal_01JD3Q8Z9X0000000000000000",
                      *       "message": "Success",
-                     *       "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *       "expiresAt": "2099-12-31T23:59:59.000Z"
                      *     }
                      */
                     "application/json": {
@@ -2567,6 +3193,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2597,6 +3225,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2627,6 +3257,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2657,6 +3353,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2689,6 +3387,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2812,6 +3542,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2842,6 +3574,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2872,6 +3606,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2902,6 +3702,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2934,6 +3736,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3030,7 +3864,7 @@ export interface operations {
                      * @example {
                      *       "challengeId": "chal_01JD3Q8Z9X0000000000000000",
                      *       "message": "Success",
-                     *       "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *       "expiresAt": "2099-12-31T23:59:59.000Z"
                      *     }
                      */
                     "application/json": {
@@ -3046,6 +3880,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3076,6 +3912,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3106,6 +3944,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3136,6 +4040,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3168,6 +4074,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3288,6 +4226,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3318,6 +4258,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3348,6 +4290,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3378,6 +4386,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3410,6 +4420,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3517,6 +4559,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3547,6 +4591,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3577,6 +4623,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3609,6 +4657,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3696,6 +4776,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3726,6 +4808,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3756,6 +4840,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3788,6 +4874,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3872,7 +4990,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "channel": "email",
-                     *       "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *       "expiresAt": "2099-12-31T23:59:59.000Z"
                      *     }
                      */
                     "application/json": {
@@ -3888,6 +5006,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3918,6 +5038,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3948,6 +5070,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3980,6 +5104,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4098,6 +5254,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4128,6 +5286,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4158,6 +5318,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4188,6 +5414,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4220,6 +5448,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4327,6 +5587,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4357,6 +5619,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4387,6 +5651,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4417,6 +5747,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4449,6 +5781,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4663,6 +6027,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -4711,8 +6105,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "since": "2026-11-24T10:30:00.000Z",
-                 *       "afterEventId": "afte_01JD3Q8Z9X0000000000000000"
+                 *       "since": "2026-11-01T00:00:00.000Z"
                  *     }
                  */
                 "application/json": {
@@ -4756,6 +6149,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4786,6 +6181,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4816,6 +6213,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4846,6 +6245,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4876,6 +6341,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4908,6 +6375,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4972,6 +6471,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example even_01JD3Q8Z9X0000000000000000 */
                 eventId: string;
             };
             cookie?: never;
@@ -5154,6 +6654,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -5196,6 +6726,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example even_01JD3Q8Z9X0000000000000000 */
                 eventId: string;
             };
             cookie?: never;
@@ -5227,6 +6758,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5257,6 +6790,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5287,6 +6822,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5317,6 +6854,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5349,6 +6888,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5522,6 +7093,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -5635,6 +7236,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5665,6 +7268,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5695,6 +7300,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5725,6 +7396,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5757,6 +7430,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5897,6 +7602,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5927,6 +7634,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5957,6 +7666,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5987,6 +7762,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6019,6 +7796,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6095,8 +7904,8 @@ export interface operations {
                  *       "country": "RO",
                  *       "state": "CA",
                  *       "city": "Cluj-Napoca",
-                 *       "postalCode": "example",
-                 *       "addressLine1": "example",
+                 *       "postalCode": "400114",
+                 *       "addressLine1": "Str. Memorandumului 28",
                  *       "addressLine2": "example"
                  *     }
                  */
@@ -6161,6 +7970,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6191,6 +8002,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6221,6 +8034,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6251,6 +8130,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6283,6 +8164,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6416,6 +8329,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6446,6 +8361,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6476,6 +8393,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6506,6 +8489,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6538,6 +8523,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6672,6 +8689,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6702,6 +8721,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6732,6 +8753,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6762,6 +8849,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6794,6 +8883,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6868,7 +8989,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "employmentStatus": "employed",
-                 *       "occupation": "example",
+                 *       "occupation": "Engineer",
                  *       "annualIncome": "under_25k",
                  *       "sourceOfFunds": [
                  *         "salary"
@@ -6939,6 +9060,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6969,6 +9092,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6999,6 +9124,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7029,6 +9220,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7061,6 +9254,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7193,6 +9418,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7223,6 +9450,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7253,6 +9482,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7283,6 +9578,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7315,6 +9612,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7452,6 +9781,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7482,6 +9813,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7512,6 +9845,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7542,6 +9941,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7574,6 +9975,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7661,7 +10094,7 @@ export interface operations {
                      *       "kind": "identity",
                      *       "status": "started",
                      *       "url": "https://sandbox.tessera.example/hosted/page",
-                     *       "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *       "expiresAt": "2099-12-31T23:59:59.000Z"
                      *     }
                      */
                     "application/json": {
@@ -7681,6 +10114,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7711,6 +10146,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7741,6 +10178,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7773,6 +10212,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7860,7 +10331,7 @@ export interface operations {
                      *       "kind": "identity",
                      *       "status": "started",
                      *       "url": "https://sandbox.tessera.example/hosted/page",
-                     *       "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *       "expiresAt": "2099-12-31T23:59:59.000Z"
                      *     }
                      */
                     "application/json": {
@@ -7880,6 +10351,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7910,6 +10383,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7940,6 +10415,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7972,6 +10449,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8174,6 +10683,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -8272,6 +10811,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8302,6 +10843,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8332,6 +10875,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8362,6 +10971,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8394,6 +11005,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8456,10 +11099,12 @@ export interface operations {
     getAccountsByAccountIdStatement: {
         parameters: {
             query: {
+                /** @example 2026-11 */
                 month: string;
             };
             header?: never;
             path: {
+                /** @example acco_01JD3Q8Z9X0000000000000000 */
                 accountId: string;
             };
             cookie?: never;
@@ -8475,7 +11120,7 @@ export interface operations {
                 };
                 content: {
                     /** @example example */
-                    "application/json": string;
+                    "text/csv": string;
                 };
             };
             /** @description Bad input: the envelope names the field */
@@ -8600,6 +11245,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -8642,6 +11317,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example acco_01JD3Q8Z9X0000000000000000 */
                 accountId: string;
             };
             cookie?: never;
@@ -8689,6 +11365,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8719,6 +11397,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8749,6 +11429,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8779,6 +11461,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8811,6 +11495,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9026,6 +11742,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -9080,13 +11826,13 @@ export interface operations {
                  *       "label": "Sandbox example",
                  *       "deliveryAddress": {
                  *         "name": "Sandbox example",
-                 *         "line1": "example",
+                 *         "line1": "Str. Memorandumului 28",
                  *         "line2": "example",
                  *         "city": "Cluj-Napoca",
-                 *         "postalCode": "example",
+                 *         "postalCode": "400114",
                  *         "country": "RO"
                  *       },
-                 *       "pin": "1234"
+                 *       "pin": "4827"
                  *     }
                  */
                 "application/json": {
@@ -9161,6 +11907,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9191,6 +11939,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9221,6 +11971,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9251,6 +12067,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9283,6 +12101,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9347,6 +12197,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example card_01JD3Q8Z9X0000000000000000 */
                 cardId: string;
             };
             cookie?: never;
@@ -9466,6 +12317,36 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9533,6 +12414,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example card_01JD3Q8Z9X0000000000000000 */
                 cardId: string;
             };
             cookie?: never;
@@ -9592,6 +12474,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9622,6 +12506,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9652,6 +12538,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9682,6 +12570,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9714,6 +12604,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9781,6 +12703,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example card_01JD3Q8Z9X0000000000000000 */
                 cardId: string;
             };
             cookie?: never;
@@ -9840,6 +12763,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9870,6 +12795,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9900,6 +12827,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9930,6 +12859,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9962,6 +12893,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10029,6 +12992,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example card_01JD3Q8Z9X0000000000000000 */
                 cardId: string;
             };
             cookie?: never;
@@ -10088,6 +13052,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10118,6 +13084,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10148,6 +13116,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10178,6 +13148,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10210,6 +13182,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10277,7 +13281,9 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example card_01JD3Q8Z9X0000000000000000 */
                 cardId: string;
+                /** @example lost */
                 reason: "lost" | "stolen" | "compromised" | "damaged" | "expired";
             };
             cookie?: never;
@@ -10288,13 +13294,13 @@ export interface operations {
                  * @example {
                  *       "deliveryAddress": {
                  *         "name": "Sandbox example",
-                 *         "line1": "example",
+                 *         "line1": "Str. Memorandumului 28",
                  *         "line2": "example",
                  *         "city": "Cluj-Napoca",
-                 *         "postalCode": "example",
+                 *         "postalCode": "400114",
                  *         "country": "RO"
                  *       },
-                 *       "pin": "1234"
+                 *       "pin": "4827"
                  *     }
                  */
                 "application/json": {
@@ -10364,6 +13370,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10394,6 +13402,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10424,6 +13434,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10454,6 +13466,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10484,6 +13562,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10516,6 +13596,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10583,6 +13695,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example card_01JD3Q8Z9X0000000000000000 */
                 cardId: string;
             };
             cookie?: never;
@@ -10636,6 +13749,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10666,6 +13781,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10696,6 +13813,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10726,6 +13845,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10756,6 +13941,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10788,6 +13975,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10852,6 +14071,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example card_01JD3Q8Z9X0000000000000000 */
                 cardId: string;
             };
             cookie?: never;
@@ -11008,6 +14228,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -11047,6 +14297,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example card_01JD3Q8Z9X0000000000000000 */
                 cardId: string;
             };
             cookie?: never;
@@ -11199,6 +14450,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -11261,7 +14542,7 @@ export interface operations {
                      *           "currency": "EUR",
                      *           "merchant": "example",
                      *           "requestedAt": "2026-11-24T10:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *           "expiresAt": "2099-12-31T23:59:59.000Z"
                      *         }
                      *       ]
                      *     }
@@ -11344,6 +14625,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -11386,6 +14697,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example tran_01JD3Q8Z9X0000000000000000 */
                 transactionAuthId: string;
             };
             cookie?: never;
@@ -11437,7 +14749,7 @@ export interface operations {
                      *         "transactionAuthId": "tran_01JD3Q8Z9X0000000000000000",
                      *         "status": "active",
                      *         "authType": "example",
-                     *         "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *         "expiresAt": "2099-12-31T23:59:59.000Z"
                      *       },
                      *       "createdAt": "2026-11-24T10:30:00.000Z",
                      *       "authorizedAt": "2026-11-24T10:30:00.000Z",
@@ -11482,6 +14794,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11512,6 +14826,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11542,6 +14858,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11572,6 +14890,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11602,6 +14986,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11634,6 +15020,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11739,7 +15157,7 @@ export interface operations {
                      *             "transactionAuthId": "tran_01JD3Q8Z9X0000000000000000",
                      *             "status": "active",
                      *             "authType": "example",
-                     *             "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *             "expiresAt": "2099-12-31T23:59:59.000Z"
                      *           },
                      *           "createdAt": "2026-11-24T10:30:00.000Z",
                      *           "authorizedAt": "2026-11-24T10:30:00.000Z",
@@ -11881,6 +15299,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -11920,6 +15368,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example tran_01JD3Q8Z9X0000000000000000 */
                 transactionId: string;
             };
             cookie?: never;
@@ -11954,7 +15403,7 @@ export interface operations {
                      *         "transactionAuthId": "tran_01JD3Q8Z9X0000000000000000",
                      *         "status": "active",
                      *         "authType": "example",
-                     *         "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *         "expiresAt": "2099-12-31T23:59:59.000Z"
                      *       },
                      *       "createdAt": "2026-11-24T10:30:00.000Z",
                      *       "authorizedAt": "2026-11-24T10:30:00.000Z",
@@ -12086,6 +15535,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -12125,6 +15604,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example tran_01JD3Q8Z9X0000000000000000 */
                 transactionId: string;
             };
             cookie?: never;
@@ -12275,6 +15755,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -12317,6 +15827,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example tran_01JD3Q8Z9X0000000000000000 */
                 transactionId: string;
             };
             cookie?: never;
@@ -12392,6 +15903,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12422,6 +15935,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12452,6 +15967,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12482,6 +15999,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12512,6 +16095,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12544,6 +16129,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12608,6 +16225,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example disp_01JD3Q8Z9X0000000000000000 */
                 disputeId: string;
             };
             cookie?: never;
@@ -12752,6 +16370,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -12834,8 +16482,8 @@ export interface operations {
                      *       "reference": "order-1001",
                      *       "bankTransfer": {
                      *         "beneficiary": "example",
-                     *         "iban": "example",
-                     *         "bic": "example",
+                     *         "iban": "RO49AAAA1B31007593840000",
+                     *         "bic": "AAAARO22",
                      *         "reference": "order-1001"
                      *       },
                      *       "paymentUrl": "https://sandbox.tessera.example/hosted/page",
@@ -12845,14 +16493,14 @@ export interface operations {
                      *         "network": "ETH",
                      *         "amount": "10.90",
                      *         "depositAddress": "example",
-                     *         "rate": "example",
+                     *         "rate": "0.92",
                      *         "fee": "10.90",
                      *         "received": "example",
                      *         "confirmations": 1,
                      *         "confirmationsRequired": 1
                      *       },
                      *       "creditedAmount": "10.90",
-                     *       "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *       "expiresAt": "2099-12-31T23:59:59.000Z",
                      *       "createdAt": "2026-11-24T10:30:00.000Z",
                      *       "completedAt": "2026-11-24T10:30:00.000Z"
                      *     }
@@ -12894,7 +16542,9 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         completedAt: string | null;
-                    } | string;
+                    };
+                    /** @example example */
+                    "text/html": string;
                 };
             };
             /** @description Bad input: the envelope names the field */
@@ -12902,6 +16552,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12932,6 +16584,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12962,6 +16616,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12992,6 +16648,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13022,6 +16744,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13054,6 +16778,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13144,8 +16900,8 @@ export interface operations {
                      *           "reference": "order-1001",
                      *           "bankTransfer": {
                      *             "beneficiary": "example",
-                     *             "iban": "example",
-                     *             "bic": "example",
+                     *             "iban": "RO49AAAA1B31007593840000",
+                     *             "bic": "AAAARO22",
                      *             "reference": "order-1001"
                      *           },
                      *           "paymentUrl": "https://sandbox.tessera.example/hosted/page",
@@ -13155,14 +16911,14 @@ export interface operations {
                      *             "network": "ETH",
                      *             "amount": "10.90",
                      *             "depositAddress": "example",
-                     *             "rate": "example",
+                     *             "rate": "0.92",
                      *             "fee": "10.90",
                      *             "received": "example",
                      *             "confirmations": 1,
                      *             "confirmationsRequired": 1
                      *           },
                      *           "creditedAmount": "10.90",
-                     *           "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *           "expiresAt": "2099-12-31T23:59:59.000Z",
                      *           "createdAt": "2026-11-24T10:30:00.000Z",
                      *           "completedAt": "2026-11-24T10:30:00.000Z"
                      *         }
@@ -13248,6 +17004,36 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13448,6 +17234,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -13623,6 +17439,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -13733,6 +17579,36 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13935,6 +17811,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -13983,12 +17889,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "currency": "EUR",
+                 *       "currency": "USDC",
                  *       "network": "ETH",
                  *       "accountCurrency": "EUR"
                  *     }
                  */
                 "application/json": {
+                    /** @example USDC */
                     currency: string;
                     network: string;
                     accountCurrency?: string;
@@ -14012,8 +17919,8 @@ export interface operations {
                      *       "currency": "EUR",
                      *       "network": "ETH",
                      *       "accountCurrency": "example",
-                     *       "rate": "example",
-                     *       "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *       "rate": "0.92",
+                     *       "expiresAt": "2099-12-31T23:59:59.000Z"
                      *     }
                      */
                     "application/json": {
@@ -14032,6 +17939,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14062,6 +17971,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14092,6 +18003,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14122,6 +18099,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14154,6 +18133,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14227,13 +18238,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "currency": "EUR",
+                 *       "currency": "USDC",
                  *       "network": "ETH",
                  *       "accountCurrency": "EUR",
                  *       "amount": "10.90"
                  *     }
                  */
                 "application/json": {
+                    /** @example USDC */
                     currency: string;
                     network: string;
                     accountCurrency?: string;
@@ -14259,10 +18271,10 @@ export interface operations {
                      *       "accountCurrency": "example",
                      *       "amount": "10.90",
                      *       "fee": "10.90",
-                     *       "feePercent": "10.90",
+                     *       "feePercent": "example",
                      *       "total": "10.90",
                      *       "cryptoAmount": "10.90",
-                     *       "rate": "example"
+                     *       "rate": "0.92"
                      *     }
                      */
                     "application/json": {
@@ -14283,6 +18295,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14313,6 +18327,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14343,6 +18359,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14373,6 +18455,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14405,6 +18489,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14480,7 +18596,7 @@ export interface operations {
                  * @example {
                  *       "accountId": "3f0c8a2e-5b1d-4c7e-9a64-2d8f1e0b7c55",
                  *       "amount": "10.90",
-                 *       "currency": "EUR",
+                 *       "currency": "USDC",
                  *       "network": "ETH",
                  *       "quoteId": "quot_01JD3Q8Z9X0000000000000000"
                  *     }
@@ -14489,6 +18605,7 @@ export interface operations {
                     /** Format: uuid */
                     accountId: string;
                     amount: string | number;
+                    /** @example USDC */
                     currency: string;
                     network: string;
                     quoteId?: string;
@@ -14518,8 +18635,8 @@ export interface operations {
                      *       "reference": "order-1001",
                      *       "bankTransfer": {
                      *         "beneficiary": "example",
-                     *         "iban": "example",
-                     *         "bic": "example",
+                     *         "iban": "RO49AAAA1B31007593840000",
+                     *         "bic": "AAAARO22",
                      *         "reference": "order-1001"
                      *       },
                      *       "paymentUrl": "https://sandbox.tessera.example/hosted/page",
@@ -14529,14 +18646,14 @@ export interface operations {
                      *         "network": "ETH",
                      *         "amount": "10.90",
                      *         "depositAddress": "example",
-                     *         "rate": "example",
+                     *         "rate": "0.92",
                      *         "fee": "10.90",
                      *         "received": "example",
                      *         "confirmations": 1,
                      *         "confirmationsRequired": 1
                      *       },
                      *       "creditedAmount": "10.90",
-                     *       "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *       "expiresAt": "2099-12-31T23:59:59.000Z",
                      *       "createdAt": "2026-11-24T10:30:00.000Z",
                      *       "completedAt": "2026-11-24T10:30:00.000Z"
                      *     }
@@ -14586,6 +18703,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14616,6 +18735,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14646,6 +18767,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14676,6 +18799,72 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14706,6 +18895,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14738,6 +18929,38 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14802,6 +19025,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example topu_01JD3Q8Z9X0000000000000000 */
                 topupId: string;
             };
             cookie?: never;
@@ -14828,8 +19052,8 @@ export interface operations {
                      *       "reference": "order-1001",
                      *       "bankTransfer": {
                      *         "beneficiary": "example",
-                     *         "iban": "example",
-                     *         "bic": "example",
+                     *         "iban": "RO49AAAA1B31007593840000",
+                     *         "bic": "AAAARO22",
                      *         "reference": "order-1001"
                      *       },
                      *       "paymentUrl": "https://sandbox.tessera.example/hosted/page",
@@ -14839,14 +19063,14 @@ export interface operations {
                      *         "network": "ETH",
                      *         "amount": "10.90",
                      *         "depositAddress": "example",
-                     *         "rate": "example",
+                     *         "rate": "0.92",
                      *         "fee": "10.90",
                      *         "received": "example",
                      *         "confirmations": 1,
                      *         "confirmationsRequired": 1
                      *       },
                      *       "creditedAmount": "10.90",
-                     *       "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *       "expiresAt": "2099-12-31T23:59:59.000Z",
                      *       "createdAt": "2026-11-24T10:30:00.000Z",
                      *       "completedAt": "2026-11-24T10:30:00.000Z"
                      *     }
@@ -14958,6 +19182,36 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

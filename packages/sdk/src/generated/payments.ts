@@ -565,8 +565,8 @@ export interface operations {
                      *           "country": "RO",
                      *           "state": "CA",
                      *           "city": "Cluj-Napoca",
-                     *           "zipCode": "example",
-                     *           "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                     *           "zipCode": "400114",
+                     *           "address": "Str. Memorandumului 28",
                      *           "phone": "+40712345678",
                      *           "email": "ada@example.com",
                      *           "creationDate": "2026-11-24T10:30:00.000Z",
@@ -811,6 +811,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -930,6 +971,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -971,6 +1014,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1012,6 +1057,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1053,6 +1100,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1094,6 +1229,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1137,6 +1274,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1223,6 +1403,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 10001 */
                 id: number | string;
             };
             cookie?: never;
@@ -1250,8 +1431,8 @@ export interface operations {
                      *         "country": "RO",
                      *         "state": "CA",
                      *         "city": "Cluj-Napoca",
-                     *         "zipCode": "example",
-                     *         "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                     *         "zipCode": "400114",
+                     *         "address": "Str. Memorandumului 28",
                      *         "phone": "+40712345678",
                      *         "email": "ada@example.com",
                      *         "creationDate": "2026-11-24T10:30:00.000Z",
@@ -1488,6 +1669,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -1541,6 +1763,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 10001 */
                 id: number | string;
             };
             cookie?: never;
@@ -1556,8 +1779,8 @@ export interface operations {
                  *       "country": "",
                  *       "state": "CA",
                  *       "city": "Cluj-Napoca",
-                 *       "zipCode": "example",
-                 *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                 *       "zipCode": "400114",
+                 *       "address": "Str. Memorandumului 28",
                  *       "phone": ""
                  *     }
                  */
@@ -1582,8 +1805,8 @@ export interface operations {
                  *       "country": "",
                  *       "state": "CA",
                  *       "city": "Cluj-Napoca",
-                 *       "zipCode": "example",
-                 *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                 *       "zipCode": "400114",
+                 *       "address": "Str. Memorandumului 28",
                  *       "phone": ""
                  *     }
                  */
@@ -1635,6 +1858,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1676,6 +1901,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1717,6 +1944,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1758,6 +1987,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1799,6 +2116,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1842,6 +2161,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1931,6 +2293,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 10001 */
                 id: number | string;
             };
             cookie?: never;
@@ -1975,6 +2338,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2016,6 +2381,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2057,6 +2424,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2098,6 +2467,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2139,6 +2596,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2182,6 +2641,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2583,6 +3085,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -2851,6 +3394,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2892,6 +3437,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2933,6 +3480,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2974,6 +3523,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3015,6 +3566,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3056,6 +3695,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3099,6 +3740,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3185,6 +3869,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 10001 */
                 id: number | string;
             };
             cookie?: never;
@@ -3475,6 +4160,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -3528,6 +4254,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 10001 */
                 id: number | string;
             };
             cookie?: never;
@@ -3649,6 +4376,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3690,6 +4419,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3731,6 +4462,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3772,6 +4505,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3813,6 +4634,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3856,6 +4679,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3945,6 +4811,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 10001 */
                 id: number | string;
             };
             cookie?: never;
@@ -4108,6 +4975,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4149,6 +5018,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4190,6 +5061,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4231,6 +5104,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4272,6 +5147,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4313,6 +5276,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4356,6 +5321,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4774,6 +5782,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -4824,6 +5873,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 10001 */
                 id: number | string;
             };
             cookie?: never;
@@ -5126,6 +6176,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -5179,6 +6270,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 10001 */
                 id: number | string;
             };
             cookie?: never;
@@ -5300,6 +6392,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5341,6 +6435,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5382,6 +6478,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5423,6 +6521,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5464,6 +6650,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5507,6 +6695,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5596,6 +6827,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 10001 */
                 id: number | string;
             };
             cookie?: never;
@@ -5727,6 +6959,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5768,6 +7002,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5809,6 +7045,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5850,6 +7088,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5891,6 +7217,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5934,6 +7262,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6060,7 +7431,7 @@ export interface operations {
                      *           "representmentTransactionId": 10001,
                      *           "status": "needs_response",
                      *           "network": "ETH",
-                     *           "reasonCode": "example",
+                     *           "reasonCode": "13.1",
                      *           "amount": 10.9,
                      *           "fee": 1,
                      *           "uncoveredAmount": 10.9,
@@ -6340,6 +7711,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -6390,6 +7802,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 10001 */
                 id: number | string;
             };
             cookie?: never;
@@ -6417,7 +7830,7 @@ export interface operations {
                      *         "representmentTransactionId": 10001,
                      *         "status": "needs_response",
                      *         "network": "ETH",
-                     *         "reasonCode": "example",
+                     *         "reasonCode": "13.1",
                      *         "amount": 10.9,
                      *         "fee": 1,
                      *         "uncoveredAmount": 10.9,
@@ -6653,6 +8066,47 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6742,6 +8196,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 10001 */
                 id: number | string;
             };
             cookie?: never;
@@ -6771,7 +8226,7 @@ export interface operations {
                      *         "representmentTransactionId": 10001,
                      *         "status": "needs_response",
                      *         "network": "ETH",
-                     *         "reasonCode": "example",
+                     *         "reasonCode": "13.1",
                      *         "amount": 10.9,
                      *         "fee": 1,
                      *         "uncoveredAmount": 10.9,
@@ -6841,6 +8296,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6882,6 +8339,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6923,6 +8382,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6964,6 +8425,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7005,6 +8468,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7048,6 +8513,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7134,6 +8642,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 10001 */
                 id: number | string;
             };
             cookie?: never;
@@ -7147,8 +8656,8 @@ export interface operations {
                  *       ],
                  *       "productDescription": "example",
                  *       "customerCommunication": "example",
-                 *       "shippingCarrier": "10.90",
-                 *       "shippingTrackingNumber": "10.90",
+                 *       "shippingCarrier": "example",
+                 *       "shippingTrackingNumber": "example",
                  *       "refundPolicy": "example",
                  *       "uncategorizedText": "example"
                  *     }
@@ -7186,7 +8695,7 @@ export interface operations {
                      *         "representmentTransactionId": 10001,
                      *         "status": "needs_response",
                      *         "network": "ETH",
-                     *         "reasonCode": "example",
+                     *         "reasonCode": "13.1",
                      *         "amount": 10.9,
                      *         "fee": 1,
                      *         "uncoveredAmount": 10.9,
@@ -7415,6 +8924,88 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
@@ -7422,6 +9013,47 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7506,6 +9138,7 @@ export interface operations {
     getCard: {
         parameters: {
             query: {
+                /** @example 10001 */
                 customerId: number | string;
                 orderId?: number | string;
                 hasToken?: boolean | number | ("0" | "1" | "true" | "false" | "yes" | "no");
@@ -7824,6 +9457,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -7876,6 +9550,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 10001 */
                 id: number | string;
             };
             cookie?: never;
@@ -8169,6 +9844,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -8224,6 +9940,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 10001 */
                 id: number | string;
             };
             cookie?: never;
@@ -8276,6 +9993,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8317,6 +10036,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8358,6 +10079,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8399,6 +10122,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8440,6 +10251,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8483,6 +10296,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8619,7 +10475,7 @@ export interface operations {
                      *           "intervalType": "example",
                      *           "intervalValue": 1,
                      *           "active": 1,
-                     *           "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *           "expiresAt": "2099-12-31T23:59:59.000Z",
                      *           "usageLimit": 1,
                      *           "usageCount": 1,
                      *           "backUrl": "https://sandbox.tessera.example/hosted/page",
@@ -8871,6 +10727,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -8946,7 +10843,7 @@ export interface operations {
                  *       "intervalType": "day",
                  *       "intervalValue": 1,
                  *       "active": true,
-                 *       "expiresAt": "2026-11-24T10:30:00.000Z",
+                 *       "expiresAt": "2099-12-31T23:59:59.000Z",
                  *       "usageLimit": 1,
                  *       "backUrl": "https://shop.example/return"
                  *     }
@@ -8992,7 +10889,7 @@ export interface operations {
                  *       "intervalType": "day",
                  *       "intervalValue": 1,
                  *       "active": true,
-                 *       "expiresAt": "2026-11-24T10:30:00.000Z",
+                 *       "expiresAt": "2099-12-31T23:59:59.000Z",
                  *       "usageLimit": 1,
                  *       "backUrl": "https://shop.example/return"
                  *     }
@@ -9056,7 +10953,7 @@ export interface operations {
                      *         "intervalType": "example",
                      *         "intervalValue": 1,
                      *         "active": 1,
-                     *         "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *         "expiresAt": "2099-12-31T23:59:59.000Z",
                      *         "usageLimit": 1,
                      *         "usageCount": 1,
                      *         "backUrl": "https://sandbox.tessera.example/hosted/page",
@@ -9098,6 +10995,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9139,6 +11038,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9180,6 +11081,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9221,6 +11124,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9262,6 +11253,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9305,6 +11298,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9391,6 +11427,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example example */
                 hash: string;
             };
             cookie?: never;
@@ -9428,7 +11465,7 @@ export interface operations {
                      *         "intervalType": "example",
                      *         "intervalValue": 1,
                      *         "active": 1,
-                     *         "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *         "expiresAt": "2099-12-31T23:59:59.000Z",
                      *         "usageLimit": 1,
                      *         "usageCount": 1,
                      *         "backUrl": "https://sandbox.tessera.example/hosted/page",
@@ -9636,6 +11673,47 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9725,6 +11803,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example example */
                 hash: string;
             };
             cookie?: never;
@@ -9749,7 +11828,7 @@ export interface operations {
                  *       "intervalType": "day",
                  *       "intervalValue": 1,
                  *       "active": true,
-                 *       "expiresAt": "2026-11-24T10:30:00.000Z",
+                 *       "expiresAt": "2099-12-31T23:59:59.000Z",
                  *       "usageLimit": 1,
                  *       "backUrl": "https://shop.example/return"
                  *     }
@@ -9795,7 +11874,7 @@ export interface operations {
                  *       "intervalType": "day",
                  *       "intervalValue": 1,
                  *       "active": true,
-                 *       "expiresAt": "2026-11-24T10:30:00.000Z",
+                 *       "expiresAt": "2099-12-31T23:59:59.000Z",
                  *       "usageLimit": 1,
                  *       "backUrl": "https://shop.example/return"
                  *     }
@@ -9859,7 +11938,7 @@ export interface operations {
                      *         "intervalType": "example",
                      *         "intervalValue": 1,
                      *         "active": 1,
-                     *         "expiresAt": "2026-11-24T10:30:00.000Z",
+                     *         "expiresAt": "2099-12-31T23:59:59.000Z",
                      *         "usageLimit": 1,
                      *         "usageCount": 1,
                      *         "backUrl": "https://sandbox.tessera.example/hosted/page",
@@ -9901,6 +11980,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9942,6 +12023,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9983,6 +12066,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10024,6 +12109,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10065,6 +12238,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10108,6 +12283,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10197,6 +12415,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example example */
                 hash: string;
             };
             cookie?: never;
@@ -10241,6 +12460,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10282,6 +12503,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10323,6 +12546,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10364,6 +12589,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10405,6 +12718,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10448,6 +12763,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10537,6 +12895,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example example */
                 hash: string;
             };
             cookie?: never;
@@ -10601,6 +12960,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10642,6 +13003,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10683,6 +13046,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10724,6 +13089,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10765,6 +13218,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10808,6 +13263,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11081,6 +13579,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -11140,8 +13679,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "since": "2026-11-24T10:30:00.000Z",
-                 *       "afterEventId": "afte_01JD3Q8Z9X0000000000000000"
+                 *       "since": "2026-11-01T00:00:00.000Z"
                  *     }
                  */
                 "application/json": {
@@ -11155,8 +13693,7 @@ export interface operations {
                 };
                 /**
                  * @example {
-                 *       "since": "2026-11-24T10:30:00.000Z",
-                 *       "afterEventId": "afte_01JD3Q8Z9X0000000000000000"
+                 *       "since": "2026-11-01T00:00:00.000Z"
                  *     }
                  */
                 "application/x-www-form-urlencoded": {
@@ -11208,6 +13745,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11249,6 +13788,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11290,6 +13831,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11331,6 +13874,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11372,6 +14003,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11415,6 +14048,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11501,6 +14177,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example even_01JD3Q8Z9X0000000000000000 */
                 eventId: string;
             };
             cookie?: never;
@@ -11724,6 +14401,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -11777,6 +14495,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example even_01JD3Q8Z9X0000000000000000 */
                 eventId: string;
             };
             cookie?: never;
@@ -11816,6 +14535,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11857,6 +14578,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11898,6 +14621,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11939,6 +14664,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11982,6 +14709,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12088,7 +14858,7 @@ export interface operations {
                      *       "message": "Success",
                      *       "data": {
                      *         "token": "eyJhbGciOiJIUzI1NiJ9.sandbox.example",
-                     *         "expiresAt": "2026-11-24T10:30:00.000Z"
+                     *         "expiresAt": "2099-12-31T23:59:59.000Z"
                      *       }
                      *     }
                      */
@@ -12309,6 +15079,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -12359,6 +15170,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 10001 */
                 siteId: number | string;
             };
             cookie?: never;
@@ -12379,10 +15191,10 @@ export interface operations {
                      *       "message": "Success",
                      *       "data": {
                      *         "siteId": 10001,
-                     *         "iban": "example",
+                     *         "iban": "RO49AAAA1B31007593840000",
                      *         "country": "RO",
-                     *         "bic": "example",
-                     *         "holderName": "example",
+                     *         "bic": "AAAARO22",
+                     *         "holderName": "Ada Lovelace SRL",
                      *         "updatedAt": "2026-11-24T10:30:00.000Z"
                      *       }
                      *     }
@@ -12573,6 +15385,47 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12662,6 +15515,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 10001 */
                 siteId: number | string;
             };
             cookie?: never;
@@ -12670,9 +15524,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "iban": "example",
-                 *       "bic": "example",
-                 *       "holderName": "example"
+                 *       "iban": "RO49AAAA1B31007593840000",
+                 *       "bic": "AAAARO22",
+                 *       "holderName": "Ada Lovelace SRL"
                  *     }
                  */
                 "application/json": {
@@ -12682,9 +15536,9 @@ export interface operations {
                 };
                 /**
                  * @example {
-                 *       "iban": "example",
-                 *       "bic": "example",
-                 *       "holderName": "example"
+                 *       "iban": "RO49AAAA1B31007593840000",
+                 *       "bic": "AAAARO22",
+                 *       "holderName": "Ada Lovelace SRL"
                  *     }
                  */
                 "application/x-www-form-urlencoded": {
@@ -12711,10 +15565,10 @@ export interface operations {
                      *       "message": "Success",
                      *       "data": {
                      *         "siteId": 10001,
-                     *         "iban": "example",
+                     *         "iban": "RO49AAAA1B31007593840000",
                      *         "country": "RO",
-                     *         "bic": "example",
-                     *         "holderName": "example",
+                     *         "bic": "AAAARO22",
+                     *         "holderName": "Ada Lovelace SRL",
                      *         "updatedAt": "2026-11-24T10:30:00.000Z"
                      *       }
                      *     }
@@ -12739,6 +15593,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12780,6 +15636,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12821,6 +15679,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12862,6 +15722,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12903,6 +15851,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12946,6 +15896,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13282,6 +16275,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -13331,7 +16365,9 @@ export interface operations {
         parameters: {
             query: {
                 siteId?: number | string;
+                /** @example 2026-11-24 */
                 from: string;
+                /** @example 2026-11-24 */
                 to: string;
             };
             header?: never;
@@ -13349,7 +16385,7 @@ export interface operations {
                 };
                 content: {
                     /** @example example */
-                    "application/json": string;
+                    "text/csv": string;
                 };
             };
             /** @description Bad input: the envelope names the field */
@@ -13523,6 +16559,47 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13882,6 +16959,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -13961,9 +17079,9 @@ export interface operations {
                      *           "siteId": 10001,
                      *           "arrivalDate": "2026-11-24T10:30:00.000Z",
                      *           "bankAccount": {
-                     *             "iban": "example",
-                     *             "bic": "example",
-                     *             "holderName": "example"
+                     *             "iban": "RO49AAAA1B31007593840000",
+                     *             "bic": "AAAARO22",
+                     *             "holderName": "Ada Lovelace SRL"
                      *           },
                      *           "itemized": true,
                      *           "failureCode": "example",
@@ -14204,6 +17322,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -14310,9 +17469,9 @@ export interface operations {
                      *         "siteId": 10001,
                      *         "arrivalDate": "2026-11-24T10:30:00.000Z",
                      *         "bankAccount": {
-                     *           "iban": "example",
-                     *           "bic": "example",
-                     *           "holderName": "example"
+                     *           "iban": "RO49AAAA1B31007593840000",
+                     *           "bic": "AAAARO22",
+                     *           "holderName": "Ada Lovelace SRL"
                      *         },
                      *         "itemized": true,
                      *         "failureCode": "example",
@@ -14348,6 +17507,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14389,6 +17550,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14430,6 +17593,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14471,6 +17636,94 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14512,6 +17765,8 @@ export interface operations {
                 headers: {
                     /** @description This request’s id, also in the error envelope and the logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14555,6 +17810,49 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14641,6 +17939,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example id_01JD3Q8Z9X0000000000000000 */
                 id: string;
             };
             cookie?: never;
@@ -14667,9 +17966,9 @@ export interface operations {
                      *         "siteId": 10001,
                      *         "arrivalDate": "2026-11-24T10:30:00.000Z",
                      *         "bankAccount": {
-                     *           "iban": "example",
-                     *           "bic": "example",
-                     *           "holderName": "example"
+                     *           "iban": "RO49AAAA1B31007593840000",
+                     *           "bic": "AAAARO22",
+                     *           "holderName": "Ada Lovelace SRL"
                      *         },
                      *         "itemized": true,
                      *         "failureCode": "example",
@@ -14907,6 +18206,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
             /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
             503: {
                 headers: {
@@ -14957,6 +18297,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example id_01JD3Q8Z9X0000000000000000 */
                 id: string;
             };
             cookie?: never;
@@ -14972,7 +18313,7 @@ export interface operations {
                 };
                 content: {
                     /** @example example */
-                    "application/json": string;
+                    "text/csv": string;
                 };
             };
             /** @description Bad input: the envelope names the field */
@@ -15146,6 +18487,47 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 200,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,12 +1,14 @@
 // The test harness: an app in-process on a real HTTP port, over its own cloned database, with clock
 // control and an admin client. Tests speak HTTP to it as any client would.
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { type Config, parseConfig } from '../../src/config.ts';
 import { SandboxClock } from '../../src/platform/clock/clock.ts';
 import type { StatementObserver } from '../../src/platform/db/connection-scope.ts';
 import { createApp, type TesseraApp } from '../../src/server.ts';
+import { DocumentCheck, documentsOf, type Exchange } from './document-check.ts';
 import { createTestDatabase } from './test-database.ts';
 
 const KEYED_RUN = process.env.TESSERA_TEST_KEYED === '1';
@@ -19,6 +21,11 @@ export interface HarnessOptions {
   observeStatement?: StatementObserver;
   /** false: every order and authorization the general way (see AppOptions) */
   oneStatementWrites?: boolean;
+  /**
+   * false: the file's exchanges are not held to the OpenAPI documents when the harness closes (only for
+   * a test that breaks the server on purpose, whose answers no document can describe)
+   */
+  checkDocuments?: boolean;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -36,6 +43,9 @@ export interface RequestOptions {
 }
 
 export class Harness {
+  /** Every exchange of request(), held to the documents at close() */
+  private readonly exchanges: Exchange[] = [];
+
   private constructor(
     readonly logs: string[],
     public tessera: TesseraApp,
@@ -46,6 +56,7 @@ export class Harness {
     /** What built the app, to build it again on a restart */
     private readonly build: (clock: SandboxClock | undefined) => Promise<TesseraApp>,
     private readonly frozenAt: Date,
+    private readonly checkDocuments: boolean,
   ) {}
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
@@ -87,7 +98,17 @@ export class Harness {
     // Tests own time: a frozen sandbox clock moves only through advanceClock (production mode keeps real time).
     const tessera = await build(config.mode === 'sandbox' ? new SandboxClock(0, { frozenAt }) : undefined);
     const address = `http://127.0.0.1:${config.port}`;
-    return new Harness(logs, tessera, config, address, adminToken, databaseUrl, build, frozenAt);
+    return new Harness(
+      logs,
+      tessera,
+      config,
+      address,
+      adminToken,
+      databaseUrl,
+      build,
+      frozenAt,
+      options.checkDocuments ?? true,
+    );
   }
 
   /** Stops the app and starts a new one on the same database, port and keys, at the same sandbox time. */
@@ -141,6 +162,8 @@ export class Harness {
     } catch {
       // not JSON: the text is the body
     }
+    if (this.checkDocuments)
+      this.exchanges.push({ method, path, status: response.status, headers: response.headers, text });
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   }
 
@@ -166,8 +189,23 @@ export class Harness {
     return response.body;
   }
 
+  /**
+   * Holds the file's exchanges to the documents, then stops the app; fails with every exchange no
+   * document describes (TESSERA_DOCUMENT_PROBLEMS=file: appends them to the file instead).
+   */
   async close(): Promise<void> {
+    let problems: string[] = [];
+    if (this.exchanges.length > 0) {
+      const check = new DocumentCheck(await documentsOf(this.baseUrl));
+      problems = [...new Set(this.exchanges.flatMap((exchange) => check.problemsOf(exchange)))];
+    }
     await this.tessera.close();
+    const file = process.env.TESSERA_DOCUMENT_PROBLEMS;
+    if (file) {
+      for (const problem of problems) appendFileSync(file, `${problem}\n`);
+    } else if (problems.length > 0) {
+      throw new Error(`exchanges the OpenAPI documents do not describe:\n${problems.join('\n')}`);
+    }
   }
 }
 

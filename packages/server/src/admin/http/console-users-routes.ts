@@ -28,14 +28,22 @@ export async function registerConsoleUserRoutes(app: ZodApp, users: ConsoleUsers
       schema: {
         summary: 'Let a person sign in to the console; a generated password is shown only in this answer',
         tags: ['console users'],
-        body: z.object({
-          email: z.string().trim().min(3).max(254),
-          password: z.string().min(12).max(200).optional(),
-          role: z.enum(['operator', 'member']),
-          tenant: z
-            .object({ kind: z.enum(['partner', 'merchant', 'store']), id: z.string().trim().min(1).max(100) })
-            .optional(),
-        }),
+        body: z
+          .object({
+            email: z.string().trim().min(3).max(254),
+            password: z.string().min(12).max(200).optional(),
+            role: z.enum(['operator', 'member']),
+            tenant: z
+              .object({
+                kind: z.enum(['partner', 'merchant', 'store']),
+                id: z.string().trim().min(1).max(100),
+              })
+              .optional(),
+          })
+          // A member of one tenant (an operator has none): the schema alone cannot say which goes with which.
+          .meta({
+            example: { email: 'ada@example.com', role: 'member', tenant: { kind: 'merchant', id: '1001' } },
+          }),
         response: { 201: userView.extend({ password: z.string().optional() }), ...standardErrors },
       },
     },

@@ -9,7 +9,7 @@ import {
   presentEventDetail,
   toEventFilter,
 } from '../../platform/events/event-views.ts';
-import { exactlyOneStart, replayFields } from '../../platform/events/tenant-event-routes.ts';
+import { exactlyOneStart, REPLAY_EXAMPLE, replayFields } from '../../platform/events/tenant-event-routes.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { idParam, standardErrors } from './schemas.ts';
@@ -103,7 +103,8 @@ export async function registerEventRoutes(app: ZodApp, deps: AdminDeps): Promise
         tags: ['events'],
         body: replayFields
           .extend({ api: apiEnum.optional(), tenantId: z.string().max(100).optional() })
-          .refine(...exactlyOneStart),
+          .refine(...exactlyOneStart)
+          .meta(REPLAY_EXAMPLE),
         response: {
           202: z.object({
             replayed: z.number().int(),

@@ -8,10 +8,12 @@ import { readEvmWallet } from '../../rails/chain/hd-addresses.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { frameAncestorsField, idParam, nameField, standardErrors, timestamp, urlField } from './schemas.ts';
 
-const currencyPair = z.object({
-  currency: z.string().trim().toUpperCase(),
-  network: z.string().trim().toUpperCase(),
-});
+const currencyPair = z
+  .object({
+    currency: z.string().trim().toUpperCase(),
+    network: z.string().trim().toUpperCase(),
+  })
+  .meta({ example: { currency: 'USDC', network: 'ETH' } });
 /** The store's own EVM wallet: an account-level xpub (m/44'/60'/0'); null goes back to the operator's. */
 const evmXpubField = z
   .string()
@@ -22,7 +24,9 @@ const evmXpubField = z
   .superRefine((value, ctx) => {
     const wallet = value ? readEvmWallet(value) : undefined;
     if (wallet && 'problem' in wallet) ctx.addIssue({ code: 'custom', message: wallet.problem });
-  });
+  })
+  // The reference's example keeps the operator's wallet (an xpub is the store's own to give).
+  .meta({ example: null });
 
 const storeView = z.object({
   id: z.string(),

@@ -1,6 +1,6 @@
 // The request examples of the crypto reference, written by hand where a body generated from the schema
 // would be refused (its amount details did not add up to the total, its expiry was in the past). The
-// examples test sends each (test/platform/request-examples.test.ts).
+// examples test sends each (test/platform/every-operation-example.test.ts).
 import type { RequestExamples } from '../../platform/http/openapi-document.ts';
 
 const customer = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', country: 'RO' };

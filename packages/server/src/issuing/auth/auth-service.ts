@@ -379,18 +379,30 @@ export class AuthService {
       chain,
     });
     const challengeId = newId('challenge');
-    await this.deps.db
-      .insertInto('issuing_auth_challenges')
-      .values({
-        id: challengeId,
-        partner_id: partner.id,
-        purpose,
-        subject: walletAddress,
-        message,
-        expires_at: expiresAt,
-        created_at: now,
-      })
-      .execute();
+    // A new challenge replaces any earlier open one for the wallet (as a new email code does): the
+    // signature is checked against one message only, whatever the clock's resolution.
+    await this.deps.transact(async (tx) => {
+      await tx
+        .updateTable('issuing_auth_challenges')
+        .set({ consumed_at: now })
+        .where('partner_id', '=', partner.id)
+        .where('purpose', '=', purpose)
+        .where('subject', '=', walletAddress)
+        .where('consumed_at', 'is', null)
+        .execute();
+      await tx
+        .insertInto('issuing_auth_challenges')
+        .values({
+          id: challengeId,
+          partner_id: partner.id,
+          purpose,
+          subject: walletAddress,
+          message,
+          expires_at: expiresAt,
+          created_at: now,
+        })
+        .execute();
+    });
     return { challengeId, message, expiresAt };
   }
 

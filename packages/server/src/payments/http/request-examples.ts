@@ -2,7 +2,7 @@
 // would not be a request the sandbox accepts (it fills every field, so it mixes a card number with a
 // stored card and recurring terms with a purchase). One named example per variant; "Try it out" sends the
 // chosen one. Ids are the first of each kind in a fresh sandbox; the examples test sends each with the
-// caller's own (test/platform/request-examples.test.ts).
+// caller's own (test/platform/every-operation-example.test.ts).
 import type { RequestExamples } from '../../platform/http/openapi-document.ts';
 
 const newCard = {

@@ -61,7 +61,10 @@ export const exactlyOneStart: [
   { message: 'give exactly one of since and afterEventId', path: ['since'] },
 ];
 
-const replayBody = replayFields.refine(...exactlyOneStart);
+/** The reference's example: one start only (a schema cannot say "exactly one of"). */
+export const REPLAY_EXAMPLE = { example: { since: '2026-11-01T00:00:00.000Z' } };
+
+const replayBody = replayFields.refine(...exactlyOneStart).meta(REPLAY_EXAMPLE);
 
 export async function registerTenantEventRoutes(
   app: ZodApp,

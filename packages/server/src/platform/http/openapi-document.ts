@@ -6,7 +6,7 @@
 // also accepted as a number in a form body, says nothing more as a composition), a description of each
 // answer in the API's envelope, and an example of every body and answer (openapi-examples.ts).
 import type { OpenAPIV3 } from 'openapi-types';
-import { exampleOf } from './openapi-examples.ts';
+import { conformingExampleOf, exampleOf } from './openapi-examples.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -75,6 +75,18 @@ export function completeDocument<T extends OpenAPIV3.Document>(
           media.examples = structuredClone(examples);
         } else withExample(media);
       }
+      // A required parameter gets an example too ("try it" fills it in); an optional one stays empty.
+      for (const parameter of (operation.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
+        if (!parameter.required || parameter.example !== undefined || !parameter.schema) continue;
+        const example = conformingExampleOf(
+          parameter.schema as NonNullable<Parameters<typeof exampleOf>[0]>,
+          parameter.name,
+        );
+        if (example !== undefined) parameter.example = example;
+      }
+      for (const answer of Object.values(operation.responses ?? {})) {
+        answerMediaTypes(answer as OpenAPIV3.ResponseObject);
+      }
       describeProtocol(method, operation, options);
       for (const [status, answer] of Object.entries(operation.responses ?? {})) {
         const response = answer as OpenAPIV3.ResponseObject;
@@ -132,6 +144,10 @@ function describeProtocol(
     }
     for (const status of ['409', '422']) responses[status] ??= refusal(status);
   }
+  // A body the server does not take (too large, or of a media type it does not read) is refused before the route.
+  if (operation.requestBody) for (const status of ['413', '415']) responses[status] ??= refusal(status);
+  // An internal error can answer any operation (nothing was changed: its transaction rolled back).
+  responses['500'] ??= refusal('500');
   for (const status of ['429', '503']) {
     responses[status] ??= refusal(status);
     const answer = responses[status] as OpenAPIV3.ResponseObject;
@@ -146,19 +162,43 @@ function describeProtocol(
       'x-request-id': header('This request’s id, also in the error envelope and the logs'),
       ...response.headers,
     };
-    if (!/^2/.test(status)) continue;
-    if (keyed) {
+    // A keyed write's answer is stored and replayed whatever it was, but for a 5xx (rolled back, stored nothing).
+    if (keyed && !/^5/.test(status)) {
       response.headers['Idempotency-Replayed'] = header(
         '`true` when this is the stored answer of an earlier request with the same Idempotency-Key',
         { type: 'string', enum: ['true'] },
       );
     }
+    if (!/^2/.test(status)) continue;
     const json = response.content?.['application/json'];
     if (options.successMediaType && response.content && json) {
       delete response.content['application/json'];
       response.content[options.successMediaType] = json;
     }
   }
+}
+
+/**
+ * A route answers a text format by describing its string answer with the media type
+ * (`z.string().describe('text/csv')`), alone or as one member of a union beside JSON (a topup's hosted
+ * page for a browser, its JSON for an API client): the document lists each under its own media type.
+ */
+function answerMediaTypes(response: OpenAPIV3.ResponseObject): void {
+  const schema = response.content?.['application/json']?.schema as OpenAPIV3.SchemaObject | undefined;
+  if (!response.content || !schema) return;
+  const mediaOf = (member: OpenAPIV3.SchemaObject) =>
+    member.type === 'string' && /^[a-z]+\/[a-z0-9.+-]+$/.test(member.description ?? '')
+      ? member.description
+      : undefined;
+  const members = (schema.anyOf ?? schema.oneOf ?? [schema]) as OpenAPIV3.SchemaObject[];
+  const texts = members.filter((member) => mediaOf(member));
+  if (texts.length === 0) return;
+  const rest = members.filter((member) => !mediaOf(member));
+  delete response.content['application/json'];
+  if (rest.length === 1) response.content['application/json'] = { schema: rest[0] as OpenAPIV3.SchemaObject };
+  else if (rest.length > 1)
+    response.content['application/json'] = { schema: { [schema.anyOf ? 'anyOf' : 'oneOf']: rest } };
+  for (const text of texts) response.content[mediaOf(text) as string] = { schema: { type: 'string' } };
 }
 
 /** What each answer means, in the API's envelope, when the route did not say. */

@@ -53,7 +53,23 @@ const BY_NAME: [RegExp, unknown][] = [
   [/^(reference|externalOrderId|orderId)$/, 'order-1001'],
   [/^message$/, 'Success'],
   [/^(description|label|name|reason)$/i, 'Sandbox example'],
-  [/^(walletAddress|address|refund_address)$/i, '0x52908400098527886E0F7030069857D2E4169EE7'],
+  [/^(walletAddress|refund_address)$/i, '0x52908400098527886E0F7030069857D2E4169EE7'],
+  [/^(address|addressLine1|line1)$/i, 'Str. Memorandumului 28'],
+  [/^(zipCode|postalCode)$/, '400114'],
+  [/^password$/, 'Sandbox-Example-1'],
+  [/^iban$/, 'RO49AAAA1B31007593840000'],
+  [/^bic$/, 'AAAARO22'],
+  [/^(holderName|holder_name)$/, 'Ada Lovelace SRL'],
+  [/^occupation$/, 'Engineer'],
+  [/^month$/, '2026-11'],
+  // A time a link or offer runs until is in the future (a past one is refused, or already expired).
+  [/^expiresAt$/, '2099-12-31T23:59:59.000Z'],
+  [/^from$/, 'USDC'],
+  [/^to$/, 'EUR'],
+  [/^rate$/, '0.92'],
+  [/^reasonCode$/, '13.1'],
+  [/^tenant$/, 'site:2001'],
+  [/^pin$/, '4827'],
   [/^(network|blockchain)$/i, 'ETH'],
   [/^(state|cardHolderState)$/, 'CA'],
 ];
@@ -66,6 +82,12 @@ const BY_FORMAT: Record<string, unknown> = {
   'date-time': '2026-11-24T10:30:00.000Z',
   date: '2026-11-24',
 };
+
+/** The example, only when the schema takes it (a parameter's example must conform). */
+export function conformingExampleOf(schema: Schema, name: string): unknown {
+  const example = exampleOf(schema, name);
+  return example !== undefined && fits(schema, example) ? example : undefined;
+}
 
 export function exampleOf(schema: Schema | undefined, name = '', depth = 0): unknown {
   if (!schema || depth > 8) return undefined;
@@ -121,6 +143,7 @@ const PATTERNED = [
   '1990-12-10',
   '20261124103000',
   '05',
+  '2026-11',
 ];
 
 function stringExample(schema: Schema, name: string): string {
@@ -129,7 +152,7 @@ function stringExample(schema: Schema, name: string): string {
     schema.default,
     byName,
     schema.format ? BY_FORMAT[schema.format] : undefined,
-    /amount|total|price|value|shipping|tax|discount|fee/i.test(name) ? '10.90' : undefined,
+    /(amount|total|price|value|shipping|tax|discount|fee)$/i.test(name) ? '10.90' : undefined,
     /id$/i.test(name)
       ? `${name.replace(/Id$/, '').slice(0, 4) || 'obj'}_01JD3Q8Z9X0000000000000000`
       : undefined,

@@ -42,12 +42,15 @@ export async function registerCryptoSandboxRoutes(
           'currency/network pick the payment option as the hosted page would (a fresh 60-second quote). amount is in the crypto currency. offramp marks the transfer as sent by an offramp provider (not refundable). Confirmations then accrue with the sandbox clock, per network.',
         tags: ['crypto'],
         params: z.object({ id: z.uuid() }),
-        body: z.object({
-          currency: upper,
-          network: upper,
-          amount: z.union([z.string().max(60), z.number()]).optional(),
-          offramp: z.boolean().optional(),
-        }),
+        body: z
+          .object({
+            currency: upper,
+            network: upper,
+            amount: z.union([z.string().max(60), z.number()]).optional(),
+            offramp: z.boolean().optional(),
+          })
+          // Exactly what is due, in an asset the sandbox chain carries.
+          .meta({ example: { currency: 'USDC', network: 'ETH' } }),
         response: {
           201: z.object({
             transactionHash: z.string(),
@@ -127,7 +130,10 @@ export async function registerCryptoSandboxRoutes(
         summary: 'The buyer accepts the payment’s refund proposal (address: a sandbox one when omitted)',
         tags: ['crypto'],
         params: z.object({ paymentId: z.uuid() }),
-        body: z.object({ address: z.string().trim().max(200).optional() }).nullish(),
+        body: z
+          .object({ address: z.string().trim().max(200).optional() })
+          .nullish()
+          .meta({ example: { address: '0x52908400098527886E0F7030069857D2E4169EE7' } }),
         response: { 200: refundView, ...standardErrors },
       },
     },

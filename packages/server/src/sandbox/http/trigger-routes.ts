@@ -34,8 +34,12 @@ export async function registerTriggerRoutes(app: ZodApp, catalog: TriggerCatalog
         summary:
           'Produce a real event of this type for a tenant (the newest tenant of its API when none is named)',
         tags: ['triggers'],
-        params: z.object({ event: z.string().max(60) }),
-        body: z.object({ tenantId: z.string().trim().min(1).max(64).optional() }).nullish(),
+        params: z.object({ event: z.string().max(60).meta({ example: catalog.list()[0]?.event }) }),
+        // The newest tenant of the trigger's API unless one is named.
+        body: z
+          .object({ tenantId: z.string().trim().min(1).max(64).optional() })
+          .nullish()
+          .meta({ example: {} }),
         response: {
           201: z.object({
             event: z.string(),

@@ -124,7 +124,10 @@ export async function registerTopupsRoutes(
         tags: ['topups'],
         security,
         body: z.object({ accountId: z.uuid(), amount: z.union([z.string().max(40), z.number()]) }),
-        response: { 201: z.union([topupView, z.string()]), ...errors(400, 401, 404, 409, 422) },
+        response: {
+          201: z.union([topupView, z.string().describe('text/html')]),
+          ...errors(400, 401, 404, 409, 422),
+        },
       },
     },
     async (request, reply) => {
@@ -176,7 +179,7 @@ export async function registerTopupsRoutes(
   }
 
   const cryptoPair = {
-    currency: z.string().trim().min(2).max(10),
+    currency: z.string().trim().min(2).max(10).meta({ example: 'USDC' }),
     network: z
       .string()
       .trim()
