@@ -64,6 +64,7 @@ import {
 import { loggerOptions, OneLinePerRequest } from './platform/http/logging.ts';
 import { createMetrics, type Metrics } from './platform/http/metrics.ts';
 import { registerOperationalRoutes } from './platform/http/operational-routes.ts';
+import { registerQueueMetrics } from './platform/http/queue-metrics.ts';
 import { rateLimitKey } from './platform/http/rate-limit-key.ts';
 import { postgresRateLimitStore, purgeRateLimitWindows } from './platform/http/rate-limit-store.ts';
 import { addSecurityHeaders } from './platform/http/security-headers.ts';
@@ -246,6 +247,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     tenants: webhookTenants,
     logger,
     attemptsCounter: metrics.webhookAttempts,
+    failuresCounter: metrics.webhookFailures,
     timeoutMs: config.webhookTimeoutMs,
   });
   await deliveries.start();
@@ -258,7 +260,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   });
   const transact = createTransact(db);
   const idempotency = new IdempotencyStore(db, clock, encryptor, database.createUnit);
-  const sweeps = new Sweeps(logger, db);
+  const sweeps = new Sweeps(logger, db, metrics);
   if (clock instanceof SandboxClock) {
     const sandboxClock = clock;
     // Another process advanced the shared clock: adopt it and say so (the advance waits for that).
@@ -301,6 +303,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     rails,
     sandbox: railSandbox,
     readiness: railReadiness,
+    chainHeads,
     close: closeRails,
   } = createRails({
     config,
@@ -362,6 +365,13 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   });
   // Money out runs after the APIs' own sweeps, so what they captured or settled is paid the same day.
   registerPayoutSweeps(sweeps, payouts, bank);
+  registerQueueMetrics(metrics.registry, {
+    db,
+    pool: database.pool,
+    poolMax: config.databasePoolSize,
+    clock,
+    chainHeads,
+  });
 
   const services: PlatformServices = {
     config,

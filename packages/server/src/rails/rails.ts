@@ -64,6 +64,8 @@ export interface BuiltRails {
   sandbox: RailSandbox;
   /** Why a real rail cannot work now (GET /readyz), each undefined when it can */
   readiness: (() => Promise<string | undefined>)[];
+  /** Each real chain's head as its scanner last saw it (the scanner's lag is measured against it) */
+  chainHeads(): { network: string; head: bigint }[];
   /** Ends what the adapters hold open (the SMTP connection). */
   close(): void;
 }
@@ -134,6 +136,8 @@ export function createRails(deps: RailsDeps): BuiltRails {
     },
     sandbox: { chain, fx, cardNetwork, kycVendor, walletTokens, tokenization, inbox },
     readiness: evm ? [() => evm.readiness()] : [],
+    chainHeads: () =>
+      evm && evm.observedHead !== undefined ? [{ network: evm.network, head: evm.observedHead }] : [],
     close: () => smtp?.close(),
   };
 }

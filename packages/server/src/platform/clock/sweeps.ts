@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
+import type { Metrics } from '../http/metrics.ts';
 
 const SWEEP_LOCK = 727_002;
 
@@ -29,6 +30,7 @@ export class Sweeps {
   constructor(
     private readonly logger: Logger,
     private readonly db: Db,
+    private readonly metrics?: Pick<Metrics, 'sweepDuration' | 'sweepFailures' | 'sweepLastSuccess'>,
   ) {}
 
   register(name: string, sweep: Sweep, options: SweepOptions = {}): void {
@@ -74,12 +76,16 @@ export class Sweeps {
   private async runEach(): Promise<Record<string, number>> {
     const processed: Record<string, number> = {};
     for (const [name, sweep] of this.sweeps) {
+      const ended = this.metrics?.sweepDuration.startTimer({ sweep: name });
       try {
         processed[name] = await sweep();
+        this.metrics?.sweepLastSuccess.set({ sweep: name }, Date.now() / 1000);
       } catch (err) {
         this.logger.error({ err, sweep: name }, 'sweep failed');
+        this.metrics?.sweepFailures.inc({ sweep: name });
         processed[name] = 0;
       }
+      ended?.();
     }
     return processed;
   }

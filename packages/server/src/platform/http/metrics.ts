@@ -1,12 +1,19 @@
-// Prometheus metrics on a per-app registry (tests build many apps in one process).
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+// Prometheus metrics on a per-app registry (tests build many apps in one process). What the operator's
+// dashboard and alert rules read (ops/grafana, ops/prometheus; docs/operations.md, Monitoring): requests
+// by route and status (rate, errors, duration per API), webhook attempts and failures per tenant, each
+// sweep's runs, and queues read from the database at scrape time.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
   httpRequests: Counter<'method' | 'route' | 'status'>;
   httpDuration: Histogram<'method' | 'route'>;
   webhookAttempts: Counter<'api' | 'outcome'>;
+  webhookFailures: Counter<'api' | 'tenant'>;
   bankInboxFiles: Counter<'outcome'>;
+  sweepDuration: Histogram<'sweep'>;
+  sweepFailures: Counter<'sweep'>;
+  sweepLastSuccess: Gauge<'sweep'>;
 }
 
 export function createMetrics(): Metrics {
@@ -33,10 +40,35 @@ export function createMetrics(): Metrics {
       labelNames: ['api', 'outcome'],
       registers: [registry],
     }),
+    webhookFailures: new Counter({
+      name: 'tessera_webhook_failures_total',
+      help: 'Webhook and IPN delivery attempts the endpoint did not acknowledge, by API and tenant',
+      labelNames: ['api', 'tenant'],
+      registers: [registry],
+    }),
     bankInboxFiles: new Counter({
       name: 'tessera_bank_inbox_files_total',
       help: 'Files read from the bank inbox, by outcome (applied, unmatched lines, rejected)',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    sweepDuration: new Histogram({
+      name: 'tessera_sweep_duration_seconds',
+      help: 'Time one run of a sweep took (the process holding the sweep lock runs them)',
+      labelNames: ['sweep'],
+      buckets: [0.005, 0.025, 0.1, 0.5, 2.5, 10, 30],
+      registers: [registry],
+    }),
+    sweepFailures: new Counter({
+      name: 'tessera_sweep_failures_total',
+      help: 'Sweep runs that threw (logged with the sweep name)',
+      labelNames: ['sweep'],
+      registers: [registry],
+    }),
+    sweepLastSuccess: new Gauge({
+      name: 'tessera_sweep_last_success_timestamp_seconds',
+      help: 'When the sweep last ran through without an error (Unix time, real clock)',
+      labelNames: ['sweep'],
       registers: [registry],
     }),
   };

@@ -30,6 +30,7 @@ export interface DeliveryEngineDeps {
   tenants: WebhookTenantDirectory;
   logger: Logger;
   attemptsCounter: Counter<'api' | 'outcome'>;
+  failuresCounter: Counter<'api' | 'tenant'>;
   /** Extra seconds a lease outlives the HTTP timeout */
   leaseSlackSeconds?: number;
   timeoutMs: number;
@@ -232,6 +233,7 @@ export class DeliveryEngine {
     });
     this.deps.attemptsCounter.inc({ api: claimed.api, outcome: isAcknowledged ? 'acknowledged' : 'failed' });
     if (!isAcknowledged) {
+      this.deps.failuresCounter.inc({ api: claimed.api, tenant: claimed.tenant_id });
       this.deps.logger.info(
         { deliveryId: claimed.id, eventId: claimed.event_id, attempt: claimed.attempt_count, error },
         waits

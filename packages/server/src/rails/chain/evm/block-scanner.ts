@@ -32,6 +32,8 @@ interface Receipt {
 
 export class BlockScanner {
   private lastProblem: string | undefined;
+  /** The node's head at the last scan (for the scanner's lag behind it, a metric) */
+  head: bigint | undefined;
   private readonly sender: string | undefined;
 
   constructor(private readonly c: EvmContext) {
@@ -47,6 +49,7 @@ export class BlockScanner {
     try {
       chainId = await node.chainId();
       head = await node.head();
+      this.head = head;
     } catch (err) {
       return this.stop(`the ${config.network} node does not answer (${errorText(err)})`);
     }

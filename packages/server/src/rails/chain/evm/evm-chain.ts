@@ -50,6 +50,11 @@ export class EvmChain implements ChainRail {
     return this.context.config.network;
   }
 
+  /** The node's head as the scanner last saw it (undefined before its first scan). */
+  get observedHead(): bigint | undefined {
+    return this.scanner.head;
+  }
+
   connect(prefix: string, sink: ChainSink): void {
     this.context.sinks.connect(prefix, sink);
   }

@@ -1,0 +1,102 @@
+// The operator's monitoring (ops/: Prometheus alert rules, the Grafana dashboard, compose's profile):
+// promtool checks the rules and the config and runs the rules' unit tests; every metric a rule or a panel
+// reads is one a running Tessera exposes; every alert names a runbook that docs/operations.md has; every
+// panel reads the provisioned datasource. promtool comes from Debian's `prometheus` package (CI installs
+// it and sets TESSERA_REQUIRE_PROMTOOL=1; without it here, only its part is skipped).
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Harness } from '../harness/harness.ts';
+
+const ROOT = join(import.meta.dirname, '../../../..');
+const ops = (path: string) => join(ROOT, 'ops', path);
+const hasPromtool =
+  process.env.TESSERA_REQUIRE_PROMTOOL === '1' ||
+  ['/usr/bin/promtool', '/usr/local/bin/promtool'].some((path) => existsSync(path));
+
+const rulesText = readFileSync(ops('prometheus/alerts.yml'), 'utf8');
+const dashboard = JSON.parse(readFileSync(ops('grafana/dashboards/tessera.json'), 'utf8')) as {
+  panels: {
+    type: string;
+    title: string;
+    datasource?: { uid: string };
+    targets?: { expr: string; datasource: { uid: string } }[];
+  }[];
+};
+const expressions = [
+  ...[...rulesText.matchAll(/expr: \|?\n?([\s\S]*?)\n {8}(?:for|labels):/g)].map((m) => m[1] as string),
+  ...dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr)),
+];
+
+let h: Harness;
+beforeAll(async () => {
+  h = await Harness.start();
+});
+afterAll(() => h.close());
+
+describe('monitoring', () => {
+  it.runIf(hasPromtool)(
+    'promtool: the rules and the config are valid, and the rules’ unit tests pass',
+    () => {
+      const promtool = (...args: string[]) =>
+        execFileSync('promtool', args, { cwd: ops('prometheus'), encoding: 'utf8' });
+      expect(promtool('check', 'rules', 'alerts.yml')).toMatch(/SUCCESS: 12 rules found/);
+      expect(promtool('check', 'config', 'prometheus.yml')).toMatch(/is valid prometheus config file/);
+      expect(promtool('test', 'rules', 'alerts.test.yml')).toMatch(/SUCCESS/);
+    },
+  );
+
+  it('every metric a rule or a panel reads is one Tessera exposes', async () => {
+    // Some traffic, a sweep round, so the answer is a real one.
+    await h.admin('POST', '/partners', { json: { name: 'Watched' } });
+    await h.advanceClock(60);
+    const exposed = await (await fetch(`${h.baseUrl}/metrics`)).text();
+    const names = new Set([...exposed.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
+    const read = new Set(
+      expressions.flatMap((expr) =>
+        [...expr.matchAll(/\b(tessera_[a-z0-9_]+)/g)].map((m) =>
+          (m[1] as string).replace(/_(bucket|sum|count)$/, ''),
+        ),
+      ),
+    );
+    expect(read.size).toBeGreaterThan(12);
+    expect([...read].filter((name) => !names.has(name))).toEqual([]);
+    // The queues are read from the database at scrape time, with every queue named.
+    for (const queue of ['webhook_due', 'webhook_waiting', 'mail_due', 'payouts_awaiting_file'])
+      expect(exposed).toContain(`tessera_queue_depth{queue="${queue}"} 0`);
+    expect(exposed).toMatch(/tessera_sweep_last_success_timestamp_seconds\{sweep="webhook-deliveries"\} \d/);
+    expect(exposed).toMatch(/tessera_db_pool_connections\{state="max"\} \d+/);
+  });
+
+  it('every alert has a severity and a runbook in docs/operations.md', () => {
+    const operations = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
+    const anchors = new Set(
+      [...operations.matchAll(/^#+ (.+)$/gm)].map((m) =>
+        (m[1] as string)
+          .toLowerCase()
+          .replace(/[^\w\- ]/g, '')
+          .replace(/ /g, '-'),
+      ),
+    );
+    const alerts = [...rulesText.matchAll(/- alert: (\w+)/g)].map((m) => m[1] as string);
+    expect(alerts).toHaveLength(12);
+    const runbooks = [...rulesText.matchAll(/runbook_url: docs\/operations\.md#(\S+)/g)].map(
+      (m) => m[1] as string,
+    );
+    expect(runbooks).toEqual(alerts.map((alert) => alert.toLowerCase()));
+    expect(runbooks.filter((anchor) => !anchors.has(anchor))).toEqual([]);
+    expect([...rulesText.matchAll(/severity: (\w+)/g)].map((m) => m[1])).toHaveLength(12);
+  });
+
+  it('every panel reads the provisioned datasource', () => {
+    const provisioned = readFileSync(ops('grafana/provisioning/datasources/prometheus.yml'), 'utf8');
+    const uid = /uid: (\S+)/.exec(provisioned)?.[1];
+    const panels = dashboard.panels.filter((panel) => panel.type !== 'row');
+    expect(panels.length).toBeGreaterThan(10);
+    for (const panel of panels) {
+      expect(panel.datasource?.uid, panel.title).toBe(uid);
+      for (const target of panel.targets ?? []) expect(target.datasource.uid, panel.title).toBe(uid);
+    }
+  });
+});
