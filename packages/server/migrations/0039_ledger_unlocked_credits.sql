@@ -5,9 +5,10 @@
 -- up) are appended to ledger_account_credits instead of updating the locked row: a hot account taking
 -- payments all day no longer queues every payment behind the one before.
 --
--- A credit waits there until the account is next locked (a debit, a hold, a release) or until the
--- ledger-rollup sweep, which fold the account's credits into its row under the lock, before the bound is
--- checked — so a debit sees every committed credit, and the row's CHECK stays the last line of defence.
+-- A credit waits there until a change under the account's lock cannot be taken by the row alone (a
+-- debit or a hold larger than the row holds), which folds the waiting credits into the row and checks the
+-- bound again, or until the ledger-rollup sweep folds them (accounts nobody holds) — so a debit never
+-- misses a committed credit, and the row's CHECK stays the last line of defence.
 -- Unlike ledger_account_deltas (unbounded accounts, never locked, rolled up blindly), these are looked up
 -- by account, hence the index.
 CREATE TABLE ledger_account_credits (
