@@ -4,6 +4,7 @@
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { type AdminAction, AdminUsageError, runAdminAction } from '../admin/cli/admin-cli.ts';
 import { type Config, ConfigError, parseConfig } from '../config.ts';
+import { CONSOLE_ROLES, type ConsoleRole } from '../platform/console/console-users.ts';
 import { TESSERA_VERSION } from '../version.ts';
 import { backup, describeFailure, exportOpenApi, migrate, restore, serve } from './lifecycle-commands.ts';
 import { listen } from './listen.ts';
@@ -151,15 +152,23 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
       '--password <password>',
       'their password (12+ characters); none: one is generated and printed once',
     )
-    .action((o: { email: string; tenant?: string; password?: string }) => {
+    .option(
+      '--role <role>',
+      'operator or operator-viewer (no tenant); viewer, developer, finance or admin (a tenant member); default: operator, or admin with --tenant',
+    )
+    .action((o: { email: string; tenant?: string; password?: string; role?: string }) => {
       const [kind = '', ...id] = (o.tenant ?? '').split(':');
       if (o.tenant !== undefined && (!['partner', 'merchant', 'store'].includes(kind) || id.length === 0)) {
         throw new AdminUsageError('--tenant is partner:<id>, merchant:<id> or store:<id>');
       }
+      const role = (o.role ?? (o.tenant ? 'admin' : 'operator')) as ConsoleRole;
+      if (!CONSOLE_ROLES.includes(role))
+        throw new AdminUsageError(`--role is one of ${CONSOLE_ROLES.join(', ')}`);
       return adminRun({
         command: 'create-console-user',
         email: o.email,
         password: o.password,
+        role,
         tenant: o.tenant ? { kind: kind as 'partner' | 'merchant' | 'store', id: id.join(':') } : undefined,
       });
     });

@@ -27,9 +27,10 @@ describe('the overview’s daily rollup', () => {
       const res = await payments(h, merchant, 'POST', '/order', anOrder(customer, { amount }));
       expect(res.status).toBe(201);
     }
-    const operator: Viewer = { role: 'operator', userId: null, email: 'ops@example.com' };
+    const operator: Viewer = { role: 'operator', access: 'operator', userId: null, email: 'ops@example.com' };
     const member: Viewer = {
       role: 'member',
+      access: 'admin',
       userId: 'u',
       email: 'm@example.com',
       tenant: { kind: 'merchant', id: String(merchant.id) },

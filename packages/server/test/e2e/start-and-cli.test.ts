@@ -98,9 +98,11 @@ describe('tessera serve', () => {
       'ops@shop.example',
       '--tenant',
       `merchant:${made.id}`,
+      '--role',
+      'finance',
     ]);
     const user = JSON.parse(person.stdout) as { role: string; tenant: unknown; password: string };
-    expect(user).toMatchObject({ role: 'member', tenant: { kind: 'merchant', id: String(made.id) } });
+    expect(user).toMatchObject({ role: 'finance', tenant: { kind: 'merchant', id: String(made.id) } });
     const signInPage = await fetch(`${first.baseUrl}/console/sign-in`);
     const signInCookie = signInPage.headers.getSetCookie()[0]?.split(';')[0] ?? '';
     const csrf = /name="csrf" value="([^"]+)"/.exec(await signInPage.text())?.[1] ?? '';
@@ -117,6 +119,9 @@ describe('tessera serve', () => {
     expect(signedIn.headers.get('location')).toBe('/console');
     expect(
       (await run(['admin', 'create-console-user', '--email', 'x@shop.example', '--tenant', 'bank:1'])).code,
+    ).toBe(2);
+    expect(
+      (await run(['admin', 'create-console-user', '--email', 'x@shop.example', '--role', 'owner'])).code,
     ).toBe(2);
 
     const listed = await fetch(`${first.baseUrl}/admin/partners`, {

@@ -495,7 +495,7 @@ describe('every operation’s request example, sent as the reference sends it', 
         ids: { siteId: site.id, apiKeyId: m.apiKeyId, cardId: holder.cardId, tenant: `site:${site.id}` },
       },
       async (template) => {
-        if (template === '/console-users/{id}') return { ids: { id: await consoleUser() } };
+        if (template.startsWith('/console-users/{id}')) return { ids: { id: await consoleUser() } };
         const byPath = idOf.find(([pattern]) => pattern.test(template));
         return byPath ? { ids: { id: byPath[1] } } : undefined;
       },

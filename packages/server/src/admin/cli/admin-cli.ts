@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { boot } from '../../boot.ts';
 import type { Config } from '../../config.ts';
 import { SandboxClock, systemClock } from '../../platform/clock/clock.ts';
-import { ConsoleUsers } from '../../platform/console/console-users.ts';
+import { type ConsoleRole, ConsoleUsers } from '../../platform/console/console-users.ts';
 import { derive, Encryptor } from '../../platform/crypto/encryption.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { openDatabase } from '../../platform/db/database.ts';
@@ -62,6 +62,7 @@ export type AdminAction =
       command: 'create-console-user';
       email: string;
       password?: string | undefined;
+      role: ConsoleRole;
       tenant?: { kind: 'partner' | 'merchant' | 'store'; id: string } | undefined;
     };
 
@@ -151,7 +152,7 @@ export async function runAdminAction(config: Config, action: AdminAction): Promi
         const { user, password } = await new ConsoleUsers({ db: database.db, encryptor }).create({
           email: action.email,
           password: action.password,
-          role: action.tenant ? 'member' : 'operator',
+          role: action.role,
           tenant: action.tenant,
         });
         return { ...user, ...(password ? { password } : {}) };

@@ -16,6 +16,7 @@ import { sendPage } from '../html.ts';
 import { sameOrigin } from '../same-origin.ts';
 import { consolePage, notice, type PageContext, plainConsolePage } from './console-layout.ts';
 import { type Html, h } from './html-template.ts';
+import { allows, permissionOf } from './permissions.ts';
 
 export const SESSION_COOKIE = 'tessera_console';
 export const SIGN_IN_COOKIE = 'tessera_console_sign_in';
@@ -94,6 +95,15 @@ export async function registerConsoleFrame(
   await app.register(cookie);
   await app.register(
     async (scope) => {
+      // Every page and action declares what it needs (permissions.ts): one that does not stops the start.
+      scope.addHook('onRoute', (route) => {
+        if (route.config?.console) return;
+        for (const method of [route.method].flat()) {
+          if (method !== 'HEAD' && !permissionOf(method, route.url)) {
+            throw new Error(`console route ${method} ${route.url} declares no permission (permissions.ts)`);
+          }
+        }
+      });
       addIdempotencyHooks(scope, idempotency);
       // Console addresses carry no secret, and a browser sends `Origin: null` on a form posted from a
       // no-referrer page: the console's pages tell their own origin to themselves (same-origin).
@@ -114,6 +124,18 @@ export async function registerConsoleFrame(
         request.consoleSession = { ...session, token };
         const who = session.viewer.userId ?? 'admin-token';
         request.principal = { kind: 'console', id: who, scope: `console:${who}` };
+      });
+      // A role that lacks what the page or action needs is refused (403) before anything runs.
+      scope.addHook('preHandler', async (request) => {
+        const session = request.consoleSession;
+        if (!session || request.routeOptions.config.console) return;
+        const needed = permissionOf(request.method, request.routeOptions.url ?? '');
+        if (!needed || !allows(session.viewer.access, needed)) {
+          throw new DomainError(
+            'forbidden',
+            `Your role (${session.viewer.access}) cannot see this page or do this: it needs the ${needed ?? 'operator'} permission. Ask an admin of your team.`,
+          );
+        }
       });
       scope.addHook('preHandler', async (request) => {
         if (request.method !== 'POST' || !request.consoleSession) return;

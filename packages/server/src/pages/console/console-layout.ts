@@ -6,6 +6,7 @@ import type { Viewer } from '../../platform/console/console-users.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import { type Html, h } from './html-template.ts';
+import { allows, permissionOf } from './permissions.ts';
 
 export interface PageContext {
   viewer: Viewer;
@@ -82,12 +83,21 @@ const SECTIONS: Section[] = [
   { title: 'You', for: 'all', links: [['/console/account', 'Sign-in and security']] },
 ];
 
+/** The sections the viewer has, each with only the links their role may open (permissions.ts). */
 function sectionsFor(viewer: Viewer, sandbox: boolean): Section[] {
   return SECTIONS.filter((s) => {
     if (s.title === 'Sandbox' && !sandbox) return false;
     if (s.for === 'all' || viewer.role === 'operator') return true;
     return s.for === viewer.tenant.kind;
-  });
+  })
+    .map((s) => ({
+      ...s,
+      links: s.links.filter(([href]) => {
+        const needed = permissionOf('GET', href);
+        return needed !== undefined && allows(viewer.access, needed);
+      }),
+    }))
+    .filter((s) => s.links.length > 0);
 }
 
 export function consolePage(ctx: PageContext, title: string, content: Html, currentPath = ''): string {
@@ -100,8 +110,8 @@ export function consolePage(ctx: PageContext, title: string, content: Html, curr
   );
   const who =
     ctx.viewer.role === 'operator'
-      ? `${ctx.viewer.email} · operator`
-      : `${ctx.viewer.email} · ${ctx.viewer.tenant.kind} ${ctx.viewer.tenant.id}`;
+      ? `${ctx.viewer.email} · ${ctx.viewer.access}`
+      : `${ctx.viewer.email} · ${ctx.viewer.access} · ${ctx.viewer.tenant.kind} ${ctx.viewer.tenant.id}`;
   return shell(
     title,
     h`<header class="top">

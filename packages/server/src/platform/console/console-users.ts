@@ -14,20 +14,38 @@ import {
   verifyPassword,
 } from '../crypto/hashing.ts';
 import type { Db } from '../db/database.ts';
+import type { ConsoleRole } from '../db/schema.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import { newId } from '../ids.ts';
+
+export type { ConsoleRole };
 
 export type TenantKind = 'partner' | 'merchant' | 'store';
 
 /** Who is looking: what every console query and action is scoped by. */
-export type Viewer =
+export type Viewer = (
   | { role: 'operator'; userId: string | null; email: string }
-  | { role: 'member'; userId: string; email: string; tenant: { kind: TenantKind; id: string } };
+  | { role: 'member'; userId: string; email: string; tenant: { kind: TenantKind; id: string } }
+) & {
+  /** What they may do (docs/console.md, Roles) */
+  access: ConsoleRole;
+};
+
+/** The roles an operator's people take; the rest are a tenant's */
+export const OPERATOR_ROLES: readonly ConsoleRole[] = ['operator', 'operator-viewer'];
+export const CONSOLE_ROLES = [
+  'operator',
+  'operator-viewer',
+  'viewer',
+  'developer',
+  'finance',
+  'admin',
+] as const satisfies readonly ConsoleRole[];
 
 export interface ConsoleUser {
   id: string;
   email: string;
-  role: 'operator' | 'member';
+  role: ConsoleRole;
   tenant: { kind: TenantKind; id: string } | null;
   twoFactor: boolean;
   lockedUntil: Date | null;
@@ -78,7 +96,8 @@ export class ConsoleUsers {
   async create(input: {
     email: string;
     password?: string | undefined;
-    role: 'operator' | 'member';
+    /** `member`: a tenant's admin (the name before roles) */
+    role: ConsoleRole | 'member';
     tenant?: { kind: TenantKind; id: string } | undefined;
   }): Promise<{ user: ConsoleUser; password?: string }> {
     const email = input.email.trim().toLowerCase();
@@ -86,8 +105,10 @@ export class ConsoleUsers {
     if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH) {
       throw invalid('password', `password must have at least ${MIN_PASSWORD_LENGTH} characters`);
     }
-    if (input.role === 'member' && !input.tenant) throw invalid('tenant', 'a member belongs to one tenant');
-    if (input.role === 'operator' && input.tenant) throw invalid('tenant', 'an operator sees every tenant');
+    const access: ConsoleRole = input.role === 'member' ? 'admin' : input.role;
+    const operator = OPERATOR_ROLES.includes(access);
+    if (!operator && !input.tenant) throw invalid('tenant', 'a member belongs to one tenant');
+    if (operator && input.tenant) throw invalid('tenant', 'an operator sees every tenant');
     if (input.tenant && !(await this.tenantExists(input.tenant))) {
       throw invalid('tenant.id', `no ${input.tenant.kind} ${input.tenant.id}`);
     }
@@ -98,7 +119,8 @@ export class ConsoleUsers {
         id: newId('consoleUser'),
         email,
         password_hash: await hashPassword(input.password ?? generated ?? ''),
-        role: input.role,
+        role: operator ? 'operator' : 'member',
+        access,
         tenant_kind: input.tenant?.kind ?? null,
         tenant_id: input.tenant?.id ?? null,
         totp_secret_enc: null,
@@ -115,6 +137,31 @@ export class ConsoleUsers {
   async list(): Promise<ConsoleUser[]> {
     const rows = await this.deps.db.selectFrom('console_users').selectAll().orderBy('email').execute();
     return rows.map(toUser);
+  }
+
+  /** Gives a person another role of their kind (an operator's, or a tenant member's); answers them. */
+  async setRole(id: string, role: ConsoleRole): Promise<ConsoleUser> {
+    const user = await this.deps.db
+      .selectFrom('console_users')
+      .select('role')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!user) throw notFound('console user');
+    if ((user.role === 'operator') !== OPERATOR_ROLES.includes(role)) {
+      throw invalid(
+        'role',
+        user.role === 'operator'
+          ? `an operator's role is one of ${OPERATOR_ROLES.join(', ')}`
+          : "a tenant member's role is one of viewer, developer, finance, admin",
+      );
+    }
+    const row = await this.deps.db
+      .updateTable('console_users')
+      .set({ access: role })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toUser(row);
   }
 
   /** Removes a person; their sessions go with them. */
@@ -184,7 +231,7 @@ export class ConsoleUsers {
     if (!row) return undefined;
     if (!row.user_id) {
       return {
-        viewer: { role: 'operator', userId: null, email: 'admin token' },
+        viewer: { role: 'operator', access: 'operator', userId: null, email: 'admin token' },
         csrfToken: row.csrf_token,
         stage: row.stage,
       };
@@ -347,6 +394,7 @@ interface UserRow {
   id: string;
   email: string;
   role: 'operator' | 'member';
+  access: ConsoleRole;
   tenant_kind: TenantKind | null;
   tenant_id: string | null;
   totp_secret_enc: string | null;
@@ -358,7 +406,7 @@ function toUser(row: UserRow): ConsoleUser {
   return {
     id: row.id,
     email: row.email,
-    role: row.role,
+    role: row.access,
     tenant: row.tenant_kind && row.tenant_id ? { kind: row.tenant_kind, id: row.tenant_id } : null,
     twoFactor: row.totp_secret_enc !== null,
     lockedUntil: row.locked_until,
@@ -370,12 +418,13 @@ function viewerOf(row: UserRow): Viewer {
   if (row.role === 'member' && row.tenant_kind && row.tenant_id) {
     return {
       role: 'member',
+      access: row.access,
       userId: row.id,
       email: row.email,
       tenant: { kind: row.tenant_kind, id: row.tenant_id },
     };
   }
-  return { role: 'operator', userId: row.id, email: row.email };
+  return { role: 'operator', access: row.access, userId: row.id, email: row.email };
 }
 
 const hoursAfter = (date: Date, hours: number) => new Date(date.getTime() + hours * 3_600_000);

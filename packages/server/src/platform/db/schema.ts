@@ -1125,11 +1125,15 @@ export interface ConsoleTables {
   console_sessions: ConsoleSessionsTable;
 }
 
+export type ConsoleRole = 'operator' | 'operator-viewer' | 'viewer' | 'developer' | 'finance' | 'admin';
+
 export interface ConsoleUsersTable {
   id: string;
   email: string;
   password_hash: string;
   role: 'operator' | 'member';
+  /** What the person may do (migration 0040) */
+  access: ConsoleRole;
   tenant_kind: 'partner' | 'merchant' | 'store' | null;
   tenant_id: string | null;
   totp_secret_enc: string | null;

@@ -1,0 +1,125 @@
+// What each console page and action needs, and which roles have it (docs/console.md, Roles). Every console
+// route is listed here: registering one that is not stops the server at start, so no page is left open by
+// omission. A GET that shows an action's confirmation needs what the action needs.
+import type { ConsoleRole } from '../../platform/db/schema.ts';
+
+export type Permission =
+  /** Any signed-in person: their own account, signing out */
+  | 'self'
+  /** Lists and pages without personal data beyond what is masked */
+  | 'read'
+  /** Customers' names, emails and addresses; cardholders */
+  | 'personal'
+  /** Keys, webhook URLs, events and redeliveries, the sandbox's clock and triggers */
+  | 'developer'
+  /** Captures, refunds, voids, disputes, card freezes, payouts, reports and statements */
+  | 'finance'
+  /** What only the operator sees: every partner */
+  | 'operator';
+
+const GRANTS: Record<ConsoleRole, readonly Permission[]> = {
+  viewer: ['self', 'read'],
+  developer: ['self', 'read', 'personal', 'developer'],
+  finance: ['self', 'read', 'personal', 'finance'],
+  admin: ['self', 'read', 'personal', 'developer', 'finance'],
+  'operator-viewer': ['self', 'read', 'operator'],
+  operator: ['self', 'read', 'personal', 'developer', 'finance', 'operator'],
+};
+
+export const allows = (role: ConsoleRole, permission: Permission): boolean =>
+  GRANTS[role].includes(permission);
+
+/** By route (method and path under /console): HEAD goes with GET. Public routes (sign-in) are not here. */
+export const PERMISSIONS: Record<string, Permission> = {
+  'GET /assets/:name': 'self',
+  'GET /account': 'self',
+  'POST /account/sign-out-everywhere': 'self',
+  'POST /account/totp': 'self',
+  'POST /account/totp/disable': 'self',
+  'POST /sign-out': 'self',
+  'GET /': 'read',
+  'GET /search': 'read',
+  'GET /sandbox': 'read',
+  'POST /sandbox/clock': 'developer',
+  'POST /sandbox/trigger': 'developer',
+  'GET /payments/orders': 'read',
+  'GET /payments/orders/:id': 'read',
+  'GET /payments/transactions': 'read',
+  'GET /payments/transactions/:id': 'read',
+  'GET /payments/transactions/:id/capture': 'finance',
+  'POST /payments/transactions/:id/capture': 'finance',
+  'GET /payments/transactions/:id/refund': 'finance',
+  'POST /payments/transactions/:id/refund': 'finance',
+  'GET /payments/transactions/:id/void': 'finance',
+  'POST /payments/transactions/:id/void': 'finance',
+  'GET /payments/customers': 'personal',
+  'GET /payments/customers/:id': 'personal',
+  'GET /payments/cards': 'personal',
+  'GET /payments/links': 'read',
+  'GET /payments/sites': 'read',
+  'GET /payments/sites/:id': 'read',
+  'GET /payments/sites/:id/ipn-url': 'developer',
+  'POST /payments/sites/:id/ipn-url': 'developer',
+  'GET /payments/sites/:id/rotate-key': 'developer',
+  'POST /payments/sites/:id/rotate-key': 'developer',
+  'GET /payments/disputes': 'read',
+  'GET /payments/disputes/:id': 'read',
+  'GET /payments/disputes/:id/accept': 'finance',
+  'POST /payments/disputes/:id/accept': 'finance',
+  'POST /payments/disputes/:id/evidence': 'finance',
+  'GET /crypto/orders': 'read',
+  'GET /crypto/orders/:id': 'read',
+  'GET /crypto/refunds': 'read',
+  'GET /crypto/refunds/:id': 'read',
+  'GET /crypto/stores': 'read',
+  'GET /crypto/stores/:id': 'read',
+  'GET /crypto/stores/:id/evm-wallet': 'developer',
+  'POST /crypto/stores/:id/evm-wallet': 'developer',
+  'GET /crypto/stores/:id/keys/new': 'developer',
+  'POST /crypto/stores/:id/keys/new': 'developer',
+  'GET /crypto/stores/:id/keys/:keyId/revoke': 'developer',
+  'POST /crypto/stores/:id/keys/:keyId/revoke': 'developer',
+  'GET /issuing/partners': 'operator',
+  'GET /issuing/partners/:id': 'read',
+  'GET /issuing/customers': 'personal',
+  'GET /issuing/customers/:id': 'personal',
+  'GET /issuing/cards': 'read',
+  'GET /issuing/cards/:id': 'read',
+  'GET /issuing/cards/:id/freeze': 'finance',
+  'POST /issuing/cards/:id/freeze': 'finance',
+  'GET /issuing/cards/:id/unfreeze': 'finance',
+  'POST /issuing/cards/:id/unfreeze': 'finance',
+  'GET /issuing/challenges': 'read',
+  'GET /issuing/accounts': 'read',
+  'GET /issuing/accounts/:id/statement.csv': 'finance',
+  'GET /issuing/transactions': 'read',
+  'GET /issuing/transactions/:id': 'read',
+  'GET /issuing/topups': 'read',
+  'GET /ledger/accounts': 'read',
+  'GET /ledger/accounts/:id': 'read',
+  'GET /money/balances': 'read',
+  'GET /money/payouts': 'read',
+  'GET /money/payouts/new': 'finance',
+  'POST /money/payouts/new': 'finance',
+  'GET /money/payouts/:id': 'read',
+  'GET /money/payouts/:id/report.csv': 'finance',
+  'GET /money/reports': 'finance',
+  'GET /money/reports/balance.csv': 'finance',
+  'GET /money/reports/revenue.csv': 'finance',
+  'GET /developers/keys': 'developer',
+  'GET /developers/keys/merchants/:merchantId/new': 'developer',
+  'POST /developers/keys/merchants/:merchantId/new': 'developer',
+  'GET /developers/keys/merchants/:merchantId/:keyId/revoke': 'developer',
+  'POST /developers/keys/merchants/:merchantId/:keyId/revoke': 'developer',
+  'GET /developers/webhooks': 'developer',
+  'GET /developers/events': 'developer',
+  'GET /developers/events/:id': 'developer',
+  'GET /developers/events/:id/redeliver': 'developer',
+  'POST /developers/events/:id/redeliver': 'developer',
+};
+
+/** The permission a route needs: its method (HEAD as GET) and its path under /console. */
+export function permissionOf(method: string, url: string): Permission | undefined {
+  const path = url.replace(/^\/console/, '') || '/';
+  return PERMISSIONS[`${method === 'HEAD' ? 'GET' : method} ${path}`];
+}

@@ -1,0 +1,104 @@
+// Console roles (docs/console.md, Roles): a person signed in with each role walks every page and action the
+// console has (permissions.ts lists them all; the server refuses to start with one missing) and is
+// refused exactly those their role lacks — 403 naming the role, before anything runs — while every other
+// answers as it would (a page, or a 404 for the made-up id). The operator changes a role through the
+// admin API and the open session takes it at the next request.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allows, PERMISSIONS } from '../../src/pages/console/permissions.ts';
+import type { ConsoleRole } from '../../src/platform/db/schema.ts';
+import { ConsoleClient } from '../harness/console-client.ts';
+import { Harness } from '../harness/harness.ts';
+import { aMerchant } from '../harness/payments-builders.ts';
+
+let h: Harness;
+let merchantId: number;
+beforeAll(async () => {
+  h = await Harness.start({ env: { TESSERA_RATE_LIMIT_PER_MINUTE: '100000' } });
+  merchantId = (await aMerchant(h)).id;
+});
+afterAll(() => h.close());
+
+async function signedIn(role: ConsoleRole): Promise<{ client: ConsoleClient; id: string }> {
+  const email = `${role}-${randomBytes(4).toString('hex')}@console.example`;
+  const password = 'correct horse battery staple';
+  const operator = role === 'operator' || role === 'operator-viewer';
+  const created = await h.admin<{ id: string; role: string }>('POST', '/console-users', {
+    json: {
+      email,
+      password,
+      role,
+      ...(operator ? {} : { tenant: { kind: 'merchant', id: String(merchantId) } }),
+    },
+  });
+  expect(created.status, created.text).toBe(201);
+  expect(created.body.role).toBe(role);
+  const client = new ConsoleClient(h.baseUrl);
+  expect((await client.signIn({ email, password })).location).toBe('/console');
+  return { client, id: created.body.id };
+}
+
+const refused = (answer: { status: number; text: string }) =>
+  answer.status === 403 && answer.text.includes('Your role');
+
+describe('console roles', () => {
+  const roles: ConsoleRole[] = ['viewer', 'developer', 'finance', 'admin', 'operator-viewer', 'operator'];
+
+  it.each(roles)('%s: every page and action answers as the role allows', async (role) => {
+    const { client } = await signedIn(role);
+    const csrf = await client.csrf('/console/account');
+    expect(csrf).not.toBe('');
+    const wrong: string[] = [];
+    for (const [route, permission] of Object.entries(PERMISSIONS)) {
+      const [method, template = ''] = route.split(' ');
+      // Signing out would end the walk; every role may.
+      if (method === 'POST' && permission === 'self') continue;
+      const path = `/console${template.replace(/:[A-Za-z]+/g, 'unknown')}`.replace(/\/$/, '');
+      const answer = method === 'GET' ? await client.get(path) : await client.post(path, { csrf });
+      const expected = allows(role, permission);
+      if (refused(answer) === expected || answer.status >= 500)
+        wrong.push(`${route} (${permission}) → ${answer.status}`);
+    }
+    expect(wrong).toEqual([]);
+    // The menu offers only what the role may open.
+    const overview = await client.get('/console');
+    const nav = /<nav aria-label="Sections">([\s\S]*?)<\/nav>/.exec(overview.text)?.[1] ?? '';
+    const offered = [...nav.matchAll(/href="([^"]+)"/g)].map((m) => m[1] as string);
+    expect(offered.length).toBeGreaterThan(2);
+    for (const href of offered) expect(refused(await client.get(href)), href).toBe(false);
+    expect(offered.includes('/console/money/reports')).toBe(allows(role, 'finance'));
+    expect(offered.includes('/console/developers/keys')).toBe(allows(role, 'developer'));
+  });
+
+  it('a role changed by the operator applies to the open session at once', async () => {
+    const { client, id } = await signedIn('viewer');
+    expect(refused(await client.get('/console/money/reports'))).toBe(true);
+    const changed = await h.admin<{ role: string }>('PUT', `/console-users/${id}/role`, {
+      json: { role: 'finance' },
+    });
+    expect(changed.body.role).toBe('finance');
+    const reports = await client.get('/console/money/reports');
+    expect(reports.status).toBe(200);
+    // A member's role stays a member's, an operator's an operator's.
+    const crossing = await h.admin<{ error: { field: string } }>('PUT', `/console-users/${id}/role`, {
+      json: { role: 'operator' },
+    });
+    expect(crossing.status).toBe(400);
+    expect(crossing.body.error.field).toBe('role');
+    expect(
+      (await h.admin('PUT', '/console-users/usr_unknown/role', { json: { role: 'viewer' } })).status,
+    ).toBe(404);
+    expect((await h.admin('PUT', `/console-users/${id}/role`, { json: { role: 'owner' } })).status).toBe(400);
+  });
+
+  it('a member created with the name before roles is an admin', async () => {
+    const created = await h.admin<{ role: string }>('POST', '/console-users', {
+      json: {
+        email: 'legacy@console.example',
+        role: 'member',
+        tenant: { kind: 'merchant', id: String(merchantId) },
+      },
+    });
+    expect(created.body.role).toBe('admin');
+  });
+});
