@@ -9,6 +9,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import pino, { type DestinationStream, type Logger } from 'pino';
 import qs from 'qs';
 import { requireAdmin } from './admin/http/admin-auth.ts';
+import { registerAuditRoutes } from './admin/http/audit-routes.ts';
 import { registerBankAccountRoutes as registerAdminBankAccountRoutes } from './admin/http/bank-accounts-routes.ts';
 import { registerConsoleUserRoutes } from './admin/http/console-users-routes.ts';
 import { registerEventRoutes } from './admin/http/events-routes.ts';
@@ -39,6 +40,7 @@ import { registerHostedCheckoutRoutes } from './pages/payments/hosted-checkout-r
 import { HostedCheckout } from './payments/checkout/hosted-checkout.ts';
 import { paymentsApi } from './payments/payments-api.ts';
 import { createPaymentsServices, type PaymentsServices } from './payments/payments-services.ts';
+import { addAuditHooks } from './platform/audit/audit-hooks.ts';
 import { BankAccounts } from './platform/bank-accounts/bank-accounts.ts';
 import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
 import { Sweeps } from './platform/clock/sweeps.ts';
@@ -596,6 +598,13 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     presenter: presentAdminError,
     securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } },
     security: [{ adminToken: [] }],
+    // Every admin write is the operator's action: recorded in the audit trail with it.
+    auditWrites: (routes) =>
+      addAuditHooks(routes, {
+        db: services.db,
+        clock: services.clock,
+        actorOf: () => ({ actorKind: 'admin_token', actor: 'admin token', tenant: null }),
+      }),
     routes: async (routes) => {
       requireAdmin(routes, adminToken);
       await registerPartnerRoutes(routes, adminDeps);
@@ -606,6 +615,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       await registerEventRoutes(routes, adminDeps);
       await registerIssuingCardRoutes(routes, adminDeps.cards);
       await registerConsoleUserRoutes(routes, services.consoleUsers);
+      await registerAuditRoutes(routes, adminDeps);
     },
   });
   const sandbox =

@@ -2,7 +2,12 @@
 // 0 done; 1 it failed (the reason in one line on stderr, with its fix when there is one); 2 a usage
 // mistake (unknown command or option, missing argument), answered with the help. `serve` keeps running.
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { type AdminAction, AdminUsageError, runAdminAction } from '../admin/cli/admin-cli.ts';
+import {
+  type AdminAction,
+  AdminUsageError,
+  runAdminAction,
+  verifyAuditTrail,
+} from '../admin/cli/admin-cli.ts';
 import { type Config, ConfigError, parseConfig } from '../config.ts';
 import { CONSOLE_ROLES, type ConsoleRole } from '../platform/console/console-users.ts';
 import { TESSERA_VERSION } from '../version.ts';
@@ -79,6 +84,13 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
     .description('unpack a backup into a fresh TESSERA_DATA_DIR')
     .argument('<file>', 'the archive `tessera backup` wrote')
     .action((file: string) => run(() => restore(config(), file))());
+
+  program
+    .command('audit')
+    .description('the audit trail')
+    .command('verify')
+    .description('check the audit trail’s hash chain: exit 0, or 1 naming the first record that breaks it')
+    .action(run(() => verifyAuditTrail(config())));
 
   const admin = program
     .command('admin')

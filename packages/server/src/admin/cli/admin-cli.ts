@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import { boot } from '../../boot.ts';
 import type { Config } from '../../config.ts';
+import { verifyAudit } from '../../platform/audit/audit-trail.ts';
 import { SandboxClock, systemClock } from '../../platform/clock/clock.ts';
 import { type ConsoleRole, ConsoleUsers } from '../../platform/console/console-users.ts';
 import { derive, Encryptor } from '../../platform/crypto/encryption.ts';
@@ -195,6 +196,31 @@ export async function runAdminAction(config: Config, action: AdminAction): Promi
         return rotated;
       }
     }
+  } finally {
+    await database.close();
+    await booted.stopDatabase();
+  }
+}
+
+/**
+ * `tessera audit verify`: walks the audit trail's hash chain from its first record. Exit 0 with the count
+ * and the head (seq and hash: keep them, so a later check also catches records removed from the end),
+ * or 1 naming the first record that breaks the chain.
+ */
+export async function verifyAuditTrail(config: Config): Promise<number> {
+  const booted = await boot(config, { runMigrations: false, reuseRunningEmbedded: true });
+  const database = openDatabase(booted.databaseUrl, { max: 1 });
+  try {
+    const verdict = await verifyAudit(database.db);
+    if (verdict.ok) {
+      const head = verdict.head ? `; head: record ${verdict.head.seq}, hash ${verdict.head.hash}` : '';
+      process.stdout.write(`audit trail intact: ${verdict.records} records${head}\n`);
+      return 0;
+    }
+    process.stderr.write(
+      `audit trail broken at record ${verdict.brokenAt}: ${verdict.reason} (${verdict.records} records before it are intact)\n`,
+    );
+    return 1;
   } finally {
     await database.close();
     await booted.stopDatabase();

@@ -6,8 +6,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type Actor, addAuditHooks } from '../../platform/audit/audit-hooks.ts';
+import type { Clock } from '../../platform/clock/clock.ts';
 import type { ConsoleUsers, Session } from '../../platform/console/console-users.ts';
 import { tokensEqual } from '../../platform/crypto/hashing.ts';
+import type { Db } from '../../platform/db/database.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { asDomainError } from '../../platform/http/as-domain-error.ts';
 import { addIdempotencyHooks, IDEMPOTENCY_HEADER } from '../../platform/idempotency/idempotency-hooks.ts';
@@ -90,6 +93,7 @@ export async function registerConsoleFrame(
   app: FastifyInstance,
   frame: ConsoleFrame,
   idempotency: IdempotencyStore,
+  audit: { db: Db; clock: Clock },
   routes: (scope: FastifyInstance) => Promise<void>,
 ): Promise<void> {
   await app.register(cookie);
@@ -104,7 +108,9 @@ export async function registerConsoleFrame(
           }
         }
       });
-      addIdempotencyHooks(scope, idempotency);
+      // Every action and sign-in is recorded in the audit trail, in the action's own unit of work.
+      addAuditHooks(scope, { ...audit, actorOf: consoleActor, actionOf: consoleAction });
+      addIdempotencyHooks(scope, idempotency, undefined, { everyWriteIsAUnit: true });
       // Console addresses carry no secret, and a browser sends `Origin: null` on a form posted from a
       // no-referrer page: the console's pages tell their own origin to themselves (same-origin).
       scope.addHook('onSend', async (_request, reply, payload) => {
@@ -165,6 +171,28 @@ export async function registerConsoleFrame(
     { prefix: '/console' },
   );
 }
+
+/** Who made a console request: the signed-in person, or whoever tried to sign in. */
+function consoleActor(request: FastifyRequest): Actor | undefined {
+  const viewer = request.consoleSession?.viewer;
+  if (viewer) {
+    return {
+      actorKind: viewer.userId ? 'console_user' : 'admin_token',
+      actor: viewer.userId ? viewer.email : 'admin token',
+      tenant: viewer.role === 'member' ? viewer.tenant : null,
+    };
+  }
+  const body = bodyOf(request);
+  if (typeof body.email === 'string')
+    return { actorKind: 'console_user', actor: body.email.trim().toLowerCase(), tenant: null };
+  if (typeof body.token === 'string') return { actorKind: 'admin_token', actor: 'admin token', tenant: null };
+  return undefined;
+}
+
+const consoleAction = (request: FastifyRequest): string =>
+  request.routeOptions.url === '/console/sign-in'
+    ? 'console sign-in'
+    : `${request.method} ${request.routeOptions.url}`;
 
 function sendError(request: FastifyRequest, reply: FastifyReply, frame: ConsoleFrame, error: DomainError) {
   const title =

@@ -28,7 +28,8 @@ export interface ConsoleDeps {
 export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   const frame = { users: deps.users, sandbox: deps.sandbox !== undefined };
   const routeDeps = { ...frame, services: deps.services };
-  await registerConsoleFrame(app, frame, deps.services.idempotency, async (scope) => {
+  const audit = { db: deps.services.db, clock: deps.services.clock };
+  await registerConsoleFrame(app, frame, deps.services.idempotency, audit, async (scope) => {
     await registerAuthRoutes(scope, { ...frame, adminToken: deps.adminToken });
     await registerOverviewRoutes(scope, routeDeps);
     await registerPaymentsConsoleRoutes(scope, routeDeps);

@@ -1122,7 +1122,26 @@ export interface CardNetworkTables {
 /** The whole database; each API adds its tables here as it lands. */
 export interface ConsoleTables {
   console_users: ConsoleUsersTable;
+  audit_events: AuditEventsTable;
   console_sessions: ConsoleSessionsTable;
+}
+
+export interface AuditEventsTable {
+  seq: Numeric;
+  at: Timestamp;
+  actor_kind: string;
+  actor: string;
+  source: string | null;
+  action: string;
+  object_id: string | null;
+  tenant_kind: string | null;
+  tenant_id: string | null;
+  detail: ColumnType<Record<string, unknown>, string, string>;
+  outcome: 'succeeded' | 'refused' | 'failed';
+  status: number | null;
+  request_id: string | null;
+  prev_hash: string;
+  hash: string;
 }
 
 export type ConsoleRole = 'operator' | 'operator-viewer' | 'viewer' | 'developer' | 'finance' | 'admin';

@@ -53,8 +53,8 @@ export class UnitOfWork {
     await this.open();
   }
 
-  /** Starts the unit without a transaction; `onOpen` runs when the transaction opens. */
-  beginLazily(onOpen: OnOpen): void {
+  /** Starts the unit without a transaction; `onOpen` (else a plain BEGIN) runs when the transaction opens. */
+  beginLazily(onOpen?: OnOpen): void {
     this.state = 'lazy';
     this.onOpen = onOpen;
   }

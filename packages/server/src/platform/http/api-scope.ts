@@ -34,6 +34,8 @@ export interface ApiScopeOptions {
   securitySchemes?: Record<string, OpenAPIV3.SecuritySchemeObject>;
   /** Idempotency-Key handling for the scope's mutating routes (docs/architecture.md, Idempotency keys) */
   idempotency: IdempotencyStore;
+  /** Hooks that must see a write before its unit of work commits (the audit trail); every write then runs as one unit */
+  auditWrites?: (routes: FastifyInstance) => void;
   /**
    * Registers the API's routes inside the scope. Authentication belongs in onRequest hooks, so it has
    * run (and named the principal) before the idempotency preHandler claims a key.
@@ -127,7 +129,10 @@ export async function mountApi(app: FastifyInstance, options: ApiScopeOptions): 
             (route.schema as Record<string, unknown>)['x-idempotency'] = 'refuse';
           }
         });
-        addIdempotencyHooks(routes, options.idempotency, options.presenter);
+        options.auditWrites?.(routes);
+        addIdempotencyHooks(routes, options.idempotency, options.presenter, {
+          everyWriteIsAUnit: options.auditWrites !== undefined,
+        });
         await options.routes(asZod(routes));
       });
       scope.addHook('onReady', async () => {

@@ -25,6 +25,14 @@ interface KeyedRequest {
   unit: UnitOfWork;
 }
 const keyed = new WeakMap<FastifyRequest, KeyedRequest>();
+/** Writes without a key that still run as one unit of work (`everyWriteIsAUnit`) */
+const plain = new WeakMap<FastifyRequest, UnitOfWork>();
+
+/** The unit of work the request runs in, while it is open (what must commit with its effect joins it). */
+export function activeUnit(request: FastifyRequest): UnitOfWork | undefined {
+  const unit = keyed.get(request)?.unit ?? plain.get(request);
+  return unit?.isActive ? unit : undefined;
+}
 
 /** Renders an error in the scope's envelope, for answers decided after the handler (in onSend). */
 declare module 'fastify' {
@@ -40,6 +48,8 @@ export function addIdempotencyHooks(
   app: FastifyInstance,
   store: IdempotencyStore,
   present?: KeyErrorPresenter,
+  /** A write without a key runs as one unit of work too (its audit record commits with it) */
+  options: { everyWriteIsAUnit?: boolean } = {},
 ): void {
   // In onSend the scope's error handler no longer runs: its envelope is rendered here.
   const answerError = (request: FastifyRequest, reply: FastifyReply, error: DomainError) => {
@@ -68,6 +78,11 @@ export function addIdempotencyHooks(
     }
     route.handler = async function keyedHandler(request, reply) {
       const key = request.headers[IDEMPOTENCY_HEADER];
+      if (key === undefined && options.everyWriteIsAUnit && MUTATING.has(request.method)) {
+        const unit = store.openPlain();
+        plain.set(request, unit);
+        return unit.run(async () => handler.call(this, request, reply));
+      }
       if (key === undefined || !MUTATING.has(request.method)) return handler.call(this, request, reply);
       const claim = {
         scope: request.principal?.scope ?? `anonymous:${request.ip}`,
@@ -90,6 +105,27 @@ export function addIdempotencyHooks(
   // failed commit turns into an error answer (the error handler runs), and nothing was stored. A key
   // whose row committed first (a duplicate that raced this one) answers what that row says instead.
   app.addHook('onSend', async (request, reply, payload) => {
+    const unkeyed = plain.get(request);
+    if (unkeyed?.isActive) {
+      try {
+        await unkeyed.finish(reply.statusCode >= 500 ? 'rollback' : 'commit');
+      } catch (err) {
+        await unkeyed.finish('rollback');
+        const error = asDomainError(err);
+        if (error.code !== 'database_unavailable')
+          request.log.error({ err }, 'a request could not be committed');
+        return answerError(
+          request,
+          reply,
+          error.code === 'database_unavailable'
+            ? error
+            : new DomainError('internal', 'the request could not be committed; nothing was changed', {
+                cause: err,
+              }),
+        );
+      }
+      return payload;
+    }
     const pending = keyed.get(request);
     if (!pending?.unit.isActive) return payload;
     // An empty answer (a redirect, a 204) is an answer: it is stored and the effect commits. Only a body
@@ -139,6 +175,7 @@ export function addIdempotencyHooks(
   // A request that ended without passing onSend (an error in a later hook, a destroyed socket) ends its
   // unit too: nothing of it commits, and its connection goes back to the pool.
   app.addHook('onResponse', async (request) => {
+    await plain.get(request)?.finish('rollback');
     await keyed.get(request)?.unit.finish('rollback');
   });
 }

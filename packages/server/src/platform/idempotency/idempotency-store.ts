@@ -51,6 +51,13 @@ export class IdempotencyStore {
     private readonly createUnit: () => UnitOfWork,
   ) {}
 
+  /** A unit of work for a write without a key (a scope that runs every write as one): nothing is stored with it. */
+  openPlain(): UnitOfWork {
+    const unit = this.createUnit();
+    unit.beginLazily();
+    return unit;
+  }
+
   /**
    * The request's unit of work, lazy: nothing is sent yet. When the request first writes, the unit opens
    * its transaction and takes the key's lock with its row in one statement; a key held by a request

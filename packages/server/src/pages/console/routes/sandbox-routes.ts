@@ -88,7 +88,8 @@ webhook goes out as in real use.</p>
   });
 
   // Neither action is replayable (as /sandbox/clock/advance): the forms carry no idempotency key.
-  app.post('/sandbox/clock', async (request, reply) => {
+  // Moving the clock runs the sweeps, each in its own transactions: not one unit of work (nor replayable).
+  app.post('/sandbox/clock', { config: { idempotency: 'refuse' } }, async (request, reply) => {
     operatorOnly(request);
     const seconds = parseDuration(textBody(request).duration ?? '');
     if (seconds === undefined) {
@@ -109,7 +110,7 @@ webhook goes out as in real use.</p>
     return sendConsolePage(request, reply, deps, 'Sandbox', page.content);
   });
 
-  app.post('/sandbox/trigger', async (request, reply) => {
+  app.post('/sandbox/trigger', { config: { idempotency: 'refuse' } }, async (request, reply) => {
     operatorOnly(request);
     const body = textBody(request);
     const tenant = body.tenantId?.trim();

@@ -1,0 +1,81 @@
+// Records every write a person makes through a scope (the admin API, the console) in the audit trail, in
+// the request's own unit of work: the record commits with the action, or a refused action's record with
+// its refusal. Registered before the scope's idempotency hooks, so it writes before their commit. A 5xx
+// answer rolls the request back with its record (it changed nothing; the log has it).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock/clock.ts';
+import type { Db } from '../db/database.ts';
+import { activeUnit } from '../idempotency/idempotency-hooks.ts';
+import { KeyAlreadyUsed } from '../idempotency/idempotency-store.ts';
+import { type AuditEntry, appendAudit } from './audit-trail.ts';
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Never recorded: credentials, codes and the forms' own tokens */
+const SECRET = /pass|token|secret|csrf|^code$|totp|cvv|cvc|cardnumber|^pin$|privatekey|idempotencykey/i;
+/** Recorded by their last four characters only */
+const MASKED = /iban|accountnumber/i;
+
+export interface Actor {
+  actorKind: string;
+  actor: string;
+  tenant: { kind: string; id: string } | null;
+}
+
+export function addAuditHooks(
+  scope: FastifyInstance,
+  deps: {
+    db: Db;
+    clock: Clock;
+    /** Who made the request (undefined: not a person's request, nothing recorded) */
+    actorOf: (request: FastifyRequest) => Actor | undefined;
+    /** The action's name (default: method and route) */
+    actionOf?: (request: FastifyRequest) => string;
+  },
+): void {
+  scope.addHook('onSend', async (request, reply, payload) => {
+    if (!WRITES.has(request.method) || reply.statusCode >= 500) return payload;
+    const actor = deps.actorOf(request);
+    if (!actor) return payload;
+    const params = (request.params ?? {}) as Record<string, unknown>;
+    const objectId = [params.id, ...Object.values(params)].find((v) => typeof v === 'string') as
+      | string
+      | undefined;
+    const entry: AuditEntry = {
+      at: deps.clock.now(),
+      ...actor,
+      source: request.ip,
+      action: deps.actionOf?.(request) ?? `${request.method} ${request.routeOptions.url ?? request.url}`,
+      objectId: objectId ?? null,
+      detail: detailOf(request.body),
+      outcome: reply.statusCode < 400 ? 'succeeded' : 'refused',
+      status: reply.statusCode,
+      requestId: request.id,
+    };
+    const unit = activeUnit(request);
+    try {
+      if (unit) await unit.run(() => appendAudit(deps.db, entry));
+      else await deps.db.transaction().execute((tx) => appendAudit(tx, entry));
+    } catch (err) {
+      // The record was the unit's first write, and its key turned out to be used: this is a replay of an
+      // action already recorded, answered by the idempotency hooks next.
+      if (!(err instanceof KeyAlreadyUsed)) throw err;
+    }
+    return payload;
+  });
+}
+
+/** The request's fields as recorded: secrets left out, account numbers masked, uploads named only. */
+export function detailOf(body: unknown): Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return {};
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    if (SECRET.test(key)) continue;
+    const part = value as { type?: unknown; value?: unknown; filename?: unknown } | null;
+    if (part && typeof part === 'object' && part.type === 'file') out[key] = `file ${String(part.filename)}`;
+    else if (part && typeof part === 'object' && part.type === 'field') out[key] = part.value;
+    else if (MASKED.test(key) && typeof value === 'string') out[key] = `…${value.slice(-4)}`;
+    else if (value && typeof value === 'object') out[key] = detailOf(value);
+    else out[key] = value;
+  }
+  return out;
+}

@@ -1,0 +1,132 @@
+// The audit trail (docs/operations.md, Audit trail): an admin API write, a refused one, console sign-ins
+// (right and wrong password) and a console action each leave one record, with who, from where, what, on
+// which object, the outcome and the request id, and never a secret; the records chain by hash, so
+// `tessera audit verify` passes on the real trail and names the first record of one edited or deleted
+// behind the trigger's back; the table refuses updates; the operator reads it by filter, by page and as CSV.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyAudit } from '../../src/platform/audit/audit-trail.ts';
+import { ConsoleClient } from '../harness/console-client.ts';
+import { Harness } from '../harness/harness.ts';
+import { runCli } from '../harness/server-process.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await Harness.start();
+});
+afterAll(() => h.close());
+
+interface Record {
+  seq: number;
+  actorKind: string;
+  actor: string;
+  source: string | null;
+  action: string;
+  objectId: string | null;
+  tenant: { kind: string; id: string } | null;
+  detail: { [key: string]: unknown };
+  outcome: string;
+  status: number;
+  requestId: string;
+  hash: string;
+}
+
+const trail = async (query = '') =>
+  (await h.admin<{ data: Record[]; nextBefore: number | null }>('GET', `/audit-events${query}`)).body;
+
+describe('the audit trail', () => {
+  it('records admin writes and console actions with the request, never a secret', async () => {
+    const created = await h.admin<{ id: string; apiKey: string }>('POST', '/partners', {
+      json: { name: 'Audited' },
+    });
+    const patched = await h.admin('PATCH', `/partners/${created.body.id}`, {
+      json: { webhookUrl: 'ftp://nope.example' },
+    });
+    expect(patched.status).toBe(400);
+    const [refused, made] = (await trail(`?action=${encodeURIComponent('PATCH /admin/partners/:id')}`)).data
+      .concat((await trail(`?action=${encodeURIComponent('POST /admin/partners')}`)).data)
+      .slice(0, 2);
+    expect(made).toMatchObject({
+      actorKind: 'admin_token',
+      actor: 'admin token',
+      source: '127.0.0.1',
+      outcome: 'succeeded',
+      status: 201,
+      detail: { name: 'Audited' },
+    });
+    expect(refused).toMatchObject({ objectId: created.body.id, outcome: 'refused', status: 400 });
+    expect(refused?.requestId).toBe(patched.headers.get('x-request-id'));
+
+    const email = 'auditor@console.example';
+    const password = 'correct horse battery staple';
+    await h.admin('POST', '/console-users', { json: { email, password, role: 'operator' } });
+    const browser = new ConsoleClient(h.baseUrl);
+    expect((await browser.signIn({ email, password: 'wrong password here' })).status).toBe(401);
+    expect((await browser.signIn({ email, password })).status).toBe(303);
+    const signIns = (await trail(`?action=${encodeURIComponent('console sign-in')}&actor=${email}`)).data;
+    expect(signIns.map((r) => r.outcome)).toEqual(['succeeded', 'refused']);
+    const csrf = await browser.csrf('/console/account');
+    expect(
+      (await browser.post('/console/account/totp', { csrf, secret: 'JBSWY3DPEHPK3PXP', code: '000000' }))
+        .status,
+    ).toBe(400);
+    const [action] = (
+      await trail(`?actor=${email}&action=${encodeURIComponent('POST /console/account/totp')}`)
+    ).data;
+    expect(action).toMatchObject({ actorKind: 'console_user', outcome: 'refused', status: 400 });
+
+    // Nothing secret reaches a record: passwords, keys, codes, the forms' tokens.
+    const everything = JSON.stringify((await trail('?limit=500')).data);
+    for (const secret of [
+      password,
+      'wrong password here',
+      created.body.apiKey,
+      csrf,
+      'JBSWY3DPEHPK3PXP',
+      h.adminToken,
+    ])
+      expect(everything).not.toContain(secret);
+  });
+
+  it('pages newest first and exports CSV', async () => {
+    const first = await trail('?limit=2');
+    expect(first.data).toHaveLength(2);
+    expect(first.data[0]?.seq).toBeGreaterThan(first.data[1]?.seq ?? 0);
+    const next = await trail(`?limit=2&before=${first.nextBefore}`);
+    expect(next.data[0]?.seq).toBe((first.data[1]?.seq ?? 0) - 1);
+    const csv = await h.admin('GET', '/audit-events?format=csv');
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(csv.text.split('\r\n')[0]).toBe(
+      'seq,at,actor_kind,actor,source,action,object_id,tenant,outcome,status,request_id,detail,hash',
+    );
+    expect((await h.admin('GET', '/audit-events?tenant=bank:1')).status).toBe(400);
+  });
+
+  it('is append-only, and verify names the first record edited or removed behind its back', async () => {
+    const { db } = h.services;
+    expect((await verifyAudit(db)).ok).toBe(true);
+    await expect(sql`UPDATE audit_events SET actor = 'someone else'`.execute(db)).rejects.toThrow(
+      /append-only/,
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'tessera-audit-'));
+    const env = { DATABASE_URL: h.databaseUrl, TESSERA_ADMIN_TOKEN: h.adminToken, TESSERA_DATA_DIR: dir };
+    const intact = await runCli(['audit', 'verify'], env);
+    expect(intact.code, intact.stderr).toBe(0);
+    expect(intact.stdout).toMatch(/audit trail intact: \d+ records; head: record \d+, hash [0-9a-f]{64}/);
+
+    await sql`ALTER TABLE audit_events DISABLE TRIGGER audit_events_append_only`.execute(db);
+    try {
+      await sql`UPDATE audit_events SET detail = '{"name":"Someone else"}' WHERE seq = 2`.execute(db);
+      const edited = await runCli(['audit', 'verify'], env);
+      expect(edited.code).toBe(1);
+      expect(edited.stderr).toMatch(/broken at record 2: its content does not match its hash/);
+      await sql`DELETE FROM audit_events WHERE seq = 2`.execute(db);
+      expect(await verifyAudit(db)).toMatchObject({ ok: false, brokenAt: 3, reason: 'record 2 is missing' });
+    } finally {
+      await sql`ALTER TABLE audit_events ENABLE TRIGGER audit_events_append_only`.execute(db);
+    }
+  });
+});
