@@ -3,8 +3,8 @@
 // - A transaction holds one connection; code running inside it that asks the pool for another (a query
 //   on `db` instead of `tx`) could wait forever once every connection is held by such a transaction.
 //   That is a programming error: it throws in tests and the sandbox, and is logged in production.
-// - A unit of work (an HTTP request with an Idempotency-Key, or any admin or console write) holds one connection in one open
-//   transaction from start to answer. Every query and transaction inside it runs on that connection,
+// - A unit of work (an HTTP request with an Idempotency-Key, or any admin or console write) holds one
+//   connection in one open transaction from start to answer. Every query and transaction inside it runs on that connection,
 //   transactions as savepoints, so the business effect, its events and the key's stored answer commit
 //   together or not at all.
 import { AsyncLocalStorage } from 'node:async_hooks';
