@@ -65,17 +65,29 @@ export function addAuditHooks(
 }
 
 /** The request's fields as recorded: secrets left out, account numbers masked, uploads named only. */
-export function detailOf(body: unknown): Record<string, unknown> {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return {};
+export function detailOf(body: unknown, depth = 0): Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body) || depth > 4) return {};
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(body as Record<string, unknown>).slice(0, 50)) {
     if (SECRET.test(key)) continue;
     const part = value as { type?: unknown; value?: unknown; filename?: unknown } | null;
-    if (part && typeof part === 'object' && part.type === 'file') out[key] = `file ${String(part.filename)}`;
-    else if (part && typeof part === 'object' && part.type === 'field') out[key] = part.value;
-    else if (MASKED.test(key) && typeof value === 'string') out[key] = `…${value.slice(-4)}`;
-    else if (value && typeof value === 'object') out[key] = detailOf(value);
-    else out[key] = value;
+    const field = storable(key);
+    if (part && typeof part === 'object' && part.type === 'file')
+      out[field] = `file ${storable(String(part.filename))}`;
+    else if (part && typeof part === 'object' && part.type === 'field')
+      out[field] = storable(String(part.value));
+    else if (MASKED.test(key) && typeof value === 'string') out[field] = `…${storable(value.slice(-4))}`;
+    else if (typeof value === 'string') out[field] = storable(value);
+    else if (value && typeof value === 'object' && !Array.isArray(value))
+      out[field] = detailOf(value, depth + 1);
+    else if (Array.isArray(value)) out[field] = `${value.length} items`;
+    else out[field] = value;
   }
   return out;
 }
+
+/**
+ * What a refused request sent is recorded too, hostile strings included: NUL (which jsonb cannot hold)
+ * written as \0, a lone surrogate replaced, and a long value cut.
+ */
+const storable = (text: string): string => text.replaceAll('\u0000', '\\0').toWellFormed().slice(0, 500);
