@@ -43,9 +43,10 @@ export function addAuditHooks(
     const entry: AuditEntry = {
       at: deps.clock.now(),
       ...actor,
+      actor: storable(actor.actor),
       source: request.ip,
       action: deps.actionOf?.(request) ?? `${request.method} ${request.routeOptions.url ?? request.url}`,
-      objectId: objectId ?? null,
+      objectId: objectId === undefined ? null : storable(objectId),
       detail: detailOf(request.body),
       outcome: reply.statusCode < 400 ? 'succeeded' : 'refused',
       status: reply.statusCode,
