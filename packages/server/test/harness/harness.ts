@@ -21,11 +21,6 @@ export interface HarnessOptions {
   observeStatement?: StatementObserver;
   /** false: every order and authorization the general way (see AppOptions) */
   oneStatementWrites?: boolean;
-  /**
-   * false: the file's exchanges are not held to the OpenAPI documents when the harness closes (only for
-   * a test that breaks the server on purpose, whose answers no document can describe)
-   */
-  checkDocuments?: boolean;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -56,7 +51,6 @@ export class Harness {
     /** What built the app, to build it again on a restart */
     private readonly build: (clock: SandboxClock | undefined) => Promise<TesseraApp>,
     private readonly frozenAt: Date,
-    private readonly checkDocuments: boolean,
   ) {}
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
@@ -98,17 +92,7 @@ export class Harness {
     // Tests own time: a frozen sandbox clock moves only through advanceClock (production mode keeps real time).
     const tessera = await build(config.mode === 'sandbox' ? new SandboxClock(0, { frozenAt }) : undefined);
     const address = `http://127.0.0.1:${config.port}`;
-    return new Harness(
-      logs,
-      tessera,
-      config,
-      address,
-      adminToken,
-      databaseUrl,
-      build,
-      frozenAt,
-      options.checkDocuments ?? true,
-    );
+    return new Harness(logs, tessera, config, address, adminToken, databaseUrl, build, frozenAt);
   }
 
   /** Stops the app and starts a new one on the same database, port and keys, at the same sandbox time. */
@@ -162,8 +146,7 @@ export class Harness {
     } catch {
       // not JSON: the text is the body
     }
-    if (this.checkDocuments)
-      this.exchanges.push({ method, path, status: response.status, headers: response.headers, text });
+    this.exchanges.push({ method, path, status: response.status, headers: response.headers, text });
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   }
 

@@ -9,6 +9,7 @@ import {
   multiversxMessageDigest,
 } from '../../src/rails/wallet-verifier/signature-verifier.ts';
 import { Harness } from '../harness/harness.ts';
+import { latestCode } from '../harness/sandbox-inbox.ts';
 
 let h: Harness;
 let partner: { id: string; partnerId: string; apiKey: string };
@@ -42,19 +43,6 @@ const asPartner = (key = partner.apiKey) => ({ 'x-partner-api-key': key });
 const publicOf = (p = partner) => ({ 'x-partner-id': p.partnerId });
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-async function latestCode(recipient: string): Promise<string> {
-  const res = await h.request<{ data: { body: string }[] }>(
-    'GET',
-    `/sandbox/messages?recipient=${encodeURIComponent(recipient)}&limit=1`,
-    {
-      headers: bearer(h.adminToken),
-    },
-  );
-  const code = /\b(\d{6})\b/.exec(res.body.data[0]?.body ?? '')?.[1];
-  if (!code) throw new Error(`no code sent to ${recipient}`);
-  return code;
-}
-
 async function registerByEmail(email: string, p = partner): Promise<Tokens> {
   expect(
     (
@@ -66,7 +54,7 @@ async function registerByEmail(email: string, p = partner): Promise<Tokens> {
   ).toBe(202);
   const verified = await issuing<Tokens>('POST', '/auth/register/email/verify', {
     headers: publicOf(p),
-    json: { email, code: await latestCode(email) },
+    json: { email, code: await latestCode(h, email) },
   });
   expect(verified.status).toBe(200);
   return verified.body;
@@ -254,7 +242,7 @@ describe('email flow', () => {
       headers: publicOf(),
       json: { email: 'guess@example.com', password: STRONG },
     });
-    const code = await latestCode('guess@example.com');
+    const code = await latestCode(h, 'guess@example.com');
     const wrongCode = code === '000000' ? '111111' : '000000';
     for (let i = 0; i < 5; i++) {
       expect(
@@ -276,7 +264,7 @@ describe('email flow', () => {
       headers: publicOf(),
       json: { email: 'slow@example.com', password: STRONG },
     });
-    const slowCode = await latestCode('slow@example.com');
+    const slowCode = await latestCode(h, 'slow@example.com');
     await h.advanceClock(15 * 60 + 1);
     expect(
       (
@@ -357,7 +345,7 @@ describe('two-factor login', () => {
     });
     expect(sent.status).toBe(202);
     expect(sent.body.channel).toBe('email');
-    const code = await latestCode('two@example.com');
+    const code = await latestCode(h, 'two@example.com');
     expect(
       (
         await issuing('POST', '/auth/2fa/verify', {
@@ -380,7 +368,7 @@ describe('two-factor login', () => {
   it('ends the session after 5 wrong codes, limits resends, and expires codes', async () => {
     const session = await loginWithTwoFactor('brute@example.com');
     await issuing('POST', '/auth/2fa/send', { headers: bearer(session) });
-    const code = await latestCode('brute@example.com');
+    const code = await latestCode(h, 'brute@example.com');
     const wrong = code === '000000' ? '111111' : '000000';
     for (let i = 0; i < 5; i++)
       await issuing('POST', '/auth/2fa/verify', { headers: bearer(session), json: { code: wrong } });
@@ -397,7 +385,7 @@ describe('two-factor login', () => {
 
     const slow = await loginWithTwoFactor('slow2fa@example.com');
     await issuing('POST', '/auth/2fa/send', { headers: bearer(slow) });
-    const slowCode = await latestCode('slow2fa@example.com');
+    const slowCode = await latestCode(h, 'slow2fa@example.com');
     await h.advanceClock(5 * 60 + 1);
     expect(
       (await issuing('POST', '/auth/2fa/verify', { headers: bearer(slow), json: { code: slowCode } })).status,

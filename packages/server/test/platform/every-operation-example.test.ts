@@ -12,6 +12,7 @@ import { APIS, documentsOf } from '../harness/document-check.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCardholder, aCustomer as anIssuingCustomer } from '../harness/issuing-builders.ts';
 import { aCustomer, aMerchant, anOrder, payments, type TestMerchant } from '../harness/payments-builders.ts';
+import { latestCode } from '../harness/sandbox-inbox.ts';
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 
@@ -178,16 +179,6 @@ function refusedOnes(sent: Sent[]): string[] {
 const admin = () => ({ authorization: `Bearer ${h.adminToken}` });
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-/** The 6-digit code last sent to an address (the sandbox's inbox stands in for the customer's). */
-async function latestCode(recipient: string): Promise<string> {
-  const res = await h.request<{ data: { body: string }[] }>(
-    'GET',
-    `/sandbox/messages?recipient=${encodeURIComponent(recipient)}&limit=1`,
-    { headers: admin() },
-  );
-  return /\b(\d{6})\b/.exec(res.body.data[0]?.body ?? '')?.[1] ?? 'no code';
-}
-
 describe('every operation’s request example, sent as the reference sends it', () => {
   it('issuing', async () => {
     const partner = await h.admin<{ partnerId: string; apiKey: string }>('POST', '/partners', {
@@ -277,7 +268,7 @@ describe('every operation’s request example, sent as the reference sends it', 
           };
         if (template === '/auth/register/wallet/verify') return { ids: await signed('register') };
         if (template === '/auth/login/wallet') return { ids: await signed('login') };
-        if (template === '/auth/register/email/verify') return { ids: { code: await latestCode(email) } };
+        if (template === '/auth/register/email/verify') return { ids: { code: await latestCode(h, email) } };
         if (template === '/auth/refresh') {
           tokens = await login();
           return { credentials: { customerToken: bearer(tokens.refreshToken as string) } };
@@ -294,7 +285,7 @@ describe('every operation’s request example, sent as the reference sends it', 
         }
         if (template === '/auth/2fa/verify')
           return {
-            ids: { code: await latestCode(email) },
+            ids: { code: await latestCode(h, email) },
             credentials: { customerToken: bearer(twoFactorSession) },
           };
         if (template === '/auth/2fa' || template === '/auth/logout')
