@@ -9,6 +9,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import pino, { type DestinationStream, type Logger } from 'pino';
 import qs from 'qs';
 import { requireAdmin } from './admin/http/admin-auth.ts';
+import { registerApprovalThresholdRoutes } from './admin/http/approval-thresholds-routes.ts';
 import { registerAuditRoutes } from './admin/http/audit-routes.ts';
 import { registerBankAccountRoutes as registerAdminBankAccountRoutes } from './admin/http/bank-accounts-routes.ts';
 import { registerConsoleUserRoutes } from './admin/http/console-users-routes.ts';
@@ -40,6 +41,7 @@ import { registerHostedCheckoutRoutes } from './pages/payments/hosted-checkout-r
 import { HostedCheckout } from './payments/checkout/hosted-checkout.ts';
 import { paymentsApi } from './payments/payments-api.ts';
 import { createPaymentsServices, type PaymentsServices } from './payments/payments-services.ts';
+import { Approvals } from './platform/approvals/approvals.ts';
 import { addAuditHooks } from './platform/audit/audit-hooks.ts';
 import { BankAccounts } from './platform/bank-accounts/bank-accounts.ts';
 import { type Clock, SandboxClock, systemClock } from './platform/clock/clock.ts';
@@ -165,6 +167,8 @@ export interface PlatformServices {
   payments: PaymentsServices;
   /** The people who sign in to the console */
   consoleUsers: ConsoleUsers;
+  /** Four eyes on money: the tenants' policies and the requests waiting for a second person */
+  approvals: Approvals;
 }
 
 export interface TesseraApp {
@@ -288,6 +292,8 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   const ledger = new Ledger(now);
   sweeps.register('ledger-rollup', () => ledger.rollUp(db));
   sweeps.register('console-daily-figures', () => rollUpDailyFigures(db, clock.now()));
+  const approvals = new Approvals(clock, encryptor);
+  sweeps.register('approval-expiry', () => approvals.expireDue(db));
   const terms = new TermsStore(clock, tenantCache, config.moneyOut.defaults);
   const payoutLifecycle = new PayoutLifecycle({ ledger, outbox, clock });
   const payouts = new PayoutsService({ db, transact, clock, ledger, outbox, terms });
@@ -406,6 +412,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     crypto,
     payments,
     consoleUsers: new ConsoleUsers({ db, encryptor }),
+    approvals,
   };
 
   const app = await buildHttp(services, options.adminToken);
@@ -583,6 +590,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     events: services.events,
     cards: services.issuing.cards,
     bankAccounts: services.bankAccounts,
+    approvals: services.approvals,
     moneyOut: services.moneyOut,
     ledger: services.ledger,
     clock: services.clock,
@@ -611,6 +619,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
       await registerMerchantRoutes(routes, adminDeps);
       await registerStoreRoutes(routes, adminDeps);
       await registerAdminBankAccountRoutes(routes, adminDeps);
+      await registerApprovalThresholdRoutes(routes, adminDeps);
       await registerMoneyOutRoutes(routes, adminDeps);
       await registerEventRoutes(routes, adminDeps);
       await registerIssuingCardRoutes(routes, adminDeps.cards);

@@ -23,6 +23,7 @@ const PREFIXES = {
   balanceTransaction: 'btx',
   payout: 'po',
   bankFile: 'bkf',
+  approval: 'apr',
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

@@ -41,6 +41,7 @@ describe('sandbox clock', () => {
       'sandbox-message-retention',
       'ledger-rollup',
       'console-daily-figures',
+      'approval-expiry',
       // The rails' own work first (rails/rails.ts), then the APIs'.
       'chain-confirmations',
       'card-network-challenges',

@@ -1,5 +1,6 @@
 // What the admin and sandbox routes use.
 import type { CardsService } from '../../issuing/cards/cards-service.ts';
+import type { Approvals } from '../../platform/approvals/approvals.ts';
 import type { BankAccounts } from '../../platform/bank-accounts/bank-accounts.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
@@ -17,6 +18,7 @@ export interface AdminDeps {
   stores: StoresService;
   events: EventsService;
   bankAccounts: BankAccounts;
+  approvals: Approvals;
   moneyOut: MoneyOut;
   ledger: Ledger;
   clock: Clock;

@@ -67,6 +67,7 @@ const SECTIONS: Section[] = [
     links: [
       ['/console/money/balances', 'Balances'],
       ['/console/money/payouts', 'Payouts'],
+      ['/console/approvals', 'Approvals'],
       ['/console/money/reports', 'Reports'],
     ],
   },
@@ -321,6 +322,9 @@ const DONE: Record<string, string> = {
   revoked: 'Revoked: the key no longer works.',
   answered: 'Evidence sent: the dispute is under review.',
   accepted: 'Accepted: the money stays with the cardholder.',
+  requested: 'Waiting for a second person: nothing has happened yet. Another member approves it here.',
+  approved: 'Approved: it has been done.',
+  rejected: 'Rejected: nothing happened.',
 };
 
 /** The notice of an action just done (a fixed message per outcome: nothing from the address is echoed). */

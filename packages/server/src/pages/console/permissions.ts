@@ -12,7 +12,7 @@ export type Permission =
   | 'personal'
   /** Keys, webhook URLs, events and redeliveries, the sandbox's clock and triggers */
   | 'developer'
-  /** Captures, refunds, voids, disputes, card freezes, payouts, reports and statements */
+  /** Captures, refunds, voids, disputes, card freezes, payouts, bank accounts, approvals, reports and statements */
   | 'finance'
   /** What only the operator sees: every partner */
   | 'operator';
@@ -103,6 +103,14 @@ export const PERMISSIONS: Record<string, Permission> = {
   'POST /money/payouts/new': 'finance',
   'GET /money/payouts/:id': 'read',
   'GET /money/payouts/:id/report.csv': 'finance',
+  'GET /money/bank-accounts/:tenant': 'finance',
+  'POST /money/bank-accounts/:tenant': 'finance',
+  'GET /approvals': 'read',
+  'GET /approvals/:id': 'read',
+  'GET /approvals/:id/approve': 'finance',
+  'POST /approvals/:id/approve': 'finance',
+  'GET /approvals/:id/reject': 'finance',
+  'POST /approvals/:id/reject': 'finance',
   'GET /money/reports': 'finance',
   'GET /money/reports/balance.csv': 'finance',
   'GET /money/reports/revenue.csv': 'finance',

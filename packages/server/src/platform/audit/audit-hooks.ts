@@ -79,6 +79,8 @@ export function detailOf(body: unknown, depth = 0): Record<string, unknown> {
       out[field] = storable(String(part.value));
     else if (MASKED.test(key) && typeof value === 'string') out[field] = `…${storable(value.slice(-4))}`;
     else if (typeof value === 'string') out[field] = storable(value);
+    // A body parsed at the edge may hold exact amounts (minor units)
+    else if (typeof value === 'bigint') out[field] = value.toString();
     else if (value && typeof value === 'object' && !Array.isArray(value))
       out[field] = detailOf(value, depth + 1);
     else if (Array.isArray(value)) out[field] = `${value.length} items`;

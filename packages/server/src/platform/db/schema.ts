@@ -1124,6 +1124,48 @@ export interface ConsoleTables {
   console_users: ConsoleUsersTable;
   audit_events: AuditEventsTable;
   console_sessions: ConsoleSessionsTable;
+  approval_policies: ApprovalPoliciesTable;
+  approval_thresholds: ApprovalThresholdsTable;
+  approval_requests: ApprovalRequestsTable;
+}
+
+export interface ApprovalPoliciesTable {
+  tenant_kind: 'merchant' | 'store';
+  tenant_id: string;
+  bank_account_change: boolean;
+  expires_after_seconds: number;
+  updated_at: Timestamp;
+}
+
+export interface ApprovalThresholdsTable {
+  tenant_kind: 'merchant' | 'store';
+  tenant_id: string;
+  action: 'refund' | 'payout';
+  currency: string;
+  above: Numeric;
+}
+
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired';
+
+export interface ApprovalRequestsTable {
+  id: string;
+  tenant_kind: 'merchant' | 'store';
+  tenant_id: string;
+  action: 'refund' | 'payout' | 'bankAccountChange';
+  object_id: string;
+  currency: string | null;
+  amount: ColumnType<string | null, string | bigint | null, string | bigint | null>;
+  summary: string;
+  payload_enc: string;
+  requested_by: string;
+  requested_by_email: string;
+  status: ApprovalStatus;
+  decided_by: string | null;
+  decided_by_email: string | null;
+  decided_at: Timestamp | null;
+  outcome: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
 }
 
 export interface AuditEventsTable {

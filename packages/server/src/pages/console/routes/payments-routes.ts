@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { loadMerchantScope } from '../../../payments/sites.ts';
 import { runTransaction } from '../../../platform/db/transact.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
-import { formatAmountIn } from '../../../platform/money/amount.ts';
+import { formatAmountIn, parseAmountField } from '../../../platform/money/amount.ts';
+import { findAsset } from '../../../platform/money/assets.ts';
 import { tenantChangeSettled } from '../../../platform/tenants/tenant-changes.ts';
 import { sendConsolePage } from '../console-http.ts';
 import { details, doneNotice, link, listView, money, status, when } from '../console-layout.ts';
@@ -24,6 +25,7 @@ import {
   ORDER_STATUSES,
   TRANSACTION_STATUSES,
 } from '../reads/payments-reads.ts';
+import { fourEyes } from './approvals-routes.ts';
 import {
   type ConsoleRouteDeps,
   confirmedAction,
@@ -40,6 +42,7 @@ export async function registerPaymentsConsoleRoutes(
   deps: ConsoleRouteDeps,
 ): Promise<void> {
   const { db } = deps.services;
+  const eyes = fourEyes(deps);
   const payments = deps.services.payments;
 
   listRoute(app, deps, '/payments/orders', {
@@ -246,11 +249,25 @@ back to the buyer’s card and the site’s balance is debited.</p>`,
         if (t.status === 'in-progress') {
           throw new DomainError('invalid_state', 'an authorization not captured yet is voided, not refunded');
         }
-        const refund = await payments.transactions.refund(merchant, t.id, {
+        // Above the merchant's threshold the refund waits for a second person (approvals-routes.ts).
+        const asked = {
+          merchantId: String(t.merchant_id),
+          transactionId: String(t.id),
           amount: body.amount ?? '',
-          ...(body.reason ? { reason: body.reason } : {}),
+        };
+        const asset = findAsset(t.currency);
+        if (!asset)
+          throw new DomainError('invalid_state', `${t.currency} is not a currency this build knows`);
+        const amount = parseAmountField(body.amount ?? '', asset);
+        const done = await eyes.runOrAsk(request, {
+          tenant: { kind: 'merchant', id: String(t.merchant_id) },
+          action: 'refund',
+          objectId: String(t.id),
+          money: { currency: t.currency, amount },
+          summary: `refund ${money(amount, t.currency)} of transaction ${t.id}${body.reason ? ` (${body.reason})` : ''}`,
+          payload: { ...asked, ...(body.reason ? { reason: body.reason } : {}) },
         });
-        return `/console/payments/transactions/${refund.id}?done=refunded`;
+        return done.asked ? done.href : `${done.href}?done=refunded`;
       },
     );
   for (const kind of ['capture', 'refund', 'void'] as const) {

@@ -3,9 +3,17 @@
 // reports (balance by day; revenue and the bank's files for the operator). Everything goes through the
 // same services as the APIs.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import {
+  bicField,
+  holderNameField,
+  ibanField,
+  maskIban,
+} from '../../../platform/bank-accounts/bank-accounts.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
 import { sendCsv } from '../../../platform/http/csv-reply.ts';
-import { formatAmountIn } from '../../../platform/money/amount.ts';
+import { formatAmount, formatAmountIn, parseAmountField } from '../../../platform/money/amount.ts';
+import { findAsset } from '../../../platform/money/assets.ts';
 import { balancesOf } from '../../../platform/payouts/balance-transactions.ts';
 import { reconcile } from '../../../platform/payouts/reconcile.ts';
 import {
@@ -16,7 +24,7 @@ import {
 } from '../../../platform/payouts/reports.ts';
 import { parseOwnerKey } from '../../../platform/payouts/terms.ts';
 import { sendConsolePage } from '../console-http.ts';
-import { details, filterForm, link, listView, money, status, when } from '../console-layout.ts';
+import { details, doneNotice, filterForm, link, listView, money, status, when } from '../console-layout.ts';
 import { h } from '../html-template.ts';
 import {
   getPayout,
@@ -26,6 +34,7 @@ import {
   PAYOUT_STATUSES,
   payoutItems,
 } from '../reads/payouts-reads.ts';
+import { fourEyes, tenantOfOwner } from './approvals-routes.ts';
 import {
   type ConsoleRouteDeps,
   confirmedAction,
@@ -40,7 +49,8 @@ export async function registerPayoutsConsoleRoutes(
   app: FastifyInstance,
   deps: ConsoleRouteDeps,
 ): Promise<void> {
-  const { db, ledger, clock, bankAccounts, moneyOut } = deps.services;
+  const { db, ledger, clock, bankAccounts, approvals } = deps.services;
+  const eyes = fourEyes(deps);
 
   app.get('/money/balances', async (request, reply) => {
     const viewer = viewerOf(request, deps);
@@ -53,7 +63,7 @@ export async function registerPayoutsConsoleRoutes(
       const account = await bankAccounts.get(db, owner).catch(() => undefined);
       for (const b of await balancesOf(db, ledger, owner, clock.now())) rows.push({ key, account, ...b });
     }
-    const content = h`${
+    const content = h`${doneNotice(f.done)}${
       owners === 'all'
         ? filterForm(
             '/console/money/balances',
@@ -73,7 +83,11 @@ export async function registerPayoutsConsoleRoutes(
         { label: 'Reserved', cell: (r) => money(r.reserved, r.currency) },
         {
           label: 'Bank account',
-          cell: (r) => (r.account ? `${r.account.iban} (${r.account.holderName})` : 'none set'),
+          cell: (r) =>
+            h`${r.account ? `${r.account.iban} (${r.account.holderName})` : 'none set'} ${link(
+              `/console/money/bank-accounts/${encodeURIComponent(r.key)}`,
+              'Change…',
+            )}`,
         },
         {
           label: 'Pay out',
@@ -114,16 +128,68 @@ export async function registerPayoutsConsoleRoutes(
     },
     async (request, _params, body) => {
       const key = await ownerFor(db, viewerOf(request, deps), body.tenant ?? '');
-      const amount = body.amount?.trim();
-      const payout = await moneyOut.payouts.payNow(parseOwnerKey(key), {
-        currency: (body.currency ?? '').toUpperCase(),
-        ...(amount ? { amount } : {}),
+      const currency = (body.currency ?? '').toUpperCase();
+      const asset = findAsset(currency);
+      if (!asset) throw new DomainError('validation_failed', 'not a known currency', { field: 'currency' });
+      const given = body.amount?.trim();
+      // Four eyes judge the amount that will go out: "everything available" is what is available now.
+      const available = (await balancesOf(db, ledger, parseOwnerKey(key), clock.now())).find(
+        (b) => b.currency === currency,
+      )?.available;
+      const amount = given ? parseAmountField(given, asset) : (available ?? 0n);
+      const tenant = await tenantOfOwner(db, key);
+      const ask = { tenant, action: 'payout', objectId: key, money: { currency, amount } } as const;
+      if (!(await approvals.needed(db, tenant, 'payout', ask.money))) {
+        return eyes.perform.payout({ owner: key, currency, ...(given ? { amount: given } : {}) });
+      }
+      // The amount is fixed while it waits: the second person approves what they see.
+      return eyes.ask(request, {
+        ...ask,
+        summary: `pay out ${money(amount, currency)} of ${key}`,
+        payload: { owner: key, currency, amount: formatAmount(amount, asset) },
       });
-      return `/console/money/payouts/${payout.id}`;
     },
   );
   app.get('/money/payouts/new', payNow.get);
   app.post('/money/payouts/new', payNow.post);
+
+  // The account payouts go to; under four eyes when the tenant's policy says so.
+  const changeAccount = confirmedAction<{ tenant: string }>(
+    deps,
+    async (request, params) => {
+      const key = await ownerFor(db, viewerOf(request, deps), params.tenant);
+      const account = await bankAccounts.get(db, parseOwnerKey(key)).catch(() => undefined);
+      return {
+        title: `Bank account of ${key}`,
+        explain: h`<p>Payouts of ${key} go to ${account ? `${account.iban} (${account.holderName})` : 'no account yet'}. A new account takes the next payout.</p>`,
+        fields: [
+          { name: 'iban', label: 'IBAN', required: true, autocomplete: 'off' },
+          { name: 'bic', label: 'BIC (optional)', autocomplete: 'off' },
+          { name: 'holderName', label: 'Account holder', required: true, value: account?.holderName ?? '' },
+        ],
+        submit: 'Change the bank account',
+        danger: true,
+      };
+    },
+    async (request, params, body) => {
+      const key = await ownerFor(db, viewerOf(request, deps), params.tenant);
+      const input = {
+        iban: fieldOf(ibanField, body, 'iban'),
+        bic: body.bic?.trim() ? fieldOf(bicField, body, 'bic') : undefined,
+        holderName: fieldOf(holderNameField, body, 'holderName'),
+      };
+      const done = await eyes.runOrAsk(request, {
+        tenant: await tenantOfOwner(db, key),
+        action: 'bankAccountChange',
+        objectId: key,
+        summary: `pay ${key} out to ${maskIban(input.iban)} (${input.holderName}) from now on`,
+        payload: { owner: key, ...input, bic: input.bic ?? '' },
+      });
+      return done.asked ? done.href : `${done.href}&done=saved`;
+    },
+  );
+  app.get('/money/bank-accounts/:tenant', changeAccount.get);
+  app.post('/money/bank-accounts/:tenant', changeAccount.post);
 
   listRoute(app, deps, '/money/payouts', {
     title: 'Payouts',
@@ -288,4 +354,15 @@ export async function registerPayoutsConsoleRoutes(
     const { from, to } = range(request);
     return sendCsv(reply, `revenue-${from}-${to}.csv`, await revenueByDay(db, from, to));
   });
+}
+
+/** A form field read through the API's own schema: a bad value is refused naming the field. */
+function fieldOf<T>(schema: z.ZodType<T>, body: Record<string, string | undefined>, name: string): T {
+  const parsed = schema.safeParse(body[name] ?? '');
+  if (!parsed.success) {
+    throw new DomainError('validation_failed', `${name}: ${parsed.error.issues[0]?.message ?? 'invalid'}`, {
+      field: name,
+    });
+  }
+  return parsed.data;
 }
