@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAudit } from '../../src/platform/audit/audit-trail.ts';
 import { ConsoleClient } from '../harness/console-client.ts';
 import { Harness } from '../harness/harness.ts';
+import { aCardholder } from '../harness/issuing-builders.ts';
 import { runCli } from '../harness/server-process.ts';
 
 let h: Harness;
@@ -103,6 +104,108 @@ describe('the audit trail', () => {
       'seq,at,actor_kind,actor,source,action,object_id,tenant,outcome,status,request_id,detail,hash',
     );
     expect((await h.admin('GET', '/audit-events?tenant=bank:1')).status).toBe(400);
+  });
+
+  it('records `tessera admin` commands and card secrets revealed, each with its action', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tessera-audit-cli-'));
+    const env = { DATABASE_URL: h.databaseUrl, TESSERA_ADMIN_TOKEN: h.adminToken, TESSERA_DATA_DIR: dir };
+    const made = await runCli(['admin', 'create-partner', '--name', 'From the shell'], env);
+    expect(made.code, made.stderr).toBe(0);
+    const partnerId = (JSON.parse(made.stdout) as { id: string }).id;
+    const [record] = (await trail(`?objectId=${partnerId}`)).data;
+    expect(record).toMatchObject({
+      actorKind: 'cli',
+      source: 'shell',
+      action: 'tessera admin create-partner',
+      detail: { name: 'From the shell' },
+      outcome: 'succeeded',
+    });
+    expect(record?.actor).toMatch(/^.+@.+$/);
+    const user = await runCli(
+      [
+        'admin',
+        'create-console-user',
+        '--email',
+        'shell@audit.example',
+        '--password',
+        'a shell password 123',
+        '--role',
+        'viewer',
+        '--tenant',
+        `partner:${partnerId}`,
+      ],
+      env,
+    );
+    expect(user.code, user.stderr).toBe(0);
+    const [userRecord] = (await trail(`?action=${encodeURIComponent('tessera admin create-console-user')}`))
+      .data;
+    expect(userRecord).toMatchObject({ tenant: { kind: 'partner', id: partnerId } });
+    expect(JSON.stringify(userRecord)).not.toContain('a shell password 123');
+    // A refused command changes nothing and records nothing.
+    const before = (await trail()).data[0]?.seq;
+    const refused = await runCli(
+      ['admin', 'set-pricing', '--tenant', 'site:999999', '--percent-bps', '1'],
+      env,
+    );
+    expect(refused.code).not.toBe(0);
+    expect((await trail()).data[0]?.seq).toBe(before);
+
+    const partner = await h.admin<{ id: string; apiKey: string }>('POST', '/partners', {
+      json: { name: 'Card secrets' },
+    });
+    const holder = await aCardholder(h, partner.body.apiKey, 0n);
+    const secrets = await h.request('GET', `/issuing/v1/cards/${holder.cardId}/secrets`, {
+      headers: holder.auth,
+    });
+    expect(secrets.status).toBe(200);
+    const [reveal] = (await trail(`?objectId=${holder.cardId}`)).data.filter(
+      (r) => r.action === 'card secrets revealed',
+    );
+    expect(reveal).toMatchObject({
+      actorKind: 'issuing_customer',
+      actor: holder.customerId,
+      tenant: { kind: 'partner', id: partner.body.id },
+      source: '127.0.0.1',
+      outcome: 'succeeded',
+    });
+    expect(JSON.stringify(reveal)).not.toMatch(/489537\d{10}/);
+  });
+
+  it('shows a tenant’s admin their own tenant’s records in the console, and exports them as CSV', async () => {
+    const merchant = await h.admin<{ id: number }>('POST', '/merchants', {
+      json: { name: 'Audit readers', sites: [{ name: 'Shop' }] },
+    });
+    const tenant = { kind: 'merchant', id: String(merchant.body.id) };
+    const people: { [role: string]: ConsoleClient } = {};
+    for (const role of ['admin', 'finance']) {
+      const email = `=${role}@audit-readers.example`;
+      await h.admin('POST', '/console-users', {
+        json: { email, password: 'correct horse battery staple', role, tenant },
+      });
+      const client = new ConsoleClient(h.baseUrl);
+      await client.signIn({ email, password: 'correct horse battery staple' });
+      people[role] = client;
+    }
+    const admin = people.admin as ConsoleClient;
+    const page = await admin.get('/console/audit');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('=finance@audit-readers.example');
+    expect(page.text).toContain('console sign-in');
+    // Only their tenant's: not the operator's own records, not another tenant's.
+    expect(page.text).not.toContain('POST /admin/partners');
+    expect(page.text).not.toContain('From the shell');
+    const csv = await admin.get('/console/audit.csv?actor=%3Dfinance%40audit-readers.example');
+    expect(csv.status).toBe(200);
+    const lines = csv.text.trim().split('\r\n');
+    expect(lines.length).toBeGreaterThan(1);
+    // A formula typed as an email stays text in a spreadsheet.
+    for (const line of lines.slice(1)) expect(line.split(',')[3]).toBe("'=finance@audit-readers.example");
+    // Reading the trail is the admin's, not finance's.
+    expect((await (people.finance as ConsoleClient).get('/console/audit')).status).toBe(403);
+    const operator = await ConsoleClient.operator(h);
+    const all = await operator.get(`/console/audit?tenant=merchant:${merchant.body.id}`);
+    expect(all.text).toContain('=admin@audit-readers.example');
+    expect((await operator.get('/console/audit?tenant=bank:1')).status).toBe(400);
   });
 
   it('is append-only, and verify names the first record edited or removed behind its back', async () => {

@@ -3,10 +3,12 @@
 // server is running: it reuses a running embedded Postgres on the same data directory, or starts one
 // briefly. The options are parsed by the CLI (src/cli/program.ts); this runs them.
 
+import { hostname, userInfo } from 'node:os';
 import type { z } from 'zod';
 import { boot } from '../../boot.ts';
 import type { Config } from '../../config.ts';
-import { verifyAudit } from '../../platform/audit/audit-trail.ts';
+import { detailOf } from '../../platform/audit/audit-hooks.ts';
+import { type AuditEntry, appendAudit, verifyAudit } from '../../platform/audit/audit-trail.ts';
 import { SandboxClock, systemClock } from '../../platform/clock/clock.ts';
 import { type ConsoleRole, ConsoleUsers } from '../../platform/console/console-users.ts';
 import { derive, Encryptor } from '../../platform/crypto/encryption.ts';
@@ -122,78 +124,95 @@ export async function runAdminAction(config: Config, action: AdminAction): Promi
         derive(booted.encryptionKey, 'tessera/merchant-api-key/v1'),
         config.mode === 'production' ? 'live' : 'test',
       );
-    switch (action.command) {
-      case 'create-partner':
-        return await new PartnersService(clock, encryptor).create(database.db, {
-          name: action.name,
-          webhookUrl: action.webhookUrl ?? null,
-        });
-      case 'create-merchant': {
-        const sites = (action.sites.length ? action.sites : [action.name]).map((site) => {
-          const [siteName = '', ...url] = site.split('=');
-          return { name: siteName, ipnUrl: url.length > 0 ? url.join('=') : null };
-        });
-        return await runTransaction(database.db, (tx) =>
-          merchants().create(tx, { name: action.name, sites }),
-        );
-      }
-      case 'create-store': {
-        const currencies = action.currencies.map((pair) => {
-          const [currency = '', network = ''] = pair.toUpperCase().split(':');
-          return { currency, network };
-        });
-        return await new StoresService(clock, encryptor, config.mode).create(database.db, {
-          name: action.name,
-          webhookUrl: action.webhookUrl ?? null,
-          refundsEnabled: !action.refundsDisabled,
-          ...(currencies.length ? { currencies } : {}),
-        });
-      }
-      case 'create-console-user': {
-        const { user, password } = await new ConsoleUsers({ db: database.db, encryptor }).create({
-          email: action.email,
-          password: action.password,
-          role: action.role,
-          tenant: action.tenant,
-        });
-        return { ...user, ...(password ? { password } : {}) };
-      }
-      case 'set-pricing':
-      case 'set-payout-schedule': {
-        const owner = await ownerOf(database.db, action.tenant);
-        // Nothing is cached here: every process hears of the change from Postgres (migration 0033).
-        const terms = new TermsStore(
-          clock,
-          new TenantCache(clock, { ttlMs: 0, isListening: () => false }),
-          config.moneyOut.defaults,
-        );
-        if (action.command === 'set-pricing') {
-          const { command: _command, tenant, ...input } = action;
-          const fixed = Object.fromEntries(input.fixed.map((pair) => pair.split(':') as [string, string]));
-          const parsed = checked(pricingInput, { ...input, fixed });
-          try {
-            await terms.putFees(database.db, owner, toFeeSchedule(parsed));
-          } catch (err) {
-            if (err instanceof DomainError) throw new AdminUsageError(`--fixed: ${err.message}`);
-            throw err;
-          }
-          return { tenant, pricing: parsed };
+    // The command and its audit record commit together, in one unit of work (every query below joins it).
+    const unit = database.createUnit();
+    unit.beginLazily();
+    let result: unknown;
+    try {
+      result = await unit.run(async () => {
+        const done = await perform();
+        await appendAudit(database.db, cliRecord(action, done, clock.now()));
+        return done;
+      });
+      await unit.finish('commit');
+    } catch (err) {
+      await unit.finish('rollback');
+      throw err;
+    }
+    // Running servers drop a rotated key at once when the overlap is 0: answer once they all have.
+    if (action.command === 'rotate-site-key') await tenantChangeSettled(database.db);
+    return result;
+
+    async function perform(): Promise<unknown> {
+      switch (action.command) {
+        case 'create-partner':
+          return await new PartnersService(clock, encryptor).create(database.db, {
+            name: action.name,
+            webhookUrl: action.webhookUrl ?? null,
+          });
+        case 'create-merchant': {
+          const sites = (action.sites.length ? action.sites : [action.name]).map((site) => {
+            const [siteName = '', ...url] = site.split('=');
+            return { name: siteName, ipnUrl: url.length > 0 ? url.join('=') : null };
+          });
+          return await runTransaction(database.db, (tx) =>
+            merchants().create(tx, { name: action.name, sites }),
+          );
         }
-        const { command: _command, tenant, ...input } = action;
-        const saved = await terms.putSchedule(
-          database.db,
-          owner,
-          toPayoutSchedule(checked(scheduleInput, input)),
-        );
-        return { tenant, payoutSchedule: saved.schedule };
-      }
-      case 'rotate-site-key': {
-        const rotated = await runTransaction(database.db, (tx) =>
-          merchants().rotateSecretKey(tx, action.merchantId, action.siteId, action.overlapSeconds),
-        );
-        // Running servers drop the old key at once when the overlap is 0: answer once they all have.
-        await tenantChangeSettled(database.db);
-        return rotated;
+        case 'create-store': {
+          const currencies = action.currencies.map((pair) => {
+            const [currency = '', network = ''] = pair.toUpperCase().split(':');
+            return { currency, network };
+          });
+          return await new StoresService(clock, encryptor, config.mode).create(database.db, {
+            name: action.name,
+            webhookUrl: action.webhookUrl ?? null,
+            refundsEnabled: !action.refundsDisabled,
+            ...(currencies.length ? { currencies } : {}),
+          });
+        }
+        case 'create-console-user': {
+          const { user, password } = await new ConsoleUsers({ db: database.db, encryptor }).create({
+            email: action.email,
+            password: action.password,
+            role: action.role,
+            tenant: action.tenant,
+          });
+          return { ...user, ...(password ? { password } : {}) };
+        }
+        case 'set-pricing':
+        case 'set-payout-schedule': {
+          const owner = await ownerOf(database.db, action.tenant);
+          // Nothing is cached here: every process hears of the change from Postgres (migration 0033).
+          const terms = new TermsStore(
+            clock,
+            new TenantCache(clock, { ttlMs: 0, isListening: () => false }),
+            config.moneyOut.defaults,
+          );
+          if (action.command === 'set-pricing') {
+            const { command: _command, tenant, ...input } = action;
+            const fixed = Object.fromEntries(input.fixed.map((pair) => pair.split(':') as [string, string]));
+            const parsed = checked(pricingInput, { ...input, fixed });
+            try {
+              await terms.putFees(database.db, owner, toFeeSchedule(parsed));
+            } catch (err) {
+              if (err instanceof DomainError) throw new AdminUsageError(`--fixed: ${err.message}`);
+              throw err;
+            }
+            return { tenant, pricing: parsed };
+          }
+          const { command: _command, tenant, ...input } = action;
+          const saved = await terms.putSchedule(
+            database.db,
+            owner,
+            toPayoutSchedule(checked(scheduleInput, input)),
+          );
+          return { tenant, payoutSchedule: saved.schedule };
+        }
+        case 'rotate-site-key':
+          return await runTransaction(database.db, (tx) =>
+            merchants().rotateSecretKey(tx, action.merchantId, action.siteId, action.overlapSeconds),
+          );
       }
     }
   } finally {
@@ -224,5 +243,37 @@ export async function verifyAuditTrail(config: Config): Promise<number> {
   } finally {
     await database.close();
     await booted.stopDatabase();
+  }
+}
+
+/**
+ * A `tessera admin` command as the audit trail records it: the shell's user and machine, the command and
+ * its options (a password given is left out), the object it made.
+ */
+function cliRecord(action: AdminAction, result: unknown, at: Date): AuditEntry {
+  const { command, ...options } = action;
+  const made = result && typeof result === 'object' ? (result as { id?: unknown }).id : undefined;
+  const tenant = 'tenant' in action && typeof action.tenant === 'object' ? (action.tenant ?? null) : null;
+  return {
+    at,
+    actorKind: 'cli',
+    actor: `${shellUser()}@${hostname()}`,
+    source: 'shell',
+    action: `tessera admin ${command}`,
+    objectId: made === undefined || made === null ? null : String(made),
+    tenant,
+    detail: detailOf(options),
+    outcome: 'succeeded',
+    status: null,
+    requestId: null,
+  };
+}
+
+/** The shell's user (a container may have no passwd entry for it) */
+function shellUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? `uid ${process.getuid?.() ?? 'unknown'}`;
   }
 }

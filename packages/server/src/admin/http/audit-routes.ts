@@ -2,12 +2,11 @@
 // first, by actor, tenant, object, action and time, a page at a time (`before` the last record's seq), or
 // all of a filter as CSV (`format=csv`, at most CSV_LIMIT records: narrow the filter for more).
 import { z } from 'zod';
-import { type AuditRecord, listAudit } from '../../platform/audit/audit-trail.ts';
+import { type AuditRecord, auditCsv, listAudit } from '../../platform/audit/audit-trail.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { sendCsv } from '../../platform/http/csv-reply.ts';
-import { toCsv } from '../../platform/payouts/reports.ts';
 import { standardErrors, timestamp } from './schemas.ts';
 
 const CSV_LIMIT = 100_000;
@@ -91,37 +90,7 @@ export async function registerAuditRoutes(app: ZodApp, deps: { db: Db }): Promis
       };
       if (q.format === 'csv') {
         const records = await listAudit(deps.db, { ...filters, limit: CSV_LIMIT });
-        const rows = records.map((r) => [
-          String(r.seq),
-          r.at.toISOString(),
-          r.actorKind,
-          r.actor,
-          r.source ?? '',
-          r.action,
-          r.objectId ?? '',
-          r.tenant ? `${r.tenant.kind}:${r.tenant.id}` : '',
-          r.outcome,
-          r.status === null ? '' : String(r.status),
-          r.requestId ?? '',
-          JSON.stringify(r.detail),
-          r.hash,
-        ]);
-        const header = [
-          'seq',
-          'at',
-          'actor_kind',
-          'actor',
-          'source',
-          'action',
-          'object_id',
-          'tenant',
-          'outcome',
-          'status',
-          'request_id',
-          'detail',
-          'hash',
-        ];
-        return sendCsv(reply, 'audit-events.csv', toCsv(header, rows));
+        return sendCsv(reply, 'audit-events.csv', auditCsv(records));
       }
       const records = await listAudit(deps.db, { ...filters, limit: q.limit + 1 });
       const page = records.slice(0, q.limit);

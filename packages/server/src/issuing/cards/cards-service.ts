@@ -1,7 +1,9 @@
 // Cards of the card issuing API (docs/issuing.md, Cards): issuing virtual and physical cards on an
 // open account after KYC approval, the status transitions of card.ts, reissue by reason, and audited,
 // rate-limited reveals of card secrets. cardStatusChanged is published with every status change.
+
 import { createHmac, randomUUID } from 'node:crypto';
+import { appendAudit } from '../../platform/audit/audit-trail.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import type { Encryptor } from '../../platform/crypto/encryption.ts';
@@ -286,6 +288,20 @@ export class CardsService {
           revealed_at: this.deps.clock.now(),
         })
         .execute();
+      // Every access to card data is in the audit trail too (PCI DSS 10.2.1), committed with the reveal.
+      await appendAudit(tx, {
+        at: this.deps.clock.now(),
+        actorKind: 'issuing_customer',
+        actor: customer.customerId,
+        source: audit.ip,
+        action: 'card secrets revealed',
+        objectId: cardId,
+        tenant: { kind: 'partner', id: customer.partnerId },
+        detail: {},
+        outcome: 'succeeded',
+        status: null,
+        requestId: audit.requestId,
+      });
       return {
         pan: this.deps.encryptor.decrypt(card.pan_enc, `card-pan:${card.id}`),
         cvv: this.deps.encryptor.decrypt(card.cvv_enc, `card-cvv:${card.id}`),

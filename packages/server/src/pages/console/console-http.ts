@@ -109,7 +109,11 @@ export async function registerConsoleFrame(
         }
       });
       // Every action and sign-in is recorded in the audit trail, in the action's own unit of work.
-      addAuditHooks(scope, { ...audit, actorOf: consoleActor, actionOf: consoleAction });
+      addAuditHooks(scope, {
+        ...audit,
+        actorOf: (request) => consoleActor(audit.db, request),
+        actionOf: consoleAction,
+      });
       addIdempotencyHooks(scope, idempotency, undefined, { everyWriteIsAUnit: true });
       // Console addresses carry no secret, and a browser sends `Origin: null` on a form posted from a
       // no-referrer page: the console's pages tell their own origin to themselves (same-origin).
@@ -172,8 +176,11 @@ export async function registerConsoleFrame(
   );
 }
 
-/** Who made a console request: the signed-in person, or whoever tried to sign in. */
-function consoleActor(request: FastifyRequest): Actor | undefined {
+/**
+ * Who acted: the signed-in person; for a sign-in, the email typed — in the tenant of the person it names,
+ * so a tenant's admin sees their people's sign-ins, and the attempts on their accounts.
+ */
+async function consoleActor(db: Db, request: FastifyRequest): Promise<Actor | undefined> {
   const viewer = request.consoleSession?.viewer;
   if (viewer) {
     return {
@@ -183,8 +190,20 @@ function consoleActor(request: FastifyRequest): Actor | undefined {
     };
   }
   const body = bodyOf(request);
-  if (typeof body.email === 'string')
-    return { actorKind: 'console_user', actor: body.email.trim().toLowerCase(), tenant: null };
+  if (typeof body.email === 'string') {
+    const email = body.email.trim().toLowerCase();
+    // A hostile email (a NUL Postgres text cannot hold) names nobody, and is still recorded.
+    const named = email.includes('\u0000')
+      ? undefined
+      : await db
+          .selectFrom('console_users')
+          .select(['tenant_kind', 'tenant_id'])
+          .where('email', '=', email.slice(0, 254))
+          .executeTakeFirst();
+    const tenant =
+      named?.tenant_kind && named.tenant_id ? { kind: named.tenant_kind, id: named.tenant_id } : null;
+    return { actorKind: 'console_user', actor: email, tenant };
+  }
   if (typeof body.token === 'string') return { actorKind: 'admin_token', actor: 'admin token', tenant: null };
   return undefined;
 }

@@ -81,6 +81,7 @@ const SECTIONS: Section[] = [
     ],
   },
   { title: 'Sandbox', for: 'operator', links: [['/console/sandbox', 'Clock, triggers and inbox']] },
+  { title: 'Audit', for: 'all', links: [['/console/audit', 'Audit trail']] },
   { title: 'You', for: 'all', links: [['/console/account', 'Sign-in and security']] },
 ];
 

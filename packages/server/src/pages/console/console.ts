@@ -7,6 +7,7 @@ import type { TriggerCatalog } from '../../sandbox/triggers/trigger-catalog.ts';
 import type { PlatformServices } from '../../server.ts';
 import { registerConsoleFrame } from './console-http.ts';
 import { registerApprovalsConsoleRoutes } from './routes/approvals-routes.ts';
+import { registerAuditConsoleRoutes } from './routes/audit-routes.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
 import { registerCryptoConsoleRoutes } from './routes/crypto-routes.ts';
 import { registerDevelopersConsoleRoutes } from './routes/developers-routes.ts';
@@ -40,6 +41,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
     await registerLedgerConsoleRoutes(scope, routeDeps);
     await registerPayoutsConsoleRoutes(scope, routeDeps);
     await registerApprovalsConsoleRoutes(scope, routeDeps);
+    await registerAuditConsoleRoutes(scope, routeDeps);
     await registerDevelopersConsoleRoutes(scope, routeDeps);
     if (deps.sandbox) await registerSandboxConsoleRoutes(scope, { ...routeDeps, ...deps.sandbox });
   });

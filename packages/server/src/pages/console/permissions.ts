@@ -14,6 +14,8 @@ export type Permission =
   | 'developer'
   /** Captures, refunds, voids, disputes, card freezes, payouts, bank accounts, approvals, reports and statements */
   | 'finance'
+  /** The audit trail: a tenant's admins their tenant's records, operators every record */
+  | 'audit'
   /** What only the operator sees: every partner */
   | 'operator';
 
@@ -21,9 +23,9 @@ const GRANTS: Record<ConsoleRole, readonly Permission[]> = {
   viewer: ['self', 'read'],
   developer: ['self', 'read', 'personal', 'developer'],
   finance: ['self', 'read', 'personal', 'finance'],
-  admin: ['self', 'read', 'personal', 'developer', 'finance'],
-  'operator-viewer': ['self', 'read', 'operator'],
-  operator: ['self', 'read', 'personal', 'developer', 'finance', 'operator'],
+  admin: ['self', 'read', 'personal', 'developer', 'finance', 'audit'],
+  'operator-viewer': ['self', 'read', 'audit', 'operator'],
+  operator: ['self', 'read', 'personal', 'developer', 'finance', 'audit', 'operator'],
 };
 
 export const allows = (role: ConsoleRole, permission: Permission): boolean =>
@@ -114,6 +116,8 @@ export const PERMISSIONS: Record<string, Permission> = {
   'GET /money/reports': 'finance',
   'GET /money/reports/balance.csv': 'finance',
   'GET /money/reports/revenue.csv': 'finance',
+  'GET /audit': 'audit',
+  'GET /audit.csv': 'audit',
   'GET /developers/keys': 'developer',
   'GET /developers/keys/merchants/:merchantId/new': 'developer',
   'POST /developers/keys/merchants/:merchantId/new': 'developer',

@@ -27,14 +27,14 @@ export function addAuditHooks(
     db: Db;
     clock: Clock;
     /** Who made the request (undefined: not a person's request, nothing recorded) */
-    actorOf: (request: FastifyRequest) => Actor | undefined;
+    actorOf: (request: FastifyRequest) => Actor | undefined | Promise<Actor | undefined>;
     /** The action's name (default: method and route) */
     actionOf?: (request: FastifyRequest) => string;
   },
 ): void {
   scope.addHook('onSend', async (request, reply, payload) => {
     if (!WRITES.has(request.method) || reply.statusCode >= 500) return payload;
-    const actor = deps.actorOf(request);
+    const actor = await deps.actorOf(request);
     if (!actor) return payload;
     const params = (request.params ?? {}) as Record<string, unknown>;
     const objectId = [params.id, ...Object.values(params)].find((v) => typeof v === 'string') as

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/database.ts';
+import { toCsv } from '../payouts/reports.ts';
 
 const AUDIT_CHAIN_LOCK = 727_041;
 const GENESIS = '0'.repeat(64);
@@ -184,3 +185,44 @@ export async function listAudit(db: Db, filters: AuditFilters): Promise<AuditRec
   const rows = await query.orderBy('seq', 'desc').limit(filters.limit).execute();
   return rows.map((row) => toRecord(row as Parameters<typeof toRecord>[0]));
 }
+
+/** Records as CSV, one line each, its detail as JSON (the admin API's and the console's export). */
+export function auditCsv(records: AuditRecord[]): string {
+  const header = [
+    'seq',
+    'at',
+    'actor_kind',
+    'actor',
+    'source',
+    'action',
+    'object_id',
+    'tenant',
+    'outcome',
+    'status',
+    'request_id',
+    'detail',
+    'hash',
+  ];
+  const rows = records.map((r) => [
+    String(r.seq),
+    r.at.toISOString(),
+    r.actorKind,
+    inert(r.actor),
+    inert(r.source ?? ''),
+    inert(r.action),
+    inert(r.objectId ?? ''),
+    r.tenant ? inert(`${r.tenant.kind}:${r.tenant.id}`) : '',
+    r.outcome,
+    r.status === null ? '' : String(r.status),
+    inert(r.requestId ?? ''),
+    JSON.stringify(r.detail),
+    r.hash,
+  ]);
+  return toCsv(header, rows);
+}
+
+/**
+ * A recorded string a spreadsheet must not run: what a stranger typed (a sign-in's email) may start with
+ * `=`, `+`, `-` or `@`, which a spreadsheet reads as a formula; a leading apostrophe keeps it text.
+ */
+const inert = (text: string): string => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
