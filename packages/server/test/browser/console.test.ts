@@ -236,7 +236,7 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
     await signIn(page, email, password);
     await expect.poll(() => page.locator('h1').textContent()).toBe('Overview');
     const sections = await page.locator('nav .nav-title').allTextContents();
-    expect(sections).toEqual(['Overview', 'Payments', 'Ledger', 'Money out', 'Developers', 'You']);
+    expect(sections).toEqual(['Overview', 'Payments', 'Ledger', 'Money out', 'Developers', 'Audit', 'You']);
 
     // Their own order opens; another merchant's is not found, by URL and by search.
     await search(page, order.orderId);
@@ -351,6 +351,7 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
       `/console/money/bank-accounts/site:${merchant.sites[0]?.id}`,
       '/console/money/payouts',
       '/console/approvals',
+      '/console/audit',
       '/console/money/reports',
       '/console/developers/events',
       '/console/developers/keys',
