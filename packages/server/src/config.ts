@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseTopupLimits, type TopupLimits } from './issuing/topups/topup-limits.ts';
+import { tracesUrlFrom } from './platform/observability/tracing.ts';
 import { type MoneyOutConfig, parseMoneyOutConfig } from './platform/payouts/money-out-config.ts';
 import { type EvmConfig, parseEvmConfig } from './rails/chain/evm/evm-config.ts';
 
@@ -58,6 +59,19 @@ export const ConfigSchema = z.object({
   TESSERA_SMTP_URL: z.preprocess(emptyToUndefined, z.url({ protocol: /^smtps?$/ }).optional()),
   /** The From of that mail, `no-reply@example.com` or `"Example" <no-reply@example.com>`; required with TESSERA_SMTP_URL (default: unset) */
   TESSERA_MAIL_FROM: optionalText,
+  /** OpenTelemetry: the OTLP/HTTP collector's base URL; traces go to …/v1/traces (default: unset: no traces) */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(emptyToUndefined, z.url({ protocol: /^https?$/ }).optional()),
+  /** The traces URL itself, when it is not the base URL plus /v1/traces (default: unset) */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.preprocess(
+    emptyToUndefined,
+    z.url({ protocol: /^https?$/ }).optional(),
+  ),
+  /** The service name traces carry (default: tessera) */
+  OTEL_SERVICE_NAME: z.string().trim().min(1).max(100).default('tessera'),
+  /** `true` turns tracing off whatever the endpoint (default: unset) */
+  OTEL_SDK_DISABLED: optionalText,
+  /** `none` turns tracing off; `otlp` (default) exports over OTLP/HTTP */
+  OTEL_TRACES_EXPORTER: optionalText,
   /** JSON-RPC URL (http/https) of an EVM node; when set, the EVM network's assets are paid on that chain (default: unset: simulated) */
   TESSERA_EVM_RPC_URL: z.preprocess(emptyToUndefined, z.url({ protocol: /^https?$/ }).optional()),
   /** The network code the crypto API shows for that chain (default: ETH) */
@@ -154,6 +168,8 @@ export interface Config {
   encryptionKey: string | undefined;
   publicUrl: string;
   logLevel: ParsedEnv['LOG_LEVEL'];
+  /** OpenTelemetry traces: where they go (undefined: off) and the service they name */
+  tracing: { tracesUrl: string | undefined; serviceName: string };
   rateLimitPerMinute: number;
   /** How long the tables that only grow keep their rows, in days */
   retention: { webhookAttemptDays: number; sandboxMessageDays: number };
@@ -233,6 +249,15 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     encryptionKey: e.TESSERA_ENCRYPTION_KEY,
     publicUrl: (e.TESSERA_PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/$/, ''),
     logLevel: e.LOG_LEVEL,
+    tracing: {
+      tracesUrl: tracesUrlFrom({
+        OTEL_EXPORTER_OTLP_ENDPOINT: e.OTEL_EXPORTER_OTLP_ENDPOINT,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+        OTEL_SDK_DISABLED: e.OTEL_SDK_DISABLED,
+        OTEL_TRACES_EXPORTER: e.OTEL_TRACES_EXPORTER,
+      }),
+      serviceName: e.OTEL_SERVICE_NAME,
+    },
     rateLimitPerMinute: e.TESSERA_RATE_LIMIT_PER_MINUTE,
     retention: {
       webhookAttemptDays: e.TESSERA_WEBHOOK_ATTEMPT_RETENTION_DAYS,

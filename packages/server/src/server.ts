@@ -76,6 +76,8 @@ import { IdempotencyStore } from './platform/idempotency/idempotency-store.ts';
 import { newId } from './platform/ids.ts';
 import { JobQueue } from './platform/jobs/job-queue.ts';
 import { Ledger } from './platform/ledger/ledger.ts';
+import { addRequestSpans } from './platform/observability/request-spans.ts';
+import { startTracing, traced } from './platform/observability/tracing.ts';
 import type { MoneyOut } from './platform/payouts/money-out.ts';
 import { PayoutLifecycle } from './platform/payouts/payout-lifecycle.ts';
 import { PayoutsService } from './platform/payouts/payouts-service.ts';
@@ -200,6 +202,7 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
 export async function createApp(options: AppOptions): Promise<TesseraApp> {
   const { config } = options;
   const logger = pino(loggerOptions(config.logLevel), options.logStream ?? process.stdout);
+  const tracing = startTracing({ ...config.tracing, serviceVersion: TESSERA_VERSION });
   const database = openDatabase(options.databaseUrl, {
     max: config.databasePoolSize,
     // A query on the pool from inside a transaction can deadlock a full pool: loud in sandbox and tests,
@@ -297,16 +300,20 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   const terms = new TermsStore(clock, tenantCache, config.moneyOut.defaults);
   const payoutLifecycle = new PayoutLifecycle({ ledger, outbox, clock });
   const payouts = new PayoutsService({ db, transact, clock, ledger, outbox, terms });
-  const bank = createBankRail({
-    config: config.moneyOut.bank,
-    db,
-    transact,
-    clock,
-    encryptor,
-    lifecycle: payoutLifecycle,
-    logger,
-    metrics,
-  });
+  // The bank's files and statements are a rail too: its calls are traced (docs/operations.md, Traces).
+  const bank = traced(
+    'bank',
+    createBankRail({
+      config: config.moneyOut.bank,
+      db,
+      transact,
+      clock,
+      encryptor,
+      lifecycle: payoutLifecycle,
+      logger,
+      metrics,
+    }),
+  );
   const {
     rails,
     sandbox: railSandbox,
@@ -441,6 +448,8 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
         await httpClosed;
       }
       await database.close();
+      // The last spans are sent, or given up at the deadline (an unreachable collector must not hold a stop).
+      if (tracing) await settlesWithin(tracing.shutdown(), Math.max(1000, remaining()));
     })();
     return closing;
   };
@@ -516,6 +525,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
         retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),
       }),
   });
+  addRequestSpans(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

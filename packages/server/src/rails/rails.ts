@@ -1,6 +1,7 @@
 // The rails, chosen at boot by configuration: the one place that names an adapter. Everything above
 // rails/ sees the ports (Rails) and, for the sandbox API and the simulators' hosted pages, the sandbox
 // controls (RailSandbox). Each adapter's own time-based work is registered here as sweeps.
+
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Clock } from '../platform/clock/clock.ts';
@@ -9,6 +10,7 @@ import type { CapabilityTokens } from '../platform/crypto/capability-tokens.ts';
 import { derive, type Encryptor } from '../platform/crypto/encryption.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { Transact } from '../platform/db/transact.ts';
+import { traced } from '../platform/observability/tracing.ts';
 import { CardNetworkSimulator } from './card-network/network-simulator.ts';
 import type { CardNetwork } from './card-network/port.ts';
 import { ChainRouter } from './chain/chain-router.ts';
@@ -124,15 +126,16 @@ export function createRails(deps: RailsDeps): BuiltRails {
   cardNetwork.watchScripts(deps.processes);
 
   return {
+    // What the platform calls is traced (docs/operations.md, Traces); the sandbox's controls are not.
     rails: {
-      notifier: chooseNotifier(config.mode, inbox, smtp),
-      wallets: new SignatureWalletVerifier(),
-      kycVendor,
-      tokenization,
-      chain,
-      fx,
-      cardNetwork,
-      walletTokens,
+      notifier: traced('notifier', chooseNotifier(config.mode, inbox, smtp)),
+      wallets: traced('wallets', new SignatureWalletVerifier()),
+      kycVendor: traced('kyc-vendor', kycVendor),
+      tokenization: traced('tokenization', tokenization),
+      chain: traced('chain', chain),
+      fx: traced('fx', fx),
+      cardNetwork: traced('card-network', cardNetwork),
+      walletTokens: traced('wallet-tokens', walletTokens),
     },
     sandbox: { chain, fx, cardNetwork, kycVendor, walletTokens, tokenization, inbox },
     readiness: evm ? [() => evm.readiness()] : [],

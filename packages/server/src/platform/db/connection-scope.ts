@@ -21,6 +21,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type pg from 'pg';
+import { inSpan, isTracing, SpanKind } from '../observability/tracing.ts';
 import { statementName } from './prepared.ts';
 import { BorrowedConnection, UnitOfWork, WHOLE_UNIT } from './unit-of-work.ts';
 
@@ -135,6 +136,18 @@ export class PooledConnection implements DatabaseConnection {
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (!isTracing()) return this.run(query);
+    // The statement's text has placeholders, never values (docs/operations.md, Traces).
+    const verb = /^\s*(\w+)/.exec(query.sql)?.[1]?.toUpperCase() ?? 'SQL';
+    return inSpan(
+      `db ${verb}`,
+      { 'db.system.name': 'postgresql', 'db.query.text': query.sql.slice(0, 2000) },
+      () => this.run<R>(query),
+      { kind: SpanKind.CLIENT },
+    );
+  }
+
+  private async run<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     this.observe?.(query.sql, { destroy: () => this.destroy() });
     const name = statementName(query);
     const values = query.parameters as unknown[];
@@ -160,6 +173,14 @@ export class PooledConnection implements DatabaseConnection {
    * with `literal`); answers the last statement's rows. A failing statement stops the rest.
    */
   async script(text: string): Promise<Record<string, unknown>[]> {
+    if (!isTracing()) return this.runScript(text);
+    // A script has its values written in: its text is not recorded, only that it ran.
+    return inSpan('db script', { 'db.system.name': 'postgresql' }, () => this.runScript(text), {
+      kind: SpanKind.CLIENT,
+    });
+  }
+
+  private async runScript(text: string): Promise<Record<string, unknown>[]> {
     this.observe?.(text, { destroy: () => this.destroy() });
     const result = (await this.client.query(text)) as unknown as pg.QueryResult | pg.QueryResult[];
     const last = Array.isArray(result) ? result[result.length - 1] : result;

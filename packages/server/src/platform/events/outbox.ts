@@ -1,10 +1,12 @@
 // The outbox: events are rows written in the business transaction, with their deliveries. Webhooks are
 // sent from here after the commit; an event whose transaction rolls back never existed.
+import type { Span } from '@opentelemetry/api';
 import type { Clock } from '../clock/clock.ts';
 import type { Executor } from '../db/database.ts';
 import type { WebhookApi } from '../db/schema.ts';
 import type { StatementBatch } from '../db/statement-batch.ts';
 import { newId } from '../ids.ts';
+import { inSpan } from '../observability/tracing.ts';
 import type { DeliveryEngine } from '../webhooks/delivery-engine.ts';
 
 export interface PublishInput {
@@ -25,10 +27,13 @@ export class Outbox {
   ) {}
 
   async publish(tx: Executor, input: PublishInput): Promise<{ eventId: string }> {
-    const event = this.event(input);
-    await tx.insertInto('events').values(event).execute();
-    await this.engine.createDelivery(tx, event, 'event');
-    return { eventId: event.id };
+    return inSpan('outbox publish', { 'tessera.event_type': input.type }, async (span) => {
+      const event = this.event(input);
+      span.setAttribute('tessera.event_id', event.id);
+      await tx.insertInto('events').values(event).execute();
+      await this.engine.createDelivery(tx, event, 'event');
+      return { eventId: event.id };
+    });
   }
 
   /**
@@ -41,7 +46,14 @@ export class Outbox {
     db: Executor,
     input: PublishInput,
   ): Promise<{ eventId: string; queued: () => Promise<void> }> {
+    return inSpan('outbox stage', { 'tessera.event_type': input.type }, (span) =>
+      this.stageEvent(batch, db, input, span),
+    );
+  }
+
+  private async stageEvent(batch: StatementBatch, db: Executor, input: PublishInput, span: Span) {
     const event = this.event(input);
+    span.setAttribute('tessera.event_id', event.id);
     batch.add({
       sql: INSERT_EVENT,
       parameters: [

@@ -2,8 +2,10 @@
 // any run of 13–19 digits (a card number shape) in a logged string is masked. Request URLs are logged
 // as their route, with the parameters that are credentials (hosted-page tokens, link hashes, KYC
 // sessions) redacted, and the query values whose names say credential or personal data.
+
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { LoggerOptions } from 'pino';
+import { traceIds } from '../observability/tracing.ts';
 
 const SECRET_FIELDS = [
   'password',
@@ -45,6 +47,8 @@ export function maskPans(text: string): string {
 export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
+    // Every line written inside a traced span names its trace (docs/operations.md, Traces).
+    mixin: traceIds,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     hooks: {
       logMethod(args, method) {
@@ -137,6 +141,8 @@ export class OneLinePerRequest extends LogController {
       url: loggedUrl(request),
       status: reply.statusCode,
       durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      // The request's span has ended by now: its ids were kept on the request.
+      ...request.traceIds,
     };
     if (error) request.log.error({ ...line, err: error }, 'request errored');
     else request.log.info(line, 'request');

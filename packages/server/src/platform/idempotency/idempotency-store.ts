@@ -2,6 +2,7 @@
 // a transaction-scoped advisory lock on the key, runs the request, and writes the key's row with the
 // answer before it commits. So a key's row exists exactly when the request's effect does; a process
 // that dies mid-request takes its lock and its uncommitted effect with it, and the retry runs afresh.
+
 import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Clock } from '../clock/clock.ts';
@@ -10,6 +11,8 @@ import type { Encryptor } from '../crypto/encryption.ts';
 import type { UnitOfWork } from '../db/connection-scope.ts';
 import { type Db, pgErrorCode } from '../db/database.ts';
 import { preparedStatement } from '../db/prepared.ts';
+import type { OnOpen } from '../db/unit-of-work.ts';
+import { inSpan } from '../observability/tracing.ts';
 
 /** How long an answer is replayed (default: 24 h, as Stripe) */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -67,20 +70,26 @@ export class IdempotencyStore {
    */
   open(claim: IdempotencyClaim): UnitOfWork {
     const unit = this.createUnit();
-    unit.beginLazily(async (begin, literal) => {
-      const rows = await begin(
-        `SELECT pg_try_advisory_xact_lock(hashtextextended(${literal(lockKey(claim))}, 0)) AS locked, k.*
-         FROM (SELECT 1) one LEFT JOIN (${KEY_ROW} WHERE scope = ${literal(claim.scope)} AND key = ${literal(claim.key)}) k ON true`,
-      );
-      const row = rows[0] as (KeyRow & { locked: boolean }) | undefined;
-      if (!row?.locked) throw new KeyAlreadyUsed({ outcome: 'in_progress' });
-      if (row.request_hash === null) return;
-      const decision = this.decide(claim, row);
-      if (decision) throw new KeyAlreadyUsed(decision);
-      // Past its retention and not yet purged: forgotten, and this request runs.
-      await this.forgetIfRetired(claim);
-    });
+    unit.beginLazily((begin, literal) =>
+      inSpan('idempotency claim', { 'tessera.idempotency_scope': claim.scope }, () =>
+        this.claim(claim, begin, literal),
+      ),
+    );
     return unit;
+  }
+
+  private async claim(claim: IdempotencyClaim, begin: Parameters<OnOpen>[0], literal: Parameters<OnOpen>[1]) {
+    const rows = await begin(
+      `SELECT pg_try_advisory_xact_lock(hashtextextended(${literal(lockKey(claim))}, 0)) AS locked, k.*
+         FROM (SELECT 1) one LEFT JOIN (${KEY_ROW} WHERE scope = ${literal(claim.scope)} AND key = ${literal(claim.key)}) k ON true`,
+    );
+    const row = rows[0] as (KeyRow & { locked: boolean }) | undefined;
+    if (!row?.locked) throw new KeyAlreadyUsed({ outcome: 'in_progress' });
+    if (row.request_hash === null) return;
+    const decision = this.decide(claim, row);
+    if (decision) throw new KeyAlreadyUsed(decision);
+    // Past its retention and not yet purged: forgotten, and this request runs.
+    await this.forgetIfRetired(claim);
   }
 
   /**

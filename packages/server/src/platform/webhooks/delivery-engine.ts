@@ -14,6 +14,7 @@ import type { StatementBatch } from '../db/statement-batch.ts';
 import { runTransaction } from '../db/transact.ts';
 import { newId } from '../ids.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
+import { currentTraceparent, inSpan, linkTo, ROOT_CONTEXT, SpanKind } from '../observability/tracing.ts';
 import { CHANNELS, type ChannelRequest, newAttemptId, type WebhookChannel } from './channels.ts';
 import { endpointAnswered, WAITING_PROBE_SECONDS } from './delivery-recovery.ts';
 import type { HttpSender, OutboundResult } from './http-sender.ts';
@@ -49,9 +50,9 @@ export class DeliveryEngine {
 
   async start(): Promise<void> {
     await this.deps.jobs.createQueue(DELIVERY_QUEUE);
-    await this.deps.jobs.work<{ deliveryId: string }>(
+    await this.deps.jobs.work<{ deliveryId: string; traceparent?: string }>(
       DELIVERY_QUEUE,
-      ({ deliveryId }) => this.attempt(deliveryId).then(() => undefined),
+      ({ deliveryId, traceparent }) => this.attempt(deliveryId, traceparent).then(() => undefined),
       {
         pollingIntervalSeconds: 1,
       },
@@ -108,7 +109,9 @@ export class DeliveryEngine {
 
   /** Queues a delivery's first attempt (in the caller's transaction, or after the batch that wrote it). */
   async queueFirstAttempt(db: Executor, deliveryId: string): Promise<void> {
-    await this.deps.jobs.send(db, DELIVERY_QUEUE, { deliveryId });
+    // The attempt's span links to the request that queued it (its trace context rides with the job).
+    const traceparent = currentTraceparent();
+    await this.deps.jobs.send(db, DELIVERY_QUEUE, { deliveryId, ...(traceparent ? { traceparent } : {}) });
     // The worker is woken only when a job was queued, and only once it can see it.
     afterCommit(() => this.notify());
   }
@@ -140,8 +143,22 @@ export class DeliveryEngine {
   }
 
   /** Makes one attempt if the delivery is due and free; answers whether an attempt was made. */
-  async attempt(deliveryId: string): Promise<boolean> {
+  async attempt(deliveryId: string, traceparent?: string): Promise<boolean> {
     if (this.isStopping) return false;
+    // Its own trace (it runs later, in whichever process): a link leads to the request that queued it.
+    return inSpan(
+      'webhook attempt',
+      { 'tessera.delivery_id': deliveryId },
+      async (span) => {
+        const sent = await this.attemptNow(deliveryId);
+        span.setAttribute('tessera.attempted', sent);
+        return sent;
+      },
+      { kind: SpanKind.PRODUCER, links: linkTo(traceparent), parent: ROOT_CONTEXT },
+    );
+  }
+
+  private async attemptNow(deliveryId: string): Promise<boolean> {
     const { db, clock } = this.deps;
     const leaseSeconds = Math.ceil(this.deps.timeoutMs / 1000) + (this.deps.leaseSlackSeconds ?? 15);
     const claimed = await db
