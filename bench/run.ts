@@ -8,6 +8,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -61,6 +63,8 @@ interface Result {
   lockWaits?: LockWaits;
   /** To the same path without an Idempotency-Key, in this run (keyed paths only) */
   unkeyedRatio?: number;
+  /** A traced run's rate to the same path untraced in this run */
+  untracedRatio?: number;
   errors: number;
 }
 
@@ -177,6 +181,11 @@ async function main() {
           }
         } finally {
           await floor.stop();
+        }
+        const traced = setups.payments ?? setups.crypto;
+        if (chosen('tracing') && traced) {
+          for (const result of await tracingOverhead(databaseUrl, traced, tessera.pid, handle))
+            record(result);
         }
       } finally {
         await tessera.stop();
@@ -409,6 +418,83 @@ async function measurePath(
   });
 }
 
+/**
+ * What tracing costs (docs/benchmarks.md): the same write path on a second server that exports every span
+ * over OTLP/HTTP to a collector here (which reads and discards them), saturated, alternating with the
+ * untraced server twice. The traced server has its own merchant or store, set up as the first's.
+ */
+async function tracingOverhead(
+  databaseUrl: string,
+  untraced: PathSetup<unknown> & { label: string },
+  untracedPid: number,
+  handle: DatabaseHandle,
+): Promise<Result[]> {
+  let spans = 0;
+  const collector = createServer((request, response) => {
+    let bytes = 0;
+    request.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    request.on('end', () => {
+      spans += bytes > 0 ? 1 : 0;
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+  const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+  const dir = await mkdtemp(join(tmpdir(), 'tessera-bench-traced-'));
+  const traced = await startTessera(databaseUrl, {
+    workers: WORKERS,
+    dataDir: dir,
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: 'tessera-bench' },
+  });
+  try {
+    const setup = untraced.label.startsWith('payments')
+      ? await setUpPayments(traced, handle.db)
+      : await setUpCrypto(traced);
+    const shape: LoadShape = {
+      mode: 'closed',
+      concurrency: CONCURRENCY,
+      ratePerSecond: 0,
+      seconds: SECONDS,
+      warmupSeconds: WARMUP_SECONDS,
+    };
+    const sides = [
+      { name: `${untraced.label}, tracing off`, target: untraced.target, server: untracedPid },
+      { name: `${untraced.label}, traced (OTLP)`, target: setup.target, server: traced.pid },
+    ];
+    const load = (side: (typeof sides)[number]) =>
+      runHttpLoad(side.name, side.target, shape, {
+        server: side.server,
+        backends: () => backendsOf(handle, 'tessera%'),
+      });
+    const first = [
+      await load(sides[0] as (typeof sides)[number]),
+      await load(sides[1] as (typeof sides)[number]),
+    ];
+    const second = [
+      await load(sides[0] as (typeof sides)[number]),
+      await load(sides[1] as (typeof sides)[number]),
+    ];
+    const [off, on] = sides.map((_, i) =>
+      meanOf(first[i] as HttpMeasurement, second[i] as HttpMeasurement),
+    ) as [HttpMeasurement, HttpMeasurement];
+    process.stdout.write(`  (the collector received ${spans} OTLP exports)\n`);
+    return [off, on].map((m, i) => ({
+      ...pick(m),
+      ratio: 0,
+      floorRatio: null,
+      ...cpuFigures(m.serverCpuMsPerOp, m.dbCpuMsPerOp),
+      ...(i === 1 ? { untracedRatio: ratioOf(on.opsPerSec, off.opsPerSec) } : {}),
+      errors: m.errors,
+    }));
+  } finally {
+    await traced.stop();
+    await rm(dir, { recursive: true, force: true });
+    await new Promise<void>((resolve) => collector.close(() => resolve()));
+  }
+}
+
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 interface LockWaits {
@@ -492,6 +578,7 @@ function report(r: Result) {
       `  cpu/op ${ms(r.cpuMsPerOp)} ms (node ${ms(r.nodeCpuMsPerOp)} + db ${ms(r.dbCpuMsPerOp)})` +
       (r.halfRate ? `  p99 at ${r.halfRate.ratePerSecond}/s ${ms(r.halfRate.p99Ms)}` : '') +
       (r.unkeyedRatio !== undefined ? `  keyed/unkeyed ${r.unkeyedRatio.toFixed(2)}` : '') +
+      (r.untracedRatio !== undefined ? `  traced/untraced ${r.untracedRatio.toFixed(2)}` : '') +
       (r.errors ? `  (${r.errors} errors)` : '') +
       '\n' +
       (r.rowsPerOp ? `${''.padEnd(4)}rows per op: ${r.rowsPerOp}\n` : '') +

@@ -66,7 +66,7 @@ function stopper(child: ChildProcess): () => Promise<void> {
 
 export async function startTessera(
   databaseUrl: string,
-  options: { workers: number; dataDir: string },
+  options: { workers: number; dataDir: string; env?: Record<string, string> },
 ): Promise<TesseraServer> {
   const adminToken = `adm_${randomBytes(16).toString('hex')}`;
   const { child, match } = await startChild(
@@ -80,6 +80,7 @@ export async function startTessera(
       TESSERA_RATE_LIMIT_PER_MINUTE: '1000000000',
       LOG_LEVEL: 'silent',
       PORT: '0',
+      ...options.env,
     },
     /Admin API\s+(http:\/\/\S+)\/admin[\s\S]*\n {2}Database/,
   );
