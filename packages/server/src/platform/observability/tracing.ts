@@ -1,6 +1,6 @@
 // OpenTelemetry traces (docs/operations.md, Traces). Off unless OTEL_EXPORTER_OTLP_ENDPOINT (or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set; then spans are batched and exported over OTLP/HTTP, with the
-// standard variables (OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_HEADERS, OTEL_BSP_*…). The spans are made by
+// standard variables (OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_HEADERS…). The spans are made by
 // hand where the work happens — the request (W3C `traceparent` read), the idempotency claim, each SQL
 // statement (its text: parameters are never in it), each rail call, the outbox, each webhook attempt
 // (linked to the request that queued it) — because the auto-instrumentations patch modules through
