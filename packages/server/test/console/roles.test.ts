@@ -91,6 +91,66 @@ describe('console roles', () => {
     expect((await h.admin('PUT', `/console-users/${id}/role`, { json: { role: 'owner' } })).status).toBe(400);
   });
 
+  it('a tenant’s admin adds people, changes their roles and removes them — never their own, never another tenant’s', async () => {
+    const { client: admin, id: selfId } = await signedIn('admin');
+    const add = async (form: Record<string, string>) => {
+      const page = await admin.get('/console/members/new');
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+      const idempotencyKey = /name="idempotencyKey" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+      return admin.post('/console/members/new', { csrf, idempotencyKey, ...form });
+    };
+    const email = `added-${randomBytes(4).toString('hex')}@console.example`;
+    expect((await add({ email, role: 'operator' })).status).toBe(400); // not a member's role
+    expect((await add({ email: 'not an email', role: 'viewer' })).status).toBe(400);
+    const added = await add({ email, role: 'viewer' });
+    expect(added.status).toBe(200);
+    const password = /data-field="password">([^<]+)</.exec(added.text)?.[1] as string;
+    expect(password).toMatch(/^[A-Za-z0-9]{20}$/);
+    const person = new ConsoleClient(h.baseUrl);
+    expect((await person.signIn({ email, password })).location).toBe('/console');
+    expect(refused(await person.get('/console/money/reports'))).toBe(true);
+
+    const list = await admin.get('/console/members');
+    const id = /\/console\/members\/(usr_[0-9A-Z]+)\/role/.exec(
+      list.text.slice(list.text.indexOf(email)),
+    )?.[1];
+    expect(id).toBeDefined();
+    const post = async (path: string, form: Record<string, string> = {}) =>
+      admin.post(path, { csrf: await admin.csrf(path), ...form });
+    expect((await post(`/console/members/${id}/role`, { role: 'finance' })).status).toBe(303);
+    expect((await person.get('/console/money/reports')).status).toBe(200);
+    // Their own role and membership are another admin's to change.
+    expect((await post(`/console/members/${selfId}/role`, { role: 'viewer' })).status).toBe(409);
+    expect((await post(`/console/members/${selfId}/remove`)).status).toBe(409);
+    // Another tenant's people and the operators are not theirs: not found.
+    const { id: operatorId } = await signedIn('operator');
+    const stranger = await h.admin<{ id: string }>('POST', '/console-users', {
+      json: {
+        email: `other-${randomBytes(4).toString('hex')}@console.example`,
+        role: 'viewer',
+        tenant: { kind: 'merchant', id: String((await aMerchant(h)).id) },
+      },
+    });
+    for (const other of [operatorId, stranger.body.id]) {
+      expect((await admin.get(`/console/members/${other}/role`)).status).toBe(404);
+      expect((await post(`/console/members/${other}/remove`)).status).toBe(404);
+    }
+    expect((await post(`/console/members/${id}/remove`)).status).toBe(303);
+    expect((await person.get('/console')).status).toBe(303);
+    const trail = await h.admin<{ data: { action: string }[] }>(
+      'GET',
+      `/audit-events?tenant=merchant:${merchantId}`,
+    );
+    const actions = trail.body.data.map((r) => r.action);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'POST /console/members/new',
+        'POST /console/members/:id/role',
+        'POST /console/members/:id/remove',
+      ]),
+    );
+  });
+
   it('a member created with the name before roles is an admin', async () => {
     const created = await h.admin<{ role: string }>('POST', '/console-users', {
       json: {

@@ -81,7 +81,14 @@ const SECTIONS: Section[] = [
     ],
   },
   { title: 'Sandbox', for: 'operator', links: [['/console/sandbox', 'Clock, triggers and inbox']] },
-  { title: 'Audit', for: 'all', links: [['/console/audit', 'Audit trail']] },
+  {
+    title: 'Team',
+    for: 'all',
+    links: [
+      ['/console/members', 'Members'],
+      ['/console/audit', 'Audit trail'],
+    ],
+  },
   { title: 'You', for: 'all', links: [['/console/account', 'Sign-in and security']] },
 ];
 
@@ -225,6 +232,8 @@ export interface FormField {
   hint?: string;
   autocomplete?: string;
   inputmode?: 'numeric' | 'decimal';
+  /** A choice among these values (a select), `value` chosen */
+  options?: readonly string[];
 }
 
 /**
@@ -252,6 +261,11 @@ ${fields.map((f) => {
   if (f.type === 'hidden') return h`<input type="hidden" name="${f.name}" value="${f.value ?? ''}">`;
   const id = `field-${f.name}`;
   const invalid = error?.field === f.name;
+  if (f.options) {
+    return h`<label for="${id}">${f.label}</label><select id="${id}" name="${f.name}"${invalid ? h` aria-invalid="true"` : ''}>${f.options.map(
+      (o) => h`<option value="${o}"${o === f.value ? h` selected` : ''}>${o}</option>`,
+    )}</select>${f.hint ? h`<small>${f.hint}</small>` : ''}`;
+  }
   return h`<label for="${id}">${f.label}</label><input id="${id}" name="${f.name}" type="${f.type ?? 'text'}" value="${f.value ?? ''}"${f.required ? h` required` : ''}${f.autocomplete ? h` autocomplete="${f.autocomplete}"` : ''}${f.inputmode ? h` inputmode="${f.inputmode}"` : ''}${invalid ? h` aria-invalid="true"` : ''}>${f.hint ? h`<small>${f.hint}</small>` : ''}`;
 })}
 <button type="submit"${options.danger ? h` class="danger"` : options.secondary ? h` class="secondary"` : ''}>${submit}</button>
@@ -326,6 +340,7 @@ const DONE: Record<string, string> = {
   requested: 'Waiting for a second person: nothing has happened yet. Another member approves it here.',
   approved: 'Approved: it has been done.',
   rejected: 'Rejected: nothing happened.',
+  removed: 'Removed: they can no longer sign in.',
 };
 
 /** The notice of an action just done (a fixed message per outcome: nothing from the address is echoed). */

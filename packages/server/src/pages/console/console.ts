@@ -14,6 +14,7 @@ import { registerDevelopersConsoleRoutes } from './routes/developers-routes.ts';
 import { registerDisputesConsoleRoutes } from './routes/disputes-routes.ts';
 import { registerIssuingConsoleRoutes } from './routes/issuing-routes.ts';
 import { registerLedgerConsoleRoutes } from './routes/ledger-routes.ts';
+import { registerMembersConsoleRoutes } from './routes/members-routes.ts';
 import { registerOverviewRoutes } from './routes/overview-routes.ts';
 import { registerPaymentsConsoleRoutes } from './routes/payments-routes.ts';
 import { registerPayoutsConsoleRoutes } from './routes/payouts-routes.ts';
@@ -42,6 +43,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
     await registerPayoutsConsoleRoutes(scope, routeDeps);
     await registerApprovalsConsoleRoutes(scope, routeDeps);
     await registerAuditConsoleRoutes(scope, routeDeps);
+    await registerMembersConsoleRoutes(scope, routeDeps);
     await registerDevelopersConsoleRoutes(scope, routeDeps);
     if (deps.sandbox) await registerSandboxConsoleRoutes(scope, { ...routeDeps, ...deps.sandbox });
   });

@@ -16,6 +16,8 @@ export type Permission =
   | 'finance'
   /** The audit trail: a tenant's admins their tenant's records, operators every record */
   | 'audit'
+  /** The team's people and their roles: a tenant's admins theirs, operators the operator's */
+  | 'members'
   /** What only the operator sees: every partner */
   | 'operator';
 
@@ -23,9 +25,9 @@ const GRANTS: Record<ConsoleRole, readonly Permission[]> = {
   viewer: ['self', 'read'],
   developer: ['self', 'read', 'personal', 'developer'],
   finance: ['self', 'read', 'personal', 'finance'],
-  admin: ['self', 'read', 'personal', 'developer', 'finance', 'audit'],
+  admin: ['self', 'read', 'personal', 'developer', 'finance', 'audit', 'members'],
   'operator-viewer': ['self', 'read', 'audit', 'operator'],
-  operator: ['self', 'read', 'personal', 'developer', 'finance', 'audit', 'operator'],
+  operator: ['self', 'read', 'personal', 'developer', 'finance', 'audit', 'members', 'operator'],
 };
 
 export const allows = (role: ConsoleRole, permission: Permission): boolean =>
@@ -116,6 +118,13 @@ export const PERMISSIONS: Record<string, Permission> = {
   'GET /money/reports': 'finance',
   'GET /money/reports/balance.csv': 'finance',
   'GET /money/reports/revenue.csv': 'finance',
+  'GET /members': 'members',
+  'GET /members/new': 'members',
+  'POST /members/new': 'members',
+  'GET /members/:id/role': 'members',
+  'POST /members/:id/role': 'members',
+  'GET /members/:id/remove': 'members',
+  'POST /members/:id/remove': 'members',
   'GET /audit': 'audit',
   'GET /audit.csv': 'audit',
   'GET /developers/keys': 'developer',

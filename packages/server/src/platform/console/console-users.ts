@@ -134,6 +134,15 @@ export class ConsoleUsers {
     return { user: toUser(row), ...(generated ? { password: generated } : {}) };
   }
 
+  /** The people of one tenant, or the operator's own (tenant null), by email. */
+  async listOf(tenant: { kind: TenantKind; id: string } | null): Promise<ConsoleUser[]> {
+    let query = this.deps.db.selectFrom('console_users').selectAll();
+    query = tenant
+      ? query.where('tenant_kind', '=', tenant.kind).where('tenant_id', '=', tenant.id)
+      : query.where('role', '=', 'operator');
+    return (await query.orderBy('email').execute()).map(toUser);
+  }
+
   async list(): Promise<ConsoleUser[]> {
     const rows = await this.deps.db.selectFrom('console_users').selectAll().orderBy('email').execute();
     return rows.map(toUser);
