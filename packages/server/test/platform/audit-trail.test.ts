@@ -208,6 +208,58 @@ describe('the audit trail', () => {
     expect((await operator.get('/console/audit?tenant=bank:1')).status).toBe(400);
   });
 
+  it('holds what a change was before and after: a role, a bank account (masked), pricing, a policy', async () => {
+    const merchant = await h.admin<{ id: number; sites: { id: number }[] }>('POST', '/merchants', {
+      json: { name: 'Before and after', sites: [{ name: 'Shop' }] },
+    });
+    const site = `/merchants/${merchant.body.id}/sites/${merchant.body.sites[0]?.id}`;
+    await h.admin('PUT', `${site}/bank-account`, {
+      json: { iban: 'DE89370400440532013000', holderName: 'Old' },
+    });
+    await h.admin('PUT', `${site}/bank-account`, {
+      json: { iban: 'FR1420041010050500013M02606', holderName: 'New' },
+    });
+    const [account] = (
+      await trail(`?action=${encodeURIComponent('PUT /admin/merchants/:id/sites/:siteId/bank-account')}`)
+    ).data;
+    expect(account?.detail.changes).toEqual([
+      {
+        what: `bank account of site:${merchant.body.sites[0]?.id}`,
+        before: { iban_masked: 'DE89**************3000', bic: null, holder_name: 'Old' },
+        after: { iban_masked: 'FR14*******************2606', bic: null, holder_name: 'New' },
+      },
+    ]);
+    expect(JSON.stringify(account)).not.toContain('20041010050500013M02606');
+    await h.admin('PUT', `${site}/pricing`, { json: { percentBps: 150, fixed: { EUR: '0.25' } } });
+    const [pricing] = (
+      await trail(`?action=${encodeURIComponent('PUT /admin/merchants/:id/sites/:siteId/pricing')}`)
+    ).data;
+    expect(pricing?.detail.changes).toMatchObject([
+      { before: { percentBps: expect.any(Number) }, after: { percentBps: 150, fixed: { EUR: '25' } } },
+    ]);
+    await h.admin('PUT', `/merchants/${merchant.body.id}/approval-thresholds`, {
+      json: { refund: { EUR: '10' } },
+    });
+    const [policy] = (
+      await trail(`?action=${encodeURIComponent('PUT /admin/merchants/:id/approval-thresholds')}`)
+    ).data;
+    expect(policy?.detail.changes).toMatchObject([
+      { before: { refund: {}, bankAccountChange: false }, after: { refund: { EUR: '1000' } } },
+    ]);
+    const user = await h.admin<{ id: string }>('POST', '/console-users', {
+      json: {
+        email: 'changing@audit.example',
+        role: 'viewer',
+        tenant: { kind: 'merchant', id: String(merchant.body.id) },
+      },
+    });
+    await h.admin('PUT', `/console-users/${user.body.id}/role`, { json: { role: 'finance' } });
+    const [role] = (await trail(`?objectId=${user.body.id}`)).data;
+    expect(role?.detail.changes).toEqual([
+      { what: 'role of changing@audit.example', before: 'viewer', after: 'finance' },
+    ]);
+  });
+
   it('is append-only, and verify names the first record edited or removed behind its back', async () => {
     const { db } = h.services;
     expect((await verifyAudit(db)).ok).toBe(true);

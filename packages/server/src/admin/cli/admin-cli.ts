@@ -7,6 +7,7 @@ import { hostname, userInfo } from 'node:os';
 import type { z } from 'zod';
 import { boot } from '../../boot.ts';
 import type { Config } from '../../config.ts';
+import { changesIn } from '../../platform/audit/audit-changes.ts';
 import { detailOf } from '../../platform/audit/audit-hooks.ts';
 import { type AuditEntry, appendAudit, verifyAudit } from '../../platform/audit/audit-trail.ts';
 import { SandboxClock, systemClock } from '../../platform/clock/clock.ts';
@@ -131,7 +132,10 @@ export async function runAdminAction(config: Config, action: AdminAction): Promi
     try {
       result = await unit.run(async () => {
         const done = await perform();
-        await appendAudit(database.db, cliRecord(action, done, clock.now()));
+        const record = cliRecord(action, done, clock.now());
+        const changes = changesIn(unit);
+        if (changes.length > 0) record.detail = { ...record.detail, changes };
+        await appendAudit(database.db, record);
         return done;
       });
       await unit.finish('commit');

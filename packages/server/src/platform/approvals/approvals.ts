@@ -5,6 +5,7 @@
 // own transaction, so the action and the decision commit together) or rejects it, or it expires. Each
 // step is in the audit trail. Who may decide (a member of the tenant with the action's permission, or an
 // operator) is the console's to check; that the requester never approves their own request is checked here.
+import { noteChange } from '../audit/audit-changes.ts';
 import { type AuditEntry, appendAudit } from '../audit/audit-trail.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { Encryptor } from '../crypto/encryption.ts';
@@ -122,6 +123,7 @@ export class Approvals {
     policy: Omit<ApprovalPolicy, 'updatedAt'>,
   ): Promise<ApprovalPolicy> {
     const keys = { tenant_kind: tenant.kind, tenant_id: tenant.id };
+    const before = await this.policy(db, tenant);
     await db
       .insertInto('approval_policies')
       .values({
@@ -147,7 +149,11 @@ export class Approvals {
       Object.entries(policy[action]).map(([currency, above]) => ({ ...keys, action, currency, above })),
     );
     if (rows.length > 0) await db.insertInto('approval_thresholds').values(rows).execute();
-    return this.policy(db, tenant);
+    const after = await this.policy(db, tenant);
+    const { updatedAt: _before, ...was } = before;
+    const { updatedAt: _after, ...is } = after;
+    noteChange(`approval policy of ${tenant.kind} ${tenant.id}`, was, is);
+    return after;
   }
 
   /** Whether this action needs a second person under the tenant's policy. */

@@ -7,6 +7,7 @@ import type { Clock } from '../clock/clock.ts';
 import type { Db } from '../db/database.ts';
 import { activeUnit } from '../idempotency/idempotency-hooks.ts';
 import { KeyAlreadyUsed } from '../idempotency/idempotency-store.ts';
+import { changesIn } from './audit-changes.ts';
 import { type AuditEntry, appendAudit } from './audit-trail.ts';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -53,6 +54,9 @@ export function addAuditHooks(
       requestId: request.id,
     };
     const unit = activeUnit(request);
+    // What the action changed, as the services noted it (a refusal changed nothing).
+    const changes = unit && reply.statusCode < 400 ? changesIn(unit) : [];
+    if (changes.length > 0) entry.detail = { ...entry.detail, changes };
     try {
       if (unit) await unit.run(() => appendAudit(deps.db, entry));
       else await deps.db.transaction().execute((tx) => appendAudit(tx, entry));

@@ -4,6 +4,7 @@
 // the account in its own envelope and wire names; this module is what they share.
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import { z } from 'zod';
+import { noteChange } from '../audit/audit-changes.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { Encryptor } from '../crypto/encryption.ts';
 import type { Executor } from '../db/database.ts';
@@ -77,12 +78,23 @@ export class BankAccounts {
       holder_name: input.holderName,
       updated_at: now,
     };
+    const before = await db
+      .selectFrom('bank_accounts')
+      .select(['iban_masked', 'bic', 'holder_name'])
+      .where('owner', '=', key)
+      .executeTakeFirst();
     const row = await db
       .insertInto('bank_accounts')
       .values({ owner: key, ...values, created_at: now })
       .onConflict((oc) => oc.column('owner').doUpdateSet(values))
       .returning(['iban_masked', 'country', 'bic', 'holder_name', 'updated_at'])
       .executeTakeFirstOrThrow();
+    // Masked both: the audit trail never holds an IBAN.
+    noteChange(`bank account of ${key}`, before ?? null, {
+      iban_masked: row.iban_masked,
+      bic: row.bic,
+      holder_name: row.holder_name,
+    });
     return toBankAccount(row);
   }
 }

@@ -5,6 +5,7 @@
 // time a person was away know nothing of a simulated world.
 import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
+import { noteChange } from '../audit/audit-changes.ts';
 import type { Encryptor } from '../crypto/encryption.ts';
 import {
   hashPassword,
@@ -152,7 +153,7 @@ export class ConsoleUsers {
   async setRole(id: string, role: ConsoleRole): Promise<ConsoleUser> {
     const user = await this.deps.db
       .selectFrom('console_users')
-      .select('role')
+      .select(['role', 'access', 'email'])
       .where('id', '=', id)
       .executeTakeFirst();
     if (!user) throw notFound('console user');
@@ -170,6 +171,7 @@ export class ConsoleUsers {
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    noteChange(`role of ${user.email}`, user.access, role);
     return toUser(row);
   }
 

@@ -2,6 +2,7 @@
 // one fee schedule and one payout schedule per site or store, the configured defaults where none was set.
 // Both are tenant settings: read on every capture, so cached like credentials (TenantCache; a trigger
 // announces every change, migration 0033).
+import { noteChange } from '../audit/audit-changes.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { Executor } from '../db/database.ts';
 import { DomainError } from '../errors/domain-error.ts';
@@ -131,6 +132,7 @@ export class TermsStore {
   }
 
   async putFees(db: Executor, owner: Owner, fees: FeeSchedule): Promise<Terms> {
+    const before = await this.load(db, ownerKey(owner));
     const values = {
       percent_bps: fees.percentBps,
       fixed: JSON.stringify(textUnits(fees.fixed)),
@@ -150,10 +152,13 @@ export class TermsStore {
       .values({ owner: ownerKey(owner), ...values })
       .onConflict((oc) => oc.column('owner').doUpdateSet(values))
       .execute();
-    return this.load(db, ownerKey(owner));
+    const after = await this.load(db, ownerKey(owner));
+    noteChange(`fees of ${ownerKey(owner)}`, before.fees, after.fees);
+    return after;
   }
 
   async putSchedule(db: Executor, owner: Owner, schedule: PayoutSchedule): Promise<Terms> {
+    const before = await this.load(db, ownerKey(owner));
     const values = {
       interval: schedule.interval,
       weekly_anchor: schedule.weeklyAnchor,
@@ -169,7 +174,9 @@ export class TermsStore {
       .values({ owner: ownerKey(owner), ...values })
       .onConflict((oc) => oc.column('owner').doUpdateSet(values))
       .execute();
-    return this.load(db, ownerKey(owner));
+    const after = await this.load(db, ownerKey(owner));
+    noteChange(`payout schedule of ${ownerKey(owner)}`, before.schedule, after.schedule);
+    return after;
   }
 }
 
