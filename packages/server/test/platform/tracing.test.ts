@@ -3,11 +3,14 @@
 // order (keyed) is a server span named by its route, continuing the caller's `traceparent`, with the
 // idempotency claim, its SQL statements (text without values), the card network's call and the outbox
 // below it, and its id in the request's log line; a card authorization with 3-D Secure and its
-// approval; a crypto order paid through to its webhook, whose attempt is its own trace linked to the
-// request that queued it.
+// approval; a payout run writing a bank file (the real file adapter); a crypto order paid through to its
+// webhook, whose attempt is its own trace linked to the request that queued it.
 import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flushTraces } from '../../src/platform/observability/tracing.ts';
 import { anOrder as aCryptoOrder, aStore, pay } from '../harness/crypto-builders.ts';
@@ -89,11 +92,19 @@ let collector: Collector;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
+  const bankDir = await mkdtemp(join(tmpdir(), 'tessera-traced-bank-'));
   collector = await Collector.start();
   receiver = await WebhookReceiver.start();
   h = await Harness.start({
     captureLogs: true,
-    env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: 'tessera-under-test' },
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_SERVICE_NAME: 'tessera-under-test',
+      // The real bank adapter (files), so a payout run writes one.
+      TESSERA_BANK_RAIL: 'iso20022',
+      TESSERA_BANK_OUTBOX_DIR: join(bankDir, 'outbox'),
+      TESSERA_BANK_INBOX_DIR: join(bankDir, 'inbox'),
+    },
   });
 });
 afterAll(async () => {
@@ -195,6 +206,27 @@ describe('traces over OTLP', () => {
       expect(below.some((s) => s.name.startsWith('db '))).toBe(true);
       expect(below.some((s) => s.name.startsWith('outbox '))).toBe(true);
     }
+  });
+
+  it('a payout run: the bank file written is a rail span under the request', async () => {
+    const merchant = await aMerchant(h);
+    const site = `/merchants/${merchant.id}/sites/${merchant.sites[0]?.id}`;
+    await h.admin('PUT', `${site}/payout-schedule`, { json: { interval: 'daily', delayDays: 0 } });
+    await h.admin('PUT', `${site}/bank-account`, {
+      json: { iban: 'DE89370400440532013000', holderName: 'Traced' },
+    });
+    const paid = await h.request('POST', '/payments/order', {
+      headers: merchant.auth,
+      form: anOrder(await aCustomer(h, merchant), { amount: '30.00' }),
+    });
+    expect(paid.status).toBe(201);
+    const run = await h.admin<{ sent: number }>('POST', '/payout-runs');
+    expect(run.status, run.text).toBe(200);
+    expect(run.body.sent).toBe(1);
+    const root = await serverSpanOf(run.headers.get('x-request-id') as string);
+    const names = descendants(collector.trace(root.traceId), root).map((s) => s.name);
+    expect(names).toContain('rail bank.dispatch');
+    expect(names).toContain('rail bank.file');
   });
 
   it('a crypto order paid through to its webhook: the attempt is linked to the request that queued it', async () => {

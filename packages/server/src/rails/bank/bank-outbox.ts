@@ -4,11 +4,13 @@
 // place, then recorded 'written' with its payouts in transit. A crash anywhere in between leaves a
 // 'writing' file that the next dispatch writes again, byte for byte (same message id), and a payout is
 // never in two files.
+
 import { mkdir, open, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Tx } from '../../platform/db/database.ts';
 import { newId } from '../../platform/ids.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
+import { inSpan, SpanKind } from '../../platform/observability/tracing.ts';
 import { addDays } from '../../platform/payouts/balance-transactions.ts';
 import type { Iso20022Deps } from './iso20022-bank.ts';
 import { writePain001 } from './pain001.ts';
@@ -25,7 +27,7 @@ export class BankOutbox {
       .select('id')
       .where('status', '=', 'writing')
       .execute();
-    for (const { id } of unfinished) sent += await this.finish(id);
+    for (const { id } of unfinished) sent += await this.traced(id);
     const currencies = await this.deps.db
       .selectFrom('payouts')
       .select('currency')
@@ -35,9 +37,16 @@ export class BankOutbox {
       .execute();
     for (const { currency } of currencies) {
       const fileId = await this.deps.transact((tx) => this.recordFile(tx, currency));
-      if (fileId) sent += await this.finish(fileId);
+      if (fileId) sent += await this.traced(fileId);
     }
     return sent;
+  }
+
+  /** Each file written and handed to the bank is a trace of its own (a sweep writes it). */
+  private traced(fileId: string): Promise<number> {
+    return inSpan('rail bank.file', { 'tessera.bank_file_id': fileId }, () => this.finish(fileId), {
+      kind: SpanKind.CLIENT,
+    });
   }
 
   /** Records a new file with the currency's pending payouts (up to 10,000, the rest in the next file). */

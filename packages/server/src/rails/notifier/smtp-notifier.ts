@@ -5,6 +5,7 @@
 // handing one message over together. Between the server's "250 accepted" and our record of it a crash
 // could still send a message twice; its Message-ID never changes, so receiving systems can tell the two
 // copies apart (docs/operations.md, Mail).
+
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import { addSeconds, type Clock } from '../../platform/clock/clock.ts';
@@ -12,6 +13,7 @@ import type { Encryptor } from '../../platform/crypto/encryption.ts';
 import { afterCommit } from '../../platform/db/connection-scope.ts';
 import type { Db, Executor } from '../../platform/db/database.ts';
 import { newId } from '../../platform/ids.ts';
+import { inSpan, SpanKind } from '../../platform/observability/tracing.ts';
 import { renderMail } from './mail-templates.ts';
 import type { Notifier, OutboundMessage } from './port.ts';
 
@@ -114,7 +116,13 @@ export class SmtpNotifier implements Notifier {
       .limit(DUE_BATCH)
       .execute();
     let attempted = 0;
-    for (const { id } of due) if (await this.attempt(id)) attempted++;
+    // Each message sent is a trace of its own (it is sent by a sweep, after the request that wrote it).
+    for (const { id } of due) {
+      const sent = await inSpan('rail notifier.smtp', { 'tessera.mail_id': id }, () => this.attempt(id), {
+        kind: SpanKind.CLIENT,
+      });
+      if (sent) attempted++;
+    }
     return attempted;
   }
 
