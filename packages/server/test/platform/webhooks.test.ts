@@ -272,6 +272,10 @@ describe('issuing: waiting deliveries (beyond the spec’s three attempts)', () 
     hooks.received.length = 0;
     const next = await eventOf();
     await hooks.waitFor(1);
+    // Its success is recorded once the answer is read: only then may what waits follow it.
+    await eventually(async () =>
+      (await detail(next)).deliveries[0]?.status === 'succeeded' ? true : undefined,
+    );
     await h.advanceClock(1); // the sweep that delivers what waits (well before the next probe)
     expect(succeededIds()).toEqual([next, ...ids]);
     for (const id of ids) expect((await detail(id)).deliveries[0]?.status).toBe('succeeded');
