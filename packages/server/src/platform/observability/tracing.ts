@@ -152,9 +152,11 @@ export { context, ROOT_CONTEXT, SpanStatusCode, trace };
 /**
  * The object with each method run in a span named `rail <name>.<method>` while a trace is recording
  * (a rail's call to the outside world: the card network, the chain, mail, the bank). Calls inside the
- * rail itself go to the object unwrapped.
+ * rail itself go to the object unwrapped. Made after startTracing (createApp starts it first).
  */
 export function traced<T extends object>(name: string, target: T): T {
+  // Tracing off when the rail is made (the default): the rail itself, nothing added to its calls.
+  if (!running) return target;
   return new Proxy(target, {
     get(object, property) {
       const value = Reflect.get(object, property);
