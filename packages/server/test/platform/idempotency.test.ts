@@ -66,6 +66,37 @@ describe('Idempotency-Key', () => {
     expect(await countPartners('Raced')).toBe(1);
   });
 
+  it('stores a short answer encrypted as it is and a long one compressed, and replays both byte for byte', async () => {
+    const short = { name: 'Short answer' };
+    const long = {
+      name: 'Long answer',
+      sites: Array.from({ length: 8 }, (_, i) => ({ name: `Site ${i + 1}` })),
+    };
+    const stored = async (key: string) =>
+      (
+        await h.services.db
+          .selectFrom('idempotency_keys')
+          .select('response_body_enc')
+          .where('key', '=', key)
+          .executeTakeFirstOrThrow()
+      ).response_body_enc ?? '';
+    for (const [key, path, json] of [
+      ['k-short', '/partners', short],
+      ['k-long', '/merchants', long],
+    ] as const) {
+      const first = await h.admin('POST', path, { headers: withKey(key), json });
+      const again = await h.admin('POST', path, { headers: withKey(key), json });
+      expect(first.status).toBe(201);
+      expect(again.headers.get('idempotency-replayed')).toBe('true');
+      expect(again.text).toBe(first.text);
+      const sealed = await stored(key);
+      // Never the answer itself: its secrets (API keys) are not readable in the table.
+      expect(sealed).not.toContain((first.body as { apiKey: string }).apiKey);
+      expect(first.text.length >= 1024).toBe(key === 'k-long');
+      expect(sealed.startsWith('z:')).toBe(key === 'k-long');
+    }
+  });
+
   it('stores and replays client errors too', async () => {
     const first = await h.admin('POST', '/merchants/987654/api-keys', { headers: withKey('k-404') });
     const second = await h.admin('POST', '/merchants/987654/api-keys', { headers: withKey('k-404') });
