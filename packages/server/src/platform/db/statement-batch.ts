@@ -77,31 +77,58 @@ export class StatementBatch {
 
   private compile(last?: StatementPart): CompiledQuery {
     const parts = last ? [...this.parts, last] : this.parts;
-    const [only] = parts;
-    // One part alone is sent as it is (a plain INSERT needs no CTE around it).
-    if (parts.length === 1 && only && !only.returns) {
-      return preparedStatement(
-        `batch_${createHash('sha1').update(only.sql).digest('hex').slice(0, 24)}`,
-        only.sql,
-        [...only.parameters],
-      );
-    }
     const parameters: unknown[] = [];
-    const ctes: string[] = [];
-    const selects: string[] = [];
-    parts.forEach((part, index) => {
-      const offset = parameters.length;
-      parameters.push(...part.parameters);
-      const sql = part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-      ctes.push(`p${index} AS (${sql})`);
-      if (part.returns) selects.push(`SELECT ${index} AS part, to_jsonb(p${index}.*) AS row FROM p${index}`);
-    });
-    const text =
-      `WITH ${ctes.join(',\n')}\n` +
-      (selects.length > 0
-        ? selects.join('\nUNION ALL\n')
-        : 'SELECT NULL::int AS part, NULL::jsonb AS row WHERE false');
-    const name = `batch_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    for (const part of parts) parameters.push(...part.parameters);
+    const { name, text } = statementOf(parts);
     return preparedStatement(name, text, parameters);
   }
 }
+
+interface BatchStatement {
+  name: string;
+  text: string;
+}
+
+/**
+ * The statement of each combination of parts met so far: a write path sends the same parts on every
+ * request, so its text (placeholders renumbered, CTEs joined) and its name (a hash of the text) are built
+ * once, not per request. The combinations are fixed by the code; the bound only guards against a caller
+ * that builds its SQL per request.
+ */
+const statements = new Map<string, BatchStatement>();
+const STATEMENTS_KEPT = 1_000;
+
+function statementOf(parts: readonly StatementPart[]): BatchStatement {
+  const key = parts.map((part) => (part.returns ? `r${part.sql}` : `w${part.sql}`)).join('\u0000');
+  let statement = statements.get(key);
+  if (!statement) {
+    if (statements.size >= STATEMENTS_KEPT) statements.clear();
+    statement = buildStatement(parts);
+    statements.set(key, statement);
+  }
+  return statement;
+}
+
+function buildStatement(parts: readonly StatementPart[]): BatchStatement {
+  const [only] = parts;
+  // One part alone is sent as it is (a plain INSERT needs no CTE around it).
+  if (parts.length === 1 && only && !only.returns) return { name: nameOf(only.sql), text: only.sql };
+  let offset = 0;
+  const ctes: string[] = [];
+  const selects: string[] = [];
+  parts.forEach((part, index) => {
+    const shift = offset;
+    offset += part.parameters.length;
+    const sql = part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`);
+    ctes.push(`p${index} AS (${sql})`);
+    if (part.returns) selects.push(`SELECT ${index} AS part, to_jsonb(p${index}.*) AS row FROM p${index}`);
+  });
+  const text =
+    `WITH ${ctes.join(',\n')}\n` +
+    (selects.length > 0
+      ? selects.join('\nUNION ALL\n')
+      : 'SELECT NULL::int AS part, NULL::jsonb AS row WHERE false');
+  return { name: nameOf(text), text };
+}
+
+const nameOf = (text: string) => `batch_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
