@@ -132,6 +132,52 @@ describe('transfers', () => {
   });
 });
 
+describe('the tables behind the function', () => {
+  // The last line of defence (migration 0043: one CHECK per table): rows the ledger never writes are
+  // refused even when written around ledger_post.
+  const refusal = async (statement: ReturnType<typeof sql>) => {
+    try {
+      await statement.execute(handle.db);
+    } catch (err) {
+      return (err as { code?: string; constraint?: string }).constraint;
+    }
+    return 'written';
+  };
+
+  it('refuses a bounded balance below zero, negative pending amounts, unknown kinds, negative credits, empty entries', async () => {
+    const { world, alice } = await accounts();
+    const operationId = op();
+    await transfer(world, alice, 100n, operationId);
+    expect(await refusal(sql`UPDATE ledger_accounts SET posted = posted - 101 WHERE id = ${alice.id}`)).toBe(
+      'ledger_accounts_bounded',
+    );
+    expect(await refusal(sql`UPDATE ledger_accounts SET pending_debits = 101 WHERE id = ${alice.id}`)).toBe(
+      'ledger_accounts_bounded',
+    );
+    // An unbounded account may go below zero, never its pending amounts.
+    expect(await refusal(sql`UPDATE ledger_accounts SET pending_credits = -1 WHERE id = ${world.id}`)).toBe(
+      'ledger_accounts_bounded',
+    );
+    expect(
+      await refusal(sql`UPDATE ledger_transactions SET kind = 'gift' WHERE operation_id = ${operationId}`),
+    ).toBe('ledger_transactions_kind_status');
+    expect(
+      await refusal(sql`UPDATE ledger_transactions SET status = 'lost' WHERE operation_id = ${operationId}`),
+    ).toBe('ledger_transactions_kind_status');
+    expect(
+      await refusal(
+        sql`INSERT INTO ledger_account_credits (account_id, posted, pending_credits) VALUES (${alice.id}, -1, 0)`,
+      ),
+    ).toBe('ledger_account_credits_amounts');
+    expect(
+      await refusal(
+        sql`INSERT INTO ledger_entries (transaction_id, account_id, asset, amount) VALUES ('ltx_none', ${alice.id}, 'EUR', 0)`,
+      ),
+    ).toBe('ledger_entries_amount_check');
+    expect((await balance(alice)).posted).toBe(100n);
+  });
+});
+
 describe('holds', () => {
   it('reserves, then posts the same or a smaller amount and releases the rest', async () => {
     const { world, alice, bob } = await accounts();
