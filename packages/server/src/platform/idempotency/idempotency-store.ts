@@ -217,7 +217,7 @@ function isKeyTaken(err: unknown): boolean {
   );
 }
 
-/** Answers shorter than this are stored uncompressed (see sealAnswer). */
+/** Answers shorter than this many characters are stored uncompressed (see sealAnswer). */
 const COMPRESS_FROM_BYTES = 1024;
 
 /**

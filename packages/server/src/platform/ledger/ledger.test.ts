@@ -139,7 +139,7 @@ describe('the tables behind the function', () => {
     try {
       await statement.execute(handle.db);
     } catch (err) {
-      return (err as { code?: string; constraint?: string }).constraint;
+      return (err as { constraint?: string }).constraint;
     }
     return 'written';
   };
