@@ -30,7 +30,9 @@ function startChild(
   ready: RegExp,
 ): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   // BENCH_PROFILE=<dir>: each server writes a V8 CPU profile there when it stops (open in Chrome DevTools).
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const profile = process.env.BENCH_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    : [];
   const child = spawn(process.execPath, [...profile, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
