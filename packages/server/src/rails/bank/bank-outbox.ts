@@ -27,7 +27,7 @@ export class BankOutbox {
       .select('id')
       .where('status', '=', 'writing')
       .execute();
-    for (const { id } of unfinished) sent += await this.traced(id);
+    for (const { id } of unfinished) sent += await this.finishInSpan(id);
     const currencies = await this.deps.db
       .selectFrom('payouts')
       .select('currency')
@@ -37,13 +37,13 @@ export class BankOutbox {
       .execute();
     for (const { currency } of currencies) {
       const fileId = await this.deps.transact((tx) => this.recordFile(tx, currency));
-      if (fileId) sent += await this.traced(fileId);
+      if (fileId) sent += await this.finishInSpan(fileId);
     }
     return sent;
   }
 
   /** Each file written and handed to the bank is a trace of its own (a sweep writes it). */
-  private traced(fileId: string): Promise<number> {
+  private finishInSpan(fileId: string): Promise<number> {
     return inSpan('rail bank.file', { 'tessera.bank_file_id': fileId }, () => this.finish(fileId), {
       kind: SpanKind.CLIENT,
     });
