@@ -5,8 +5,9 @@
 // Plain JavaScript (no tsx) so that it runs wherever Node and the installed app are: docs/benchmarks.md.
 //
 //   node bench/workers.mjs [workers=1,2,4] [seconds=8] [clients=4] [inFlightPerClient=16] [out.json]
-//   WORKERS_ONLY="card authorization"  runs the scenarios whose name starts so; WORKERS_SITES=8 spreads the
-//   payments orders over 8 sites of the merchant.
+//   WORKERS_ONLY="payments order;card*"  runs the scenarios so named (a trailing * matches a name's start);
+//   WORKERS_SITES=8 spreads the payments orders over 8 sites of the merchant; WORKERS_SQL runs on the
+//   database after the set-up (to measure what a schema change would gain before making it).
 import { fork, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -71,8 +72,8 @@ async function main() {
     const server = await startServer(workers);
     try {
       const scenarios = await setUp(server);
-      const only = process.env.WORKERS_ONLY;
-      for (const scenario of scenarios.filter((s) => !only || s.name.startsWith(only))) {
+      if (process.env.WORKERS_SQL) await runSql(server.databaseUrl, process.env.WORKERS_SQL);
+      for (const scenario of scenarios.filter((s) => chosen(s.name))) {
         const result = { workers, cores: cpus().length, ...(await load(server, scenario)) };
         results.push(result);
         console.log(JSON.stringify(result));
@@ -81,6 +82,26 @@ async function main() {
     } finally {
       await server.stop();
     }
+  }
+}
+
+function chosen(name) {
+  const only = process.env.WORKERS_ONLY;
+  if (!only) return true;
+  return only
+    .split(';')
+    .map((entry) => entry.trim())
+    .some((entry) => (entry.endsWith('*') ? name.startsWith(entry.slice(0, -1)) : name === entry));
+}
+
+async function runSql(databaseUrl, text) {
+  const { default: pg } = await import('pg');
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    await db.query(text);
+  } finally {
+    await db.end();
   }
 }
 
@@ -274,12 +295,19 @@ async function load(server, scenario) {
   const { default: pg } = await import('pg');
   const db = new pg.Client({ connectionString: server.databaseUrl, application_name: 'workers-sampler' });
   await db.connect();
+  // the WAL's position and the full-page images written so far (pg_stat_wal; a backend adds its own within
+  // a second): what a durable commit costs the disk
+  const walPosition = async () =>
+    (await db.query('SELECT pg_current_wal_lsn()::text AS lsn, wal_fpi::float8 AS fpi FROM pg_stat_wal'))
+      .rows[0];
+  let walFrom = { lsn: '0/0', fpi: 0 };
   let running = true;
   let samples = 0;
   let lockWaiting = 0;
   const events = new Map();
   const sampler = (async () => {
     await new Promise((r) => setTimeout(r, WARMUP_MS));
+    walFrom = await walPosition();
     while (running) {
       const { rows } = await db.query(
         `SELECT wait_event_type || ':' || wait_event AS event, count(*)::int AS n FROM pg_stat_activity
@@ -312,6 +340,11 @@ async function load(server, scenario) {
   );
   running = false;
   await sampler;
+  const walTo = await walPosition();
+  const { rows } = await db.query('SELECT pg_wal_lsn_diff($1, $2)::float8 AS bytes', [
+    walTo.lsn,
+    walFrom.lsn,
+  ]);
   await db.end();
   const latencies = outs.flatMap((o) => o.latencies).sort((a, b) => a - b);
   const at = (q) => Number((latencies[Math.floor(latencies.length * q)] ?? 0).toFixed(2));
@@ -325,6 +358,8 @@ async function load(server, scenario) {
     lockMsPerOp: Number(
       ((perSample(lockWaiting) * SECONDS * 1000) / Math.max(1, latencies.length)).toFixed(3),
     ),
+    walBytesPerOp: Math.round(rows[0].bytes / Math.max(1, latencies.length)),
+    fullPagesPerOp: Number(((walTo.fpi - walFrom.fpi) / Math.max(1, latencies.length)).toFixed(3)),
     topWaits: [...events]
       .sort((a, b) => b[1] - a[1])
       .slice(0, 3)
