@@ -160,13 +160,15 @@ export async function balanceOf(
   now: Date,
 ): Promise<Balance> {
   const accounts = await balanceAccounts(ledger, db, owner, currency);
+  // what is not yet available is never paid: `payout_id IS NULL` lets the unpaid index serve it (0044)
   const { rows } = await sql<{ total: string | null; pending: string | null; reserved: string | null }>`
     SELECT
       (SELECT sum(posted) FROM ledger_balances WHERE id = ANY(${accounts}::text[]))::text AS total,
       sum(net) FILTER (WHERE type <> 'reserve_release')::text AS pending,
       sum(net) FILTER (WHERE type = 'reserve_release')::text AS reserved
     FROM balance_transactions
-    WHERE owner = ${ownerKey(owner)} AND currency = ${currency} AND available_at > ${now}`.execute(db);
+    WHERE owner = ${ownerKey(owner)} AND currency = ${currency} AND payout_id IS NULL
+      AND available_at > ${now}`.execute(db);
   const row = rows[0];
   const total = BigInt(row?.total ?? 0);
   const pending = BigInt(row?.pending ?? 0);
