@@ -134,7 +134,10 @@ async function startServer(workers) {
   child.stderr.on('data', (d) => (log = (log + d).slice(-4000)));
   const base = `http://127.0.0.1:${port}`;
   for (let k = 0; ; k++) {
-    if (k === 600) throw new Error(`the server did not start:\n${log}`);
+    if (k === 600) {
+      process.kill(-child.pid, 'SIGTERM');
+      throw new Error(`the server did not start in a minute:\n${log}`);
+    }
     const ready = await fetch(`${base}/readyz`).then(
       (r) => r.ok,
       () => false,
@@ -147,11 +150,9 @@ async function startServer(workers) {
   const databaseUrl = `postgres://tessera:${encodeURIComponent(secrets.postgresPassword)}@127.0.0.1:${owner.port}/tessera`;
   return {
     base,
-    workers,
     startMs: Date.now() - startedAt,
     admin: { authorization: `Bearer ${adminToken}` },
     databaseUrl,
-    log: () => log,
     async stop() {
       try {
         process.kill(-child.pid, 'SIGTERM');
