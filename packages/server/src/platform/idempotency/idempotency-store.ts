@@ -218,7 +218,7 @@ function isKeyTaken(err: unknown): boolean {
 }
 
 /** Answers shorter than this many characters are stored uncompressed (see sealAnswer). */
-const COMPRESS_FROM_BYTES = 1024;
+const COMPRESS_FROM_CHARS = 1024;
 
 /**
  * A stored answer, encrypted; a long one compressed first (ciphertext does not compress, and the
@@ -227,7 +227,7 @@ const COMPRESS_FROM_BYTES = 1024;
  * CPU (most of it setting up the compressor) to save under 100 bytes once base64 is paid.
  */
 function sealAnswer(encryptor: Encryptor, body: string, associated: string): string {
-  if (body.length < COMPRESS_FROM_BYTES) return encryptor.encrypt(body, associated);
+  if (body.length < COMPRESS_FROM_CHARS) return encryptor.encrypt(body, associated);
   return `z:${encryptor.encrypt(deflateRawSync(body).toString('base64'), associated)}`;
 }
 
