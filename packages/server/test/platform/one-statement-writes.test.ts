@@ -132,34 +132,49 @@ describe('one-statement writes', () => {
       const partner = await h.admin<{ apiKey: string }>('POST', '/partners', {
         json: { name: 'Differential partner', webhookUrl: receiver.url() },
       });
-      const cardholder = await aCardholder(h, partner.body.apiKey, 5_00n);
-      const authorize = (amount: string, extra: Record<string, unknown> = {}) =>
-        h.request('POST', '/sandbox/issuing/authorizations', {
-          headers: { authorization: `Bearer ${h.adminToken}` },
-          json: { cardId: cardholder.cardId, amount, currency: 'EUR', merchant: 'Shop', ...extra },
-        });
-      const cardAction = async (action: 'freeze' | 'unfreeze') =>
-        h.request('POST', `/issuing/v1/cards/${cardholder.cardId}/${action}`, {
-          headers: await cardholder.relogin(),
-        });
-      for (const [amount, extra] of [
-        ['2.00', {}],
-        ['2.50', {}],
-        ['1.00', {}], // the account is short now: declined, insufficient_funds
-        ['0.50', { currency: 'USD' }],
-        ['0.40', { threeDS: true }],
-        ['0.10', {}],
-        ['frozen', {}], // a card frozen since its last authorization: declined, card_not_active
-        ['0.10', {}],
-        ['unfrozen', {}],
-        ['0.10', {}],
+      // The same authorizations unkeyed, and keyed (optimistic in the fast app: refused at the commit or
+      // when queuing the webhook sends them, they run again), with and without a webhook URL.
+      const quiet = await h.admin<{ apiKey: string }>('POST', '/partners', {
+        json: { name: 'Quiet partner' },
+      });
+      for (const [apiKey, keyed] of [
+        [partner.body.apiKey, false],
+        [partner.body.apiKey, true],
+        [quiet.body.apiKey, true],
       ] as const) {
-        if (amount === 'frozen' || amount === 'unfrozen') {
-          expect((await cardAction(amount === 'frozen' ? 'freeze' : 'unfreeze')).status).toBe(200);
-          continue;
+        const cardholder = await aCardholder(h, apiKey, 5_00n);
+        let sent = 0;
+        const authorize = (amount: string, extra: Record<string, unknown> = {}) =>
+          h.request('POST', '/sandbox/issuing/authorizations', {
+            headers: {
+              authorization: `Bearer ${h.adminToken}`,
+              ...(keyed ? { 'idempotency-key': `auth-${cardholder.cardId}-${sent++}` } : {}),
+            },
+            json: { cardId: cardholder.cardId, amount, currency: 'EUR', merchant: 'Shop', ...extra },
+          });
+        const cardAction = async (action: 'freeze' | 'unfreeze') =>
+          h.request('POST', `/issuing/v1/cards/${cardholder.cardId}/${action}`, {
+            headers: await cardholder.relogin(),
+          });
+        for (const [amount, extra] of [
+          ['2.00', {}],
+          ['2.50', {}],
+          ['1.00', {}], // the account is short now: declined, insufficient_funds
+          ['0.50', { currency: 'USD' }],
+          ['0.40', { threeDS: true }],
+          ['0.10', {}],
+          ['frozen', {}], // a card frozen since its last authorization: declined, card_not_active
+          ['0.10', {}],
+          ['unfrozen', {}],
+          ['0.10', {}],
+        ] as const) {
+          if (amount === 'frozen' || amount === 'unfrozen') {
+            expect((await cardAction(amount === 'frozen' ? 'freeze' : 'unfreeze')).status).toBe(200);
+            continue;
+          }
+          const res = await authorize(amount, extra);
+          answers[i]?.push({ status: res.status, body: normalize(res.body) });
         }
-        const res = await authorize(amount, extra);
-        answers[i]?.push({ status: res.status, body: normalize(res.body) });
       }
     }
     expect(answers[0]).toEqual(answers[1]);

@@ -30,6 +30,9 @@ const CARD_STILL_USABLE = `
     SELECT 1 FROM issuing_cards c JOIN issuing_accounts a ON a.id = c.account_id
     WHERE c.id = $1 AND c.status = 'active' AND a.status = 'open'), 'the card or its account changed')`;
 const STATEMENT_GUARD_FAILED = 'TG001';
+/** What refuses the one-statement authorization: the account short of funds, or a status changed. */
+const isAuthorizationRefusal = (err: unknown) =>
+  ledgerRefusal(err)?.details?.reason === 'insufficient_funds' || pgErrorCode(err) === STATEMENT_GUARD_FAILED;
 /** Cards whose facts are remembered at most (past it, the memory starts over) */
 const KNOWN_CARDS = 100_000;
 
@@ -162,8 +165,11 @@ export class Authorizations {
       eventType: 'transactionCreated',
       data: { transactionId: id },
     });
+    // With an Idempotency-Key the statement may wait to be sent with the key's answer (the route is
+    // optimistic), this answer made before it runs: refused there, the request runs again and meets the
+    // refusal here.
     try {
-      await batch.run(db);
+      await batch.run(db, { deferrable: true, refusedBy: isAuthorizationRefusal });
     } catch (err) {
       if (ledgerRefusal(err)?.details?.reason === 'insufficient_funds') return 'short_of_funds';
       if (pgErrorCode(err) === STATEMENT_GUARD_FAILED) return 'statuses_changed';

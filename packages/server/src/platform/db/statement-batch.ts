@@ -46,17 +46,23 @@ export class StatementBatch {
 
   /**
    * Sends every part as one statement; answers the rows of each returning part, by index. With
-   * `deferrable` (a step that reads none of its rows back and cannot be refused) inside a lazy unit of
-   * work (a keyed request that has not written yet), the statement is kept and sent at the unit's commit
-   * with the key's answer as one more part: then nothing is answered here.
+   * `deferrable` (a step that reads none of its rows back) inside a lazy unit of work (a keyed request
+   * that has not written yet), the statement is kept and sent at the unit's commit with the key's answer
+   * as one more part: then nothing is answered here. A step that the statement itself may refuse (it
+   * raises) says which errors are that refusal with `refusedBy`, and answers as if it were not refused:
+   * when it is, at the commit, the request runs again with the statement sent here (UnitOfWork,
+   * DeferredWriteRefused).
    */
   async run(
     executor: Executor,
-    options: { deferrable?: boolean } = {},
+    options: { deferrable?: boolean; refusedBy?: (err: unknown) => boolean } = {},
   ): Promise<Map<number, Record<string, unknown>[]>> {
     if (
       options.deferrable &&
-      currentUnit()?.deferBatch({ send: (execute, last) => this.send(execute, last) })
+      currentUnit()?.deferBatch({
+        send: (execute, last) => this.send(execute, last),
+        refusedBy: options.refusedBy,
+      })
     ) {
       return new Map();
     }

@@ -33,6 +33,8 @@ export class UnitOfWork {
   private onOpen: OnOpen | undefined;
   /** A one-statement write waiting for the answer (lazy units only) */
   private deferred: DeferredBatch | undefined;
+  /** Whether a write that its statement may refuse (`refusedBy`) may wait for the answer too */
+  private defersRefusable = false;
   /** In registration order; a rollback to a savepoint drops what was registered after it */
   private readonly afterCommit: (() => void)[] = [];
   private readonly committedTasks: (() => Promise<void>)[] = [];
@@ -53,10 +55,15 @@ export class UnitOfWork {
     await this.open();
   }
 
-  /** Starts the unit without a transaction; `onOpen` (else a plain BEGIN) runs when the transaction opens. */
-  beginLazily(onOpen?: OnOpen): void {
+  /**
+   * Starts the unit without a transaction; `onOpen` (else a plain BEGIN) runs when the transaction opens.
+   * With `defersRefusable`, a write that its own statement may refuse waits for the commit too (the
+   * request can run again if it is refused there: see DeferredWriteRefused).
+   */
+  beginLazily(onOpen?: OnOpen, options: { defersRefusable?: boolean } = {}): void {
     this.state = 'lazy';
     this.onOpen = onOpen;
+    this.defersRefusable = options.defersRefusable ?? false;
   }
 
   /** Opens the transaction of a lazy unit: BEGIN, then onOpen; a refusal leaves it lazy. */
@@ -77,7 +84,7 @@ export class UnitOfWork {
       }
       const deferred = this.deferred;
       this.deferred = undefined;
-      if (deferred) await deferred.send((query) => connection.executeQuery(query));
+      if (deferred) await sendRefusable(deferred, (query) => connection.executeQuery(query));
     } catch (err) {
       await this.rollbackAll();
       throw err;
@@ -110,6 +117,7 @@ export class UnitOfWork {
    */
   deferBatch(batch: DeferredBatch): boolean {
     if (this.state !== 'lazy' || this.deferred) return false;
+    if (batch.refusedBy && !this.defersRefusable) return false;
     this.deferred = batch;
     return true;
   }
@@ -165,7 +173,8 @@ export class UnitOfWork {
   /**
    * Commits with one last statement (the key's answer): a lazy unit sends it alone or as one statement
    * with its deferred write, on its own (autocommit); an open one sends it in its transaction, then
-   * COMMIT. Throws, with nothing of the unit committed, when the statement fails.
+   * COMMIT. Throws, with nothing of the unit committed, when the statement fails: DeferredWriteRefused
+   * when the deferred write was refused (its answer, made before it ran, does not hold).
    */
   async commitWith(last: StatementPart): Promise<void> {
     if (this.state === 'lazy') {
@@ -174,7 +183,7 @@ export class UnitOfWork {
       const connection = await this.driver.acquirePooled();
       try {
         const run = (query: CompiledQuery) => connection.executeQuery(query);
-        if (deferred) await deferred.send(run, last);
+        if (deferred) await sendRefusable(deferred, run, last);
         else await run(CompiledQuery.raw(last.sql, [...last.parameters]));
         connection.release();
       } catch (err) {
@@ -259,6 +268,37 @@ export class UnitOfWork {
 export interface DeferredBatch {
   /** Sends the batch, with `last` as one more part of the same statement when given. */
   send(execute: (query: CompiledQuery) => Promise<QueryResult<unknown>>, last?: StatementPart): Promise<void>;
+  /**
+   * For a write that its own statement may refuse (a ledger bound, a status checked in it): whether an
+   * error is that refusal. Its step answered as if it would not be refused.
+   */
+  refusedBy?: (err: unknown) => boolean;
+}
+
+/**
+ * A deferred write was refused when it was sent (`DeferredBatch.refusedBy`), at the commit or when a
+ * later statement opened the unit: nothing of the unit is written, and what the request did after the
+ * write assumed it would not be refused. The request runs again in a unit that sends such a write when
+ * it is made, so the refusal is met where the code handles it (a decline recorded, say).
+ */
+export class DeferredWriteRefused extends Error {
+  constructor(readonly refusal: unknown) {
+    super('the deferred write was refused at commit', { cause: refusal });
+    this.name = 'DeferredWriteRefused';
+  }
+}
+
+/** Sends a deferred write; its refusal (`refusedBy`) is thrown as DeferredWriteRefused. */
+async function sendRefusable(
+  deferred: DeferredBatch,
+  execute: (query: CompiledQuery) => Promise<QueryResult<unknown>>,
+  last?: StatementPart,
+): Promise<void> {
+  try {
+    await deferred.send(execute, last);
+  } catch (err) {
+    throw deferred.refusedBy?.(err) ? new DeferredWriteRefused(err) : err;
+  }
 }
 
 /** A statement with its parameters written in as literals, for a script of several statements. */

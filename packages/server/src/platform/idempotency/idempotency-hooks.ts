@@ -6,6 +6,7 @@
 // stores nothing, so the retry runs afresh; any other answer commits with the request's effect.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { UnitOfWork } from '../db/connection-scope.ts';
+import { DeferredWriteRefused } from '../db/unit-of-work.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { asDomainError } from '../http/as-domain-error.ts';
 import {
@@ -23,6 +24,8 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 interface KeyedRequest {
   claim: IdempotencyClaim;
   unit: UnitOfWork;
+  /** The route's handler, to run the request again when its deferred write was refused at commit */
+  runHandler: () => Promise<unknown>;
 }
 const keyed = new WeakMap<FastifyRequest, KeyedRequest>();
 /** Writes without a key that still run as one unit of work (`everyWriteIsAUnit`) */
@@ -37,8 +40,12 @@ export function activeUnit(request: FastifyRequest): UnitOfWork | undefined {
 /** Renders an error in the scope's envelope, for answers decided after the handler (in onSend). */
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** 'refuse': the route takes no Idempotency-Key (400), e.g. one that moves the sandbox clock */
-    idempotency?: 'refuse';
+    /**
+     * 'refuse': the route takes no Idempotency-Key (400), e.g. one that moves the sandbox clock.
+     * 'optimistic': with a key, a write that its own statement may refuse still waits to be sent with
+     * the key's answer; refused there, the route runs again (so it returns its answer, never sends it).
+     */
+    idempotency?: 'refuse' | 'optimistic';
   }
 }
 
@@ -60,11 +67,90 @@ export function addIdempotencyHooks(
     return JSON.stringify(rendered.body);
   };
 
+  /** Commits a keyed request with its answer (or answers what the key decided meanwhile). */
+  const commitKeyed = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    pending: KeyedRequest,
+    body: string,
+    payload: unknown,
+  ): Promise<unknown> => {
+    let used: UsedKey | undefined;
+    try {
+      used = await store.commit(pending.unit, pending.claim, {
+        status: reply.statusCode,
+        contentType: String(reply.getHeader('content-type') ?? 'application/json'),
+        body,
+      });
+    } catch (err) {
+      await pending.unit.finish('rollback');
+      if (err instanceof DeferredWriteRefused) return runAgain(request, reply, pending);
+      // The database gone (a restart, a failover) is a 503 with Retry-After, as anywhere else.
+      const unavailable = asDomainError(err);
+      if (unavailable.code === 'database_unavailable') {
+        request.log.warn({ reason: (err as Error).message }, 'database unavailable');
+        return answerError(request, reply, unavailable);
+      }
+      request.log.error({ err }, 'a keyed request could not be committed');
+      return answerError(
+        request,
+        reply,
+        new DomainError('internal', 'the request could not be committed; retry it with the same key', {
+          cause: err,
+        }),
+      );
+    }
+    return used ? answerUsed(request, reply, pending.claim, used) : payload;
+  };
+
+  /** What a key used meanwhile answers: its stored answer replayed, or the error it decides. */
+  const answerUsed = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    claim: IdempotencyClaim,
+    used: UsedKey,
+  ) => {
+    if (used.outcome !== 'replay') return answerError(request, reply, usedKeyError(claim, used));
+    reply.code(used.status).header('content-type', used.contentType).header('idempotency-replayed', 'true');
+    return used.body;
+  };
+
+  // The write kept for the commit was refused there (a ledger bound, a status changed since it was read):
+  // the answer made before it ran does not hold, and nothing was committed. The request runs again in a
+  // unit that sends such a write when it is made, so the route meets the refusal where it handles it (a
+  // decline recorded, say), and that answer is stored with the key.
+  const runAgain = async (request: FastifyRequest, reply: FastifyReply, first: KeyedRequest) => {
+    const pending = { ...first, unit: store.open(first.claim, { defersRefusable: false }) };
+    keyed.set(request, pending);
+    let body: string;
+    try {
+      const answer = await pending.unit.run(pending.runHandler);
+      // Its answer is serialized here: a handler that sent it itself cannot be run again.
+      if (answer === reply)
+        throw new Error('a route whose write may be refused at commit returns its answer');
+      body = String(reply.serialize(answer));
+    } catch (err) {
+      if (err instanceof KeyAlreadyUsed) {
+        await pending.unit.finish('rollback');
+        return answerUsed(request, reply, pending.claim, err.decision);
+      }
+      const error = asDomainError(err);
+      if (error.code === 'internal') request.log.error({ err }, 'a keyed request failed when run again');
+      body = answerError(request, reply, error);
+    }
+    if (reply.statusCode >= 500) {
+      await pending.unit.finish('rollback');
+      return body;
+    }
+    return commitKeyed(request, reply, pending, body, body);
+  };
+
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
     if (!methods.some((method) => MUTATING.has(method))) return;
     const handler = route.handler as RouteHandlerMethod;
-    if ((route.config as { idempotency?: string } | undefined)?.idempotency === 'refuse') {
+    const idempotency = (route.config as { idempotency?: string } | undefined)?.idempotency;
+    if (idempotency === 'refuse') {
       route.handler = async function unkeyedHandler(request, reply) {
         if (request.headers[IDEMPOTENCY_HEADER] !== undefined) {
           throw keyError(
@@ -89,14 +175,25 @@ export function addIdempotencyHooks(
         key: checkKey(key),
         requestHash: hashRequest(request.method, request.url, request.body),
       };
-      const unit = store.open(claim);
-      keyed.set(request, { claim, unit });
+      const runHandler = async () => handler.call(this, request, reply);
+      const run = async (defersRefusable: boolean) => {
+        const unit = store.open(claim, { defersRefusable });
+        keyed.set(request, { claim, unit, runHandler });
+        try {
+          return await unit.run(runHandler);
+        } catch (err) {
+          if (!(err instanceof KeyAlreadyUsed) && !(err instanceof DeferredWriteRefused)) throw err;
+          await unit.finish('rollback');
+          if (err instanceof DeferredWriteRefused) throw err;
+          return answerUsedKey(reply, claim, err.decision);
+        }
+      };
       try {
-        return await unit.run(async () => handler.call(this, request, reply));
+        return await run(idempotency === 'optimistic');
       } catch (err) {
-        if (!(err instanceof KeyAlreadyUsed)) throw err;
-        await unit.finish('rollback');
-        return answerUsedKey(reply, claim, err.decision);
+        // A deferred write refused when a later statement of the request sent it: run it again at once.
+        if (!(err instanceof DeferredWriteRefused)) throw err;
+        return await run(false);
       }
     };
   });
@@ -142,34 +239,7 @@ export function addIdempotencyHooks(
       await pending.unit.finish('rollback');
       return payload;
     }
-    let used: UsedKey | undefined;
-    try {
-      used = await store.commit(pending.unit, pending.claim, {
-        status: reply.statusCode,
-        contentType: String(reply.getHeader('content-type') ?? 'application/json'),
-        body,
-      });
-    } catch (err) {
-      await pending.unit.finish('rollback');
-      // The database gone (a restart, a failover) is a 503 with Retry-After, as anywhere else.
-      const unavailable = asDomainError(err);
-      if (unavailable.code === 'database_unavailable') {
-        request.log.warn({ reason: (err as Error).message }, 'database unavailable');
-        return answerError(request, reply, unavailable);
-      }
-      request.log.error({ err }, 'a keyed request could not be committed');
-      return answerError(
-        request,
-        reply,
-        new DomainError('internal', 'the request could not be committed; retry it with the same key', {
-          cause: err,
-        }),
-      );
-    }
-    if (!used) return payload;
-    if (used.outcome !== 'replay') return answerError(request, reply, usedKeyError(pending.claim, used));
-    reply.code(used.status).header('content-type', used.contentType).header('idempotency-replayed', 'true');
-    return used.body;
+    return commitKeyed(request, reply, pending, body, payload);
   });
 
   // A request that ended without passing onSend (an error in a later hook, a destroyed socket) ends its

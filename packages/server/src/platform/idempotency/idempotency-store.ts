@@ -68,12 +68,14 @@ export class IdempotencyStore {
    * one statement never opens it: its write is sent with the key's row at `commit`, where the key's
    * primary key is the lock (a duplicate waits for the first to commit, then finds its row).
    */
-  open(claim: IdempotencyClaim): UnitOfWork {
+  open(claim: IdempotencyClaim, options: { defersRefusable?: boolean } = {}): UnitOfWork {
     const unit = this.createUnit();
-    unit.beginLazily((begin, literal) =>
-      inSpan('idempotency claim', { 'tessera.idempotency_scope': claim.scope }, () =>
-        this.claim(claim, begin, literal),
-      ),
+    unit.beginLazily(
+      (begin, literal) =>
+        inSpan('idempotency claim', { 'tessera.idempotency_scope': claim.scope }, () =>
+          this.claim(claim, begin, literal),
+        ),
+      options,
     );
     return unit;
   }

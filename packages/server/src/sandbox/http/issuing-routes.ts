@@ -73,6 +73,8 @@ export async function registerIssuingSandboxRoutes(
   app.post(
     '/issuing/authorizations',
     {
+      // With a key, the one-statement authorization is sent with the key's answer (idempotency-hooks.ts).
+      config: { idempotency: 'optimistic' },
       schema: {
         summary: 'The card network asks for an authorization of an issued card (threeDS: a challenge first)',
         tags: ['issuing'],
@@ -86,8 +88,11 @@ export async function registerIssuingSandboxRoutes(
         response: { 201: transactionView, ...standardErrors },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(presentTransaction(await deps.transactions.authorize(request.body))),
+    // Returned, not sent: a keyed authorization refused at its commit runs this again.
+    async (request, reply) => {
+      reply.code(201);
+      return presentTransaction(await deps.transactions.authorize(request.body));
+    },
   );
   const transactionParam = z.object({ transactionId: z.string().max(64) });
   app.post(
