@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentUnit } from '../../src/platform/db/connection-scope.ts';
 import { aStore, orderDocument } from '../harness/crypto-builders.ts';
 import { Harness } from '../harness/harness.ts';
+import { aCardholder } from '../harness/issuing-builders.ts';
 import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
 import { aCustomer, aMerchant, anOrder, type TestMerchant } from '../harness/payments-builders.ts';
 
@@ -23,10 +24,14 @@ class CrashPoint {
   crashAt = 0;
   seen = 0;
 
-  arm(crashAt: number) {
+  /** Statements counted although no unit is current (those the answer's hook sends) */
+  alsoCounts: (sql: string) => boolean = () => false;
+
+  arm(crashAt: number, alsoCounts: (sql: string) => boolean = () => false) {
     this.armed = true;
     this.crashAt = crashAt;
     this.seen = 0;
+    this.alsoCounts = alsoCounts;
   }
 
   disarm(): number {
@@ -34,8 +39,8 @@ class CrashPoint {
     return this.seen;
   }
 
-  observe = (_sql: string, connection: { destroy(): void }) => {
-    if (!this.armed || !currentUnit()) return;
+  observe = (sql: string, connection: { destroy(): void }) => {
+    if (!this.armed || !(currentUnit() || this.alsoCounts(sql))) return;
     this.seen++;
     if (this.seen === this.crashAt) connection.destroy();
   };
@@ -140,6 +145,56 @@ describe('a crash between any two statements of a keyed request', () => {
         .execute();
       expect(rows.map((r) => r.id)).toEqual([retried.body.data.id]);
     }
+  }, 60_000);
+});
+
+describe('a crash between any two statements of a keyed card authorization refused at its commit', () => {
+  it('never loses or doubles the decline', async () => {
+    // An optimistic write: sent with the key's answer, refused there (the account is short), then the
+    // request again the general way, which records the decline. Every statement of both is a crash point.
+    const partner = await h.admin<{ apiKey: string }>('POST', '/partners', { json: { name: 'Crashing' } });
+    const holder = await aCardholder(h, partner.body.apiKey, 1_00n);
+    const authorize = (key: string) =>
+      h.request<{ transactionId: string; status: string; declineReason: string | null }>(
+        'POST',
+        '/sandbox/issuing/authorizations',
+        {
+          headers: { authorization: `Bearer ${h.adminToken}`, 'idempotency-key': key },
+          json: { cardId: holder.cardId, amount: '2.00', currency: 'EUR', merchant: key },
+        },
+      );
+    const keyAnswer = (sql: string) => sql.includes('INSERT INTO idempotency_keys');
+    const transactionsOf = (key: string) =>
+      h.services.db
+        .selectFrom('issuing_transactions')
+        .select(['id', 'status'])
+        .where('merchant', '=', key)
+        .execute();
+    expect((await authorize('card-warm')).body.declineReason).toBe('insufficient_funds');
+    crash.arm(0, keyAnswer);
+    expect((await authorize('card-count')).body.declineReason).toBe('insufficient_funds');
+    const statements = crash.disarm();
+    // The optimistic statement with the key's answer, refused; BEGIN with the key's claim, the statement
+    // again (refused), ROLLBACK, the card read; BEGIN with the claim, the decline's writes; its answer
+    // with COMMIT. The first and the last are sent by the answer's hook, outside the unit's scope.
+    expect(statements).toBeGreaterThanOrEqual(9);
+    for (let point = 1; point <= statements + 1; point++) {
+      const key = `card-crash-${point}`;
+      crash.arm(point, keyAnswer);
+      const crashed = await authorize(key);
+      crash.disarm();
+      // A crash at a ROLLBACK (after a refused statement) loses nothing: the request goes on and answers.
+      const failed = crashed.status >= 500;
+      if (failed) expect(await transactionsOf(key), `statement ${point}`).toHaveLength(0);
+      else expect(crashed.status, `statement ${point}: ${crashed.text}`).toBe(201);
+      const retried = await authorize(key);
+      expect(retried.status, retried.text).toBe(201);
+      expect(retried.body).toMatchObject({ status: 'declined', declineReason: 'insufficient_funds' });
+      expect(retried.headers.get('idempotency-replayed')).toBe(failed ? null : 'true');
+      if (!failed) expect(retried.text).toBe(crashed.text);
+      expect(await transactionsOf(key)).toEqual([{ id: retried.body.transactionId, status: 'declined' }]);
+    }
+    await expectLedgerInvariants(h);
   }, 60_000);
 });
 
