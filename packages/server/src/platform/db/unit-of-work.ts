@@ -283,7 +283,7 @@ export interface DeferredBatch {
  */
 export class DeferredWriteRefused extends Error {
   constructor(readonly refusal: unknown) {
-    super('the deferred write was refused at commit', { cause: refusal });
+    super('the deferred write was refused when it was sent', { cause: refusal });
     this.name = 'DeferredWriteRefused';
   }
 }

@@ -1,6 +1,7 @@
 // Idempotency-Key handling for every mutating route of a scope (docs/architecture.md, Idempotency keys). Runs after the
 // scope's auth, so keys are namespaced by the caller. A keyed request runs as one unit of work (lazy: it
-// costs no round trip until it writes, and a one-statement write carries the key's row): same key and
+// costs no round trip until it writes, and a one-statement write carries the key's row; on an
+// 'optimistic' route even one its statement may refuse, the request then running again): same key and
 // request again → the stored answer with `Idempotency-Replayed: true`; same key, other request → 422
 // naming the key; while the first still runs → 409. A 5xx answer rolls the whole request back and
 // stores nothing, so the retry runs afresh; any other answer commits with the request's effect.
@@ -100,11 +101,11 @@ export function addIdempotencyHooks(
         }),
       );
     }
-    return used ? answerUsed(request, reply, pending.claim, used) : payload;
+    return used ? usedKeyBody(request, reply, pending.claim, used) : payload;
   };
 
-  /** What a key used meanwhile answers: its stored answer replayed, or the error it decides. */
-  const answerUsed = (
+  /** The body (in onSend) of a key used meanwhile: its stored answer replayed, or the error it decides. */
+  const usedKeyBody = (
     request: FastifyRequest,
     reply: FastifyReply,
     claim: IdempotencyClaim,
@@ -132,7 +133,7 @@ export function addIdempotencyHooks(
     } catch (err) {
       if (err instanceof KeyAlreadyUsed) {
         await pending.unit.finish('rollback');
-        return answerUsed(request, reply, pending.claim, err.decision);
+        return usedKeyBody(request, reply, pending.claim, err.decision);
       }
       const error = asDomainError(err);
       if (error.code === 'internal') request.log.error({ err }, 'a keyed request failed when run again');
@@ -182,9 +183,9 @@ export function addIdempotencyHooks(
         try {
           return await unit.run(runHandler);
         } catch (err) {
-          if (!(err instanceof KeyAlreadyUsed) && !(err instanceof DeferredWriteRefused)) throw err;
-          await unit.finish('rollback');
-          if (err instanceof DeferredWriteRefused) throw err;
+          if (err instanceof KeyAlreadyUsed || err instanceof DeferredWriteRefused)
+            await unit.finish('rollback');
+          if (!(err instanceof KeyAlreadyUsed)) throw err;
           return answerUsedKey(reply, claim, err.decision);
         }
       };
