@@ -90,7 +90,8 @@ async function written(h: Harness): Promise<unknown> {
   }) as { balances: unknown[] };
   // Two owners' balances (cardholders made the same way) differ only by their random ids, which sort
   // them: compared in the order of their normalized rows (each owner's placeholder was given earlier).
-  everything.balances.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+  const text = (row: unknown) => JSON.stringify(row);
+  everything.balances.sort((a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
   return everything;
 }
 
