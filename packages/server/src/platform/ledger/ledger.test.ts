@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../test/harness/test-database.ts';
 import { SandboxClock } from '../clock/clock.ts';
 import { type DatabaseHandle, openDatabase, type Tx } from '../db/database.ts';
+import { StatementBatch } from '../db/statement-batch.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { Ledger, type LedgerAccount, lockBounded } from './ledger.ts';
 
@@ -548,3 +549,40 @@ async function assertLedgerInvariants(): Promise<void> {
   );
   expect(negative.rows).toEqual([]);
 }
+
+describe('plans', () => {
+  // Migration 0046: whatever the table's statistics, a posting finds its accounts by their key. A generic
+  // plan over `id = ANY (…)` against a table not yet analyzed was a scan of every account, per transfer.
+  it('reads and locks the accounts of a posting, immediate or staged, by their key, never by a scan', async () => {
+    // As many accounts as a bench opens seconds before it measures: enough pages that a key lookup is the
+    // cheaper plan, too recent for an autoanalyze.
+    await sql`INSERT INTO ledger_accounts (id, owner_type, owner_id, asset, purpose, is_bounded, created_at)
+      SELECT 'la_plans_' || g || '_' || ${randomUUID()}, 'test', ${randomUUID()}, 'EUR', 'p' || g, true, now()
+      FROM generate_series(1, 1000) g`.execute(handle.db);
+    const { world, alice, bob } = await accounts();
+    await transfer(world, alice, 100n);
+    const scans = await tx(async (t) => {
+      await ledger.transfer(t, {
+        operationId: op(),
+        legs: [
+          { accountId: alice.id, amount: -40n },
+          { accountId: bob.id, amount: 40n },
+        ],
+      });
+      const batch = new StatementBatch();
+      ledger.stageTransfer(batch, {
+        operationId: op(),
+        legs: [
+          { accountId: bob.id, amount: -10n },
+          { accountId: world.id, amount: 10n },
+        ],
+      });
+      await batch.run(t);
+      const { rows } = await sql<{ seq_scan: string }>`
+        SELECT seq_scan::text FROM pg_stat_xact_user_tables WHERE relname = 'ledger_accounts'`.execute(t);
+      return rows[0]?.seq_scan;
+    });
+    expect(scans).toBe('0');
+    expect((await balance(bob)).posted).toBe(30n);
+  });
+});
