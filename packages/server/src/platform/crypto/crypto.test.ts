@@ -19,6 +19,16 @@ describe('encryption at rest', () => {
     expect(encryptor.decrypt(a, 'card:1')).toBe('4111111111111111');
   });
 
+  it('never repeats a nonce, across many pools of them', () => {
+    const nonces = new Set<string>();
+    for (let i = 0; i < 2_000; i++) {
+      const sealed = encryptor.encrypt(`value ${i}`, 'row');
+      nonces.add(sealed.split(':')[1] as string);
+      if (i % 97 === 0) expect(encryptor.decrypt(sealed, 'row')).toBe(`value ${i}`);
+    }
+    expect(nonces.size).toBe(2_000);
+  });
+
   it('refuses a ciphertext moved to another row, tampered, or under another key', () => {
     const sealed = encryptor.encrypt('secret', 'card:1');
     expect(() => encryptor.decrypt(sealed, 'card:2')).toThrow();
