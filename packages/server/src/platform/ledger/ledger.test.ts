@@ -551,11 +551,11 @@ async function assertLedgerInvariants(): Promise<void> {
 }
 
 describe('plans', () => {
-  // Migration 0046: whatever the table's statistics, a posting finds its accounts by their key. A generic
-  // plan over `id = ANY (…)` against a table not yet analyzed was a scan of every account, per transfer.
+  // Migration 0046: whatever the table's statistics, a posting finds its accounts by their key. Planned on
+  // statistics that had not seen them (a table not yet analyzed, or analyzed nearly empty, as here), the
+  // reads were scans of every account, per transfer.
   it('reads and locks the accounts of a posting, immediate or staged, by their key, never by a scan', async () => {
-    // As many accounts as a bench opens seconds before it measures: enough pages that a key lookup is the
-    // cheaper plan, too recent for an autoanalyze.
+    // A thousand accounts the statistics have not seen, as a bench opens seconds before it measures.
     await sql`INSERT INTO ledger_accounts (id, owner_type, owner_id, asset, purpose, is_bounded, created_at)
       SELECT 'la_plans_' || g || '_' || ${randomUUID()}, 'test', ${randomUUID()}, 'EUR', 'p' || g, true, now()
       FROM generate_series(1, 1000) g`.execute(handle.db);
