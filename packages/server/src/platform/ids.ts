@@ -1,5 +1,5 @@
 // Prefixed, sortable identifiers (a closed prefix map), except where a spec fixes another format.
-import { randomFillSync } from 'node:crypto';
+import { pooledRandomBytes } from './crypto/pooled-random.ts';
 
 const PREFIXES = {
   partner: 'ptn',
@@ -30,19 +30,6 @@ export type IdKind = keyof typeof PREFIXES;
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-// Random bytes drawn a page at a time: asking the CSPRNG for 16 bytes per id cost more than the id.
-const randomPool = Buffer.alloc(4096);
-let randomOffset = randomPool.length;
-
-function randomChunk(): Buffer {
-  if (randomOffset + 16 > randomPool.length) {
-    randomFillSync(randomPool);
-    randomOffset = 0;
-  }
-  randomOffset += 16;
-  return randomPool.subarray(randomOffset - 16, randomOffset);
-}
-
 let lastTimeMs = -1;
 let lastRandom: number[] = [];
 
@@ -60,7 +47,7 @@ export function ulid(timeMs: number = Date.now()): string {
     lastRandom[i] = (lastRandom[i] ?? 0) + 1;
   } else {
     lastTimeMs = timeMs;
-    lastRandom = [...randomChunk()].map((byte) => byte % 32);
+    lastRandom = [...pooledRandomBytes(16)].map((byte) => byte % 32);
     // Leave headroom so increments within a millisecond do not overflow.
     lastRandom[0] = (lastRandom[0] ?? 0) % 16;
   }

@@ -19,7 +19,7 @@ describe('encryption at rest', () => {
     expect(encryptor.decrypt(a, 'card:1')).toBe('4111111111111111');
   });
 
-  it('never repeats a nonce, across many pools of them', () => {
+  it('never repeats a nonce, across many refills of the random pool', () => {
     const nonces = new Set<string>();
     for (let i = 0; i < 2_000; i++) {
       const sealed = encryptor.encrypt(`value ${i}`, 'row');

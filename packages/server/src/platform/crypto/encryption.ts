@@ -1,6 +1,7 @@
 // Data encrypted at rest (card numbers, webhook signing keys that must be usable to sign):
 // AES-256-GCM, random 96-bit nonce, versioned text format "v1:<nonce>:<ciphertext+tag>" in base64url.
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
+import { pooledRandomBytes } from './pooled-random.ts';
 
 const VERSION = 'v1';
 
@@ -23,7 +24,8 @@ export class Encryptor {
   }
 
   encrypt(plaintext: string, associatedData = ''): string {
-    const nonce = nextNonce();
+    // 96 bits, used at once: createCipheriv copies it and it is encoded before any other draw
+    const nonce = pooledRandomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, nonce);
     cipher.setAAD(Buffer.from(associatedData));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
@@ -43,28 +45,6 @@ export class Encryptor {
     );
   }
 }
-
-/**
- * A fresh 96-bit nonce, taken from CSPRNG bytes drawn in bulk. Drawn one by one, each nonce was a native
- * job of its own, announced to every async hook the process has (AsyncLocalStorage): in a profile of keyed
- * writes, which encrypt the stored answer, about 14 µs per answer, a third of its encryption. A nonce is
- * public (it is written beside the ciphertext) and each is handed out once; a spent pool is replaced, never
- * refilled in place, so a nonce in use is never overwritten.
- */
-function nextNonce(): Buffer {
-  if (nonceOffset + NONCE_BYTES > noncePool.length) {
-    noncePool = randomBytes(NONCE_BYTES * NONCES_PER_DRAW);
-    nonceOffset = 0;
-  }
-  const nonce = noncePool.subarray(nonceOffset, nonceOffset + NONCE_BYTES);
-  nonceOffset += NONCE_BYTES;
-  return nonce;
-}
-
-const NONCE_BYTES = 12;
-const NONCES_PER_DRAW = 256;
-let noncePool = Buffer.alloc(0);
-let nonceOffset = 0;
 
 /** A purpose-bound subkey, so one configured key never serves two algorithms. */
 export function derive(masterKey: Buffer, purpose: string): Buffer {
