@@ -551,9 +551,9 @@ async function assertLedgerInvariants(): Promise<void> {
 }
 
 describe('plans', () => {
-  // Migration 0046: whatever the table's statistics, a posting finds its accounts by their key. Planned on
-  // statistics that had not seen them (a table not yet analyzed, or analyzed nearly empty, as here), the
-  // reads were scans of every account, per transfer.
+  // Migrations 0046 and 0047: whatever the table's statistics, a posting finds its accounts by their key.
+  // Planned on statistics that had not seen them (a table not yet analyzed, or analyzed nearly empty, as
+  // here), the reads were scans of every account, per transfer.
   it('reads and locks the accounts of a posting, immediate or staged, by their key, never by a scan', async () => {
     // A thousand accounts the statistics have not seen, as a bench opens seconds before it measures.
     await sql`INSERT INTO ledger_accounts (id, owner_type, owner_id, asset, purpose, is_bounded, created_at)
@@ -561,26 +561,32 @@ describe('plans', () => {
       FROM generate_series(1, 1000) g`.execute(handle.db);
     const { world, alice, bob } = await accounts();
     await transfer(world, alice, 100n);
-    const scans = await tx(async (t) => {
-      await ledger.transfer(t, {
-        operationId: op(),
-        legs: [
-          { accountId: alice.id, amount: -40n },
-          { accountId: bob.id, amount: 40n },
-        ],
+    // One connection throughout: a function's plans are cached per connection, and one that locked and
+    // folded accounts outside a posting first (lockBounded, a sweep) keeps the plans it made then.
+    const scans = await handle.db.connection().execute(async (c) => {
+      for (let i = 0; i < 8; i++) await c.transaction().execute((t) => lockBounded(t, [alice.id, bob.id]));
+      return c.transaction().execute(async (t) => {
+        await ledger.transfer(t, {
+          operationId: op(),
+          legs: [
+            { accountId: alice.id, amount: -40n },
+            { accountId: bob.id, amount: 40n },
+          ],
+        });
+        const batch = new StatementBatch();
+        ledger.stageTransfer(batch, {
+          operationId: op(),
+          legs: [
+            { accountId: bob.id, amount: -10n },
+            { accountId: world.id, amount: 10n },
+          ],
+        });
+        await batch.run(t);
+        await lockBounded(t, [alice.id, bob.id]);
+        const { rows } = await sql<{ seq_scan: string }>`
+          SELECT seq_scan::text FROM pg_stat_xact_user_tables WHERE relname = 'ledger_accounts'`.execute(t);
+        return rows[0]?.seq_scan;
       });
-      const batch = new StatementBatch();
-      ledger.stageTransfer(batch, {
-        operationId: op(),
-        legs: [
-          { accountId: bob.id, amount: -10n },
-          { accountId: world.id, amount: 10n },
-        ],
-      });
-      await batch.run(t);
-      const { rows } = await sql<{ seq_scan: string }>`
-        SELECT seq_scan::text FROM pg_stat_xact_user_tables WHERE relname = 'ledger_accounts'`.execute(t);
-      return rows[0]?.seq_scan;
     });
     expect(scans).toBe('0');
     expect((await balance(bob)).posted).toBe(30n);
