@@ -134,7 +134,7 @@ describe('transfers', () => {
 });
 
 describe('the tables behind the function', () => {
-  // The last line of defence (migration 0043: one CHECK per table): rows the ledger never writes are
+  // The last line of defence (migration 0043: one CHECK per table; 0048: one-column ones as domains): rows the ledger never writes are
   // refused even when written around ledger_post.
   const refusal = async (statement: ReturnType<typeof sql>) => {
     try {
@@ -161,15 +161,15 @@ describe('the tables behind the function', () => {
     );
     expect(
       await refusal(sql`UPDATE ledger_transactions SET kind = 'gift' WHERE operation_id = ${operationId}`),
-    ).toBe('ledger_transactions_kind_status');
+    ).toBe('ledger_transactions_kind_check');
     expect(
       await refusal(sql`UPDATE ledger_transactions SET status = 'lost' WHERE operation_id = ${operationId}`),
-    ).toBe('ledger_transactions_kind_status');
+    ).toBe('ledger_transactions_status_check');
     expect(
       await refusal(
         sql`INSERT INTO ledger_account_credits (account_id, posted, pending_credits) VALUES (${alice.id}, -1, 0)`,
       ),
-    ).toBe('ledger_account_credits_amounts');
+    ).toBe('ledger_account_credits_posted_check');
     expect(
       await refusal(
         sql`INSERT INTO ledger_entries (transaction_id, account_id, asset, amount) VALUES ('ltx_none', ${alice.id}, 'EUR', 0)`,
