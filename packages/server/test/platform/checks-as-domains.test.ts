@@ -1,5 +1,5 @@
 // The one-column checks of the tables every request writes are domains (migration 0048; docs/architecture.md,
-// Schema): Postgres parses and plans a table's CHECK constraints again on every write, a domain's once per
+// Write paths): Postgres parses and plans a table's CHECK constraints again on every write, a domain's once per
 // connection. Nothing is checked less: each domain refuses what the table's constraint refused, under the
 // constraint's old name.
 import { sql } from 'kysely';

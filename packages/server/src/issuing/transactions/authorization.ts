@@ -36,12 +36,12 @@ const isAuthorizationRefusal = (err: unknown) =>
 /** Cards whose facts are remembered at most (past it, the memory starts over) */
 const KNOWN_CARDS = 100_000;
 
+// $7 is cast: the amount and the held amount are columns of two domains (migration 0048), and a parameter
+// used for both would have no one type.
 const INSERT_AUTHORIZED = `
   INSERT INTO issuing_transactions (id, customer_id, partner_id, card_id, account_id, type, status, currency, amount,
     held_amount, merchant, hold_id, hold_expires_at, created_at, authorized_at, updated_at)
   VALUES ($1, $2, $3, $4, $5, 'card_payment', 'authorized', $6, $7::numeric, $7::numeric, $8, $9, $10, $11, $11, $11)`;
-// $7 is cast: the amount and the held amount are columns of two domains (migration 0048), and a parameter
-// used for both would have no one type.
 
 export interface AuthorizationDeps {
   db: Db;

@@ -134,8 +134,8 @@ describe('transfers', () => {
 });
 
 describe('the tables behind the function', () => {
-  // The last line of defence (migration 0043: one CHECK per table; 0048: one-column ones as domains): rows the ledger never writes are
-  // refused even when written around ledger_post.
+  // The last line of defence (migration 0043: one CHECK per table; 0048: the one-column ones as domains):
+  // rows the ledger never writes are refused even when written around ledger_post.
   const refusal = async (statement: ReturnType<typeof sql>) => {
     try {
       await statement.execute(handle.db);
