@@ -50,6 +50,11 @@ describe('round trips of the hot write paths', () => {
     expect(sent).toHaveLength(2);
     expect(sent[0]).toMatch(/^SELECT c\.identifier, nextval/);
     expect(sent[1]).toMatch(/^WITH p0 AS/);
+    // The capture credits the site's balance and debits the network's unbounded receivable: rows appended
+    // without ledger_post (Ledger.pureCredits).
+    expect(fullStatements[1]).toContain('INSERT INTO ledger_account_credits');
+    expect(fullStatements[1]).toContain('INSERT INTO ledger_account_deltas');
+    expect(fullStatements[1]).not.toContain('ledger_post');
   });
 
   it('a card authorization: one statement (the card read at its first authorization only)', async () => {

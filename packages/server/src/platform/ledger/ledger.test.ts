@@ -7,7 +7,7 @@ import { SandboxClock } from '../clock/clock.ts';
 import { type DatabaseHandle, openDatabase, type Tx } from '../db/database.ts';
 import { StatementBatch } from '../db/statement-batch.ts';
 import { DomainError } from '../errors/domain-error.ts';
-import { Ledger, type LedgerAccount, lockBounded } from './ledger.ts';
+import { Ledger, type LedgerAccount, ledgerRefusal, lockBounded } from './ledger.ts';
 
 let handle: DatabaseHandle;
 const clock = new SandboxClock();
@@ -549,6 +549,254 @@ async function assertLedgerInvariants(): Promise<void> {
   );
   expect(negative.rows).toEqual([]);
 }
+
+describe('staged postings written as rows', () => {
+  // A staged posting among accounts the ledger knows (opened or found by it) that needs no fold and no
+  // refusal is written as rows, without ledger_post: the rows the function writes for it. A bounded
+  // account it debits is updated where its row alone covers the change; otherwise the function posts.
+  class RecordingBatch extends StatementBatch {
+    readonly sent: string[] = [];
+    override add(part: Parameters<StatementBatch['add']>[0]): number {
+      this.sent.push(part.sql.replace(/\s+/g, ' ').trim());
+      return super.add(part);
+    }
+  }
+  /** A network's unbounded receivable and two bounded site balances, opened as system accounts. */
+  async function systemSet(knowing: Ledger, asset = 'EUR') {
+    const owner = randomUUID();
+    const [receivable] = await tx((t) =>
+      knowing.systemAccounts(t, { ownerType: 'test', ownerId: owner, asset, isBounded: false }, [
+        'receivable',
+      ]),
+    );
+    const [one, two] = await tx((t) =>
+      knowing.systemAccounts(t, { ownerType: 'test', ownerId: owner, asset, isBounded: true }, [
+        'one',
+        'two',
+      ]),
+    );
+    return { receivable: receivable as string, one: one as string, two: two as string };
+  }
+  type Staging = (batch: StatementBatch) => void;
+  /** Runs the staged posting in its own transaction; answers how often ledger_post_strict ran in it. */
+  async function run(stage: Staging) {
+    const batch = new RecordingBatch();
+    stage(batch);
+    const calls = await handle.db.transaction().execute(async (t) => {
+      await sql`SET LOCAL track_functions = 'pl'`.execute(t);
+      // A backend's pending counts may still hold earlier transactions' calls: this one's are the difference.
+      const count = async () =>
+        Number(
+          (
+            await sql<{ calls: string }>`
+              SELECT coalesce(sum(calls), 0)::text AS calls FROM pg_stat_xact_user_functions
+              WHERE funcname = 'ledger_post_strict'`.execute(t)
+          ).rows[0]?.calls,
+        );
+      const before = await count();
+      await batch.run(t);
+      return (await count()) - before;
+    });
+    return { calls, sent: batch.sent };
+  }
+  const transferBy =
+    (by: Ledger, legs: { accountId: string; amount: bigint }[], operationId = op()): Staging =>
+    (batch) => {
+      by.stageTransfer(batch, { operationId, legs, metadata: { order: 7 } });
+    };
+  async function rowsOf(operationId: string, ids: string[]) {
+    const { rows: transactions } = await sql<Record<string, unknown>>`
+      SELECT id, length(request_hash) AS hash_length, kind, status, asset, hold_id, expires_at, metadata, resolved_at
+      FROM ledger_transactions WHERE operation_id = ${operationId}`.execute(handle.db);
+    const { rows: entries } = await sql<{ account_id: string; asset: string; amount: string }>`
+      SELECT account_id, asset, amount::text FROM ledger_entries WHERE transaction_id = ${transactions[0]?.id ?? ''}`.execute(
+      handle.db,
+    );
+    const index = (id: string) => ids.indexOf(id);
+    return {
+      transactions: transactions.map(({ id: _, ...t }) => t),
+      entries: entries
+        .map((e) => ({ ...e, account_id: index(e.account_id) }))
+        .sort((p, q) => p.account_id - q.account_id),
+      balances: await balancesOf(ids),
+    };
+  }
+  /** Each account's row and what waits for it (credits, deltas), by position in `ids` */
+  async function balancesOf(ids: string[]) {
+    const { rows } = await sql<{
+      id: string;
+      row: string;
+      pending_debits: string;
+      credits: string;
+      deltas: string;
+    }>`
+      SELECT a.id, a.posted::text AS row, a.pending_debits::text AS pending_debits,
+        (SELECT coalesce(sum(posted + pending_credits), 0)::text FROM ledger_account_credits c WHERE c.account_id = a.id) AS credits,
+        (SELECT coalesce(sum(posted), 0)::text FROM ledger_account_deltas d WHERE d.account_id = a.id) AS deltas
+      FROM ledger_accounts a WHERE a.id = ANY(${ids})`.execute(handle.db);
+    return ids.map((id) => {
+      const { id: _, ...rest } = rows.find((r) => r.id === id) ?? { id };
+      return rest;
+    });
+  }
+  const fund = (by: Ledger, from: string, to: string, amount: bigint) =>
+    run(
+      transferBy(by, [
+        { accountId: from, amount: -amount },
+        { accountId: to, amount },
+      ]),
+    );
+
+  it('writes a pure credit as the rows ledger_post writes, without the function', async () => {
+    const knowing = new Ledger(() => clock.now());
+    // Two like sets: the first staged by the ledger that opened it, the second by one that never opened
+    // its accounts, whose posting goes through the function.
+    const a = await systemSet(knowing);
+    const b = await systemSet(knowing);
+    const ids = (s: typeof a) => [s.receivable, s.one, s.two];
+    const legs = (s: typeof a) => [
+      { accountId: s.receivable, amount: -150n },
+      { accountId: s.one, amount: 100n },
+      { accountId: s.two, amount: 50n },
+    ];
+    const [opA, opB] = [op(), op()];
+    const direct = await run(transferBy(knowing, legs(a), opA));
+    const viaFunction = await run(transferBy(ledger, legs(b), opB));
+    expect(direct.sent.some((sent) => sent.includes('ledger_post'))).toBe(false);
+    expect(direct.calls).toBe(0);
+    expect(viaFunction.calls).toBe(1);
+    const x = await rowsOf(opA, ids(a));
+    expect(x).toEqual(await rowsOf(opB, ids(b)));
+    expect(x.entries).toHaveLength(3);
+    expect(x.balances).toEqual([
+      { row: '0', pending_debits: '0', credits: '0', deltas: '-150' },
+      { row: '0', pending_debits: '0', credits: '100', deltas: '0' },
+      { row: '0', pending_debits: '0', credits: '50', deltas: '0' },
+    ]);
+  });
+
+  it('debits a bounded account whose row covers it, and holds on it, as the function would', async () => {
+    const knowing = new Ledger(() => clock.now());
+    const [a, b] = [await systemSet(knowing), await systemSet(knowing)];
+    const ids = (s: typeof a) => [s.receivable, s.one, s.two];
+    for (const s of [a, b]) {
+      await fund(knowing, s.receivable, s.one, 500n);
+      await ledger.rollUp(handle.db);
+    }
+    const spend = (s: typeof a) => [
+      { accountId: s.one, amount: -120n },
+      { accountId: s.two, amount: 120n },
+    ];
+    const [opA, opB] = [op(), op()];
+    expect((await run(transferBy(knowing, spend(a), opA))).calls).toBe(0);
+    expect((await run(transferBy(ledger, spend(b), opB))).calls).toBe(1);
+    expect(await rowsOf(opA, ids(a))).toEqual(await rowsOf(opB, ids(b)));
+    expect((await rowsOf(opA, ids(a))).balances[1]).toEqual({
+      row: '380',
+      pending_debits: '0',
+      credits: '0',
+      deltas: '0',
+    });
+
+    const expiresAt = new Date(clock.now().getTime() + 60_000);
+    const hold =
+      (by: Ledger, s: typeof a, operationId: string): Staging =>
+      (batch) => {
+        by.stageHold(batch, {
+          operationId,
+          debitAccountId: s.one,
+          creditAccountId: s.receivable,
+          amount: 80n,
+          expiresAt,
+        });
+      };
+    const [holdA, holdB] = [op(), op()];
+    expect((await run(hold(knowing, a, holdA))).calls).toBe(0);
+    expect((await run(hold(ledger, b, holdB))).calls).toBe(1);
+    const held = await rowsOf(holdA, ids(a));
+    expect(held).toEqual(await rowsOf(holdB, ids(b)));
+    expect(held.transactions[0]).toMatchObject({ kind: 'hold', status: 'pending', expires_at: expiresAt });
+    expect(held.balances[1]).toEqual({ row: '380', pending_debits: '80', credits: '0', deltas: '0' });
+  });
+
+  it('leaves to the function a debit the row alone cannot cover: it folds the waiting credits, or refuses', async () => {
+    const knowing = new Ledger(() => clock.now());
+    const s = await systemSet(knowing);
+    await fund(knowing, s.receivable, s.one, 100n); // waits in ledger_account_credits, not folded
+    const spend = (amount: bigint) =>
+      transferBy(knowing, [
+        { accountId: s.one, amount: -amount },
+        { accountId: s.two, amount },
+      ]);
+    expect((await run(spend(60n))).calls).toBe(1);
+    expect(await balancesOf([s.one, s.two])).toEqual([
+      { row: '40', pending_debits: '0', credits: '0', deltas: '0' },
+      { row: '0', pending_debits: '0', credits: '60', deltas: '0' },
+    ]);
+    const short = await run(spend(41n)).catch((err: unknown) => err);
+    expect(ledgerRefusal(short)?.details).toMatchObject({ reason: 'insufficient_funds', accountId: s.one });
+    // An account of another asset than the rest, unknown to this ledger: the function refuses the mix.
+    const usd = await systemSet(new Ledger(() => clock.now()), 'USD');
+    await fund(ledger, usd.receivable, usd.one, 10n);
+    await ledger.rollUp(handle.db);
+    const mixed = await run(
+      transferBy(knowing, [
+        { accountId: usd.one, amount: -10n },
+        { accountId: s.two, amount: 10n },
+      ]),
+    ).catch((err: unknown) => err);
+    expect(ledgerRefusal(mixed)?.message).toBe('all accounts of a ledger transaction hold one asset');
+    // (the rollup above folded the credit waiting for `two`)
+    expect(await balancesOf([s.one, s.two, usd.one])).toEqual([
+      { row: '40', pending_debits: '0', credits: '0', deltas: '0' },
+      { row: '60', pending_debits: '0', credits: '0', deltas: '0' },
+      { row: '10', pending_debits: '0', credits: '0', deltas: '0' },
+    ]);
+  });
+
+  it('of many staged spends racing for one balance, exactly the affordable ones succeed', async () => {
+    const knowing = new Ledger(() => clock.now());
+    const s = await systemSet(knowing);
+    await fund(knowing, s.receivable, s.one, 100n);
+    await ledger.rollUp(handle.db);
+    await fund(knowing, s.receivable, s.one, 50n); // and 50 more waiting, folded by whichever spend needs it
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 25 }, () =>
+        run(
+          transferBy(knowing, [
+            { accountId: s.one, amount: -10n },
+            { accountId: s.two, amount: 10n },
+          ]),
+        ),
+      ),
+    );
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(15);
+    for (const o of outcomes) {
+      if (o.status === 'rejected')
+        expect(ledgerRefusal(o.reason)?.details).toMatchObject({ reason: 'insufficient_funds' });
+    }
+    await ledger.rollUp(handle.db);
+    expect((await ledger.getAccount(handle.db, s.one))?.posted).toBe(0n);
+    expect((await ledger.getAccount(handle.db, s.two))?.posted).toBe(150n);
+  });
+
+  it('refuses a reused operation id and writes nothing of the statement', async () => {
+    const knowing = new Ledger(() => clock.now());
+    const s = await systemSet(knowing);
+    const operationId = op();
+    const legs = [
+      { accountId: s.receivable, amount: -5n },
+      { accountId: s.one, amount: 5n },
+    ];
+    await run(transferBy(knowing, legs, operationId));
+    const again = await run(transferBy(knowing, legs, operationId)).catch((err: unknown) => err);
+    expect((again as { constraint?: string }).constraint).toBe('ledger_transactions_operation_id_key');
+    expect(await balancesOf([s.receivable, s.one])).toEqual([
+      { row: '0', pending_debits: '0', credits: '0', deltas: '-5' },
+      { row: '0', pending_debits: '0', credits: '5', deltas: '0' },
+    ]);
+  });
+});
 
 describe('plans', () => {
   // Migrations 0046 and 0047: whatever the table's statistics, a posting finds its accounts by their key.

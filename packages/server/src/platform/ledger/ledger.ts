@@ -14,6 +14,7 @@ import { preparedStatement } from '../db/prepared.ts';
 import type { StatementBatch } from '../db/statement-batch.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { newId } from '../ids.ts';
+import { type AccountFacts, planRows, stageRows } from './posting-rows.ts';
 
 export interface OpenAccountInput {
   ownerType: string;
@@ -71,7 +72,7 @@ export interface LedgerTransaction {
   isReplay: boolean;
 }
 
-interface BalanceChange {
+export interface BalanceChange {
   posted: bigint;
   pendingDebits: bigint;
   pendingCredits: bigint;
@@ -85,6 +86,8 @@ export const insufficientFunds = (accountId: string) =>
 export class Ledger {
   /** Ids of accounts known to be committed, by owner, asset and purpose (accounts are never deleted) */
   private readonly knownAccounts = new Map<string, string[]>();
+  /** What never changes of accounts this ledger opened or found, by id: their asset and bound */
+  private readonly accountFacts = new Map<string, AccountFacts>();
 
   constructor(private readonly now: () => Date) {}
 
@@ -104,28 +107,35 @@ export class Ledger {
     const known = this.knownAccounts.get(key);
     if (known) return known;
     const byPurpose = new Map<string, string>();
+    const bounded = new Map<string, boolean>();
     // A concurrent opener's rows are invisible to this statement's snapshot: a second look finds them.
     for (let attempt = 0; attempt < 2 && byPurpose.size < purposes.length; attempt++) {
       const missing = purposes.filter((purpose) => !byPurpose.has(purpose));
-      const { rows } = await sql<{ id: string; purpose: string }>`
+      const { rows } = await sql<{ id: string; purpose: string; is_bounded: boolean }>`
         WITH opened AS (
           INSERT INTO ledger_accounts (id, owner_type, owner_id, asset, purpose, is_bounded, created_at)
           SELECT * FROM unnest(${missing.map(() => newId('ledgerAccount'))}::text[], ${missing.map(() => input.ownerType)}::text[],
             ${missing.map(() => input.ownerId)}::text[], ${missing.map(() => input.asset)}::text[], ${missing}::text[],
             ${missing.map(() => input.isBounded)}::boolean[], ${missing.map(() => this.now())}::timestamptz[])
           ON CONFLICT (owner_type, owner_id, asset, purpose) DO NOTHING
-          RETURNING id, purpose
+          RETURNING id, purpose, is_bounded
         )
-        SELECT id, purpose FROM opened
+        SELECT id, purpose, is_bounded FROM opened
         UNION ALL
-        SELECT id, purpose FROM ledger_accounts
+        SELECT id, purpose, is_bounded FROM ledger_accounts
         WHERE owner_type = ${input.ownerType} AND owner_id = ${input.ownerId} AND asset = ${input.asset}
           AND purpose = ANY(${missing}::text[])`.execute(tx);
-      for (const row of rows) byPurpose.set(row.purpose, row.id);
+      for (const row of rows) {
+        byPurpose.set(row.purpose, row.id);
+        bounded.set(row.id, row.is_bounded);
+      }
     }
     const ids = purposes.map((purpose) => byPurpose.get(purpose));
     if (ids.some((id) => id === undefined)) throw new Error('system accounts neither opened nor found');
-    afterCommit(() => this.knownAccounts.set(key, ids as string[]));
+    afterCommit(() => {
+      this.knownAccounts.set(key, ids as string[]);
+      for (const [id, isBounded] of bounded) this.learn(id, { asset: input.asset, isBounded });
+    });
     return ids as string[];
   }
 
@@ -161,10 +171,16 @@ export class Ledger {
       .onConflict((oc) => oc.columns(['owner_type', 'owner_id', 'asset', 'purpose']).doNothing())
       .returningAll()
       .executeTakeFirst();
-    if (inserted) return { account: toAccount(inserted), isNew: true };
-    const existing = await this.findAccount(db, input);
-    if (!existing) throw new Error('a ledger account neither inserted nor found');
-    return { account: existing, isNew: false };
+    const account = inserted ? toAccount(inserted) : await this.findAccount(db, input);
+    if (!account) throw new Error('a ledger account neither inserted nor found');
+    afterCommit(() => this.learn(account.id, account));
+    return { account, isNew: inserted !== undefined };
+  }
+
+  /** Remembers an account's facts once its opening is committed (a remembered account exists). */
+  private learn(id: string, facts: AccountFacts): void {
+    if (this.accountFacts.size >= KNOWN_ACCOUNTS) this.accountFacts.clear();
+    this.accountFacts.set(id, { asset: facts.asset, isBounded: facts.isBounded });
   }
 
   /** The account with this owner, asset and purpose, if it was ever opened (reads only). */
@@ -423,11 +439,10 @@ export class Ledger {
 
   private stage(batch: StatementBatch, op: PostOperation): string {
     const id = newId('ledgerTransaction');
-    batch.add({
-      sql: `SELECT transaction_id FROM ledger_post_strict(${PLACEHOLDERS})`,
-      parameters: this.parameters(id, op),
-      returns: true,
-    });
+    const strict = { sql: STRICT_POST, parameters: this.parameters(id, op), returns: true };
+    const plan = planRows(op, this.accountFacts);
+    if (plan) stageRows(batch, { id, op, plan, now: this.now(), strict });
+    else batch.add(strict);
     return id;
   }
 
@@ -518,7 +533,7 @@ export class Ledger {
   }
 }
 
-interface PostOperation {
+export interface PostOperation {
   operationId: string;
   kind: LedgerTransaction['kind'];
   status: 'posted' | 'pending';
@@ -532,6 +547,9 @@ interface PostOperation {
 
 /** The placeholders of ledger_post's fifteen arguments. */
 const PLACEHOLDERS = Array.from({ length: 15 }, (_, i) => `$${i + 1}`).join(', ');
+const STRICT_POST = `SELECT transaction_id FROM ledger_post_strict(${PLACEHOLDERS})`;
+/** Accounts whose facts a ledger keeps at most (past it, the memory starts over) */
+const KNOWN_ACCOUNTS = 100_000;
 
 function transferOperation(input: TransferInput): PostOperation {
   const legs = mergeLegs(input.legs);
