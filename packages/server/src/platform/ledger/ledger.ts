@@ -179,7 +179,11 @@ export class Ledger {
 
   /** Remembers an account's facts once its opening is committed (a remembered account exists). */
   private learn(id: string, facts: AccountFacts): void {
-    if (this.accountFacts.size >= KNOWN_ACCOUNTS) this.accountFacts.clear();
+    if (this.accountFacts.size >= KNOWN_ACCOUNTS) {
+      // Starting over forgets the system accounts too, so their next use reads them and learns them again.
+      this.accountFacts.clear();
+      this.knownAccounts.clear();
+    }
     this.accountFacts.set(id, { asset: facts.asset, isBounded: facts.isBounded });
   }
 
@@ -264,6 +268,7 @@ export class Ledger {
   /**
    * Adds the transfer to a batch of its business step's writes (platform/db/statement-batch.ts): it is
    * written with them or, refused, nothing of the batch is (`ledgerRefusal` reads the batch's error).
+   * Written as its rows where it needs no fold and no refusal (posting-rows.ts), else by ledger_post_strict.
    * Answers the ledger transaction's id.
    */
   stageTransfer(batch: StatementBatch, input: TransferInput): string {
