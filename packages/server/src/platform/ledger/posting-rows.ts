@@ -81,7 +81,8 @@ export function stageRows(
   posting: { id: string; op: PostOperation; plan: RowsPlan; now: Date; strict: StatementPart },
 ): void {
   const { id, op, plan, now, strict } = posting;
-  let when = '';
+  // Without a debited account every row is written; with one, only where its update was made.
+  let covered: string | undefined;
   if (plan.debited) {
     const change = op.changes.get(plan.debited) as BalanceChange;
     const update = batch.add({
@@ -94,8 +95,9 @@ export function stageRows(
         plan.asset,
       ],
     });
-    when = ` WHERE EXISTS (SELECT 1 FROM p${update})`;
+    covered = `EXISTS (SELECT 1 FROM p${update})`;
   }
+  const when = covered ? ` WHERE ${covered}` : '';
   batch.add({
     sql: `INSERT INTO ledger_transactions (id, operation_id, request_hash, kind, status, asset, expires_at, metadata, created_at)
       SELECT $1, $2, $3, $4, $5, $6, $7::timestamptz, $8::jsonb, $9::timestamptz${when}`,
@@ -144,5 +146,5 @@ export function stageRows(
       ],
     });
   }
-  if (plan.debited) batch.add({ ...strict, sql: `${strict.sql}${when.replace('WHERE', 'WHERE NOT')}` });
+  if (covered) batch.add({ ...strict, sql: `${strict.sql} WHERE NOT ${covered}` });
 }
