@@ -1,11 +1,11 @@
 // Credentials are stored as hashes and shown once. High-entropy tokens (API keys, client secrets,
 // refresh tokens) use SHA-256, which is enough for 128+ random bits and lets a lookup be an index hit;
 // human passwords use argon2id.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 export function tokensEqual(a: string, b: string): boolean {

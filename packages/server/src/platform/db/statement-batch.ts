@@ -120,20 +120,24 @@ function buildStatement(parts: readonly StatementPart[]): BatchStatement {
   // One part alone is sent as it is (a plain INSERT needs no CTE around it).
   if (parts.length === 1 && only && !only.returns) return { name: nameOf(only.sql), text: only.sql };
   let offset = 0;
-  const ctes: string[] = [];
+  const statements: string[] = [];
   const selects: string[] = [];
   parts.forEach((part, index) => {
     const shift = offset;
     offset += part.parameters.length;
-    const sql = part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`);
-    ctes.push(`p${index} AS (${sql})`);
+    statements.push(part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`));
     if (part.returns) selects.push(`SELECT ${index} AS part, to_jsonb(p${index}.*) AS row FROM p${index}`);
   });
-  const text =
-    `WITH ${ctes.join(',\n')}\n` +
-    (selects.length > 0
-      ? selects.join('\nUNION ALL\n')
-      : 'SELECT NULL::int AS part, NULL::jsonb AS row WHERE false');
+  const ctes = (count: number) => statements.slice(0, count).map((sql, index) => `p${index} AS (${sql})`);
+  const last = statements.at(-1) as string;
+  let text: string;
+  if (selects.length > 0) text = `WITH ${ctes(parts.length).join(',\n')}\n${selects.join('\nUNION ALL\n')}`;
+  // Nothing wanted back: the last write is the statement itself, which answers no rows (no row
+  // description for the driver to read). A part with a WITH of its own can only be a CTE.
+  else if (/^\s*(INSERT|UPDATE|DELETE)\b/i.test(last))
+    text = `WITH ${ctes(parts.length - 1).join(',\n')}\n${last}`;
+  else
+    text = `WITH ${ctes(parts.length).join(',\n')}\nSELECT NULL::int AS part, NULL::jsonb AS row WHERE false`;
   return { name: nameOf(text), text };
 }
 

@@ -3,7 +3,7 @@
 // answer before it commits. So a key's row exists exactly when the request's effect does; a process
 // that dies mid-request takes its lock and its uncommitted effect with it, and the retry runs afresh.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Clock } from '../clock/clock.ts';
 import { addSeconds } from '../clock/clock.ts';
@@ -244,18 +244,29 @@ const associatedData = (claim: IdempotencyClaim) => `idempotency:${claim.scope}\
 
 /** Method, path and the parsed body with keys sorted: form and JSON spellings of one request agree. */
 export function hashRequest(method: string, url: string, body: unknown): string {
-  return createHash('sha256')
-    .update(`${method} ${url}\n${stableStringify(body ?? null)}`)
-    .digest('hex');
+  return hash('sha256', `${method} ${url}\n${stableStringify(body ?? null)}`, 'hex');
 }
 
-function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
+/**
+ * JSON with every object's keys in code-unit order and undefined members left out, so a request sent
+ * again with its fields in another order is the same request. Built in one string, without the arrays
+ * of entries a map-and-join makes (every keyed write runs this): its text, and so every stored hash,
+ * is unchanged.
+ */
+export function stableStringify(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + stableStringify(value[i]);
+    return `${text}]`;
   }
-  return JSON.stringify(value) ?? 'null';
+  const object = value as Record<string, unknown>;
+  let text = '{';
+  // The default sort orders strings by UTF-16 code units, as `<` does.
+  for (const key of Object.keys(object).sort()) {
+    const member = object[key];
+    if (member === undefined) continue;
+    text += `${text.length === 1 ? '' : ','}${JSON.stringify(key)}:${stableStringify(member)}`;
+  }
+  return `${text}}`;
 }

@@ -6,7 +6,7 @@
 // row is written by every tenant's payments. A pure credit to a bounded account cannot break its bound, so it
 // takes no lock either: it waits in ledger_account_credits until a debit that needs it, or the sweep, folds
 // it in under the account's lock (migration 0039). Every operation is idempotent by its operation id.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterCommit } from '../db/connection-scope.ts';
 import { type Executor, pgErrorCode, type Tx } from '../db/database.ts';
@@ -676,5 +676,5 @@ function hashRequest(kind: string, legs: Leg[], extra = ''): string {
     .sort((a, b) => (a.accountId < b.accountId ? -1 : 1))
     .map((l) => `${l.accountId}:${l.amount}`)
     .join('|');
-  return createHash('sha256').update(`${kind}|${canonical}|${extra}`).digest('hex');
+  return hash('sha256', `${kind}|${canonical}|${extra}`, 'hex');
 }
