@@ -36,6 +36,8 @@ import { tableWrites, writesPerOperation } from './table-writes.ts';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+/** Saturated runs of each HTTP path, its keyed twin and its floor, alternating (BENCH_ROUNDS, at least 2) */
+const ROUNDS = Math.max(2, Number(process.env.BENCH_ROUNDS ?? 2));
 /** The fixed rate CPU per operation is measured at (requests per second) */
 const CPU_RATE = Number(process.env.BENCH_CPU_RATE ?? 100);
 const WORKERS = Number(process.env.TESSERA_WORKERS ?? 1);
@@ -310,17 +312,19 @@ async function ledgerScenarios(handle: DatabaseHandle, inProcess: InProcess): Pr
   ];
 }
 
-/** Two measurements of one thing as one: throughput and latencies averaged, errors added. */
-function meanOf(a: HttpMeasurement, b: HttpMeasurement): HttpMeasurement {
-  const mean = (x: number, y: number) => Math.round(((x + y) / 2) * 100) / 100;
+/** Measurements of one thing as one: throughput and latencies averaged, errors added. */
+function meanOf(runs: readonly HttpMeasurement[]): HttpMeasurement {
+  const [first] = runs as [HttpMeasurement];
+  const sum = (pick: (m: HttpMeasurement) => number) => runs.reduce((total, m) => total + pick(m), 0);
+  const mean = (pick: (m: HttpMeasurement) => number) => Math.round((sum(pick) / runs.length) * 100) / 100;
   return {
-    ...a,
-    opsPerSec: Math.round((a.opsPerSec + b.opsPerSec) / 2),
-    p50Ms: mean(a.p50Ms, b.p50Ms),
-    p99Ms: mean(a.p99Ms, b.p99Ms),
-    operations: a.operations + b.operations,
-    errors: a.errors + b.errors,
-    firstError: a.firstError || b.firstError,
+    ...first,
+    opsPerSec: Math.round(sum((m) => m.opsPerSec) / runs.length),
+    p50Ms: mean((m) => m.p50Ms),
+    p99Ms: mean((m) => m.p99Ms),
+    operations: sum((m) => m.operations),
+    errors: sum((m) => m.errors),
+    firstError: runs.find((m) => m.firstError)?.firstError ?? '',
   };
 }
 
@@ -364,8 +368,8 @@ async function measurePath(
     seconds: SECONDS,
     warmupSeconds: WARMUP_SECONDS,
   };
-  // Saturated twice each, alternating (path, floor, path, floor), so a drift of the shared machine falls
-  // on both; the rows written are read around the first pair.
+  // Saturated ROUNDS times each, alternating (path, keyed, floor, path, …), so a drift of the shared
+  // machine falls on all three; the rows written and the lock waits are read in the first round.
   const rows: string[] = [];
   const waits: LockWaits[] = [];
   const firstRound: HttpMeasurement[] = [];
@@ -379,10 +383,11 @@ async function measurePath(
     rows.push(writesPerOperation(before, after, setup.table));
     before = after;
   }
-  const saturated: HttpMeasurement[] = [];
-  for (const [i, side] of sides.entries()) {
-    saturated.push(meanOf(firstRound[i] as HttpMeasurement, await load(side, saturatedShape, '')));
+  const rounds = firstRound.map((measured) => [measured]);
+  for (let round = 1; round < ROUNDS; round++) {
+    for (const [i, side] of sides.entries()) rounds[i]?.push(await load(side, saturatedShape, ''));
   }
+  const saturated = rounds.map(meanOf);
   const atRate = async (ratePerSecond: number, side: (typeof sides)[number]) =>
     load(
       side,
@@ -468,17 +473,11 @@ async function tracingOverhead(
         server: side.server,
         backends: () => backendsOf(handle, 'tessera%'),
       });
-    const first = [
-      await load(sides[0] as (typeof sides)[number]),
-      await load(sides[1] as (typeof sides)[number]),
-    ];
-    const second = [
-      await load(sides[0] as (typeof sides)[number]),
-      await load(sides[1] as (typeof sides)[number]),
-    ];
-    const [off, on] = sides.map((_, i) =>
-      meanOf(first[i] as HttpMeasurement, second[i] as HttpMeasurement),
-    ) as [HttpMeasurement, HttpMeasurement];
+    const runs: HttpMeasurement[][] = sides.map(() => []);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [i, side] of sides.entries()) runs[i]?.push(await load(side));
+    }
+    const [off, on] = runs.map(meanOf) as [HttpMeasurement, HttpMeasurement];
     process.stdout.write(`  (the collector received ${spans} OTLP exports)\n`);
     return [off, on].map((m, i) => ({
       ...pick(m),
