@@ -17,6 +17,7 @@ afterAll(async () => {
 });
 
 const HOT_TABLES = [
+  'ledger_accounts',
   'ledger_entries',
   'ledger_transactions',
   'ledger_account_credits',
@@ -73,6 +74,8 @@ describe('checks as domains', () => {
       ['events_api', 'console', 'crypto'],
       ['ledger_entries_amount', '0', '-1'],
       ['ledger_account_credits_pending_credits', '-1', '0'],
+      ['ledger_accounts_pending_debits', '-1', '0'],
+      ['ledger_accounts_pending_credits', '-1', '0'],
     ];
     for (const [domain, bad, good] of cases) {
       expect(await refusal(domain, bad), `${domain} ${bad}`).toBe(`${domain}_check`);
