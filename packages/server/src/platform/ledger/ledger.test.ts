@@ -134,7 +134,7 @@ describe('transfers', () => {
 });
 
 describe('the tables behind the function', () => {
-  // The last line of defence (migration 0043: one CHECK per table; 0048: the one-column ones as domains):
+  // The last line of defence (migration 0043: one CHECK per table; 0048, 0049: the one-column ones as domains):
   // rows the ledger never writes are refused even when written around ledger_post.
   const refusal = async (statement: ReturnType<typeof sql>) => {
     try {
@@ -155,9 +155,15 @@ describe('the tables behind the function', () => {
     expect(await refusal(sql`UPDATE ledger_accounts SET pending_debits = 101 WHERE id = ${alice.id}`)).toBe(
       'ledger_accounts_bounded',
     );
-    // An unbounded account may go below zero, never its pending amounts.
+    // An unbounded account may go below zero, never its pending amounts (domains since migration 0049).
     expect(await refusal(sql`UPDATE ledger_accounts SET pending_credits = -1 WHERE id = ${world.id}`)).toBe(
-      'ledger_accounts_bounded',
+      'ledger_accounts_pending_credits_check',
+    );
+    expect(await refusal(sql`UPDATE ledger_accounts SET pending_debits = -1 WHERE id = ${world.id}`)).toBe(
+      'ledger_accounts_pending_debits_check',
+    );
+    expect(await refusal(sql`UPDATE ledger_accounts SET pending_debits = -1 WHERE id = ${alice.id}`)).toBe(
+      'ledger_accounts_pending_debits_check',
     );
     expect(
       await refusal(sql`UPDATE ledger_transactions SET kind = 'gift' WHERE operation_id = ${operationId}`),
@@ -723,12 +729,40 @@ describe('staged postings written as rows', () => {
     const knowing = new Ledger(() => clock.now());
     const s = await systemSet(knowing);
     await fund(knowing, s.receivable, s.one, 100n); // waits in ledger_account_credits, not folded
-    const spend = (amount: bigint) =>
-      transferBy(knowing, [
-        { accountId: s.one, amount: -amount },
-        { accountId: s.two, amount },
-      ]);
-    expect((await run(spend(60n))).calls).toBe(1);
+    const spend = (amount: bigint, operationId = op()) =>
+      transferBy(
+        knowing,
+        [
+          { accountId: s.one, amount: -amount },
+          { accountId: s.two, amount },
+        ],
+        operationId,
+      );
+    // The fallback is given the transaction's and the entries' parameters (shared, sent once): it writes
+    // what the function writes when it posts alone.
+    const alone = await systemSet(knowing);
+    await fund(knowing, alone.receivable, alone.one, 100n);
+    const [fallback, byFunction] = [op(), op()];
+    expect((await run(spend(60n, fallback))).calls).toBe(1);
+    expect(
+      (
+        await run(
+          transferBy(
+            ledger,
+            [
+              { accountId: alone.one, amount: -60n },
+              { accountId: alone.two, amount: 60n },
+            ],
+            byFunction,
+          ),
+        )
+      ).calls,
+    ).toBe(1);
+    const written = await rowsOf(fallback, [s.receivable, s.one, s.two]);
+    expect(written).toEqual(await rowsOf(byFunction, [alone.receivable, alone.one, alone.two]));
+    expect(written.transactions).toMatchObject([
+      { hash_length: 64, kind: 'transfer', metadata: { order: 7 } },
+    ]);
     expect(await balancesOf([s.one, s.two])).toEqual([
       { row: '40', pending_debits: '0', credits: '0', deltas: '0' },
       { row: '0', pending_debits: '0', credits: '60', deltas: '0' },
