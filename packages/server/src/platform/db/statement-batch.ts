@@ -31,6 +31,20 @@ export function rowInsert<Row, Column extends keyof Row & string>(
   return (row) => ({ sql, parameters: columns.map((column) => row[column]) });
 }
 
+/**
+ * A parameter of a part that is the value of an earlier part's parameter, sent once: Postgres converts
+ * each parameter it is sent (an array, a timestamp, a JSON document) on every execution, whether or not
+ * the part that reads it runs. The earlier parameter's type is the one both parts read it as.
+ */
+export class SharedParameter {
+  constructor(
+    /** The earlier part's index, as `add` answered it */
+    readonly part: number,
+    /** Its placeholder's number, 1 for $1 */
+    readonly position: number,
+  ) {}
+}
+
 export class StatementBatch {
   private readonly parts: StatementPart[] = [];
 
@@ -38,6 +52,15 @@ export class StatementBatch {
   add(part: StatementPart): number {
     this.parts.push(part);
     return this.parts.length - 1;
+  }
+
+  /** Parameter `position` of part `part` (added before), to give a later part as one of its parameters. */
+  shared(part: number, position: number): SharedParameter {
+    const parameters = this.parts[part]?.parameters ?? [];
+    if (position < 1 || position > parameters.length || parameters[position - 1] instanceof SharedParameter) {
+      throw new Error(`part ${part} has no own parameter $${position} to share`);
+    }
+    return new SharedParameter(part, position);
   }
 
   get isEmpty(): boolean {
@@ -84,7 +107,9 @@ export class StatementBatch {
   private compile(last?: StatementPart): CompiledQuery {
     const parts = last ? [...this.parts, last] : this.parts;
     const parameters: unknown[] = [];
-    for (const part of parts) parameters.push(...part.parameters);
+    for (const part of parts) {
+      for (const value of part.parameters) if (!(value instanceof SharedParameter)) parameters.push(value);
+    }
     const { name, text } = statementOf(parts);
     return preparedStatement(name, text, parameters);
   }
@@ -105,7 +130,7 @@ const statements = new Map<string, BatchStatement>();
 const STATEMENTS_KEPT = 1_000;
 
 function statementOf(parts: readonly StatementPart[]): BatchStatement {
-  const key = parts.map((part) => (part.returns ? `r${part.sql}` : `w${part.sql}`)).join('\u0000');
+  const key = parts.map((part) => `${part.returns ? 'r' : 'w'}${sharing(part)}${part.sql}`).join('\u0000');
   let statement = statements.get(key);
   if (!statement) {
     if (statements.size >= STATEMENTS_KEPT) statements.clear();
@@ -119,13 +144,18 @@ function buildStatement(parts: readonly StatementPart[]): BatchStatement {
   const [only] = parts;
   // One part alone is sent as it is (a plain INSERT needs no CTE around it).
   if (parts.length === 1 && only && !only.returns) return { name: nameOf(only.sql), text: only.sql };
-  let offset = 0;
+  // Each part's placeholders renumbered: its own parameters in the order sent, a shared one as the
+  // number of the parameter it shares.
+  let sent = 0;
+  const numbers: number[][] = [];
   const statements: string[] = [];
   const selects: string[] = [];
   parts.forEach((part, index) => {
-    const shift = offset;
-    offset += part.parameters.length;
-    statements.push(part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`));
+    const own = part.parameters.map((value) =>
+      value instanceof SharedParameter ? (numbers[value.part]?.[value.position - 1] as number) : ++sent,
+    );
+    numbers.push(own);
+    statements.push(part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${own[Number(n) - 1]}`));
     if (part.returns) selects.push(`SELECT ${index} AS part, to_jsonb(p${index}.*) AS row FROM p${index}`);
   });
   const ctes = (count: number) => statements.slice(0, count).map((sql, index) => `p${index} AS (${sql})`);
@@ -139,6 +169,15 @@ function buildStatement(parts: readonly StatementPart[]): BatchStatement {
   else
     text = `WITH ${ctes(parts.length).join(',\n')}\nSELECT NULL::int AS part, NULL::jsonb AS row WHERE false`;
   return { name: nameOf(text), text };
+}
+
+/** Which of a part's parameters are shared, and with what: they change its text, so they key it too. */
+function sharing(part: StatementPart): string {
+  let key = '';
+  part.parameters.forEach((value, i) => {
+    if (value instanceof SharedParameter) key += `$${i + 1}=${value.part}.${value.position};`;
+  });
+  return key;
 }
 
 const nameOf = (text: string) => `batch_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
