@@ -153,8 +153,10 @@ function statementOf(parts: readonly StatementPart[]): BatchStatement {
 }
 
 function childOf(node: StatementNode, key: string): StatementNode {
-  let child = node.next.get(key);
-  if (!child) node.next.set(key, (child = { next: new Map() }));
+  const found = node.next.get(key);
+  if (found) return found;
+  const child: StatementNode = { next: new Map() };
+  node.next.set(key, child);
   return child;
 }
 
