@@ -36,7 +36,8 @@ import { tableWrites, writesPerOperation } from './table-writes.ts';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
-/** Saturated runs of each HTTP path, its keyed twin and its floor, alternating (BENCH_ROUNDS, at least 2) */
+/** Saturated runs of each HTTP path, its keyed twin and its floor, alternating; and of the ledger's one-statement
+ * transfers, alternating with the baseline (BENCH_ROUNDS, at least 2) */
 const ROUNDS = Math.max(2, Number(process.env.BENCH_ROUNDS ?? 2));
 /** The fixed rate CPU per operation is measured at (requests per second) */
 const CPU_RATE = Number(process.env.BENCH_CPU_RATE ?? 100);
@@ -65,6 +66,8 @@ interface Result {
   lockWaits?: LockWaits;
   /** To the same path without an Idempotency-Key, in this run (keyed paths only) */
   unkeyedRatio?: number;
+  /** To baselines measured alternately with it, ROUNDS times each (the ledger's one-statement transfers) */
+  alternatingRatio?: number;
   /** A traced run's rate to the same path untraced in this run */
   untracedRatio?: number;
   errors: number;
@@ -130,7 +133,10 @@ async function main() {
     // BENCH_ONLY=payments (a comma-separated list of groups) measures only those, beside the baseline.
     const only = process.env.BENCH_ONLY?.split(',');
     const chosen = (group: string) => !only || only.includes(group);
-    if (chosen('ledger')) for (const result of await ledgerScenarios(handle, inProcess)) record(result);
+    if (chosen('ledger')) {
+      const baselineAgain = () => runBaseline(databaseUrl as string, inProcess);
+      for (const result of await ledgerScenarios(handle, inProcess, baselineAgain)) record(result);
+    }
 
     const paths = ['issuing', 'crypto', 'payments'].filter(chosen);
     if (paths.length > 0) {
@@ -241,7 +247,11 @@ async function runBaseline(databaseUrl: string, inProcess: InProcess): Promise<R
   }
 }
 
-async function ledgerScenarios(handle: DatabaseHandle, inProcess: InProcess): Promise<Result[]> {
+async function ledgerScenarios(
+  handle: DatabaseHandle,
+  inProcess: InProcess,
+  baselineAgain: () => Promise<Result>,
+): Promise<Result[]> {
   const ledger = new Ledger(() => new Date());
   const owner = randomUUID();
   const open = (purpose: string, isBounded: boolean) =>
@@ -293,23 +303,62 @@ async function ledgerScenarios(handle: DatabaseHandle, inProcess: InProcess): Pr
   };
   // An unbounded account every transfer credits (the platform's revenue): a delta, no lock (migration 0034).
   const hotUnbounded = await open('hot-unbounded', false);
-  return [
+  const once = [
     await inProcess('ledger transfer, random accounts', async () => {
       await transfer(...pair());
     }),
     await inProcess('ledger transfer into one hot account', async () => {
       await transfer(pickAccount(), hot);
     }),
-    await inProcess('ledger transfer, random accounts, one statement', async () => {
-      await transferAtOnce(...pair());
-    }),
-    await inProcess('ledger transfer into one hot account, one statement', async () => {
-      await transferAtOnce(pickAccount(), hot);
-    }),
+  ];
+  // The transfers the goals name (≥ 0.5× the baseline between random accounts, ≥ 0.3× into one hot
+  // account) are measured ROUNDS times, alternating with the baseline itself, so that a drift of the shared
+  // machine falls on both sides of their ratio.
+  const alternating: [string, () => Promise<void>][] = [
+    ['ledger transfer, random accounts, one statement', () => transferAtOnce(...pair())],
+    ['ledger transfer into one hot account, one statement', () => transferAtOnce(pickAccount(), hot)],
+  ];
+  const baselines: Result[] = [];
+  const runs: Result[][] = alternating.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    baselines.push(await baselineAgain());
+    for (const [i, [name, operation]] of alternating.entries())
+      runs[i]?.push(await inProcess(name, operation));
+  }
+  const baselineOps = meanResult(baselines).opsPerSec;
+  const paired = runs.map((measured) => {
+    const mean = meanResult(measured);
+    return { ...mean, alternatingRatio: ratioOf(mean.opsPerSec, baselineOps) };
+  });
+  return [
+    ...once,
+    ...paired,
     await inProcess('ledger transfer into one hot unbounded account, one statement', async () => {
       await transferAtOnce(pickAccount(), hotUnbounded);
     }),
   ];
+}
+
+/** In-process measurements of one thing as one: rates, latencies and CPU figures averaged, errors added. */
+function meanResult(runs: readonly Result[]): Result {
+  const [first] = runs as [Result];
+  const mean = (pick: (r: Result) => number | null) => {
+    const values = runs.map(pick);
+    return values.some((v) => v === null)
+      ? null
+      : round3(values.reduce((total: number, v) => total + (v ?? 0), 0) / runs.length);
+  };
+  return {
+    ...first,
+    opsPerSec: Math.round(mean((r) => r.opsPerSec) ?? 0),
+    p50Ms: round2(mean((r) => r.p50Ms) ?? 0),
+    p99Ms: round2(mean((r) => r.p99Ms) ?? 0),
+    ...cpuFigures(
+      mean((r) => r.nodeCpuMsPerOp),
+      mean((r) => r.dbCpuMsPerOp),
+    ),
+    errors: runs.reduce((total, r) => total + r.errors, 0),
+  };
 }
 
 /** Measurements of one thing as one: throughput and latencies averaged, errors added. */
@@ -577,6 +626,9 @@ function report(r: Result) {
       `  cpu/op ${ms(r.cpuMsPerOp)} ms (node ${ms(r.nodeCpuMsPerOp)} + db ${ms(r.dbCpuMsPerOp)})` +
       (r.halfRate ? `  p99 at ${r.halfRate.ratePerSecond}/s ${ms(r.halfRate.p99Ms)}` : '') +
       (r.unkeyedRatio !== undefined ? `  keyed/unkeyed ${r.unkeyedRatio.toFixed(2)}` : '') +
+      (r.alternatingRatio !== undefined
+        ? `  to the baseline alternated (${ROUNDS} rounds) ${r.alternatingRatio.toFixed(2)}`
+        : '') +
       (r.untracedRatio !== undefined ? `  traced/untraced ${r.untracedRatio.toFixed(2)}` : '') +
       (r.errors ? `  (${r.errors} errors)` : '') +
       '\n' +
