@@ -51,6 +51,22 @@ describe('config', () => {
     );
     expect(problems({ TESSERA_PAYMENTS_BASE_PATH: 'payments/' })[0]).toMatch(/^TESSERA_PAYMENTS_BASE_PATH:/);
     expect(problems({ TESSERA_SMTP_URL: 'http://mail.example.com' })[0]).toMatch(/^TESSERA_SMTP_URL:/);
+    // A key kept less than its answer's day, or mail kept for no day, is refused.
+    expect(problems({ TESSERA_IDEMPOTENCY_KEY_RETENTION_DAYS: '0' })[0]).toMatch(
+      /^TESSERA_IDEMPOTENCY_KEY_RETENTION_DAYS:/,
+    );
+    expect(problems({ TESSERA_OUTBOUND_MAIL_RETENTION_DAYS: 'a month' })[0]).toMatch(
+      /^TESSERA_OUTBOUND_MAIL_RETENTION_DAYS:/,
+    );
+    expect(
+      parseConfig({ TESSERA_IDEMPOTENCY_KEY_RETENTION_DAYS: '7', TESSERA_OUTBOUND_MAIL_RETENTION_DAYS: '14' })
+        .retention,
+    ).toEqual({
+      webhookAttemptDays: 90,
+      sandboxMessageDays: 30,
+      idempotencyKeyDays: 7,
+      outboundMailDays: 14,
+    });
     expect(problems({ TESSERA_SMTP_URL: 'smtps://u:p@mail.example.com:465' })[0]).toMatch(
       /^TESSERA_MAIL_FROM: required with TESSERA_SMTP_URL/,
     );

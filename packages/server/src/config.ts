@@ -41,6 +41,10 @@ export const ConfigSchema = z.object({
   TESSERA_WEBHOOK_ATTEMPT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   /** Days a sandbox message (the sandbox's mail and SMS inbox) is kept (default: 30) */
   TESSERA_SANDBOX_MESSAGE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Days a used Idempotency-Key is refused for another run; its answer is replayed for the first one (default: 30) */
+  TESSERA_IDEMPOTENCY_KEY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Days sent and given-up outbound mail is kept (default: 30) */
+  TESSERA_OUTBOUND_MAIL_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** Comma-separated hosts or CIDRs that webhooks may reach although private (default: none) */
   TESSERA_WEBHOOK_ALLOWLIST: z.string().default(''),
   /** Timeout of one webhook HTTP attempt in ms; the issuing spec fixes 30 s (default: 30000) */
@@ -172,7 +176,12 @@ export interface Config {
   tracing: { tracesUrl: string | undefined; serviceName: string };
   rateLimitPerMinute: number;
   /** How long the tables that only grow keep their rows, in days */
-  retention: { webhookAttemptDays: number; sandboxMessageDays: number };
+  retention: {
+    webhookAttemptDays: number;
+    sandboxMessageDays: number;
+    idempotencyKeyDays: number;
+    outboundMailDays: number;
+  };
   webhookAllowlist: string[];
   webhookTimeoutMs: number;
   sweepIntervalMs: number;
@@ -262,6 +271,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     retention: {
       webhookAttemptDays: e.TESSERA_WEBHOOK_ATTEMPT_RETENTION_DAYS,
       sandboxMessageDays: e.TESSERA_SANDBOX_MESSAGE_RETENTION_DAYS,
+      idempotencyKeyDays: e.TESSERA_IDEMPOTENCY_KEY_RETENTION_DAYS,
+      outboundMailDays: e.TESSERA_OUTBOUND_MAIL_RETENTION_DAYS,
     },
     webhookAllowlist: e.TESSERA_WEBHOOK_ALLOWLIST.split(',')
       .map((s) => s.trim())

@@ -268,7 +268,13 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
     logger,
   });
   const transact = createTransact(db);
-  const idempotency = new IdempotencyStore(db, clock, encryptor, database.createUnit);
+  const idempotency = new IdempotencyStore(
+    db,
+    clock,
+    encryptor,
+    database.createUnit,
+    config.retention.idempotencyKeyDays,
+  );
   const sweeps = new Sweeps(logger, db, metrics);
   if (clock instanceof SandboxClock) {
     const sandboxClock = clock;

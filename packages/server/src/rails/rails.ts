@@ -81,7 +81,16 @@ export function createRails(deps: RailsDeps): BuiltRails {
   const { config, db, clock, transact, encryptor, encryptionKey, capabilities, logger, sweeps } = deps;
 
   const inbox = new SandboxNotifier(clock, encryptor);
-  const smtp = config.smtp && new SmtpNotifier({ ...config.smtp, db, clock, encryptor, logger });
+  const smtp =
+    config.smtp &&
+    new SmtpNotifier({
+      ...config.smtp,
+      db,
+      clock,
+      encryptor,
+      logger,
+      retentionDays: config.retention.outboundMailDays,
+    });
   if (smtp) {
     // Checked in the background: an unreachable mail server must not hold the start (up to its timeouts).
     void smtp.verify();

@@ -1,5 +1,6 @@
 // Retention (docs/operations.md): the sweeps delete a succeeded webhook's attempts and the sandbox's
-// messages once they are older than their configured days, and keep everything younger.
+// messages once they are older than their configured days, and keep everything younger; a used
+// Idempotency-Key is refused for its configured days, then forgotten; a backlog goes in batches.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
@@ -12,7 +13,11 @@ let receiver: WebhookReceiver;
 beforeAll(async () => {
   receiver = await WebhookReceiver.start();
   h = await Harness.start({
-    env: { TESSERA_WEBHOOK_ATTEMPT_RETENTION_DAYS: '10', TESSERA_SANDBOX_MESSAGE_RETENTION_DAYS: '5' },
+    env: {
+      TESSERA_WEBHOOK_ATTEMPT_RETENTION_DAYS: '10',
+      TESSERA_SANDBOX_MESSAGE_RETENTION_DAYS: '5',
+      TESSERA_IDEMPOTENCY_KEY_RETENTION_DAYS: '3',
+    },
   });
 });
 afterAll(async () => {
@@ -60,5 +65,49 @@ describe('retention', () => {
     expect(await count('webhook_attempts')).toBe(attempts);
     await h.advanceClock(5 * 86_400);
     expect(await count('webhook_attempts')).toBe(0);
+  });
+
+  it('refuses a used Idempotency-Key for its configured days, then runs a request with it afresh', async () => {
+    const withKey = { 'idempotency-key': 'retention-k1' };
+    const first = await h.admin('POST', '/partners', { headers: withKey, json: { name: 'Kept three days' } });
+    expect(first.status).toBe(201);
+    // Past the answer's day: refused, not run again.
+    await h.advanceClock(2 * 86_400);
+    const refused = await h.admin<{ error: { code: string } }>('POST', '/partners', {
+      headers: withKey,
+      json: { name: 'Kept three days' },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('idempotency_key_expired');
+    // Past the 3 configured days (not the default 30): forgotten.
+    await h.advanceClock(86_400 + 1);
+    const again = await h.admin('POST', '/partners', {
+      headers: withKey,
+      json: { name: 'After three days' },
+    });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotency-replayed')).toBeNull();
+  });
+
+  it('clears a backlog of key tombstones 5,000 rows per sweep, not in one statement', async () => {
+    const db = h.services.db;
+    await sql`
+      INSERT INTO idempotency_keys (scope, key, request_hash, response_status, response_content_type,
+        response_body_enc, created_at, expires_at, retain_until)
+      SELECT 'retention-backlog', 'k' || n, 'h', 201, 'application/json', NULL, now() - interval '40 days',
+        now() - interval '39 days', now() - interval '10 days'
+      FROM generate_series(1, 5001) AS n`.execute(db);
+    const backlog = async () =>
+      Number(
+        (
+          await sql<{ n: string }>`
+            SELECT count(*)::text AS n FROM idempotency_keys WHERE scope = 'retention-backlog'`.execute(db)
+        ).rows[0]?.n,
+      );
+    const first = await h.advanceClock(1);
+    expect(first.processed['idempotency-keys']).toBe(5_000);
+    expect(await backlog()).toBe(1);
+    await h.advanceClock(1);
+    expect(await backlog()).toBe(0);
   });
 });

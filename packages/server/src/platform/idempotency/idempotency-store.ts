@@ -5,6 +5,7 @@
 
 import { hash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { sql } from 'kysely';
 import type { Clock } from '../clock/clock.ts';
 import { addSeconds } from '../clock/clock.ts';
 import type { Encryptor } from '../crypto/encryption.ts';
@@ -16,8 +17,10 @@ import { inSpan } from '../observability/tracing.ts';
 
 /** How long an answer is replayed (default: 24 h, as Stripe) */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
-/** How long a used key is refused for another run after its answer is gone (30 days in all) */
-export const IDEMPOTENCY_RETENTION_SECONDS = 30 * 24 * 60 * 60;
+/** How long a used key is refused for another run, its answer's day included, unless configured (30 days) */
+export const IDEMPOTENCY_RETENTION_DAYS = 30;
+/** Rows a purge changes per statement: a backlog is cleared over several sweeps, never in one long lock */
+const PURGE_BATCH = 5_000;
 
 export interface StoredAnswer {
   status: number;
@@ -52,6 +55,11 @@ export class IdempotencyStore {
     private readonly clock: Clock,
     private readonly encryptor: Encryptor,
     private readonly createUnit: () => UnitOfWork,
+    /**
+     * Days a key's row is kept (TESSERA_IDEMPOTENCY_KEY_RETENTION_DAYS; at least 1, the answer's day). A
+     * row keeps the retention it was written with: a change applies to keys used after it.
+     */
+    private readonly retentionDays = IDEMPOTENCY_RETENTION_DAYS,
   ) {}
 
   /** A unit of work for a write without a key (a scope that runs every write as one): nothing is stored with it. */
@@ -168,25 +176,27 @@ export class IdempotencyStore {
         sealAnswer(this.encryptor, answer.body, associatedData(claim)),
         now,
         addSeconds(now, IDEMPOTENCY_TTL_SECONDS),
-        addSeconds(now, IDEMPOTENCY_RETENTION_SECONDS),
+        addSeconds(now, this.retentionDays * 86_400),
       ],
     };
   }
 
-  /** Drops answers past their replay window, and tombstones past their retention. */
+  /**
+   * Drops answers past their replay window, and tombstones past their retention, up to PURGE_BATCH rows
+   * of each per run (each served by its own index: idempotency_keys_purgeable, idempotency_keys_retention).
+   */
   async purgeExpired(): Promise<number> {
     const now = this.clock.now();
-    const purged = await this.db
-      .updateTable('idempotency_keys')
-      .set({ response_body_enc: null })
-      .where('expires_at', '<=', now)
-      .where('response_body_enc', 'is not', null)
-      .executeTakeFirst();
-    const deleted = await this.db
-      .deleteFrom('idempotency_keys')
-      .where('retain_until', '<=', now)
-      .executeTakeFirst();
-    return Number(purged.numUpdatedRows) + Number(deleted.numDeletedRows);
+    const purged = await sql`
+      UPDATE idempotency_keys SET response_body_enc = NULL WHERE (scope, key) IN (
+        SELECT scope, key FROM idempotency_keys
+        WHERE expires_at <= ${now} AND response_body_enc IS NOT NULL LIMIT ${PURGE_BATCH})`.execute(this.db);
+    const deleted = await sql`
+      DELETE FROM idempotency_keys WHERE (scope, key) IN (
+        SELECT scope, key FROM idempotency_keys WHERE retain_until <= ${now} LIMIT ${PURGE_BATCH})`.execute(
+      this.db,
+    );
+    return Number(purged.numAffectedRows ?? 0) + Number(deleted.numAffectedRows ?? 0);
   }
 }
 

@@ -6,6 +6,7 @@
 // could still send a message twice; its Message-ID never changes, so receiving systems can tell the two
 // copies apart (docs/operations.md, Mail).
 
+import { sql } from 'kysely';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import { addSeconds, type Clock } from '../../platform/clock/clock.ts';
@@ -20,8 +21,8 @@ import type { Notifier, OutboundMessage } from './port.ts';
 /** Seconds before each retry; after the last, the message is given up as failed. Spans about a day. */
 const RETRY_SECONDS = [30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600];
 const LEASE_SECONDS = 120;
-/** How long a sent or failed message is kept (for questions about it) before it is deleted. */
-const KEEP_SECONDS = 30 * 86_400;
+/** Messages the retention sweep deletes per run: a backlog is cleared over several runs, never in one long lock */
+const PURGE_BATCH = 5_000;
 const DUE_BATCH = 50;
 
 export interface SmtpNotifierOptions {
@@ -33,6 +34,8 @@ export interface SmtpNotifierOptions {
   clock: Clock;
   encryptor: Encryptor;
   logger: Logger;
+  /** Days a sent or given-up message is kept, for questions about it (TESSERA_OUTBOUND_MAIL_RETENTION_DAYS) */
+  retentionDays: number;
 }
 
 /** An SMTP failure nodemailer reports (its code, and the server's reply code when there was one). */
@@ -127,16 +130,18 @@ export class SmtpNotifier implements Notifier {
   }
 
   /**
-   * Deletes sent and given-up messages written more than 30 days ago (their retries end within a day):
-   * their words hold one-time codes and links, and nothing needs them any more. Answers how many.
+   * Deletes sent and given-up messages older than the retention (their retries end within a day), up to
+   * PURGE_BATCH per run: their words hold one-time codes and links, and nothing needs them any more.
+   * Answers how many. The status is written out so that the partial index outbound_mail_done serves it.
    */
   async purgeOld(): Promise<number> {
-    const result = await this.options.db
-      .deleteFrom('outbound_mail')
-      .where('status', 'in', ['sent', 'failed'])
-      .where('created_at', '<', addSeconds(this.options.clock.now(), -KEEP_SECONDS))
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+    const { db, clock, retentionDays } = this.options;
+    const result = await sql`
+      DELETE FROM outbound_mail WHERE id IN (
+        SELECT id FROM outbound_mail
+        WHERE status IN ('sent', 'failed') AND created_at < ${addSeconds(clock.now(), -retentionDays * 86_400)}
+        LIMIT ${PURGE_BATCH})`.execute(db);
+    return Number(result.numAffectedRows ?? 0);
   }
 
   /** When the next retry falls due (for the sandbox clock's advance). */
