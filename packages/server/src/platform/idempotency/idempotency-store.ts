@@ -18,7 +18,7 @@ import { inSpan } from '../observability/tracing.ts';
 /** How long an answer is replayed (default: 24 h, as Stripe) */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 /** How long a used key is refused for another run, its answer's day included, unless configured (30 days) */
-export const IDEMPOTENCY_RETENTION_DAYS = 30;
+const IDEMPOTENCY_RETENTION_DAYS = 30;
 /** Rows a purge changes per statement: a backlog is cleared over several sweeps, never in one long lock */
 const PURGE_BATCH = 5_000;
 
