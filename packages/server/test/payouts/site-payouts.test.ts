@@ -533,7 +533,7 @@ describe('a crash while writing a bank file', () => {
 });
 
 describe('the daily run', () => {
-  it('looks at a balance below its minimum once a day: what comes later that day waits for the next', async () => {
+  it('looks again the same day once the balance reaches the minimum; what comes after the day’s payout waits', async () => {
     const shop = await aMerchant(h);
     const site = shop.sites[0]?.id as number;
     await h.admin('PUT', `/merchants/${shop.id}/sites/${site}/payout-schedule`, {
@@ -553,8 +553,54 @@ describe('the daily run', () => {
     expect(await payouts()).toEqual([]);
     await capture();
     await h.advanceClock(1);
-    expect(await payouts()).toEqual([]);
-    await h.advanceClock(DAY);
     expect(await payouts()).toMatchObject([{ amount: '60.00' }]);
+    await capture();
+    await capture();
+    await h.advanceClock(1);
+    expect(await payouts()).toHaveLength(1);
+    await h.advanceClock(DAY);
+    expect(await payouts()).toMatchObject([{ amount: '60.00' }, { amount: '60.00' }]);
+  });
+
+  it('pays at once when a manual schedule becomes daily, without waiting for the next day', async () => {
+    const shop = await aMerchant(h);
+    const site = shop.sites[0]?.id as number;
+    const schedule = (interval: string) =>
+      h.admin('PUT', `/merchants/${shop.id}/sites/${site}/payout-schedule`, {
+        json: { interval, delayDays: 0, minimum: '1.00' },
+      });
+    await schedule('manual');
+    await h.admin('PUT', `/merchants/${shop.id}/sites/${site}/bank-account`, {
+      json: { iban: 'DE89370400440532013000', holderName: 'Manual Shop' },
+    });
+    const customer = await aCustomer(h, shop);
+    expect((await payments(h, shop, 'POST', '/order', anOrder(customer, { amount: '12.00' }))).status).toBe(201);
+    const payouts = async () => (await payments(h, shop, 'GET', '/payout')).body.data as { amount: string }[];
+    // The sweep looks at the manual site and pays nothing.
+    await h.advanceClock(1);
+    expect(await payouts()).toEqual([]);
+    await schedule('daily');
+    await h.advanceClock(1);
+    expect(await payouts()).toMatchObject([{ amount: '12.00' }]);
+  });
+
+  it('pays at once on an explicit run when the bank account is set after the sweep’s look', async () => {
+    const shop = await aMerchant(h);
+    const site = shop.sites[0]?.id as number;
+    await h.admin('PUT', `/merchants/${shop.id}/sites/${site}/payout-schedule`, {
+      json: { interval: 'daily', delayDays: 0, minimum: '1.00' },
+    });
+    const customer = await aCustomer(h, shop);
+    expect((await payments(h, shop, 'POST', '/order', anOrder(customer, { amount: '7.00' }))).status).toBe(201);
+    await h.advanceClock(1);
+    expect((await payments(h, shop, 'GET', '/payout')).body.data).toEqual([]);
+    await h.admin('PUT', `/merchants/${shop.id}/sites/${site}/bank-account`, {
+      json: { iban: 'DE89370400440532013000', holderName: 'Late Shop' },
+    });
+    const run = await h.admin<{ payouts: { amount: string; status: string }[] }>('POST', '/payout-runs');
+    expect(run.status).toBe(200);
+    expect(run.body.payouts).toMatchObject([{ amount: '7.00' }]);
+    // The day is paid: another explicit run makes no second scheduled payout.
+    expect((await h.admin<{ payouts: unknown[] }>('POST', '/payout-runs')).body.payouts).toEqual([]);
   });
 });

@@ -233,7 +233,7 @@ export async function registerMoneyOutRoutes(app: ZodApp, deps: AdminDeps): Prom
       },
     },
     async () => {
-      const made = await payouts.runDue();
+      const made = await payouts.runDue({ explicit: true });
       const sent = await deps.moneyOut.bank.dispatch();
       return { payouts: made.map(payoutView), sent };
     },

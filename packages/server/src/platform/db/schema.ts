@@ -82,6 +82,8 @@ export interface PayoutRunDaysTable {
   owner: string;
   currency: string;
   day: string;
+  paid: Generated<boolean>;
+  seen: string | null;
 }
 
 export interface BankFilesTable {

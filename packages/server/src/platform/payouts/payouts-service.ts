@@ -72,37 +72,63 @@ export class PayoutsService {
   }
 
   /**
-   * The scheduled run: a tenant is looked at once a day (UTC) in each currency, the first time that day it
-   * has money available, and paid when its schedule pays that day, the money comes to its minimum and it
-   * has a bank account. What becomes available after that look waits for the next day's run. Answers the
-   * payouts made.
+   * The scheduled run: a tenant is paid once a day (UTC) in each currency when its schedule pays that day,
+   * its available money comes to its minimum and it has a bank account. A look that pays nothing is
+   * remembered with what it saw (the schedule's and bank account's change times, the available total and
+   * count), so the sweep does not read an unchanged tenant again that day; a change to any of them, or an
+   * explicit run (`POST /admin/payout-runs`, `tessera payout-run`), looks again at once. What becomes
+   * available after the day's payout waits for the next day's. Answers the payouts made.
    */
-  async runDue(): Promise<PayoutRow[]> {
+  async runDue(options: { explicit?: boolean } = {}): Promise<PayoutRow[]> {
     const now = this.deps.clock.now();
     const today = now.toISOString().slice(0, 10);
-    const { rows: candidates } = await sql<{ owner: string; currency: string }>`
-      SELECT DISTINCT b.owner, b.currency FROM balance_transactions b
-      WHERE b.payout_id IS NULL AND b.available_at <= ${now}
-        AND NOT EXISTS (SELECT 1 FROM payout_run_days d
-                        WHERE d.owner = b.owner AND d.currency = b.currency AND d.day = ${today})
+    const explicit = options.explicit === true;
+    const { rows: candidates } = await sql<{ owner: string; currency: string; seen: string }>`
+      WITH due AS (
+        SELECT b.owner, b.currency, sum(b.net) AS total, count(*) AS n FROM balance_transactions b
+        WHERE b.payout_id IS NULL AND b.available_at <= ${now}
+        GROUP BY b.owner, b.currency
+      ), looking AS (
+        SELECT due.owner, due.currency,
+               concat_ws('|', coalesce(s.updated_at::text, '-'), coalesce(a.updated_at::text, '-'), due.total, due.n) AS seen
+        FROM due
+        LEFT JOIN payout_schedules s ON s.owner = due.owner
+        LEFT JOIN bank_accounts a ON a.owner = due.owner
+      )
+      SELECT l.owner, l.currency, l.seen FROM looking l
+      WHERE NOT EXISTS (SELECT 1 FROM payout_run_days d
+                        WHERE d.owner = l.owner AND d.currency = l.currency AND d.day = ${today}
+                          AND (d.paid OR (NOT ${explicit}::boolean AND d.seen = l.seen)))
       ORDER BY 1, 2`.execute(this.deps.db);
     const made: PayoutRow[] = [];
-    for (const { owner: key, currency } of candidates) {
+    for (const { owner: key, currency, seen } of candidates) {
       const owner = parseOwnerKey(key);
       const { schedule } = await this.deps.terms.get(this.deps.db, owner);
       const payout = await this.deps.transact(async (tx) => {
         await this.lockBalance(tx, owner, currency);
-        const looked = await tx
-          .insertInto('payout_run_days')
-          .values({ owner: key, currency, day: today })
-          .onConflict((oc) => oc.doNothing())
-          .returning('day')
+        // Under the lock, the day's scheduled payout is the truth the memo only caches: another process
+        // (or an earlier round whose memo was lost) may have made it.
+        const paidToday = await tx
+          .selectFrom('payouts')
+          .select('id')
+          .where('owner', '=', key)
+          .where('currency', '=', currency)
+          .where('scheduled_for', '=', today)
           .executeTakeFirst();
-        if (!looked || !paysOn(schedule, now)) return undefined;
-        return this.payItemized(tx, owner, currency, {
-          minimum: minimumOf(schedule, currency),
-          scheduledFor: today,
-        });
+        const payout =
+          !paidToday && paysOn(schedule, now)
+            ? await this.payItemized(tx, owner, currency, {
+                minimum: minimumOf(schedule, currency),
+                scheduledFor: today,
+              })
+            : undefined;
+        const look = { paid: paidToday !== undefined || payout !== undefined, seen };
+        await tx
+          .insertInto('payout_run_days')
+          .values({ owner: key, currency, day: today, ...look })
+          .onConflict((oc) => oc.columns(['owner', 'currency', 'day']).doUpdateSet(look))
+          .execute();
+        return payout;
       });
       if (payout) made.push(payout);
     }
