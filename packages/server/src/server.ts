@@ -92,7 +92,11 @@ import { DeliveryEngine } from './platform/webhooks/delivery-engine.ts';
 import { DeliveryRecovery } from './platform/webhooks/delivery-recovery.ts';
 import { HttpSender } from './platform/webhooks/http-sender.ts';
 import { SsrfGuard } from './platform/webhooks/ssrf-guard.ts';
-import { createBankRail, registerPayoutSweeps } from './rails/bank/create-bank-rail.ts';
+import {
+  createBankRail,
+  noteOtherRailsPayouts,
+  registerPayoutSweeps,
+} from './rails/bank/create-bank-rail.ts';
 import { createRails, type Rails } from './rails/rails.ts';
 import type { RailSandbox } from './rails/sandbox.ts';
 import { registerBankSandboxRoutes } from './sandbox/http/bank-routes.ts';
@@ -386,6 +390,7 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   });
   // Money out runs after the APIs' own sweeps, so what they captured or settled is paid the same day.
   registerPayoutSweeps(sweeps, payouts, bank);
+  await noteOtherRailsPayouts(db, config.moneyOut.bank, logger);
   registerQueueMetrics(metrics.registry, {
     db,
     pool: database.pool,
@@ -677,6 +682,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
         await registerBankSandboxRoutes(routes, {
           transact: services.transact,
           lifecycle: services.moneyOut.lifecycle,
+          bank: services.moneyOut.bank,
         });
         await registerCryptoSandboxRoutes(routes, {
           db: services.db,

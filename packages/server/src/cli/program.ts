@@ -18,6 +18,17 @@ import { adminRequest, adminText, CliError, connect, sandboxRequest } from './se
 /** What an action answers: an exit code, or `running` for a server that stays up. */
 export type Outcome = number | 'running';
 
+/** What each reconcile check counts (docs/payouts.md, Reconciliation): its units, not always payouts. */
+const RECONCILE_COUNTS: Record<string, string> = {
+  balances: 'tenant balances (tenant and currency) against the ledger',
+  payout_items: 'itemized payouts made that day, against their items',
+  bank_files: 'bank files written that day, against their payouts',
+  bank_statements: 'bank files read that day',
+  payouts_in_transit: 'currencies of open payouts, against the in-transit account',
+  revenue: 'currencies of fees, against the revenue account',
+  late_payouts: 'payouts in transit, against their arrival date',
+};
+
 const collect = (value: string, previous: string[]) => [...previous, value];
 const positiveInt = (name: string) => (value: string) => {
   const n = Number(value);
@@ -380,10 +391,12 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
       );
       if (o.json) print(report);
       else {
-        const counts = Object.entries(report.checked).map(([check, n]) => `${n} ${check.replace(/_/g, ' ')}`);
         process.stdout.write(
-          `${report.date}: ${report.clean ? 'clean' : `${report.findings.length} findings`} (checked ${counts.join(', ')})\n`,
+          `${report.date}: ${report.clean ? 'clean' : `${report.findings.length} findings`}\n`,
         );
+        for (const [check, n] of Object.entries(report.checked)) {
+          process.stdout.write(`  ${check.padEnd(18)} ${n} ${RECONCILE_COUNTS[check] ?? 'checked'}\n`);
+        }
         for (const f of report.findings) {
           process.stdout.write(
             `  ${f.check.padEnd(18)} ${f.subject}: expected ${f.expected}, found ${f.actual}\n`,

@@ -44,12 +44,15 @@ export class Harness {
   private constructor(
     readonly logs: string[],
     public tessera: TesseraApp,
-    readonly config: Config,
+    public config: Config,
     readonly baseUrl: string,
     readonly adminToken: string,
     readonly databaseUrl: string,
-    /** What built the app, to build it again on a restart */
-    private readonly build: (clock: SandboxClock | undefined) => Promise<TesseraApp>,
+    /** What built the app, to build it again on a restart (with settings changed, as an operator would) */
+    private readonly build: (clock: SandboxClock | undefined, env?: Record<string, string>) => Promise<{
+      tessera: TesseraApp;
+      config: Config;
+    }>,
     private readonly frozenAt: Date,
   ) {}
 
@@ -57,17 +60,21 @@ export class Harness {
     const databaseUrl = await createTestDatabase();
     // Hosted pages hand out absolute URLs, so the port is chosen before the app is built.
     const port = await freePort();
-    const config = parseConfig({
-      LOG_LEVEL: options.captureLogs ? 'info' : 'silent',
-      PORT: String(port),
-      TESSERA_PUBLIC_URL: `http://127.0.0.1:${port}`,
-      ...options.env,
-    });
+    const configWith = (changed: Record<string, string> = {}) =>
+      parseConfig({
+        LOG_LEVEL: options.captureLogs ? 'info' : 'silent',
+        PORT: String(port),
+        TESSERA_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        ...options.env,
+        ...changed,
+      });
+    const config = configWith();
     const adminToken = `adm_test_${randomBytes(16).toString('hex')}`;
     const encryptionKey = randomBytes(32);
     const logs: string[] = [];
     const frozenAt = new Date();
-    const build = async (clock: SandboxClock | undefined) => {
+    const build = async (clock: SandboxClock | undefined, changed?: Record<string, string>) => {
+      const config = configWith(changed);
       const tessera = await createApp({
         ...(clock ? { clock } : {}),
         config,
@@ -87,21 +94,27 @@ export class Harness {
         }),
       });
       await tessera.app.listen({ port: config.port, host: '127.0.0.1' });
-      return tessera;
+      return { tessera, config };
     };
     // Tests own time: a frozen sandbox clock moves only through advanceClock (production mode keeps real time).
-    const tessera = await build(config.mode === 'sandbox' ? new SandboxClock(0, { frozenAt }) : undefined);
+    const { tessera } = await build(config.mode === 'sandbox' ? new SandboxClock(0, { frozenAt }) : undefined);
     const address = `http://127.0.0.1:${config.port}`;
     return new Harness(logs, tessera, config, address, adminToken, databaseUrl, build, frozenAt);
   }
 
-  /** Stops the app and starts a new one on the same database, port and keys, at the same sandbox time. */
-  async restart(): Promise<void> {
+  /**
+   * Stops the app and starts a new one on the same database, port and keys, at the same sandbox time;
+   * `env` changes settings for the new one, as an operator's restart would.
+   */
+  async restart(env?: Record<string, string>): Promise<void> {
     const clock = this.tessera.services.clock;
     await this.tessera.close();
-    this.tessera = await this.build(
+    const { tessera, config } = await this.build(
       clock instanceof SandboxClock ? new SandboxClock(clock.offset, { frozenAt: this.frozenAt }) : undefined,
+      env,
     );
+    this.tessera = tessera;
+    this.config = config;
   }
 
   get services() {

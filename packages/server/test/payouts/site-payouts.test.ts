@@ -574,7 +574,9 @@ describe('the daily run', () => {
       json: { iban: 'DE89370400440532013000', holderName: 'Manual Shop' },
     });
     const customer = await aCustomer(h, shop);
-    expect((await payments(h, shop, 'POST', '/order', anOrder(customer, { amount: '12.00' }))).status).toBe(201);
+    expect((await payments(h, shop, 'POST', '/order', anOrder(customer, { amount: '12.00' }))).status).toBe(
+      201,
+    );
     const payouts = async () => (await payments(h, shop, 'GET', '/payout')).body.data as { amount: string }[];
     // The sweep looks at the manual site and pays nothing.
     await h.advanceClock(1);
@@ -591,7 +593,9 @@ describe('the daily run', () => {
       json: { interval: 'daily', delayDays: 0, minimum: '1.00' },
     });
     const customer = await aCustomer(h, shop);
-    expect((await payments(h, shop, 'POST', '/order', anOrder(customer, { amount: '7.00' }))).status).toBe(201);
+    expect((await payments(h, shop, 'POST', '/order', anOrder(customer, { amount: '7.00' }))).status).toBe(
+      201,
+    );
     await h.advanceClock(1);
     expect((await payments(h, shop, 'GET', '/payout')).body.data).toEqual([]);
     await h.admin('PUT', `/merchants/${shop.id}/sites/${site}/bank-account`, {

@@ -14,9 +14,11 @@ export interface DebtorAccount {
 
 export interface MoneyOutConfig {
   defaults: TermsDefaults;
-  bank:
-    | { rail: 'simulator'; debtor: DebtorAccount }
-    | { rail: 'iso20022'; debtor: DebtorAccount; outboxDir: string; inboxDir: string };
+  /**
+   * The folders are known on either rail: payouts sent as files before a switch to the simulator still
+   * have their bank's reports read from the inbox (docs/payouts.md, Switching the bank rail).
+   */
+  bank: { rail: 'simulator' | 'iso20022'; debtor: DebtorAccount; outboxDir: string; inboxDir: string };
 }
 
 export interface MoneyOutEnv {
@@ -75,14 +77,11 @@ export function parseMoneyOutConfig(e: MoneyOutEnv, problems: string[]): MoneyOu
         reserveDays: 0,
       },
     },
-    bank:
-      e.TESSERA_BANK_RAIL === 'simulator'
-        ? { rail: 'simulator', debtor }
-        : {
-            rail: 'iso20022',
-            debtor,
-            outboxDir: e.TESSERA_BANK_OUTBOX_DIR ?? join(e.TESSERA_DATA_DIR, 'bank', 'outbox'),
-            inboxDir: e.TESSERA_BANK_INBOX_DIR ?? join(e.TESSERA_DATA_DIR, 'bank', 'inbox'),
-          },
+    bank: {
+      rail: e.TESSERA_BANK_RAIL,
+      debtor,
+      outboxDir: e.TESSERA_BANK_OUTBOX_DIR ?? join(e.TESSERA_DATA_DIR, 'bank', 'outbox'),
+      inboxDir: e.TESSERA_BANK_INBOX_DIR ?? join(e.TESSERA_DATA_DIR, 'bank', 'inbox'),
+    },
   };
 }

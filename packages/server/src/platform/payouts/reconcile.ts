@@ -5,13 +5,22 @@
 //  3. every bank file written that day totals its payouts, holds as many, and is recorded written;
 //  4. every bank file read that day was applied, and every line of it matched a payout;
 //  5. the platform's payouts-in-transit account holds exactly the payouts still on their way;
-//  6. the platform's fee revenue equals the fees of the balance transactions.
+//  6. the platform's fee revenue equals the fees of the balance transactions;
+//  7. no payout is still in transit more than two days after its arrival date (the bank, or a rail the
+//     operator switched away from, never said what became of it).
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import { SITE_BALANCE_PURPOSES } from './balance-accounts.ts';
 
 export interface Finding {
-  check: 'balances' | 'payout_items' | 'bank_files' | 'bank_statements' | 'payouts_in_transit' | 'revenue';
+  check:
+    | 'balances'
+    | 'payout_items'
+    | 'bank_files'
+    | 'bank_statements'
+    | 'payouts_in_transit'
+    | 'revenue'
+    | 'late_payouts';
   subject: string;
   expected: string;
   actual: string;
@@ -69,6 +78,7 @@ export async function reconcile(db: Executor, date: string): Promise<Reconciliat
       sql`SELECT currency AS key, sum(fee) AS total FROM balance_transactions WHERE created_at < ${end} GROUP BY 1`,
       (l, o) => ({ check: 'revenue', expected: `fees ${o}`, actual: `revenue account ${l}` }),
     ),
+    late_payouts: await latePayouts(db, date),
   };
   const findings = Object.values(checks).flatMap((c) => c.findings);
   const checked = Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, c.checked]));
@@ -175,4 +185,27 @@ async function bankStatements(db: Executor, date: string): Promise<Check> {
     })),
   ]);
   return { checked: files.length, findings };
+}
+
+/** Payouts in transit now whose arrival date is more than two days before the reconciled day. */
+async function latePayouts(db: Executor, date: string): Promise<Check> {
+  const { rows } = await sql<{
+    id: string;
+    arrival_date: string | null;
+    bank_file_id: string | null;
+    late: boolean;
+  }>`
+    SELECT id, arrival_date, bank_file_id, arrival_date::date < ${date}::date - 2 AS late FROM payouts
+    WHERE status = 'in_transit' AND created_at < ${date}::date + 1 ORDER BY id`.execute(db);
+  return {
+    checked: rows.length,
+    findings: rows
+      .filter((r) => r.late)
+      .map((r) => ({
+        check: 'late_payouts',
+        subject: r.id,
+        expected: `paid, failed or returned by ${r.arrival_date} + 2 days`,
+        actual: `in transit ${r.bank_file_id ? `in bank file ${r.bank_file_id}` : 'on the bank simulator'}`,
+      })),
+  };
 }

@@ -5,14 +5,28 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Tx } from '../../platform/db/database.ts';
+import type { Logger } from 'pino';
+import type { Clock } from '../../platform/clock/clock.ts';
+import type { Db, Tx } from '../../platform/db/database.ts';
+import type { Transact } from '../../platform/db/transact.ts';
 import { formatAmount, formatAmountIn, parseAmount } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
+import type { PayoutLifecycle } from '../../platform/payouts/payout-lifecycle.ts';
 import { type BankFile, BankFileError, type BankNews, readBankFile } from './bank-statements.ts';
-import type { Iso20022Deps } from './iso20022-bank.ts';
+
+export interface BankInboxDeps {
+  db: Db;
+  transact: Transact;
+  clock: Clock;
+  lifecycle: PayoutLifecycle;
+  logger: Logger;
+  inboxDir: string;
+  /** Counts inbox files by outcome (metric) */
+  onInboxFile?: ((outcome: 'applied' | 'rejected' | 'unmatched') => void) | undefined;
+}
 
 export class BankInbox {
-  constructor(private readonly deps: Iso20022Deps) {}
+  constructor(private readonly deps: BankInboxDeps) {}
 
   async collect(): Promise<number> {
     await mkdir(this.deps.inboxDir, { recursive: true });

@@ -1,5 +1,7 @@
 // The bank as ISO 20022 files (docs/payouts.md, Bank files): pain.001 written to the outbox
-// (bank-outbox.ts), pain.002 and camt.053/camt.054 read from the inbox (bank-inbox.ts).
+// (bank-outbox.ts), pain.002 and camt.053/camt.054 read from the inbox (bank-inbox.ts). Payouts the
+// simulator sent before the operator switched to files finish as the simulator promised: paid on their
+// arrival day.
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Encryptor } from '../../platform/crypto/encryption.ts';
@@ -9,7 +11,9 @@ import type { DebtorAccount } from '../../platform/payouts/money-out-config.ts';
 import type { PayoutLifecycle } from '../../platform/payouts/payout-lifecycle.ts';
 import { BankInbox } from './bank-inbox.ts';
 import { BankOutbox } from './bank-outbox.ts';
+import { arriveSimulated } from './bank-simulator.ts';
 import type { BankRail } from './port.ts';
+import { bookPayout } from './sandbox-booking.ts';
 
 export interface Iso20022Deps {
   db: Db;
@@ -30,7 +34,7 @@ export class Iso20022Bank implements BankRail {
   private readonly outbox: BankOutbox;
   private readonly inbox: BankInbox;
 
-  constructor(deps: Iso20022Deps) {
+  constructor(private readonly deps: Iso20022Deps) {
     this.outbox = new BankOutbox(deps);
     this.inbox = new BankInbox(deps);
   }
@@ -39,7 +43,14 @@ export class Iso20022Bank implements BankRail {
     return this.outbox.dispatch();
   }
 
-  collect(): Promise<number> {
-    return this.inbox.collect();
+  async collect(): Promise<number> {
+    return (await this.inbox.collect()) + (await arriveSimulated(this.deps));
+  }
+
+  book(payoutId: string): Promise<void> {
+    return bookPayout(
+      { ...this.deps, debtorIban: this.deps.debtor.iban, collect: () => this.collect() },
+      payoutId,
+    );
   }
 }

@@ -7,4 +7,9 @@ export interface BankRail {
   dispatch(): Promise<number>;
   /** Learns what the bank did (the simulator's arrivals, the inbox's files); answers how many changed */
   collect(): Promise<number>;
+  /**
+   * The sandbox's lever: the bank books (pays) this payout. The simulator's are paid at once; one sent in
+   * a bank file is booked by a camt.054 written into the inbox and read as the bank's would be.
+   */
+  book(payoutId: string): Promise<void>;
 }

@@ -59,9 +59,13 @@ export async function payoutOf(
   const payoutId = paysIt?.payout_id ?? (await s.moneyOut.payouts.payNow(owner, { currency: 'EUR' })).id;
   await s.moneyOut.bank.dispatch();
   for (const step of BANK_STEPS[to]) {
-    await runTransaction(s.db, (tx) =>
-      s.moneyOut.lifecycle.step(tx, payoutId, step, step === 'paid' ? {} : { failureCode: 'AC04' }),
-    );
+    // Booked the way the rail books it (a camt.054 read from the inbox on the files rail).
+    if (step === 'paid') await s.moneyOut.bank.book(payoutId);
+    else {
+      await runTransaction(s.db, (tx) =>
+        s.moneyOut.lifecycle.step(tx, payoutId, step, { failureCode: 'AC04' }),
+      );
+    }
   }
   return payoutId;
 }
