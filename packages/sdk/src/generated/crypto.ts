@@ -468,7 +468,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -512,7 +512,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -556,7 +556,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -600,7 +600,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -644,7 +644,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -688,7 +688,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -732,7 +732,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -776,7 +776,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -822,7 +822,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -864,7 +864,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -908,7 +908,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1184,7 +1184,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1226,7 +1226,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1268,7 +1268,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1310,7 +1310,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1352,7 +1352,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1394,7 +1394,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1438,7 +1438,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1480,7 +1480,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1524,7 +1524,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1720,7 +1720,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1764,7 +1764,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1808,7 +1808,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1852,7 +1852,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1896,7 +1896,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1940,7 +1940,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -1984,7 +1984,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -2028,7 +2028,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -2074,7 +2074,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -2116,7 +2116,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -2160,7 +2160,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -2462,7 +2462,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -2504,7 +2504,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -2546,7 +2546,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -2588,7 +2588,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -2630,7 +2630,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -2672,7 +2672,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -2716,7 +2716,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -2758,7 +2758,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -2802,7 +2802,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -2924,7 +2924,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -2966,7 +2966,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3008,7 +3008,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3050,7 +3050,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3092,7 +3092,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3134,7 +3134,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3178,7 +3178,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3220,7 +3220,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3264,7 +3264,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3438,7 +3438,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3482,7 +3482,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3526,7 +3526,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3570,7 +3570,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3614,7 +3614,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3658,7 +3658,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3702,7 +3702,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3746,7 +3746,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3792,7 +3792,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3834,7 +3834,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -3878,7 +3878,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4000,7 +4000,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4042,7 +4042,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4084,7 +4084,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4126,7 +4126,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4168,7 +4168,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4210,7 +4210,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4254,7 +4254,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4296,7 +4296,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4340,7 +4340,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4514,7 +4514,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4558,7 +4558,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4602,7 +4602,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4646,7 +4646,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4690,7 +4690,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4734,7 +4734,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4778,7 +4778,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4822,7 +4822,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4868,7 +4868,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4910,7 +4910,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -4954,7 +4954,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5040,7 +5040,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5082,7 +5082,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5124,7 +5124,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5166,7 +5166,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5208,7 +5208,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5250,7 +5250,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5294,7 +5294,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5336,7 +5336,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5380,7 +5380,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5542,7 +5542,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5586,7 +5586,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5630,7 +5630,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5674,7 +5674,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5718,7 +5718,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5762,7 +5762,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5806,7 +5806,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5850,7 +5850,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5896,7 +5896,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5938,7 +5938,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -5982,7 +5982,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6083,7 +6083,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6125,7 +6125,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6167,7 +6167,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6209,7 +6209,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6251,7 +6251,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6293,7 +6293,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6337,7 +6337,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6379,7 +6379,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6423,7 +6423,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6541,7 +6541,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6583,7 +6583,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6627,7 +6627,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6669,7 +6669,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6713,7 +6713,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6837,7 +6837,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6881,7 +6881,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6925,7 +6925,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -6969,7 +6969,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7013,7 +7013,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7057,7 +7057,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7101,7 +7101,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7147,7 +7147,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7189,7 +7189,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7233,7 +7233,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7384,7 +7384,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7426,7 +7426,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7470,7 +7470,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7512,7 +7512,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7556,7 +7556,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7644,7 +7644,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7688,7 +7688,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7732,7 +7732,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7776,7 +7776,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7822,7 +7822,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7864,7 +7864,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7908,7 +7908,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -7999,7 +7999,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8041,7 +8041,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8083,7 +8083,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8125,7 +8125,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8167,7 +8167,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8209,7 +8209,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8253,7 +8253,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8295,7 +8295,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8339,7 +8339,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8486,7 +8486,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8530,7 +8530,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8574,7 +8574,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8618,7 +8618,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8662,7 +8662,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8706,7 +8706,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8750,7 +8750,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8794,7 +8794,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8840,7 +8840,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8882,7 +8882,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -8926,7 +8926,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9018,7 +9018,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9060,7 +9060,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9102,7 +9102,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9144,7 +9144,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9186,7 +9186,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9228,7 +9228,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9272,7 +9272,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9314,7 +9314,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9358,7 +9358,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9428,7 +9428,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9470,7 +9470,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9512,7 +9512,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9554,7 +9554,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9596,7 +9596,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9638,7 +9638,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9682,7 +9682,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9724,7 +9724,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9768,7 +9768,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9890,7 +9890,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9932,7 +9932,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -9974,7 +9974,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10016,7 +10016,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10058,7 +10058,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10100,7 +10100,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10144,7 +10144,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10186,7 +10186,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10230,7 +10230,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10356,7 +10356,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10398,7 +10398,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10440,7 +10440,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10482,7 +10482,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10524,7 +10524,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10566,7 +10566,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10610,7 +10610,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10652,7 +10652,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10696,7 +10696,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10857,7 +10857,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10901,7 +10901,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10945,7 +10945,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -10989,7 +10989,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11033,7 +11033,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11077,7 +11077,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11121,7 +11121,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11165,7 +11165,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11211,7 +11211,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11253,7 +11253,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11297,7 +11297,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11409,7 +11409,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11451,7 +11451,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11493,7 +11493,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11535,7 +11535,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11577,7 +11577,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11619,7 +11619,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11663,7 +11663,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11705,7 +11705,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11749,7 +11749,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11817,7 +11817,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11859,7 +11859,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11901,7 +11901,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11943,7 +11943,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -11985,7 +11985,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -12027,7 +12027,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -12071,7 +12071,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -12113,7 +12113,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "errors": [
                      *         {
@@ -12157,7 +12157,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 1,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "errors": [
                      *         {

@@ -1110,7 +1110,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1142,7 +1142,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1174,7 +1174,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1206,7 +1206,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1238,7 +1238,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1270,7 +1270,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1304,7 +1304,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1334,7 +1334,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1366,7 +1366,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1456,7 +1456,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1488,7 +1488,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1520,7 +1520,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1552,7 +1552,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1584,7 +1584,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1616,7 +1616,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1648,7 +1648,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1682,7 +1682,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1712,7 +1712,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1744,7 +1744,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1825,7 +1825,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1857,7 +1857,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1889,7 +1889,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1921,7 +1921,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1953,7 +1953,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -1985,7 +1985,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2019,7 +2019,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2049,7 +2049,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2081,7 +2081,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2172,7 +2172,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2204,7 +2204,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2236,7 +2236,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2268,7 +2268,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2300,7 +2300,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2332,7 +2332,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2366,7 +2366,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2396,7 +2396,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2428,7 +2428,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2524,7 +2524,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2556,7 +2556,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2588,7 +2588,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2620,7 +2620,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2652,7 +2652,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2684,7 +2684,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2718,7 +2718,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2748,7 +2748,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2780,7 +2780,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2862,7 +2862,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2894,7 +2894,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2926,7 +2926,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2958,7 +2958,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -2990,7 +2990,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3022,7 +3022,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3056,7 +3056,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3086,7 +3086,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3118,7 +3118,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3200,7 +3200,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3232,7 +3232,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3264,7 +3264,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3296,7 +3296,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3328,7 +3328,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3360,7 +3360,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3394,7 +3394,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3424,7 +3424,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3456,7 +3456,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3549,7 +3549,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3581,7 +3581,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3613,7 +3613,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3645,7 +3645,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3677,7 +3677,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3709,7 +3709,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3743,7 +3743,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3773,7 +3773,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3805,7 +3805,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3887,7 +3887,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3919,7 +3919,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3951,7 +3951,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -3983,7 +3983,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4015,7 +4015,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4047,7 +4047,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4081,7 +4081,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4111,7 +4111,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4143,7 +4143,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4233,7 +4233,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4265,7 +4265,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4297,7 +4297,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4329,7 +4329,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4361,7 +4361,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4393,7 +4393,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4427,7 +4427,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4457,7 +4457,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4489,7 +4489,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4566,7 +4566,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4598,7 +4598,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4630,7 +4630,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4664,7 +4664,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4694,7 +4694,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4726,7 +4726,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4783,7 +4783,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4815,7 +4815,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4847,7 +4847,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4881,7 +4881,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4911,7 +4911,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -4943,7 +4943,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5013,7 +5013,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5045,7 +5045,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5077,7 +5077,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5111,7 +5111,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5141,7 +5141,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5173,7 +5173,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5261,7 +5261,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5293,7 +5293,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5325,7 +5325,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5357,7 +5357,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5389,7 +5389,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5421,7 +5421,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5455,7 +5455,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5485,7 +5485,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5517,7 +5517,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5594,7 +5594,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5626,7 +5626,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5658,7 +5658,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5690,7 +5690,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5722,7 +5722,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5754,7 +5754,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5788,7 +5788,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5818,7 +5818,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5850,7 +5850,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5945,7 +5945,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -5975,7 +5975,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6007,7 +6007,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6037,7 +6037,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6069,7 +6069,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6156,7 +6156,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6188,7 +6188,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6220,7 +6220,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6252,7 +6252,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6284,7 +6284,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6316,7 +6316,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6348,7 +6348,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6382,7 +6382,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6412,7 +6412,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6444,7 +6444,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6572,7 +6572,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6602,7 +6602,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6634,7 +6634,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6664,7 +6664,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6696,7 +6696,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6765,7 +6765,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6797,7 +6797,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6829,7 +6829,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6861,7 +6861,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6895,7 +6895,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6925,7 +6925,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -6957,7 +6957,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7041,7 +7041,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7073,7 +7073,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7103,7 +7103,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7135,7 +7135,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7243,7 +7243,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7275,7 +7275,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7307,7 +7307,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7339,7 +7339,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7371,7 +7371,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7403,7 +7403,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7437,7 +7437,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7467,7 +7467,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7499,7 +7499,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7609,7 +7609,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7641,7 +7641,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7673,7 +7673,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7705,7 +7705,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7737,7 +7737,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7769,7 +7769,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7803,7 +7803,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7833,7 +7833,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7865,7 +7865,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -7977,7 +7977,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8009,7 +8009,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8041,7 +8041,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8073,7 +8073,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8105,7 +8105,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8137,7 +8137,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8171,7 +8171,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8201,7 +8201,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8233,7 +8233,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8336,7 +8336,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8368,7 +8368,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8400,7 +8400,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8432,7 +8432,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8464,7 +8464,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8496,7 +8496,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8530,7 +8530,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8560,7 +8560,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8592,7 +8592,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8696,7 +8696,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8728,7 +8728,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8760,7 +8760,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8792,7 +8792,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8824,7 +8824,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8856,7 +8856,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8890,7 +8890,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8920,7 +8920,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -8952,7 +8952,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9067,7 +9067,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9099,7 +9099,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9131,7 +9131,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9163,7 +9163,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9195,7 +9195,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9227,7 +9227,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9261,7 +9261,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9291,7 +9291,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9323,7 +9323,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9425,7 +9425,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9457,7 +9457,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9489,7 +9489,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9521,7 +9521,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9553,7 +9553,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9585,7 +9585,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9619,7 +9619,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9649,7 +9649,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9681,7 +9681,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9788,7 +9788,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9820,7 +9820,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9852,7 +9852,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9884,7 +9884,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9916,7 +9916,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9948,7 +9948,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -9982,7 +9982,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10012,7 +10012,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10044,7 +10044,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10121,7 +10121,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10153,7 +10153,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10185,7 +10185,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10219,7 +10219,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10249,7 +10249,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10281,7 +10281,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10358,7 +10358,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10390,7 +10390,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10422,7 +10422,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10456,7 +10456,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10486,7 +10486,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10518,7 +10518,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10601,7 +10601,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10631,7 +10631,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10663,7 +10663,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10693,7 +10693,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10725,7 +10725,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10818,7 +10818,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10850,7 +10850,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10882,7 +10882,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10914,7 +10914,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10946,7 +10946,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -10978,7 +10978,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11012,7 +11012,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11042,7 +11042,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11074,7 +11074,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11133,7 +11133,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11163,7 +11163,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11193,7 +11193,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11225,7 +11225,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11255,7 +11255,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11287,7 +11287,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11372,7 +11372,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11404,7 +11404,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11436,7 +11436,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11468,7 +11468,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11502,7 +11502,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11532,7 +11532,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11564,7 +11564,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11660,7 +11660,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11690,7 +11690,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11722,7 +11722,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11752,7 +11752,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11784,7 +11784,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11914,7 +11914,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11946,7 +11946,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -11978,7 +11978,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12010,7 +12010,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12042,7 +12042,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12074,7 +12074,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12108,7 +12108,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12138,7 +12138,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12170,7 +12170,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12260,7 +12260,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12290,7 +12290,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12322,7 +12322,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12352,7 +12352,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12384,7 +12384,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12481,7 +12481,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12513,7 +12513,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12545,7 +12545,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12577,7 +12577,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12611,7 +12611,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12641,7 +12641,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12673,7 +12673,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12770,7 +12770,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12802,7 +12802,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12834,7 +12834,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12866,7 +12866,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12900,7 +12900,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12930,7 +12930,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -12962,7 +12962,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13059,7 +13059,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13091,7 +13091,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13123,7 +13123,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13155,7 +13155,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13189,7 +13189,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13219,7 +13219,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13251,7 +13251,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13377,7 +13377,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13409,7 +13409,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13441,7 +13441,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13473,7 +13473,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13505,7 +13505,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13537,7 +13537,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13569,7 +13569,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13603,7 +13603,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13633,7 +13633,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13665,7 +13665,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13756,7 +13756,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13788,7 +13788,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13820,7 +13820,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13852,7 +13852,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13884,7 +13884,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13916,7 +13916,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13948,7 +13948,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -13982,7 +13982,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14012,7 +14012,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14044,7 +14044,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14116,7 +14116,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14146,7 +14146,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14176,7 +14176,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14208,7 +14208,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14238,7 +14238,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14270,7 +14270,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14338,7 +14338,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14368,7 +14368,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14398,7 +14398,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14430,7 +14430,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14460,7 +14460,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14492,7 +14492,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14573,7 +14573,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14605,7 +14605,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14635,7 +14635,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14667,7 +14667,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14801,7 +14801,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14833,7 +14833,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14865,7 +14865,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14897,7 +14897,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14929,7 +14929,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14961,7 +14961,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -14993,7 +14993,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15027,7 +15027,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15057,7 +15057,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15089,7 +15089,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15217,7 +15217,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15247,7 +15247,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15279,7 +15279,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15309,7 +15309,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15341,7 +15341,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15453,7 +15453,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15483,7 +15483,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15515,7 +15515,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15545,7 +15545,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15577,7 +15577,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15673,7 +15673,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15703,7 +15703,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15735,7 +15735,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15765,7 +15765,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15797,7 +15797,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15910,7 +15910,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15942,7 +15942,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -15974,7 +15974,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16006,7 +16006,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16038,7 +16038,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16070,7 +16070,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16102,7 +16102,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16136,7 +16136,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16166,7 +16166,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16198,7 +16198,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16288,7 +16288,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16318,7 +16318,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16350,7 +16350,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16380,7 +16380,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16412,7 +16412,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16559,7 +16559,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16591,7 +16591,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16623,7 +16623,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16655,7 +16655,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16687,7 +16687,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16719,7 +16719,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16751,7 +16751,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16785,7 +16785,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16815,7 +16815,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16847,7 +16847,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -16977,7 +16977,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17009,7 +17009,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17039,7 +17039,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17071,7 +17071,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17152,7 +17152,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17182,7 +17182,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17214,7 +17214,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17244,7 +17244,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17276,7 +17276,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17357,7 +17357,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17387,7 +17387,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17419,7 +17419,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17449,7 +17449,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17481,7 +17481,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17552,7 +17552,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17584,7 +17584,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17614,7 +17614,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17646,7 +17646,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17729,7 +17729,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17759,7 +17759,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17791,7 +17791,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17821,7 +17821,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17853,7 +17853,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17946,7 +17946,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -17978,7 +17978,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18010,7 +18010,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18042,7 +18042,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18074,7 +18074,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18106,7 +18106,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18140,7 +18140,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18170,7 +18170,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18202,7 +18202,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18302,7 +18302,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18334,7 +18334,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18366,7 +18366,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18398,7 +18398,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18430,7 +18430,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18462,7 +18462,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18496,7 +18496,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18526,7 +18526,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18558,7 +18558,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18710,7 +18710,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18742,7 +18742,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18774,7 +18774,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18806,7 +18806,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18838,7 +18838,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18870,7 +18870,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18902,7 +18902,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18936,7 +18936,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18966,7 +18966,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -18998,7 +18998,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -19125,7 +19125,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -19155,7 +19155,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -19187,7 +19187,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -19217,7 +19217,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",
@@ -19249,7 +19249,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",

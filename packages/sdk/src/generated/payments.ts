@@ -614,7 +614,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -655,7 +655,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -696,7 +696,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -737,7 +737,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -780,7 +780,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -821,7 +821,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -864,7 +864,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -950,8 +950,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
-                     *       "message": "Success",
+                     *       "code": 201,
+                     *       "message": "Created",
                      *       "data": {
                      *         "id": 10001
                      *       }
@@ -978,7 +978,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1021,7 +1021,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1064,7 +1064,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1107,7 +1107,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1150,7 +1150,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1193,7 +1193,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1236,7 +1236,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1281,7 +1281,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1322,7 +1322,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1365,7 +1365,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1472,7 +1472,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1513,7 +1513,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1554,7 +1554,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1595,7 +1595,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1638,7 +1638,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1679,7 +1679,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1722,7 +1722,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1865,7 +1865,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1908,7 +1908,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1951,7 +1951,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -1994,7 +1994,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2037,7 +2037,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2080,7 +2080,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2123,7 +2123,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2168,7 +2168,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2209,7 +2209,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2252,7 +2252,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2345,7 +2345,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2388,7 +2388,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2431,7 +2431,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2474,7 +2474,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2517,7 +2517,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2560,7 +2560,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2603,7 +2603,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2648,7 +2648,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2689,7 +2689,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2732,7 +2732,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2888,7 +2888,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2929,7 +2929,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -2970,7 +2970,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3011,7 +3011,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3054,7 +3054,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3095,7 +3095,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3138,7 +3138,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3348,8 +3348,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
-                     *       "message": "Success",
+                     *       "code": 201,
+                     *       "message": "Created",
                      *       "data": {
                      *         "orderId": 10001,
                      *         "transactionId": 10001,
@@ -3401,7 +3401,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3444,7 +3444,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3487,7 +3487,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 402,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3530,7 +3530,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3573,7 +3573,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3616,7 +3616,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3659,7 +3659,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3702,7 +3702,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3747,7 +3747,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3788,7 +3788,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3831,7 +3831,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -3963,7 +3963,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4004,7 +4004,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4045,7 +4045,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4086,7 +4086,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4129,7 +4129,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4170,7 +4170,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4213,7 +4213,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4383,7 +4383,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4426,7 +4426,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4469,7 +4469,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4512,7 +4512,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4555,7 +4555,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4598,7 +4598,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4641,7 +4641,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4686,7 +4686,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4727,7 +4727,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4770,7 +4770,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -4982,7 +4982,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5025,7 +5025,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5068,7 +5068,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 402,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5111,7 +5111,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5154,7 +5154,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5197,7 +5197,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5240,7 +5240,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5283,7 +5283,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5328,7 +5328,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5369,7 +5369,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5412,7 +5412,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5585,7 +5585,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5626,7 +5626,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5667,7 +5667,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5708,7 +5708,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5751,7 +5751,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5792,7 +5792,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5835,7 +5835,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -5979,7 +5979,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6020,7 +6020,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6061,7 +6061,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6102,7 +6102,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6145,7 +6145,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6186,7 +6186,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6229,7 +6229,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6399,7 +6399,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6442,7 +6442,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6485,7 +6485,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6528,7 +6528,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6571,7 +6571,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6614,7 +6614,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6657,7 +6657,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6702,7 +6702,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6743,7 +6743,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6786,7 +6786,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -6909,7 +6909,8 @@ export interface operations {
                      *         "message": "Success",
                      *         "createdAt": "2026-11-24T10:30:00.000Z",
                      *         "creationDate": "2026-11-24T10:30:00.000Z",
-                     *         "creationTimestamp": 1
+                     *         "creationTimestamp": 1,
+                     *         "transactionId": 10001
                      *       }
                      *     }
                      */
@@ -6950,6 +6951,8 @@ export interface operations {
                             createdAt: string;
                             creationDate: string;
                             creationTimestamp: number;
+                            /** @description The refund transaction’s id (the voided transaction’s for a void): same as id */
+                            transactionId: number;
                         };
                     };
                 };
@@ -6966,7 +6969,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7009,7 +7012,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7052,7 +7055,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7095,7 +7098,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7138,7 +7141,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7181,7 +7184,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7224,7 +7227,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7269,7 +7272,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7310,7 +7313,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7353,7 +7356,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7514,7 +7517,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7555,7 +7558,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7596,7 +7599,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7637,7 +7640,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7680,7 +7683,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7721,7 +7724,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7764,7 +7767,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7905,7 +7908,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7946,7 +7949,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -7987,7 +7990,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8028,7 +8031,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8071,7 +8074,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8112,7 +8115,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8155,7 +8158,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8303,7 +8306,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8346,7 +8349,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8389,7 +8392,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8432,7 +8435,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8475,7 +8478,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8520,7 +8523,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8561,7 +8564,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8604,7 +8607,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8770,7 +8773,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8811,7 +8814,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8852,7 +8855,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8893,7 +8896,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8934,7 +8937,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -8975,7 +8978,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9018,7 +9021,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9059,7 +9062,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9102,7 +9105,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9260,7 +9263,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9301,7 +9304,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9342,7 +9345,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9383,7 +9386,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9426,7 +9429,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9467,7 +9470,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9510,7 +9513,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9647,7 +9650,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9688,7 +9691,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9729,7 +9732,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9770,7 +9773,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9813,7 +9816,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9854,7 +9857,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -9897,7 +9900,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10000,7 +10003,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10043,7 +10046,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10086,7 +10089,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10129,7 +10132,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10172,7 +10175,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10215,7 +10218,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10258,7 +10261,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10303,7 +10306,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10344,7 +10347,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10387,7 +10390,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10530,7 +10533,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10571,7 +10574,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10612,7 +10615,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10653,7 +10656,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10696,7 +10699,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10737,7 +10740,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10780,7 +10783,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -10932,8 +10935,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
-                     *       "message": "Success",
+                     *       "code": 201,
+                     *       "message": "Created",
                      *       "data": {
                      *         "hash": "example",
                      *         "url": "https://sandbox.tessera.example/hosted/page",
@@ -11002,7 +11005,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11045,7 +11048,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11088,7 +11091,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11131,7 +11134,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11174,7 +11177,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11217,7 +11220,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11260,7 +11263,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11305,7 +11308,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11346,7 +11349,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11389,7 +11392,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11512,7 +11515,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11553,7 +11556,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11594,7 +11597,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11635,7 +11638,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11678,7 +11681,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11719,7 +11722,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11762,7 +11765,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -11987,7 +11990,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12030,7 +12033,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12073,7 +12076,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12116,7 +12119,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12159,7 +12162,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12202,7 +12205,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12245,7 +12248,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12290,7 +12293,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12331,7 +12334,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12374,7 +12377,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12467,7 +12470,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12510,7 +12513,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12553,7 +12556,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12596,7 +12599,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12639,7 +12642,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12682,7 +12685,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12725,7 +12728,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12770,7 +12773,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12811,7 +12814,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12854,7 +12857,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -12967,7 +12970,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13010,7 +13013,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13053,7 +13056,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13096,7 +13099,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13139,7 +13142,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13182,7 +13185,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13225,7 +13228,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13270,7 +13273,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13311,7 +13314,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13354,7 +13357,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13464,7 +13467,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13505,7 +13508,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13548,7 +13551,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13589,7 +13592,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13632,7 +13635,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13720,8 +13723,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
-                     *       "message": "Success",
+                     *       "code": 202,
+                     *       "message": "Accepted",
                      *       "data": {
                      *         "replayed": 1,
                      *         "skippedWithoutUrl": 1,
@@ -13752,7 +13755,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13795,7 +13798,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13838,7 +13841,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13881,7 +13884,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13924,7 +13927,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -13967,7 +13970,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14010,7 +14013,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14055,7 +14058,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14096,7 +14099,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14139,7 +14142,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14286,7 +14289,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14327,7 +14330,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14370,7 +14373,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14411,7 +14414,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14454,7 +14457,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14514,8 +14517,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
-                     *       "message": "Success",
+                     *       "code": 202,
+                     *       "message": "Accepted",
                      *       "data": {
                      *         "deliveryId": "deli_01JD3Q8Z9X0000000000000000"
                      *       }
@@ -14542,7 +14545,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14585,7 +14588,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14628,7 +14631,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14671,7 +14674,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14716,7 +14719,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14757,7 +14760,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14800,7 +14803,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14882,7 +14885,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14923,7 +14926,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -14964,7 +14967,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15005,7 +15008,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15048,7 +15051,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15089,7 +15092,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15132,7 +15135,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15224,7 +15227,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15265,7 +15268,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15306,7 +15309,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15347,7 +15350,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15390,7 +15393,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15431,7 +15434,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15474,7 +15477,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15600,7 +15603,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15643,7 +15646,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15686,7 +15689,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15729,7 +15732,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15772,7 +15775,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15815,7 +15818,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15858,7 +15861,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15903,7 +15906,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15944,7 +15947,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -15987,7 +15990,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16078,7 +16081,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16119,7 +16122,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16160,7 +16163,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16201,7 +16204,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16244,7 +16247,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16285,7 +16288,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16328,7 +16331,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16398,7 +16401,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16439,7 +16442,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16480,7 +16483,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16521,7 +16524,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16564,7 +16567,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16605,7 +16608,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16648,7 +16651,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16762,7 +16765,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16803,7 +16806,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16844,7 +16847,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16885,7 +16888,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16928,7 +16931,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -16969,7 +16972,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17012,7 +17015,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17125,7 +17128,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17166,7 +17169,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17207,7 +17210,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17248,7 +17251,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17291,7 +17294,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17332,7 +17335,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17375,7 +17378,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17459,8 +17462,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
-                     *       "message": "Success",
+                     *       "code": 201,
+                     *       "message": "Created",
                      *       "data": {
                      *         "id": "id_01JD3Q8Z9X0000000000000000",
                      *         "status": "pending",
@@ -17514,7 +17517,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17557,7 +17560,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17600,7 +17603,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17643,7 +17646,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17686,7 +17689,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 413,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17729,7 +17732,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 415,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17772,7 +17775,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 422,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17817,7 +17820,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17858,7 +17861,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17901,7 +17904,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -18009,7 +18012,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -18050,7 +18053,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -18091,7 +18094,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -18132,7 +18135,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -18175,7 +18178,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -18216,7 +18219,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -18259,7 +18262,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -18326,7 +18329,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 400,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -18367,7 +18370,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 401,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -18408,7 +18411,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 404,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -18449,7 +18452,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 409,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -18492,7 +18495,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 429,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -18533,7 +18536,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 500,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -18576,7 +18579,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 200,
+                     *       "code": 503,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [

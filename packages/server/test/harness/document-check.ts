@@ -92,11 +92,31 @@ export class DocumentCheck {
       validate = this.ajv.compile({ $ref: `${api.name}${pointer}` });
       this.validators.set(`${api.name}${pointer}`, validate);
     }
-    if (!validate(JSON.parse(exchange.text)))
+    const body = JSON.parse(exchange.text) as unknown;
+    if (!validate(body))
       problems.push(`${name}: ${this.ajv.errorsText(validate.errors)} in ${exchange.text.slice(0, 300)}`);
+    problems.push(...exampleProblems(name, content.example, body, exchange.status));
     return problems;
   }
 }
+
+/**
+ * The documented example against the real answer: the envelope's status fields must agree (a top-level
+ * `code`, and a success's `message`), so the reference never shows an answer the server does not give.
+ */
+function exampleProblems(name: string, example: unknown, body: unknown, status: number): string[] {
+  if (!isRecord(example) || !isRecord(body)) return [];
+  const fields = status < 300 ? ['code', 'message'] : ['code'];
+  return fields
+    .filter((field) => field in example && field in body && example[field] !== body[field])
+    .map(
+      (field) =>
+        `${name}: the documented example says ${field} ${JSON.stringify(example[field])}, the answer ${JSON.stringify(body[field])}`,
+    );
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 const pointerSegment = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
 

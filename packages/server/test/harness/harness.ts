@@ -49,7 +49,10 @@ export class Harness {
     readonly adminToken: string,
     readonly databaseUrl: string,
     /** What built the app, to build it again on a restart (with settings changed, as an operator would) */
-    private readonly build: (clock: SandboxClock | undefined, env?: Record<string, string>) => Promise<{
+    private readonly build: (
+      clock: SandboxClock | undefined,
+      env?: Record<string, string>,
+    ) => Promise<{
       tessera: TesseraApp;
       config: Config;
     }>,
@@ -97,7 +100,9 @@ export class Harness {
       return { tessera, config };
     };
     // Tests own time: a frozen sandbox clock moves only through advanceClock (production mode keeps real time).
-    const { tessera } = await build(config.mode === 'sandbox' ? new SandboxClock(0, { frozenAt }) : undefined);
+    const { tessera } = await build(
+      config.mode === 'sandbox' ? new SandboxClock(0, { frozenAt }) : undefined,
+    );
     const address = `http://127.0.0.1:${config.port}`;
     return new Harness(logs, tessera, config, address, adminToken, databaseUrl, build, frozenAt);
   }

@@ -91,6 +91,9 @@ describe('capture and refund', () => {
       parentTransactionId: transactionId,
       reason: 'customer-demand',
     });
+    // Twispay's WHMCS and Magento 2 modules record the refund by $json->data->transactionId.
+    expect(partial.body.data.transactionId).toBe(partial.body.data.id);
+    expect(partial.body.data.transactionId).not.toBe(transactionId);
     expect(await balance()).toBeCloseTo(start + 35, 2);
 
     const over = await payments(h, m, 'DELETE', `/transaction/${transactionId}`, { amount: '35.01' });

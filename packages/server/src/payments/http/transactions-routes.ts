@@ -144,7 +144,18 @@ export async function registerTransactionsRoutes(
             amount: decimalField.optional(),
           })
           .nullish(),
-        response: { 200: envelope(transactionView), ...standardErrors },
+        // Shop modules (Twispay's WHMCS and Magento 2) record the refund by data.transactionId.
+        response: {
+          200: envelope(
+            transactionView.extend({
+              transactionId: z
+                .number()
+                .int()
+                .describe('The refund transaction’s id (the voided transaction’s for a void): same as id'),
+            }),
+          ),
+          ...standardErrors,
+        },
       },
     },
     async (request) => {
@@ -155,7 +166,7 @@ export async function registerTransactionsRoutes(
         ...(body.reason ? { reason: body.reason } : {}),
         ...(body.message ? { message: body.message } : {}),
       });
-      return ok(presentTransaction(await transactions.get(merchant, t.id)));
+      return ok({ ...presentTransaction(await transactions.get(merchant, t.id)), transactionId: t.id });
     },
   );
 }

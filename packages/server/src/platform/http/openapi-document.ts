@@ -93,7 +93,7 @@ export function completeDocument<T extends OpenAPIV3.Document>(
         if (!response.description || response.description === 'Default Response') {
           response.description = STATUS_TEXT[status] ?? `HTTP ${status}`;
         }
-        for (const media of Object.values(response.content ?? {})) withExample(media);
+        for (const media of Object.values(response.content ?? {})) withExample(media, status);
       }
     }
   }
@@ -230,10 +230,24 @@ function isOptional(schema: OpenAPIV3.MediaTypeObject['schema']): boolean {
   return (members ?? []).some((member) => '$ref' in member === false && (member.type as string) === 'null');
 }
 
-function withExample(media: OpenAPIV3.MediaTypeObject): void {
+/** What a success envelope's `message` says for its status (payments: `{code, message, data}`). */
+const SUCCESS_MESSAGE: Record<string, string> = { '200': 'Success', '201': 'Created', '202': 'Accepted' };
+
+/**
+ * An answer's example speaks its own status: every envelope's top-level integer `code` is the HTTP
+ * status, and a success envelope's `message` is the status's word (a 201 is "Created", never "Success").
+ */
+function withExample(media: OpenAPIV3.MediaTypeObject, status?: string): void {
   if (media.example !== undefined || media.examples) return;
   const example = exampleOf(media.schema as Parameters<typeof exampleOf>[0]);
-  if (example !== undefined) media.example = example;
+  if (example === undefined) return;
+  if (status && /^\d{3}$/.test(status) && example !== null && typeof example === 'object') {
+    const envelope = example as Record<string, unknown>;
+    if (typeof envelope.code === 'number') envelope.code = Number(status);
+    if (typeof envelope.message === 'string' && SUCCESS_MESSAGE[status])
+      envelope.message = SUCCESS_MESSAGE[status];
+  }
+  media.example = example;
 }
 
 function collapseSingleCompositions(node: unknown): void {
