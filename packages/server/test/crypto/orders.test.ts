@@ -48,7 +48,19 @@ describe('creating orders', () => {
     expect(res.status).toBe(201);
     expect(res.headers.get('content-type')).toContain('application/vnd.api+json');
     expect(res.body.data.type).toBe('orders_redirect');
-    expect(res.body.data.attributes.redirect_url).toMatch(new RegExp(`/crypto/pay/${res.body.data.id}$`));
+    // Utrust's WooCommerce plugin reads the order's uuid from the redirect URL's query.
+    expect(res.body.data.attributes.redirect_url).toMatch(
+      new RegExp(`/crypto/pay/${res.body.data.id}\\?uuid=${res.body.data.id}$`),
+    );
+    expect(
+      (
+        await h.request(
+          'GET',
+          new URL(res.body.data.attributes.redirect_url).pathname +
+            new URL(res.body.data.attributes.redirect_url).search,
+        )
+      ).status,
+    ).toBe(200);
     const order = await orderOf(h, store, res.body.data.id);
     expect(order).toMatchObject({
       status: 'pending',
@@ -85,9 +97,9 @@ describe('creating orders', () => {
     ['email', (d: Doc) => (d.data.attributes.customer.email = 'nope'), '/data/attributes/customer/email'],
     ['country', (d: Doc) => delete d.data.attributes.customer.country, '/data/attributes/customer/country'],
     [
-      'details sum',
-      (d: Doc) => (d.data.attributes.order.amount.details = { subtotal: '10.00', tax: '0.50' }),
-      '/data/attributes/order/amount/details',
+      'detail',
+      (d: Doc) => (d.data.attributes.order.amount.details = { subtotal: '10.00', tax: 'ten' }),
+      '/data/attributes/order/amount/details/tax',
     ],
     [
       'expiry',
@@ -116,6 +128,25 @@ describe('creating orders', () => {
     expect(res.body.errors[0]?.source?.pointer).toBe(pointer);
     const after = await h.request<{ data: unknown[] }>('GET', orders, { headers: store.auth });
     expect(after.body.data.length).toBe(before.body.data.length);
+  });
+
+  it('takes Utrust’s WooCommerce plugin’s order as sent: null details, a fee, a discount line, details that do not add up', async () => {
+    const doc = orderDocument({ reference: 'wc-1201', total: '27.40' });
+    doc.data.attributes.order.amount.details = {
+      subtotal: '25.00',
+      shipping: null,
+      tax: '0.90',
+      discount: null,
+    };
+    doc.data.attributes.order.line_items = [
+      { sku: 'mug-1', name: 'Mug', price: '25.00', currency: 'EUR', quantity: 1 },
+      { sku: 'fee', name: 'Gift wrap', price: '3.50', currency: 'EUR', quantity: 1 },
+      { sku: 'discount', name: 'Discount', price: '-2.00', currency: 'EUR', quantity: 1 },
+    ];
+    const res = await h.request<{ data: { id: string } }>('POST', orders, { headers: store.auth, json: doc });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const order = (await orderOf(h, store, res.body.data.id)) as Doc;
+    expect(order).toMatchObject({ total_amount: { value: '27.40' }, amount_due: { value: '27.40' } });
   });
 
   it('refuses a missing, wrong, revoked or other-mode key with 401 invalid_api_key', async () => {

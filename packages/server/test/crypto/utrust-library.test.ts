@@ -63,7 +63,9 @@ describe('ApiClient', () => {
     expect(answer.status).toBe(201);
     expect(answer.errors).toEqual([]);
     expect(answer.data?.uuid).toMatch(/^[0-9a-f-]{36}$/);
-    expect(answer.data?.redirectUrl).toBe(`${h.baseUrl}/crypto/pay/${answer.data?.uuid}`);
+    expect(answer.data?.redirectUrl).toBe(
+      `${h.baseUrl}/crypto/pay/${answer.data?.uuid}?uuid=${answer.data?.uuid}`,
+    );
   });
 
   it('getOrder answers the OrderView the library declares', async () => {

@@ -815,7 +815,8 @@ export class OrdersService {
       expiresAt: row.expires_at,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
-      redirectUrl: `${this.deps.publicUrl}/crypto/pay/${row.id}`,
+      // Utrust's WooCommerce plugin reads the order's uuid from the redirect URL's query (COMPAT.md).
+      redirectUrl: `${this.deps.publicUrl}/crypto/pay/${row.id}?uuid=${row.id}`,
       amounts: { paid, pending, due: due > 0n ? due : 0n, over: paid > total ? paid - total : 0n },
       deposits,
       payment: paymentRow
