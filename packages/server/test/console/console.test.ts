@@ -196,6 +196,19 @@ describe('acting from the console', () => {
     expect((await b.get('/console/issuing/cards')).text).toContain(`•• •••• ${row.last4}`);
   });
 
+  it('answers a malformed evidence upload with a 400 page, never a 500', async () => {
+    const b = await operator();
+    for (const [contentType, body] of [
+      ['multipart/form-data', 'no boundary'],
+      ['multipart/form-data; boundary=zz', '--zz\r\nContent-Disposition: form-data; name="notes"\r\n\r\ncut'],
+    ] as const) {
+      const answer = await b.postBody('/console/payments/disputes/1/evidence', contentType, body);
+      // A body the parser cannot read is a 400; one it reads to its end without the form's token, 403.
+      expect([400, 403], body).toContain(answer.status);
+      if (answer.status === 400) expect(answer.text).toContain('multipart body is malformed');
+    }
+  });
+
   it('refuses a malformed filter, naming it', async () => {
     const b = await operator();
     const answer = await b.get('/console/payments/orders?customerId=abc');

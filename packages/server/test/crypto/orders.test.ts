@@ -131,7 +131,7 @@ describe('creating orders', () => {
   });
 
   it('takes Utrust’s WooCommerce plugin’s order as sent: null details, a fee, a discount line, details that do not add up', async () => {
-    const doc = orderDocument({ reference: 'wc-1201', total: '27.40' });
+    const doc: Doc = orderDocument({ reference: 'wc-1201', total: '27.40' });
     doc.data.attributes.order.amount.details = {
       subtotal: '25.00',
       shipping: null,

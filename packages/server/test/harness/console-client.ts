@@ -21,6 +21,11 @@ export class ConsoleClient {
     return this.send('POST', path, new URLSearchParams(form).toString(), headers);
   }
 
+  /** A same-origin POST of a body of its own media type (an upload, or a hostile one). */
+  async postBody(path: string, contentType: string, body: string) {
+    return this.send('POST', path, body, { 'content-type': contentType });
+  }
+
   /** The CSRF token of the page at `path` (the first form's). */
   async csrf(path: string): Promise<string> {
     return /name="csrf" value="([^"]+)"/.exec((await this.get(path)).text)?.[1] ?? '';

@@ -347,6 +347,31 @@ describe('hosted document checks and the decision', () => {
     ).toBe(404);
   });
 
+  it('answers a malformed upload to the hosted page with 400 and the page, never a 500', async () => {
+    const { token } = await newCustomer('kyc-malformed@example.com');
+    await kyc(token, 'POST', '/personal-info', KYC_STEPS[1]?.[1]);
+    const started = await kyc<{ url: string }>(token, 'POST', '/id-verification/start');
+    for (const [contentType, body] of [
+      ['multipart/form-data', 'no boundary at all'],
+      [
+        'multipart/form-data; boundary=zz',
+        '--zz\r\nContent-Disposition: form-data; name="outcome"\r\n\r\nverif',
+      ],
+      ['multipart/form-data; boundary=zz', 'not multipart'],
+    ] as const) {
+      const res = await fetch(started.body.url, {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body,
+      });
+      expect(res.status, `${contentType}: ${body}`).toBe(400);
+      expect(await res.text()).toContain('<form method="post" enctype="multipart/form-data">');
+    }
+    // The session is still open: a real upload goes through.
+    const { html } = await verifyDocument(token, 'id', 'verified');
+    expect(html).toContain('data-result="verified"');
+  });
+
   it('hosted links are unguessable, expire, and reveal nothing when wrong', async () => {
     const { token } = await newCustomer();
     await kyc(token, 'POST', '/residence', KYC_STEPS[2]?.[1]);

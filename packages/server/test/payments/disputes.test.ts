@@ -4,6 +4,7 @@
 // charge-back; the merchant answers with evidence (multipart, sniffed, size-limited) or accepts; the network
 // decides on the clock; a won dispute is a representment. Refunds wait for the dispute; bad inputs name
 // the field; another merchant's dispute is a 404; the ledger's invariants hold.
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
 import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
@@ -91,6 +92,26 @@ const sandbox = <T>(path: string, json: Record<string, unknown>) =>
     headers: { authorization: `Bearer ${h.adminToken}` },
     json,
   });
+/** A POST written whole by node's own HTTP client, as a plugin's client does: the answer, or the error. */
+function postWhole(url: string, headers: Record<string, string>, body: string) {
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** The merchant's evidence, as a browser or an HTTP client sends a form with files. */
 async function answer(
   disputeId: number,
@@ -288,6 +309,53 @@ describe('chargebacks from the sandbox route', () => {
     const unknownField = await answer(id, [], { favouriteColour: 'blue' });
     expect(unknownField.status).toBe(400);
     expect(unknownField.body.error?.[0]).toMatchObject({ field: 'favouriteColour' });
+    // Malformed multipart bodies, as a fuzzer sends them: each a 400 in the envelope, never a 500.
+    const boundary = 'xYzBoundary';
+    const raw = (contentType: string, body: string | Uint8Array) =>
+      fetch(`${h.baseUrl}/payments/dispute/${id}/evidence`, {
+        method: 'POST',
+        headers: { ...m.auth, 'content-type': contentType },
+        body,
+      });
+    const part = (headers: string, content: string) => `--${boundary}\r\n${headers}\r\n\r\n${content}\r\n`;
+    const malformed: [string, string, string | Uint8Array][] = [
+      ['no boundary', 'multipart/form-data', part('Content-Disposition: form-data; name="note"', 'x')],
+      [
+        'truncated',
+        `multipart/form-data; boundary=${boundary}`,
+        `--${boundary}\r\nContent-Disposition: form-data; name="receipt"; filename="r.pdf"\r\n\r\n%PDF-1.4`,
+      ],
+      [
+        'a part without a name',
+        `multipart/form-data; boundary=${boundary}`,
+        `${part('Content-Disposition: form-data; filename="r.pdf"', '%PDF-1.4')}--${boundary}--\r\n`,
+      ],
+      [
+        'too many parts',
+        `multipart/form-data; boundary=${boundary}`,
+        `${Array.from({ length: 40 }, (_, i) => part(`Content-Disposition: form-data; name="note${i}"`, 'x')).join('')}--${boundary}--\r\n`,
+      ],
+      ['garbage', `multipart/form-data; boundary=${boundary}`, 'this is not multipart at all'],
+    ];
+    for (const [name, contentType, body] of malformed) {
+      const res = await raw(contentType, body);
+      const envelope = (await res.json()) as PaymentsEnvelope;
+      expect(res.status, `${name}: ${JSON.stringify(envelope)}`).toBe(400);
+      expect(envelope.error?.[0], name).toMatchObject({ type: 'Validation' });
+    }
+    // A body too large for any route, of the wrong media type: 413 in the envelope, the connection kept.
+    // Sent as a plain HTTP client writes it (the whole body, then waits): the answer must come back.
+    const huge = await postWhole(
+      `${h.baseUrl}/payments/dispute/${id}/evidence`,
+      { ...m.auth, 'content-type': 'application/x-www-form-urlencoded' },
+      `notes=${'x'.repeat(1.5 * 1024 * 1024)}`,
+    );
+    expect(huge.status).toBe(413);
+    expect((JSON.parse(huge.text) as PaymentsEnvelope).code).toBe(413);
+    const json = await raw('application/json', '{"notes":"x"}');
+    expect([400, 415]).toContain(json.status);
+    expect(((await json.json()) as PaymentsEnvelope).error?.[0]).toBeDefined();
+
     // Nothing was written by the refusals: the dispute still awaits an answer, with no files.
     const still = await payments(h, m, 'GET', `/dispute/${id}`);
     expect(still.body.data).toMatchObject({ status: 'needs_response', evidence: { files: [] } });

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Db } from '../../platform/db/database.ts';
 import { runTransaction } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
+import { multipartError } from '../../platform/http/as-domain-error.ts';
 import {
   type KycVendorSandbox,
   SIMULATED_OUTCOMES,
@@ -76,6 +77,8 @@ export async function registerKycPageRoutes(
           return renderSession(reply.code(err.status), session, lang, err.message);
         if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
           return renderSession(reply.code(413), session, lang, 'the document is larger than 5 MB');
+        const malformed = multipartError(err, 'document');
+        if (malformed) return renderSession(reply.code(malformed.status), session, lang, malformed.message);
         throw err;
       }
     });

@@ -5,6 +5,7 @@ import multipart from '@fastify/multipart';
 import { z } from 'zod';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { multipartError } from '../../platform/http/as-domain-error.ts';
 import type { DisputeRow, PaymentDisputesService } from '../disputes/disputes-service.ts';
 import {
   checkedEvidenceFile,
@@ -210,6 +211,11 @@ export async function registerDisputesRoutes(
         const text: Record<string, string> = {};
         try {
           for await (const part of request.parts()) {
+            if (!part.fieldname) {
+              throw new DomainError('validation_failed', 'every part of the body needs a name', {
+                field: 'evidence',
+              });
+            }
             if (part.type === 'file') {
               const name = part.filename || part.fieldname;
               const bytes = await part.toBuffer().catch((err: { code?: string }) => {
@@ -257,7 +263,13 @@ export async function registerDisputesRoutes(
               field: 'evidence',
             });
           }
-          throw err;
+          if (err instanceof DomainError) throw err;
+          // Nothing but the body's parser runs in this loop: whatever else it throws (no boundary, a
+          // truncated body, a malformed part header) is the client's body, not our fault.
+          throw (
+            multipartError(err, 'evidence') ??
+            new DomainError('validation_failed', 'the multipart body is malformed', { field: 'evidence' })
+          );
         }
         const d = await disputes.submitEvidence(merchantOf(request), request.params.id, { files, text });
         return ok(await presentDispute(d, disputes));

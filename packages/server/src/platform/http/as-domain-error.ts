@@ -44,11 +44,37 @@ export function asDomainError(err: unknown): DomainError {
   if (err instanceof SyntaxError) {
     return new DomainError('validation_failed', 'the body could not be parsed', { field: 'body' });
   }
+  const multipart = multipartError(err);
+  if (multipart) return multipart;
   if (e.statusCode === 429) return new DomainError('rate_limited', 'too many requests');
   if (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500) {
     return new DomainError('validation_failed', 'the request is invalid');
   }
   return new DomainError('internal', 'internal error', { cause: err });
+}
+
+/** @fastify/multipart's refusals and busboy's complaints about a body (no boundary, truncated, …). */
+const MULTIPART_LIMITS = new Set(['FST_PARTS_LIMIT', 'FST_FILES_LIMIT', 'FST_FIELDS_LIMIT']);
+const MULTIPART_MALFORMED = new Set([
+  'FST_INVALID_MULTIPART_CONTENT_TYPE',
+  'FST_MULTIPART_INVALID_CONTENT_TYPE',
+  'FST_PROTO_VIOLATION',
+  'FST_NO_FORM_DATA',
+]);
+const BUSBOY_MESSAGE =
+  /^(Multipart: |Unexpected end of (form|file)|Malformed (part header|content type|urlencoded form)|Unsupported content type)/i;
+
+/** A multipart body the parser could not read is the client's bad input (400), never our 500. */
+export function multipartError(err: unknown, field = 'body'): DomainError | undefined {
+  const e = err as FastifyishError & { message?: string };
+  if (e.code === 'FST_REQ_FILE_TOO_LARGE') return new DomainError('payload_too_large', 'a file is too large');
+  if (e.code && MULTIPART_LIMITS.has(e.code))
+    return new DomainError('validation_failed', 'the body has too many parts', { field });
+  if ((e.code && MULTIPART_MALFORMED.has(e.code)) || BUSBOY_MESSAGE.test(e.message ?? '')) {
+    const reason = (e.message ?? 'unreadable').slice(0, 120);
+    return new DomainError('validation_failed', `the multipart body is malformed: ${reason}`, { field });
+  }
+  return undefined;
 }
 
 /**
