@@ -36,6 +36,11 @@ export class Sweeps {
   register(name: string, sweep: Sweep, options: SweepOptions = {}): void {
     if (this.sweeps.has(name)) throw new Error(`sweep ${name} registered twice`);
     this.sweeps.set(name, sweep);
+    // Exported from the start: failures at 0, so an alert on their increase fires on the first one; the
+    // last success at the registration, so a sweep that never succeeds still ages into its alert.
+    this.metrics?.sweepFailures.inc({ sweep: name }, 0);
+    this.metrics?.sweepDuration.zero({ sweep: name });
+    this.metrics?.sweepLastSuccess.set({ sweep: name }, Date.now() / 1000);
     if (options.nextDue) this.dueTimes.push(options.nextDue);
   }
 

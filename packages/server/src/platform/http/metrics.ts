@@ -16,7 +16,25 @@ export interface Metrics {
   sweepLastSuccess: Gauge<'sweep'>;
 }
 
+/** The APIs whose webhooks are counted, and the outcomes of a bank inbox file: their series start at 0. */
+const WEBHOOK_APIS = ['issuing', 'payments', 'crypto'] as const;
+const BANK_INBOX_OUTCOMES = ['applied', 'rejected', 'unmatched'] as const;
+
+/**
+ * Every series the dashboard and the alert rules read exists from the start, at 0, with its known
+ * labels: a rule over an absent series never fires, and a panel over one shows "no data".
+ */
 export function createMetrics(): Metrics {
+  const metrics = buildMetrics();
+  for (const api of WEBHOOK_APIS) {
+    metrics.webhookFailures.inc({ api, tenant: '' }, 0);
+    for (const outcome of ['acknowledged', 'failed']) metrics.webhookAttempts.inc({ api, outcome }, 0);
+  }
+  for (const outcome of BANK_INBOX_OUTCOMES) metrics.bankInboxFiles.inc({ outcome }, 0);
+  return metrics;
+}
+
+function buildMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tessera_' });
   return {

@@ -10,6 +10,7 @@ import type { Clock } from '../clock/clock.ts';
 import type { Db } from '../db/database.ts';
 
 const COUNT_CAP = 100_000;
+const QUEUES = ['webhook_due', 'webhook_waiting', 'mail_due', 'payouts_awaiting_file'] as const;
 
 export interface QueueSources {
   db: Db;
@@ -27,54 +28,71 @@ interface QueueRow {
 }
 
 export function registerQueueMetrics(registry: Registry, sources: QueueSources): void {
+  // Both gauges are read by one query at scrape time. Prometheus's client collects every metric at
+  // once, so each gauge's collect awaits the same read (one query a scrape) and is serialized after it:
+  // set from another gauge's collect, a value went out a scrape late, and not at all on a fresh
+  // server's first scrape. Known queues start at 0.
+  let reading: Promise<void> | undefined;
+  const read = () => {
+    reading ??= readQueues().finally(() => {
+      reading = undefined;
+    });
+    return reading;
+  };
+  const depth = new Gauge({
+    name: 'tessera_queue_depth',
+    help: `Items due in each queue (webhook_due, webhook_waiting, mail_due, payouts_awaiting_file; counted up to ${COUNT_CAP})`,
+    labelNames: ['queue'],
+    registers: [registry],
+    collect: read,
+  });
   const oldest = new Gauge({
     name: 'tessera_queue_oldest_seconds',
     help: 'How long the oldest due item of each queue has waited (0 when none is due)',
     labelNames: ['queue'],
     registers: [registry],
+    collect: read,
   });
-  new Gauge({
-    name: 'tessera_queue_depth',
-    help: `Items due in each queue (webhook_due, webhook_waiting, mail_due, payouts_awaiting_file; counted up to ${COUNT_CAP})`,
-    labelNames: ['queue'],
-    registers: [registry],
-    async collect() {
-      const now = sources.clock.now();
-      try {
-        const { rows } = await sql<QueueRow>`
-          SELECT 'webhook_due' AS queue,
-                 (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
-                   WHERE status = 'pending' AND next_attempt_at <= ${now} LIMIT ${COUNT_CAP}) d)::text AS depth,
-                 (SELECT min(next_attempt_at) FROM webhook_deliveries
-                   WHERE status = 'pending' AND next_attempt_at <= ${now}) AS oldest
-          UNION ALL
-          SELECT 'webhook_waiting',
-                 (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
-                   WHERE status = 'waiting' LIMIT ${COUNT_CAP}) d)::text,
-                 (SELECT min(created_at) FROM webhook_deliveries WHERE status = 'waiting')
-          UNION ALL
-          SELECT 'mail_due',
-                 (SELECT count(*) FROM (SELECT 1 FROM outbound_mail
-                   WHERE status = 'pending' AND next_attempt_at <= ${now} LIMIT ${COUNT_CAP}) d)::text,
-                 (SELECT min(next_attempt_at) FROM outbound_mail
-                   WHERE status = 'pending' AND next_attempt_at <= ${now})
-          UNION ALL
-          SELECT 'payouts_awaiting_file',
-                 (SELECT count(*) FROM (SELECT 1 FROM payouts
-                   WHERE status = 'pending' AND bank_file_id IS NULL LIMIT ${COUNT_CAP}) d)::text,
-                 (SELECT min(created_at) FROM payouts WHERE status = 'pending' AND bank_file_id IS NULL)`.execute(
-          sources.db,
-        );
-        for (const row of rows) {
-          this.set({ queue: row.queue }, Number(row.depth));
-          const waited = row.oldest ? (now.getTime() - new Date(row.oldest).getTime()) / 1000 : 0;
-          oldest.set({ queue: row.queue }, Math.max(0, waited));
-        }
-      } catch {
-        // The database is unreachable: readiness says so; the last values stay.
+  for (const queue of QUEUES) {
+    oldest.set({ queue }, 0);
+    depth.set({ queue }, 0);
+  }
+  async function readQueues(): Promise<void> {
+    const now = sources.clock.now();
+    try {
+      const { rows } = await sql<QueueRow>`
+        SELECT 'webhook_due' AS queue,
+               (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
+                 WHERE status = 'pending' AND next_attempt_at <= ${now} LIMIT ${COUNT_CAP}) d)::text AS depth,
+               (SELECT min(next_attempt_at) FROM webhook_deliveries
+                 WHERE status = 'pending' AND next_attempt_at <= ${now}) AS oldest
+        UNION ALL
+        SELECT 'webhook_waiting',
+               (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
+                 WHERE status = 'waiting' LIMIT ${COUNT_CAP}) d)::text,
+               (SELECT min(created_at) FROM webhook_deliveries WHERE status = 'waiting')
+        UNION ALL
+        SELECT 'mail_due',
+               (SELECT count(*) FROM (SELECT 1 FROM outbound_mail
+                 WHERE status = 'pending' AND next_attempt_at <= ${now} LIMIT ${COUNT_CAP}) d)::text,
+               (SELECT min(next_attempt_at) FROM outbound_mail
+                 WHERE status = 'pending' AND next_attempt_at <= ${now})
+        UNION ALL
+        SELECT 'payouts_awaiting_file',
+               (SELECT count(*) FROM (SELECT 1 FROM payouts
+                 WHERE status = 'pending' AND bank_file_id IS NULL LIMIT ${COUNT_CAP}) d)::text,
+               (SELECT min(created_at) FROM payouts WHERE status = 'pending' AND bank_file_id IS NULL)`.execute(
+        sources.db,
+      );
+      for (const row of rows) {
+        depth.set({ queue: row.queue }, Number(row.depth));
+        const waited = row.oldest ? (now.getTime() - new Date(row.oldest).getTime()) / 1000 : 0;
+        oldest.set({ queue: row.queue }, Math.max(0, waited));
       }
-    },
-  });
+    } catch {
+      // The database is unreachable: readiness says so; the last values stay.
+    }
+  }
   new Gauge({
     name: 'tessera_db_pool_connections',
     help: 'Connections of this process’s pool: total, idle, and requests waiting for one; max is the pool’s size',

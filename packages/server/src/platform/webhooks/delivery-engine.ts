@@ -249,8 +249,10 @@ export class DeliveryEngine {
         await endpointAnswered(tx, now, claimed.event_id, claimed.api, claimed.tenant_id);
     });
     this.deps.attemptsCounter.inc({ api: claimed.api, outcome: isAcknowledged ? 'acknowledged' : 'failed' });
+    // The tenant's failure series exists from its first attempt, at 0: increase() over a counter whose
+    // series is born at 1 never sees that first failure, and an alert on it never fires.
+    this.deps.failuresCounter.inc({ api: claimed.api, tenant: claimed.tenant_id }, isAcknowledged ? 0 : 1);
     if (!isAcknowledged) {
-      this.deps.failuresCounter.inc({ api: claimed.api, tenant: claimed.tenant_id });
       this.deps.logger.info(
         { deliveryId: claimed.id, eventId: claimed.event_id, attempt: claimed.attempt_count, error },
         waits
