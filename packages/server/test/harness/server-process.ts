@@ -41,10 +41,13 @@ export class ServerProcess {
     env: Record<string, string>,
     args: string[] = ['serve'],
     bin = BIN,
+    options: { ownProcessGroup?: boolean } = {},
   ): Promise<ServerProcess> {
     const child = spawn(process.execPath, [bin, ...args], {
       env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, as a shell gives a command: a terminal's Ctrl-C reaches the whole group.
+      detached: options.ownProcessGroup === true,
     });
     const log = { text: '' };
     child.stdout?.on('data', (chunk) => {
@@ -92,10 +95,17 @@ export class ServerProcess {
     return this.exit;
   }
 
-  /** Sends the signal and waits for the exit; answers the code and how long the stop took. */
-  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; ms: number }> {
+  /**
+   * Sends the signal and waits for the exit; answers the code and how long the stop took. `group`: to
+   * every process of its group, as a terminal's Ctrl-C does (started with ownProcessGroup).
+   */
+  async stop(
+    signal: NodeJS.Signals = 'SIGTERM',
+    options: { group?: boolean } = {},
+  ): Promise<{ code: number | null; ms: number }> {
     const started = Date.now();
-    this.child.kill(signal);
+    if (options.group) process.kill(-this.pid, signal);
+    else this.child.kill(signal);
     const code = await this.exit;
     return { code, ms: Date.now() - started };
   }

@@ -315,7 +315,15 @@ async function launch(
       'unix_socket_directories=',
       ...flags,
     ],
-    { ...runAs, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },
+    {
+      ...runAs,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, LC_MESSAGES: 'C' },
+      // A process group of its own: a terminal's Ctrl-C goes to the whole group of the command, and a
+      // Postgres that got it too would shut down under the running app (every connection terminated)
+      // instead of being stopped by Tessera after the app drained (stop() below).
+      detached: true,
+    },
   );
   const recent: string[] = [];
   await new Promise<void>((resolveStart, reject) => {

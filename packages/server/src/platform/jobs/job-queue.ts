@@ -31,7 +31,12 @@ export class JobQueue {
       supervise: options.maintenance,
       application_name: 'tessera-jobs',
     });
-    boss.on('error', (err) => logger.error({ err }, 'job queue error'));
+    boss.on('error', (err) => {
+      // The database ending our connections (a shutdown or a failover: 57P01) is news, not a fault.
+      if ((err as { code?: string }).code === '57P01') {
+        logger.warn({ reason: err.message }, 'job queue connection closed by the database');
+      } else logger.error({ err }, 'job queue error');
+    });
     await boss.start();
     return new JobQueue(boss, connectionString);
   }
