@@ -263,4 +263,39 @@ describe('traces over OTLP', () => {
       true,
     );
   });
+
+  it('a webhook attempt: an HTTP client span with the URL (no query), method, status and error, and the outcome on the attempt', async () => {
+    // Credentials in a URL are refused when it is set, so only its query can carry a secret.
+    const store = await aStore(h, { webhookUrl: `${receiver.url('/traced-hook')}?token=s3cret` });
+    receiver.respondWith({ kind: 'answer', status: 503 });
+    const order = await aCryptoOrder(h, store);
+    expect((await pay(h, order.id)).status).toBe(201);
+    await h.advanceClock(600);
+    await receiver.waitFor(2, (r) => r.path.startsWith('/traced-hook'));
+    const attempts = () =>
+      collector.spans.filter(
+        (s) =>
+          s.name === 'webhook attempt' &&
+          descendants(collector.trace(s.traceId), s).some(
+            (c) => c.name === 'POST' && String(attribute(c, 'url.full')).endsWith('/traced-hook'),
+          ),
+      );
+    await expect
+      .poll(async () => {
+        await flushTraces();
+        return attempts().map((a) => attribute(a, 'tessera.outcome'));
+      })
+      .toEqual(expect.arrayContaining(['retry', 'delivered']));
+    const failed = attempts().find((a) => attribute(a, 'tessera.outcome') === 'retry') as OtlpSpan;
+    expect(String(attribute(failed, 'tessera.retry_at'))).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const client = descendants(collector.trace(failed.traceId), failed).find(
+      (c) => c.name === 'POST',
+    ) as OtlpSpan;
+    expect(client.kind).toBe(3); // CLIENT
+    expect(attribute(client, 'http.request.method')).toBe('POST');
+    expect(attribute(client, 'url.full')).toBe(receiver.url('/traced-hook'));
+    expect(String(attribute(client, 'http.response.status_code'))).toBe('503');
+    expect(attribute(client, 'error.type')).toBe('503');
+    expect(JSON.stringify(collector.spans)).not.toContain('s3cret');
+  });
 });

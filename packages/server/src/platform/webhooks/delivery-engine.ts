@@ -14,10 +14,18 @@ import type { StatementBatch } from '../db/statement-batch.ts';
 import { runTransaction } from '../db/transact.ts';
 import { newId } from '../ids.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
-import { currentTraceparent, inSpan, linkTo, ROOT_CONTEXT, SpanKind } from '../observability/tracing.ts';
+import {
+  currentTraceparent,
+  inSpan,
+  linkTo,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '../observability/tracing.ts';
 import { CHANNELS, type ChannelRequest, newAttemptId, type WebhookChannel } from './channels.ts';
 import { endpointAnswered, WAITING_PROBE_SECONDS } from './delivery-recovery.ts';
-import type { HttpSender, OutboundResult } from './http-sender.ts';
+import type { HttpSender, OutboundRequest, OutboundResult } from './http-sender.ts';
 import type { WebhookTenantDirectory } from './tenant-directory.ts';
 
 export const DELIVERY_QUEUE = 'webhook-delivery';
@@ -193,7 +201,7 @@ export class DeliveryEngine {
     try {
       const secret = await this.deps.tenants.signingSecret(db, claimed.api, claimed.tenant_id);
       const request = await channel.buildRequest(claimed.payload, secret, attemptId);
-      result = await this.deps.sender.post({ url: claimed.url, ...request });
+      result = await postInClientSpan(this.deps.sender, { url: claimed.url, ...request });
     } catch (err) {
       result = {
         statusCode: undefined,
@@ -202,8 +210,10 @@ export class DeliveryEngine {
         durationMs: 0,
       };
     }
+    const span = trace.getActiveSpan();
     if (result.isAbandoned) {
       await this.recordAbandoned(claimed.id, claimed.attempt_count, attemptId, startedAt, result);
+      span?.setAttribute('tessera.outcome', 'abandoned');
       return true;
     }
     const isAcknowledged =
@@ -247,6 +257,12 @@ export class DeliveryEngine {
         .execute();
       if (isAcknowledged && channel.waitsAfterLastAttempt)
         await endpointAnswered(tx, now, claimed.event_id, claimed.api, claimed.tenant_id);
+    });
+    const outcome = isAcknowledged ? 'delivered' : waits ? 'waiting' : isLast ? 'dead' : 'retry';
+    span?.setAttributes({
+      'tessera.outcome': outcome,
+      'tessera.attempt': claimed.attempt_count,
+      ...(outcome === 'retry' ? { 'tessera.retry_at': addSeconds(now, delay).toISOString() } : {}),
     });
     this.deps.attemptsCounter.inc({ api: claimed.api, outcome: isAcknowledged ? 'acknowledged' : 'failed' });
     // The tenant's failure series exists from its first attempt, at 0: increase() over a counter whose
@@ -321,4 +337,37 @@ export class DeliveryEngine {
     await Promise.all(Array.from({ length: Math.min(8, queue.length) }, worker));
     return attempted;
   }
+}
+
+/**
+ * The attempt's POST as an HTTP client span with OpenTelemetry's semantic attributes: the URL without its
+ * query or credentials (a receiver's token may ride there), the method, the status, and the error's type.
+ */
+function postInClientSpan(sender: HttpSender, request: OutboundRequest): Promise<OutboundResult> {
+  const url = new URL(request.url);
+  const shown = `${url.protocol}//${url.host}${url.pathname}`;
+  return inSpan(
+    'POST',
+    {
+      'http.request.method': 'POST',
+      'url.full': shown,
+      'server.address': url.hostname,
+      'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+    },
+    async (span) => {
+      const result = await sender.post(request);
+      if (result.statusCode !== undefined) span.setAttribute('http.response.status_code', result.statusCode);
+      const errorType = result.error
+        ? (/^([A-Z_]+|timeout|refused|abandoned)\b/.exec(result.error)?.[1] ?? '_OTHER')
+        : result.statusCode !== undefined && result.statusCode >= 400
+          ? String(result.statusCode)
+          : undefined;
+      if (errorType) {
+        span.setAttribute('error.type', errorType);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      return result;
+    },
+    { kind: SpanKind.CLIENT },
+  );
 }
