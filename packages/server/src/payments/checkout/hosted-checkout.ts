@@ -19,6 +19,7 @@ import type { PaymentsServices } from '../payments-services.ts';
 import { loadMerchantScope, type MerchantScope } from '../sites.ts';
 import type { TransactionRow } from '../transactions/transactions-service.ts';
 import { type CheckoutRequest, openCheckoutRequest } from './checkout-request.ts';
+import { isLegacyCheckoutForm, legacyFormAsJsonRequest } from './legacy-checkout-form.ts';
 
 /** What the buyer pays with: the card fields of an order, or one of their saved cards (`cardId`). */
 export type CardEntry = Pick<
@@ -60,10 +61,11 @@ export class HostedCheckout {
    * page is shown (a firstBillDate in the past, a recurring order without its interval…), not after the
    * buyer typed a card.
    */
-  async open(form: { jsonRequest?: unknown; checksum?: unknown }): Promise<CheckoutRequest> {
-    const request = await openCheckoutRequest(form, (siteId) =>
-      this.deps.merchants.checksumKeys(this.deps.db, siteId),
-    );
+  /** The posted form, the JSON one or the older flat one (legacy-checkout-form.ts), checked. */
+  async open(form: Record<string, unknown>): Promise<CheckoutRequest> {
+    const keysOf = (siteId: number) => this.deps.merchants.checksumKeys(this.deps.db, siteId);
+    const posted = isLegacyCheckoutForm(form) ? await legacyFormAsJsonRequest(form, keysOf) : form;
+    const request = await openCheckoutRequest(posted, keysOf);
     this.deps.payments.orders.checkTerms(await this.scope(request), orderTermsOf(request));
     return request;
   }
