@@ -53,7 +53,7 @@ interface AuditRow {
 /** The approval's own records (the console's requests about it are recorded beside them). */
 const trailOf = async (objectId: string) =>
   (await h.admin<{ data: AuditRow[] }>('GET', `/audit-events?objectId=${objectId}`)).body.data.filter((r) =>
-    r.action.startsWith('approval '),
+    ['approval.requested', 'approval.approved', 'approval.rejected', 'approval.expired'].includes(r.action),
   );
 
 beforeAll(async () => {
@@ -198,14 +198,14 @@ describe('four eyes in the console', () => {
     expect(decided.text).toMatch(/href="\/console\/payments\/transactions\/\d+"/);
 
     const trail = await trailOf(approvalId);
-    expect(trail.map((r) => r.action).sort()).toEqual(['approval approved', 'approval requested']);
-    expect(trail.find((r) => r.action === 'approval requested')?.detail).toMatchObject({
+    expect(trail.map((r) => r.action).sort()).toEqual(['approval.approved', 'approval.requested']);
+    expect(trail.find((r) => r.action === 'approval.requested')?.detail).toMatchObject({
       action: 'refund',
       amount: '6000',
       currency: 'EUR',
     });
-    expect(trail.find((r) => r.action === 'approval approved')?.actor).not.toBe(
-      trail.find((r) => r.action === 'approval requested')?.actor,
+    expect(trail.find((r) => r.action === 'approval.approved')?.actor).not.toBe(
+      trail.find((r) => r.action === 'approval.requested')?.actor,
     );
   });
 
@@ -232,8 +232,8 @@ describe('four eyes in the console', () => {
     expect(await refunded(t)).toBe(0);
     const id = expirePath.split('/').pop() as string;
     expect((await trailOf(id)).map((r) => r.action).sort()).toEqual([
-      'approval expired',
-      'approval requested',
+      'approval.expired',
+      'approval.requested',
     ]);
     const pending = await admin.get('/console/approvals?status=pending');
     expect(pending.text).not.toContain(id);

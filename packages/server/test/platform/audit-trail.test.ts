@@ -47,10 +47,12 @@ describe('the audit trail', () => {
       json: { webhookUrl: 'ftp://nope.example' },
     });
     expect(patched.status).toBe(400);
-    const [refused, made] = (await trail(`?action=${encodeURIComponent('PATCH /admin/partners/:id')}`)).data
-      .concat((await trail(`?action=${encodeURIComponent('POST /admin/partners')}`)).data)
+    const [refused, made] = (await trail(`?action=${encodeURIComponent('partner.updated')}`)).data
+      .concat((await trail(`?action=${encodeURIComponent('partner.created')}`)).data)
       .slice(0, 2);
     expect(made).toMatchObject({
+      action: 'partner.created',
+      objectId: created.body.id,
       actorKind: 'admin_token',
       actor: 'admin token',
       source: '127.0.0.1',
@@ -67,16 +69,14 @@ describe('the audit trail', () => {
     const browser = new ConsoleClient(h.baseUrl);
     expect((await browser.signIn({ email, password: 'wrong password here' })).status).toBe(401);
     expect((await browser.signIn({ email, password })).status).toBe(303);
-    const signIns = (await trail(`?action=${encodeURIComponent('console sign-in')}&actor=${email}`)).data;
+    const signIns = (await trail(`?action=${encodeURIComponent('session.signed_in')}&actor=${email}`)).data;
     expect(signIns.map((r) => r.outcome)).toEqual(['succeeded', 'refused']);
     const csrf = await browser.csrf('/console/account');
     expect(
       (await browser.post('/console/account/totp', { csrf, secret: 'JBSWY3DPEHPK3PXP', code: '000000' }))
         .status,
     ).toBe(400);
-    const [action] = (
-      await trail(`?actor=${email}&action=${encodeURIComponent('POST /console/account/totp')}`)
-    ).data;
+    const [action] = (await trail(`?actor=${email}&action=${encodeURIComponent('totp.enabled')}`)).data;
     expect(action).toMatchObject({ actorKind: 'console_user', outcome: 'refused', status: 400 });
 
     // Nothing secret reaches a record: passwords, keys, codes, the forms' tokens.
@@ -90,6 +90,42 @@ describe('the audit trail', () => {
       h.adminToken,
     ])
       expect(everything).not.toContain(secret);
+  });
+
+  it('names the object acted on and a stable action: a key made and revoked in the console, and by the admin API', async () => {
+    const merchant = await h.admin<{ id: number; apiKeyId: string }>('POST', '/merchants', {
+      json: { name: 'Keyed', sites: [{ name: 'Shop' }] },
+    });
+    const operator = await ConsoleClient.operator(h);
+    const base = `/console/developers/keys/merchants/${merchant.body.id}`;
+    const made = await operator.post(`${base}/new`, { csrf: await operator.csrf(`${base}/new`) });
+    expect(made.status).toBe(200);
+    const keyId = /Key id: ([0-9a-f-]{36})/.exec(made.text)?.[1] as string;
+    expect(keyId).toBeDefined();
+    const revoked = await operator.post(`${base}/${keyId}/revoke`, {
+      csrf: await operator.csrf(`${base}/${keyId}/revoke`),
+    });
+    expect(revoked.status).toBe(303);
+    const records = (await trail(`?objectId=${keyId}`)).data;
+    expect(records.map((r) => [r.action, r.outcome])).toEqual([
+      ['api_key.revoked', 'succeeded'],
+      ['api_key.created', 'succeeded'],
+    ]);
+    expect(records[0]?.detail.route).toBe(
+      'POST /console/developers/keys/merchants/:merchantId/:keyId/revoke',
+    );
+    // The admin API's revocation of the key made with the merchant: the same action, its own object.
+    const byAdmin = await h.admin(
+      'POST',
+      `/merchants/${merchant.body.id}/api-keys/${merchant.body.apiKeyId}/revoke`,
+    );
+    expect(byAdmin.status).toBeLessThan(300);
+    expect((await trail(`?objectId=${merchant.body.apiKeyId}`)).data.map((r) => r.action)).toEqual([
+      'api_key.revoked',
+    ]);
+    expect((await trail(`?objectId=${merchant.body.id}`)).data.map((r) => r.action)).toContain(
+      'merchant.created',
+    );
   });
 
   it('pages newest first and exports CSV', async () => {
@@ -116,8 +152,9 @@ describe('the audit trail', () => {
     expect(record).toMatchObject({
       actorKind: 'cli',
       source: 'shell',
-      action: 'tessera admin create-partner',
-      detail: { name: 'From the shell' },
+      action: 'partner.created',
+      objectId: partnerId,
+      detail: { name: 'From the shell', command: 'tessera admin create-partner' },
       outcome: 'succeeded',
     });
     expect(record?.actor).toMatch(/^.+@.+$/);
@@ -137,8 +174,7 @@ describe('the audit trail', () => {
       env,
     );
     expect(user.code, user.stderr).toBe(0);
-    const [userRecord] = (await trail(`?action=${encodeURIComponent('tessera admin create-console-user')}`))
-      .data;
+    const [userRecord] = (await trail(`?action=${encodeURIComponent('console_user.created')}`)).data;
     expect(userRecord).toMatchObject({ tenant: { kind: 'partner', id: partnerId } });
     expect(JSON.stringify(userRecord)).not.toContain('a shell password 123');
     // A refused command changes nothing and records nothing.
@@ -159,7 +195,7 @@ describe('the audit trail', () => {
     });
     expect(secrets.status).toBe(200);
     const [reveal] = (await trail(`?objectId=${holder.cardId}`)).data.filter(
-      (r) => r.action === 'card secrets revealed',
+      (r) => r.action === 'card_secrets.revealed',
     );
     expect(reveal).toMatchObject({
       actorKind: 'issuing_customer',
@@ -190,9 +226,9 @@ describe('the audit trail', () => {
     const page = await admin.get('/console/audit');
     expect(page.status).toBe(200);
     expect(page.text).toContain('=finance@audit-readers.example');
-    expect(page.text).toContain('console sign-in');
+    expect(page.text).toContain('session.signed_in');
     // Only their tenant's: not the operator's own records, not another tenant's.
-    expect(page.text).not.toContain('POST /admin/partners');
+    expect(page.text).not.toContain('partner.created');
     expect(page.text).not.toContain('From the shell');
     const csv = await admin.get('/console/audit.csv?actor=%3Dfinance%40audit-readers.example');
     expect(csv.status).toBe(200);
@@ -220,7 +256,7 @@ describe('the audit trail', () => {
       json: { iban: 'FR1420041010050500013M02606', holderName: 'New' },
     });
     const [account] = (
-      await trail(`?action=${encodeURIComponent('PUT /admin/merchants/:id/sites/:siteId/bank-account')}`)
+      await trail(`?action=${encodeURIComponent('bank_account.set')}`)
     ).data;
     expect(account?.detail.changes).toEqual([
       {
@@ -232,7 +268,7 @@ describe('the audit trail', () => {
     expect(JSON.stringify(account)).not.toContain('20041010050500013M02606');
     await h.admin('PUT', `${site}/pricing`, { json: { percentBps: 150, fixed: { EUR: '0.25' } } });
     const [pricing] = (
-      await trail(`?action=${encodeURIComponent('PUT /admin/merchants/:id/sites/:siteId/pricing')}`)
+      await trail(`?action=${encodeURIComponent('pricing.set')}`)
     ).data;
     expect(pricing?.detail.changes).toMatchObject([
       { before: { percentBps: expect.any(Number) }, after: { percentBps: 150, fixed: { EUR: '25' } } },
@@ -241,7 +277,7 @@ describe('the audit trail', () => {
       json: { refund: { EUR: '10' } },
     });
     const [policy] = (
-      await trail(`?action=${encodeURIComponent('PUT /admin/merchants/:id/approval-thresholds')}`)
+      await trail(`?action=${encodeURIComponent('approval_thresholds.set')}`)
     ).data;
     expect(policy?.detail.changes).toMatchObject([
       { before: { refund: {}, bankAccountChange: false }, after: { refund: { EUR: '1000' } } },

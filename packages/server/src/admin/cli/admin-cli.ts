@@ -7,6 +7,7 @@ import { hostname, userInfo } from 'node:os';
 import type { z } from 'zod';
 import { boot } from '../../boot.ts';
 import type { Config } from '../../config.ts';
+import { AUDIT_ACTIONS } from '../../platform/audit/audit-actions.ts';
 import { changesIn } from '../../platform/audit/audit-changes.ts';
 import { detailOf } from '../../platform/audit/audit-hooks.ts';
 import { type AuditEntry, appendAudit, verifyAudit } from '../../platform/audit/audit-trail.ts';
@@ -256,17 +257,25 @@ export async function verifyAuditTrail(config: Config): Promise<number> {
  */
 function cliRecord(action: AdminAction, result: unknown, at: Date): AuditEntry {
   const { command, ...options } = action;
-  const made = result && typeof result === 'object' ? (result as { id?: unknown }).id : undefined;
+  const row = AUDIT_ACTIONS[`tessera admin ${command}`];
+  if (!row) throw new Error(`tessera admin ${command} has no row in platform/audit/audit-actions.ts`);
+  const object = row.object;
+  const made =
+    'answer' in object && result && typeof result === 'object'
+      ? (result as Record<string, unknown>)[object.answer]
+      : 'field' in object
+        ? (options as Record<string, unknown>)[object.field]
+        : undefined;
   const tenant = 'tenant' in action && typeof action.tenant === 'object' ? (action.tenant ?? null) : null;
   return {
     at,
     actorKind: 'cli',
     actor: `${shellUser()}@${hostname()}`,
     source: 'shell',
-    action: `tessera admin ${command}`,
+    action: row.action,
     objectId: made === undefined || made === null ? null : String(made),
     tenant,
-    detail: detailOf(options),
+    detail: { ...detailOf(options), command: `tessera admin ${command}` },
     outcome: 'succeeded',
     status: null,
     requestId: null,

@@ -3,6 +3,7 @@
 // rate-limited reveals of card secrets. cardStatusChanged is published with every status change.
 
 import { createHmac, randomUUID } from 'node:crypto';
+import { auditActionName } from '../../platform/audit/audit-actions.ts';
 import { appendAudit } from '../../platform/audit/audit-trail.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
@@ -294,7 +295,7 @@ export class CardsService {
         actorKind: 'issuing_customer',
         actor: customer.customerId,
         source: audit.ip,
-        action: 'card secrets revealed',
+        action: auditActionName('card secrets revealed'),
         objectId: cardId,
         tenant: { kind: 'partner', id: customer.partnerId },
         detail: {},

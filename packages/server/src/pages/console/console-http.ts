@@ -112,7 +112,6 @@ export async function registerConsoleFrame(
       addAuditHooks(scope, {
         ...audit,
         actorOf: (request) => consoleActor(audit.db, request),
-        actionOf: consoleAction,
       });
       addIdempotencyHooks(scope, idempotency, undefined, { everyWriteIsAUnit: true });
       // Console addresses carry no secret, and a browser sends `Origin: null` on a form posted from a
@@ -207,11 +206,6 @@ async function consoleActor(db: Db, request: FastifyRequest): Promise<Actor | un
   if (typeof body.token === 'string') return { actorKind: 'admin_token', actor: 'admin token', tenant: null };
   return undefined;
 }
-
-const consoleAction = (request: FastifyRequest): string =>
-  request.routeOptions.url === '/console/sign-in'
-    ? 'console sign-in'
-    : `${request.method} ${request.routeOptions.url}`;
 
 function sendError(request: FastifyRequest, reply: FastifyReply, frame: ConsoleFrame, error: DomainError) {
   const title =

@@ -84,12 +84,9 @@ function orderJsonOf(fields: Map<string, string>): Record<string, unknown> {
       continue;
     }
     const path = /^custom((?:\[[^[\]]*\])+)$/.exec(name)?.[1];
-    if (path)
-      setPath(
-        custom,
-        [...path.matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1] as string),
-        value,
-      );
+    const keys = path ? [...path.matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1] as string) : [];
+    // A name that would reach an object's prototype is no custom field of a shop's.
+    if (keys.length > 0 && !keys.some((key) => UNSAFE_KEYS.has(key))) setPath(custom, keys, value);
   }
   return {
     siteId: field('siteId'),
@@ -127,7 +124,9 @@ function setPath(target: Record<string, unknown>, path: string[], value: string)
     if (index === path.length - 1) node[key] = value;
     else {
       const next = node[key];
-      node = (node[key] = typeof next === 'object' && next !== null ? next : {}) as Record<string, unknown>;
+      const child = typeof next === 'object' && next !== null ? (next as Record<string, unknown>) : {};
+      node[key] = child;
+      node = child;
     }
   }
 }

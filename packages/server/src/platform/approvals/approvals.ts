@@ -5,6 +5,8 @@
 // own transaction, so the action and the decision commit together) or rejects it, or it expires. Each
 // step is in the audit trail. Who may decide (a member of the tenant with the action's permission, or an
 // operator) is the console's to check; that the requester never approves their own request is checked here.
+
+import { auditActionName } from '../audit/audit-actions.ts';
 import { noteChange } from '../audit/audit-changes.ts';
 import { type AuditEntry, appendAudit } from '../audit/audit-trail.ts';
 import type { Clock } from '../clock/clock.ts';
@@ -300,7 +302,7 @@ export class Approvals {
       actorKind: who.id === 'admin-token' ? 'admin_token' : 'console_user',
       actor: who.email,
       source: null,
-      action,
+      action: auditActionName(action),
       objectId: request.id,
       tenant: request.tenant,
       detail: {

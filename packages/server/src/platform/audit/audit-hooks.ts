@@ -7,6 +7,7 @@ import type { Clock } from '../clock/clock.ts';
 import type { Db } from '../db/database.ts';
 import { activeUnit } from '../idempotency/idempotency-hooks.ts';
 import { KeyAlreadyUsed } from '../idempotency/idempotency-store.ts';
+import { AUDIT_ACTIONS, auditObjectOf } from './audit-actions.ts';
 import { changesIn } from './audit-changes.ts';
 import { type AuditEntry, appendAudit } from './audit-trail.ts';
 
@@ -29,26 +30,39 @@ export function addAuditHooks(
     clock: Clock;
     /** Who made the request (undefined: not a person's request, nothing recorded) */
     actorOf: (request: FastifyRequest) => Actor | undefined | Promise<Actor | undefined>;
-    /** The action's name (default: method and route) */
-    actionOf?: (request: FastifyRequest) => string;
   },
 ): void {
+  // Every write names its action and object from one table: a route without its row stops the start.
+  scope.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (WRITES.has(method) && !AUDIT_ACTIONS[`${method} ${route.url}`]) {
+        throw new Error(
+          `${method} ${route.url} is audited but has no row in platform/audit/audit-actions.ts`,
+        );
+      }
+    }
+  });
   scope.addHook('onSend', async (request, reply, payload) => {
     if (!WRITES.has(request.method) || reply.statusCode >= 500) return payload;
     const actor = await deps.actorOf(request);
     if (!actor) return payload;
-    const params = (request.params ?? {}) as Record<string, unknown>;
-    const objectId = [params.id, ...Object.values(params)].find((v) => typeof v === 'string') as
-      | string
-      | undefined;
+    const route = `${request.method} ${request.routeOptions.url ?? request.url}`;
+    const row = AUDIT_ACTIONS[route];
+    const location = reply.getHeader('location');
+    const objectId = row
+      ? auditObjectOf(row.object, request, {
+          payload,
+          location: typeof location === 'string' ? location : undefined,
+        })
+      : undefined;
     const entry: AuditEntry = {
       at: deps.clock.now(),
       ...actor,
       actor: storable(actor.actor),
       source: request.ip,
-      action: deps.actionOf?.(request) ?? `${request.method} ${request.routeOptions.url ?? request.url}`,
+      action: row?.action ?? route,
       objectId: objectId === undefined ? null : storable(objectId),
-      detail: detailOf(request.body),
+      detail: { ...detailOf(request.body), route },
       outcome: reply.statusCode < 400 ? 'succeeded' : 'refused',
       status: reply.statusCode,
       requestId: request.id,

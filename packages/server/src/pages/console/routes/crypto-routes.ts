@@ -2,6 +2,7 @@
 // stores with their session keys (a key made here is shown once; revoking one refuses it at once).
 import type { FastifyInstance } from 'fastify';
 import { REFUND_REFERENCE } from '../../../crypto/refunds/refunds-service.ts';
+import { noteAuditObject } from '../../../platform/audit/audit-actions.ts';
 import type { Viewer } from '../../../platform/console/console-users.ts';
 import { DomainError, notFound } from '../../../platform/errors/domain-error.ts';
 import { tenantChangeSettled } from '../../../platform/tenants/tenant-changes.ts';
@@ -254,6 +255,7 @@ Addresses already given to orders stay as they are. Leave empty to use the opera
     async (request, params) => {
       const s = await storeFor(viewerOf(request, deps), params.id);
       const { key, keyId } = await deps.services.crypto.sessions.issueKey(s.id);
+      noteAuditObject(request, keyId);
       return {
         title: `New API key for ${s.name}`,
         content: h`<p>Copy it now: it is not shown again.</p><p class="secret" data-field="api-key">${key}</p>

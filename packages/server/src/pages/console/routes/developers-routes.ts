@@ -2,6 +2,7 @@
 // keys live on its page), webhook endpoints with how their last deliveries went, and events with every
 // delivery attempt (answer code, latency, body excerpt) and a button that sends one again.
 import type { FastifyInstance } from 'fastify';
+import { noteAuditObject } from '../../../platform/audit/audit-actions.ts';
 import type { Viewer } from '../../../platform/console/console-users.ts';
 import { runTransaction } from '../../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../../platform/errors/domain-error.ts';
@@ -102,6 +103,7 @@ created the partner; it is not rotated from the console.</p>`);
     async (request, params) => {
       const m = await merchantFor(viewerOf(request, deps), params.merchantId);
       const { apiKey, apiKeyId } = await runTransaction(db, (tx) => merchants.issueApiKey(tx, m.id));
+      noteAuditObject(request, apiKeyId);
       return {
         title: `New API key for ${m.name}`,
         content: h`<p>Copy it now: it is not shown again.</p><p class="secret" data-field="api-key">${apiKey}</p>

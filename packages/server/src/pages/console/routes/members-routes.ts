@@ -3,6 +3,7 @@
 // removes themselves (another admin does), so a team always keeps the person managing it. A new person's
 // password is generated and shown once; the same service as the admin API checks every field.
 import type { FastifyInstance } from 'fastify';
+import { noteAuditObject } from '../../../platform/audit/audit-actions.ts';
 import {
   type ConsoleRole,
   type ConsoleUser,
@@ -96,6 +97,7 @@ export async function registerMembersConsoleRoutes(
         role,
         ...(team ? { tenant: team } : {}),
       });
+      noteAuditObject(request, user.id);
       return {
         title: 'Person added',
         content: h`<p>${user.email} can sign in now as ${user.role}, with this password. Copy it now: it is not shown again.</p>
