@@ -22,6 +22,7 @@ import {
 import { migrate } from '../packages/server/src/platform/db/migrate.ts';
 import { StatementBatch } from '../packages/server/src/platform/db/statement-batch.ts';
 import { Ledger, type LedgerAccount } from '../packages/server/src/platform/ledger/ledger.ts';
+import { type CliTiming, cliTimings } from './cli.ts';
 import { setUpCrypto } from './crypto.ts';
 import type { FloorFixture } from './floor-server.ts';
 import { type HttpMeasurement, type LoadShape, runHttpLoad } from './http-load.ts';
@@ -201,9 +202,22 @@ async function main() {
       }
     }
 
+    // How long a person waits for the command line (its own processes, after the servers stopped).
+    let cli: CliTiming[] = [];
+    if (chosen('cli')) {
+      process.stdout.write('\nThe command line (median of real processes; floor: node -e 0)\n');
+      cli = await cliTimings();
+      for (const t of cli) {
+        process.stdout.write(
+          `  ${t.name.padEnd(64)} ${String(t.medianMs).padStart(6)} ms  ×${t.floorRatio} floor\n`,
+        );
+      }
+    }
+
     const output = {
       baseline,
       results,
+      cli,
       meta: {
         date: new Date().toISOString(),
         machine: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,

@@ -1,6 +1,7 @@
 // One zod schema over the environment, parsed once in main.ts; everything else receives Config.
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { ConfigError } from './config-error.ts';
 import { parseTopupLimits, type TopupLimits } from './issuing/topups/topup-limits.ts';
 import { tracesUrlFrom } from './platform/observability/tracing.ts';
 import { type MoneyOutConfig, parseMoneyOutConfig } from './platform/payouts/money-out-config.ts';
@@ -207,11 +208,7 @@ export interface Config {
   moneyOut: MoneyOutConfig;
 }
 
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  }
-}
+export { ConfigError };
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const parsed = ConfigSchema.safeParse(env);

@@ -5,8 +5,6 @@ import { join, resolve } from 'node:path';
 import { boot, servingPoolSize } from '../boot.ts';
 import type { Config } from '../config.ts';
 import { backupCluster, restoreCluster } from '../platform/db/backup.ts';
-import { ConnectionBudgetError } from '../platform/db/connection-budget.ts';
-import { EmbeddedPostgresError } from '../platform/db/embedded-postgres.ts';
 import { createApp } from '../server.ts';
 import { servePrimary, serveWorker } from './cluster.ts';
 import { announceRunningServer } from './running-server.ts';
@@ -186,24 +184,4 @@ function printBanner(config: Config, address: string, adminToken: string): void 
       ) +
       '\n',
   );
-}
-
-/** What went wrong, for a person: the message (a start error carries its fix); a stack only when debugging. */
-export function describeFailure(err: unknown): string {
-  if (!(err instanceof Error)) return `failed: ${String(err)}`;
-  if (err instanceof CliError) return err.message;
-  const debug = process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace';
-  if (debug && err.stack) return err.stack;
-  const code = (err as NodeJS.ErrnoException).code;
-  const hint =
-    err instanceof EmbeddedPostgresError || err instanceof ConnectionBudgetError
-      ? ''
-      : code === 'EADDRINUSE'
-        ? '\n  Fix: another program uses this port; set PORT to a free one (PORT=0 picks one)'
-        : code === 'EACCES'
-          ? '\n  Fix: this user may not use that file or port; check TESSERA_DATA_DIR and PORT'
-          : code === 'ECONNREFUSED'
-            ? '\n  Fix: the database does not answer; check DATABASE_URL and that Postgres runs'
-            : '\n  (LOG_LEVEL=debug shows where it failed)';
-  return `${err.message}${hint}`;
 }

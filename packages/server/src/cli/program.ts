@@ -2,18 +2,21 @@
 // 0 done; 1 it failed (the reason in one line on stderr, with its fix when there is one); 2 a usage
 // mistake (unknown command or option, missing argument), answered with the help. `serve` keeps running.
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import {
-  type AdminAction,
-  AdminUsageError,
-  runAdminAction,
-  verifyAuditTrail,
-} from '../admin/cli/admin-cli.ts';
-import { type Config, ConfigError, parseConfig } from '../config.ts';
-import { CONSOLE_ROLES, type ConsoleRole } from '../platform/console/console-users.ts';
+import type { AdminAction } from '../admin/cli/admin-cli.ts';
+import { AdminUsageError } from '../admin/cli/admin-usage-error.ts';
+import type { Config } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
+import { CONSOLE_ROLES } from '../platform/console/console-roles.ts';
+import type { ConsoleRole } from '../platform/db/schema.ts';
 import { TESSERA_VERSION } from '../version.ts';
-import { backup, describeFailure, exportOpenApi, migrate, restore, serve } from './lifecycle-commands.ts';
-import { listen } from './listen.ts';
+import { describeFailure } from './describe-failure.ts';
 import { adminRequest, adminText, CliError, connect, sandboxRequest } from './server-connection.ts';
+
+// Each command loads what it drives when it runs: `--version`, `--help` and the commands that speak to a
+// running server load neither the server nor the database (bench/cli.ts measures them).
+const lifecycle = () => import('./lifecycle-commands.ts');
+const adminCli = () => import('../admin/cli/admin-cli.ts');
+const loadConfig = async (): Promise<Config> => (await import('../config.ts')).parseConfig(process.env);
 
 /** What an action answers: an exit code, or `running` for a server that stays up. */
 export type Outcome = number | 'running';
@@ -49,7 +52,6 @@ const seconds = (value: string) => {
 const API = new Option('--api <api>', 'only this API’s events').choices(['issuing', 'payments', 'crypto']);
 
 export function buildProgram(settle: (outcome: Outcome) => void): Command {
-  const config = (): Config => parseConfig(process.env);
   const run = (work: () => Promise<Outcome>) => async () => settle(await work());
   const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
@@ -71,44 +73,50 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
     .description(
       'run the platform: the three APIs, admin, sandbox, hosted pages (embedded Postgres unless DATABASE_URL)',
     )
-    .action(async () => settle(await serve(config()).then((code) => (code < 0 ? 'running' : code))));
+    .action(async () =>
+      settle(
+        await (await lifecycle()).serve(await loadConfig()).then((code) => (code < 0 ? 'running' : code)),
+      ),
+    );
 
   program
     .command('migrate')
     .description('apply the database migrations, then exit')
-    .action(run(() => migrate(config())));
+    .action(run(async () => (await lifecycle()).migrate(await loadConfig())));
 
   program
     .command('openapi')
     .description('write each API’s OpenAPI document into a directory')
     .option('--out <dir>', 'where to write them', 'openapi')
-    .action((o: { out: string }) => run(() => exportOpenApi(config(), o.out))());
+    .action((o: { out: string }) =>
+      run(async () => (await lifecycle()).exportOpenApi(await loadConfig(), o.out))(),
+    );
 
   program
     .command('backup')
     .description('copy the embedded database and the sandbox secrets into FILE, also while a server runs')
     .argument('<file>', 'the archive to write (.tar)')
-    .action((file: string) => run(() => backup(config(), file))());
+    .action((file: string) => run(async () => (await lifecycle()).backup(await loadConfig(), file))());
 
   program
     .command('restore')
     .description('unpack a backup into a fresh TESSERA_DATA_DIR')
     .argument('<file>', 'the archive `tessera backup` wrote')
-    .action((file: string) => run(() => restore(config(), file))());
+    .action((file: string) => run(async () => (await lifecycle()).restore(await loadConfig(), file))());
 
   program
     .command('audit')
     .description('the audit trail')
     .command('verify')
     .description('check the audit trail’s hash chain: exit 0, or 1 naming the first record that breaks it')
-    .action(run(() => verifyAuditTrail(config())));
+    .action(run(async () => (await adminCli()).verifyAuditTrail(await loadConfig())));
 
   const admin = program
     .command('admin')
     .description('onboard tenants and manage their keys (prints credentials once, as JSON)');
   const adminRun = (action: AdminAction) =>
     run(async () => {
-      print(await runAdminAction(config(), action));
+      print(await (await adminCli()).runAdminAction(await loadConfig(), action));
       return 0;
     })();
   admin
@@ -291,7 +299,7 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
             createdAt: string;
             deliveryState: string;
           }[];
-        }>(await connect(config(), o), 'GET', `/events?${query}`);
+        }>(await connect(await loadConfig(), o), 'GET', `/events?${query}`);
         if (o.json) print(page.data);
         else
           for (const e of page.data)
@@ -311,7 +319,7 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
   ).action((eventId: string, o: { json?: boolean; server?: string; adminToken?: string }) =>
     run(async () => {
       const result = await adminRequest<{ deliveryId: string }>(
-        await connect(config(), o),
+        await connect(await loadConfig(), o),
         'POST',
         `/events/${encodeURIComponent(eventId)}/redeliver`,
       );
@@ -337,7 +345,7 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
       o: { tenant?: string; json?: boolean; server?: string; adminToken?: string },
     ) =>
       run(async () => {
-        const connected = await connect(config(), o);
+        const connected = await connect(await loadConfig(), o);
         if (!event) {
           const list = await sandboxRequest<{ data: { event: string; api: string; description: string }[] }>(
             connected,
@@ -385,7 +393,7 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
         checked: Record<string, number>;
         findings: { check: string; subject: string; expected: string; actual: string }[];
       }>(
-        await connect(config(), o),
+        await connect(await loadConfig(), o),
         'GET',
         `/reconcile${o.date ? `?date=${encodeURIComponent(o.date)}` : ''}`,
       );
@@ -419,7 +427,7 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
       const result = await adminRequest<{
         payouts: { id: string; amount: string; currency: string }[];
         sent: number;
-      }>(await connect(config(), o), 'POST', '/payout-runs');
+      }>(await connect(await loadConfig(), o), 'POST', '/payout-runs');
       if (o.json) print(result);
       else {
         for (const p of result.payouts) process.stdout.write(`${p.id}  ${p.amount} ${p.currency}\n`);
@@ -471,7 +479,7 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
               : kind === 'statement'
                 ? `/issuing/accounts/${need(o.account, '--account')}/statement?month=${need(o.month, '--month')}`
                 : `/reports/balance?tenant=${need(o.tenant, '--tenant')}&from=${need(o.from, '--from')}&to=${need(o.to, '--to')}`;
-        process.stdout.write(await adminText(await connect(config(), o), path));
+        process.stdout.write(await adminText(await connect(await loadConfig(), o), path));
         return 0;
       })(),
   );
@@ -499,8 +507,8 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
         if (!/^https?:\/\//.test(o.forwardTo)) throw new CliError('--forward-to must be an http(s) URL');
         const stop = new AbortController();
         for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
-        await listen(
-          await connect(config(), o),
+        await (await import('./listen.ts')).listen(
+          await connect(await loadConfig(), o),
           {
             forwardTo: o.forwardTo,
             api: o.api,

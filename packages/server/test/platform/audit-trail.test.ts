@@ -255,9 +255,7 @@ describe('the audit trail', () => {
     await h.admin('PUT', `${site}/bank-account`, {
       json: { iban: 'FR1420041010050500013M02606', holderName: 'New' },
     });
-    const [account] = (
-      await trail(`?action=${encodeURIComponent('bank_account.set')}`)
-    ).data;
+    const [account] = (await trail(`?action=${encodeURIComponent('bank_account.set')}`)).data;
     expect(account?.detail.changes).toEqual([
       {
         what: `bank account of site:${merchant.body.sites[0]?.id}`,
@@ -267,18 +265,14 @@ describe('the audit trail', () => {
     ]);
     expect(JSON.stringify(account)).not.toContain('20041010050500013M02606');
     await h.admin('PUT', `${site}/pricing`, { json: { percentBps: 150, fixed: { EUR: '0.25' } } });
-    const [pricing] = (
-      await trail(`?action=${encodeURIComponent('pricing.set')}`)
-    ).data;
+    const [pricing] = (await trail(`?action=${encodeURIComponent('pricing.set')}`)).data;
     expect(pricing?.detail.changes).toMatchObject([
       { before: { percentBps: expect.any(Number) }, after: { percentBps: 150, fixed: { EUR: '25' } } },
     ]);
     await h.admin('PUT', `/merchants/${merchant.body.id}/approval-thresholds`, {
       json: { refund: { EUR: '10' } },
     });
-    const [policy] = (
-      await trail(`?action=${encodeURIComponent('approval_thresholds.set')}`)
-    ).data;
+    const [policy] = (await trail(`?action=${encodeURIComponent('approval_thresholds.set')}`)).data;
     expect(policy?.detail.changes).toMatchObject([
       { before: { refund: {}, bankAccountChange: false }, after: { refund: { EUR: '1000' } } },
     ]);

@@ -32,6 +32,7 @@ import { TenantCache } from '../../platform/tenants/tenant-cache.ts';
 import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
 import { SsrfGuard } from '../../platform/webhooks/ssrf-guard.ts';
 import { loadSandboxClockOffset } from '../../sandbox/http/clock-routes.ts';
+import { AdminUsageError } from './admin-usage-error.ts';
 
 export type AdminAction =
   | { command: 'create-partner'; name: string; webhookUrl?: string | undefined }
@@ -70,9 +71,6 @@ export type AdminAction =
       role: ConsoleRole;
       tenant?: { kind: 'partner' | 'merchant' | 'store'; id: string } | undefined;
     };
-
-/** A usage mistake the CLI answers with its help and exit code 2. */
-export class AdminUsageError extends Error {}
 
 /** `site:<id>` or `store:<id>` of a site or store that exists. */
 async function ownerOf(db: Db, tenant: string): Promise<Owner> {

@@ -18,6 +18,7 @@ import type { Db } from '../db/database.ts';
 import type { ConsoleRole } from '../db/schema.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import { newId } from '../ids.ts';
+import { CONSOLE_ROLES, OPERATOR_ROLES } from './console-roles.ts';
 
 export type { ConsoleRole };
 
@@ -31,17 +32,6 @@ export type Viewer = (
   /** What they may do (docs/console.md, Roles) */
   access: ConsoleRole;
 };
-
-/** The roles an operator's people take; the rest are a tenant's */
-export const OPERATOR_ROLES: readonly ConsoleRole[] = ['operator', 'operator-viewer'];
-export const CONSOLE_ROLES = [
-  'operator',
-  'operator-viewer',
-  'viewer',
-  'developer',
-  'finance',
-  'admin',
-] as const satisfies readonly ConsoleRole[];
 
 export interface ConsoleUser {
   id: string;
@@ -441,3 +431,5 @@ function viewerOf(row: UserRow): Viewer {
 const hoursAfter = (date: Date, hours: number) => new Date(date.getTime() + hours * 3_600_000);
 
 const invalid = (field: string, message: string) => new DomainError('validation_failed', message, { field });
+
+export { CONSOLE_ROLES, OPERATOR_ROLES };
