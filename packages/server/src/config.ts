@@ -36,6 +36,8 @@ export const ConfigSchema = z.object({
   TESSERA_PUBLIC_URL: z.preprocess(emptyToUndefined, z.url().optional()),
   /** pino log level (default: info) */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // auto: one pretty line per entry when stdout is a terminal, JSON lines otherwise
+  TESSERA_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   /** Requests per minute per credential (or per IP when anonymous) (default: 1200) */
   TESSERA_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1200),
   /** Days a delivered webhook's attempts are kept (default: 90) */
@@ -173,6 +175,7 @@ export interface Config {
   encryptionKey: string | undefined;
   publicUrl: string;
   logLevel: ParsedEnv['LOG_LEVEL'];
+  logFormat: ParsedEnv['TESSERA_LOG_FORMAT'];
   /** OpenTelemetry traces: where they go (undefined: off) and the service they name */
   tracing: { tracesUrl: string | undefined; serviceName: string };
   rateLimitPerMinute: number;
@@ -255,6 +258,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     encryptionKey: e.TESSERA_ENCRYPTION_KEY,
     publicUrl: (e.TESSERA_PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/$/, ''),
     logLevel: e.LOG_LEVEL,
+    logFormat: e.TESSERA_LOG_FORMAT,
     tracing: {
       tracesUrl: tracesUrlFrom({
         OTEL_EXPORTER_OTLP_ENDPOINT: e.OTEL_EXPORTER_OTLP_ENDPOINT,

@@ -65,7 +65,7 @@ import {
   refuseUnstorableStrings,
   type ScopePresenters,
 } from './platform/http/edge.ts';
-import { loggerOptions, OneLinePerRequest } from './platform/http/logging.ts';
+import { logDestination, loggerOptions, OneLinePerRequest } from './platform/http/logging.ts';
 import { createMetrics, type Metrics } from './platform/http/metrics.ts';
 import { registerOperationalRoutes } from './platform/http/operational-routes.ts';
 import { registerQueueMetrics } from './platform/http/queue-metrics.ts';
@@ -205,7 +205,7 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
 
 export async function createApp(options: AppOptions): Promise<TesseraApp> {
   const { config } = options;
-  const logger = pino(loggerOptions(config.logLevel), options.logStream ?? process.stdout);
+  const logger = pino(loggerOptions(config.logLevel), options.logStream ?? logDestination(config.logFormat));
   const tracing = startTracing({ ...config.tracing, serviceVersion: TESSERA_VERSION });
   const database = openDatabase(options.databaseUrl, {
     max: config.databasePoolSize,

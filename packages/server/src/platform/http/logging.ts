@@ -4,7 +4,8 @@
 // sessions) redacted, and the query values whose names say credential or personal data.
 
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-import type { LoggerOptions } from 'pino';
+import type { DestinationStream, LoggerOptions } from 'pino';
+import pretty from 'pino-pretty';
 import { traceIds } from '../observability/tracing.ts';
 
 const SECRET_FIELDS = [
@@ -42,6 +43,27 @@ export function maskPans(text: string): string {
     PAN_LIKE,
     (digits) => `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}`,
   );
+}
+
+/**
+ * Where log lines go: JSON lines (what a log collector reads), or on a terminal one readable line per
+ * entry — time, level, message, then the entry's fields — for the person watching it
+ * (TESSERA_LOG_FORMAT: auto, json, pretty).
+ */
+export function logDestination(
+  format: 'auto' | 'json' | 'pretty',
+  stdout: NodeJS.WriteStream | DestinationStream = process.stdout,
+): DestinationStream {
+  const isTerminal = 'isTTY' in stdout && stdout.isTTY === true;
+  if (format === 'json' || (format === 'auto' && !isTerminal)) return stdout;
+  return pretty({
+    destination: stdout,
+    singleLine: true,
+    colorize: isTerminal,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    sync: true,
+  });
 }
 
 export function loggerOptions(level: string): LoggerOptions {

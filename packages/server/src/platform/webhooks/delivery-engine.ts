@@ -25,6 +25,7 @@ import {
 } from '../observability/tracing.ts';
 import { CHANNELS, type ChannelRequest, newAttemptId, type WebhookChannel } from './channels.ts';
 import { endpointAnswered, WAITING_PROBE_SECONDS } from './delivery-recovery.ts';
+import { FailureLog } from './failure-log.ts';
 import type { HttpSender, OutboundRequest, OutboundResult } from './http-sender.ts';
 import type { WebhookTenantDirectory } from './tenant-directory.ts';
 
@@ -51,6 +52,8 @@ type StoredEvent = Pick<EventsTable, 'id' | 'api' | 'tenant_id' | 'payload' | 't
 export class DeliveryEngine {
   private readonly channels: Record<WebhookApi, WebhookChannel>;
   private isStopping = false;
+
+  private readonly failureLog = new FailureLog();
 
   constructor(private readonly deps: DeliveryEngineDeps) {
     this.channels = deps.channels ?? CHANNELS;
@@ -268,17 +271,60 @@ export class DeliveryEngine {
     // The tenant's failure series exists from its first attempt, at 0: increase() over a counter whose
     // series is born at 1 never sees that first failure, and an alert on it never fires.
     this.deps.failuresCounter.inc({ api: claimed.api, tenant: claimed.tenant_id }, isAcknowledged ? 0 : 1);
-    if (!isAcknowledged) {
+    this.logAttempt(claimed, { isAcknowledged, isLast, waits, error, at: now });
+    return true;
+  }
+
+  /**
+   * A delivery failed for good or left waiting is always logged; a failed attempt to be retried is
+   * summarised per endpoint (failure-log.ts), so one endpoint that is down is a line a minute.
+   */
+  private logAttempt(
+    claimed: { id: string; event_id: string; attempt_count: number; url: string },
+    outcome: {
+      isAcknowledged: boolean;
+      isLast: boolean;
+      waits: boolean;
+      error: string | undefined;
+      at: Date;
+    },
+  ): void {
+    const endpoint = FailureLog.endpointOf(claimed.url);
+    const line = this.failureLog.attempt(
+      endpoint,
+      !outcome.isAcknowledged,
+      outcome.error,
+      outcome.at.getTime(),
+    );
+    const facts = {
+      deliveryId: claimed.id,
+      eventId: claimed.event_id,
+      attempt: claimed.attempt_count,
+      endpoint,
+    };
+    if (outcome.isAcknowledged) {
+      if (line.log === 'recovered')
+        this.deps.logger.info(
+          { endpoint, failedBefore: line.failedBefore },
+          'webhook endpoint answers again',
+        );
+      return;
+    }
+    if (outcome.waits || outcome.isLast) {
       this.deps.logger.info(
-        { deliveryId: claimed.id, eventId: claimed.event_id, attempt: claimed.attempt_count, error },
-        waits
+        { ...facts, error: outcome.error },
+        outcome.waits
           ? 'webhook delivery waits for the endpoint to answer again'
-          : isLast
-            ? 'webhook delivery failed for good'
-            : 'webhook attempt failed; retry scheduled',
+          : 'webhook delivery failed for good',
+      );
+    } else if (line.log === 'failure') {
+      this.deps.logger.info(
+        { ...facts, error: outcome.error, ...(line.alsoFailed > 0 ? { alsoFailed: line.alsoFailed } : {}) },
+        line.alsoFailed > 0
+          ? `webhook attempt failed; retry scheduled (and ${line.alsoFailed} more failed attempts to this endpoint in the last minute, not logged one by one)`
+          : 'webhook attempt failed; retry scheduled (more failures of this endpoint within a minute are summarised)',
       );
     }
-    return true;
   }
 
   private async recordAbandoned(
