@@ -499,7 +499,11 @@ describe('every operation’s request example, sent as the reference sends it', 
       h.request<T>('POST', `/sandbox${path}`, { headers: admin(), ...(json ? { json } : {}) });
     // What moves the clock first (payouts, confirmations), then what a day would change (a topup's
     // deadline, a dispute's, a transfer's confirmations).
-    const [returned, rejected] = [await aPayout(await aMerchant(h)), await aPayout(await aMerchant(h))];
+    const [returned, rejected, booked] = [
+      await aPayout(await aMerchant(h)),
+      await aPayout(await aMerchant(h)),
+      await aPayout(await aMerchant(h)),
+    ];
     await h.admin('POST', '/payout-runs');
     const store = await aStore(h, { refundsEnabled: true });
     const cryptoPaid = async () => {
@@ -585,6 +589,7 @@ describe('every operation’s request example, sent as the reference sends it', 
       '/payments/disputes/{id}/decide': { id: raised.body.disputeId },
       '/bank/payouts/{id}/return': { id: returned },
       '/bank/payouts/{id}/reject': { id: rejected },
+      '/bank/payouts/{id}/pay': { id: booked },
       '/crypto/orders/{id}/pay': { id: unpaid },
       '/crypto/transfers/{transactionHash}/reorg': { transactionHash: reorged.transfer },
       '/crypto/refunds/{paymentId}/accept': { paymentId: acceptedRefund },
