@@ -332,8 +332,25 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
       `/sandbox/payments/transactions/${disputed.body.data.transactionId}/chargeback`,
       { headers: { authorization: `Bearer ${h.adminToken}` }, json: { reasonCode: '10.4' } },
     );
+    // A payout with items, so its page and its list are crawled too.
+    const paidOut = await aMerchant(h);
+    const site = paidOut.sites[0]?.id;
+    await h.admin('PUT', `/merchants/${paidOut.id}/sites/${site}/payout-schedule`, {
+      json: { interval: 'manual', delayDays: 0 },
+    });
+    await h.admin('PUT', `/merchants/${paidOut.id}/sites/${site}/bank-account`, {
+      json: { iban: 'DE89370400440532013000', holderName: 'Console Layout GmbH' },
+    });
+    await payments(h, paidOut, 'POST', '/order', anOrder(await aCustomer(h, paidOut)));
+    await h.advanceClock(1);
+    const payout = await h.admin<{ id: string }>('POST', `/merchants/${paidOut.id}/sites/${site}/payouts`, {
+      json: { currency: 'EUR' },
+    });
+    expect(payout.status, payout.text).toBe(201);
+    expect((await fetch(`${h.baseUrl}/favicon.ico`)).headers.get('content-type')).toBe('image/x-icon');
     const paths = [
       '/console',
+      `/console/money/payouts/${payout.body.id}`,
       '/console/payments/orders',
       `/console/payments/orders/${order.orderId}`,
       `/console/payments/transactions/${order.transactionId}`,
@@ -414,6 +431,7 @@ async function checkLayout(page: Page, name: string, width: number, problems: st
         return input && Math.abs(input.getBoundingClientRect().left - l.getBoundingClientRect().left) > 2;
       }).length,
       scrollersWithoutShadow: boxes.filter((b) => b && b.scrollWidth > b.clientWidth && !getComputedStyle(b).backgroundImage.includes('gradient')).length,
+      scrollingTables: boxes.filter((b) => b && b.scrollWidth > b.clientWidth + 1).length,
     };
   })()`)) as {
     contentTop: number;
@@ -421,9 +439,12 @@ async function checkLayout(page: Page, name: string, width: number, problems: st
     labelsApartFromInputs: number;
     tablesOutsideScroll: number;
     scrollersWithoutShadow: number;
+    scrollingTables: number;
   };
-  if (width <= 400 && layout.contentTop > 320)
-    problems.push(`${name}: the menu takes ${layout.contentTop} px above the content`);
+  if (width <= 400 && layout.contentTop > 200)
+    problems.push(`${name}: the content starts ${layout.contentTop} px down (at most 200)`);
+  if (width >= 1280 && layout.scrollingTables > 0)
+    problems.push(`${name}: ${layout.scrollingTables} tables do not fit a wide screen (a column cut)`);
   if (width <= 400 && layout.cellsPastScreen > 0)
     problems.push(`${name}: ${layout.cellsPastScreen} cells reach past the screen`);
   if (layout.labelsApartFromInputs > 0) problems.push(`${name}: a filter label not above its own input`);
