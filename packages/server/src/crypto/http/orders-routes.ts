@@ -264,6 +264,8 @@ export async function registerOrdersRoutes(app: ZodApp, deps: OrdersRoutesDeps):
     '/stores/orders',
     {
       onRequest: deps.authenticate,
+      // Its answer is the order's id and the payment page's URL made of it, both in the row in clear.
+      config: { answerInClear: true },
       schema: {
         summary: 'Create an order; answers the URL of the hosted payment page',
         description: `Amounts are decimal strings in the order currency (${SETTLEMENT_CURRENCIES.join(', ')}). expires_at defaults to 15 minutes from now (5 minutes to 7 days). exchange_rate_id locks the rate of a quote from POST /stores/exchange_rates while it is valid.`,

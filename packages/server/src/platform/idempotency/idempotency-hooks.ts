@@ -47,6 +47,11 @@ declare module 'fastify' {
      * the key's answer; refused there, the route runs again (so it returns its answer, never sends it).
      */
     idempotency?: 'refuse' | 'optimistic';
+    /**
+     * The answer holds only what the route's rows keep in clear (an id, a URL made of it): stored with
+     * its key unencrypted. Only where a test proves it (test/platform/answers-in-clear.test.ts).
+     */
+    answerInClear?: true;
   }
 }
 
@@ -151,6 +156,8 @@ export function addIdempotencyHooks(
     if (!methods.some((method) => MUTATING.has(method))) return;
     const handler = route.handler as RouteHandlerMethod;
     const idempotency = (route.config as { idempotency?: string } | undefined)?.idempotency;
+    const answerInClear = (route.config as { answerInClear?: true } | undefined)?.answerInClear === true;
+    if (answerInClear) for (const method of methods) store.answersInClear.add(`${method} ${route.url}`);
     if (idempotency === 'refuse') {
       route.handler = async function unkeyedHandler(request, reply) {
         if (request.headers[IDEMPOTENCY_HEADER] !== undefined) {
@@ -175,6 +182,7 @@ export function addIdempotencyHooks(
         scope: request.principal?.scope ?? `anonymous:${request.ip}`,
         key: checkKey(key),
         requestHash: hashRequest(request.method, request.url, request.body),
+        ...(answerInClear ? { answerInClear } : {}),
       };
       const runHandler = async () => handler.call(this, request, reply);
       const run = async (defersRefusable: boolean) => {

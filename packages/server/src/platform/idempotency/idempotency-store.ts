@@ -39,6 +39,11 @@ export interface IdempotencyClaim {
   scope: string;
   key: string;
   requestHash: string;
+  /**
+   * The route's answer holds only what its rows keep in clear (route config `answerInClear`): stored
+   * with its key unencrypted, saving the cipher's set-up on a hot path (docs/architecture.md, Idempotency).
+   */
+  answerInClear?: boolean;
 }
 
 /** Thrown inside a keyed request when its unit opens and finds the key held or used: answer `decision`. */
@@ -137,6 +142,9 @@ export class IdempotencyStore {
   }
 
   /** Deletes the key's row if it is past its retention (a row the purge sweep has not reached yet). */
+  /** The routes marked `answerInClear` (their test proves each answer holds nothing kept encrypted). */
+  readonly answersInClear = new Set<string>();
+
   private async forgetIfRetired(claim: IdempotencyClaim): Promise<void> {
     await this.db
       .deleteFrom('idempotency_keys')
@@ -173,7 +181,9 @@ export class IdempotencyStore {
         claim.requestHash,
         answer.status,
         answer.contentType,
-        sealAnswer(this.encryptor, answer.body, associatedData(claim)),
+        claim.answerInClear
+          ? `${IN_CLEAR}${answer.body}`
+          : sealAnswer(this.encryptor, answer.body, associatedData(claim)),
         now,
         addSeconds(now, IDEMPOTENCY_TTL_SECONDS),
         addSeconds(now, this.retentionDays * 86_400),
@@ -243,7 +253,11 @@ function sealAnswer(encryptor: Encryptor, body: string, associated: string): str
   return `z:${encryptor.encrypt(deflateRawSync(body).toString('base64'), associated)}`;
 }
 
+/** The mark of an answer stored in clear (an encrypted one starts `v1:` or `z:`). */
+const IN_CLEAR = 'clear:';
+
 function openAnswer(encryptor: Encryptor, stored: string, associated: string): string {
+  if (stored.startsWith(IN_CLEAR)) return stored.slice(IN_CLEAR.length);
   if (!stored.startsWith('z:')) return encryptor.decrypt(stored, associated);
   return inflateRawSync(Buffer.from(encryptor.decrypt(stored.slice(2), associated), 'base64')).toString(
     'utf8',
