@@ -7,6 +7,7 @@ import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConsoleClient } from '../harness/console-client.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCustomer, aMerchant, anOrder, payments, type TestMerchant } from '../harness/payments-builders.ts';
 
@@ -110,5 +111,23 @@ describe('switching the bank rail with payouts in flight', () => {
       headers: { authorization: `Bearer ${h.adminToken}` },
     });
     expect((await reconcile()).findings).toEqual([]);
+  });
+
+  it('lets the operator book a payout as paid from its console page, through the same camt.054', async () => {
+    await h.restart(files());
+    const id = await paidOut('60.00');
+    const operator = await ConsoleClient.operator(h);
+    const page = await operator.get(`/console/money/payouts/${id}`);
+    expect(page.text).toContain('The bank books it (paid)');
+    const booked = await operator.post(`/console/sandbox/payouts/${id}/bank`, {
+      csrf: await operator.csrf(`/console/money/payouts/${id}`),
+      outcome: 'paid',
+    });
+    expect(booked.status).toBe(303);
+    expect(await payout(id)).toMatchObject({ status: 'paid' });
+    expect(await readdir(join(inbox, 'processed'))).toContain(`sandbox-camt054-${id}.xml`);
+    expect((await operator.get(`/console/money/payouts/${id}?done=paid`)).text).toContain(
+      'The bank booked it',
+    );
   });
 });

@@ -341,6 +341,9 @@ const DONE: Record<string, string> = {
   approved: 'Approved: it has been done.',
   rejected: 'Rejected: nothing happened.',
   removed: 'Removed: they can no longer sign in.',
+  paid: 'The bank booked it: the payout is paid.',
+  returned: 'The beneficiary’s bank returned it: its amount is back in the balance.',
+  failed: 'The bank rejected it: its amount is back in the balance.',
 };
 
 /** The notice of an action just done (a fixed message per outcome: nothing from the address is echoed). */

@@ -46,6 +46,7 @@ export const PERMISSIONS: Record<string, Permission> = {
   'GET /sandbox': 'read',
   'POST /sandbox/clock': 'developer',
   'POST /sandbox/trigger': 'developer',
+  'POST /sandbox/payouts/:id/bank': 'developer',
   'GET /payments/orders': 'read',
   'GET /payments/orders/:id': 'read',
   'GET /payments/transactions': 'read',

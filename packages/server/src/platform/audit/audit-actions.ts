@@ -116,7 +116,8 @@ export const AUDIT_ACTIONS: Readonly<Record<string, AuditAction>> = {
   'POST /console/payments/sites/:id/ipn-url': { action: 'site.ipn_url_set', object: param('id') },
   'POST /console/payments/sites/:id/rotate-key': { action: 'site_secret_key.rotated', object: param('id') },
   'POST /console/sandbox/clock': { action: 'sandbox_clock.advanced', object: none },
-  'POST /console/sandbox/trigger': { action: 'sandbox.triggered', object: { field: 'name' } },
+  'POST /console/sandbox/trigger': { action: 'sandbox.triggered', object: { field: 'event' } },
+  'POST /console/sandbox/payouts/:id/bank': { action: 'sandbox.bank_outcome', object: param('id') },
   // `tessera admin` (its object: the id it made, or the tenant it set)
   'tessera admin create-partner': { action: 'partner.created', object: answer('id') },
   'tessera admin create-merchant': { action: 'merchant.created', object: answer('id') },

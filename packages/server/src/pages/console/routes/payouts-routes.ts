@@ -23,8 +23,18 @@ import {
   settlementReport,
 } from '../../../platform/payouts/reports.ts';
 import { parseOwnerKey } from '../../../platform/payouts/terms.ts';
-import { sendConsolePage } from '../console-http.ts';
-import { details, doneNotice, filterForm, link, listView, money, status, when } from '../console-layout.ts';
+import { contextOf, sendConsolePage } from '../console-http.ts';
+import {
+  details,
+  doneNotice,
+  filterForm,
+  link,
+  listView,
+  money,
+  postForm,
+  status,
+  when,
+} from '../console-layout.ts';
 import { h } from '../html-template.ts';
 import {
   getPayout,
@@ -214,17 +224,40 @@ export async function registerPayoutsConsoleRoutes(
       }),
   });
 
+  /**
+   * In the sandbox, the operator plays the banks on a payout's page: book it as paid (on the files rail
+   * a camt.054 read from the inbox), return it or reject it (AC04), as the sandbox routes do.
+   */
+  const bankLevers = (request: FastifyRequest, p: { id: string; status: string }) => {
+    const ctx = contextOf(request, deps);
+    if (!ctx.sandbox || ctx.viewer.role !== 'operator') return '';
+    const action = `/console/sandbox/payouts/${encodeURIComponent(p.id)}/bank`;
+    const lever = (outcome: string, label: string) =>
+      postForm(ctx, action, [{ name: 'outcome', label: 'Outcome', type: 'hidden', value: outcome }], label, {
+        secondary: true,
+      });
+    const levers = [
+      ...(p.status === 'in_transit' ? [lever('paid', 'The bank books it (paid)')] : []),
+      ...(p.status === 'in_transit' || p.status === 'paid'
+        ? [lever('returned', 'The beneficiary’s bank returns it (AC04)')]
+        : []),
+      ...(p.status === 'in_transit' ? [lever('failed', 'The bank rejects it (AC04)')] : []),
+    ];
+    return levers.length ? h`<h2>The bank (sandbox)</h2>${levers}` : '';
+  };
+
   app.get<{ Params: { id: string } }>('/money/payouts/:id', async (request, reply) => {
     const viewer = viewerOf(request, deps);
     const p = await getPayout(db, viewer, request.params.id);
     const items = await payoutItems(db, p.id, textQuery(request).cursor);
+    const done = textQuery(request).done;
     const events = await eventsAbout(deps, viewer, p.id);
     return sendConsolePage(
       request,
       reply,
       deps,
       `Payout ${p.id}`,
-      h`${details([
+      h`${doneNotice(done)}${details([
         ['Tenant', p.owner],
         ['Amount', money(p.amount, p.currency)],
         ['Status', status(p.status)],
@@ -239,7 +272,7 @@ export async function registerPayoutsConsoleRoutes(
         ],
         ['Bank file', p.bank_file_id],
         ['Created', when(p.created_at)],
-      ])}<p>${link(`/console/money/payouts/${p.id}/report.csv`, 'Download the settlement report (CSV)')}</p>${listView(
+      ])}<p>${link(`/console/money/payouts/${p.id}/report.csv`, 'Download the settlement report (CSV)')}</p>${bankLevers(request, p)}${listView(
         {
           caption: 'Balance transactions it pays, newest first',
           rows: items.rows,

@@ -110,6 +110,31 @@ webhook goes out as in real use.</p>
     return sendConsolePage(request, reply, deps, 'Sandbox', page.content);
   });
 
+  // The bank's outcomes for a payout, as the sandbox routes give them (docs/payouts.md, The bank rail): the
+  // payout's page offers them to the operator. Paid goes the rail's own way (a camt.054 on the files rail).
+  app.post<{ Params: { id: string } }>(
+    '/sandbox/payouts/:id/bank',
+    { config: { idempotency: 'refuse' } },
+    async (request, reply) => {
+      operatorOnly(request);
+      const outcome = textBody(request).outcome;
+      const { moneyOut, transact } = deps.services;
+      const id = request.params.id;
+      if (outcome === 'paid') await moneyOut.bank.book(id);
+      else if (outcome === 'returned' || outcome === 'failed') {
+        await transact((tx) => moneyOut.lifecycle.step(tx, id, outcome, { failureCode: 'AC04' }));
+      } else {
+        throw new DomainError('validation_failed', 'outcome is paid, returned or failed', {
+          field: 'outcome',
+        });
+      }
+      return reply
+        .code(303)
+        .header('location', `/console/money/payouts/${encodeURIComponent(id)}?done=${outcome}`)
+        .send();
+    },
+  );
+
   app.post('/sandbox/trigger', { config: { idempotency: 'refuse' } }, async (request, reply) => {
     operatorOnly(request);
     const body = textBody(request);
