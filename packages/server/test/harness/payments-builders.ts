@@ -121,6 +121,20 @@ export function decryptIpns(receiver: WebhookReceiver, secret: string): Ipn[] {
   });
 }
 
+/** The buyer pays on a hosted card page (its HTML) with the approved test Visa, as a browser posts it. */
+export function payOnCardPage(h: Harness, pageHtml: string, holder: { name: string; country: string }) {
+  return h.request('POST', '/checkout/pay', {
+    form: {
+      ...hiddenFields(pageHtml),
+      cardHolderName: holder.name,
+      cardNumber: '4111111111111111',
+      cardExpiryDate: FUTURE_EXPIRY,
+      cardCvv: '123',
+      cardHolderCountry: holder.country,
+    },
+  });
+}
+
 /** The hidden fields of a hosted page's form (the card page carries the request to its own form). */
 export function hiddenFields(html: string): Record<string, string> {
   const unescapeHtml = (text: string) =>

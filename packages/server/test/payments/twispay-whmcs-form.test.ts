@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
-import { aMerchant, FUTURE_EXPIRY, hiddenFields, type TestMerchant } from '../harness/payments-builders.ts';
+import { aMerchant, payOnCardPage, type TestMerchant } from '../harness/payments-builders.ts';
 import { keyOf } from '../harness/xmoney-sdk-wire.ts';
 
 const hasPhp =
@@ -86,16 +86,7 @@ describe.runIf(hasPhp)('Twispay’s WHMCS module (the flat form)', () => {
     const page = await h.request('POST', '/', { form: { ...fields, checksum: phpChecksum(fields, key) } });
     expect(page.status, page.text.slice(0, 500)).toBe(200);
     expect(page.text).toContain('35.00');
-    const paid = await h.request('POST', '/checkout/pay', {
-      form: {
-        ...hiddenFields(page.text),
-        cardHolderName: 'Ana Pop',
-        cardNumber: '4111111111111111',
-        cardExpiryDate: FUTURE_EXPIRY,
-        cardCvv: '123',
-        cardHolderCountry: 'RO',
-      },
-    });
+    const paid = await payOnCardPage(h, page.text, { name: 'Ana Pop', country: 'RO' });
     expect(paid.status).toBe(200);
     expect(paid.text).toContain(`action="${BACK_URL}"`);
     const orders = await h.request<{ data: { externalOrderId: string; amount: number; currency: string }[] }>(

@@ -5,7 +5,7 @@
 import { decryptIpn } from '@tessera/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
-import { aMerchant, FUTURE_EXPIRY, hiddenFields, type TestMerchant } from '../harness/payments-builders.ts';
+import { aMerchant, payOnCardPage, type TestMerchant } from '../harness/payments-builders.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 import { pluginForm, purchaseJson, type ShopOrder, subscriptionJson } from '../harness/woocommerce-wire.ts';
 import { keyOf } from '../harness/xmoney-sdk-wire.ts';
@@ -53,16 +53,7 @@ const guestOrder = (orderId: number): ShopOrder => ({
 async function payAsThePluginDoes(json: string) {
   const page = await h.request('POST', '/?lang=ro', { form: pluginForm(json, key) });
   expect(page.status, page.text).toBe(200);
-  const paid = await h.request('POST', '/checkout/pay', {
-    form: {
-      ...hiddenFields(page.text),
-      cardHolderName: 'Ioana Popescu',
-      cardNumber: '4111111111111111',
-      cardExpiryDate: FUTURE_EXPIRY,
-      cardCvv: '123',
-      cardHolderCountry: 'RO',
-    },
-  });
+  const paid = await payOnCardPage(h, page.text, { name: 'Ioana Popescu', country: 'RO' });
   expect(paid.status).toBe(200);
   expect(paid.text).toContain(`action="${BACK_URL.replace(/&/g, '&amp;')}"`);
 }
