@@ -8,7 +8,6 @@ import { backupCluster, restoreCluster } from '../platform/db/backup.ts';
 import { createApp } from '../server.ts';
 import { servePrimary, serveWorker } from './cluster.ts';
 import { announceRunningServer } from './running-server.ts';
-import { CliError } from './server-connection.ts';
 
 /** Writes each API's OpenAPI document, as the server serves it, into a directory. */
 export async function exportOpenApi(config: Config, outDir: string): Promise<number> {

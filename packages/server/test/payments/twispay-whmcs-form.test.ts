@@ -37,7 +37,7 @@ function whmcsFields(invoiceId: number): Record<string, string> {
     amount: '35.00',
     backUrl: BACK_URL,
     currency: 'EUR',
-    description: 'Ana Pop - Invoice #' + invoiceId,
+    description: `Ana Pop - Invoice #${invoiceId}`,
     orderType: 'purchase',
     orderId: `81-82_${1764600000 + invoiceId}`,
     firstName: 'Ana',

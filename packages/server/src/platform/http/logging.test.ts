@@ -1,5 +1,6 @@
 // Log lines (logging.ts): JSON for a collector, one readable line on a terminal (TESSERA_LOG_FORMAT).
 import { Writable } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { logDestination, loggerOptions } from './logging.ts';
@@ -30,7 +31,7 @@ describe('log lines', () => {
       'webhook attempt failed',
     );
     expect(terminal.lines).toHaveLength(1);
-    const line = (terminal.lines[0] ?? '').replace(/\u001b\[[0-9;]*m/g, '');
+    const line = stripVTControlCharacters(terminal.lines[0] ?? '');
     expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: webhook attempt failed \{.*"deliveryId":"dlv_2"/);
     expect(line).not.toContain('"pid"');
   });
