@@ -1581,10 +1581,10 @@ export interface operations {
                                     total: string | number;
                                     currency: string;
                                     details?: {
-                                        subtotal?: string | number;
-                                        shipping?: string | number;
-                                        tax?: string | number;
-                                        discount?: string | number;
+                                        subtotal?: (string | number) | null;
+                                        shipping?: (string | number) | null;
+                                        tax?: (string | number) | null;
+                                        discount?: (string | number) | null;
                                     };
                                 };
                                 return_urls: {
@@ -1632,10 +1632,10 @@ export interface operations {
                                     total: string | number;
                                     currency: string;
                                     details?: {
-                                        subtotal?: string | number;
-                                        shipping?: string | number;
-                                        tax?: string | number;
-                                        discount?: string | number;
+                                        subtotal?: (string | number) | null;
+                                        shipping?: (string | number) | null;
+                                        tax?: (string | number) | null;
+                                        discount?: (string | number) | null;
                                     };
                                 };
                                 return_urls: {
