@@ -106,6 +106,8 @@ export class DocumentCheck {
  */
 function exampleProblems(name: string, example: unknown, body: unknown, status: number): string[] {
   if (!isRecord(example) || !isRecord(body)) return [];
+  // An envelope is an answer with a numeric code; a `message` elsewhere is the answer's own field.
+  if (typeof example.code !== 'number' || typeof body.code !== 'number') return [];
   const fields = status < 300 ? ['code', 'message'] : ['code'];
   return fields
     .filter((field) => field in example && field in body && example[field] !== body[field])

@@ -243,9 +243,13 @@ function withExample(media: OpenAPIV3.MediaTypeObject, status?: string): void {
   if (example === undefined) return;
   if (status && /^\d{3}$/.test(status) && example !== null && typeof example === 'object') {
     const envelope = example as Record<string, unknown>;
-    if (typeof envelope.code === 'number') envelope.code = Number(status);
-    if (typeof envelope.message === 'string' && SUCCESS_MESSAGE[status])
-      envelope.message = SUCCESS_MESSAGE[status];
+    // Only an envelope ({code, message, …}): a `message` beside no code is an answer's own field (a
+    // wallet sign-in's message to sign).
+    if (typeof envelope.code === 'number') {
+      envelope.code = Number(status);
+      if (typeof envelope.message === 'string' && SUCCESS_MESSAGE[status])
+        envelope.message = SUCCESS_MESSAGE[status];
+    }
   }
   media.example = example;
 }
