@@ -5,7 +5,7 @@
 // (Node's own start), in the same run. The first run of each is left out: it may build (a fresh
 // checkout's first command compiles the sources, about a second) or create the data directory.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +62,8 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 export async function cliTimings(): Promise<CliTiming[]> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tessera-bench-cli-'));
+  // Postgres runs as another user when the bench runs as root: it must be able to enter the directory.
+  await chmod(dataDir, 0o755);
   // The embedded database of its own data directory, whatever the bench's DATABASE_URL.
   const { DATABASE_URL: _ignored, ...inherited } = process.env;
   const env = { ...inherited, TESSERA_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
