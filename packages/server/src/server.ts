@@ -700,6 +700,7 @@ async function buildHttp(services: PlatformServices, adminToken: string): Promis
     orders: services.crypto.orders,
     clock: services.clock,
     capabilities: services.capabilities,
+    deliverBeforeAnswer: (eventId, waitMs) => services.deliveries.deliverBeforeAnswer(eventId, waitMs),
   });
   await registerRefundPageRoutes(app, { refunds: services.crypto.refunds });
   await registerAcsPageRoutes(app, { network: services.railSandbox.cardNetwork });

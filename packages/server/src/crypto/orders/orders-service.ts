@@ -314,18 +314,19 @@ export class OrdersService {
   }
 
   /** The buyer gives up on the hosted page before paying: `canceled`, and the page returns to the store. */
-  async cancelByBuyer(id: string): Promise<Order> {
+  /** The buyer cancels on the pay page; answers the order and the cancel event's id (none when it was already canceled). */
+  async cancelByBuyer(id: string): Promise<{ order: Order; eventId: string | undefined }> {
     return this.deps.transact(async (tx) => {
       const order = await this.load(tx, id, undefined, true);
-      if (order.status === 'canceled') return order;
+      if (order.status === 'canceled') return { order, eventId: undefined };
       if (order.status !== 'pending' || order.paymentLocked)
         throw invalidState(
           order.paymentLocked ? 'a payment was already sent for this order' : `the order is ${order.status}`,
           { status: order.status },
         );
       await this.setStatus(tx, order, 'canceled');
-      await this.publish(tx, order, 'ORDER.PAYMENT.CANCELLED', { status: 'canceled' });
-      return this.load(tx, id);
+      const { eventId } = await this.publish(tx, order, 'ORDER.PAYMENT.CANCELLED', { status: 'canceled' });
+      return { order: await this.load(tx, id), eventId };
     });
   }
 
@@ -670,8 +671,8 @@ export class OrdersService {
     order: Order,
     eventType: CryptoEventType,
     facts: Record<string, string>,
-  ): Promise<void> {
-    await publishCryptoEvent(this.deps.outbox, tx, {
+  ): Promise<{ eventId: string }> {
+    return publishCryptoEvent(this.deps.outbox, tx, {
       storeId: order.storeId,
       callbackUrl: order.callbackUrl,
       eventType,

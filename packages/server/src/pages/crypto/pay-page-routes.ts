@@ -25,9 +25,18 @@ function stamp(order: Order): string {
   return [order.status, ...order.deposits.map((d) => `${d.status}:${d.confirmations}`)].join('|');
 }
 
+/** How long the buyer's redirect after a cancel waits for the shop to take the cancel's webhook. */
+const CANCEL_WEBHOOK_WAIT_MS = 5_000;
+
 export async function registerPayPageRoutes(
   app: FastifyInstance,
-  deps: { orders: OrdersService; clock: Clock; capabilities: CapabilityTokens },
+  deps: {
+    orders: OrdersService;
+    clock: Clock;
+    capabilities: CapabilityTokens;
+    /** Sends an event's webhook now, waiting at most this long (delivery-engine.ts) */
+    deliverBeforeAnswer: (eventId: string, waitMs: number) => Promise<void>;
+  },
 ): Promise<void> {
   const load = async (id: string): Promise<PageView> => {
     if (!isUuid(id)) throw new DomainError('not_found', 'order not found');
@@ -88,7 +97,11 @@ export async function registerPayPageRoutes(
         return render(reply.code(403), view, deps.clock.now(), lang, m.formRefused);
       }
       try {
-        const order = await deps.orders.cancelByBuyer(view.order.id);
+        const { order, eventId } = await deps.orders.cancelByBuyer(view.order.id);
+        // The shop hears of the cancel before the buyer lands on it (as it hears of a payment before
+        // the buyer returns): a shop that serves one request at a time could not take the webhook
+        // while showing the buyer its page, and a page waiting for it would wait for itself.
+        if (eventId) await deps.deliverBeforeAnswer(eventId, CANCEL_WEBHOOK_WAIT_MS);
         return reply.redirect(order.cancelUrl ?? order.returnUrl, 303);
       } catch (err) {
         if (!(err instanceof DomainError) || err.status >= 500) throw err;

@@ -153,6 +153,46 @@ export class DeliveryEngine {
     return this.channels[event.api].buildRequest(event.payload, secret, attemptId);
   }
 
+  /**
+   * Attempts the event's delivery now and waits for it, at most `waitMs`: for an event whose receiver
+   * is about to be visited by the person who caused it (a buyer sent back to the shop right after
+   * cancelling), so the shop hears of it before the person arrives. A shop served by one process (PHP's
+   * own server, a small WordPress) cannot take the webhook while it serves the buyer's page, and a page
+   * that waits for the webhook would wait for itself. The job queued with the event still runs; whichever
+   * comes first claims the delivery, and an attempt still running at the deadline finishes on its own.
+   */
+  async deliverBeforeAnswer(eventId: string, waitMs: number): Promise<void> {
+    const delivery = await this.deps.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('event_id', '=', eventId)
+      .where('reason', '=', 'event')
+      .executeTakeFirst();
+    if (!delivery) return;
+    const deadline = Date.now() + waitMs;
+    const attempted = this.attempt(delivery.id).catch(() => false);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), waitMs);
+    });
+    try {
+      const first = await Promise.race([attempted, timedOut]);
+      if (first !== false) return;
+      // Claimed by the queued job first: wait for its attempt, polling, until the deadline.
+      while (Date.now() < deadline) {
+        const row = await this.deps.db
+          .selectFrom('webhook_deliveries')
+          .select(['attempt_count', 'leased_until'])
+          .where('id', '=', delivery.id)
+          .executeTakeFirst();
+        if (!row || (row.attempt_count > 0 && row.leased_until === null)) return;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Makes one attempt if the delivery is due and free; answers whether an attempt was made. */
   async attempt(deliveryId: string, traceparent?: string): Promise<boolean> {
     if (this.isStopping) return false;
