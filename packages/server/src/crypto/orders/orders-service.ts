@@ -816,7 +816,7 @@ export class OrdersService {
       expiresAt: row.expires_at,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
-      // Utrust's WooCommerce plugin reads the order's uuid from the redirect URL's query (COMPAT.md).
+      // Utrust's WooCommerce plugin reads the order's uuid from the redirect URL's query (docs/crypto.md).
       redirectUrl: `${this.deps.publicUrl}/crypto/pay/${row.id}?uuid=${row.id}`,
       amounts: { paid, pending, due: due > 0n ? due : 0n, over: paid > total ? paid - total : 0n },
       deposits,

@@ -20,13 +20,13 @@ import {
   linkTo,
   ROOT_CONTEXT,
   SpanKind,
-  SpanStatusCode,
   trace,
 } from '../observability/tracing.ts';
 import { CHANNELS, type ChannelRequest, newAttemptId, type WebhookChannel } from './channels.ts';
+import { postInClientSpan } from './client-span.ts';
 import { endpointAnswered, WAITING_PROBE_SECONDS } from './delivery-recovery.ts';
-import { FailureLog } from './failure-log.ts';
-import type { HttpSender, OutboundRequest, OutboundResult } from './http-sender.ts';
+import { FailureLog, logAttempt } from './failure-log.ts';
+import type { HttpSender, OutboundResult } from './http-sender.ts';
 import type { WebhookTenantDirectory } from './tenant-directory.ts';
 
 export const DELIVERY_QUEUE = 'webhook-delivery';
@@ -311,60 +311,8 @@ export class DeliveryEngine {
     // The tenant's failure series exists from its first attempt, at 0: increase() over a counter whose
     // series is born at 1 never sees that first failure, and an alert on it never fires.
     this.deps.failuresCounter.inc({ api: claimed.api, tenant: claimed.tenant_id }, isAcknowledged ? 0 : 1);
-    this.logAttempt(claimed, { isAcknowledged, isLast, waits, error, at: now });
+    logAttempt(this.deps.logger, this.failureLog, claimed, { isAcknowledged, isLast, waits, error, at: now });
     return true;
-  }
-
-  /**
-   * A delivery failed for good or left waiting is always logged; a failed attempt to be retried is
-   * summarised per endpoint (failure-log.ts), so one endpoint that is down is a line a minute.
-   */
-  private logAttempt(
-    claimed: { id: string; event_id: string; attempt_count: number; url: string },
-    outcome: {
-      isAcknowledged: boolean;
-      isLast: boolean;
-      waits: boolean;
-      error: string | undefined;
-      at: Date;
-    },
-  ): void {
-    const endpoint = FailureLog.endpointOf(claimed.url);
-    const line = this.failureLog.attempt(
-      endpoint,
-      !outcome.isAcknowledged,
-      outcome.error,
-      outcome.at.getTime(),
-    );
-    const facts = {
-      deliveryId: claimed.id,
-      eventId: claimed.event_id,
-      attempt: claimed.attempt_count,
-      endpoint,
-    };
-    if (outcome.isAcknowledged) {
-      if (line.log === 'recovered')
-        this.deps.logger.info(
-          { endpoint, failedBefore: line.failedBefore },
-          'webhook endpoint answers again',
-        );
-      return;
-    }
-    if (outcome.waits || outcome.isLast) {
-      this.deps.logger.info(
-        { ...facts, error: outcome.error },
-        outcome.waits
-          ? 'webhook delivery waits for the endpoint to answer again'
-          : 'webhook delivery failed for good',
-      );
-    } else if (line.log === 'failure') {
-      this.deps.logger.info(
-        { ...facts, error: outcome.error, ...(line.alsoFailed > 0 ? { alsoFailed: line.alsoFailed } : {}) },
-        line.alsoFailed > 0
-          ? `webhook attempt failed; retry scheduled (and ${line.alsoFailed} more failed attempts to this endpoint in the last minute, not logged one by one)`
-          : 'webhook attempt failed; retry scheduled (more failures of this endpoint within a minute are summarised)',
-      );
-    }
   }
 
   private async recordAbandoned(
@@ -423,37 +371,4 @@ export class DeliveryEngine {
     await Promise.all(Array.from({ length: Math.min(8, queue.length) }, worker));
     return attempted;
   }
-}
-
-/**
- * The attempt's POST as an HTTP client span with OpenTelemetry's semantic attributes: the URL without its
- * query or credentials (a receiver's token may ride there), the method, the status, and the error's type.
- */
-function postInClientSpan(sender: HttpSender, request: OutboundRequest): Promise<OutboundResult> {
-  const url = new URL(request.url);
-  const shown = `${url.protocol}//${url.host}${url.pathname}`;
-  return inSpan(
-    'POST',
-    {
-      'http.request.method': 'POST',
-      'url.full': shown,
-      'server.address': url.hostname,
-      'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
-    },
-    async (span) => {
-      const result = await sender.post(request);
-      if (result.statusCode !== undefined) span.setAttribute('http.response.status_code', result.statusCode);
-      const errorType = result.error
-        ? (/^([A-Z_]+|timeout|refused|abandoned)\b/.exec(result.error)?.[1] ?? '_OTHER')
-        : result.statusCode !== undefined && result.statusCode >= 400
-          ? String(result.statusCode)
-          : undefined;
-      if (errorType) {
-        span.setAttribute('error.type', errorType);
-        span.setStatus({ code: SpanStatusCode.ERROR });
-      }
-      return result;
-    },
-    { kind: SpanKind.CLIENT },
-  );
 }

@@ -5,6 +5,8 @@
 // (shop.example) then logs a line a minute per endpoint, not one per attempt; every attempt is still in
 // the delivery log, the metrics and the traces.
 
+import type { Logger } from 'pino';
+
 /** The window an endpoint's failures are summarised over (on the injected clock). */
 export const FAILURE_LOG_WINDOW_MS = 60_000;
 /** Endpoints remembered at most (the oldest forgotten first): a bound on memory, not on correctness. */
@@ -56,5 +58,51 @@ export class FailureLog {
       if (oldest !== undefined) this.endpoints.delete(oldest);
     }
     return { log: 'failure', alsoFailed };
+  }
+}
+
+/**
+ * A delivery failed for good or left waiting is always logged; a failed attempt to be retried is
+ * summarised per endpoint (FailureLog above), so one endpoint that is down is a line a minute.
+ */
+export function logAttempt(
+  logger: Logger,
+  failureLog: FailureLog,
+  claimed: { id: string; event_id: string; attempt_count: number; url: string },
+  outcome: {
+    isAcknowledged: boolean;
+    isLast: boolean;
+    waits: boolean;
+    error: string | undefined;
+    at: Date;
+  },
+): void {
+  const endpoint = FailureLog.endpointOf(claimed.url);
+  const line = failureLog.attempt(endpoint, !outcome.isAcknowledged, outcome.error, outcome.at.getTime());
+  const facts = {
+    deliveryId: claimed.id,
+    eventId: claimed.event_id,
+    attempt: claimed.attempt_count,
+    endpoint,
+  };
+  if (outcome.isAcknowledged) {
+    if (line.log === 'recovered')
+      logger.info({ endpoint, failedBefore: line.failedBefore }, 'webhook endpoint answers again');
+    return;
+  }
+  if (outcome.waits || outcome.isLast) {
+    logger.info(
+      { ...facts, error: outcome.error },
+      outcome.waits
+        ? 'webhook delivery waits for the endpoint to answer again'
+        : 'webhook delivery failed for good',
+    );
+  } else if (line.log === 'failure') {
+    logger.info(
+      { ...facts, error: outcome.error, ...(line.alsoFailed > 0 ? { alsoFailed: line.alsoFailed } : {}) },
+      line.alsoFailed > 0
+        ? `webhook attempt failed; retry scheduled (and ${line.alsoFailed} more failed attempts to this endpoint in the last minute, not logged one by one)`
+        : 'webhook attempt failed; retry scheduled (more failures of this endpoint within a minute are summarised)',
+    );
   }
 }
