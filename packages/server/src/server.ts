@@ -78,6 +78,7 @@ import { JobQueue } from './platform/jobs/job-queue.ts';
 import { Ledger } from './platform/ledger/ledger.ts';
 import { addRequestSpans } from './platform/observability/request-spans.ts';
 import { startTracing, traced } from './platform/observability/tracing.ts';
+import { sumBalanceDays } from './platform/payouts/balance-days.ts';
 import type { MoneyOut } from './platform/payouts/money-out.ts';
 import { PayoutLifecycle } from './platform/payouts/payout-lifecycle.ts';
 import { PayoutsService } from './platform/payouts/payouts-service.ts';
@@ -309,7 +310,22 @@ export async function createApp(options: AppOptions): Promise<TesseraApp> {
   sweeps.register('approval-expiry', () => approvals.expireDue(db));
   const terms = new TermsStore(clock, tenantCache, config.moneyOut.defaults);
   const payoutLifecycle = new PayoutLifecycle({ ledger, outbox, clock });
-  const payouts = new PayoutsService({ db, transact, clock, ledger, outbox, terms });
+  sweeps.register('balance-days', () => sumBalanceDays(db, clock.now()));
+  const payouts = new PayoutsService({
+    db,
+    transact,
+    clock,
+    ledger,
+    outbox,
+    terms,
+    onRunFailure: (failure, error) => {
+      logger.error(
+        { err: error, tenant: failure.tenant, currency: failure.currency },
+        'payout run: a tenant failed',
+      );
+      metrics.payoutRunFailures.inc({ tenant: failure.tenant });
+    },
+  });
   // The bank's files and statements are a rail too: its calls are traced (docs/operations.md, Traces).
   const bank = traced(
     'bank',

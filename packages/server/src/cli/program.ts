@@ -109,7 +109,21 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
     .description('the audit trail')
     .command('verify')
     .description('check the audit trail’s hash chain: exit 0, or 1 naming the first record that breaks it')
-    .action(run(async () => (await adminCli()).verifyAuditTrail(await loadConfig())));
+    .option(
+      '--from <seq>',
+      'start at a checkpoint: the head record an earlier run printed',
+      positiveInt('--from'),
+    )
+    .option('--hash <hash>', 'the checkpoint record’s hash as that run printed it')
+    .action((o: { from?: number; hash?: string }) =>
+      run(async () => {
+        if (o.hash !== undefined && o.from === undefined) {
+          throw new InvalidArgumentError('--hash needs --from: the record the hash is of');
+        }
+        const from = o.from === undefined ? undefined : { seq: o.from, hash: o.hash };
+        return (await adminCli()).verifyAuditTrail(await loadConfig(), from);
+      })(),
+    );
 
   const admin = program
     .command('admin')

@@ -67,6 +67,21 @@ export function newId(kind: IdKind, timeMs?: number): string {
   return `${PREFIXES[kind]}_${ulid(timeMs)}`;
 }
 
+/**
+ * The smallest id of a kind made at or after a time: ids carry the time they were made with (or a later
+ * one, never an earlier one), so `id >= idFloor(kind, t)` holds for every row made at or after `t` and
+ * lets an `(owner, id)` index serve a time window's lower end.
+ */
+export function idFloor(kind: IdKind, timeMs: number): string {
+  let time = '';
+  let t = Math.max(0, Math.floor(timeMs));
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD.charAt(t % 32) + time;
+    t = Math.floor(t / 32);
+  }
+  return `${PREFIXES[kind]}_${time}`;
+}
+
 /** Whether an id has the UUID shape (spec ids like cardId are UUID-shaped; anything else is simply unknown). */
 export function isUuid(id: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);

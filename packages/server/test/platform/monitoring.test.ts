@@ -41,7 +41,7 @@ describe('monitoring', () => {
     () => {
       const promtool = (...args: string[]) =>
         execFileSync('promtool', args, { cwd: ops('prometheus'), encoding: 'utf8' });
-      expect(promtool('check', 'rules', 'alerts.yml')).toMatch(/SUCCESS: 12 rules found/);
+      expect(promtool('check', 'rules', 'alerts.yml')).toMatch(/SUCCESS: 13 rules found/);
       expect(promtool('check', 'config', 'prometheus.yml')).toMatch(/is valid prometheus config file/);
       expect(promtool('test', 'rules', 'alerts.test.yml')).toMatch(/SUCCESS/);
     },
@@ -111,7 +111,7 @@ describe('monitoring', () => {
       ),
     );
     const alerts = [...rulesText.matchAll(/- alert: (\w+)/g)].map((m) => m[1] as string);
-    expect(alerts).toHaveLength(12);
+    expect(alerts).toHaveLength(13);
     const runbooks = [...rulesText.matchAll(/runbook_url: docs\/operations\.md#(\S+)/g)].map(
       (m) => m[1] as string,
     );

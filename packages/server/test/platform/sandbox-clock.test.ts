@@ -42,6 +42,7 @@ describe('sandbox clock', () => {
       'ledger-rollup',
       'console-daily-figures',
       'approval-expiry',
+      'balance-days',
       // The rails' own work first (rails/rails.ts), then the APIs'.
       'chain-confirmations',
       'card-network-challenges',

@@ -225,18 +225,25 @@ export async function runAdminAction(config: Config, action: AdminAction): Promi
 }
 
 /**
- * `tessera audit verify`: walks the audit trail's hash chain from its first record. Exit 0 with the count
- * and the head (seq and hash: keep them, so a later check also catches records removed from the end),
- * or 1 naming the first record that breaks the chain.
+ * `tessera audit verify [--from SEQ [--hash HASH]]`: walks the audit trail's hash chain from its first
+ * record, or from a checkpoint an earlier run printed (its head). Exit 0 with the count and the head (keep
+ * it: the next run starts there, and a record removed from the end is caught), or 1 naming the first record
+ * that breaks the chain.
  */
-export async function verifyAuditTrail(config: Config): Promise<number> {
+export async function verifyAuditTrail(
+  config: Config,
+  from?: { seq: number; hash?: string | undefined },
+): Promise<number> {
   const booted = await boot(config, { runMigrations: false, reuseRunningEmbedded: true });
   const database = openDatabase(booted.databaseUrl, { max: 1 });
   try {
-    const verdict = await verifyAudit(database.db);
+    const verdict = await verifyAudit(database.db, from);
     if (verdict.ok) {
-      const head = verdict.head ? `; head: record ${verdict.head.seq}, hash ${verdict.head.hash}` : '';
-      process.stdout.write(`audit trail intact: ${verdict.records} records${head}\n`);
+      const since = from ? ` after record ${from.seq}` : '';
+      const head = verdict.head
+        ? `; head: record ${verdict.head.seq}, hash ${verdict.head.hash}\nnext time: tessera audit verify --from ${verdict.head.seq} --hash ${verdict.head.hash}`
+        : '';
+      process.stdout.write(`audit trail intact: ${verdict.records} records${since}${head}\n`);
       return 0;
     }
     process.stderr.write(

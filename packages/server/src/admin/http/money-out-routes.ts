@@ -227,15 +227,21 @@ export async function registerMoneyOutRoutes(app: ZodApp, deps: AdminDeps): Prom
           'Run the payout schedule now: pay every tenant due today, then hand the new payouts to the bank',
         tags: ['payouts'],
         response: {
-          200: z.object({ payouts: z.array(payoutSchema), sent: z.number().int() }),
+          200: z.object({
+            payouts: z.array(payoutSchema),
+            sent: z.number().int(),
+            failures: z
+              .array(z.object({ tenant: z.string(), currency: z.string(), error: z.string() }))
+              .describe('tenants whose step threw: logged, counted, and tried again by the next run'),
+          }),
           ...standardErrors,
         },
       },
     },
     async () => {
-      const made = await payouts.runDue({ explicit: true });
+      const { made, failed } = await payouts.runDue({ explicit: true });
       const sent = await deps.moneyOut.bank.dispatch();
-      return { payouts: made.map(payoutView), sent };
+      return { payouts: made.map(payoutView), sent, failures: failed };
     },
   );
 
@@ -272,7 +278,7 @@ export async function registerMoneyOutRoutes(app: ZodApp, deps: AdminDeps): Prom
       sendCsv(
         reply,
         `${request.params.id}.csv`,
-        await settlementReport(deps.db, await anyPayout(request.params.id)),
+        settlementReport(deps.db, await anyPayout(request.params.id)),
       ),
   );
   app.get(
@@ -356,7 +362,15 @@ export async function registerMoneyOutRoutes(app: ZodApp, deps: AdminDeps): Prom
         summary:
           'Reconcile a day: ledger balances, payouts, bank files and statements (what `tessera reconcile` prints)',
         tags: ['payouts'],
-        querystring: z.object({ date: dayField.optional() }),
+        querystring: z.object({
+          date: dayField.optional(),
+          full: z
+            .enum(['true', 'false'])
+            .optional()
+            .describe(
+              'true: prove every day again from the first, not from the newest day proved (slow on a year of data)',
+            ),
+        }),
         response: {
           200: z.object({
             date: z.string(),
@@ -370,7 +384,11 @@ export async function registerMoneyOutRoutes(app: ZodApp, deps: AdminDeps): Prom
         },
       },
     },
-    async (request) => reconcile(deps.db, request.query.date ?? deps.clock.now().toISOString().slice(0, 10)),
+    async (request) =>
+      reconcile(deps.db, request.query.date ?? deps.clock.now().toISOString().slice(0, 10), {
+        now: deps.clock.now(),
+        full: request.query.full === 'true',
+      }),
   );
 
   app.get(

@@ -340,7 +340,7 @@ export async function registerPayoutRoutes(app: ZodApp, deps: StorePayoutRoutesD
       sendCsv(
         reply,
         `${request.params.id}.csv`,
-        await settlementReport(deps.db, await ownPayout(storeOf(request).id, request.params.id)),
+        settlementReport(deps.db, await ownPayout(storeOf(request).id, request.params.id)),
       ),
   );
 }

@@ -117,6 +117,7 @@ export const PERMISSIONS: Record<string, Permission> = {
   'GET /approvals/:id/reject': 'finance',
   'POST /approvals/:id/reject': 'finance',
   'GET /money/reports': 'finance',
+  'POST /money/reports/reconcile': 'finance',
   'GET /money/reports/balance.csv': 'finance',
   'GET /money/reports/revenue.csv': 'finance',
   'GET /members': 'members',

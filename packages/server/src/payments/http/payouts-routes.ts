@@ -258,7 +258,7 @@ export async function registerPayoutRoutes(app: ZodApp, deps: PayoutRoutesDeps):
       sendCsv(
         reply,
         `${request.params.id}.csv`,
-        await settlementReport(deps.db, await ownPayout(merchantOf(request), request.params.id)),
+        settlementReport(deps.db, await ownPayout(merchantOf(request), request.params.id)),
       ),
   );
 }

@@ -102,6 +102,7 @@ export const AUDIT_ACTIONS: Readonly<Record<string, AuditAction>> = {
   'POST /console/money/bank-accounts/:tenant': { action: 'bank_account.set', object: param('tenant') },
   // Made now, or asked of a second person (the approval request is then the object).
   'POST /console/money/payouts/new': { action: 'payout.created', object: { location: true } },
+  'POST /console/money/reports/reconcile': { action: 'reconcile.run', object: none },
   'POST /console/payments/transactions/:id/refund': {
     action: 'refund.created',
     object: { location: true, param: 'id' },

@@ -84,6 +84,52 @@ export interface PayoutRunDaysTable {
   day: string;
   paid: Generated<boolean>;
   seen: string | null;
+  looked_at: Timestamp | null;
+}
+
+export interface BalanceDaysTable {
+  owner: string;
+  currency: string;
+  /** YYYY-MM-DD */
+  day: ColumnType<string, string, string>;
+  gross: Numeric;
+  fee: Numeric;
+  net: Numeric;
+  fee_count: ColumnType<string, string | number, string | number>;
+  closing: Numeric;
+}
+
+export interface BalanceDaysSummedTable {
+  day: ColumnType<string, string, string>;
+  summed_at: Timestamp;
+}
+
+export interface ReconcileMarksTable {
+  day: ColumnType<string, string, string>;
+  sums: ColumnType<unknown, string, string>;
+  proved_at: Timestamp;
+}
+
+export interface ReconcileRunsTable {
+  id: Generated<string>;
+  date: ColumnType<string, string, string>;
+  full_run: boolean;
+  clean: boolean;
+  checked: ColumnType<Record<string, number>, string, string>;
+  findings: ColumnType<unknown[], string, string>;
+  duration_ms: number;
+  ran_at: Timestamp;
+}
+
+export interface PayoutAssembliesTable {
+  payout_id: string;
+  owner: string;
+  currency: string;
+  cut_at: Timestamp;
+  scheduled_for: string | null;
+  items: ColumnType<string, string | number, string | number>;
+  total: Numeric;
+  started_at: Timestamp;
 }
 
 export interface BankFilesTable {
@@ -295,6 +341,11 @@ export interface PlatformTables {
   balance_transactions: BalanceTransactionsTable;
   payouts: PayoutsTable;
   payout_run_days: PayoutRunDaysTable;
+  balance_days: BalanceDaysTable;
+  balance_days_summed: BalanceDaysSummedTable;
+  reconcile_marks: ReconcileMarksTable;
+  reconcile_runs: ReconcileRunsTable;
+  payout_assemblies: PayoutAssembliesTable;
   bank_files: BankFilesTable;
   bank_inbox_files: BankInboxFilesTable;
   merchants: MerchantsTable;

@@ -11,6 +11,7 @@ export interface Metrics {
   webhookAttempts: Counter<'api' | 'outcome'>;
   webhookFailures: Counter<'api' | 'tenant'>;
   bankInboxFiles: Counter<'outcome'>;
+  payoutRunFailures: Counter<'tenant'>;
   sweepDuration: Histogram<'sweep'>;
   sweepFailures: Counter<'sweep'>;
   sweepLastSuccess: Gauge<'sweep'>;
@@ -31,6 +32,7 @@ export function createMetrics(): Metrics {
     for (const outcome of ['acknowledged', 'failed']) metrics.webhookAttempts.inc({ api, outcome }, 0);
   }
   for (const outcome of BANK_INBOX_OUTCOMES) metrics.bankInboxFiles.inc({ outcome }, 0);
+  metrics.payoutRunFailures.inc({ tenant: '' }, 0);
   return metrics;
 }
 
@@ -68,6 +70,12 @@ function buildMetrics(): Metrics {
       name: 'tessera_bank_inbox_files_total',
       help: 'Files read from the bank inbox, by outcome (applied, unmatched lines, rejected)',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    payoutRunFailures: new Counter({
+      name: 'tessera_payout_run_failures_total',
+      help: 'Steps of the payout run that threw, by tenant (logged; the next round tries the tenant again)',
+      labelNames: ['tenant'],
       registers: [registry],
     }),
     sweepDuration: new Histogram({

@@ -9,6 +9,13 @@ import type { Owner } from './terms.ts';
 export const SITE_BALANCE_PURPOSES = ['balance', ...Array.from({ length: 7 }, (_, i) => `balance:${i + 1}`)];
 const REVENUE_PURPOSES = Array.from({ length: 16 }, (_, shard) => `fees:${shard}`);
 
+/** Who owns a tenant's balance accounts in the ledger, and their purposes. */
+export function balanceAccountsOf(owner: Owner): { ownerType: string; ownerId: string; purposes: string[] } {
+  return owner.kind === 'site'
+    ? { ownerType: 'payments_site', ownerId: String(owner.siteId), purposes: SITE_BALANCE_PURPOSES }
+    : { ownerType: 'crypto_store', ownerId: owner.storeId, purposes: ['settlement'] };
+}
+
 /** The accounts that hold a tenant's balance in a currency: a site's shards, a store's one account. */
 export function balanceAccounts(
   ledger: Ledger,

@@ -8,7 +8,7 @@ import type { StatementBatch } from '../db/statement-batch.ts';
 import { rowInsert } from '../db/statement-batch.ts';
 import { newId } from '../ids.ts';
 import type { Ledger } from '../ledger/ledger.ts';
-import { balanceAccounts } from './balance-accounts.ts';
+import { balanceAccounts, balanceAccountsOf } from './balance-accounts.ts';
 import { type Owner, ownerKey, type PayoutSchedule, shareOf } from './terms.ts';
 
 export const BALANCE_TRANSACTION_TYPES = [
@@ -138,14 +138,14 @@ export interface Balance {
  * refunds took more than was available: the next payouts recover it.
  */
 export async function balancesOf(db: Executor, ledger: Ledger, owner: Owner, now: Date): Promise<Balance[]> {
+  // The currencies it has money in: those of its balance accounts with an entry (the ledger's unique key on
+  // owner, asset and purpose finds them; balance transactions have no index by currency but the unpaid one).
+  const { ownerType, ownerId, purposes } = balanceAccountsOf(owner);
   const currencies = await sql<{ currency: string }>`
-    WITH RECURSIVE c AS (
-      (SELECT currency FROM balance_transactions WHERE owner = ${ownerKey(owner)} ORDER BY currency LIMIT 1)
-      UNION ALL
-      SELECT (SELECT currency FROM balance_transactions
-              WHERE owner = ${ownerKey(owner)} AND currency > c.currency ORDER BY currency LIMIT 1)
-      FROM c WHERE c.currency IS NOT NULL
-    ) SELECT currency FROM c WHERE currency IS NOT NULL`.execute(db);
+    SELECT DISTINCT a.asset AS currency FROM ledger_accounts a
+    WHERE a.owner_type = ${ownerType} AND a.owner_id = ${ownerId} AND a.purpose = ANY(${purposes}::text[])
+      AND EXISTS (SELECT 1 FROM ledger_entries e WHERE e.account_id = a.id)
+    ORDER BY 1`.execute(db);
   const balances: Balance[] = [];
   for (const { currency } of currencies.rows)
     balances.push(await balanceOf(db, ledger, owner, currency, now));

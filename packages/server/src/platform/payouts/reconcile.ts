@@ -8,8 +8,12 @@
 //  6. the platform's fee revenue equals the fees of the balance transactions;
 //  7. no payout is still in transit more than two days after its arrival date (the bank, or a rail the
 //     operator switched away from, never said what became of it).
+// Checks 1 and 6 sum all history. Each day they prove is remembered (reconcile_marks: the cumulative sums
+// both sides came to at its end), so a run reads only the days since the newest mark before its day, and a
+// day proved once is answered from its mark; `full` proves every day again from the first. Every run's
+// result is kept (reconcile_runs) for the console's Reports page.
 import { type RawBuilder, sql } from 'kysely';
-import type { Executor } from '../db/database.ts';
+import type { Db, Executor } from '../db/database.ts';
 import { SITE_BALANCE_PURPOSES } from './balance-accounts.ts';
 
 export interface Finding {
@@ -38,21 +42,23 @@ interface Check {
   findings: Finding[];
 }
 
-export async function reconcile(db: Executor, date: string): Promise<Reconciliation> {
+export interface ReconcileOptions {
+  /** Now, on the platform's clock: a day is remembered once it has been over an hour */
+  now: Date;
+  /** Prove every day again from the first, not from the newest mark */
+  full?: boolean;
+}
+
+export async function reconcile(db: Db, date: string, options: ReconcileOptions): Promise<Reconciliation> {
+  const started = performance.now();
   const end = sql`${date}::date + 1`;
+  const sums = await provedSums(db, date, options);
   const checks: Record<Finding['check'], Check> = {
-    balances: await compare(
-      db,
-      ledgerTotals(
-        sql`CASE a.owner_type WHEN 'payments_site' THEN 'site:' ELSE 'store:' END || a.owner_id || ' ' || a.asset`,
-        sql`((a.owner_type = 'payments_site' AND a.purpose = ANY(${SITE_BALANCE_PURPOSES}::text[]))
-          OR (a.owner_type = 'crypto_store' AND a.purpose = 'settlement'))`,
-        end,
-      ),
-      sql`SELECT owner || ' ' || currency AS key, sum(net) AS total FROM balance_transactions
-          WHERE created_at < ${end} GROUP BY 1`,
-      (l, o) => ({ check: 'balances', expected: `ledger ${l}`, actual: `balance transactions ${o}` }),
-    ),
+    balances: compareSums(sums.balances, (l, o) => ({
+      check: 'balances',
+      expected: `ledger ${l}`,
+      actual: `balance transactions ${o}`,
+    })),
     payout_items: await payoutItems(db, date),
     bank_files: await bankFiles(db, date),
     bank_statements: await bankStatements(db, date),
@@ -72,17 +78,192 @@ export async function reconcile(db: Executor, date: string): Promise<Reconciliat
         actual: `in-transit account ${l}`,
       }),
     ),
-    revenue: await compare(
-      db,
-      ledgerTotals(sql`a.asset`, sql`a.owner_type = 'platform' AND a.owner_id = 'revenue'`, end),
-      sql`SELECT currency AS key, sum(fee) AS total FROM balance_transactions WHERE created_at < ${end} GROUP BY 1`,
-      (l, o) => ({ check: 'revenue', expected: `fees ${o}`, actual: `revenue account ${l}` }),
-    ),
+    revenue: compareSums(sums.revenue, (l, o) => ({
+      check: 'revenue',
+      expected: `fees ${o}`,
+      actual: `revenue account ${l}`,
+    })),
     late_payouts: await latePayouts(db, date),
   };
   const findings = Object.values(checks).flatMap((c) => c.findings);
   const checked = Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, c.checked]));
-  return { date, clean: findings.length === 0, checked: checked as Reconciliation['checked'], findings };
+  const result = {
+    date,
+    clean: findings.length === 0,
+    checked: checked as Reconciliation['checked'],
+    findings,
+  };
+  await recordRun(db, result, options, Math.round(performance.now() - started));
+  return result;
+}
+
+/** Per key, what the ledger and the balance transactions come to at a day's end: [ledger, rows]. */
+interface Sums {
+  balances: Record<string, [string, string]>;
+  revenue: Record<string, [string, string]>;
+}
+
+const DAY_MS = 86_400_000;
+/** A day's sums are remembered once it has been over this long (its late business steps have committed). */
+const MARK_AFTER_MS = 3_600_000;
+const nextDay = (day: string) => new Date(Date.parse(day) + DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * Checks 1 and 6 at the end of `date`: from its own mark when it has one, else the newest mark before it
+ * (nothing, for `full`) plus each day since, read by the day's time range (the balance transactions'
+ * created index, the ledger transactions' BRIN). Each day over an hour ago with movements is remembered.
+ */
+async function provedSums(db: Db, date: string, options: ReconcileOptions): Promise<Sums> {
+  if (options.full) await db.deleteFrom('reconcile_marks').execute();
+  else {
+    const own = await db
+      .selectFrom('reconcile_marks')
+      .select('sums')
+      .where('day', '=', date)
+      .executeTakeFirst();
+    if (own) return own.sums as Sums;
+  }
+  const base = await db
+    .selectFrom('reconcile_marks')
+    .select([sql<string>`day::text`.as('day'), 'sums'])
+    .where('day', '<', date)
+    .orderBy('day', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const sums: Sums = base ? structuredClone(base.sums as Sums) : { balances: {}, revenue: {} };
+  const from = base ? new Date(Date.parse(nextDay(base.day))) : new Date(0);
+  const to = new Date(Date.parse(date) + DAY_MS);
+  const { rows } = await sql<{
+    day: string;
+    side: 0 | 1;
+    book: 'balances' | 'revenue';
+    key: string;
+    total: string;
+  }>`
+    SELECT to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, 0 AS side,
+      CASE WHEN a.owner_type = 'platform' THEN 'revenue' ELSE 'balances' END AS book,
+      CASE a.owner_type WHEN 'payments_site' THEN 'site:' || a.owner_id || ' ' || a.asset
+        WHEN 'crypto_store' THEN 'store:' || a.owner_id || ' ' || a.asset ELSE a.asset END AS key,
+      sum(e.amount)::text AS total
+    FROM ledger_transactions t
+    JOIN ledger_entries e ON e.transaction_id = t.id
+    JOIN ledger_accounts a ON a.id = e.account_id
+    WHERE t.created_at >= ${from} AND t.created_at < ${to} AND t.status = 'posted'
+      AND ((a.owner_type = 'payments_site' AND a.purpose = ANY(${SITE_BALANCE_PURPOSES}::text[]))
+        OR (a.owner_type = 'crypto_store' AND a.purpose = 'settlement')
+        OR (a.owner_type = 'platform' AND a.owner_id = 'revenue'))
+    GROUP BY 1, 3, 4
+    UNION ALL
+    SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), 1, 'balances', owner || ' ' || currency,
+      sum(net)::text
+    FROM balance_transactions WHERE created_at >= ${from} AND created_at < ${to}
+    GROUP BY 1, 4
+    UNION ALL
+    SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), 1, 'revenue', currency, sum(fee)::text
+    FROM balance_transactions WHERE created_at >= ${from} AND created_at < ${to} AND fee <> 0
+    GROUP BY 1, 4
+    ORDER BY 1`.execute(db);
+  const closedBefore = options.now.getTime() - MARK_AFTER_MS;
+  const marks: { day: string; sums: string; proved_at: Date }[] = [];
+  for (let i = 0; i < rows.length; ) {
+    const day = rows[i]?.day as string;
+    for (; i < rows.length && rows[i]?.day === day; i++) {
+      const row = rows[i] as (typeof rows)[number];
+      const pair = sums[row.book][row.key] ?? ['0', '0'];
+      pair[row.side] = (BigInt(pair[row.side]) + BigInt(row.total)).toString();
+      sums[row.book][row.key] = pair;
+    }
+    if (Date.parse(day) + DAY_MS <= closedBefore) {
+      marks.push({ day, sums: JSON.stringify(sums), proved_at: options.now });
+    }
+  }
+  for (let i = 0; i < marks.length; i += 100) {
+    await db
+      .insertInto('reconcile_marks')
+      .values(marks.slice(i, i + 100))
+      .onConflict((oc) =>
+        oc
+          .column('day')
+          .doUpdateSet((eb) => ({ sums: eb.ref('excluded.sums'), proved_at: eb.ref('excluded.proved_at') })),
+      )
+      .execute();
+  }
+  return sums;
+}
+
+function compareSums(
+  sums: Record<string, [string, string]>,
+  say: (ledger: string, other: string) => Omit<Finding, 'subject'>,
+): Check {
+  const keys = Object.keys(sums).sort();
+  return {
+    checked: keys.length,
+    findings: keys
+      .filter((key) => sums[key]?.[0] !== sums[key]?.[1])
+      .map((key) => ({ subject: key, ...say(sums[key]?.[0] ?? '0', sums[key]?.[1] ?? '0') })),
+  };
+}
+
+/** Runs kept for the console: the newest 400. */
+const RUNS_KEPT = 400;
+
+async function recordRun(
+  db: Db,
+  result: Reconciliation,
+  options: ReconcileOptions,
+  ms: number,
+): Promise<void> {
+  const { id } = await db
+    .insertInto('reconcile_runs')
+    .values({
+      date: result.date,
+      full_run: options.full === true,
+      clean: result.clean,
+      checked: JSON.stringify(result.checked),
+      findings: JSON.stringify(result.findings),
+      duration_ms: ms,
+      ran_at: options.now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db
+    .deleteFrom('reconcile_runs')
+    .where('id', '<=', String(BigInt(id) - BigInt(RUNS_KEPT)))
+    .execute();
+}
+
+export interface ReconcileRun extends Reconciliation {
+  full: boolean;
+  ranAt: Date;
+  durationMs: number;
+}
+
+/** The newest run, for the console's Reports page. */
+export async function lastReconcileRun(db: Executor): Promise<ReconcileRun | undefined> {
+  const row = await db
+    .selectFrom('reconcile_runs')
+    .select([
+      sql<string>`date::text`.as('date'),
+      'full_run',
+      'clean',
+      'checked',
+      'findings',
+      'duration_ms',
+      'ran_at',
+    ])
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    date: row.date,
+    clean: row.clean,
+    checked: row.checked as Reconciliation['checked'],
+    findings: row.findings as Finding[],
+    full: row.full_run,
+    ranAt: row.ran_at,
+    durationMs: row.duration_ms,
+  };
 }
 
 /** What the ledger's posted entries of the accounts matching `where` total per key, up to `end`. */

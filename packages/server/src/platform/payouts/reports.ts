@@ -5,7 +5,9 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Executor } from '../db/database.ts';
 import { DomainError } from '../errors/domain-error.ts';
+import { idFloor } from '../ids.ts';
 import { formatAmountIn } from '../money/amount.ts';
+import { nextDay, summedThrough } from './balance-days.ts';
 import type { BalanceTransactionRow, BalanceTransactionType } from './balance-transactions.ts';
 import type { PayoutRow } from './payout-view.ts';
 import { type Owner, ownerKey } from './terms.ts';
@@ -85,99 +87,140 @@ const SETTLEMENT_COLUMNS = [
   'net',
 ] as const;
 
+/** Lines read per page of a settlement report: its memory stays a page, however long the payout. */
+const REPORT_PAGE = 10_000;
+
 /**
- * Every balance transaction an itemized payout pays, oldest first: their nets sum to the payout's amount.
- * A payout of an amount chosen by hand pays no line of its own: its report is the header alone, and the
- * next itemized payout lists it (type payout, a negative net).
+ * Every balance transaction an itemized payout pays, oldest first (by id, the payout's index): their nets
+ * sum to the payout's amount. Streamed a page at a time. A payout of an amount chosen by hand pays no line
+ * of its own: its report is the header alone, and the next itemized payout lists it (type payout, a
+ * negative net).
  */
-export async function settlementReport(db: Executor, payout: PayoutRow): Promise<string> {
-  const rows = payout.itemized
-    ? await db
-        .selectFrom('balance_transactions')
-        .selectAll()
-        .where('payout_id', '=', payout.id)
-        .where((eb) => eb.not(eb.and([eb('type', '=', 'payout'), eb('source_id', '=', payout.id)])))
-        .orderBy('id')
-        .execute()
-    : [];
-  const lines = rows.map((row) => {
-    const money = (minor: string) => formatAmountIn(BigInt(minor), row.currency);
-    return [
-      row.id,
-      row.created_at.toISOString(),
-      row.available_at.toISOString(),
-      row.type,
-      row.source_type,
-      row.source_id,
-      row.currency,
-      money(row.gross),
-      money(row.fee),
-      money(row.net),
-    ];
-  });
-  return toCsv(SETTLEMENT_COLUMNS, lines);
+export async function* settlementReport(db: Executor, payout: PayoutRow): AsyncGenerator<string> {
+  yield csvLines([SETTLEMENT_COLUMNS]);
+  if (!payout.itemized) return;
+  let after = '';
+  for (;;) {
+    const rows = await db
+      .selectFrom('balance_transactions')
+      .selectAll()
+      .where('payout_id', '=', payout.id)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(REPORT_PAGE)
+      .execute();
+    const lines = rows
+      .filter((row) => !(row.type === 'payout' && row.source_id === payout.id))
+      .map((row) => {
+        const money = (minor: string) => formatAmountIn(BigInt(minor), row.currency);
+        return [
+          row.id,
+          row.created_at.toISOString(),
+          row.available_at.toISOString(),
+          row.type,
+          row.source_type,
+          row.source_id,
+          row.currency,
+          money(row.gross),
+          money(row.fee),
+          money(row.net),
+        ];
+      });
+    if (lines.length > 0) yield csvLines(lines);
+    if (rows.length < REPORT_PAGE) return;
+    after = rows.at(-1)?.id ?? after;
+  }
 }
 
 /**
  * The tenant's balance at the end of each UTC day of [from, to] in each currency: the day's gross, fees
- * and net movement and the closing total (every balance transaction up to that day's end).
+ * and net movement and the closing total (every balance transaction up to that day's end). Days the
+ * balance-days sweep has summed are read from balance_days (the opening balance is the closing of the
+ * tenant's last summed day before `from`); the days after them from the tenant's rows.
  */
 export async function balanceByDay(db: Executor, owner: Owner, from: string, to: string): Promise<string> {
   checkRange(from, to);
-  // One pass over the tenant's rows: the opening balance before the first day, each day's sums, and the
-  // closing balances as a running total over the days (not a sum of the whole history per day).
   const key = ownerKey(owner);
-  const { rows } = await sql<{
-    day: string;
-    currency: string;
-    gross: string;
-    fee: string;
-    net: string;
-    closing: string;
-  }>`
-    WITH mine AS (
-      SELECT currency, created_at, gross, fee, net FROM balance_transactions
-      WHERE owner = ${key} AND created_at < ${to}::date + 1
-    ), opening AS (
-      SELECT currency, sum(net) FILTER (WHERE created_at < ${from}::date) AS total FROM mine GROUP BY currency
-    ), daily AS (
-      SELECT currency, (created_at AT TIME ZONE 'UTC')::date AS day, sum(gross) AS gross, sum(fee) AS fee,
-        sum(net) AS net
-      FROM mine WHERE created_at >= ${from}::date GROUP BY 1, 2
-    ), days AS (
-      SELECT d::date AS day FROM generate_series(${from}::date, ${to}::date, interval '1 day') d
-    )
-    SELECT to_char(days.day, 'YYYY-MM-DD') AS day, o.currency,
-      coalesce(d.gross, 0)::text AS gross, coalesce(d.fee, 0)::text AS fee, coalesce(d.net, 0)::text AS net,
-      (coalesce(o.total, 0) + sum(coalesce(d.net, 0)) OVER (PARTITION BY o.currency ORDER BY days.day))::text
-        AS closing
-    FROM days CROSS JOIN opening o
-    LEFT JOIN daily d ON d.currency = o.currency AND d.day = days.day
-    ORDER BY days.day, o.currency`.execute(db);
-  return toCsv(
-    ['date', 'currency', 'gross', 'fee', 'net', 'closing_balance'],
-    rows.map((r) => [
-      r.day,
-      r.currency,
-      ...[r.gross, r.fee, r.net, r.closing].map((minor) => formatAmountIn(BigInt(minor), r.currency)),
-    ]),
-  );
+  const summed = await summedThrough(db);
+  const liveFrom = summed ? nextDay(summed) : '1970-01-01';
+  const { rows: openings } = await sql<{ currency: string; closing: string }>`
+    SELECT DISTINCT ON (currency) currency, closing::text FROM balance_days
+    WHERE owner = ${key} AND day < ${from < liveFrom ? from : liveFrom}::date
+    ORDER BY currency, day DESC`.execute(db);
+  const { rows: summedDays } = await sql<DayRow>`
+    SELECT day::text AS day, currency, gross::text, fee::text, net::text FROM balance_days
+    WHERE owner = ${key} AND day >= ${from}::date AND day <= ${to}::date
+      AND day <= ${summed ?? '1969-12-31'}::date`.execute(db);
+  // The live days: the tenant's rows from the first day not summed (its `(owner, id)` index from there).
+  const liveStart = Date.parse(liveFrom);
+  const { rows: live } = await sql<DayRow & { before: boolean }>`
+    SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, currency, sum(gross)::text AS gross,
+      sum(fee)::text AS fee, sum(net)::text AS net, false AS before
+    FROM balance_transactions
+    WHERE owner = ${key} AND id >= ${idFloor('balanceTransaction', liveStart)}
+      AND created_at >= ${new Date(liveStart)} AND created_at < ${new Date(Date.parse(to) + DAY_MS)}
+    GROUP BY 1, 2`.execute(db);
+  const opening = new Map(openings.map((r) => [r.currency, BigInt(r.closing)]));
+  const days = new Map<string, DayRow>();
+  for (const row of [...summedDays, ...live]) {
+    if (row.day < from) opening.set(row.currency, (opening.get(row.currency) ?? 0n) + BigInt(row.net));
+    else days.set(`${row.day} ${row.currency}`, row);
+    if (!opening.has(row.currency)) opening.set(row.currency, 0n);
+  }
+  const currencies = [...opening.keys()].sort();
+  const lines: string[][] = [];
+  for (let day = from; day <= to; day = nextDay(day)) {
+    for (const currency of currencies) {
+      const row = days.get(`${day} ${currency}`);
+      const [gross, fee, net] = [row?.gross, row?.fee, row?.net].map((v) => BigInt(v ?? 0)) as [
+        bigint,
+        bigint,
+        bigint,
+      ];
+      const closing = (opening.get(currency) ?? 0n) + net;
+      opening.set(currency, closing);
+      lines.push([
+        day,
+        currency,
+        ...[gross, fee, net, closing].map((minor) => formatAmountIn(minor, currency)),
+      ]);
+    }
+  }
+  return toCsv(['date', 'currency', 'gross', 'fee', 'net', 'closing_balance'], lines);
 }
 
-/** The operator's fee revenue per UTC day, tenant and currency: fees earned less fees given back. */
+interface DayRow {
+  day: string;
+  currency: string;
+  gross: string;
+  fee: string;
+  net: string;
+}
+
+/**
+ * The operator's fee revenue per UTC day, tenant and currency: fees earned less fees given back. Summed
+ * days from balance_days, the days after them from the rows of those days.
+ */
 export async function revenueByDay(db: Executor, from: string, to: string): Promise<string> {
   checkRange(from, to);
+  const summed = await summedThrough(db);
+  const liveFrom = summed && summed >= from ? nextDay(summed) : from;
   const { rows } = await sql<{ day: string; owner: string; currency: string; fees: string; count: string }>`
-    SELECT to_char(date_trunc('day', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, owner, currency,
-      sum(fee)::text AS fees, count(*)::text AS count
+    SELECT day::text AS day, owner, currency, fee::text AS fees, fee_count::text AS count FROM balance_days
+    WHERE day >= ${from}::date AND day < ${liveFrom}::date AND day <= ${to}::date AND fee_count > 0
+    UNION ALL
+    SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), owner, currency, sum(fee)::text, count(*)::text
     FROM balance_transactions
-    WHERE created_at >= ${from}::date AND created_at < ${to}::date + 1 AND fee <> 0
+    WHERE created_at >= ${new Date(Date.parse(liveFrom))} AND created_at < ${new Date(Date.parse(to) + DAY_MS)}
+      AND fee <> 0
     GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`.execute(db);
   return toCsv(
     ['date', 'tenant', 'currency', 'fees', 'transactions'],
     rows.map((r) => [r.day, r.owner, r.currency, formatAmountIn(BigInt(r.fees), r.currency), r.count]),
   );
 }
+
+const DAY_MS = 86_400_000;
 
 /** A report's days: in order, and at most 366 of them (a year is the longest report). */
 function checkRange(from: string, to: string): void {
@@ -189,6 +232,10 @@ function checkRange(from: string, to: string): void {
 
 /** RFC 4180: CRLF line ends, fields quoted when they hold a comma, a quote or a line break. */
 export function toCsv(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  return csvLines([header, ...rows]);
+}
+
+function csvLines(rows: readonly (readonly string[])[]): string {
   const field = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
-  return [header, ...rows].map((row) => `${row.map(field).join(',')}\r\n`).join('');
+  return rows.map((row) => `${row.map(field).join(',')}\r\n`).join('');
 }

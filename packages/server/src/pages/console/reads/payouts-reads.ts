@@ -84,7 +84,7 @@ export interface BalanceTransactionListRow {
   available_at: Date;
 }
 
-/** A payout's balance transactions (what it pays), newest first. */
+/** A payout's balance transactions (what it pays), newest first by id: the payout's index, in its order. */
 export function payoutItems(db: Db, payoutId: string, cursor: string | undefined) {
   return pageOf<BalanceTransactionListRow & { cursor_at: Date; cursor_id: string }>(
     db,
@@ -93,6 +93,7 @@ export function payoutItems(db: Db, payoutId: string, cursor: string | undefined
       where: [sql<boolean>`b.payout_id = ${payoutId}`],
       createdAt: 'b.created_at',
       id: 'b.id',
+      sequence: 'b.id',
     },
     cursor,
   );

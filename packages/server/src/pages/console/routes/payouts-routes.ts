@@ -15,7 +15,6 @@ import { sendCsv } from '../../../platform/http/csv-reply.ts';
 import { formatAmount, formatAmountIn, parseAmountField } from '../../../platform/money/amount.ts';
 import { findAsset } from '../../../platform/money/assets.ts';
 import { balancesOf } from '../../../platform/payouts/balance-transactions.ts';
-import { reconcile } from '../../../platform/payouts/reconcile.ts';
 import {
   balanceByDay,
   reportDay,
@@ -45,6 +44,7 @@ import {
   payoutItems,
 } from '../reads/payouts-reads.ts';
 import { fourEyes, tenantOfOwner } from './approvals-routes.ts';
+import { reconcileSection, registerReconcileRoute } from './reconcile-section.ts';
 import {
   type ConsoleRouteDeps,
   confirmedAction,
@@ -294,8 +294,10 @@ export async function registerPayoutsConsoleRoutes(
 
   app.get<{ Params: { id: string } }>('/money/payouts/:id/report.csv', async (request, reply) => {
     const p = await getPayout(db, viewerOf(request, deps), request.params.id);
-    return sendCsv(reply, `${p.id}.csv`, await settlementReport(db, p));
+    return sendCsv(reply, `${p.id}.csv`, settlementReport(db, p));
   });
+
+  registerReconcileRoute(app, deps);
 
   app.get('/money/reports', async (request, reply) => {
     const viewer = viewerOf(request, deps);
@@ -315,25 +317,8 @@ export async function registerPayoutsConsoleRoutes(
         .orderBy('received_at', 'desc')
         .limit(25)
         .execute();
-      const books = await reconcile(db, today);
       operatorPart = h`<h2>Revenue</h2>${filterForm('/console/money/reports/revenue.csv', range, defaults)}
-<h2>Reconciliation, ${today}</h2>${details([
-        ['Result', books.clean ? 'clean' : `${books.findings.length} findings`],
-        ...Object.entries(books.checked).map(([check, n]): [string, string] => [
-          check.replace(/_/g, ' '),
-          `${n} checked`,
-        ]),
-      ])}${listView({
-        caption: 'Findings',
-        rows: books.findings,
-        empty: 'Nothing to look at.',
-        columns: [
-          { label: 'Check', cell: (f) => f.check },
-          { label: 'Subject', cell: (f) => f.subject },
-          { label: 'Expected', cell: (f) => f.expected },
-          { label: 'Found', cell: (f) => f.actual },
-        ],
-      })}<h2>Files read from the bank</h2>${listView({
+${await reconcileSection(db, request, deps)}<h2>Files read from the bank</h2>${listView({
         caption: 'Newest first; lines that matched no payout are listed',
         rows: files,
         empty: 'None yet.',
