@@ -76,8 +76,27 @@ describe('money out in the console', () => {
     const report = await op.get(`${done.location}/report.csv`);
     expect(report.status).toBe(200);
     expect(report.text.split('\r\n').filter((l) => l.includes(',capture,'))).toHaveLength(2);
+    // The Reports page shows the newest reconcile run and runs nothing itself; "Reconcile now" runs it.
+    const runs = async () =>
+      Number(
+        (
+          await h.services.db
+            .selectFrom('reconcile_runs')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await runs();
     const reports = await op.get('/console/money/reports');
-    expect(reports.text).toContain('clean');
+    expect(await runs()).toBe(before);
+    const ran = await op.post('/console/money/reports/reconcile', {
+      csrf: /name="csrf" value="([^"]+)"/.exec(reports.text)?.[1] ?? '',
+    });
+    expect(ran.status, ran.text).toBe(303);
+    expect(await runs()).toBe(before + 1);
+    const shown = await op.get('/console/money/reports');
+    expect(shown.text).toContain('clean');
+    expect(shown.text).toContain('from the newest day proved');
   });
 
   it('lets a merchant’s member see its own money only', async () => {

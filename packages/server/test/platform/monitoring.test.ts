@@ -117,7 +117,7 @@ describe('monitoring', () => {
     );
     expect(runbooks).toEqual(alerts.map((alert) => alert.toLowerCase()));
     expect(runbooks.filter((anchor) => !anchors.has(anchor))).toEqual([]);
-    expect([...rulesText.matchAll(/severity: (\w+)/g)].map((m) => m[1])).toHaveLength(12);
+    expect([...rulesText.matchAll(/severity: (\w+)/g)].map((m) => m[1])).toHaveLength(13);
   });
 
   it('every panel reads the provisioned datasource', () => {

@@ -144,7 +144,7 @@ export async function balancesOf(db: Executor, ledger: Ledger, owner: Owner, now
   const currencies = await sql<{ currency: string }>`
     SELECT DISTINCT a.asset AS currency FROM ledger_accounts a
     WHERE a.owner_type = ${ownerType} AND a.owner_id = ${ownerId} AND a.purpose = ANY(${purposes}::text[])
-      AND EXISTS (SELECT 1 FROM ledger_entries e WHERE e.account_id = a.id)
+      AND (SELECT 1 FROM ledger_entries e WHERE e.account_id = a.id LIMIT 1) IS NOT NULL
     ORDER BY 1`.execute(db);
   const balances: Balance[] = [];
   for (const { currency } of currencies.rows)

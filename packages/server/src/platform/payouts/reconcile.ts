@@ -266,12 +266,18 @@ export async function lastReconcileRun(db: Executor): Promise<ReconcileRun | und
   };
 }
 
-/** What the ledger's posted entries of the accounts matching `where` total per key, up to `end`. */
+/**
+ * What the ledger's posted entries of the accounts matching `where` total per key, up to `end`: each
+ * account's entries by its `(account_id, transaction_id)` index, never a scan of every entry.
+ */
 function ledgerTotals(key: RawBuilder<unknown>, where: RawBuilder<unknown>, end: RawBuilder<unknown>) {
-  return sql`SELECT ${key} AS key, sum(e.amount) AS total FROM ledger_accounts a
-    JOIN ledger_entries e ON e.account_id = a.id
-    JOIN ledger_transactions t ON t.id = e.transaction_id
-    WHERE ${where} AND t.status = 'posted' AND t.created_at < ${end}
+  return sql`SELECT ${key} AS key, sum(x.total) AS total FROM ledger_accounts a
+    CROSS JOIN LATERAL (
+      SELECT sum(e.amount) AS total FROM ledger_entries e
+      JOIN ledger_transactions t ON t.id = e.transaction_id
+      WHERE e.account_id = a.id AND t.status = 'posted' AND t.created_at < ${end}
+    ) x
+    WHERE ${where} AND x.total IS NOT NULL
     GROUP BY 1`;
 }
 
