@@ -4,14 +4,12 @@
 // the clients carry on. Every acknowledged order exists exactly once with the id first answered, every
 // key ends with an answer within seconds of the restart, and a day later the same retries run nothing.
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   APPROVED_CARD,
   aDataDir,
   aPaymentsMerchant,
+  openDataDirDatabase,
   postmasterPid,
   ServerProcess,
 } from '../harness/server-process.ts';
@@ -122,18 +120,6 @@ async function client(
   }
 }
 
-async function openDatabase(dataDir: string): Promise<pg.Client> {
-  const secrets = JSON.parse(await readFile(join(dataDir, 'secrets.json'), 'utf8')) as {
-    postgresPassword: string;
-  };
-  const owner = JSON.parse(await readFile(join(dataDir, 'postgres.owner'), 'utf8')) as { port: number };
-  const db = new pg.Client({
-    connectionString: `postgres://tessera:${encodeURIComponent(secrets.postgresPassword)}@127.0.0.1:${owner.port}/tessera`,
-  });
-  await db.connect();
-  return db;
-}
-
 async function setUp(server: ServerProcess): Promise<Tenants> {
   const { merchantAuth, customerId } = await aPaymentsMerchant(server, 'load');
   const store = await server.admin<{ clientId: string; clientSecret: string }>('POST', '/stores', {
@@ -195,7 +181,7 @@ async function crashAndRecover(killPostgres: boolean) {
     expect(again.status).toBe(201);
     outcome.ids.push(again.id ?? '');
   }
-  const db = await openDatabase(data.dir);
+  const db = await openDataDirDatabase(data.dir);
   try {
     for (const outcome of outcomes) {
       expect(new Set(outcome.ids).size, `key ${outcome.key}: ${outcome.ids.join(', ')}`).toBe(1);

@@ -1,10 +1,12 @@
 // Tessera as a real process (`tessera serve` on the bin), for tests that signal it: SIGTERM while it
 // works, kill -9 in the middle of a load, restarts on the same data, two processes on one database.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 
 export const BIN = fileURLToPath(new URL('../../bin/tessera.mjs', import.meta.url));
 
@@ -198,6 +200,22 @@ export function runCli(
 }
 
 /** The pid of the embedded postmaster running on a data directory, if any. */
+/** The connection string of the embedded Postgres a server process runs on its data directory. */
+export async function dataDirDatabaseUrl(dataDir: string): Promise<string> {
+  const secrets = JSON.parse(await readFile(join(dataDir, 'secrets.json'), 'utf8')) as {
+    postgresPassword: string;
+  };
+  const owner = JSON.parse(await readFile(join(dataDir, 'postgres.owner'), 'utf8')) as { port: number };
+  return `postgres://tessera:${encodeURIComponent(secrets.postgresPassword)}@127.0.0.1:${owner.port}/tessera`;
+}
+
+/** A client of that database, connected. */
+export async function openDataDirDatabase(dataDir: string): Promise<pg.Client> {
+  const db = new pg.Client({ connectionString: await dataDirDatabaseUrl(dataDir) });
+  await db.connect();
+  return db;
+}
+
 export async function postmasterPid(dataDir: string): Promise<number | undefined> {
   try {
     const pid = Number((await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
