@@ -4,6 +4,7 @@
 // balance is what a model of the history says (to the cent), every payout's report sums to it, and
 // `reconcile` is clean.
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
 import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
@@ -348,17 +349,109 @@ describe('money out over random histories', () => {
           }
           await expectLedgerInvariants(h);
           const today = h.services.clock.now().toISOString().slice(0, 10);
-          const reconciled = await h.admin<{ clean: boolean; findings: unknown[] }>(
-            'GET',
-            `/reconcile?date=${today}`,
-          );
-          expect(reconciled.body.findings).toEqual([]);
+          await expectReportsAreSums(m, sites, today);
+          // From the newest day proved, and every day again from the first: the same, clean.
+          for (const full of ['false', 'true']) {
+            const reconciled = await h.admin<{ clean: boolean; findings: unknown[] }>(
+              'GET',
+              `/reconcile?date=${today}&full=${full}`,
+            );
+            expect(reconciled.body.findings).toEqual([]);
+          }
+          // A day and seven hours on, every day of the history is summed (and summed again): the same sums.
+          await h.advanceClock(DAY + 7 * 3600);
+          const summed = await h.services.db
+            .selectFrom('balance_days')
+            .select('day')
+            .where(
+              'owner',
+              'in',
+              sites.map((siteId) => `site:${siteId}`),
+            )
+            .execute();
+          if (model.captured.length > 0) expect(summed.length).toBeGreaterThan(0);
+          await expectReportsAreSums(m, sites, h.services.clock.now().toISOString().slice(0, 10));
         },
       ),
       { numRuns: RUNS },
     );
   }, 300_000);
 });
+
+/**
+ * The balance by day and the revenue report (days the balance-days sweep summed, the rest from the rows)
+ * equal the sums over the balance transactions, to the cent, for every day since the history began.
+ */
+async function expectReportsAreSums(m: TestMerchant, sites: number[], today: string): Promise<void> {
+  const owners = sites.map((siteId) => `site:${siteId}`);
+  const first = await h.services.db
+    .selectFrom('balance_transactions')
+    .select((eb) => eb.fn.min('created_at').as('at'))
+    .where('owner', 'in', owners)
+    .executeTakeFirst();
+  if (!first?.at) return;
+  const from = new Date(first.at).toISOString().slice(0, 10);
+  const { rows } = await sql<{
+    owner: string;
+    day: string;
+    gross: string;
+    fee: string;
+    net: string;
+    fees: string;
+  }>`
+    SELECT owner, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(gross)::text AS gross,
+      sum(fee)::text AS fee, sum(net)::text AS net, count(*) FILTER (WHERE fee <> 0)::text AS fees
+    FROM balance_transactions WHERE owner = ANY(${owners}) GROUP BY 1, 2 ORDER BY 1, 2`.execute(
+    h.services.db,
+  );
+  for (const [i, siteId] of sites.entries()) {
+    const report = await h.request(
+      'GET',
+      `/payments/balance/report?siteId=${siteId}&from=${from}&to=${today}`,
+      {
+        headers: m.auth,
+      },
+    );
+    expect(report.status, report.text).toBe(200);
+    let closing = 0n;
+    const expected = ['date,currency,gross,fee,net,closing_balance'];
+    const mine = rows.filter((r) => r.owner === owners[i]);
+    for (
+      let day = from;
+      day <= today;
+      day = new Date(Date.parse(day) + DAY * 1000).toISOString().slice(0, 10)
+    ) {
+      const row = mine.find((r) => r.day === day);
+      closing += BigInt(row?.net ?? 0);
+      if (mine.some((r) => r.day <= today)) {
+        expected.push(
+          [
+            day,
+            'EUR',
+            ...[row?.gross ?? '0', row?.fee ?? '0', row?.net ?? '0', closing].map((v) => euros(BigInt(v))),
+          ].join(','),
+        );
+      }
+    }
+    expect(report.text.trimEnd().split('\r\n'), `site ${i}`).toEqual(
+      mine.length ? expected : expected.slice(0, 1),
+    );
+  }
+  const revenue = await h.request('GET', `/admin/reports/revenue?from=${from}&to=${today}`, {
+    headers: { authorization: `Bearer ${h.adminToken}` },
+  });
+  const mineOnly = revenue.text
+    .trimEnd()
+    .split('\r\n')
+    .slice(1)
+    .filter((line) => owners.includes(line.split(',')[1] as string));
+  expect(mineOnly).toEqual(
+    rows
+      .filter((r) => r.fees !== '0')
+      .map((r) => [r.day, r.owner, 'EUR', euros(BigInt(r.fee)), r.fees].join(','))
+      .sort(),
+  );
+}
 
 /** A dispute decided: won gives the amount back (what the site did not cover repaid to the platform first). */
 function settle(model: Model, d: Model['disputes'][number], won: boolean): void {
