@@ -29,6 +29,11 @@ async function makeScene(tessera: TesseraServer, pool: pg.Pool): Promise<Scene> 
     { name: 'Big merchant', sites: [{ name: 'Big site' }] },
   );
   const auth = { authorization: `Bearer ${merchant.apiKey}` };
+  // Its captures available at once and paid only when asked (bench/scale-money-out.ts pays them once).
+  await call('PUT', `/admin/merchants/${merchant.id}/sites/${merchant.sites[0]?.id}/payout-schedule`, admin, {
+    interval: 'manual',
+    delayDays: 0,
+  });
   const customers: number[] = [];
   for (let i = 0; i < 20; i++) {
     const created = await call<{ data: { id: number } }>('POST', '/payments/customer', auth, {

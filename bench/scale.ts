@@ -10,13 +10,16 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { verifyAudit } from '../packages/server/src/platform/audit/audit-trail.ts';
 import { backupCluster } from '../packages/server/src/platform/db/backup.ts';
+import { openDatabase } from '../packages/server/src/platform/db/database.ts';
 import {
   ensureDatabase,
   startEmbeddedPostgres,
 } from '../packages/server/src/platform/db/embedded-postgres.ts';
 import { migrate } from '../packages/server/src/platform/db/migrate.ts';
 import type { ConsoleClient } from '../packages/server/test/harness/console-client.ts';
+import { type MoneyOutScene, makeMoneyOutScene, seedMoneyOut } from './scale-money-out.ts';
 import { makeScene, type Scene } from './scale-scene.ts';
 import { seed } from './scale-seed.ts';
 import { startTessera } from './servers.ts';
@@ -38,9 +41,28 @@ async function main() {
   const tessera = await startTessera(databaseUrl, { workers: 1, dataDir: join(directory, 'server') });
   try {
     const scene = await makeScene(tessera, pool);
+    const moneyOut = await makeMoneyOutScene(tessera, {
+      merchantId: scene.merchant.id,
+      siteId: scene.merchant.siteId,
+      apiKey: scene.merchant.apiKey,
+    });
     process.stdout.write(`Scale bench: ${ORDERS.toLocaleString('en')} payments orders in the big tenant\n\n`);
-    const small = await measureReads(scene);
+    const small = await measureReads(scene, moneyOut);
     const seeded = await seed(pool, scene, ORDERS);
+    Object.assign(
+      seeded.rows,
+      await seedMoneyOut(
+        pool,
+        {
+          busyMerchantId: scene.merchant.id,
+          busySiteId: scene.merchant.siteId,
+          storeId: scene.store.id,
+          moneyOut,
+        },
+        ORDERS,
+      ),
+    );
+    await pool.query('VACUUM ANALYZE');
     const size = await databaseSize(pool);
     // What `tessera backup` costs at this size: the same function, on the running cluster.
     const backupStarted = performance.now();
@@ -59,7 +81,9 @@ async function main() {
     process.stdout.write(
       `seeded in ${seeded.seconds} s: ${JSON.stringify(seeded.rows)}; database ${size}\n\n`,
     );
-    const big = await measureReads(scene);
+    const big = await measureReads(scene, moneyOut);
+    const once = await measureOnce(scene, moneyOut, databaseUrl);
+    for (const [what, figure] of Object.entries(once)) process.stdout.write(`${what}: ${figure}\n`);
     const results = Object.keys(small).map((read) => {
       const [s, b] = [small[read] ?? 0, big[read] ?? 0];
       return { read, smallMs: s, bigMs: b, ratio: Math.round((b / Math.max(s, 0.1)) * 100) / 100 };
@@ -75,6 +99,7 @@ async function main() {
         {
           results,
           seeded,
+          once,
           database: size,
           backup,
           meta: {
@@ -102,12 +127,15 @@ async function main() {
 }
 
 /** Every read, the median of RUNS calls each, ms. */
-async function measureReads(scene: Scene): Promise<Record<string, number>> {
-  const api = (path: string, headers: Record<string, string>) => async () => {
-    const res = await fetch(`${scene.tessera.base}${path}`, { headers });
-    if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${(await res.text()).slice(0, 200)}`);
-    await res.arrayBuffer();
-  };
+async function measureReads(scene: Scene, moneyOut: MoneyOutScene): Promise<Record<string, number>> {
+  const api =
+    (path: string, headers: Record<string, string>, method = 'GET') =>
+    async () => {
+      const res = await fetch(`${scene.tessera.base}${path}`, { method, headers });
+      if (res.status !== 200)
+        throw new Error(`${method} ${path}: ${res.status} ${(await res.text()).slice(0, 200)}`);
+      await res.arrayBuffer();
+    };
   const page = (client: ConsoleClient, path: string) => async () => {
     const res = await client.get(path);
     // A search that finds one object sends the browser to it (303); one that finds none answers 404.
@@ -150,6 +178,7 @@ async function measureReads(scene: Scene): Promise<Record<string, number>> {
       `/console/ledger/accounts/${scene.siteAccountId}`,
     ),
     'console events (operator)': page(operator, '/console/developers/events'),
+    ...moneyOutReads(scene, moneyOut, api, page),
   };
   const medians: Record<string, number> = {};
   for (const [name, read] of Object.entries(reads)) {
@@ -164,6 +193,97 @@ async function measureReads(scene: Scene): Promise<Record<string, number>> {
     medians[name] = Math.round((times[Math.floor(RUNS / 2)] ?? 0) * 10) / 10;
   }
   return medians;
+}
+
+const DAY_MS = 86_400_000;
+const dayBack = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString().slice(0, 10);
+
+/** Money out's reads (the issue's table, docs/scale.md): balances, reports, reconcile, the run, lists. */
+function moneyOutReads(
+  scene: Scene,
+  moneyOut: MoneyOutScene,
+  api: (path: string, headers: Record<string, string>, method?: string) => () => Promise<void>,
+  page: (client: ConsoleClient, path: string) => () => Promise<void>,
+): Record<string, () => Promise<void>> {
+  const payments = { authorization: `Bearer ${scene.merchant.apiKey}` };
+  const admin = scene.tessera.admin;
+  const site = `/admin/merchants/${scene.merchant.id}/sites/${scene.merchant.siteId}`;
+  const window = `from=${dayBack(200)}T00:00:00Z&to=${dayBack(199)}T00:00:00Z`;
+  return {
+    'payments GET /balance': api('/payments/balance', payments),
+    'admin site balance': api(`${site}/balance`, admin),
+    'console Balances (merchant)': page(scene.console.merchant, '/console/money/balances'),
+    'admin GET /reconcile, today': api('/admin/reconcile', admin),
+    'admin GET /reconcile, 200 days back': api(`/admin/reconcile?date=${dayBack(200)}`, admin),
+    'console Reports (operator)': page(scene.console.operator, '/console/money/reports'),
+    'payments balance report, 30 days': api(
+      `/payments/balance/report?from=${dayBack(30)}&to=${dayBack(0)}`,
+      payments,
+    ),
+    'payments balance report, 365 days': api(
+      `/payments/balance/report?from=${dayBack(365)}&to=${dayBack(0)}`,
+      payments,
+    ),
+    'admin revenue report, 365 days': api(
+      `/admin/reports/revenue?from=${dayBack(365)}&to=${dayBack(0)}`,
+      admin,
+    ),
+    'admin audit events, one day 200 days back': api(`/admin/audit-events?${window}`, admin),
+    'admin audit events of a tenant, that day': api(
+      `/admin/audit-events?${window}&tenant=merchant:${scene.merchant.id}`,
+      admin,
+    ),
+    'payments GET /balance-transaction?type=chargeback': api(
+      '/payments/balance-transaction?type=chargeback',
+      payments,
+    ),
+    'console payout page (its items)': page(
+      scene.console.merchant,
+      `/console/money/payouts/${moneyOut.payoutId}`,
+    ),
+    'admin POST /payout-runs (a round of the run)': api('/admin/payout-runs', admin, 'POST'),
+  };
+}
+
+/** What runs once on the big database: the manual site's backlog paid out, and the audit chain verified. */
+async function measureOnce(
+  scene: Scene,
+  moneyOut: MoneyOutScene,
+  databaseUrl: string,
+): Promise<Record<string, string>> {
+  const started = performance.now();
+  const res = await fetch(`${scene.tessera.base}/payments/payout`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${moneyOut.backlog.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ siteId: moneyOut.backlog.siteId, currency: 'EUR' }),
+  });
+  if (res.status !== 201) throw new Error(`backlog payout: ${res.status} ${await res.text()}`);
+  const paid = ((await res.json()) as { data: { id: string } }).data.id;
+  const payoutMs = performance.now() - started;
+  const report = performance.now();
+  const csv = await fetch(`${scene.tessera.base}/payments/payout/${paid}/report`, {
+    headers: { authorization: `Bearer ${moneyOut.backlog.apiKey}` },
+  });
+  const lines = (await csv.text()).split('\r\n').length - 2;
+  const reportMs = performance.now() - report;
+  const handle = openDatabase(databaseUrl, { max: 1 });
+  try {
+    const full = performance.now();
+    const verdict = await verifyAudit(handle.db);
+    const fullMs = performance.now() - full;
+    if (!verdict.ok || !verdict.head) throw new Error(`audit verify: ${JSON.stringify(verdict)}`);
+    const from = performance.now();
+    await verifyAudit(handle.db, { seq: Math.max(1, verdict.head.seq - 1000), hash: undefined });
+    const fromMs = performance.now() - from;
+    return {
+      'backlog payout (every unpaid item, batches of 10,000)': `${lines.toLocaleString('en')} items in ${(payoutMs / 1000).toFixed(1)} s`,
+      'its settlement report, streamed': `${(reportMs / 1000).toFixed(1)} s`,
+      'tessera audit verify, whole chain': `${verdict.records.toLocaleString('en')} records in ${(fullMs / 1000).toFixed(1)} s`,
+      'tessera audit verify --from (the last 1,000)': `${fromMs.toFixed(0)} ms`,
+    };
+  } finally {
+    await handle.close();
+  }
 }
 
 async function databaseSize(pool: pg.Pool): Promise<string> {

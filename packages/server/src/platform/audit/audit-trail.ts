@@ -9,7 +9,7 @@ import type { Db, Executor } from '../db/database.ts';
 import { toCsv } from '../payouts/reports.ts';
 
 const AUDIT_CHAIN_LOCK = 727_041;
-const GENESIS = '0'.repeat(64);
+export const GENESIS = '0'.repeat(64);
 
 export interface AuditEntry {
   at: Date;
@@ -70,7 +70,7 @@ export async function appendAudit(tx: Executor, entry: AuditEntry): Promise<void
 }
 
 /** The record's hash: the previous hash and every field, in one canonical form. */
-function hashOf(seq: number, prevHash: string, entry: AuditEntry): string {
+export function hashOf(seq: number, prevHash: string, entry: AuditEntry): string {
   const fields = canonical({ ...entry, at: entry.at.toISOString(), seq });
   return createHash('sha256').update(`${prevHash}\n${fields}`).digest('hex');
 }
