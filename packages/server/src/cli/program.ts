@@ -118,7 +118,7 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
     .action((o: { from?: number; hash?: string }) =>
       run(async () => {
         if (o.hash !== undefined && o.from === undefined) {
-          throw new InvalidArgumentError('--hash needs --from: the record the hash is of');
+          throw new AdminUsageError('--hash needs --from: the record the hash is of');
         }
         const from = o.from === undefined ? undefined : { seq: o.from, hash: o.hash };
         return (await adminCli()).verifyAuditTrail(await loadConfig(), from);
@@ -398,8 +398,9 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
         'prove a day’s books: ledger = balance transactions, bank files = payouts, statements matched (exit 1 when not)',
       )
       .option('--date <YYYY-MM-DD>', 'the day (default: today on the server’s clock)')
+      .option('--full', 'prove every day again from the first, not from the newest day proved (slow on a year)')
       .option('--json', 'print JSON'),
-  ).action((o: { date?: string; json?: boolean; server?: string; adminToken?: string }) =>
+  ).action((o: { date?: string; full?: boolean; json?: boolean; server?: string; adminToken?: string }) =>
     run(async () => {
       const report = await adminRequest<{
         date: string;
@@ -409,7 +410,7 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
       }>(
         await connect(await loadConfig(), o),
         'GET',
-        `/reconcile${o.date ? `?date=${encodeURIComponent(o.date)}` : ''}`,
+        `/reconcile?${new URLSearchParams({ ...(o.date ? { date: o.date } : {}), ...(o.full ? { full: 'true' } : {}) })}`,
       );
       if (o.json) print(report);
       else {

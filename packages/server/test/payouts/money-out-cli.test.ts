@@ -152,6 +152,10 @@ describe('tessera payout-run, report and reconcile', () => {
     expect(clean.stdout).toMatch(
       /payouts_in_transit\s+1 currencies of open payouts, against the in-transit account/,
     );
+    // Every day proved again from the first: the same answer.
+    const full = await runCli(['reconcile', '--full'], env);
+    expect(full.code, full.stdout + full.stderr).toBe(0);
+    expect(full.stdout).toBe(clean.stdout);
   });
 
   it('exits 1 when a statement line matches no payout, and names it', async () => {

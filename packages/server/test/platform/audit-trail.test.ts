@@ -301,6 +301,33 @@ describe('the audit trail', () => {
     const intact = await runCli(['audit', 'verify'], env);
     expect(intact.code, intact.stderr).toBe(0);
     expect(intact.stdout).toMatch(/audit trail intact: \d+ records; head: record \d+, hash [0-9a-f]{64}/);
+    // From the head it printed (a trusted checkpoint): only the records after it are read.
+    const [, headSeq, headHash] = /head: record (\d+), hash ([0-9a-f]{64})/.exec(intact.stdout) ?? [];
+    expect(intact.stdout).toContain(`tessera audit verify --from ${headSeq} --hash ${headHash}`);
+    await h.admin('POST', '/console-users', {
+      json: { email: 'after-checkpoint@audit.example', role: 'viewer' },
+    });
+    const since = await runCli(
+      ['audit', 'verify', '--from', String(headSeq), '--hash', String(headHash)],
+      env,
+    );
+    expect(since.code, since.stderr).toBe(0);
+    expect(since.stdout).toMatch(
+      new RegExp(
+        `audit trail intact: 1 records after record ${headSeq}; head: record ${Number(headSeq) + 1},`,
+      ),
+    );
+    const forged = await runCli(
+      ['audit', 'verify', '--from', String(headSeq), '--hash', '0'.repeat(64)],
+      env,
+    );
+    expect(forged.code).toBe(1);
+    expect(forged.stderr).toMatch(
+      new RegExp(`broken at record ${headSeq}: its hash is not the checkpoint’s`),
+    );
+    const usage = await runCli(['audit', 'verify', '--hash', String(headHash)], env);
+    expect(usage.code).not.toBe(0);
+    expect(usage.stderr).toContain('--hash needs --from');
 
     await sql`ALTER TABLE audit_events DISABLE TRIGGER audit_events_append_only`.execute(db);
     try {
