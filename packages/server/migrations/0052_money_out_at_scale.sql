@@ -1,4 +1,6 @@
--- Money out on a year of data (docs/payouts.md; docs/scale.md, Money out on a year of data).
+-- Money out on a year of data (docs/payouts.md; docs/scale.md, Money out on a year of data). The indexes on
+-- the big tables are `IF NOT EXISTS`: on a database with millions of rows, build them first with CREATE
+-- INDEX CONCURRENTLY (docs/operations.md, Upgrading a large database).
 
 -- Each tenant's balance per currency and UTC day, summed once the day is over by the balance-days sweep:
 -- the day's gross, fees and net, how many movements carried a fee (the revenue report's count), and the
@@ -71,14 +73,14 @@ ALTER TABLE payout_run_days ADD COLUMN looked_at timestamptz;
 -- Balance transactions of the rarer types within a tenant (refunds, chargebacks, payouts…): the list
 -- filtered by one of them. Captures and their fees, most of the rows and of the hot path's writes, are
 -- left out: the tenant's list by id finds them at once.
-CREATE INDEX balance_transactions_owner_type ON balance_transactions (owner, type, id)
+CREATE INDEX IF NOT EXISTS balance_transactions_owner_type ON balance_transactions (owner, type, id)
   WHERE type NOT IN ('capture', 'fee');
 
 -- Reconcile reads the ledger's transactions of a day: a BRIN index on their time (rows arrive in time
 -- order) is a few pages, and an insert into the newest, not yet summarized range writes nothing to it.
-CREATE INDEX ledger_transactions_created_brin ON ledger_transactions USING brin (created_at)
+CREATE INDEX IF NOT EXISTS ledger_transactions_created_brin ON ledger_transactions USING brin (created_at)
   WITH (autosummarize = off);
 
 -- The audit trail by time, alone and within a tenant (GET /admin/audit-events?from=&to=).
-CREATE INDEX audit_events_at ON audit_events (at);
-CREATE INDEX audit_events_tenant_at ON audit_events (tenant_kind, tenant_id, at) WHERE tenant_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS audit_events_at ON audit_events (at);
+CREATE INDEX IF NOT EXISTS audit_events_tenant_at ON audit_events (tenant_kind, tenant_id, at) WHERE tenant_id IS NOT NULL;

@@ -398,7 +398,10 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
         'prove a day’s books: ledger = balance transactions, bank files = payouts, statements matched (exit 1 when not)',
       )
       .option('--date <YYYY-MM-DD>', 'the day (default: today on the server’s clock)')
-      .option('--full', 'prove every day again from the first, not from the newest day proved (slow on a year)')
+      .option(
+        '--full',
+        'prove every day again from the first, not from the newest day proved (slow on a year)',
+      )
       .option('--json', 'print JSON'),
   ).action((o: { date?: string; full?: boolean; json?: boolean; server?: string; adminToken?: string }) =>
     run(async () => {

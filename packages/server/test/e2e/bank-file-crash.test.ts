@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { xsdProblems } from '../harness/bank-files.ts';
 import { eventually } from '../harness/harness.ts';
-import { APPROVED_CARD, aDataDir, ServerProcess } from '../harness/server-process.ts';
+import { aDataDir, aManualPayoutSite, ServerProcess } from '../harness/server-process.ts';
 
 let data: Awaited<ReturnType<typeof aDataDir>>;
 beforeAll(async () => {
@@ -30,45 +30,7 @@ describe('a kill -9 while bank files are written', () => {
     };
     let server = await ServerProcess.start(env);
     try {
-      const merchant = await server.admin<{ id: number; apiKey: string; sites: { id: number }[] }>(
-        'POST',
-        '/merchants',
-        {
-          name: 'Crash shop',
-          sites: [{ name: 'web' }],
-        },
-      );
-      const siteId = merchant.body.sites[0]?.id as number;
-      const auth = { authorization: `Bearer ${merchant.body.apiKey}` };
-      await server.admin('PUT', `/merchants/${merchant.body.id}/sites/${siteId}/payout-schedule`, {
-        interval: 'manual',
-        delayDays: 0,
-      });
-      await server.admin('PUT', `/merchants/${merchant.body.id}/sites/${siteId}/bank-account`, {
-        iban: 'DE89370400440532013000',
-        holderName: 'Crash Shop',
-      });
-      const customer = await server.request<{ data: { id: number } }>('POST', '/payments/customer', {
-        headers: auth,
-        form: {
-          identifier: 'crash-customer',
-          email: 'a@example.com',
-          firstName: 'Ada',
-          lastName: 'L',
-          country: 'RO',
-        },
-      });
-      const order = await server.request('POST', '/payments/order', {
-        headers: auth,
-        form: {
-          amount: '500.00',
-          currency: 'EUR',
-          orderType: 'purchase',
-          customerId: String(customer.body.data.id),
-          ...APPROVED_CARD,
-        },
-      });
-      expect(order.status, order.text).toBe(201);
+      const { auth } = await aManualPayoutSite(server, 'Crash shop', '500.00');
 
       let acknowledged = 0;
       for (let round = 0; round < 3; round++) {

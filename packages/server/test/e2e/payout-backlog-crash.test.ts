@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedBacklog } from '../harness/backlog.ts';
 import { eventually } from '../harness/harness.ts';
 import {
-  APPROVED_CARD,
   aDataDir,
+  aManualPayoutSite,
   dataDirDatabaseUrl,
   openDataDirDatabase,
   ServerProcess,
@@ -43,43 +43,8 @@ describe('a kill -9 while a backlog is paid in batches', () => {
       }
     };
     try {
-      const merchant = await server.admin<{ id: number; apiKey: string; sites: { id: number }[] }>(
-        'POST',
-        '/merchants',
-        { name: 'Backlog shop', sites: [{ name: 'web' }] },
-      );
-      const siteId = merchant.body.sites[0]?.id as number;
+      const { siteId, auth } = await aManualPayoutSite(server, 'Backlog shop', '10.00');
       const owner = `site:${siteId}`;
-      const auth = { authorization: `Bearer ${merchant.body.apiKey}` };
-      await server.admin('PUT', `/merchants/${merchant.body.id}/sites/${siteId}/payout-schedule`, {
-        interval: 'manual',
-        delayDays: 0,
-      });
-      await server.admin('PUT', `/merchants/${merchant.body.id}/sites/${siteId}/bank-account`, {
-        iban: 'DE89370400440532013000',
-        holderName: 'Backlog Shop',
-      });
-      const customer = await server.request<{ data: { id: number } }>('POST', '/payments/customer', {
-        headers: auth,
-        form: {
-          identifier: 'backlog',
-          email: 'a@example.com',
-          firstName: 'Ada',
-          lastName: 'L',
-          country: 'RO',
-        },
-      });
-      const order = await server.request('POST', '/payments/order', {
-        headers: auth,
-        form: {
-          amount: '10.00',
-          currency: 'EUR',
-          orderType: 'purchase',
-          customerId: String(customer.body.data.id),
-          ...APPROVED_CARD,
-        },
-      });
-      expect(order.status, order.text).toBe(201);
       const clock = await server.request<{ now: string }>('GET', '/sandbox/clock', {
         headers: { authorization: `Bearer ${server.adminToken}` },
       });

@@ -177,6 +177,52 @@ export async function aPaymentsMerchant(
   return { merchantAuth, customerId: customer.body.data.id };
 }
 
+/**
+ * A site paid out only on demand (a manual schedule, no settlement delay) with a bank account, and one
+ * order of `amount` captured on it: its money is available at once.
+ */
+export async function aManualPayoutSite(
+  server: ServerProcess,
+  name: string,
+  amount: string,
+): Promise<{ siteId: number; auth: Record<string, string> }> {
+  const merchant = await server.admin<{ id: number; apiKey: string; sites: { id: number }[] }>(
+    'POST',
+    '/merchants',
+    {
+      name,
+      sites: [{ name: 'web' }],
+    },
+  );
+  const siteId = merchant.body.sites[0]?.id as number;
+  const auth = { authorization: `Bearer ${merchant.body.apiKey}` };
+  const site = `/merchants/${merchant.body.id}/sites/${siteId}`;
+  await server.admin('PUT', `${site}/payout-schedule`, { interval: 'manual', delayDays: 0 });
+  await server.admin('PUT', `${site}/bank-account`, { iban: 'DE89370400440532013000', holderName: name });
+  const customer = await server.request<{ data: { id: number } }>('POST', '/payments/customer', {
+    headers: auth,
+    form: {
+      identifier: `${name}-customer`,
+      email: 'a@example.com',
+      firstName: 'Ada',
+      lastName: 'L',
+      country: 'RO',
+    },
+  });
+  const order = await server.request('POST', '/payments/order', {
+    headers: auth,
+    form: {
+      amount,
+      currency: 'EUR',
+      orderType: 'purchase',
+      customerId: String(customer.body.data.id),
+      ...APPROVED_CARD,
+    },
+  });
+  if (order.status !== 201) throw new Error(`order: ${order.status} ${order.text}`);
+  return { siteId, auth };
+}
+
 /** Runs one CLI command to its end. */
 export function runCli(
   args: string[],

@@ -119,4 +119,22 @@ describe('a backlog larger than a batch', () => {
     const books = await h.admin<{ findings: unknown[] }>('GET', '/reconcile');
     expect(books.body.findings).toEqual([]);
   }, 120_000);
+
+  it('asked for while the run pays the same backlog: one payout, and the request answers it', async () => {
+    const shop = await aPaidSite('10.00');
+    const siteId = shop.sites[0]?.id as number;
+    await seedBacklog(h.databaseUrl, siteId, PAYOUT_BATCH * 3, h.services.clock.now());
+    // The two take turns under the tenant's lock, batch by batch; whoever writes the last batch makes the
+    // payout, and the other answers that one.
+    const [asked, run] = await Promise.all([
+      payments(h, shop, 'POST', '/payout', { siteId: String(siteId), currency: 'EUR' }),
+      h.services.moneyOut.payouts.runDue({ explicit: true }),
+    ]);
+    expect(asked.status, asked.text).toBe(201);
+    const made = await payments(h, shop, 'GET', '/payout');
+    expect(made.body.data).toHaveLength(1);
+    expect(made.body.data[0].id).toBe(asked.body.data.id);
+    expect(run.failed).toEqual([]);
+    expect(made.body.data[0].amount).toBe(`${(BigInt(PAYOUT_BATCH * 3) * 100n + 1000n) / 100n}.00`);
+  }, 120_000);
 });

@@ -15,15 +15,9 @@ import { findAsset } from '../money/assets.ts';
 import { balanceAccounts, payoutAccounts } from './balance-accounts.ts';
 import { balanceOf, balanceTransaction, insertBalanceTransactions } from './balance-transactions.ts';
 import { publishPayoutEvent } from './payout-events.ts';
+import { type RunFailure, runPayouts } from './payout-run.ts';
 import { type PayoutRow, payoutView } from './payout-view.ts';
-import {
-  type Owner,
-  ownerKey,
-  type PayoutSchedule,
-  parseOwnerKey,
-  type TermsStore,
-  WEEKDAYS,
-} from './terms.ts';
+import { type Owner, ownerKey, type TermsStore } from './terms.ts';
 
 export interface PayoutsDeps {
   db: Db;
@@ -34,13 +28,6 @@ export interface PayoutsDeps {
   terms: TermsStore;
   /** A tenant's step of the run threw: logged and counted (tessera_payout_run_failures_total) by the caller */
   onRunFailure?: (failure: RunFailure, error: unknown) => void;
-}
-
-/** One tenant's step of a payout run that threw; the next round tries it again. */
-export interface RunFailure {
-  tenant: string;
-  currency: string;
-  error: string;
 }
 
 /** Items a payout takes in one database transaction: a year's backlog is paid in many short ones. */
@@ -93,111 +80,9 @@ export class PayoutsService {
     });
   }
 
-  /**
-   * The scheduled run: a tenant is paid once a day (UTC) in each currency when its schedule pays that day,
-   * its available money comes to its minimum and it has a bank account. The candidates are the tenants
-   * with unpaid money available (a skip scan of the unpaid index: one probe per tenant and currency, not a
-   * read of every unpaid row) and those with a payout being made in batches. A look that pays nothing is
-   * remembered with when it looked and the schedule's and bank account's change times, so the sweep looks
-   * again the same day only when one of its unpaid rows became available since, one of those changed, or
-   * the run is explicit (`POST /admin/payout-runs`, `tessera payout-run`). What becomes available after the
-   * day's payout waits for the next day's. Each tenant and currency is its own step: one that throws is
-   * reported and tried again next round, and every other tenant is paid.
-   */
-  async runDue(options: { explicit?: boolean } = {}): Promise<{ made: PayoutRow[]; failed: RunFailure[] }> {
-    const now = this.deps.clock.now();
-    const today = now.toISOString().slice(0, 10);
-    const explicit = options.explicit === true;
-    const { rows: candidates } = await sql<{ owner: string; currency: string; seen: string }>`
-      WITH RECURSIVE pairs AS (
-        (SELECT owner, currency FROM balance_transactions WHERE payout_id IS NULL ORDER BY owner, currency LIMIT 1)
-        UNION ALL
-        SELECT n.owner, n.currency FROM pairs p CROSS JOIN LATERAL (
-          SELECT b.owner, b.currency FROM balance_transactions b
-          WHERE b.payout_id IS NULL AND (b.owner, b.currency) > (p.owner, p.currency)
-          ORDER BY b.owner, b.currency LIMIT 1) n
-      ), looking AS (
-        SELECT p.owner, p.currency,
-          concat_ws('|', coalesce(s.updated_at::text, '-'), coalesce(a.updated_at::text, '-')) AS seen
-        FROM pairs p
-        LEFT JOIN payout_schedules s ON s.owner = p.owner
-        LEFT JOIN bank_accounts a ON a.owner = p.owner
-        WHERE EXISTS (SELECT 1 FROM balance_transactions b WHERE b.owner = p.owner AND b.currency = p.currency
-                        AND b.payout_id IS NULL AND b.available_at <= ${now})
-      )
-      SELECT l.owner, l.currency, l.seen FROM looking l
-      WHERE NOT EXISTS (
-        SELECT 1 FROM payout_run_days d
-        WHERE d.owner = l.owner AND d.currency = l.currency AND d.day = ${today}
-          AND (d.paid OR (NOT ${explicit}::boolean AND d.seen = l.seen AND d.looked_at IS NOT NULL
-            AND NOT EXISTS (SELECT 1 FROM balance_transactions b
-                            WHERE b.owner = l.owner AND b.currency = l.currency AND b.payout_id IS NULL
-                              AND b.available_at >= d.looked_at AND b.available_at <= ${now}))))
-      UNION
-      SELECT owner, currency, '' FROM payout_assemblies
-      ORDER BY 1, 2`.execute(this.deps.db);
-    const made: PayoutRow[] = [];
-    const failed: RunFailure[] = [];
-    for (const { owner: key, currency, seen } of candidates) {
-      try {
-        const payout = await this.look(parseOwnerKey(key), currency, seen, now);
-        if (payout) made.push(payout);
-      } catch (error) {
-        const failure = {
-          tenant: key,
-          currency,
-          error: error instanceof Error ? error.message : String(error),
-        };
-        failed.push(failure);
-        this.deps.onRunFailure?.(failure, error);
-      }
-    }
-    // The days looked at are only needed for today: a week is kept for the curious.
-    await this.deps.db
-      .deleteFrom('payout_run_days')
-      .where('day', '<', new Date(now.getTime() - 7 * 86_400_000).toISOString().slice(0, 10))
-      .execute();
-    return { made, failed };
-  }
-
-  /** One tenant and currency of the run: its scheduled payout when due (or the one being made), and the memo. */
-  private async look(
-    owner: Owner,
-    currency: string,
-    seen: string,
-    now: Date,
-  ): Promise<PayoutRow | undefined> {
-    const key = ownerKey(owner);
-    const today = now.toISOString().slice(0, 10);
-    const { schedule } = await this.deps.terms.get(this.deps.db, owner);
-    const assembly = await this.assemblyOf(this.deps.db, key, currency);
-    // Under the lock (payItemized), the day's scheduled payout is the truth the memo only caches: another
-    // process (or an earlier round whose memo was lost) may have made it.
-    const paidToday = await this.deps.db
-      .selectFrom('payouts')
-      .select('id')
-      .where('owner', '=', key)
-      .where('currency', '=', currency)
-      .where('scheduled_for', '=', today)
-      .executeTakeFirst();
-    const payout =
-      assembly || (!paidToday && paysOn(schedule, now))
-        ? await this.payItemized(owner, currency, {
-            minimum: minimumOf(schedule, currency),
-            scheduledFor: assembly ? assembly.scheduled_for : today,
-          })
-        : undefined;
-    const look = {
-      paid: paidToday !== undefined || (payout !== undefined && payout.scheduled_for === today),
-      seen,
-      looked_at: now,
-    };
-    await this.deps.db
-      .insertInto('payout_run_days')
-      .values({ owner: key, currency, day: today, ...look })
-      .onConflict((oc) => oc.columns(['owner', 'currency', 'day']).doUpdateSet(look))
-      .execute();
-    return payout;
+  /** The scheduled run (payout-run.ts): every tenant due today, each its own step. */
+  runDue(options: { explicit?: boolean } = {}): Promise<{ made: PayoutRow[]; failed: RunFailure[] }> {
+    return runPayouts(this.deps, this, options);
   }
 
   /** Newest first, keyset on id. */
@@ -226,16 +111,26 @@ export class PayoutsService {
    * payout and moves its money, the sum of the items marked. Killed between batches, the next call goes on
    * from the last one committed: no item is paid twice, none is left out.
    */
-  private async payItemized(
+  async payItemized(
     owner: Owner,
     currency: string,
     options: { minimum: bigint; scheduledFor: string | null },
   ): Promise<PayoutRow | undefined> {
     const key = ownerKey(owner);
+    /** The payout this call has batches of: another runner (the sweep, another process) may finish it */
+    let ours: string | undefined;
     for (;;) {
       const step = await this.deps.transact(async (tx) => {
         await this.lockBalance(tx, owner, currency);
         let assembly = await this.assemblyOf(tx, key, currency);
+        if (!assembly && ours) {
+          const finished = await tx
+            .selectFrom('payouts')
+            .selectAll()
+            .where('id', '=', ours)
+            .executeTakeFirst();
+          return { done: true as const, payout: finished };
+        }
         if (!assembly) {
           if (options.scheduledFor) {
             const paid = await tx
@@ -267,6 +162,7 @@ export class PayoutsService {
             total: '0',
           };
         }
+        ours = assembly.payout_id;
         // The next batch: the oldest available items not yet paid, up to the cut.
         const { rows: moved } = await sql<{ items: string; total: string | null }>`
           WITH batch AS (
@@ -321,7 +217,7 @@ export class PayoutsService {
   }
 
   /** The payout of this balance being made in batches, if one is. */
-  private assemblyOf(db: Executor, key: string, currency: string) {
+  assemblyOf(db: Executor, key: string, currency: string) {
     return db
       .selectFrom('payout_assemblies')
       .select(['payout_id', 'cut_at', 'scheduled_for', 'items', 'total'])
@@ -394,27 +290,3 @@ const noBankAccount = () =>
   new DomainError('invalid_state', 'set a bank account before paying out', {
     details: { reason: 'no_bank_account' },
   });
-
-/** Whether the schedule pays on this (UTC) day. */
-export function paysOn(schedule: PayoutSchedule, at: Date): boolean {
-  switch (schedule.interval) {
-    case 'daily':
-      return true;
-    case 'weekly':
-      return WEEKDAYS[(at.getUTCDay() + 6) % 7] === schedule.weeklyAnchor;
-    case 'monthly': {
-      const lastDay = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 0)).getUTCDate();
-      return at.getUTCDate() === Math.min(schedule.monthlyAnchor, lastDay);
-    }
-    case 'manual':
-      return false;
-  }
-}
-
-function minimumOf(schedule: PayoutSchedule, currency: string): bigint {
-  const asset = findAsset(currency);
-  if (!asset) return 1n;
-  const [whole = '0', fraction = ''] = schedule.minimum.split('.');
-  const minor = BigInt(whole + fraction.slice(0, asset.exponent).padEnd(asset.exponent, '0'));
-  return minor > 0n ? minor : 1n;
-}

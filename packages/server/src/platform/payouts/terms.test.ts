@@ -1,7 +1,7 @@
 // The fee rule and the schedule's days (docs/payouts.md, Pricing and Payouts), as pure functions.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { paysOn } from './payouts-service.ts';
+import { paysOn } from './payout-run.ts';
 import { type FeeSchedule, feeFor, type PayoutSchedule, shareOf } from './terms.ts';
 
 const fees = (percentBps: number, fixed: bigint, brands: FeeSchedule['brands'] = {}): FeeSchedule => ({
