@@ -37,16 +37,19 @@ export interface AuditRecord extends AuditEntry {
 }
 
 /** Appends the record in the caller's transaction (or unit of work): it commits with the action. */
-export async function appendAudit(tx: Executor, entry: AuditEntry): Promise<void> {
+export async function appendAudit(tx: Executor, asked: AuditEntry): Promise<void> {
   await sql`SELECT pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`.execute(tx);
   const last = await tx
     .selectFrom('audit_events')
-    .select(['seq', 'hash'])
+    .select(['seq', 'hash', 'at'])
     .orderBy('seq', 'desc')
     .limit(1)
     .executeTakeFirst();
   const seq = last ? Number(last.seq) + 1 : 1;
   const prevHash = last?.hash ?? GENESIS;
+  // Times never go back along the chain (two actions may take the lock in another order than their clocks
+  // read): a time window then is a run of records, read newest first by the time index (listAudit).
+  const entry = last && last.at > asked.at ? { ...asked, at: last.at } : asked;
   await tx
     .insertInto('audit_events')
     .values({
@@ -208,6 +211,9 @@ export async function listAudit(db: Db, filters: AuditFilters): Promise<AuditRec
   if (filters.from) query = query.where('at', '>=', filters.from);
   if (filters.to) query = query.where('at', '<', filters.to);
   if (filters.before) query = query.where('seq', '<', String(filters.before));
+  // Within a time window, newest first by time then number (the same order: times never go back along
+  // the chain), so the time index serves the page without reading the whole window.
+  if (filters.from || filters.to) query = query.orderBy('at', 'desc');
   const rows = await query.orderBy('seq', 'desc').limit(filters.limit).execute();
   return rows.map((row) => toRecord(row as Parameters<typeof toRecord>[0]));
 }

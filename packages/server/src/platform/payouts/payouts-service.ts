@@ -142,6 +142,10 @@ export class PayoutsService {
               .executeTakeFirst();
             if (paid) return { done: true as const, payout: undefined };
           }
+          // No bank account: a scheduled payout waits without summing the balance (a store that never
+          // set one may hold a year unpaid); one asked for is refused, as before, once there is money.
+          const hasAccount = (await this.bankAccountOf(tx, key)) !== undefined;
+          if (!hasAccount && options.scheduledFor) return { done: true as const, payout: undefined };
           const cutAt = this.deps.clock.now();
           const { rows } = await sql<{ total: string | null }>`
             SELECT sum(net)::text AS total FROM balance_transactions
@@ -150,10 +154,7 @@ export class PayoutsService {
           );
           const total = BigInt(rows[0]?.total ?? 0);
           if (total < options.minimum || total <= 0n) return { done: true as const, payout: undefined };
-          if (!(await this.bankAccountOf(tx, key))) {
-            if (options.scheduledFor) return { done: true as const, payout: undefined };
-            throw noBankAccount();
-          }
+          if (!hasAccount) throw noBankAccount();
           assembly = {
             payout_id: newId('payout', cutAt.getTime()),
             cut_at: cutAt,

@@ -271,11 +271,14 @@ export async function lastReconcileRun(db: Executor): Promise<ReconcileRun | und
  * account's entries by its `(account_id, transaction_id)` index, never a scan of every entry.
  */
 function ledgerTotals(key: RawBuilder<unknown>, where: RawBuilder<unknown>, end: RawBuilder<unknown>) {
+  // Each entry's transaction by its key (a subquery per entry): a join would let the planner, guessing an
+  // account's entries from the average of a skewed few, scan every ledger transaction instead.
   return sql`SELECT ${key} AS key, sum(x.total) AS total FROM ledger_accounts a
     CROSS JOIN LATERAL (
       SELECT sum(e.amount) AS total FROM ledger_entries e
-      JOIN ledger_transactions t ON t.id = e.transaction_id
-      WHERE e.account_id = a.id AND t.status = 'posted' AND t.created_at < ${end}
+      WHERE e.account_id = a.id
+        AND (SELECT t.status = 'posted' AND t.created_at < ${end} FROM ledger_transactions t
+             WHERE t.id = e.transaction_id)
     ) x
     WHERE ${where} AND x.total IS NOT NULL
     GROUP BY 1`;
