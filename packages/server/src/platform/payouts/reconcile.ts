@@ -146,7 +146,8 @@ async function provedSums(db: Db, date: string, options: ReconcileOptions): Prom
         WHEN 'crypto_store' THEN 'store:' || a.owner_id || ' ' || a.asset ELSE a.asset END AS key,
       sum(e.amount)::text AS total
     FROM ledger_transactions t
-    JOIN ledger_entries e ON e.transaction_id = t.id
+    -- each transaction's entries by its key (OFFSET 0 keeps the planner from a hash join over them all)
+    CROSS JOIN LATERAL (SELECT x.amount, x.account_id FROM ledger_entries x WHERE x.transaction_id = t.id OFFSET 0) e
     JOIN ledger_accounts a ON a.id = e.account_id
     WHERE t.created_at >= ${from} AND t.created_at < ${to} AND t.status = 'posted'
       AND ((a.owner_type = 'payments_site' AND a.purpose = ANY(${SITE_BALANCE_PURPOSES}::text[]))
