@@ -187,7 +187,9 @@ export async function seedMoneyOut(
   try {
     // The rows are back-dated, which no real write is: the days already summed (today's sandbox) are
     // emptied and summed again from the first, as the sweep's runs do after migration 0052.
-    await pool.query('DELETE FROM balance_days; DELETE FROM balance_days_summed; DELETE FROM reconcile_marks');
+    await pool.query(
+      'DELETE FROM balance_days; DELETE FROM balance_days_summed; DELETE FROM reconcile_marks',
+    );
     let started = performance.now();
     while ((await sumBalanceDays(handle.db, now)) > 0);
     rows.balance_days_catch_up_ms = Math.round(performance.now() - started);
