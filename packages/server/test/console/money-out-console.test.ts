@@ -121,5 +121,10 @@ describe('money out in the console', () => {
     expect(
       (await stranger.get('/console/money/reports/revenue.csv?from=2026-01-01&to=2026-01-02')).status,
     ).toBe(404);
+    // Reconciling is the operator's: a tenant's member is not shown it and cannot run it.
+    const reports = await own.get('/console/money/reports');
+    expect(reports.text).not.toContain('Reconcile now');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(reports.text)?.[1] ?? '';
+    expect((await own.post('/console/money/reports/reconcile', { csrf })).status).toBe(404);
   });
 });

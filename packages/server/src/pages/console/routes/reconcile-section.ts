@@ -8,7 +8,8 @@ import { lastReconcileRun, reconcile } from '../../../platform/payouts/reconcile
 import { contextOf } from '../console-http.ts';
 import { details, listView, notice, postForm, when } from '../console-layout.ts';
 import { type Html, h } from '../html-template.ts';
-import type { ConsoleRouteDeps } from './route-kit.ts';
+import { ownersOf } from '../reads/payouts-reads.ts';
+import { type ConsoleRouteDeps, viewerOf } from './route-kit.ts';
 
 export async function reconcileSection(
   db: Db,
@@ -46,7 +47,7 @@ export function registerReconcileRoute(app: FastifyInstance, deps: ConsoleRouteD
   const { db, clock } = deps.services;
   app.post('/money/reports/reconcile', { config: { idempotency: 'refuse' } }, async (request, reply) => {
     // The operator's, as the section is (a tenant's member sees its own balance report only).
-    if (contextOf(request, deps).viewer.role !== 'operator') throw notFound('page');
+    if ((await ownersOf(db, viewerOf(request, deps))) !== 'all') throw notFound('page');
     const now = clock.now();
     await reconcile(db, now.toISOString().slice(0, 10), { now });
     return reply.code(303).header('location', '/console/money/reports').send();
