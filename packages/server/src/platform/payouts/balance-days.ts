@@ -1,9 +1,9 @@
 // Each tenant's balance per currency and UTC day (balance_days, migration 0052; docs/payouts.md, Reports):
 // the balance-days sweep sums a day's balance transactions once the day is over, so the balance-by-day and
 // revenue reports read a year as 365 rows plus the live rows of the days not yet summed. It fills forward
-// from the first day with movements, a month of days per run, so the days summed are one unbroken run
-// (the reads rely on it), and sums each day once more six hours after its end, for a business step that
-// read the clock before midnight and committed after the first sum. A re-summed day that changed moves
+// from the first day with movements, 31 days with movements per run (days without one only marked), so
+// the days summed are one unbroken run (the reads rely on it), and sums each day once more six hours after
+// its end, for a business step that read the clock before midnight and committed after the first sum. A re-summed day that changed moves
 // the closing balances of the days after it by the difference, in the same transaction.
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
