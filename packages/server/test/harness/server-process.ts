@@ -158,11 +158,15 @@ export const APPROVED_CARD = {
 export async function aPaymentsMerchant(
   server: ServerProcess,
   name: string,
-): Promise<{ merchantAuth: Record<string, string>; customerId: number }> {
-  const merchant = await server.admin<{ apiKey: string }>('POST', '/merchants', {
-    name,
-    sites: [{ name: 'web' }],
-  });
+): Promise<{ merchantAuth: Record<string, string>; customerId: number; merchantId: number; siteId: number }> {
+  const merchant = await server.admin<{ id: number; apiKey: string; sites: { id: number }[] }>(
+    'POST',
+    '/merchants',
+    {
+      name,
+      sites: [{ name: 'web' }],
+    },
+  );
   const merchantAuth = { authorization: `Bearer ${merchant.body.apiKey}` };
   const customer = await server.request<{ data: { id: number } }>('POST', '/payments/customer', {
     headers: merchantAuth,
@@ -174,7 +178,12 @@ export async function aPaymentsMerchant(
       country: 'RO',
     },
   });
-  return { merchantAuth, customerId: customer.body.data.id };
+  return {
+    merchantAuth,
+    customerId: customer.body.data.id,
+    merchantId: merchant.body.id,
+    siteId: merchant.body.sites[0]?.id as number,
+  };
 }
 
 /**
@@ -186,36 +195,17 @@ export async function aManualPayoutSite(
   name: string,
   amount: string,
 ): Promise<{ siteId: number; auth: Record<string, string> }> {
-  const merchant = await server.admin<{ id: number; apiKey: string; sites: { id: number }[] }>(
-    'POST',
-    '/merchants',
-    {
-      name,
-      sites: [{ name: 'web' }],
-    },
-  );
-  const siteId = merchant.body.sites[0]?.id as number;
-  const auth = { authorization: `Bearer ${merchant.body.apiKey}` };
-  const site = `/merchants/${merchant.body.id}/sites/${siteId}`;
+  const { merchantAuth: auth, customerId, merchantId, siteId } = await aPaymentsMerchant(server, name);
+  const site = `/merchants/${merchantId}/sites/${siteId}`;
   await server.admin('PUT', `${site}/payout-schedule`, { interval: 'manual', delayDays: 0 });
   await server.admin('PUT', `${site}/bank-account`, { iban: 'DE89370400440532013000', holderName: name });
-  const customer = await server.request<{ data: { id: number } }>('POST', '/payments/customer', {
-    headers: auth,
-    form: {
-      identifier: `${name}-customer`,
-      email: 'a@example.com',
-      firstName: 'Ada',
-      lastName: 'L',
-      country: 'RO',
-    },
-  });
   const order = await server.request('POST', '/payments/order', {
     headers: auth,
     form: {
       amount,
       currency: 'EUR',
       orderType: 'purchase',
-      customerId: String(customer.body.data.id),
+      customerId: String(customerId),
       ...APPROVED_CARD,
     },
   });

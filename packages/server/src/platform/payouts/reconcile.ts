@@ -15,6 +15,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Executor } from '../db/database.ts';
 import { SITE_BALANCE_PURPOSES } from './balance-accounts.ts';
+import { nextDay } from './balance-days.ts';
 
 export interface Finding {
   check:
@@ -106,7 +107,6 @@ interface Sums {
 const DAY_MS = 86_400_000;
 /** A day's sums are remembered once it has been over this long (its late business steps have committed). */
 const MARK_AFTER_MS = 3_600_000;
-const nextDay = (day: string) => new Date(Date.parse(day) + DAY_MS).toISOString().slice(0, 10);
 
 /**
  * Checks 1 and 6 at the end of `date`: from its own mark when it has one, else the newest mark before it
