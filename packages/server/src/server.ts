@@ -6,7 +6,7 @@ import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import pino, { type DestinationStream, type Logger } from 'pino';
+import pino, { type DestinationStream } from 'pino';
 import qs from 'qs';
 import { requireAdmin } from './admin/http/admin-auth.ts';
 import { registerApprovalThresholdRoutes } from './admin/http/approval-thresholds-routes.ts';
@@ -22,9 +22,9 @@ import { presentAdminError } from './admin/http/present-error.ts';
 import { registerStoreRoutes } from './admin/http/stores-routes.ts';
 import type { Config } from './config.ts';
 import { cryptoApi } from './crypto/crypto-api.ts';
-import { type CryptoServices, createCryptoServices } from './crypto/crypto-services.ts';
+import { createCryptoServices } from './crypto/crypto-services.ts';
 import { issuingApi } from './issuing/issuing-api.ts';
-import { createIssuingServices, type IssuingServices } from './issuing/issuing-services.ts';
+import { createIssuingServices } from './issuing/issuing-services.ts';
 import { registerAcsPageRoutes } from './pages/acs/acs-page-routes.ts';
 import { registerConsole } from './pages/console/console.ts';
 import { rollUpDailyFigures } from './pages/console/overview-rollup.ts';
@@ -40,7 +40,7 @@ import { registerCheckoutPageRoutes } from './pages/payments/checkout-page-route
 import { registerHostedCheckoutRoutes } from './pages/payments/hosted-checkout-routes.ts';
 import { HostedCheckout } from './payments/checkout/hosted-checkout.ts';
 import { paymentsApi } from './payments/payments-api.ts';
-import { createPaymentsServices, type PaymentsServices } from './payments/payments-services.ts';
+import { createPaymentsServices } from './payments/payments-services.ts';
 import { Approvals } from './platform/approvals/approvals.ts';
 import { addAuditHooks } from './platform/audit/audit-hooks.ts';
 import { BankAccounts } from './platform/bank-accounts/bank-accounts.ts';
@@ -50,9 +50,9 @@ import { ProcessRegistry, TENANTS_CHANNEL } from './platform/cluster/process-reg
 import { ConsoleUsers } from './platform/console/console-users.ts';
 import { CapabilityTokens } from './platform/crypto/capability-tokens.ts';
 import { derive, Encryptor } from './platform/crypto/encryption.ts';
-import type { StatementObserver, UnitOfWork } from './platform/db/connection-scope.ts';
-import { type Db, openDatabase } from './platform/db/database.ts';
-import { createTransact, type Transact } from './platform/db/transact.ts';
+import type { StatementObserver } from './platform/db/connection-scope.ts';
+import { openDatabase } from './platform/db/database.ts';
+import { createTransact } from './platform/db/transact.ts';
 import { DomainError } from './platform/errors/domain-error.ts';
 import { EventsService } from './platform/events/events-service.ts';
 import { Outbox } from './platform/events/outbox.ts';
@@ -66,7 +66,7 @@ import {
   type ScopePresenters,
 } from './platform/http/edge.ts';
 import { logDestination, loggerOptions, OneLinePerRequest } from './platform/http/logging.ts';
-import { createMetrics, type Metrics } from './platform/http/metrics.ts';
+import { createMetrics } from './platform/http/metrics.ts';
 import { registerOperationalRoutes } from './platform/http/operational-routes.ts';
 import { registerQueueMetrics } from './platform/http/queue-metrics.ts';
 import { rateLimitKey } from './platform/http/rate-limit-key.ts';
@@ -79,7 +79,6 @@ import { Ledger } from './platform/ledger/ledger.ts';
 import { addRequestSpans } from './platform/observability/request-spans.ts';
 import { startTracing, traced } from './platform/observability/tracing.ts';
 import { sumBalanceDays } from './platform/payouts/balance-days.ts';
-import type { MoneyOut } from './platform/payouts/money-out.ts';
 import { PayoutLifecycle } from './platform/payouts/payout-lifecycle.ts';
 import { PayoutsService } from './platform/payouts/payouts-service.ts';
 import { TermsStore } from './platform/payouts/terms.ts';
@@ -93,13 +92,13 @@ import { DeliveryEngine } from './platform/webhooks/delivery-engine.ts';
 import { DeliveryRecovery } from './platform/webhooks/delivery-recovery.ts';
 import { HttpSender } from './platform/webhooks/http-sender.ts';
 import { SsrfGuard } from './platform/webhooks/ssrf-guard.ts';
+import type { PlatformServices } from './platform-services.ts';
 import {
   createBankRail,
   noteOtherRailsPayouts,
   registerPayoutSweeps,
 } from './rails/bank/create-bank-rail.ts';
-import { createRails, type Rails } from './rails/rails.ts';
-import type { RailSandbox } from './rails/sandbox.ts';
+import { createRails } from './rails/rails.ts';
 import { registerBankSandboxRoutes } from './sandbox/http/bank-routes.ts';
 import { CLOCK_CHANNEL, loadSandboxClockOffset, registerClockRoutes } from './sandbox/http/clock-routes.ts';
 import { registerCryptoSandboxRoutes } from './sandbox/http/crypto-routes.ts';
@@ -109,6 +108,8 @@ import { registerPaymentsSandboxRoutes } from './sandbox/http/payments-routes.ts
 import { registerTriggerRoutes } from './sandbox/http/trigger-routes.ts';
 import { TriggerCatalog } from './sandbox/triggers/trigger-catalog.ts';
 import { TESSERA_VERSION } from './version.ts';
+
+export type { PlatformServices } from './platform-services.ts';
 
 export interface AppOptions {
   config: Config;
@@ -132,50 +133,6 @@ export interface AppOptions {
    * hold those writes to the general path's.
    */
   oneStatementWrites?: boolean;
-}
-
-export interface PlatformServices {
-  config: Config;
-  db: Db;
-  clock: Clock;
-  /** Tokens that let a browser act on one object (hosted pages' forms and links) */
-  capabilities: CapabilityTokens;
-  /** Where sites and stores are paid out to (docs/payouts.md) */
-  bankAccounts: BankAccounts;
-  /** Fees, balances and payouts (docs/payouts.md) */
-  moneyOut: MoneyOut;
-  logger: Logger;
-  transact: Transact;
-  ledger: Ledger;
-  outbox: Outbox;
-  events: EventsService;
-  deliveries: DeliveryEngine;
-  partners: PartnersService;
-  merchants: MerchantsService;
-  stores: StoresService;
-  /** Verified credentials and tenant settings, cleared by any tenant change in any process */
-  tenantCache: TenantCache;
-  idempotency: IdempotencyStore;
-  /** A unit of work: one connection and transaction for a whole request (platform/db/connection-scope.ts) */
-  createUnit: () => UnitOfWork;
-  sweeps: Sweeps;
-  processes: ProcessRegistry;
-  jobs: JobQueue;
-  metrics: Metrics;
-  ssrf: SsrfGuard;
-  /** The ports of the outside systems (rails/rails.ts chooses their adapters) */
-  rails: Rails;
-  /** What the sandbox API and the simulators' hosted pages may do to the rails beyond their ports */
-  railSandbox: RailSandbox;
-  /** Why a real rail cannot work now (readiness), each undefined when it can */
-  railReadiness: (() => Promise<string | undefined>)[];
-  issuing: IssuingServices;
-  crypto: CryptoServices;
-  payments: PaymentsServices;
-  /** The people who sign in to the console */
-  consoleUsers: ConsoleUsers;
-  /** Four eyes on money: the tenants' policies and the requests waiting for a second person */
-  approvals: Approvals;
 }
 
 export interface TesseraApp {

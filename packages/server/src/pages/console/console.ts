@@ -2,9 +2,9 @@
 // find any object by id, and do what the APIs do through the same services (docs/console.md).
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleUsers } from '../../platform/console/console-users.ts';
+import type { PlatformServices } from '../../platform-services.ts';
 import type { ClockDeps } from '../../sandbox/http/clock-routes.ts';
 import type { TriggerCatalog } from '../../sandbox/triggers/trigger-catalog.ts';
-import type { PlatformServices } from '../../server.ts';
 import { registerConsoleFrame } from './console-http.ts';
 import { registerApprovalsConsoleRoutes } from './routes/approvals-routes.ts';
 import { registerAuditConsoleRoutes } from './routes/audit-routes.ts';

@@ -7,7 +7,7 @@ import type { Executor } from '../../platform/db/database.ts';
 import type { StatementBatch } from '../../platform/db/statement-batch.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
-import type { OrderRow } from '../orders/orders-service.ts';
+import type { OrderRow } from '../orders/order-row.ts';
 import { FAILURES, type FailureReason } from '../transactions/decline-codes.ts';
 import type { TransactionRow } from '../transactions/transactions-service.ts';
 

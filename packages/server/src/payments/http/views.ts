@@ -2,7 +2,7 @@
 // names, docs/wire-compatibility.md statuses). Amounts are JSON numbers written from exact decimals (bounded to 12 digits).
 import { z } from 'zod';
 import { formatAmountIn } from '../../platform/money/amount.ts';
-import type { OrderRow } from '../orders/orders-service.ts';
+import type { OrderRow } from '../orders/order-row.ts';
 import type { TransactionDetail } from '../transactions/transactions-service.ts';
 
 export const amountOf = (minor: string | bigint, currency: string) =>

@@ -3,7 +3,6 @@
 // one transaction. The order's status follows its transactions; every change of either sends an IPN.
 // Recurring orders are billed by a sweep on the injected clock, with the order's retry schedule.
 
-import type { Selectable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { whenCommitted } from '../../platform/db/connection-scope.ts';
 import type { Db, Executor, Tx } from '../../platform/db/database.ts';
@@ -11,7 +10,6 @@ import { preparedStatement } from '../../platform/db/prepared.ts';
 import type {
   PaymentsCardMode,
   PaymentsOrderStatus,
-  PaymentsOrdersTable,
   PaymentsOrderType,
   PaymentsTransactionStatus,
 } from '../../platform/db/schema.ts';
@@ -37,12 +35,13 @@ import { siteOf } from '../sites.ts';
 import { FAILURES, type FailureReason } from '../transactions/decline-codes.ts';
 import type { PaymentTransactionsService, TransactionRow } from '../transactions/transactions-service.ts';
 import { addDuration, parseDuration } from './durations.ts';
+import type { OrderRow } from './order-row.ts';
 import { type Instrument, type InstrumentInput, resolveInstrument } from './payment-instrument.ts';
 import { billTime } from './schedule.ts';
 
 const MAX_RETRIES = 10;
 
-export type OrderRow = Selectable<PaymentsOrdersTable>;
+export type { OrderRow } from './order-row.ts';
 
 export interface CreateOrderInput extends InstrumentInput {
   amount: string;

@@ -2,7 +2,13 @@
 // the length of a keyed request, lazy until it writes, and the connection handed to code inside it.
 // The driver that routes queries to it is connection-scope.ts.
 import { CompiledQuery, type DatabaseConnection, type QueryResult } from 'kysely';
-import { type PooledConnection, runInUnit, type ScopedDriver } from './connection-scope.ts';
+import type { PooledConnection } from './pooled-connection.ts';
+
+/** Where a unit takes its connection from, and how its work is entered into its scope (the driver). */
+export interface UnitConnections {
+  acquirePooled(): Promise<PooledConnection>;
+  enter<T>(unit: UnitOfWork, work: () => Promise<T>): Promise<T>;
+}
 
 /** The step of a transaction that is its lazy unit's whole transaction */
 export const WHOLE_UNIT = '';
@@ -43,7 +49,7 @@ export class UnitOfWork {
   /** What was registered when the transaction opened: a rollback of all of it drops what came after */
   private openedMark = { callbacks: 0, tasks: 0 };
 
-  constructor(private readonly driver: ScopedDriver) {}
+  constructor(private readonly driver: UnitConnections) {}
 
   /** Not finished: it may still write and commit. */
   get isActive(): boolean {
@@ -123,7 +129,7 @@ export class UnitOfWork {
   }
 
   run<T>(work: () => Promise<T>): Promise<T> {
-    return runInUnit(this, work);
+    return this.driver.enter(this, work);
   }
 
   /** Runs once the unit has committed (a worker to wake, say). */

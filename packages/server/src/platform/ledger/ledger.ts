@@ -6,212 +6,34 @@
 // row is written by every tenant's payments. A pure credit to a bounded account cannot break its bound, so it
 // takes no lock either: it waits in ledger_account_credits until a debit that needs it, or the sweep, folds
 // it in under the account's lock (migration 0039). Every operation is idempotent by its operation id.
-import { hash } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterCommit } from '../db/connection-scope.ts';
-import { type Executor, pgErrorCode, type Tx } from '../db/database.ts';
+import type { Executor, Tx } from '../db/database.ts';
 import { preparedStatement } from '../db/prepared.ts';
 import type { StatementBatch } from '../db/statement-batch.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { newId } from '../ids.ts';
-import { type AccountFacts, planRows, stageRows } from './posting-rows.ts';
+import { LedgerAccounts } from './ledger-accounts.ts';
+import type {
+  BalanceChange,
+  HoldInput,
+  LedgerTransaction,
+  Leg,
+  PostOperation,
+  TransferInput,
+} from './ledger-types.ts';
+import {
+  assertPositive,
+  hashRequest,
+  holdOperation,
+  insufficientFunds,
+  transferOperation,
+} from './post-operations.ts';
+import { planRows, stageRows } from './posting-rows.ts';
 
-export interface OpenAccountInput {
-  ownerType: string;
-  ownerId: string;
-  asset: string;
-  /** What the account is for within its owner: 'main', 'settlement', 'fees', … */
-  purpose: string;
-  /** A bounded account can never have posted − pending debits below zero */
-  isBounded: boolean;
-}
+export type * from './ledger-types.ts';
+export { insufficientFunds, ledgerRefusal } from './post-operations.ts';
 
-export interface LedgerAccount extends OpenAccountInput {
-  id: string;
-  posted: bigint;
-  pendingDebits: bigint;
-  pendingCredits: bigint;
-  /** What can still be spent: posted − pending debits */
-  available: bigint;
-}
-
-export interface Leg {
-  accountId: string;
-  /** Positive credits the account, negative debits it */
-  amount: bigint;
-}
-
-export interface TransferInput {
-  operationId: string;
-  legs: Leg[];
-  metadata?: Record<string, unknown>;
-}
-
-export interface HoldInput {
-  operationId: string;
-  /** The account whose funds are held (debited when the hold posts) */
-  debitAccountId: string;
-  creditAccountId: string;
-  amount: bigint;
-  /** When the hold lapses by itself; the domain's sweep expires it (default: never) */
-  expiresAt?: Date;
-  metadata?: Record<string, unknown>;
-}
-
-export interface LedgerTransaction {
-  id: string;
-  operationId: string;
-  kind: 'transfer' | 'hold' | 'hold_post';
-  status: 'posted' | 'pending' | 'voided' | 'expired' | 'settled';
-  asset: string;
-  holdId: string | null;
-  expiresAt: Date | null;
-  metadata: Record<string, unknown>;
-  legs: Leg[];
-  /** True when this call found the operation already done (idempotent replay) */
-  isReplay: boolean;
-}
-
-export interface BalanceChange {
-  posted: bigint;
-  pendingDebits: bigint;
-  pendingCredits: bigint;
-}
-
-export const insufficientFunds = (accountId: string) =>
-  new DomainError('limit_exceeded', 'insufficient funds', {
-    details: { reason: 'insufficient_funds', accountId },
-  });
-
-export class Ledger {
-  /** Ids of accounts known to be committed, by owner, asset and purpose (accounts are never deleted) */
-  private readonly knownAccounts = new Map<string, string[]>();
-  /** What never changes of accounts this ledger opened or found, by id: their asset and bound */
-  private readonly accountFacts = new Map<string, AccountFacts>();
-
-  constructor(private readonly now: () => Date) {}
-
-  /**
-   * The ids of a system account split into shards, one per purpose (a site's balance, a network's
-   * receivable), opened on first use all at once in one statement, inside the caller's transaction: never
-   * on a second connection, which could wait forever for a pool held by transactions like this one. They
-   * are remembered once that is committed, so a remembered id never points at an account whose creation
-   * rolled back.
-   */
-  async systemAccounts(
-    tx: Executor,
-    input: Omit<OpenAccountInput, 'purpose'>,
-    purposes: readonly string[],
-  ): Promise<string[]> {
-    const key = `${input.ownerType}\u0000${input.ownerId}\u0000${input.asset}\u0000${purposes.join('\u0000')}`;
-    const known = this.knownAccounts.get(key);
-    if (known) return known;
-    const byPurpose = new Map<string, string>();
-    const bounded = new Map<string, boolean>();
-    // A concurrent opener's rows are invisible to this statement's snapshot: a second look finds them.
-    for (let attempt = 0; attempt < 2 && byPurpose.size < purposes.length; attempt++) {
-      const missing = purposes.filter((purpose) => !byPurpose.has(purpose));
-      const { rows } = await sql<{ id: string; purpose: string; is_bounded: boolean }>`
-        WITH opened AS (
-          INSERT INTO ledger_accounts (id, owner_type, owner_id, asset, purpose, is_bounded, created_at)
-          SELECT * FROM unnest(${missing.map(() => newId('ledgerAccount'))}::text[], ${missing.map(() => input.ownerType)}::text[],
-            ${missing.map(() => input.ownerId)}::text[], ${missing.map(() => input.asset)}::text[], ${missing}::text[],
-            ${missing.map(() => input.isBounded)}::boolean[], ${missing.map(() => this.now())}::timestamptz[])
-          ON CONFLICT (owner_type, owner_id, asset, purpose) DO NOTHING
-          RETURNING id, purpose, is_bounded
-        )
-        SELECT id, purpose, is_bounded FROM opened
-        UNION ALL
-        SELECT id, purpose, is_bounded FROM ledger_accounts
-        WHERE owner_type = ${input.ownerType} AND owner_id = ${input.ownerId} AND asset = ${input.asset}
-          AND purpose = ANY(${missing}::text[])`.execute(tx);
-      for (const row of rows) {
-        byPurpose.set(row.purpose, row.id);
-        bounded.set(row.id, row.is_bounded);
-      }
-    }
-    const ids = purposes.map((purpose) => byPurpose.get(purpose));
-    if (ids.some((id) => id === undefined)) throw new Error('system accounts neither opened nor found');
-    afterCommit(() => {
-      this.knownAccounts.set(key, ids as string[]);
-      for (const [id, isBounded] of bounded) this.learn(id, { asset: input.asset, isBounded });
-    });
-    return ids as string[];
-  }
-
-  /** One system account: systemAccounts with one purpose. */
-  async systemAccount(tx: Executor, input: OpenAccountInput): Promise<string> {
-    const [id] = await this.systemAccounts(tx, input, [input.purpose]);
-    return id as string;
-  }
-
-  /**
-   * Opens the account, or returns the existing one with the same owner, asset and purpose. An existing
-   * account is only read, never rewritten: system accounts are "opened" on hot paths.
-   */
-  async openAccount(db: Executor, input: OpenAccountInput): Promise<LedgerAccount> {
-    return (await this.open(db, input)).account;
-  }
-
-  private async open(
-    db: Executor,
-    input: OpenAccountInput,
-  ): Promise<{ account: LedgerAccount; isNew: boolean }> {
-    const inserted = await db
-      .insertInto('ledger_accounts')
-      .values({
-        id: newId('ledgerAccount'),
-        owner_type: input.ownerType,
-        owner_id: input.ownerId,
-        asset: input.asset,
-        purpose: input.purpose,
-        is_bounded: input.isBounded,
-        created_at: this.now(),
-      })
-      .onConflict((oc) => oc.columns(['owner_type', 'owner_id', 'asset', 'purpose']).doNothing())
-      .returningAll()
-      .executeTakeFirst();
-    const account = inserted ? toAccount(inserted) : await this.findAccount(db, input);
-    if (!account) throw new Error('a ledger account neither inserted nor found');
-    afterCommit(() => this.learn(account.id, account));
-    return { account, isNew: inserted !== undefined };
-  }
-
-  /** Remembers an account's facts once its opening is committed (a remembered account exists). */
-  private learn(id: string, facts: AccountFacts): void {
-    if (this.accountFacts.size >= KNOWN_ACCOUNTS) {
-      // Starting over forgets the system accounts too, so their next use reads them and learns them again.
-      this.accountFacts.clear();
-      this.knownAccounts.clear();
-    }
-    this.accountFacts.set(id, { asset: facts.asset, isBounded: facts.isBounded });
-  }
-
-  /** The account with this owner, asset and purpose, if it was ever opened (reads only). */
-  async findAccount(
-    db: Executor,
-    input: Omit<OpenAccountInput, 'isBounded'>,
-  ): Promise<LedgerAccount | undefined> {
-    const row = await db
-      .selectFrom('ledger_balances')
-      .selectAll()
-      .where('owner_type', '=', input.ownerType)
-      .where('owner_id', '=', input.ownerId)
-      .where('asset', '=', input.asset)
-      .where('purpose', '=', input.purpose)
-      .executeTakeFirst();
-    return row ? toAccount(row) : undefined;
-  }
-
-  async getAccount(db: Executor, accountId: string): Promise<LedgerAccount | undefined> {
-    const row = await db
-      .selectFrom('ledger_balances')
-      .selectAll()
-      .where('id', '=', accountId)
-      .executeTakeFirst();
-    return row ? toAccount(row) : undefined;
-  }
-
+export class Ledger extends LedgerAccounts {
   /** Posts a balanced multi-leg transaction at once, inside the caller's business transaction. */
   async transfer(tx: Tx, input: TransferInput): Promise<LedgerTransaction> {
     return this.post(tx, transferOperation(input));
@@ -538,123 +360,9 @@ export class Ledger {
   }
 }
 
-export interface PostOperation {
-  operationId: string;
-  kind: LedgerTransaction['kind'];
-  status: 'posted' | 'pending';
-  legs: Leg[];
-  changes: Map<string, BalanceChange>;
-  requestHash: string;
-  holdId?: string;
-  expiresAt?: Date | undefined;
-  metadata?: Record<string, unknown> | undefined;
-}
-
 /** The placeholders of ledger_post's fifteen arguments. */
 const PLACEHOLDERS = Array.from({ length: 15 }, (_, i) => `$${i + 1}`).join(', ');
 const STRICT_POST = `SELECT transaction_id FROM ledger_post_strict(${PLACEHOLDERS})`;
-/** Accounts whose facts a ledger keeps at most (past it, the memory starts over) */
-const KNOWN_ACCOUNTS = 100_000;
-
-function transferOperation(input: TransferInput): PostOperation {
-  const legs = mergeLegs(input.legs);
-  if (legs.length < 2) throw new DomainError('validation_failed', 'a transfer needs at least two accounts');
-  if (legs.reduce((sum, leg) => sum + leg.amount, 0n) !== 0n) {
-    throw new DomainError('validation_failed', 'a transfer must balance: its legs sum to zero');
-  }
-  return {
-    operationId: input.operationId,
-    kind: 'transfer',
-    status: 'posted',
-    legs,
-    changes: new Map(
-      legs.map((leg) => [leg.accountId, { posted: leg.amount, pendingDebits: 0n, pendingCredits: 0n }]),
-    ),
-    requestHash: hashRequest('transfer', legs),
-    metadata: input.metadata,
-  };
-}
-
-function holdOperation(input: HoldInput): PostOperation {
-  assertPositive(input.amount);
-  if (input.debitAccountId === input.creditAccountId) {
-    throw new DomainError('validation_failed', 'a hold moves funds between two different accounts');
-  }
-  const legs: Leg[] = [
-    { accountId: input.debitAccountId, amount: -input.amount },
-    { accountId: input.creditAccountId, amount: input.amount },
-  ];
-  return {
-    operationId: input.operationId,
-    kind: 'hold',
-    status: 'pending',
-    legs,
-    changes: new Map([
-      [input.debitAccountId, { posted: 0n, pendingDebits: input.amount, pendingCredits: 0n }],
-      [input.creditAccountId, { posted: 0n, pendingDebits: 0n, pendingCredits: input.amount }],
-    ]),
-    requestHash: hashRequest('hold', legs, input.expiresAt?.toISOString()),
-    expiresAt: input.expiresAt,
-    metadata: input.metadata,
-  };
-}
-
-/**
- * The ledger's refusal of a staged posting (ledger_post_strict, migration 0026), as the DomainError an
- * immediate posting would have thrown; undefined for any other error.
- */
-export function ledgerRefusal(err: unknown): DomainError | undefined {
-  if (pgErrorCode(err) !== LEDGER_REFUSED) return undefined;
-  const { message, detail } = err as { message: string; detail?: string };
-  switch (message) {
-    case 'insufficient_funds':
-      return insufficientFunds(detail ?? '');
-    case 'asset_mismatch':
-      return new DomainError('validation_failed', 'all accounts of a ledger transaction hold one asset');
-    case 'not_found':
-      return new DomainError('not_found', `ledger account ${detail} not found`);
-    default:
-      return new DomainError('conflict', `the ledger refused the operation (${message})`);
-  }
-}
-
-/** SQLSTATE of ledger_post_strict's refusals */
-const LEDGER_REFUSED = 'TL001';
-
-function toAccount(row: {
-  id: string;
-  owner_type: string;
-  owner_id: string;
-  asset: string;
-  purpose: string;
-  is_bounded: boolean;
-  posted: string;
-  pending_debits: string;
-  pending_credits: string;
-}): LedgerAccount {
-  const posted = BigInt(row.posted);
-  const pendingDebits = BigInt(row.pending_debits);
-  return {
-    id: row.id,
-    ownerType: row.owner_type,
-    ownerId: row.owner_id,
-    asset: row.asset,
-    purpose: row.purpose,
-    isBounded: row.is_bounded,
-    posted,
-    pendingDebits,
-    pendingCredits: BigInt(row.pending_credits),
-    available: posted - pendingDebits,
-  };
-}
-
-function mergeLegs(legs: Leg[]): Leg[] {
-  const byAccount = new Map<string, bigint>();
-  for (const leg of legs) byAccount.set(leg.accountId, (byAccount.get(leg.accountId) ?? 0n) + leg.amount);
-  return [...byAccount]
-    .filter(([, amount]) => amount !== 0n)
-    .map(([accountId, amount]) => ({ accountId, amount }));
-}
 
 /**
  * Locks the bounded ones of these accounts, in id order, and folds their waiting credits into their rows
@@ -665,16 +373,3 @@ export async function lockBounded(tx: Tx, ids: string[]): Promise<void> {
 }
 
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
-
-function assertPositive(amount: bigint): void {
-  if (amount <= 0n)
-    throw new DomainError('validation_failed', 'the amount must be greater than zero', { field: 'amount' });
-}
-
-function hashRequest(kind: string, legs: Leg[], extra = ''): string {
-  const canonical = [...legs]
-    .sort((a, b) => (a.accountId < b.accountId ? -1 : 1))
-    .map((l) => `${l.accountId}:${l.amount}`)
-    .join('|');
-  return hash('sha256', `${kind}|${canonical}|${extra}`, 'hex');
-}

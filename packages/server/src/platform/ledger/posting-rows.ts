@@ -6,7 +6,7 @@
 // the function (its credits must be folded, its funds are short, or it is not what the posting took it
 // for), the same statement leaves the rows unwritten and ledger_post_strict posts or refuses as always.
 import type { StatementBatch, StatementPart } from '../db/statement-batch.ts';
-import type { BalanceChange, PostOperation } from './ledger.ts';
+import type { BalanceChange, PostOperation } from './ledger-types.ts';
 
 /** What never changes of a ledger account: its asset and whether it is bounded */
 export interface AccountFacts {

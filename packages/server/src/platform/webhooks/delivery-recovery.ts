@@ -8,7 +8,6 @@ import type { Clock } from '../clock/clock.ts';
 import { addSeconds } from '../clock/clock.ts';
 import type { Db, Executor } from '../db/database.ts';
 import type { WebhookApi } from '../db/schema.ts';
-import type { DeliveryEngine } from './delivery-engine.ts';
 import type { WebhookTenantDirectory } from './tenant-directory.ts';
 
 /** How often a waiting tenant's endpoint is probed with its oldest waiting event */
@@ -52,7 +51,8 @@ export async function endpointAnswered(
 export interface DeliveryRecoveryDeps {
   db: Db;
   clock: Clock;
-  engine: DeliveryEngine;
+  /** The delivery engine's one attempt of a delivery (passed in: the engine itself uses this module) */
+  engine: { attempt(deliveryId: string): Promise<unknown> };
   tenants: WebhookTenantDirectory;
   logger: Logger;
 }

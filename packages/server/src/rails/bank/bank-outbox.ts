@@ -12,7 +12,7 @@ import { newId } from '../../platform/ids.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { inSpan, SpanKind } from '../../platform/observability/tracing.ts';
 import { addDays } from '../../platform/payouts/balance-transactions.ts';
-import type { Iso20022Deps } from './iso20022-bank.ts';
+import type { Iso20022Deps } from './iso20022-deps.ts';
 import { writePain001 } from './pain001.ts';
 
 export class BankOutbox {

@@ -6,7 +6,7 @@ import type { Viewer } from '../../../platform/console/console-users.ts';
 import type { Db } from '../../../platform/db/database.ts';
 import type { EventScope } from '../../../platform/events/events-service.ts';
 import { asDomainError } from '../../../platform/http/as-domain-error.ts';
-import type { PlatformServices } from '../../../server.ts';
+import type { PlatformServices } from '../../../platform-services.ts';
 import { type ConsoleFrame, contextOf, sendConsolePage } from '../console-http.ts';
 import {
   type FilterField,

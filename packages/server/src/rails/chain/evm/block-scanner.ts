@@ -11,8 +11,8 @@
 import { type Selectable, sql } from 'kysely';
 import type { Executor, Tx } from '../../../platform/db/database.ts';
 import type { EvmScanStateTable, EvmTransfersTable } from '../../../platform/db/schema.ts';
-import { type EvmContext, toChainTransfer, wrongChain } from './evm-chain.ts';
 import { unitsPerLedgerUnit } from './evm-config.ts';
+import { type EvmContext, toChainTransfer, wrongChain } from './evm-context.ts';
 import { errorText, type NodeBlock, senderOf } from './evm-node.ts';
 
 /** Blocks remembered for finding a fork; a deeper reorg stops the scanner */

@@ -3,18 +3,13 @@
 // paid from the operator's hot wallet. Work happens in one sweep (scan, then payouts), so it runs in the
 // one process that holds the sweep lock and a sandbox clock advance runs it too.
 import { randomUUID } from 'node:crypto';
-import type { Selectable } from 'kysely';
-import type { Logger } from 'pino';
-import type { Clock } from '../../../platform/clock/clock.ts';
-import type { Db, Executor, Tx } from '../../../platform/db/database.ts';
-import type { EvmTransfersTable } from '../../../platform/db/schema.ts';
-import type { Transact } from '../../../platform/db/transact.ts';
+import type { Executor, Tx } from '../../../platform/db/database.ts';
 import { DomainError, invalidState } from '../../../platform/errors/domain-error.ts';
 import { ChainSinks } from '../chain-sinks.ts';
 import { AccountKey, evmDepositAddress } from '../hd-addresses.ts';
-import type { ChainRail, ChainSink, ChainTransfer, TransferProgress } from '../port.ts';
+import type { ChainRail, ChainSink, TransferProgress } from '../port.ts';
 import { BlockScanner } from './block-scanner.ts';
-import type { EvmConfig } from './evm-config.ts';
+import { type EvmContext, wrongChain } from './evm-context.ts';
 import { EvmNode, errorText } from './evm-node.ts';
 import { PayoutSender } from './payout-sender.ts';
 
@@ -22,17 +17,6 @@ import { PayoutSender } from './payout-sender.ts';
 const READINESS_TIMEOUT_MS = 3_000;
 /** A scanner that has not run for this long (on the injected clock) is reported as stalled */
 const STALL_SECONDS = 300;
-
-/** What the scanner and the payout sender share. */
-export interface EvmContext {
-  config: EvmConfig;
-  db: Db;
-  clock: Clock;
-  transact: Transact;
-  logger: Logger;
-  node: EvmNode;
-  sinks: ChainSinks;
-}
 
 export class EvmChain implements ChainRail {
   private readonly context: EvmContext;
@@ -255,29 +239,6 @@ export class EvmChain implements ChainRail {
     }
     return key;
   }
-}
-
-export function wrongChain(network: string, served: number, expected: number): string {
-  return `the ${network} node serves chain id ${served}, expected ${expected} (TESSERA_EVM_CHAIN_ID, or the chain first scanned)`;
-}
-
-/** What a sink hears about a row of evm_transfers: a payout is known by the hash last signed or mined. */
-export function toChainTransfer(row: Selectable<EvmTransfersTable>, at: Date): ChainTransfer {
-  return {
-    id: row.direction === 'out' ? (row.tx_hash ?? row.id) : row.id,
-    network: row.network,
-    asset: row.asset,
-    direction: row.direction,
-    address: row.address,
-    amount: BigInt(row.amount),
-    offramp: false,
-    reference: row.reference,
-    status: row.status === 'confirmed' ? 'confirmed' : 'pending',
-    confirmationsRequired: row.confirmations_required,
-    broadcastAt: row.created_at,
-    confirmsAt: at,
-    confirmedAt: row.confirmed_at,
-  };
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

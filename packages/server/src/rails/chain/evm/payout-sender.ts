@@ -10,8 +10,8 @@ import type { Selectable } from 'kysely';
 import type { Hex } from 'viem';
 import type { Tx } from '../../../platform/db/database.ts';
 import type { EvmPayoutAttempt, EvmTransfersTable } from '../../../platform/db/schema.ts';
-import { type EvmContext, toChainTransfer } from './evm-chain.ts';
 import { unitsPerLedgerUnit } from './evm-config.ts';
+import { type EvmContext, toChainTransfer } from './evm-context.ts';
 import { errorText, type PayoutCall, senderOf, signPayout } from './evm-node.ts';
 
 /** Seconds (on the injected clock) a payout may wait unmined before it is re-signed with higher fees */
