@@ -21,13 +21,13 @@ import type { Metrics } from './platform/http/metrics.ts';
 import type { IdempotencyStore } from './platform/idempotency/idempotency-store.ts';
 import type { JobQueue } from './platform/jobs/job-queue.ts';
 import type { Ledger } from './platform/ledger/ledger.ts';
-import type { MoneyOut } from './platform/payouts/money-out.ts';
 import type { MerchantsService } from './platform/tenants/merchants-service.ts';
 import type { PartnersService } from './platform/tenants/partners-service.ts';
 import type { StoresService } from './platform/tenants/stores-service.ts';
 import type { TenantCache } from './platform/tenants/tenant-cache.ts';
 import type { DeliveryEngine } from './platform/webhooks/delivery-engine.ts';
 import type { SsrfGuard } from './platform/webhooks/ssrf-guard.ts';
+import type { MoneyOutWithBank } from './rails/bank/port.ts';
 import type { Rails } from './rails/rails.ts';
 import type { RailSandbox } from './rails/sandbox.ts';
 
@@ -40,7 +40,7 @@ export interface PlatformServices {
   /** Where sites and stores are paid out to (docs/payouts.md) */
   bankAccounts: BankAccounts;
   /** Fees, balances and payouts (docs/payouts.md) */
-  moneyOut: MoneyOut;
+  moneyOut: MoneyOutWithBank;
   logger: Logger;
   transact: Transact;
   ledger: Ledger;

@@ -1,5 +1,4 @@
 // Builds the card issuing API's services on the platform and its rails, and registers its sweeps.
-import type { Config } from '../config.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Sweeps } from '../platform/clock/sweeps.ts';
 import type { CapabilityTokens } from '../platform/crypto/capability-tokens.ts';
@@ -23,12 +22,25 @@ import { IssuingDisputesService } from './disputes/disputes-service.ts';
 import { KycService } from './kyc/kyc-service.ts';
 import { CARD_TOPUP_OWNER, CardTopups } from './topups/card-topups.ts';
 import { CRYPTO_TOPUP_REFERENCE, CryptoTopups } from './topups/crypto-topups.ts';
+import type { TopupLimits } from './topups/topup-limits.ts';
 import { TopupsService } from './topups/topups-service.ts';
 import { IssuingOnUsIssuer } from './transactions/on-us-issuer.ts';
 import { TransactionsService } from './transactions/transactions-service.ts';
 
+/** What the issuing API reads of the configuration (config.ts's Config has it all) */
+export interface IssuingSettings {
+  publicUrl: string;
+  issuingBin: string;
+  threeDsTimeoutSeconds: number;
+  authorizationHoldSeconds: number;
+  issuingClearingTolerancePercent: number;
+  issuingDisputeProvisionalCredit: boolean;
+  /** Per currency, in major units */
+  topupLimits: Record<string, TopupLimits>;
+}
+
 export interface IssuingPlatform {
-  config: Config;
+  config: IssuingSettings;
   /** Common authorizations are written in one statement (default: true) */
   oneStatementWrites?: boolean;
   db: Db;

@@ -4,7 +4,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import MarkdownIt from 'markdown-it';
-import { page, sendPage } from './html.ts';
+import { page, sendPage } from '../platform/pages/html.ts';
 
 const DOCS = new URL('../../../../docs/', import.meta.url);
 const GUIDE_NAME = /^[a-z0-9-]+$/;

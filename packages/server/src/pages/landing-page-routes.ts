@@ -4,8 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../platform/clock/clock.ts';
 import { prefersJson } from '../platform/http/accept.ts';
+import { escapeHtml, page, sendPage } from '../platform/pages/html.ts';
 import { QUICK_STARTS } from './guide-routes.ts';
-import { escapeHtml, page, sendPage } from './html.ts';
 
 export interface LandingDeps {
   version: string;

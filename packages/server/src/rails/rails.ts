@@ -3,7 +3,6 @@
 // controls (RailSandbox). Each adapter's own time-based work is registered here as sweeps.
 
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Sweeps } from '../platform/clock/sweeps.ts';
 import type { CapabilityTokens } from '../platform/crypto/capability-tokens.ts';
@@ -16,6 +15,7 @@ import type { CardNetwork } from './card-network/port.ts';
 import { ChainRouter } from './chain/chain-router.ts';
 import { ChainSimulator } from './chain/chain-simulator.ts';
 import { EvmChain } from './chain/evm/evm-chain.ts';
+import type { EvmConfig } from './chain/evm/evm-config.ts';
 import type { ChainRail } from './chain/port.ts';
 import { FxSimulator } from './fx/fx-simulator.ts';
 import type { FxRates } from './fx/port.ts';
@@ -47,8 +47,19 @@ export interface Rails {
   walletTokens: WalletPaymentTokens;
 }
 
+/** What the rails read of the configuration (config.ts's Config has it all) */
+export interface RailsSettings {
+  mode: 'sandbox' | 'production';
+  publicUrl: string;
+  retention: { outboundMailDays: number };
+  /** Mail by SMTP, when configured */
+  smtp: { url: string; from: string } | undefined;
+  /** A real EVM chain, when configured */
+  evm: EvmConfig | undefined;
+}
+
 export interface RailsDeps {
-  config: Config;
+  config: RailsSettings;
   db: Db;
   clock: Clock;
   transact: Transact;

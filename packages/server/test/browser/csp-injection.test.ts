@@ -5,9 +5,9 @@
 import Fastify from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { page, sendPage } from '../../src/pages/html.ts';
-import { registerPageAssets } from '../../src/pages/page-assets.ts';
 import { addSecurityHeaders } from '../../src/platform/http/security-headers.ts';
+import { page, sendPage } from '../../src/platform/pages/html.ts';
+import { registerPageAssets } from '../../src/platform/pages/page-assets.ts';
 import { hasBrowser, launchBrowser } from '../harness/browser.ts';
 import { anOrder, aStore, chooseOnPayPage, type TestStore } from '../harness/crypto-builders.ts';
 import { Harness } from '../harness/harness.ts';

@@ -12,6 +12,7 @@ import { changesIn } from '../../platform/audit/audit-changes.ts';
 import { detailOf } from '../../platform/audit/audit-hooks.ts';
 import { type AuditEntry, appendAudit, verifyAudit } from '../../platform/audit/audit-trail.ts';
 import { SandboxClock, systemClock } from '../../platform/clock/clock.ts';
+import { loadSandboxClockOffset } from '../../platform/clock/sandbox-clock-state.ts';
 import { type ConsoleRole, ConsoleUsers } from '../../platform/console/console-users.ts';
 import { derive, Encryptor } from '../../platform/crypto/encryption.ts';
 import type { Db } from '../../platform/db/database.ts';
@@ -31,7 +32,6 @@ import { StoresService } from '../../platform/tenants/stores-service.ts';
 import { TenantCache } from '../../platform/tenants/tenant-cache.ts';
 import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
 import { SsrfGuard } from '../../platform/webhooks/ssrf-guard.ts';
-import { loadSandboxClockOffset } from '../../sandbox/http/clock-routes.ts';
 import { AdminUsageError } from './admin-usage-error.ts';
 
 export type AdminAction =

@@ -6,10 +6,10 @@ import type { Clock } from '../../platform/clock/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { EventsService } from '../../platform/events/events-service.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
-import type { MoneyOut } from '../../platform/payouts/money-out.ts';
 import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
 import type { PartnersService } from '../../platform/tenants/partners-service.ts';
 import type { StoresService } from '../../platform/tenants/stores-service.ts';
+import type { MoneyOutWithBank } from '../../rails/bank/port.ts';
 
 export interface AdminDeps {
   db: Db;
@@ -19,7 +19,7 @@ export interface AdminDeps {
   events: EventsService;
   bankAccounts: BankAccounts;
   approvals: Approvals;
-  moneyOut: MoneyOut;
+  moneyOut: MoneyOutWithBank;
   ledger: Ledger;
   clock: Clock;
   /** The issuer's actions on issued cards */

@@ -3,7 +3,7 @@
 //   holds its token: it must not leak to the next site in a Referer);
 // - `Cache-Control: no-store` unless the route chose otherwise (pages and answers show payment data);
 // - on HTML, a strict Content-Security-Policy: scripts and stylesheets only from Tessera's own origin,
-//   nothing inline. Tessera's pages carry no inline <script> or <style> (pages/page-assets.ts), so a tag
+//   nothing inline. Tessera's pages carry no inline <script> or <style> (platform/pages/page-assets.ts), so a tag
 //   that ever slipped past the escaping would not run: the answer is never rewritten to bless its tags,
 //   and there is no nonce to steal. A page may not be framed (`frame-ancestors 'none'`, `X-Frame-Options: DENY`) unless
 //   its site or store lists the origins allowed to embed it (allowFraming).

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { standardErrors, timestamp } from '../../admin/http/schemas.ts';
 import type { SandboxClock } from '../../platform/clock/clock.ts';
+import { CLOCK_CHANNEL } from '../../platform/clock/sandbox-clock-state.ts';
 import type { Sweeps } from '../../platform/clock/sweeps.ts';
 import type { ProcessRegistry } from '../../platform/cluster/process-registry.ts';
 import type { Db } from '../../platform/db/database.ts';
@@ -22,8 +23,6 @@ export interface ClockDeps {
   processes: ProcessRegistry;
 }
 
-/** The notification channel of clock advances between processes. */
-export const CLOCK_CHANNEL = 'tessera_clock';
 /** The most due instants one advance steps through (ten years of daily bills fit) */
 const MAX_STEPS = 5000;
 /** How long an advance waits for the other processes to read the new time. */
@@ -125,9 +124,4 @@ async function everyProcessSees(deps: ClockDeps, log: FastifyBaseLogger): Promis
     }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-}
-
-export async function loadSandboxClockOffset(db: Db): Promise<number> {
-  const row = await db.selectFrom('sandbox_state').select('clock_offset_ms').executeTakeFirst();
-  return Number(row?.clock_offset_ms ?? 0);
 }

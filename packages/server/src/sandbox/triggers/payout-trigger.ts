@@ -5,14 +5,14 @@
 import type { BankAccounts } from '../../platform/bank-accounts/bank-accounts.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { runTransaction } from '../../platform/db/transact.ts';
-import type { MoneyOut } from '../../platform/payouts/money-out.ts';
 import type { PayoutStatus } from '../../platform/payouts/payout-lifecycle.ts';
 import { type Owner, ownerKey } from '../../platform/payouts/terms.ts';
+import type { MoneyOutWithBank } from '../../rails/bank/port.ts';
 import type { TriggerClock } from './trigger-context.ts';
 
 export interface PayoutTriggerServices {
   db: Db;
-  moneyOut: MoneyOut;
+  moneyOut: MoneyOutWithBank;
   bankAccounts: BankAccounts;
   clock: TriggerClock;
 }

@@ -3,12 +3,12 @@
 // sends no Accept or `*/*`; a client asking for JSON (Accept: application/json, as the SDK does) gets the
 // topup record instead.
 import { z } from 'zod';
-import { languageOf } from '../../../pages/i18n.ts';
-import { topupPage } from '../../../pages/issuing/topup-page.ts';
 import { prefersJson } from '../../../platform/http/accept.ts';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';
 import { formatAmountIn } from '../../../platform/money/amount.ts';
 import { formatRate } from '../../../platform/money/rates.ts';
+import { languageOf } from '../../../platform/pages/i18n.ts';
+import { topupPage } from '../../pages/topup-page.ts';
 import type { CryptoTopups } from '../../topups/crypto-topups.ts';
 import {
   SANDBOX_BANK,

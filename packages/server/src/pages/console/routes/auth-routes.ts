@@ -6,8 +6,8 @@ import { renderSVG } from 'uqr';
 import { SESSION_HOURS, type SignInOutcome } from '../../../platform/console/console-users.ts';
 import { tokensEqual } from '../../../platform/crypto/hashing.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
-import { sendPage } from '../../html.ts';
-import { sameOrigin } from '../../same-origin.ts';
+import { sendPage } from '../../../platform/pages/html.ts';
+import { sameOrigin } from '../../../platform/pages/same-origin.ts';
 import {
   type ConsoleFrame,
   contextOf,

@@ -7,16 +7,16 @@ import type { Db } from '../../platform/db/database.ts';
 import { runTransaction } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { multipartError } from '../../platform/http/as-domain-error.ts';
+import { escapeHtml, noticePage, page } from '../../platform/pages/html.ts';
+import { type Lang, languageOf } from '../../platform/pages/i18n.ts';
+import { messagesFor } from '../../platform/pages/messages.ts';
 import {
   type KycVendorSandbox,
   SIMULATED_OUTCOMES,
   type SimulatedOutcome,
   type SubmittedDocument,
   type VendorSession,
-} from '../../rails/sandbox.ts';
-import { escapeHtml, noticePage, page } from '../html.ts';
-import { type Lang, languageOf } from '../i18n.ts';
-import { messagesFor } from '../messages.ts';
+} from '../sandbox.ts';
 
 const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 const DOCUMENT_TYPES = new Set(['image/jpeg', 'image/png', 'application/pdf']);

@@ -2,12 +2,12 @@
 // customer's browser carries no API token). Paying by card posts here; a 3D Secure challenge goes to the
 // card network's ACS page, which returns the browser here.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { CardInput, CardTopups } from '../../issuing/topups/card-topups.ts';
-import type { TopupsService } from '../../issuing/topups/topups-service.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
-import { challengeRedirectPage, noticePage, sendPage } from '../html.ts';
-import { type Lang, languageOf } from '../i18n.ts';
-import { messagesFor } from '../messages.ts';
+import { challengeRedirectPage, noticePage, sendPage } from '../../platform/pages/html.ts';
+import { type Lang, languageOf } from '../../platform/pages/i18n.ts';
+import { messagesFor } from '../../platform/pages/messages.ts';
+import type { CardInput, CardTopups } from '../topups/card-topups.ts';
+import type { TopupsService } from '../topups/topups-service.ts';
 import { topupPage } from './topup-page.ts';
 
 export async function registerTopupPageRoutes(

@@ -4,17 +4,24 @@
 // order of the hosted checkout form ends as that form's do, with the encrypted result).
 // The checkout creates the customer and order through the same services as the API.
 import type { FastifyInstance } from 'fastify';
-import type { HostedCheckout } from '../../payments/checkout/hosted-checkout.ts';
-import { identifierForEmail } from '../../payments/customers/customer-identifier.ts';
-import type { LinkRow } from '../../payments/links/payment-links-service.ts';
-import type { PaymentsServices } from '../../payments/payments-services.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { allowFraming } from '../../platform/http/security-headers.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
+import {
+  challengeRedirectPage,
+  escapeHtml,
+  noticePage,
+  page,
+  sendPage,
+  withBrand,
+} from '../../platform/pages/html.ts';
+import { type Lang, languageOf } from '../../platform/pages/i18n.ts';
+import { messagesFor } from '../../platform/pages/messages.ts';
 import type { Brand } from '../../platform/tenants/brand.ts';
-import { challengeRedirectPage, escapeHtml, noticePage, page, sendPage, withBrand } from '../html.ts';
-import { type Lang, languageOf } from '../i18n.ts';
-import { messagesFor } from '../messages.ts';
+import type { HostedCheckout } from '../checkout/hosted-checkout.ts';
+import { identifierForEmail } from '../customers/customer-identifier.ts';
+import type { LinkRow } from '../links/payment-links-service.ts';
+import type { PaymentsServices } from '../payments-services.ts';
 import { sendCheckoutResult } from './hosted-checkout-routes.ts';
 
 type CheckoutBody = Partial<

@@ -1,7 +1,7 @@
 // Minimal, safe HTML for hosted pages: every interpolated value is escaped.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { allowImagesFrom } from '../platform/http/security-headers.ts';
-import type { Brand } from '../platform/tenants/brand.ts';
+import { allowImagesFrom } from '../http/security-headers.ts';
+import type { Brand } from '../tenants/brand.ts';
 import { type Lang, languageOfReply } from './i18n.ts';
 import { messagesFor } from './messages.ts';
 import { DEFAULT_ACCENT, PAGE_SCRIPT, pageStylesheet } from './page-assets.ts';

@@ -1,10 +1,11 @@
 // The hosted topup page (what POST /issuing/v1/topups/fiat answers, and /hosted/issuing/topups/{token}):
 // pay by card on the platform's acquiring, or by bank transfer with the unique reference.
-import { SANDBOX_BANK, type Topup } from '../../issuing/topups/topups-service.ts';
+
 import { formatAmountIn } from '../../platform/money/amount.ts';
-import { escapeHtml, page } from '../html.ts';
-import type { Lang } from '../i18n.ts';
-import { messagesFor } from '../messages.ts';
+import { escapeHtml, page } from '../../platform/pages/html.ts';
+import type { Lang } from '../../platform/pages/i18n.ts';
+import { messagesFor } from '../../platform/pages/messages.ts';
+import { SANDBOX_BANK, type Topup } from '../topups/topups-service.ts';
 
 export function topupPage(
   t: Topup,

@@ -1,13 +1,13 @@
 // The buyer's refund decision page (/crypto/refunds/{token}), linked from the proposal email: accept
 // (giving the address to send the refund to) or reject. The token in the link is the capability.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Refund, RefundsService } from '../../crypto/refunds/refunds-service.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { findNetwork } from '../../platform/money/assets.ts';
-import { escapeHtml, noticePage, sendBrandedPage, sendPage } from '../html.ts';
-import { type Lang, languageOf } from '../i18n.ts';
-import { messagesFor } from '../messages.ts';
+import { escapeHtml, noticePage, sendBrandedPage, sendPage } from '../../platform/pages/html.ts';
+import { type Lang, languageOf } from '../../platform/pages/i18n.ts';
+import { messagesFor } from '../../platform/pages/messages.ts';
+import type { Refund, RefundsService } from '../refunds/refunds-service.ts';
 
 export async function registerRefundPageRoutes(
   app: FastifyInstance,

@@ -8,17 +8,24 @@
 // - `GET /sdk/0.0.9/xmoney.js` defines `XMoneyPaymentForm`, the embedded form's loader.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { StoredCard } from '../../payments/cards/stored-cards-service.ts';
-import type { CheckoutRequest } from '../../payments/checkout/checkout-request.ts';
-import type { CheckoutSessions } from '../../payments/checkout/checkout-sessions.ts';
-import type { CardEntry, CheckoutResult, HostedCheckout } from '../../payments/checkout/hosted-checkout.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { allowFraming } from '../../platform/http/security-headers.ts';
+import {
+  challengeRedirectPage,
+  escapeHtml,
+  noticePage,
+  page,
+  sendPage,
+  withBrand,
+} from '../../platform/pages/html.ts';
+import { type Lang, languageOf, languageOfReply } from '../../platform/pages/i18n.ts';
+import { messagesFor } from '../../platform/pages/messages.ts';
 import type { Brand } from '../../platform/tenants/brand.ts';
 import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
-import { challengeRedirectPage, escapeHtml, noticePage, page, sendPage, withBrand } from '../html.ts';
-import { type Lang, languageOf, languageOfReply } from '../i18n.ts';
-import { messagesFor } from '../messages.ts';
+import type { StoredCard } from '../cards/stored-cards-service.ts';
+import type { CheckoutRequest } from '../checkout/checkout-request.ts';
+import type { CheckoutSessions } from '../checkout/checkout-sessions.ts';
+import type { CardEntry, CheckoutResult, HostedCheckout } from '../checkout/hosted-checkout.ts';
 import { EMBEDDED_FORM_SCRIPT } from './embedded-form-script.ts';
 
 type Mode = 'hosted' | 'embedded';

@@ -5,10 +5,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { allowFraming } from '../../platform/http/security-headers.ts';
-import type { CardNetworkSandbox, ChallengeView } from '../../rails/sandbox.ts';
-import { escapeHtml, noticePage, page } from '../html.ts';
-import { type Lang, languageOf } from '../i18n.ts';
-import { messagesFor } from '../messages.ts';
+import { escapeHtml, noticePage, page } from '../../platform/pages/html.ts';
+import { type Lang, languageOf } from '../../platform/pages/i18n.ts';
+import { messagesFor } from '../../platform/pages/messages.ts';
+import type { CardNetworkSandbox, ChallengeView } from '../sandbox.ts';
 
 type CreqBody = { creq?: string; outcome?: string } | undefined;
 

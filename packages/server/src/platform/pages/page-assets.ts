@@ -4,7 +4,7 @@
 // from its query, checked here: nothing else of the request reaches the CSS.
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { textOn } from '../platform/tenants/brand.ts';
+import { textOn } from '../tenants/brand.ts';
 
 export const DEFAULT_ACCENT = '#1d4ed8';
 const PAGE_CSS = readFileSync(new URL('./assets/page.css', import.meta.url), 'utf8');

@@ -4,7 +4,6 @@
 // counts down and refreshes the page when the order changes.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { renderSVG } from 'uqr';
-import type { Order, OrdersService, PaymentOption } from '../../crypto/orders/orders-service.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
@@ -12,11 +11,12 @@ import { allowFraming } from '../../platform/http/security-headers.ts';
 import { isUuid } from '../../platform/ids.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { findNetwork } from '../../platform/money/assets.ts';
+import { escapeHtml, noticePage, sendBrandedPage, sendPage } from '../../platform/pages/html.ts';
+import { type Lang, languageOf } from '../../platform/pages/i18n.ts';
+import { type Messages, messagesFor } from '../../platform/pages/messages.ts';
+import { sameOrigin } from '../../platform/pages/same-origin.ts';
 import type { Store } from '../../platform/tenants/stores-service.ts';
-import { escapeHtml, noticePage, sendBrandedPage, sendPage } from '../html.ts';
-import { type Lang, languageOf } from '../i18n.ts';
-import { type Messages, messagesFor } from '../messages.ts';
-import { sameOrigin } from '../same-origin.ts';
+import type { Order, OrdersService, PaymentOption } from '../orders/orders-service.ts';
 
 const money = (minor: bigint, currency: string) => `${formatAmountIn(minor, currency)} ${currency}`;
 
