@@ -12,6 +12,7 @@ import type { Sweeps } from './platform/clock/sweeps.ts';
 import type { ProcessRegistry } from './platform/cluster/process-registry.ts';
 import type { ConsoleUsers } from './platform/console/console-users.ts';
 import type { CapabilityTokens } from './platform/crypto/capability-tokens.ts';
+import type { Encryptor } from './platform/crypto/encryption.ts';
 import type { UnitOfWork } from './platform/db/connection-scope.ts';
 import type { Db } from './platform/db/database.ts';
 import type { Transact } from './platform/db/transact.ts';
@@ -31,7 +32,7 @@ import type { MoneyOutWithBank } from './rails/bank/port.ts';
 import type { Rails } from './rails/rails.ts';
 import type { RailSandbox } from './rails/sandbox.ts';
 
-export interface PlatformServices {
+export interface Platform {
   config: Config;
   db: Db;
   clock: Clock;
@@ -66,11 +67,20 @@ export interface PlatformServices {
   railSandbox: RailSandbox;
   /** Why a real rail cannot work now (readiness), each undefined when it can */
   railReadiness: (() => Promise<string | undefined>)[];
-  issuing: IssuingServices;
-  crypto: CryptoServices;
-  payments: PaymentsServices;
   /** The people who sign in to the console */
   consoleUsers: ConsoleUsers;
   /** Four eyes on money: the tenants' policies and the requests waiting for a second person */
   approvals: Approvals;
+  encryptor: Encryptor;
+  /** The key everything encrypted or derived is made from (the APIs derive their own keys from it) */
+  encryptionKey: Buffer;
+  /** Common orders and authorizations are written in one statement (false in tests of the general path) */
+  oneStatementWrites: boolean;
+}
+
+/** The platform with each API's services, as the operator's tools (admin, sandbox, console) reach them */
+export interface PlatformServices extends Platform {
+  issuing: IssuingServices;
+  crypto: CryptoServices;
+  payments: PaymentsServices;
 }

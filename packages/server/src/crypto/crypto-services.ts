@@ -68,10 +68,10 @@ export function createCryptoServices(p: CryptoPlatform): CryptoServices {
     settlement,
     publicUrl,
   });
-  chain.connect(ORDER_REFERENCE, (tx, news) => orders.onChain(tx, news));
+  chain.connect(ORDER_REFERENCE, (tx, news) => orders.deposits.onChain(tx, news));
   chain.connect(REFUND_REFERENCE, (tx, news) => refunds.onChain(tx, news));
   // Orders nobody paid in time expire; refund proposals nobody accepted in 30 days expire.
-  p.sweeps.register('crypto-orders', () => orders.expireDue());
+  p.sweeps.register('crypto-orders', () => orders.deposits.expireDue());
   p.sweeps.register('crypto-refunds', () => refunds.expireDue());
   return {
     sessions: new SessionService({ db, transact, clock, stores, mode: p.mode }),

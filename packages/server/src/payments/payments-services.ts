@@ -77,11 +77,11 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
     links,
     oneStatementWrites: p.oneStatementWrites ?? true,
   });
-  customers.onDelete = (tx, _merchantId, customerId) => orders.endForDeletedCustomer(tx, customerId);
+  customers.onDelete = (tx, _merchantId, customerId) => orders.billing.endForDeletedCustomer(tx, customerId);
   p.rails.cardNetwork.connect(NETWORK_OWNER, (tx, news) => transactions.onNetwork(tx, news));
   // Recurring bills fall due on the clock; uncaptured authorizations lapse.
-  p.sweeps.register('payments-recurring-billing', () => orders.billDue(), {
-    nextDue: () => orders.nextBillDue(),
+  p.sweeps.register('payments-recurring-billing', () => orders.billing.billDue(), {
+    nextDue: () => orders.billing.nextBillDue(),
   });
   p.sweeps.register('payments-authorizations', () => transactions.expireAuthorizations());
   // Chargebacks: unanswered ones are lost at their deadline; those under review are decided on the clock.

@@ -1,9 +1,12 @@
-// The boundaries the code is built on, held by reading the sources: the three APIs never import each
-// other, and nothing above rails/ names a simulator (rails/rails.ts chooses the adapters; the sandbox
+// The boundaries the code is built on, held by reading the sources (docs/architecture.md, Layers and
+// rooms): no import circle, no import from a lower layer back up to a higher one, the three APIs never
+// import each other, nothing but the CLI imports the composition root, no source file past the length we
+// split at, and nothing above rails/ names a simulator (rails/rails.ts chooses the adapters; the sandbox
 // reaches the simulators through rails/sandbox.ts).
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const src = fileURLToPath(new URL('../../src/', import.meta.url));
@@ -23,9 +26,101 @@ function code(file: string): string {
     .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 }
 
+/** Each room of src/ and its layer: a module may import its own layer or one below, never one above. */
+const LAYERS: Record<string, number> = {
+  platform: 0,
+  'version.ts': 0,
+  'config-error.ts': 0,
+  rails: 1,
+  issuing: 2,
+  payments: 2,
+  crypto: 2,
+  'config.ts': 3,
+  'boot.ts': 3,
+  admin: 4,
+  sandbox: 4,
+  pages: 4,
+  'platform-services.ts': 4,
+  app: 5,
+  'server.ts': 5,
+  cli: 6,
+  'main.ts': 6,
+};
+const APIS = new Set(['issuing', 'payments', 'crypto']);
+
+/** Lines a source file may have; the table types (schema.ts) are one list and exempt. */
+const MAX_LINES = 450;
+const LONG_EXEMPT = new Set(['platform/db/schema.ts']);
+/**
+ * Files still past the limit, to be split by phase (issue 50). The list only shrinks: a file that fits
+ * again must leave it, and no other file may join it.
+ */
+const STILL_TO_SPLIT = new Set([
+  'rails/card-network/network-simulator.ts',
+  'issuing/cards/cards-service.ts',
+  'cli/program.ts',
+  'pages/console/routes/payments-routes.ts',
+  'platform/db/embedded-postgres.ts',
+  'admin/http/money-out-routes.ts',
+  'crypto/http/orders-routes.ts',
+]);
+
+/** Every file's relative imports (type-only ones too: a circle of types is still a circle), by path. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sources(src)) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    const targets = importedFiles
+      .filter((i) => i.fileName.startsWith('.'))
+      .map((i) => relative(src, resolve(dirname(file), i.fileName)));
+    graph.set(relative(src, file), targets);
+  }
+  return graph;
+}
+
+const roomOf = (path: string) => path.split('/')[0] as string;
+
+/** The strongly connected components of more than one file (Tarjan). */
+function circles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop() as string;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
 const files = sources(src).map((path) => ({ path: relative(src, path), code: code(path) }));
 
 describe('module boundaries', () => {
+  const graph = importGraph();
+
   it('no module above rails/ names a simulator class or imports a simulator module', () => {
     const offenders = files
       .filter((f) => !f.path.startsWith('rails/'))
@@ -36,19 +131,48 @@ describe('module boundaries', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('the three APIs never import each other', () => {
-    const apis = ['issuing', 'payments', 'crypto'];
-    const offenders = files.flatMap((f) => {
-      const api = apis.find((a) => f.path.startsWith(`${a}/`));
-      if (!api) return [];
-      const imports = [...f.code.matchAll(/from '([^']+)'/g)].map((m) => m[1] ?? '');
-      return imports
-        .filter((spec) =>
-          apis.some((other) => other !== api && new RegExp(`^(\\.\\./)+${other}/`).test(spec)),
-        )
-        .map((spec) => `${f.path} → ${spec}`);
-    });
-    expect(offenders).toEqual([]);
+  it('places every room of src/ in a layer', () => {
+    const unplaced = [...new Set([...graph.keys()].map(roomOf))].filter((room) => !(room in LAYERS));
+    expect(unplaced).toEqual([]);
+  });
+
+  it('has no import circle', () => {
+    expect(circles(graph)).toEqual([]);
+  });
+
+  it('never imports a higher layer, and the three APIs never import each other', () => {
+    const wrong: string[] = [];
+    for (const [from, targets] of graph) {
+      for (const to of targets) {
+        const a = roomOf(from);
+        const b = roomOf(to);
+        if (a === b) continue;
+        const up = (LAYERS[b] ?? 99) > (LAYERS[a] ?? 99);
+        if (up || (APIS.has(a) && APIS.has(b))) wrong.push(`${from} -> ${to}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('lets only the CLI import the composition root', () => {
+    const importers = [...graph]
+      .filter(([, targets]) => targets.includes('server.ts'))
+      .map(([from]) => from)
+      .filter((from) => roomOf(from) !== 'cli');
+    expect(importers).toEqual([]);
+  });
+
+  it(`keeps source files under ${MAX_LINES} lines`, () => {
+    const long: string[] = [];
+    const fitting: string[] = [];
+    for (const file of graph.keys()) {
+      if (LONG_EXEMPT.has(file)) continue;
+      const lines = readFileSync(join(src, file), 'utf8').split('\n').length;
+      if (lines > MAX_LINES && !STILL_TO_SPLIT.has(file)) long.push(`${file} (${lines})`);
+      if (lines <= MAX_LINES && STILL_TO_SPLIT.has(file)) fitting.push(file);
+    }
+    expect(long, 'split these by phase or capability').toEqual([]);
+    expect(fitting, 'these fit now: take them off STILL_TO_SPLIT').toEqual([]);
   });
 
   it('finds what it looks for (the checks are not vacuous)', () => {

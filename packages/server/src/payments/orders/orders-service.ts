@@ -5,23 +5,14 @@
 
 import type { Clock } from '../../platform/clock/clock.ts';
 import { whenCommitted } from '../../platform/db/connection-scope.ts';
-import type { Db, Executor, Tx } from '../../platform/db/database.ts';
+import type { Db } from '../../platform/db/database.ts';
 import { preparedStatement } from '../../platform/db/prepared.ts';
-import type {
-  PaymentsCardMode,
-  PaymentsOrderStatus,
-  PaymentsOrderType,
-  PaymentsTransactionStatus,
-} from '../../platform/db/schema.ts';
-import { rowInsert, StatementBatch } from '../../platform/db/statement-batch.ts';
-import { type Transact, transactEach } from '../../platform/db/transact.ts';
-import { DomainError, notFound, validationFailed } from '../../platform/errors/domain-error.ts';
+import type { PaymentsCardMode } from '../../platform/db/schema.ts';
+import { StatementBatch } from '../../platform/db/statement-batch.ts';
+import type { Transact } from '../../platform/db/transact.ts';
+import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
-import { parseClientJson } from '../../platform/http/client-json.ts';
-import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
-import { type Asset, findAsset } from '../../platform/money/assets.ts';
-import type { ChallengeRedirect } from '../../rails/card-network/port.ts';
-import { HARD_DECLINES } from '../../rails/card-network/port.ts';
+import type { Asset } from '../../platform/money/assets.ts';
 import type { Notifier } from '../../rails/notifier/port.ts';
 import type { WalletPaymentTokens } from '../../rails/wallet-tokenization/payment-tokens.ts';
 import type { StoredCardsService } from '../cards/stored-cards-service.ts';
@@ -29,68 +20,25 @@ import { publishIpn, stageIpn } from '../events/publish-ipn.ts';
 import type { Page } from '../http/envelope.ts';
 import type { PaymentLinksService } from '../links/payment-links-service.ts';
 import { boundedTotal, checkWindow } from '../list-window.ts';
-import { boundedAmount } from '../order-amounts.ts';
 import type { MerchantScope } from '../sites.ts';
-import { siteOf } from '../sites.ts';
-import { FAILURES, type FailureReason } from '../transactions/decline-codes.ts';
-import type { PaymentTransactionsService, TransactionRow } from '../transactions/transactions-service.ts';
-import { addDuration, parseDuration } from './durations.ts';
+import type { PaymentTransactionsService } from '../transactions/transactions-service.ts';
+import { OrderLifecycle } from './order-lifecycle.ts';
+import {
+  declined,
+  insertOrder,
+  newOrderRow,
+  OrderRecords,
+  orderStatusAfter,
+  SELECT_CUSTOMER_AND_IDS,
+} from './order-records.ts';
 import type { OrderRow } from './order-row.ts';
-import { type Instrument, type InstrumentInput, resolveInstrument } from './payment-instrument.ts';
-import { billTime } from './schedule.ts';
-
-const MAX_RETRIES = 10;
+import { checkOrderTerms, isChargedAtOnce } from './order-terms.ts';
+import type { ChargeResult, CreateOrderInput, OrderFilter } from './order-types.ts';
+import { type Instrument, resolveInstrument } from './payment-instrument.ts';
+import { RecurringBilling } from './recurring-billing.ts';
 
 export type { OrderRow } from './order-row.ts';
-
-export interface CreateOrderInput extends InstrumentInput {
-  amount: string;
-  currency: string;
-  orderType: PaymentsOrderType;
-  customerId: number;
-  siteId?: number | undefined;
-  description?: string | undefined;
-  externalOrderId?: string | undefined;
-  intervalType?: 'day' | 'month' | undefined;
-  intervalValue?: number | undefined;
-  retryPayment?: string | undefined;
-  trialAmount?: string | undefined;
-  firstBillDate?: string | undefined;
-  backUrl?: string | undefined;
-  transactionMethod?: 'card' | 'wallet' | undefined;
-  cardTransactionMode?: PaymentsCardMode | undefined;
-  saveCard?: boolean | undefined;
-  invoiceEmail?: string | undefined;
-  ip?: string | undefined;
-  externalCustomData?: string | undefined;
-  level3Data?: string | undefined;
-  isSoftDecline?: boolean | undefined;
-  splitSchema?: { toSite: number; amount: string; description?: string | undefined }[] | undefined;
-  /** Set by the hosted checkout: the payment link the order came from */
-  paymentLinkHash?: string | undefined;
-  /** Set by the hosted checkout form (or its embedded form) the order came from */
-  checkout?: 'hosted' | 'embedded' | undefined;
-  /** A card-save checkout: the authorization only proves the card and is voided once approved */
-  cardVerification?: boolean | undefined;
-  /** The hosted checkout page's one-time attempt id (unique per site) */
-  checkoutAttempt?: string | undefined;
-}
-
-export interface ChargeResult {
-  order: OrderRow;
-  transaction: TransactionRow;
-  cardId: number | null;
-  redirect?: ChallengeRedirect;
-}
-
-export interface OrderFilter {
-  externalOrderId?: string;
-  customerId?: number;
-  orderType?: PaymentsOrderType;
-  orderStatus?: PaymentsOrderStatus;
-  createdAtFrom?: Date;
-  createdAtTo?: Date;
-}
+export type { ChargeResult, CreateOrderInput, OrderFilter } from './order-types.ts';
 
 export interface OrdersDeps {
   db: Db;
@@ -108,9 +56,16 @@ export interface OrdersDeps {
 }
 
 export class PaymentOrdersService {
+  private readonly records: OrderRecords;
+  /** Recurring orders' bills, the merchant's rebills, a deleted customer's subscriptions */
+  readonly billing: RecurringBilling;
+
   constructor(private readonly deps: OrdersDeps) {
+    this.records = new OrderRecords(deps.clock);
+    this.billing = new RecurringBilling(deps, this.records);
+    const lifecycle = new OrderLifecycle(deps, this.records);
     deps.transactions.onChange = (tx, t, change) =>
-      this.onTransactionChange(tx, t, change?.captured ?? false);
+      lifecycle.onTransactionChange(tx, t, change?.captured ?? false);
   }
 
   /**
@@ -118,40 +73,14 @@ export class PaymentOrdersService {
    * hosted checkout asks before it shows the card page, so a request the payment would refuse is
    * refused before the buyer types a card.
    */
-  checkTerms(
-    merchant: MerchantScope,
-    input: Omit<CreateOrderInput, 'customerId'>,
-    now = this.deps.clock.now(),
-  ) {
-    const siteId = siteOf(merchant, input.siteId);
-    const asset = fiatAsset(input.currency);
-    const amount = boundedAmount(input.amount, asset, 'amount');
-    const mode = input.cardTransactionMode ?? (input.orderType === 'credit' ? 'credit' : 'authAndCapture');
-    if ((mode === 'credit') !== (input.orderType === 'credit')) {
-      throw validationFailed(
-        'cardTransactionMode',
-        'credit orders use cardTransactionMode=credit, and only they do',
-      );
-    }
-    if (input.transactionMethod === 'wallet') {
-      throw validationFailed(
-        'transactionMethod',
-        'Tessera has no stored-value wallet: pay by card (wallet payloads included)',
-      );
-    }
-    const recurring = input.orderType === 'recurring' ? this.recurringTerms(input, asset, now) : undefined;
-    if (recurring && mode !== 'authAndCapture') {
-      throw validationFailed('cardTransactionMode', 'recurring orders capture each bill: use authAndCapture');
-    }
-    const splits = input.splitSchema ? checkSplits(merchant, input.splitSchema, asset, amount) : undefined;
-    if (input.level3Data !== undefined) parseJson(input.level3Data, 'level3Data');
-    return { siteId, asset, amount, mode, recurring, splits };
+  checkTerms(merchant: MerchantScope, input: Omit<CreateOrderInput, 'customerId'>) {
+    return checkOrderTerms(merchant, input, this.deps.clock.now());
   }
 
   /** POST /order. A declined payment commits (the order and its failed transaction exist) and then answers 402. */
   async create(merchant: MerchantScope, input: CreateOrderInput): Promise<ChargeResult> {
     const now = this.deps.clock.now();
-    const { siteId, asset, amount, mode, recurring, splits } = this.checkTerms(merchant, input, now);
+    const { siteId, asset, amount, mode, recurring, splits } = checkOrderTerms(merchant, input, now);
 
     const atOnce =
       this.deps.oneStatementWrites && isChargedAtOnce(input, mode)
@@ -212,7 +141,7 @@ export class PaymentOrdersService {
       }
       const charged = await this.deps.transactions.charge(tx, {
         order,
-        merchantName: merchant.siteNames.get(siteId) ?? (await this.siteName(tx, siteId)),
+        merchantName: merchant.siteNames.get(siteId) ?? (await this.records.siteName(tx, siteId)),
         type: mode === 'credit' ? 'credit' : 'deposit',
         mode,
         amount: recurring?.trialAmount ?? amount,
@@ -222,7 +151,7 @@ export class PaymentOrdersService {
         isSoftDeclineRetry: input.isSoftDecline ?? false,
       });
       return {
-        order: await this.orderRow(tx, order.id),
+        order: await this.records.orderRow(tx, order.id),
         transaction: charged.transaction,
         cardId: input.saveCard || mustKeep || instrument.storedCardId !== undefined ? cardId : null,
         ...(charged.redirect ? { redirect: charged.redirect } : {}),
@@ -266,7 +195,7 @@ export class PaymentOrdersService {
     const order: OrderRow = { ...newOrderRow(merchant.merchantId, plan.siteId, input, plan), id: 0 };
     const charge = {
       order,
-      merchantName: merchant.siteNames.get(plan.siteId) ?? (await this.siteName(db, plan.siteId)),
+      merchantName: merchant.siteNames.get(plan.siteId) ?? (await this.records.siteName(db, plan.siteId)),
       type: 'deposit' as const,
       mode: plan.mode,
       amount: plan.amount,
@@ -309,41 +238,6 @@ export class PaymentOrdersService {
     return { order, transaction, cardId: null };
   }
 
-  /** PATCH /order-rebill/{id}: the merchant charges a managed order's stored card again. */
-  async rebill(
-    merchant: MerchantScope,
-    orderId: number,
-    input: { customerId: number; amount: string; isSoftDecline?: boolean | undefined },
-  ): Promise<ChargeResult> {
-    const result = await this.deps.transact(async (tx) => {
-      const order = await this.lockOwned(tx, merchant, orderId);
-      if (order.order_type !== 'managed') {
-        throw new DomainError('invalid_state', 'only managed orders are rebilled by the merchant', {
-          details: { orderType: order.order_type },
-        });
-      }
-      if (order.customer_id !== input.customerId) {
-        throw validationFailed('customerId', 'customerId is not the order’s customer');
-      }
-      if (order.status !== 'in-progress' && order.status !== 'complete-ok') {
-        throw new DomainError('invalid_state', `the order is ${order.status}`, {
-          details: { orderStatus: order.status },
-        });
-      }
-      const amount = boundedAmount(input.amount, fiatAsset(order.currency), 'amount');
-      const stored = await this.storedCard(tx, order);
-      if (!stored) {
-        throw new DomainError('invalid_state', 'the order’s stored card was deleted', {
-          details: { systemCode: FAILURES.card_deleted.code },
-        });
-      }
-      const charged = await this.chargeStoredCard(tx, order, stored, amount, input.isSoftDecline ?? false);
-      return { order: await this.orderRow(tx, order.id), ...charged };
-    });
-    if (result.transaction.status === 'complete-failed') throw declined(result);
-    return result;
-  }
-
   /**
    * DELETE /order/{id}: an order without payments is canceled; a recurring order with payments stops
    * billing when asked with terminateOrder=yes; anything else is a 409 naming what to do.
@@ -358,7 +252,7 @@ export class PaymentOrdersService {
     },
   ): Promise<OrderRow> {
     return this.deps.transact(async (tx) => {
-      const order = await this.lockOwned(tx, merchant, orderId);
+      const order = await this.records.lockOwned(tx, merchant, orderId);
       if (order.status === 'canceled')
         throw new DomainError('invalid_state', 'the order is already canceled');
       const paid = await tx
@@ -378,7 +272,7 @@ export class PaymentOrdersService {
           { details: { orderStatus: order.status } },
         );
       }
-      const canceled = await this.setOrder(tx, order.id, {
+      const canceled = await this.records.setOrder(tx, order.id, {
         status: 'canceled',
         next_bill_at: null,
         cancel_reason: input.reason ?? input.message ?? null,
@@ -422,459 +316,8 @@ export class PaymentOrdersService {
     return { items: rows as OrderRow[], total };
   }
 
-  /** A deleted customer's subscriptions end and its mandates go (CustomersService.onDelete). */
-  async endForDeletedCustomer(tx: Tx, customerId: number): Promise<void> {
-    const open = await tx
-      .selectFrom('payments_orders')
-      .select('id')
-      .where('customer_id', '=', customerId)
-      .where('order_type', 'in', ['recurring', 'managed'])
-      .where('status', 'not in', ['canceled', 'complete-failed'])
-      .forUpdate()
-      .execute();
-    for (const order of open) {
-      const canceled = await this.setOrder(tx, order.id, {
-        status: 'canceled',
-        next_bill_at: null,
-        cancel_reason: 'customer-deleted',
-      });
-      await publishIpn(this.deps.outbox, tx, { order: canceled });
-    }
-    await this.deps.cards.deleteForCustomer(tx, customerId);
+  /** PATCH /order-rebill/{id} (recurring-billing.ts) */
+  rebill(...args: Parameters<RecurringBilling['rebill']>): Promise<ChargeResult> {
+    return this.billing.rebill(...args);
   }
-
-  /** Sweep: bills every recurring order that is due, with its stored card (merchant-initiated). */
-  /** When the next bill (or retry) of any recurring order falls due. */
-  async nextBillDue(): Promise<Date | undefined> {
-    const row = await this.deps.db
-      .selectFrom('payments_orders')
-      .select((eb) => eb.fn.min('next_bill_at').as('due'))
-      .where('status', 'in', ['in-progress', 'retrying'])
-      .executeTakeFirst();
-    return row?.due ?? undefined;
-  }
-
-  async billDue(): Promise<number> {
-    const due = await this.deps.db
-      .selectFrom('payments_orders')
-      .select('id')
-      .where('status', 'in', ['in-progress', 'retrying'])
-      .where('next_bill_at', '<=', this.deps.clock.now())
-      .orderBy('next_bill_at')
-      .limit(200)
-      .execute();
-    return transactEach(this.deps.transact, due, async (tx, row) => {
-      const order = (await tx
-        .selectFrom('payments_orders')
-        .selectAll()
-        .where('id', '=', row.id)
-        .where('status', 'in', ['in-progress', 'retrying'])
-        .where('next_bill_at', '<=', this.deps.clock.now())
-        .forUpdate()
-        .skipLocked()
-        .executeTakeFirst()) as OrderRow | undefined;
-      if (!order) return false;
-      // Claimed: the outcome (now, or at reconciliation) sets the next due time.
-      await this.setOrder(tx, order.id, { next_bill_at: null });
-      const stored = await this.storedCard(tx, order);
-      if (!stored) {
-        // The mandate is gone (card deleted): nothing can be charged again.
-        const failed = await this.setOrder(tx, order.id, { status: 'complete-failed' });
-        await publishIpn(this.deps.outbox, tx, { order: failed });
-        return true;
-      }
-      await this.chargeStoredCard(tx, order, stored, BigInt(order.amount), false);
-      return true;
-    });
-  }
-
-  // Internals ------------------------------------------------------------------------------------------
-
-  /** The order's live stored card, or undefined when its mandate was deleted. */
-  private storedCard(tx: Tx, order: OrderRow) {
-    return order.card_id
-      ? this.deps.cards.forCharge(tx, order.merchant_id, order.customer_id, order.card_id)
-      : Promise.resolve(undefined);
-  }
-
-  private async chargeStoredCard(
-    tx: Tx,
-    order: OrderRow,
-    stored: NonNullable<Awaited<ReturnType<StoredCardsService['forCharge']>>>,
-    amount: bigint,
-    isSoftDeclineRetry: boolean,
-  ) {
-    const charged = await this.deps.transactions.charge(tx, {
-      order,
-      merchantName: await this.siteName(tx, order.site_id),
-      type: 'deposit',
-      mode: 'authAndCapture',
-      amount,
-      instrument: {
-        card: stored.card,
-        brand: stored.stored.brand,
-        kind: stored.stored.kind,
-        source: 'stored',
-        storedCardId: stored.stored.id,
-        holderName: stored.stored.nameOnCard,
-        holderCountry: stored.stored.cardHolderCountry,
-        holderState: stored.stored.cardHolderState,
-        isAuthenticated: false,
-      },
-      cardId: stored.stored.id,
-      initiator: 'merchant',
-      isSoftDeclineRetry,
-    });
-    return { transaction: charged.transaction, cardId: stored.stored.id };
-  }
-
-  /** Keeps the order in step with a transaction that changed, then sends the IPN. */
-  private async onTransactionChange(tx: Tx, t: TransactionRow, isCapture: boolean): Promise<void> {
-    let order = (await tx
-      .selectFrom('payments_orders')
-      .selectAll()
-      .where('id', '=', t.order_id)
-      .forUpdate()
-      .executeTakeFirstOrThrow()) as OrderRow;
-    // A refund, a chargeback and a representment follow a payment; they change no order status.
-    if (t.type === 'deposit' || t.type === 'credit') {
-      const isScheduledBill =
-        order.order_type === 'recurring' && order.anchor_at !== null && t.initiator === 'merchant';
-      if (isScheduledBill) order = await this.afterBill(tx, order, t);
-      else if (t.initiator === 'customer') order = await this.afterFirstPayment(tx, order, t);
-    }
-    await publishIpn(this.deps.outbox, tx, { order, transaction: t });
-    if (isCapture) await this.sendInvoice(tx, order, t);
-    // A card save proves the card with an authorization nobody captures: released in the same step.
-    if (order.card_verification && t.type === 'deposit' && t.status === 'in-progress') {
-      await this.deps.transactions.voidAuthorization(tx, t, 'card verification');
-    }
-  }
-
-  /**
-   * The invoice of a captured payment, to the order's invoiceEmail: each capture (a recurring order's
-   * every bill) has its own, sent by the notifier in the capture's transaction.
-   */
-  private async sendInvoice(tx: Tx, order: OrderRow, t: TransactionRow): Promise<void> {
-    if (!order.invoice_email) return;
-    const site = await this.siteName(tx, order.site_id);
-    const reference = order.external_order_id ?? String(order.id);
-    const paid = `${formatAmountIn(BigInt(t.captured_amount), t.currency)} ${t.currency}`;
-    await this.deps.notifier.send(tx, {
-      channel: 'email',
-      recipient: order.invoice_email,
-      subject: `Invoice for order ${reference} from ${site}`,
-      body: [
-        `${site} received your payment of ${paid} for order ${reference}${order.description ? ` (${order.description})` : ''}.`,
-        `Paid on ${this.deps.clock.now().toISOString().slice(0, 10)} by ${t.card_brand ?? 'card'} ending ${t.card_last4 ?? ''}; transaction ${t.id}, order ${order.id}.`,
-      ].join('\n'),
-    });
-  }
-
-  /** The order's own payment (creation, or after its 3DS challenge or reconciliation). */
-  private async afterFirstPayment(tx: Tx, order: OrderRow, t: TransactionRow): Promise<OrderRow> {
-    if (order.status === 'canceled') return order;
-    const status = orderStatusAfter(order, t.status);
-    if (status === undefined) return order;
-    const patch: Partial<OrderRow> = {};
-    if (t.status === 'complete-ok' && order.order_type === 'recurring') {
-      const anchor = order.first_bill_date ?? this.deps.clock.now();
-      patch.anchor_at = anchor;
-      patch.next_bill_at = nextBill(order, anchor, 0);
-    }
-    if (status === order.status && !patch.anchor_at) return order;
-    return this.setOrder(tx, order.id, { ...patch, status });
-  }
-
-  /** A scheduled recurring bill ended: schedule the next one, a retry, or stop. */
-  private async afterBill(tx: Tx, order: OrderRow, t: TransactionRow): Promise<OrderRow> {
-    if (order.status === 'canceled' || !order.anchor_at) return order;
-    if (t.status === 'complete-ok') {
-      const billsDone = order.bills_done + 1;
-      return this.setOrder(tx, order.id, {
-        status: 'in-progress',
-        bills_done: billsDone,
-        retries_done: 0,
-        next_bill_at: nextBill(order, order.anchor_at, billsDone),
-      });
-    }
-    if (t.status !== 'complete-failed') return order;
-    const retries = (order.retry_payment ?? []).map((d) => parseDuration(d)).filter((d) => d !== undefined);
-    const retry = retries[order.retries_done];
-    const isHard = HARD_DECLINES.has(t.decline_reason as never);
-    if (isHard || !retry) {
-      return this.setOrder(tx, order.id, { status: 'complete-failed', next_bill_at: null });
-    }
-    return this.setOrder(tx, order.id, {
-      status: 'retrying',
-      retries_done: order.retries_done + 1,
-      next_bill_at: addDuration(this.deps.clock.now(), retry),
-    });
-  }
-
-  private recurringTerms(
-    input: Omit<CreateOrderInput, 'customerId'>,
-    asset: Asset,
-    now: Date,
-  ): RecurringTerms {
-    if (!input.intervalType)
-      throw validationFailed('intervalType', 'intervalType is required for recurring orders');
-    if (!input.intervalValue)
-      throw validationFailed('intervalValue', 'intervalValue is required for recurring orders');
-    if (input.intervalValue > (input.intervalType === 'day' ? 366 : 24)) {
-      throw validationFailed('intervalValue', 'intervalValue is at most 366 days or 24 months');
-    }
-    const trialAmount =
-      input.trialAmount === undefined ? undefined : boundedAmount(input.trialAmount, asset, 'trialAmount');
-    let firstBillDate: Date | undefined;
-    if (input.firstBillDate !== undefined) {
-      if (trialAmount === undefined) {
-        throw validationFailed('trialAmount', 'firstBillDate requires a trialAmount greater than 0');
-      }
-      firstBillDate = new Date(input.firstBillDate);
-      if (firstBillDate <= now)
-        throw validationFailed('firstBillDate', 'firstBillDate must be in the future');
-    }
-    const retries = (input.retryPayment ?? '')
-      .split(',')
-      .map((d) => d.trim())
-      .filter((d) => d !== '');
-    if (retries.length > MAX_RETRIES)
-      throw validationFailed('retryPayment', `at most ${MAX_RETRIES} retries`);
-    for (const retry of retries) {
-      if (!parseDuration(retry)) {
-        throw validationFailed(
-          'retryPayment',
-          `"${retry.slice(0, 20)}" is not an ISO 8601 duration such as P1D`,
-        );
-      }
-    }
-    return {
-      intervalType: input.intervalType,
-      intervalValue: input.intervalValue,
-      trialAmount,
-      firstBillDate,
-      retries,
-    };
-  }
-
-  private async siteName(tx: Executor, siteId: number): Promise<string> {
-    const site = await tx
-      .selectFrom('sites')
-      .select('name')
-      .where('id', '=', siteId)
-      .executeTakeFirstOrThrow();
-    return site.name;
-  }
-
-  private async orderRow(tx: Tx, id: number): Promise<OrderRow> {
-    return (await tx
-      .selectFrom('payments_orders')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow()) as OrderRow;
-  }
-
-  private async lockOwned(tx: Tx, merchant: MerchantScope, id: number): Promise<OrderRow> {
-    const order = await tx
-      .selectFrom('payments_orders')
-      .selectAll()
-      .where('id', '=', id)
-      .where('merchant_id', '=', merchant.merchantId)
-      .where('site_id', 'in', merchant.siteIds)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!order) throw notFound('order');
-    return order as OrderRow;
-  }
-
-  private async setOrder(tx: Tx, id: number, patch: Partial<OrderRow>): Promise<OrderRow> {
-    return tx
-      .updateTable('payments_orders')
-      .set({ ...patch, updated_at: this.deps.clock.now() } as never)
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  }
-}
-
-/** The status an order takes after its own payment's transaction took `status` (undefined: unchanged). */
-function orderStatusAfter(
-  order: OrderRow,
-  status: PaymentsTransactionStatus,
-): PaymentsOrderStatus | undefined {
-  switch (status) {
-    case 'complete-ok':
-      // A recurring order is billed on; a managed one waits for the merchant's rebills.
-      return order.order_type === 'recurring' || order.order_type === 'managed'
-        ? 'in-progress'
-        : 'complete-ok';
-    case 'in-progress':
-    case '3d-pending':
-    case 'start':
-      return 'in-progress';
-    case 'complete-failed':
-      return 'complete-failed';
-    case 'void-ok':
-      // A card verification ends with its authorization voided: that is its success.
-      return order.card_verification ? 'complete-ok' : 'complete-failed';
-    default:
-      return undefined;
-  }
-}
-
-/** Whether an order can be charged at once (createAtOnce): a plain purchase with a card given in the request. */
-function isChargedAtOnce(input: CreateOrderInput, mode: PaymentsCardMode): boolean {
-  return (
-    input.orderType === 'purchase' &&
-    (mode === 'authAndCapture' || mode === 'auth') &&
-    input.cardId === undefined &&
-    !input.saveCard &&
-    input.paymentLinkHash === undefined &&
-    input.checkout === undefined &&
-    input.checkoutAttempt === undefined &&
-    // An invoice is mail written in the capture's transaction: the general path sends it.
-    input.invoiceEmail === undefined &&
-    !input.cardVerification
-  );
-}
-
-type RecurringTerms = {
-  intervalType: CreateOrderInput['intervalType'];
-  intervalValue: CreateOrderInput['intervalValue'];
-  trialAmount: bigint | undefined;
-  firstBillDate: Date | undefined;
-  retries: string[];
-};
-
-/** A new order as it is inserted, before its payment decides its status (both paths write this). */
-function newOrderRow(
-  merchantId: number,
-  siteId: number,
-  input: CreateOrderInput,
-  plan: { asset: Asset; amount: bigint; mode: PaymentsCardMode; splits: unknown[] | undefined; now: Date },
-  recurring?: RecurringTerms,
-): Omit<OrderRow, 'id'> {
-  return {
-    merchant_id: merchantId,
-    site_id: siteId,
-    customer_id: input.customerId,
-    order_type: input.orderType,
-    status: 'start',
-    amount: plan.amount.toString(),
-    currency: plan.asset.code,
-    description: input.description ?? null,
-    external_order_id: input.externalOrderId ?? null,
-    external_custom_data: input.externalCustomData ?? null,
-    card_transaction_mode: plan.mode,
-    transaction_method: 'card',
-    card_id: null,
-    back_url: input.backUrl ?? null,
-    invoice_email: input.invoiceEmail ?? null,
-    ip: input.ip ?? null,
-    level3_data: input.level3Data ?? null,
-    split_schema: plan.splits ? JSON.stringify(plan.splits) : null,
-    interval_type: recurring?.intervalType ?? null,
-    interval_value: recurring?.intervalValue ?? null,
-    trial_amount: recurring?.trialAmount?.toString() ?? null,
-    first_bill_date: recurring?.firstBillDate ?? null,
-    retry_payment: recurring?.retries ?? null,
-    anchor_at: null,
-    bills_done: 0,
-    retries_done: 0,
-    next_bill_at: null,
-    payment_link_hash: input.paymentLinkHash ?? null,
-    checkout: input.checkout ?? null,
-    card_verification: input.cardVerification ?? false,
-    checkout_attempt: input.checkoutAttempt ?? null,
-    cancel_reason: null,
-    created_at: plan.now,
-    updated_at: plan.now,
-  };
-}
-
-/** The order as createAtOnce writes it (the columns not named keep their defaults). */
-const insertOrder = rowInsert<OrderRow, keyof OrderRow>('payments_orders', [
-  'id',
-  'merchant_id',
-  'site_id',
-  'customer_id',
-  'order_type',
-  'status',
-  'amount',
-  'currency',
-  'description',
-  'external_order_id',
-  'external_custom_data',
-  'card_transaction_mode',
-  'transaction_method',
-  'back_url',
-  'invoice_email',
-  'ip',
-  'level3_data',
-  'split_schema',
-  'created_at',
-  'updated_at',
-]);
-
-/** The order's customer (on the order's site, not deleted) and the ids of the order and its transaction. */
-const SELECT_CUSTOMER_AND_IDS = `
-  SELECT c.identifier, nextval('payments_orders_id_seq')::int AS order_id,
-    nextval('payments_transactions_id_seq')::int AS transaction_id
-  FROM payments_customers c
-  WHERE c.id = $1 AND c.merchant_id = $2 AND c.site_id = $3 AND c.deleted_at IS NULL`;
-
-/** The k-th scheduled bill: at firstBillDate and every interval after, else one interval after the first payment. */
-function nextBill(order: OrderRow, anchor: Date, billsDone: number): Date {
-  const offset = order.first_bill_date ? 0 : 1;
-  return billTime(anchor, order.interval_type ?? 'month', order.interval_value ?? 1, billsDone + offset);
-}
-
-function fiatAsset(code: string): Asset {
-  const asset = findAsset(code);
-  if (asset?.kind !== 'fiat') throw validationFailed('currency', 'currency must be an ISO 4217 code');
-  return asset;
-}
-
-function checkSplits(
-  merchant: MerchantScope,
-  schema: NonNullable<CreateOrderInput['splitSchema']>,
-  asset: Asset,
-  amount: bigint,
-) {
-  const field = 'transactionOption.splitPayment.splitSchema';
-  if (schema.length === 0) throw validationFailed(field, 'splitSchema needs at least one entry');
-  const splits = schema.map((entry, i) => {
-    if (!merchant.siteIds.includes(entry.toSite)) {
-      throw validationFailed(`${field}.${i}.toSite`, 'toSite is not one of your sites');
-    }
-    return {
-      toSite: entry.toSite,
-      amount: parseAmountField(entry.amount, asset, `${field}.${i}.amount`).toString(),
-      ...(entry.description ? { description: entry.description } : {}),
-    };
-  });
-  const total = splits.reduce((sum, s) => sum + BigInt(s.amount), 0n);
-  if (total !== amount) throw validationFailed(field, 'the split amounts must add up to the order amount');
-  return splits;
-}
-
-function parseJson(text: string, field: string): unknown {
-  try {
-    return parseClientJson(text, field);
-  } catch (err) {
-    if (err instanceof DomainError) throw err;
-    throw validationFailed(field, `${field} must be a JSON string`);
-  }
-}
-
-function declined(result: ChargeResult): DomainError {
-  const t = result.transaction;
-  const failure = FAILURES[(t.decline_reason ?? 'generic') as FailureReason] ?? FAILURES.generic;
-  return new DomainError('payment_declined', failure.message, {
-    details: {
-      systemCode: failure.code,
-      data: { orderId: result.order.id, transactionId: t.id, transactionStatus: t.status },
-    },
-  });
 }

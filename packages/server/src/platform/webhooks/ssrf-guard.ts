@@ -2,6 +2,7 @@
 // loopback, link-local and other special addresses are refused unless allow-listed. The check runs on
 // the resolved address at connect time too, so a DNS answer that changes after validation is caught.
 import { BlockList, isIP } from 'node:net';
+import { DomainError } from '../errors/domain-error.ts';
 
 const SPECIAL_V4: [string, number][] = [
   ['0.0.0.0', 8],
@@ -56,6 +57,17 @@ export class SsrfGuard {
         this.allowedHosts.add(entry.toLowerCase());
       }
     }
+  }
+
+  /**
+   * A webhook or callback URL from a request body: empty is none (null); a refused one is a 400 naming
+   * the field.
+   */
+  checkWebhookUrl(url: string | null | undefined, field: string): string | null {
+    if (url === undefined || url === null || url === '') return null;
+    const problem = this.checkUrl(url);
+    if (problem) throw new DomainError('validation_failed', `${field} ${problem}`, { field });
+    return url;
   }
 
   /** Validates a URL given as configuration; answers a reason when it is refused. */

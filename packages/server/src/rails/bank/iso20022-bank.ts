@@ -1,3 +1,7 @@
+// The bank as ISO 20022 files (docs/payouts.md, Bank files): pain.001 written to the outbox
+// (bank-outbox.ts), pain.002 and camt.053/camt.054 read from the inbox (bank-inbox.ts). Payouts the
+// simulator sent before the operator switched to files finish as the simulator promised: paid on their
+// arrival day.
 import { BankInbox } from './bank-inbox.ts';
 import { BankOutbox } from './bank-outbox.ts';
 import { arriveSimulated } from './bank-simulator.ts';

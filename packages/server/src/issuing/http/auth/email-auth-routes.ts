@@ -29,7 +29,7 @@ export async function registerEmailAuthRoutes(
       },
     },
     async (request, reply) => {
-      await auth.registerEmail(requirePartner(request), request.body);
+      await auth.email.registerEmail(requirePartner(request), request.body);
       return reply.code(202).send({ status: 'verification_sent' as const });
     },
   );
@@ -46,7 +46,7 @@ export async function registerEmailAuthRoutes(
         response: { 200: tokenPair, ...errors(400, 401) },
       },
     },
-    async (request) => auth.verifyEmail(requirePartner(request), request.body),
+    async (request) => auth.email.verifyEmail(requirePartner(request), request.body),
   );
 
   app.post(
@@ -73,6 +73,6 @@ export async function registerEmailAuthRoutes(
         },
       },
     },
-    async (request) => auth.loginEmail(requirePartner(request), request.body),
+    async (request) => auth.email.loginEmail(requirePartner(request), request.body),
   );
 }

@@ -60,7 +60,7 @@ export async function registerSessionRoutes(
       },
     },
     async (request, reply) => {
-      const sent = await auth.sendTwoFactorCode(bearerToken(request) ?? '');
+      const sent = await auth.email.sendTwoFactorCode(bearerToken(request) ?? '');
       return reply.code(202).send({ channel: sent.channel, expiresAt: sent.expiresAt.toISOString() });
     },
   );
@@ -78,7 +78,7 @@ export async function registerSessionRoutes(
         response: { 200: tokenPair, ...errors(400, 401) },
       },
     },
-    async (request) => auth.verifyTwoFactor(bearerToken(request) ?? '', request.body.code),
+    async (request) => auth.email.verifyTwoFactor(bearerToken(request) ?? '', request.body.code),
   );
 
   app.put(
@@ -93,6 +93,6 @@ export async function registerSessionRoutes(
         response: { 200: z.object({ twoFactorEnabled: z.boolean() }), ...errors(400, 401, 409) },
       },
     },
-    async (request) => auth.setTwoFactor(requireCustomer(request).customerId, request.body.enabled),
+    async (request) => auth.email.setTwoFactor(requireCustomer(request).customerId, request.body.enabled),
   );
 }

@@ -16,7 +16,11 @@ export async function registerWalletAuthRoutes(
   const issueChallenge =
     (purpose: 'wallet_register' | 'wallet_login') =>
     async (request: { body: { walletAddress: string } } & Parameters<typeof requirePartner>[0]) => {
-      const result = await auth.walletChallenge(requirePartner(request), purpose, request.body.walletAddress);
+      const result = await auth.wallet.walletChallenge(
+        requirePartner(request),
+        purpose,
+        request.body.walletAddress,
+      );
       return { ...result, expiresAt: result.expiresAt.toISOString() };
     };
   const challengeSchema = (summary: string) => ({
@@ -53,7 +57,7 @@ export async function registerWalletAuthRoutes(
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await auth.registerWallet(requirePartner(request), request.body)),
+      reply.code(201).send(await auth.wallet.registerWallet(requirePartner(request), request.body)),
   );
   app.post(
     '/auth/login/wallet/challenge',
@@ -72,6 +76,6 @@ export async function registerWalletAuthRoutes(
         response: { 200: tokenPair, ...errors(400, 401) },
       },
     },
-    async (request) => auth.loginWallet(requirePartner(request), request.body),
+    async (request) => auth.wallet.loginWallet(requirePartner(request), request.body),
   );
 }

@@ -1,0 +1,55 @@
+// What the orders' services take and answer: a new order's terms, a charge's result, a list's filter.
+import type { PaymentsCardMode, PaymentsOrderStatus, PaymentsOrderType } from '../../platform/db/schema.ts';
+import type { ChallengeRedirect } from '../../rails/card-network/port.ts';
+import type { TransactionRow } from '../transactions/transactions-service.ts';
+import type { OrderRow } from './order-row.ts';
+import type { InstrumentInput } from './payment-instrument.ts';
+
+export interface CreateOrderInput extends InstrumentInput {
+  amount: string;
+  currency: string;
+  orderType: PaymentsOrderType;
+  customerId: number;
+  siteId?: number | undefined;
+  description?: string | undefined;
+  externalOrderId?: string | undefined;
+  intervalType?: 'day' | 'month' | undefined;
+  intervalValue?: number | undefined;
+  retryPayment?: string | undefined;
+  trialAmount?: string | undefined;
+  firstBillDate?: string | undefined;
+  backUrl?: string | undefined;
+  transactionMethod?: 'card' | 'wallet' | undefined;
+  cardTransactionMode?: PaymentsCardMode | undefined;
+  saveCard?: boolean | undefined;
+  invoiceEmail?: string | undefined;
+  ip?: string | undefined;
+  externalCustomData?: string | undefined;
+  level3Data?: string | undefined;
+  isSoftDecline?: boolean | undefined;
+  splitSchema?: { toSite: number; amount: string; description?: string | undefined }[] | undefined;
+  /** Set by the hosted checkout: the payment link the order came from */
+  paymentLinkHash?: string | undefined;
+  /** Set by the hosted checkout form (or its embedded form) the order came from */
+  checkout?: 'hosted' | 'embedded' | undefined;
+  /** A card-save checkout: the authorization only proves the card and is voided once approved */
+  cardVerification?: boolean | undefined;
+  /** The hosted checkout page's one-time attempt id (unique per site) */
+  checkoutAttempt?: string | undefined;
+}
+
+export interface ChargeResult {
+  order: OrderRow;
+  transaction: TransactionRow;
+  cardId: number | null;
+  redirect?: ChallengeRedirect;
+}
+
+export interface OrderFilter {
+  externalOrderId?: string;
+  customerId?: number;
+  orderType?: PaymentsOrderType;
+  orderStatus?: PaymentsOrderStatus;
+  createdAtFrom?: Date;
+  createdAtTo?: Date;
+}
