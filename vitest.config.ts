@@ -16,7 +16,8 @@ export default defineConfig({
     isolate: false,
     testTimeout: 30_000,
     hookTimeout: 120_000,
-    reporters: ['default'],
+    // file-times: each file's import and run time in test-results/file-times.json (npm run test:times)
+    reporters: ['default', './packages/server/test/harness/file-times-reporter.ts'],
     projects: [
       {
         extends: true,

@@ -11,6 +11,7 @@ import { registerConsoleUserRoutes } from './http/console-users-routes.ts';
 import { registerEventRoutes } from './http/events-routes.ts';
 import { registerIssuingCardRoutes } from './http/issuing-cards-routes.ts';
 import { registerMerchantRoutes } from './http/merchants-routes.ts';
+import { registerMoneyOutReportRoutes } from './http/money-out-report-routes.ts';
 import { registerMoneyOutRoutes } from './http/money-out-routes.ts';
 import { registerPartnerRoutes } from './http/partners-routes.ts';
 import { presentAdminError } from './http/present-error.ts';
@@ -56,6 +57,7 @@ export function adminApi(services: PlatformServices, adminToken: string): ApiSco
       await registerBankAccountRoutes(routes, adminDeps);
       await registerApprovalThresholdRoutes(routes, adminDeps);
       await registerMoneyOutRoutes(routes, adminDeps);
+      await registerMoneyOutReportRoutes(routes, adminDeps);
       await registerEventRoutes(routes, adminDeps);
       await registerIssuingCardRoutes(routes, adminDeps.cards);
       await registerConsoleUserRoutes(routes, services.consoleUsers);

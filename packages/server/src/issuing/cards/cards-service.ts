@@ -1,28 +1,15 @@
 // Cards of the card issuing API (docs/issuing.md, Cards): issuing virtual and physical cards on an
-// open account after KYC approval, the status transitions of card.ts, reissue by reason, and audited,
-// rate-limited reveals of card secrets. cardStatusChanged is published with every status change.
+// open account after KYC approval, the status transitions of card.ts, reissue by reason; the audited,
+// rate-limited reveals of its secrets are in card-secrets.ts. cardStatusChanged is published with every status change.
 
 import { createHmac, randomUUID } from 'node:crypto';
-import { auditActionName } from '../../platform/audit/audit-actions.ts';
-import { appendAudit } from '../../platform/audit/audit-trail.ts';
-import type { Clock } from '../../platform/clock/clock.ts';
-import { addSeconds } from '../../platform/clock/clock.ts';
-import type { Encryptor } from '../../platform/crypto/encryption.ts';
 import type { Db, Executor, Tx } from '../../platform/db/database.ts';
 import { PG_ERRORS, pgConstraint, pgErrorCode } from '../../platform/db/database.ts';
 import type { CardStatus } from '../../platform/db/schema.ts';
-import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
-import type { Outbox } from '../../platform/events/outbox.ts';
 import { isUuid } from '../../platform/ids.ts';
-import type {
-  ApplePayProvisioning,
-  ApplePayRequest,
-  GooglePayProvisioning,
-  WalletTokenization,
-} from '../../rails/wallet-tokenization/port.ts';
 import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
-import type { CustomerRef, KycService } from '../kyc/kyc-service.ts';
+import type { CustomerRef } from '../kyc/kyc-service.ts';
 import {
   type CardAction,
   canApply,
@@ -33,75 +20,27 @@ import {
   type ReissueReason,
   TRANSITIONS,
 } from './card.ts';
+import { CardSecretReveals } from './card-secrets.ts';
+import {
+  CARD_PRODUCTS,
+  CARD_VALIDITY_YEARS,
+  type Card,
+  type CardsDeps,
+  DEFAULT_PRODUCT_ID,
+  type DeliveryAddress,
+  type IssueCardInput,
+  stateError,
+} from './card-types.ts';
 
-/** The program's card products (`subscriptionCardId` in the real service's body). */
-export const CARD_PRODUCTS = {
-  '0b5f0d60-4b7e-4b8e-8f2e-7d1a5c9e0001': { name: 'Tessera Debit', network: 'VISA' },
-} as const;
-export const DEFAULT_PRODUCT_ID = '0b5f0d60-4b7e-4b8e-8f2e-7d1a5c9e0001';
-
-/** Years a new card is valid (default: 4) */
-export const CARD_VALIDITY_YEARS = 4;
-/** Secret reveals allowed per card per hour (default: 5) */
-export const SECRET_REVEALS_PER_HOUR = 5;
-
-export interface DeliveryAddress {
-  name: string;
-  line1: string;
-  line2?: string | undefined;
-  city: string;
-  postalCode: string;
-  country: string;
-}
-
-export interface IssueCardInput {
-  subscriptionCardId?: string | undefined;
-  isVirtual: boolean;
-  currency: string;
-  label?: string | undefined;
-  deliveryAddress?: DeliveryAddress | undefined;
-  pin?: string | undefined;
-}
-
-export interface Card {
-  cardId: string;
-  accountId: string;
-  currency: string;
-  subscriptionCardId: string;
-  status: CardStatus;
-  isVirtual: boolean;
-  label: string | null;
-  bin: string;
-  last4: string;
-  expiryMonth: number;
-  expiryYear: number;
-  replacesCardId: string | null;
-  reissueReason: string | null;
-  createdAt: Date;
-}
-
-export interface CardSecrets {
-  pan: string;
-  cvv: string;
-  expiryMonth: number;
-  expiryYear: number;
-}
-
-export interface CardsDeps {
-  db: Db;
-  transact: Transact;
-  clock: Clock;
-  outbox: Outbox;
-  encryptor: Encryptor;
-  /** Keys the PAN fingerprint used for uniqueness (never the PAN itself) */
-  fingerprintKey: Uint8Array;
-  bin: string;
-  kyc: KycService;
-  tokenization: WalletTokenization;
-}
+export * from './card-types.ts';
 
 export class CardsService {
-  constructor(private readonly deps: CardsDeps) {}
+  /** Reveals of a card's secrets, and wallet provisioning (card-secrets.ts) */
+  readonly secrets: CardSecretReveals;
+
+  constructor(private readonly deps: CardsDeps) {
+    this.secrets = new CardSecretReveals(deps, (tx, customer, cardId) => this.lockCard(tx, customer, cardId));
+  }
 
   get db(): Db {
     return this.deps.db;
@@ -256,98 +195,7 @@ export class CardsService {
     });
   }
 
-  /** Decrypts the card's secrets for its holder; every reveal is audited and at most 5 an hour. */
-  async revealSecrets(
-    customer: CustomerRef,
-    cardId: string,
-    audit: { requestId: string; ip: string },
-  ): Promise<CardSecrets> {
-    return this.deps.transact(async (tx) => {
-      const card = await this.lockCard(tx, customer, cardId);
-      if (card.status === 'closed') throw stateError('reveal the secrets of', card.status);
-      const since = addSeconds(this.deps.clock.now(), -3600);
-      const recent = await tx
-        .selectFrom('issuing_card_secret_reveals')
-        .select((eb) => eb.fn.countAll<string>().as('n'))
-        .where('card_id', '=', cardId)
-        .where('revealed_at', '>', since)
-        .executeTakeFirstOrThrow();
-      if (Number(recent.n) >= SECRET_REVEALS_PER_HOUR) {
-        throw new DomainError(
-          'rate_limited',
-          `card secrets can be shown ${SECRET_REVEALS_PER_HOUR} times an hour`,
-          { retryAfterSeconds: 3600 },
-        );
-      }
-      await tx
-        .insertInto('issuing_card_secret_reveals')
-        .values({
-          card_id: cardId,
-          customer_id: customer.customerId,
-          request_id: audit.requestId,
-          ip: audit.ip,
-          revealed_at: this.deps.clock.now(),
-        })
-        .execute();
-      // Every access to card data is in the audit trail too (PCI DSS 10.2.1), committed with the reveal.
-      await appendAudit(tx, {
-        at: this.deps.clock.now(),
-        actorKind: 'issuing_customer',
-        actor: customer.customerId,
-        source: audit.ip,
-        action: auditActionName('card secrets revealed'),
-        objectId: cardId,
-        tenant: { kind: 'partner', id: customer.partnerId },
-        detail: {},
-        outcome: 'succeeded',
-        status: null,
-        requestId: audit.requestId,
-      });
-      return {
-        pan: this.deps.encryptor.decrypt(card.pan_enc, `card-pan:${card.id}`),
-        cvv: this.deps.encryptor.decrypt(card.cvv_enc, `card-cvv:${card.id}`),
-        expiryMonth: card.expiry_month,
-        expiryYear: card.expiry_year,
-      };
-    });
-  }
-
-  /** Apple Pay In-App Provisioning data for an active card (the tokenization rail produces it). */
-  async provisionApplePay(
-    customer: CustomerRef,
-    cardId: string,
-    request: ApplePayRequest,
-  ): Promise<ApplePayProvisioning> {
-    return this.deps.tokenization.applePay(await this.provisionable(customer, cardId), request);
-  }
-
-  /** Google Pay push-provisioning data for an active card. */
-  async provisionGooglePay(customer: CustomerRef, cardId: string): Promise<GooglePayProvisioning> {
-    return this.deps.tokenization.googlePay(await this.provisionable(customer, cardId));
-  }
-
   // Internals ------------------------------------------------------------------------------------------
-
-  private async provisionable(customer: CustomerRef, cardId: string) {
-    if (!isUuid(cardId)) throw notFound('card');
-    const card = await this.deps.db
-      .selectFrom('issuing_cards as c')
-      .leftJoin('issuing_kyc as k', 'k.customer_id', 'c.customer_id')
-      .select(['c.id', 'c.status', 'c.pan_enc', 'c.expiry_month', 'c.expiry_year', 'k.steps'])
-      .where('c.id', '=', cardId)
-      .where('c.customer_id', '=', customer.customerId)
-      .executeTakeFirst();
-    if (!card) throw notFound('card');
-    if (card.status !== 'active') throw stateError('add to a wallet', card.status);
-    const info = (card.steps?.['personal-info'] ?? {}) as { firstName?: string; lastName?: string };
-    return {
-      cardId: card.id,
-      pan: this.deps.encryptor.decrypt(card.pan_enc, `card-pan:${card.id}`),
-      expiryMonth: card.expiry_month,
-      expiryYear: card.expiry_year,
-      holderName: [info.firstName, info.lastName].filter(Boolean).join(' ') || 'Cardholder',
-    };
-  }
 
   private async apply(customer: CustomerRef, cardId: string, action: CardAction): Promise<Card> {
     return this.deps.transact(async (tx) => {
@@ -372,7 +220,7 @@ export class CardsService {
     });
   }
 
-  private async lockCard(tx: Tx, customer: CustomerRef, cardId: string) {
+  async lockCard(tx: Tx, customer: CustomerRef, cardId: string) {
     if (!isUuid(cardId)) throw notFound('card');
     const card = await tx
       .selectFrom('issuing_cards')
@@ -520,12 +368,6 @@ export class CardsService {
         'c.created_at',
       ]);
   }
-}
-
-function stateError(action: string, status: CardStatus): DomainError {
-  return new DomainError('invalid_state', `cannot ${action} a card that is ${status}`, {
-    details: { status },
-  });
 }
 
 function toCard(row: {

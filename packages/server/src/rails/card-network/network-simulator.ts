@@ -1,10 +1,10 @@
-// The card network simulator: decides authorizations from the test cards (and legacy amounts), serves
-// 3D Secure challenges through the hosted ACS page, loses answers for the timeout card and reconciles
-// them a minute later, and routes cards issued by this platform to the on-us issuer. Its state is
-// product tables, so it behaves the same across processes and restarts, on the sandbox clock.
-import { createHmac, randomUUID } from 'node:crypto';
-import { type Selectable, sql } from 'kysely';
-import { cardBrand, isExpired } from '../../platform/cards/card-number.ts';
+// The card network simulator: decides authorizations from the test cards (and legacy amounts;
+// simulated-decisions.ts), serves 3D Secure challenges through the hosted ACS page (acs-challenges.ts),
+// loses answers for the timeout card and reconciles them a minute later, follows the sandbox's scripted
+// outcomes (scripted-outcomes.ts), and routes cards issued by this platform to the on-us issuer. Its state
+// is product tables, so it behaves the same across processes and restarts, on the sandbox clock.
+import type { Selectable } from 'kysely';
+import { cardBrand } from '../../platform/cards/card-number.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
@@ -13,8 +13,8 @@ import type { Db, Tx } from '../../platform/db/database.ts';
 import type { CardNetworkAuthorizationsTable } from '../../platform/db/schema.ts';
 import type { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
-import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
-import { formatAmountIn } from '../../platform/money/amount.ts';
+import { DomainError } from '../../platform/errors/domain-error.ts';
+import { AcsChallenges, type ChallengeView } from './acs-challenges.ts';
 import type {
   AuthorizationAnswer,
   AuthorizationRequest,
@@ -24,38 +24,19 @@ import type {
   NetworkSink,
   OnUsIssuer,
 } from './port.ts';
-import {
-  DISPUTE_AFTER_DAYS,
-  LEGACY_AMOUNTS,
-  SCRIPTABLE_OUTCOMES,
-  type ScriptableOutcome,
-  type SimulatedOutcome,
-  TEST_CARDS,
-} from './test-cards.ts';
+import { ScriptedOutcomes } from './scripted-outcomes.ts';
+import { approval, capturedWith, decideOutcome, isSale } from './simulated-decisions.ts';
+import { DISPUTE_AFTER_DAYS, type ScriptableOutcome, TEST_CARDS } from './test-cards.ts';
+
+export { CHALLENGE_TTL_SECONDS, type ChallengeView } from './acs-challenges.ts';
 
 /** How long after a lost answer the acquirer's reconciliation file tells the truth */
 export const RECONCILE_AFTER_SECONDS = 60;
-/** How long a cardholder has on the hosted ACS page */
-export const CHALLENGE_TTL_SECONDS = 600;
-
-export interface ChallengeView {
-  /** What the ACS page posts back (the challenge's capability) */
-  creq: string;
-  status: 'pending' | 'approved' | 'failed';
-  decidedBy: 'acs' | 'issuer';
-  merchant: string;
-  amount: string;
-  currency: string;
-  last4: string;
-  /** Null only for challenges made before return URLs were encrypted */
-  returnUrl: string | null;
-  expiresAt: Date;
-}
-
 export class CardNetworkSimulator implements CardNetwork {
   private readonly sinks = new Map<string, NetworkSink>();
   private issuer: OnUsIssuer | undefined;
-  private readonly scripts = new ScriptsSeen();
+  private readonly scripts: ScriptedOutcomes;
+  private readonly challenges: AcsChallenges;
 
   constructor(
     private readonly deps: {
@@ -70,7 +51,10 @@ export class CardNetworkSimulator implements CardNetwork {
       /** `creq`, what the buyer's browser posts to the ACS, is a capability for the challenge */
       capabilities: CapabilityTokens;
     },
-  ) {}
+  ) {
+    this.scripts = new ScriptedOutcomes(deps);
+    this.challenges = new AcsChallenges(deps, (tx, owner, news) => this.tell(tx, owner, news));
+  }
 
   connect(owner: string, sink: NetworkSink): void {
     this.sinks.set(owner, sink);
@@ -101,7 +85,7 @@ export class CardNetworkSimulator implements CardNetwork {
 
   async authorize(tx: Tx, r: AuthorizationRequest): Promise<AuthorizationAnswer> {
     if (this.issuer?.issues(r.card.pan)) return this.authorizeOnUs(tx, this.issuer, r);
-    const outcome = this.decide(r, await this.scriptedOutcome(tx, r));
+    const outcome = decideOutcome(r, this.deps.clock.now(), await this.scripts.next(tx, r.card.pan));
     const now = this.deps.clock.now();
     switch (outcome.kind) {
       case 'decline':
@@ -109,7 +93,7 @@ export class CardNetworkSimulator implements CardNetwork {
         return { outcome: 'declined', reason: outcome.reason };
       case 'challenge': {
         await this.record(tx, r, 'simulator', 'challenge');
-        return { outcome: 'challenge', redirect: await this.openChallenge(tx, r, 'acs') };
+        return { outcome: 'challenge', redirect: await this.challenges.open(tx, r, 'acs') };
       }
       case 'timeout':
         // The network approved, but the answer never reached us: the record knows, the requester does not.
@@ -136,7 +120,7 @@ export class CardNetworkSimulator implements CardNetwork {
     if (this.scripts.mayExist || this.issuer?.issues(r.card.pan) || TEST_CARDS[r.card.pan]?.dispute) {
       return undefined;
     }
-    const outcome = this.decide(r, undefined);
+    const outcome = decideOutcome(r, this.deps.clock.now(), undefined);
     let answer: AuthorizationAnswer;
     if (outcome.kind === 'decline') answer = { outcome: 'declined', reason: outcome.reason };
     else if (outcome.kind === 'approve' || outcome.kind === 'frictionless') answer = approval(r, outcome);
@@ -163,23 +147,17 @@ export class CardNetworkSimulator implements CardNetwork {
    * script (any process's) is heard at once; the sweep notices when the last one was used up.
    */
   watchScripts(processes: { on(channel: string, handler: (payload: string) => unknown): void }): void {
-    // An empty payload: the notification connection was (re)made, and news may have been missed.
-    processes.on(SCRIPTS_CHANNEL, (payload) => {
-      this.scripts.heard();
-      return payload === '' ? this.checkScripts() : undefined;
-    });
+    this.scripts.watch(processes);
   }
 
   /** Sweep: whether any script is left (the fast path resumes once none is). */
-  async checkScripts(): Promise<number> {
-    const since = this.scripts.generation;
-    const row = await this.deps.db
-      .selectFrom('card_network_scripted_outcomes')
-      .select('id')
-      .limit(1)
-      .executeTakeFirst();
-    this.scripts.checked(since, row !== undefined);
-    return 0;
+  checkScripts(): Promise<number> {
+    return this.scripts.check();
+  }
+
+  /** The sandbox's lever: the next authorizations of this card end as scripted, in order. */
+  script(pan: string, outcomes: ScriptableOutcome[]): Promise<void> {
+    return this.scripts.add(pan, outcomes);
   }
 
   async capture(tx: Tx, reference: string, amount: bigint): Promise<void> {
@@ -235,104 +213,28 @@ export class CardNetworkSimulator implements CardNetwork {
       .execute();
   }
 
-  async issuerDecided(
+  issuerDecided(
     tx: Tx,
     reference: string,
     outcome: 'approved' | 'declined',
     reason?: DeclineReason,
   ): Promise<void> {
-    const challenge = await tx
-      .selectFrom('card_network_challenges')
-      .select(['id', 'status'])
-      .where('reference', '=', reference)
-      .forUpdate()
-      .executeTakeFirst();
-    if (challenge?.status !== 'pending') return;
-    await this.finishChallenge(tx, challenge.id, reference, outcome, reason ?? 'authentication_failed');
+    return this.challenges.issuerDecided(tx, reference, outcome, reason);
   }
 
   /** The hosted ACS page's decision, by its `creq`; answers where to send the browser (none: stay). */
-  async decideChallenge(creq: string, outcome: 'approved' | 'failed'): Promise<string | null> {
-    const challengeId = this.deps.capabilities.open('acs-challenge', creq);
-    if (!challengeId) throw notFound('challenge');
-    return this.deps.transact(async (tx) => {
-      const challenge = await tx
-        .selectFrom('card_network_challenges')
-        .selectAll()
-        .where('id', '=', challengeId)
-        .forUpdate()
-        .executeTakeFirst();
-      if (!challenge) throw notFound('challenge');
-      if (challenge.decided_by !== 'acs') {
-        throw new DomainError('forbidden', 'this card’s issuer asks the cardholder in its own app');
-      }
-      if (challenge.status !== 'pending') return this.returnUrlOf(challenge);
-      if (challenge.expires_at <= this.deps.clock.now()) {
-        throw new DomainError('invalid_state', 'the challenge has expired');
-      }
-      await this.finishChallenge(
-        tx,
-        challenge.id,
-        challenge.reference,
-        outcome === 'approved' ? 'approved' : 'declined',
-        'authentication_failed',
-      );
-      return this.returnUrlOf(challenge);
-    });
-  }
-
-  /** Where the requester asked the browser back (challenges from before it was encrypted have none). */
-  private returnUrlOf(challenge: { id: string; return_url_enc: string | null; return_url: string | null }) {
-    return challenge.return_url_enc
-      ? this.deps.encryptor.decrypt(challenge.return_url_enc, `acs-return:${challenge.id}`)
-      : challenge.return_url;
+  decideChallenge(creq: string, outcome: 'approved' | 'failed'): Promise<string | null> {
+    return this.challenges.decide(creq, outcome);
   }
 
   /** The challenge a `creq` stands for, as the ACS page shows it. */
-  async challenge(creq: string): Promise<ChallengeView | undefined> {
-    const challengeId = this.deps.capabilities.open('acs-challenge', creq);
-    if (!challengeId) return undefined;
-    const row = await this.deps.db
-      .selectFrom('card_network_challenges')
-      .selectAll()
-      .where('id', '=', challengeId)
-      .executeTakeFirst();
-    if (!row) return undefined;
-    return {
-      creq,
-      status: row.status,
-      decidedBy: row.decided_by,
-      merchant: row.merchant,
-      amount: formatAmountIn(BigInt(row.amount), row.currency),
-      currency: row.currency,
-      last4: row.last4,
-      returnUrl: this.returnUrlOf(row),
-      expiresAt: row.expires_at,
-    };
+  challenge(creq: string): Promise<ChallengeView | undefined> {
+    return this.challenges.view(creq);
   }
 
   /** Sweep: challenges nobody answered on the ACS page fail (on-us ones time out in the issuing API). */
-  async expireChallenges(): Promise<number> {
-    const due = await this.deps.db
-      .selectFrom('card_network_challenges')
-      .select(['id', 'reference'])
-      .where('status', '=', 'pending')
-      .where('decided_by', '=', 'acs')
-      .where('expires_at', '<=', this.deps.clock.now())
-      .limit(200)
-      .execute();
-    return transactEach(this.deps.transact, due, async (tx, row) => {
-      const locked = await tx
-        .selectFrom('card_network_challenges')
-        .select('status')
-        .where('id', '=', row.id)
-        .forUpdate()
-        .skipLocked()
-        .executeTakeFirst();
-      if (locked?.status !== 'pending') return false;
-      await this.finishChallenge(tx, row.id, row.reference, 'declined', 'authentication_failed');
-      return true;
-    });
+  expireChallenges(): Promise<number> {
+    return this.challenges.expireDue();
   }
 
   /** Sweep: lost answers are resolved from the network's record (the acquirer's reconciliation). */
@@ -401,22 +303,6 @@ export class CardNetworkSimulator implements CardNetwork {
     });
   }
 
-  /** Sandbox: the next authorizations of this card number end as scripted, in order. */
-  async script(pan: string, outcomes: ScriptableOutcome[]): Promise<void> {
-    const now = this.deps.clock.now();
-    this.scripts.heard();
-    // Other processes hear of it at the commit, before this answers.
-    await this.deps.transact(async (tx) => {
-      await tx
-        .insertInto('card_network_scripted_outcomes')
-        .values(
-          outcomes.map((outcome) => ({ pan_fingerprint: this.fingerprint(pan), outcome, created_at: now })),
-        )
-        .execute();
-      await sql`SELECT pg_notify(${SCRIPTS_CHANNEL}, 'scripted')`.execute(tx);
-    });
-  }
-
   // Internals ------------------------------------------------------------------------------------------
 
   private async authorizeOnUs(
@@ -456,113 +342,14 @@ export class CardNetworkSimulator implements CardNetwork {
     }
     if (answer.outcome === 'challenge') {
       await this.record(tx, r, 'on-us', 'challenge');
-      return { outcome: 'challenge', redirect: await this.openChallenge(tx, r, 'issuer') };
+      return { outcome: 'challenge', redirect: await this.challenges.open(tx, r, 'issuer') };
     }
     if (isSale(r)) await issuer.capture(tx, r.reference, r.amount);
     await this.record(tx, r, 'on-us', 'approved');
     return { outcome: 'approved', threeDS: r.isAuthenticated ? 'frictionless' : 'none', captured: isSale(r) };
   }
 
-  /** The next outcome scripted for this card, used up by this authorization. */
-  private async scriptedOutcome(tx: Tx, r: AuthorizationRequest): Promise<ScriptableOutcome | undefined> {
-    if (!this.scripts.mayExist) return undefined;
-    const scripted = await tx
-      .deleteFrom('card_network_scripted_outcomes')
-      .where(
-        'id',
-        '=',
-        tx
-          .selectFrom('card_network_scripted_outcomes')
-          .select('id')
-          .where('pan_fingerprint', '=', this.fingerprint(r.card.pan))
-          .orderBy('id')
-          .limit(1),
-      )
-      .returning('outcome')
-      .executeTakeFirst();
-    return scripted?.outcome as ScriptableOutcome | undefined;
-  }
-
   /** The network's decision from the card, the amount and what was scripted (no state read). */
-  private decide(
-    r: Omit<AuthorizationRequest, 'returnUrl'>,
-    scripted: ScriptableOutcome | undefined,
-  ): SimulatedOutcome {
-    let outcome: SimulatedOutcome = scripted
-      ? SCRIPTABLE_OUTCOMES[scripted]
-      : (TEST_CARDS[r.card.pan]?.outcome ?? { kind: 'approve' });
-    if (isExpired(r.card, this.deps.clock.now())) return { kind: 'decline', reason: 'expired_card' };
-    if (outcome.kind === 'approve' || outcome.kind === 'frictionless') {
-      const legacy = LEGACY_AMOUNTS[formatAmountIn(r.amount, r.currency)];
-      if (legacy) return { kind: 'decline', reason: legacy };
-    }
-    // Pushing funds to a card and merchant-initiated charges are never challenged.
-    const exempt = r.kind === 'credit' || r.initiator === 'merchant';
-    if (outcome.kind === 'soft_decline') {
-      if (exempt) return { kind: 'decline', reason: 'soft_decline' };
-      outcome =
-        r.isSoftDeclineRetry || r.isAuthenticated
-          ? { kind: 'challenge' }
-          : { kind: 'decline', reason: 'soft_decline' };
-    }
-    if (outcome.kind === 'challenge' && (exempt || r.isAuthenticated)) return { kind: 'approve' };
-    if (outcome.kind === 'frictionless' && exempt) return { kind: 'approve' };
-    return outcome;
-  }
-
-  private async openChallenge(tx: Tx, r: AuthorizationRequest, decidedBy: 'acs' | 'issuer') {
-    const id = randomUUID();
-    const now = this.deps.clock.now();
-    await tx
-      .insertInto('card_network_challenges')
-      .values({
-        id,
-        reference: r.reference,
-        decided_by: decidedBy,
-        status: 'pending',
-        merchant: r.merchant,
-        currency: r.currency,
-        amount: r.amount,
-        last4: r.card.pan.slice(-4),
-        return_url: null,
-        return_url_enc: this.deps.encryptor.encrypt(r.returnUrl, `acs-return:${id}`),
-        expires_at: addSeconds(now, CHALLENGE_TTL_SECONDS),
-        created_at: now,
-      })
-      .execute();
-    // The 3DS2 browser flow: the merchant's page posts `creq` to the ACS.
-    return {
-      url: `${this.deps.publicUrl}/acs/challenge`,
-      formMethod: 'POST' as const,
-      params: { creq: this.deps.capabilities.issue('acs-challenge', id) },
-    };
-  }
-
-  private async finishChallenge(
-    tx: Tx,
-    challengeId: string,
-    reference: string,
-    outcome: 'approved' | 'declined',
-    reason: DeclineReason,
-  ): Promise<void> {
-    await tx
-      .updateTable('card_network_challenges')
-      .set({ status: outcome === 'approved' ? 'approved' : 'failed', decided_at: this.deps.clock.now() })
-      .where('id', '=', challengeId)
-      .execute();
-    const auth = await tx
-      .updateTable('card_network_authorizations')
-      .set({ status: outcome, decline_reason: outcome === 'declined' ? reason : null })
-      .where('reference', '=', reference)
-      .returning('owner')
-      .executeTakeFirstOrThrow();
-    await this.tell(tx, auth.owner, {
-      reference,
-      kind: 'challenge_decided',
-      outcome,
-      ...(outcome === 'declined' ? { reason } : {}),
-    });
-  }
 
   private async record(
     tx: Tx,
@@ -620,51 +407,9 @@ export class CardNetworkSimulator implements CardNetwork {
     if (!this.issuer) throw new Error('no on-us issuer connected');
     return this.issuer;
   }
-
-  private fingerprint(pan: string): string {
-    return createHmac('sha256', this.deps.fingerprintKey).update(pan).digest('hex');
-  }
 }
-
-const isSale = (r: Omit<AuthorizationRequest, 'returnUrl'>) => r.kind === 'purchase' && r.capture;
-
-// a credit (OCT) moves the funds at once; a sale is captured with its approval
-const capturedWith = (
-  r: Omit<AuthorizationRequest, 'returnUrl'>,
-  status: 'approved' | 'declined' | 'challenge',
-) => (status === 'approved' && (r.kind === 'credit' || isSale(r)) ? r.amount : 0n);
-
-function approval(
-  r: Omit<AuthorizationRequest, 'returnUrl'>,
-  outcome: SimulatedOutcome,
-): Extract<AuthorizationAnswer, { outcome: 'approved' }> {
-  const frictionless = outcome.kind === 'frictionless' || (r.kind === 'purchase' && r.isAuthenticated);
-  return { outcome: 'approved', threeDS: frictionless ? 'frictionless' : 'none', captured: isSale(r) };
-}
-
-/** Sandbox scripts were added (by any process): decisions read them until none is left. */
-const SCRIPTS_CHANNEL = 'tessera_network_scripts';
 
 const INSERT_AUTHORIZATION = `
   INSERT INTO card_network_authorizations (reference, owner, route, currency, amount, captured, status,
     decline_reason, created_at)
   VALUES ($1, $2, 'simulator', $3, $4, $5, $6, $7, $8)`;
-
-/**
- * Whether sandbox scripts may exist. Assumed until the sweep has looked; a script heard of (here, or by
- * notification from another process) sets it again; a look that raced a script does not clear it.
- */
-class ScriptsSeen {
-  mayExist = true;
-  generation = 0;
-
-  heard(): void {
-    this.generation++;
-    this.mayExist = true;
-  }
-
-  checked(sinceGeneration: number, found: boolean): void {
-    if (found) this.mayExist = true;
-    else if (sinceGeneration === this.generation) this.mayExist = false;
-  }
-}

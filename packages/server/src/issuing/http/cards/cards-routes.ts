@@ -206,7 +206,8 @@ export async function registerCardsRoutes(
         },
       },
     },
-    async (request) => cards.provisionApplePay(requireCustomer(request), request.params.cardId, request.body),
+    async (request) =>
+      cards.secrets.provisionApplePay(requireCustomer(request), request.params.cardId, request.body),
   );
 
   app.get(
@@ -231,7 +232,7 @@ export async function registerCardsRoutes(
       },
     },
     async (request, reply) =>
-      reply.send(await cards.provisionGooglePay(requireCustomer(request), request.params.cardId)),
+      reply.send(await cards.secrets.provisionGooglePay(requireCustomer(request), request.params.cardId)),
   );
 
   app.get(
@@ -255,7 +256,7 @@ export async function registerCardsRoutes(
       },
     },
     async (request, reply) => {
-      const secrets = await cards.revealSecrets(requireCustomer(request), request.params.cardId, {
+      const secrets = await cards.secrets.revealSecrets(requireCustomer(request), request.params.cardId, {
         requestId: request.id,
         ip: request.ip,
       });
