@@ -1,6 +1,16 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The tests that run Tessera as real processes (started, signalled, crashed, restored, built): each
+ * takes tens of seconds of processes starting. npm run test:processes; CI runs them after npm test.
+ */
+const PROCESS_TESTS = [
+  'packages/server/test/e2e/{backup-restore,bank-file-crash,cli-build,cli,crash-under-load}.test.ts',
+  'packages/server/test/e2e/{evm-payout-crash,evm-restart,graceful-shutdown,payout-backlog-crash}.test.ts',
+  'packages/server/test/e2e/{production-build,start-and-cli,terminal-stop,two-processes,workers}.test.ts',
+];
+
 export default defineConfig({
   // The suite runs the SDK from its sources; the built package is tested from its tarball
   // (packages/sdk/test/packed-sdk.test.ts).
@@ -10,10 +20,6 @@ export default defineConfig({
   test: {
     globalSetup: ['packages/server/test/harness/global-setup.ts'],
     pool: 'forks',
-    // A worker keeps its modules from one test file to the next: each file builds its own app on its own
-    // database (harness.ts), so nothing a test sees lives in a module, and importing the server once per
-    // worker instead of once per file takes a third off the suite (docs/testing.md).
-    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // file-times: each file's import and run time in test-results/file-times.json (npm run test:times)
@@ -24,13 +30,14 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-          // npm run test:failover (vitest.failover.config.ts)
-          exclude: ['packages/server/test/failover/**'],
+          // npm run test:failover (vitest.failover.config.ts); npm run test:processes
+          exclude: ['packages/server/test/failover/**', ...PROCESS_TESTS],
         },
       },
       {
         // The API tests again, every write with an Idempotency-Key: each request then runs as one unit of
         // work (one transaction, savepoints inside), a different path through the database layer.
+        // npm run test:keyed; CI runs it after npm test.
         extends: true,
         test: {
           name: 'keyed',
@@ -43,6 +50,7 @@ export default defineConfig({
           env: { TESSERA_TEST_KEYED: '1' },
         },
       },
+      { extends: true, test: { name: 'processes', include: PROCESS_TESTS } },
     ],
   },
 });
