@@ -15,6 +15,8 @@ console.log(head);
 for (const t of times.slice(0, 10)) console.log(row(t));
 console.log('\n### Every file\n');
 console.log(head);
-for (const t of [...times].sort((a, b) => a.file.localeCompare(b.file) || a.project.localeCompare(b.project))) {
+for (const t of [...times].sort(
+  (a, b) => a.file.localeCompare(b.file) || a.project.localeCompare(b.project),
+)) {
   console.log(row(t));
 }

@@ -15,6 +15,7 @@ export interface FileTime {
   runMs: number;
 }
 
+// biome-ignore lint/style/noDefaultExport: vitest loads a custom reporter by its module's default export
 export default class FileTimesReporter implements Reporter {
   private readonly times: FileTime[] = [];
 
