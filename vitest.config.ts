@@ -2,14 +2,19 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
- * The tests that run Tessera as real processes (started, signalled, crashed, restored, built): each
- * takes tens of seconds of processes starting. npm run test:processes; CI runs them after npm test.
+ * The tests that run real processes: Tessera itself (started, signalled, crashed, restored, built) and
+ * an EVM node (anvil); each takes tens of seconds of processes starting. npm run test:processes; CI runs
+ * them after npm test.
  */
 const PROCESS_TESTS = [
+  'packages/server/test/rails/{evm-chain,evm-scan-start}.test.ts',
   'packages/server/test/e2e/{backup-restore,bank-file-crash,cli-build,cli,crash-under-load}.test.ts',
   'packages/server/test/e2e/{evm-payout-crash,evm-restart,graceful-shutdown,payout-backlog-crash}.test.ts',
   'packages/server/test/e2e/{production-build,start-and-cli,terminal-stop,two-processes,workers}.test.ts',
 ];
+
+/** The pages a person sees, driven in Debian's Chromium: npm run test:browser; CI requires and runs them. */
+const BROWSER_TESTS = 'packages/server/test/browser/**/*.test.ts';
 
 export default defineConfig({
   // The suite runs the SDK from its sources; the built package is tested from its tarball
@@ -30,8 +35,8 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-          // npm run test:failover (vitest.failover.config.ts); npm run test:processes
-          exclude: ['packages/server/test/failover/**', ...PROCESS_TESTS],
+          // npm run test:failover (vitest.failover.config.ts), test:processes, test:browser
+          exclude: ['packages/server/test/failover/**', ...PROCESS_TESTS, BROWSER_TESTS],
         },
       },
       {
@@ -51,6 +56,7 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'processes', include: PROCESS_TESTS } },
+      { extends: true, test: { name: 'browser', include: [BROWSER_TESTS] } },
     ],
   },
 });

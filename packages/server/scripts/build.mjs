@@ -17,13 +17,14 @@ rmSync(dist, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 execFileSync(process.execPath, [tsc, '-p', join(server, 'tsconfig.build.json')], { stdio: 'inherit' });
 
-// What the code reads beside itself at run time: stylesheets and scripts of the pages.
+// What the code reads beside itself at run time: stylesheets and scripts of the pages (not the folders'
+// READMEs, which are for their readers).
 let copied = 0;
 const copyAssets = (dir) => {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) copyAssets(path);
-    else if (!name.endsWith('.ts')) {
+    else if (!name.endsWith('.ts') && !name.endsWith('.md')) {
       cpSync(path, join(dist, relative(src, path)));
       copied++;
     }

@@ -1,25 +1,17 @@
 // An order in step with its transactions: each change of a payment moves the order's status (its own
 // payment, or a recurring order's scheduled bill: the next bill, a retry, or the end), sends the IPN and,
 // on a capture, the invoice; a card save's proving authorization is voided once approved.
-import type { Clock } from '../../platform/clock/clock.ts';
 import type { Tx } from '../../platform/db/database.ts';
-import type { Outbox } from '../../platform/events/outbox.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { HARD_DECLINES } from '../../rails/card-network/port.ts';
-import type { Notifier } from '../../rails/notifier/port.ts';
 import { publishIpn } from '../events/publish-ipn.ts';
-import type { PaymentTransactionsService, TransactionRow } from '../transactions/transactions-service.ts';
+import type { TransactionRow } from '../transactions/transactions-service.ts';
 import { addDuration, parseDuration } from './durations.ts';
 import { nextBill, type OrderRecords, orderStatusAfter } from './order-records.ts';
 import type { OrderRow } from './order-row.ts';
+import type { OrdersDeps } from './order-types.ts';
 
-export interface OrderLifecycleDeps {
-  clock: Clock;
-  outbox: Outbox;
-  transactions: PaymentTransactionsService;
-  /** Where the invoice of an order with an invoiceEmail goes */
-  notifier: Notifier;
-}
+export type OrderLifecycleDeps = Pick<OrdersDeps, 'clock' | 'outbox' | 'transactions' | 'notifier'>;
 
 export class OrderLifecycle {
   constructor(

@@ -1,7 +1,17 @@
-// What the orders' services take and answer: a new order's terms, a charge's result, a list's filter.
+// What the orders' services take and answer: a new order's terms, a charge's result, a list's filter; and
+// what they are built from.
+
+import type { Clock } from '../../platform/clock/clock.ts';
+import type { Db } from '../../platform/db/database.ts';
 import type { PaymentsCardMode, PaymentsOrderStatus, PaymentsOrderType } from '../../platform/db/schema.ts';
+import type { Transact } from '../../platform/db/transact.ts';
+import type { Outbox } from '../../platform/events/outbox.ts';
 import type { ChallengeRedirect } from '../../rails/card-network/port.ts';
-import type { TransactionRow } from '../transactions/transactions-service.ts';
+import type { Notifier } from '../../rails/notifier/port.ts';
+import type { WalletPaymentTokens } from '../../rails/wallet-tokenization/payment-tokens.ts';
+import type { StoredCardsService } from '../cards/stored-cards-service.ts';
+import type { PaymentLinksService } from '../links/payment-links-service.ts';
+import type { PaymentTransactionsService, TransactionRow } from '../transactions/transactions-service.ts';
 import type { OrderRow } from './order-row.ts';
 import type { InstrumentInput } from './payment-instrument.ts';
 
@@ -52,4 +62,19 @@ export interface OrderFilter {
   orderStatus?: PaymentsOrderStatus;
   createdAtFrom?: Date;
   createdAtTo?: Date;
+}
+
+export interface OrdersDeps {
+  db: Db;
+  transact: Transact;
+  clock: Clock;
+  outbox: Outbox;
+  cards: StoredCardsService;
+  transactions: PaymentTransactionsService;
+  walletTokens: WalletPaymentTokens;
+  links: PaymentLinksService;
+  /** Where the invoice of an order with an invoiceEmail goes */
+  notifier: Notifier;
+  /** Common orders are written in one statement (createAtOnce); false runs every order the general way */
+  oneStatementWrites: boolean;
 }

@@ -3,25 +3,16 @@
 // one transaction. The order's status follows its transactions; every change of either sends an IPN.
 // Recurring orders are billed by a sweep on the injected clock, with the order's retry schedule.
 
-import type { Clock } from '../../platform/clock/clock.ts';
 import { whenCommitted } from '../../platform/db/connection-scope.ts';
-import type { Db } from '../../platform/db/database.ts';
 import { preparedStatement } from '../../platform/db/prepared.ts';
 import type { PaymentsCardMode } from '../../platform/db/schema.ts';
 import { StatementBatch } from '../../platform/db/statement-batch.ts';
-import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
-import type { Outbox } from '../../platform/events/outbox.ts';
 import type { Asset } from '../../platform/money/assets.ts';
-import type { Notifier } from '../../rails/notifier/port.ts';
-import type { WalletPaymentTokens } from '../../rails/wallet-tokenization/payment-tokens.ts';
-import type { StoredCardsService } from '../cards/stored-cards-service.ts';
 import { publishIpn, stageIpn } from '../events/publish-ipn.ts';
 import type { Page } from '../http/envelope.ts';
-import type { PaymentLinksService } from '../links/payment-links-service.ts';
 import { boundedTotal, checkWindow } from '../list-window.ts';
 import type { MerchantScope } from '../sites.ts';
-import type { PaymentTransactionsService } from '../transactions/transactions-service.ts';
 import { OrderLifecycle } from './order-lifecycle.ts';
 import {
   declined,
@@ -33,27 +24,12 @@ import {
 } from './order-records.ts';
 import type { OrderRow } from './order-row.ts';
 import { checkOrderTerms, isChargedAtOnce } from './order-terms.ts';
-import type { ChargeResult, CreateOrderInput, OrderFilter } from './order-types.ts';
+import type { ChargeResult, CreateOrderInput, OrderFilter, OrdersDeps } from './order-types.ts';
 import { type Instrument, resolveInstrument } from './payment-instrument.ts';
 import { RecurringBilling } from './recurring-billing.ts';
 
 export type { OrderRow } from './order-row.ts';
-export type { ChargeResult, CreateOrderInput, OrderFilter } from './order-types.ts';
-
-export interface OrdersDeps {
-  db: Db;
-  transact: Transact;
-  clock: Clock;
-  outbox: Outbox;
-  cards: StoredCardsService;
-  transactions: PaymentTransactionsService;
-  walletTokens: WalletPaymentTokens;
-  links: PaymentLinksService;
-  /** Where the invoice of an order with an invoiceEmail goes */
-  notifier: Notifier;
-  /** Common orders are written in one statement (createAtOnce); false runs every order the general way */
-  oneStatementWrites: boolean;
-}
+export type { ChargeResult, CreateOrderInput, OrderFilter, OrdersDeps } from './order-types.ts';
 
 export class PaymentOrdersService {
   private readonly records: OrderRecords;

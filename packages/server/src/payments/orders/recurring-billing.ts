@@ -1,29 +1,22 @@
 // Billing a card on file: the sweep that bills every recurring order that is due (and its retries), the
 // merchant's rebill of a managed order, and the end of a deleted customer's subscriptions. Each bill is a
 // merchant-initiated charge of the order's stored card; its outcome moves the order (order-lifecycle.ts).
-import type { Clock } from '../../platform/clock/clock.ts';
-import type { Db, Tx } from '../../platform/db/database.ts';
-import { type Transact, transactEach } from '../../platform/db/transact.ts';
+import type { Tx } from '../../platform/db/database.ts';
+import { transactEach } from '../../platform/db/transact.ts';
 import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
-import type { Outbox } from '../../platform/events/outbox.ts';
 import type { StoredCardsService } from '../cards/stored-cards-service.ts';
 import { publishIpn } from '../events/publish-ipn.ts';
 import { boundedAmount } from '../order-amounts.ts';
 import type { MerchantScope } from '../sites.ts';
 import { FAILURES } from '../transactions/decline-codes.ts';
-import type { PaymentTransactionsService } from '../transactions/transactions-service.ts';
 import { declined, fiatAsset, type OrderRecords } from './order-records.ts';
 import type { OrderRow } from './order-row.ts';
-import type { ChargeResult } from './order-types.ts';
+import type { ChargeResult, OrdersDeps } from './order-types.ts';
 
-export interface RecurringBillingDeps {
-  db: Db;
-  transact: Transact;
-  clock: Clock;
-  outbox: Outbox;
-  cards: StoredCardsService;
-  transactions: PaymentTransactionsService;
-}
+export type RecurringBillingDeps = Pick<
+  OrdersDeps,
+  'db' | 'transact' | 'clock' | 'outbox' | 'cards' | 'transactions'
+>;
 
 export class RecurringBilling {
   constructor(

@@ -32,16 +32,20 @@ export interface ChallengeView {
 /** Tells an authorization's owner what the network decided (the simulator's sinks) */
 type Tell = (tx: Tx, owner: string, news: Parameters<NetworkSink>[1]) => Promise<void>;
 
+export interface AcsChallengesDeps {
+  db: Db;
+  clock: Clock;
+  transact: Transact;
+  publicUrl: string;
+  /** The requester's return URL carries its own token: kept encrypted */
+  encryptor: Encryptor;
+  /** `creq`, what the buyer's browser posts to the ACS, is a capability for the challenge */
+  capabilities: CapabilityTokens;
+}
+
 export class AcsChallenges {
   constructor(
-    private readonly deps: {
-      db: Db;
-      clock: Clock;
-      transact: Transact;
-      publicUrl: string;
-      encryptor: Encryptor;
-      capabilities: CapabilityTokens;
-    },
+    private readonly deps: AcsChallengesDeps,
     private readonly tell: Tell,
   ) {}
 

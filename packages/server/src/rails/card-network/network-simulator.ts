@@ -5,16 +5,13 @@
 // is product tables, so it behaves the same across processes and restarts, on the sandbox clock.
 import type { Selectable } from 'kysely';
 import { cardBrand } from '../../platform/cards/card-number.ts';
-import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
-import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
-import type { Encryptor } from '../../platform/crypto/encryption.ts';
-import type { Db, Tx } from '../../platform/db/database.ts';
+import type { Tx } from '../../platform/db/database.ts';
 import type { CardNetworkAuthorizationsTable } from '../../platform/db/schema.ts';
 import type { StatementBatch } from '../../platform/db/statement-batch.ts';
-import { type Transact, transactEach } from '../../platform/db/transact.ts';
+import { transactEach } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
-import { AcsChallenges, type ChallengeView } from './acs-challenges.ts';
+import { AcsChallenges, type AcsChallengesDeps, type ChallengeView } from './acs-challenges.ts';
 import type {
   AuthorizationAnswer,
   AuthorizationRequest,
@@ -39,17 +36,9 @@ export class CardNetworkSimulator implements CardNetwork {
   private readonly challenges: AcsChallenges;
 
   constructor(
-    private readonly deps: {
-      db: Db;
-      clock: Clock;
-      transact: Transact;
-      publicUrl: string;
+    private readonly deps: AcsChallengesDeps & {
       /** Keys the card fingerprints of scripted outcomes (never the number itself) */
       fingerprintKey: Uint8Array;
-      /** The requester's return URL carries its own token: kept encrypted */
-      encryptor: Encryptor;
-      /** `creq`, what the buyer's browser posts to the ACS, is a capability for the challenge */
-      capabilities: CapabilityTokens;
     },
   ) {
     this.scripts = new ScriptedOutcomes(deps);
