@@ -2,12 +2,14 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
- * The tests that run real processes: Tessera itself (started, signalled, crashed, restored, built) and
- * an EVM node (anvil); each takes tens of seconds of processes starting. npm run test:processes; CI runs
- * them after npm test.
+ * The tests that run real processes: Tessera itself (started, signalled, crashed, restored, built, its
+ * CLI), an EVM node (anvil), and the SDK packed and installed as an integrator gets it; each takes tens of
+ * seconds of processes starting. npm run test:processes; CI runs them after npm test.
  */
 const PROCESS_TESTS = [
   'packages/server/test/rails/{evm-chain,evm-scan-start}.test.ts',
+  'packages/server/test/payouts/money-out-cli.test.ts',
+  'packages/sdk/test/packed-sdk.test.ts',
   'packages/server/test/e2e/{backup-restore,bank-file-crash,cli-build,cli,crash-under-load}.test.ts',
   'packages/server/test/e2e/{evm-payout-crash,evm-restart,graceful-shutdown,payout-backlog-crash}.test.ts',
   'packages/server/test/e2e/{production-build,start-and-cli,terminal-stop,two-processes,workers}.test.ts',

@@ -1,22 +1,25 @@
 #!/usr/bin/env node
-// `npm run test:times`: test-results/file-times.json (written by the file-times reporter during a run) as
-// the Markdown tables docs/testing.md keeps: the ten slowest files, then every file by folder.
+// `npm run test:times [FILE…]`: the files the file-times reporter wrote during runs (default
+// test-results/file-times.json) as the Markdown tables docs/testing.md keeps: the ten slowest files, then
+// every file by path. Several files (one per suite) make one table.
 import { readFileSync } from 'node:fs';
 
-const times = JSON.parse(readFileSync(process.argv[2] ?? 'test-results/file-times.json', 'utf8'));
+const paths = process.argv.slice(2);
+const times = (paths.length > 0 ? paths : ['test-results/file-times.json']).flatMap((path) =>
+  JSON.parse(readFileSync(path, 'utf8')),
+);
 const seconds = (ms) => (ms / 1000).toFixed(1);
+const total = (t) => t.collectMs + t.runMs;
 const row = (t) =>
-  `| \`${t.file.replace(/^packages\/server\//, '')}\` | ${t.project} | ${t.tests} | ${seconds(t.collectMs)} | ${seconds(t.runMs)} | ${seconds(t.collectMs + t.runMs)} |`;
+  `| \`${t.file.replace(/^packages\/server\//, '')}\` | ${t.project} | ${t.tests} | ${seconds(t.collectMs)} | ${seconds(t.runMs)} | ${seconds(total(t))} |`;
 const head = '| File | Project | Tests | Import s | Tests and hooks s | Total s |\n|---|---|--:|--:|--:|--:|';
-const total = times.reduce((sum, t) => sum + t.collectMs + t.runMs, 0);
-console.log(`${times.length} file runs, ${seconds(total)} s of worker time\n`);
+console.log(
+  `${times.length} file runs, ${seconds(times.reduce((sum, t) => sum + total(t), 0))} s of worker time\n`,
+);
 console.log('### The ten slowest\n');
 console.log(head);
-for (const t of times.slice(0, 10)) console.log(row(t));
+for (const t of [...times].sort((a, b) => total(b) - total(a)).slice(0, 10)) console.log(row(t));
 console.log('\n### Every file\n');
 console.log(head);
-for (const t of [...times].sort(
-  (a, b) => a.file.localeCompare(b.file) || a.project.localeCompare(b.project),
-)) {
-  console.log(row(t));
-}
+const byPath = (a, b) => a.file.localeCompare(b.file) || a.project.localeCompare(b.project);
+for (const t of [...times].sort(byPath)) console.log(row(t));
