@@ -12,7 +12,6 @@ import { type ApiModule, type BuiltModule, built } from './platform/http/api-mod
 import type { Platform, PlatformServices } from './platform-services.ts';
 
 export type { AppOptions } from './app/build-platform.ts';
-export type { PlatformServices } from './platform-services.ts';
 
 export interface TesseraApp {
   app: FastifyInstance;

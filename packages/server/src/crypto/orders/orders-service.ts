@@ -11,7 +11,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { addMonths } from '../../platform/clock/clock.ts';
-import type { Executor } from '../../platform/db/database.ts';
 import { preparedStatement } from '../../platform/db/prepared.ts';
 import type { CryptoOrderStatus, CryptoOrdersTable } from '../../platform/db/schema.ts';
 import { StatementBatch } from '../../platform/db/statement-batch.ts';
@@ -266,10 +265,5 @@ export class OrdersService {
       ['paid', 'expired', 'canceled'].includes(order.status) &&
       addMonths(payment.createdAt, REFUND_AGE_LIMIT_MONTHS) >= this.deps.clock.now()
     );
-  }
-
-  /** The option the buyer picked, priced as the next transfer will be (order-records.ts) */
-  currentOption(db: Executor, order: Order): Promise<PaymentOption | null> {
-    return this.records.currentOption(db, order);
   }
 }

@@ -16,11 +16,17 @@ import {
   findBinaries,
   initialise,
   prepareDirectory,
-  type RunAs,
   SERVER_USER,
   serverUser,
 } from './postgres-install.ts';
-import { clearPreviousServer, isAlive, readOwner, signal, stopServer } from './postgres-processes.ts';
+import {
+  clearPreviousServer,
+  isAlive,
+  type RunAs,
+  readOwner,
+  signal,
+  stopServer,
+} from './postgres-processes.ts';
 
 export { EmbeddedPostgresError } from './embedded-postgres-error.ts';
 

@@ -9,8 +9,6 @@ import { dirname, join } from 'node:path';
 import { EmbeddedPostgresError, indent } from './embedded-postgres-error.ts';
 import { type RunAs, run } from './postgres-processes.ts';
 
-export type { RunAs } from './postgres-processes.ts';
-
 export interface Binaries {
   postgres: string;
   initdb: string;

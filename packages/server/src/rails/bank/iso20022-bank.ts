@@ -9,8 +9,6 @@ import type { Iso20022Deps } from './iso20022-deps.ts';
 import type { BankRail } from './port.ts';
 import { bookPayout } from './sandbox-booking.ts';
 
-export type { Iso20022Deps } from './iso20022-deps.ts';
-
 export class Iso20022Bank implements BankRail {
   readonly name = 'iso20022';
   private readonly outbox: BankOutbox;
