@@ -8,6 +8,7 @@ import type { Ledger } from '../platform/ledger/ledger.ts';
 import type { MoneyOut } from '../platform/payouts/money-out.ts';
 import type { MerchantsService } from '../platform/tenants/merchants-service.ts';
 import type { TenantCache } from '../platform/tenants/tenant-cache.ts';
+import type { WalletPaymentTokens } from '../rails/wallet-tokenization/payment-tokens.ts';
 import { merchantAuthenticator } from './http/authenticate.ts';
 import { registerBankAccountRoutes } from './http/bank-account-routes.ts';
 import { registerCardsRoutes } from './http/cards-routes.ts';
@@ -33,6 +34,8 @@ export interface PaymentsApiDeps extends PaymentsServices {
   ledger: Ledger;
   clock: Clock;
   moneyOut: MoneyOut;
+  /** The wallet rail: an order's encrypted wallet token is decrypted at the edge */
+  walletTokens: WalletPaymentTokens;
 }
 
 export function paymentsApi(
@@ -55,7 +58,12 @@ export function paymentsApi(
       acceptPaymentsBodies(app);
       const authenticate = merchantAuthenticator(deps.db, deps.merchants, deps.tenantCache);
       await registerCustomersRoutes(app, { customers: deps.customers, authenticate });
-      await registerOrdersRoutes(app, { orders: deps.orders, authenticate });
+      await registerOrdersRoutes(app, {
+        orders: deps.orders,
+        authenticate,
+        walletTokens: deps.walletTokens,
+        clock: deps.clock,
+      });
       await registerTransactionsRoutes(app, { transactions: deps.transactions, authenticate });
       await registerDisputesRoutes(app, { disputes: deps.disputes, authenticate });
       await registerCardsRoutes(app, { cards: deps.cards, authenticate });

@@ -50,9 +50,11 @@ export const paymentsModule: ApiModule<PaymentsModulePlatform, PaymentsServices>
       ledger: p.ledger,
       clock: p.clock,
       moneyOut: p.moneyOut,
+      walletTokens: p.rails.walletTokens,
     }),
   registerPages: async (app, p, services) => {
     const frameAncestorsOf = (siteId: number) => p.merchants.frameAncestors(p.db, siteId);
+    const reading = () => ({ walletTokens: p.rails.walletTokens, now: p.clock.now() });
     const hostedCheckout = new HostedCheckout({
       db: p.db,
       createUnit: p.createUnit,
@@ -66,12 +68,14 @@ export const paymentsModule: ApiModule<PaymentsModulePlatform, PaymentsServices>
       frameAncestorsOf,
       hostedCheckout,
       brandOf: (siteId) => p.merchants.brandOf(p.db, siteId),
+      reading,
     });
     await registerHostedCheckoutRoutes(app, {
       checkout: hostedCheckout,
       sessions: services.checkoutSessions,
       merchants: p.merchants,
       frameAncestorsOf,
+      reading,
     });
   },
 };

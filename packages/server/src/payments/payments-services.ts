@@ -72,7 +72,6 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
     outbox,
     cards,
     transactions,
-    walletTokens: p.rails.walletTokens,
     notifier: p.rails.notifier,
     links,
     oneStatementWrites: p.oneStatementWrites ?? true,

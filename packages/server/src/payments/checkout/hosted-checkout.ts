@@ -14,24 +14,11 @@ import { encryptIpn } from '../../platform/webhooks/wire-signing.ts';
 import type { StoredCard } from '../cards/stored-cards-service.ts';
 import { identifierOf, paymentResult } from '../events/publish-ipn.ts';
 import type { ChargeResult, OrderRow } from '../orders/orders-service.ts';
-import type { InstrumentInput } from '../orders/payment-instrument.ts';
+import type { InstrumentCommand } from '../orders/payment-instrument.ts';
+import type { CheckoutRequest, ChecksumKeys } from '../pages/checkout-request.ts';
 import type { PaymentsServices } from '../payments-services.ts';
 import { loadMerchantScope, type MerchantScope } from '../sites.ts';
 import type { TransactionRow } from '../transactions/transactions-service.ts';
-import { type CheckoutRequest, openCheckoutRequest } from './checkout-request.ts';
-import { isLegacyCheckoutForm, legacyFormAsJsonRequest } from './legacy-checkout-form.ts';
-
-/** What the buyer pays with: the card fields of an order, or one of their saved cards (`cardId`). */
-export type CardEntry = Pick<
-  InstrumentInput,
-  | 'cardId'
-  | 'cardNumber'
-  | 'cardExpiryDate'
-  | 'cardCvv'
-  | 'cardHolderName'
-  | 'cardHolderCountry'
-  | 'cardHolderState'
->;
 
 export interface CheckoutResult {
   siteId: number;
@@ -56,18 +43,16 @@ export class HostedCheckout {
     },
   ) {}
 
+  /** The keys a site's checkout requests are signed with (the newest, and the previous one in a rotation). */
+  readonly checksumKeys: ChecksumKeys = (siteId) => this.deps.merchants.checksumKeys(this.deps.db, siteId);
+
   /**
-   * A verified request whose order the payment would take: every field is checked here, before the card
-   * page is shown (a firstBillDate in the past, a recurring order without its interval…), not after the
-   * buyer typed a card.
+   * A verified request whose order the payment would take: every term is checked before the card page
+   * is shown (a firstBillDate in the past, a recurring order without its interval…), not after the buyer
+   * typed a card.
    */
-  /** The posted form, the JSON one or the older flat one (legacy-checkout-form.ts), checked. */
-  async open(form: Record<string, unknown>): Promise<CheckoutRequest> {
-    const keysOf = (siteId: number) => this.deps.merchants.checksumKeys(this.deps.db, siteId);
-    const posted = isLegacyCheckoutForm(form) ? await legacyFormAsJsonRequest(form, keysOf) : form;
-    const request = await openCheckoutRequest(posted, keysOf);
-    this.deps.payments.orders.checkTerms(await this.scope(request), orderTermsOf(request));
-    return request;
+  async checkTerms(request: CheckoutRequest): Promise<void> {
+    this.deps.payments.orders.checkTerms(await this.scope(request), request.terms);
   }
 
   /** What the site's pages show of it. */
@@ -102,7 +87,7 @@ export class HostedCheckout {
    */
   async pay(
     request: CheckoutRequest,
-    card: CardEntry,
+    instrument: InstrumentCommand,
     kind: 'hosted' | 'embedded',
     attempt: string,
   ): Promise<ChargeResult | { replayed: { orderId: number; transactionId: number } }> {
@@ -111,7 +96,7 @@ export class HostedCheckout {
     const unit = this.deps.createUnit();
     await unit.begin();
     try {
-      const charged = await unit.run(() => this.payInUnit(request, card, kind, attempt));
+      const charged = await unit.run(() => this.payInUnit(request, instrument, kind, attempt));
       await unit.finish('commit');
       return charged;
     } catch (err) {
@@ -137,7 +122,7 @@ export class HostedCheckout {
 
   private async payInUnit(
     request: CheckoutRequest,
-    card: CardEntry,
+    instrument: InstrumentCommand,
     kind: 'hosted' | 'embedded',
     attempt: string,
   ): Promise<ChargeResult> {
@@ -159,22 +144,12 @@ export class HostedCheckout {
         email: customer.email,
       }),
     });
-    const cardId = card.cardId ?? request.order.cardId;
     return payments.orders.create(merchant, {
-      ...orderTermsOf(request),
+      ...request.terms,
       customerId,
       checkout: kind,
       checkoutAttempt: attempt,
-      ...(cardId !== undefined
-        ? { cardId }
-        : {
-            cardNumber: (card.cardNumber ?? '').replace(/[\s-]/g, ''),
-            cardExpiryDate: (card.cardExpiryDate ?? '').trim(),
-            cardCvv: (card.cardCvv ?? '').trim(),
-            cardHolderName: (card.cardHolderName ?? '').trim(),
-            cardHolderCountry: (card.cardHolderCountry ?? customer.country ?? '').trim().toUpperCase(),
-            cardHolderState: (card.cardHolderState ?? '').trim().toUpperCase() || undefined,
-          }),
+      instrument,
     });
   }
 
@@ -222,33 +197,6 @@ export class HostedCheckout {
       .executeTakeFirst();
     return row?.id;
   }
-}
-
-/** The order a checkout request asks for, as the API's order input (without its customer and card). */
-function orderTermsOf(request: CheckoutRequest) {
-  const { order } = request.order;
-  return {
-    siteId: request.siteId,
-    amount: order.amount,
-    currency: order.currency,
-    orderType: order.type,
-    description: order.description,
-    externalOrderId: order.orderId,
-    intervalType: order.intervalType,
-    intervalValue: order.intervalValue,
-    retryPayment: order.retryPayment,
-    trialAmount: order.trialAmount,
-    firstBillDate: order.firstBillDate,
-    backUrl: request.order.backUrl,
-    cardTransactionMode:
-      request.order.cardTransactionMode === 'verifyCard'
-        ? ('auth' as const)
-        : request.order.cardTransactionMode,
-    saveCard: request.order.saveCard || request.cardVerification,
-    invoiceEmail: request.order.invoiceEmail,
-    externalCustomData: request.order.customData,
-    cardVerification: request.cardVerification,
-  };
 }
 
 function definedOf<T extends Record<string, string | undefined>>(fields: T): { [K in keyof T]?: string } {

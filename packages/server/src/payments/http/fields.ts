@@ -1,6 +1,7 @@
 // Zod fields for values that arrive as form strings or JSON values alike: integers, booleans, exact
 // decimals (kept as text until the currency is known), and JSON members sent as objects or as strings.
 import { z } from 'zod';
+import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
 import { parseClientJson } from '../../platform/http/client-json.ts';
 
 /** A positive integer id, as a number or a digit string. */
@@ -72,3 +73,14 @@ export const pageQuery = {
   perPage: intField.pipe(z.number().max(500)).optional(),
   reverseSorting: flagField.optional(),
 };
+
+/** A member sent as JSON text and stored as sent (level3Data): checked to be JSON, kept as its text. */
+export function jsonText(text: string, field: string): string {
+  try {
+    parseClientJson(text, field);
+    return text;
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    throw validationFailed(field, `${field} must be a JSON string`);
+  }
+}

@@ -1,8 +1,11 @@
 // /order and /order-rebill (spec, Orders; docs/wire-compatibility.md for list filters and the cancel and rebill bodies).
 import { z } from 'zod';
+import type { Clock } from '../../platform/clock/clock.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { httpUrl, text } from '../../platform/http/fields.ts';
-import type { ChargeResult, PaymentOrdersService } from '../orders/orders-service.ts';
+import { ClientAmount } from '../../platform/money/amount.ts';
+import type { WalletPaymentTokens } from '../../rails/wallet-tokenization/payment-tokens.ts';
+import type { ChargeResult, CreateOrderCommand, PaymentOrdersService } from '../orders/orders-service.ts';
 import { type MerchantAuthenticator, merchantOf } from './authenticate.ts';
 import {
   created,
@@ -22,8 +25,10 @@ import {
   intField,
   isoDateTime,
   jsonMember,
+  jsonText,
   pageQuery,
 } from './fields.ts';
+import { type InstrumentReading, readInstrument } from './instrument-fields.ts';
 import { orderView, presentOrder } from './views.ts';
 
 const ORDER_TYPES = ['purchase', 'recurring', 'managed', 'credit'] as const;
@@ -160,9 +165,50 @@ export function presentCharge(r: ChargeResult) {
   };
 }
 
+/** The body as the service's command: amounts exact, JSON members checked, the card read once. */
+function createCommand(body: z.output<typeof createBody>, reading: InstrumentReading): CreateOrderCommand {
+  const { transactionOption: option, amount, trialAmount, level3Data } = body;
+  const splitSchema = option?.splitPayment?.splitSchema.map((entry, i) => ({
+    toSite: entry.toSite,
+    amount: ClientAmount.read(entry.amount, `transactionOption.splitPayment.splitSchema.${i}.amount`),
+    description: entry.description,
+  }));
+  return {
+    amount: ClientAmount.read(amount, 'amount'),
+    currency: body.currency,
+    orderType: body.orderType,
+    customerId: body.customerId,
+    siteId: body.siteId,
+    description: body.description,
+    externalOrderId: body.externalOrderId,
+    intervalType: body.intervalType,
+    intervalValue: body.intervalValue,
+    retryPayment: body.retryPayment,
+    ...(trialAmount !== undefined ? { trialAmount: ClientAmount.read(trialAmount, 'trialAmount') } : {}),
+    firstBillDate: body.firstBillDate,
+    backUrl: body.backUrl,
+    transactionMethod: body.transactionMethod,
+    cardTransactionMode: body.cardTransactionMode,
+    saveCard: body.saveCard,
+    invoiceEmail: body.invoiceEmail,
+    ip: body.ip,
+    externalCustomData: body.externalCustomData,
+    ...(level3Data !== undefined ? { level3Data: jsonText(level3Data, 'level3Data') } : {}),
+    isSoftDecline: option?.isSoftDecline === 'yes',
+    splitSchema,
+    // The card fields are read here and go no further than the instrument.
+    instrument: readInstrument({ ...body, digitalWallet: option?.digitalWallet }, reading),
+  };
+}
+
 export async function registerOrdersRoutes(
   app: ZodApp,
-  deps: { orders: PaymentOrdersService; authenticate: MerchantAuthenticator },
+  deps: {
+    orders: PaymentOrdersService;
+    authenticate: MerchantAuthenticator;
+    walletTokens: WalletPaymentTokens;
+    clock: Clock;
+  },
 ): Promise<void> {
   const { orders } = deps;
   const common = { onRequest: deps.authenticate };
@@ -180,13 +226,10 @@ export async function registerOrdersRoutes(
       },
     },
     async (request, reply) => {
-      const { transactionOption: option, ...body } = request.body;
-      const result = await orders.create(merchantOf(request), {
-        ...body,
-        digitalWallet: option?.digitalWallet,
-        isSoftDecline: option?.isSoftDecline === 'yes',
-        splitSchema: option?.splitPayment?.splitSchema,
-      });
+      const result = await orders.create(
+        merchantOf(request),
+        createCommand(request.body, { walletTokens: deps.walletTokens, now: deps.clock.now() }),
+      );
       return reply.code(201).send(created(presentCharge(result)));
     },
   );
@@ -296,7 +339,7 @@ export async function registerOrdersRoutes(
     async (request) => {
       const result = await orders.rebill(merchantOf(request), request.params.id, {
         customerId: request.body.customerId,
-        amount: request.body.amount,
+        amount: ClientAmount.read(request.body.amount),
         isSoftDecline: request.body.transactionOption?.isSoftDecline === 'yes',
       });
       const { orderId, ...rest } = presentCharge(result);

@@ -8,8 +8,8 @@ import type { Clock } from '../../platform/clock/clock.ts';
 import type { Db, Executor } from '../../platform/db/database.ts';
 import type { PaymentsLinksTable } from '../../platform/db/schema.ts';
 import { DomainError, notFound, validationFailed } from '../../platform/errors/domain-error.ts';
-import { formatAmountIn } from '../../platform/money/amount.ts';
-import { findAsset } from '../../platform/money/assets.ts';
+import { ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
+import { findAsset, knownAsset } from '../../platform/money/assets.ts';
 import type { Notifier } from '../../rails/notifier/port.ts';
 import type { Page } from '../http/envelope.ts';
 import { boundedAmount } from '../order-amounts.ts';
@@ -19,7 +19,7 @@ export type LinkRow = Selectable<PaymentsLinksTable>;
 
 export interface LinkInput {
   siteId?: number | undefined;
-  amount?: string | undefined;
+  amount?: ClientAmount | undefined;
   currency?: string | undefined;
   orderType?: 'purchase' | 'recurring' | undefined;
   description?: string | undefined;
@@ -123,7 +123,7 @@ export class PaymentLinksService {
       amount:
         input.amount ??
         (input.currency !== undefined && input.currency.toUpperCase() !== current.currency
-          ? formatAmountIn(BigInt(current.amount), current.currency)
+          ? ClientAmount.fromMinor(BigInt(current.amount), knownAsset(current.currency))
           : undefined),
     };
     const terms = this.terms(merged, false);
@@ -261,7 +261,7 @@ export class PaymentLinksService {
 
   private terms(
     input: {
-      amount?: string | undefined;
+      amount?: ClientAmount | undefined;
       currency?: string | undefined;
       orderType: string;
       intervalType?: string | undefined;
@@ -280,7 +280,7 @@ export class PaymentLinksService {
     }
     return {
       currency: asset?.code,
-      amount: input.amount !== undefined && asset ? boundedAmount(input.amount, asset, 'amount') : undefined,
+      amount: input.amount !== undefined && asset ? boundedAmount(input.amount, asset) : undefined,
     };
   }
 }

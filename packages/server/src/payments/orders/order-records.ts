@@ -13,7 +13,7 @@ import { type Asset, findAsset } from '../../platform/money/assets.ts';
 import type { MerchantScope } from '../sites.ts';
 import { FAILURES, type FailureReason } from '../transactions/decline-codes.ts';
 import type { OrderRow } from './order-row.ts';
-import type { ChargeResult, CreateOrderInput } from './order-types.ts';
+import type { ChargeResult, CreateOrderCommand } from './order-types.ts';
 import { billTime } from './schedule.ts';
 
 export class OrderRecords {
@@ -85,8 +85,8 @@ export function orderStatusAfter(
 }
 
 export type RecurringTerms = {
-  intervalType: CreateOrderInput['intervalType'];
-  intervalValue: CreateOrderInput['intervalValue'];
+  intervalType: CreateOrderCommand['intervalType'];
+  intervalValue: CreateOrderCommand['intervalValue'];
   trialAmount: bigint | undefined;
   firstBillDate: Date | undefined;
   retries: string[];
@@ -96,7 +96,7 @@ export type RecurringTerms = {
 export function newOrderRow(
   merchantId: number,
   siteId: number,
-  input: CreateOrderInput,
+  input: CreateOrderCommand,
   plan: { asset: Asset; amount: bigint; mode: PaymentsCardMode; splits: unknown[] | undefined; now: Date },
   recurring?: RecurringTerms,
 ): Omit<OrderRow, 'id'> {

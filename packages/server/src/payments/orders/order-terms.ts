@@ -1,16 +1,14 @@
 // A new order's terms, checked as its payment would check them: the site, the currency and amounts, the
 // card mode, a recurring order's schedule and retries, split payments and level 3 data.
 import type { PaymentsCardMode } from '../../platform/db/schema.ts';
-import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
-import { parseClientJson } from '../../platform/http/client-json.ts';
-import { parseAmountField } from '../../platform/money/amount.ts';
+import { validationFailed } from '../../platform/errors/domain-error.ts';
 import type { Asset } from '../../platform/money/assets.ts';
 import { boundedAmount } from '../order-amounts.ts';
 import type { MerchantScope } from '../sites.ts';
 import { siteOf } from '../sites.ts';
 import { parseDuration } from './durations.ts';
 import { fiatAsset, type RecurringTerms } from './order-records.ts';
-import type { CreateOrderInput } from './order-types.ts';
+import type { CreateOrderCommand, OrderTermsCommand } from './order-types.ts';
 
 const MAX_RETRIES = 10;
 
@@ -19,14 +17,10 @@ const MAX_RETRIES = 10;
  * hosted checkout asks before it shows the card page, so a request the payment would refuse is
  * refused before the buyer types a card.
  */
-export function checkOrderTerms(
-  merchant: MerchantScope,
-  input: Omit<CreateOrderInput, 'customerId'>,
-  now: Date,
-) {
+export function checkOrderTerms(merchant: MerchantScope, input: OrderTermsCommand, now: Date) {
   const siteId = siteOf(merchant, input.siteId);
   const asset = fiatAsset(input.currency);
-  const amount = boundedAmount(input.amount, asset, 'amount');
+  const amount = boundedAmount(input.amount, asset);
   const mode = input.cardTransactionMode ?? (input.orderType === 'credit' ? 'credit' : 'authAndCapture');
   if ((mode === 'credit') !== (input.orderType === 'credit')) {
     throw validationFailed(
@@ -45,15 +39,10 @@ export function checkOrderTerms(
     throw validationFailed('cardTransactionMode', 'recurring orders capture each bill: use authAndCapture');
   }
   const splits = input.splitSchema ? checkSplits(merchant, input.splitSchema, asset, amount) : undefined;
-  if (input.level3Data !== undefined) parseJson(input.level3Data, 'level3Data');
   return { siteId, asset, amount, mode, recurring, splits };
 }
 
-function recurringTerms(
-  input: Omit<CreateOrderInput, 'customerId'>,
-  asset: Asset,
-  now: Date,
-): RecurringTerms {
+function recurringTerms(input: OrderTermsCommand, asset: Asset, now: Date): RecurringTerms {
   if (!input.intervalType)
     throw validationFailed('intervalType', 'intervalType is required for recurring orders');
   if (!input.intervalValue)
@@ -61,8 +50,7 @@ function recurringTerms(
   if (input.intervalValue > (input.intervalType === 'day' ? 366 : 24)) {
     throw validationFailed('intervalValue', 'intervalValue is at most 366 days or 24 months');
   }
-  const trialAmount =
-    input.trialAmount === undefined ? undefined : boundedAmount(input.trialAmount, asset, 'trialAmount');
+  const trialAmount = input.trialAmount === undefined ? undefined : boundedAmount(input.trialAmount, asset);
   let firstBillDate: Date | undefined;
   if (input.firstBillDate !== undefined) {
     if (trialAmount === undefined) {
@@ -94,11 +82,11 @@ function recurringTerms(
 }
 
 /** Whether an order can be charged at once (createAtOnce): a plain purchase with a card given in the request. */
-export function isChargedAtOnce(input: CreateOrderInput, mode: PaymentsCardMode): boolean {
+export function isChargedAtOnce(input: CreateOrderCommand, mode: PaymentsCardMode): boolean {
   return (
     input.orderType === 'purchase' &&
     (mode === 'authAndCapture' || mode === 'auth') &&
-    input.cardId === undefined &&
+    input.instrument.source !== 'stored' &&
     !input.saveCard &&
     input.paymentLinkHash === undefined &&
     input.checkout === undefined &&
@@ -111,7 +99,7 @@ export function isChargedAtOnce(input: CreateOrderInput, mode: PaymentsCardMode)
 
 function checkSplits(
   merchant: MerchantScope,
-  schema: NonNullable<CreateOrderInput['splitSchema']>,
+  schema: NonNullable<OrderTermsCommand['splitSchema']>,
   asset: Asset,
   amount: bigint,
 ) {
@@ -123,20 +111,11 @@ function checkSplits(
     }
     return {
       toSite: entry.toSite,
-      amount: parseAmountField(entry.amount, asset, `${field}.${i}.amount`).toString(),
+      amount: entry.amount.in(asset).toString(),
       ...(entry.description ? { description: entry.description } : {}),
     };
   });
   const total = splits.reduce((sum, s) => sum + BigInt(s.amount), 0n);
   if (total !== amount) throw validationFailed(field, 'the split amounts must add up to the order amount');
   return splits;
-}
-
-function parseJson(text: string, field: string): unknown {
-  try {
-    return parseClientJson(text, field);
-  } catch (err) {
-    if (err instanceof DomainError) throw err;
-    throw validationFailed(field, `${field} must be a JSON string`);
-  }
 }

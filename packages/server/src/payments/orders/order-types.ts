@@ -6,27 +6,30 @@ import type { Db } from '../../platform/db/database.ts';
 import type { PaymentsCardMode, PaymentsOrderStatus, PaymentsOrderType } from '../../platform/db/schema.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
+import type { ClientAmount } from '../../platform/money/amount.ts';
 import type { ChallengeRedirect } from '../../rails/card-network/port.ts';
 import type { Notifier } from '../../rails/notifier/port.ts';
-import type { WalletPaymentTokens } from '../../rails/wallet-tokenization/payment-tokens.ts';
 import type { StoredCardsService } from '../cards/stored-cards-service.ts';
 import type { PaymentLinksService } from '../links/payment-links-service.ts';
 import type { PaymentTransactionsService, TransactionRow } from '../transactions/transactions-service.ts';
 import type { OrderRow } from './order-row.ts';
-import type { InstrumentInput } from './payment-instrument.ts';
+import type { InstrumentCommand } from './payment-instrument.ts';
 
-export interface CreateOrderInput extends InstrumentInput {
-  amount: string;
+/**
+ * A new order's terms as the edge read them (the API's body, a hosted checkout's signed request, a
+ * payment link): amounts are exact decimals for the order's currency, level3Data is checked JSON text.
+ */
+export interface OrderTermsCommand {
+  amount: ClientAmount;
   currency: string;
   orderType: PaymentsOrderType;
-  customerId: number;
   siteId?: number | undefined;
   description?: string | undefined;
   externalOrderId?: string | undefined;
   intervalType?: 'day' | 'month' | undefined;
   intervalValue?: number | undefined;
   retryPayment?: string | undefined;
-  trialAmount?: string | undefined;
+  trialAmount?: ClientAmount | undefined;
   firstBillDate?: string | undefined;
   backUrl?: string | undefined;
   transactionMethod?: 'card' | 'wallet' | undefined;
@@ -35,9 +38,10 @@ export interface CreateOrderInput extends InstrumentInput {
   invoiceEmail?: string | undefined;
   ip?: string | undefined;
   externalCustomData?: string | undefined;
+  /** JSON text, checked at the edge; stored as sent */
   level3Data?: string | undefined;
   isSoftDecline?: boolean | undefined;
-  splitSchema?: { toSite: number; amount: string; description?: string | undefined }[] | undefined;
+  splitSchema?: { toSite: number; amount: ClientAmount; description?: string | undefined }[] | undefined;
   /** Set by the hosted checkout: the payment link the order came from */
   paymentLinkHash?: string | undefined;
   /** Set by the hosted checkout form (or its embedded form) the order came from */
@@ -46,6 +50,12 @@ export interface CreateOrderInput extends InstrumentInput {
   cardVerification?: boolean | undefined;
   /** The hosted checkout page's one-time attempt id (unique per site) */
   checkoutAttempt?: string | undefined;
+}
+
+/** POST /order: the terms, the customer and what pays. */
+export interface CreateOrderCommand extends OrderTermsCommand {
+  customerId: number;
+  instrument: InstrumentCommand;
 }
 
 export interface ChargeResult {
@@ -71,7 +81,6 @@ export interface OrdersDeps {
   outbox: Outbox;
   cards: StoredCardsService;
   transactions: PaymentTransactionsService;
-  walletTokens: WalletPaymentTokens;
   links: PaymentLinksService;
   /** Where the invoice of an order with an invoiceEmail goes */
   notifier: Notifier;

@@ -24,12 +24,24 @@ import {
 } from './order-records.ts';
 import type { OrderRow } from './order-row.ts';
 import { checkOrderTerms, isChargedAtOnce } from './order-terms.ts';
-import type { ChargeResult, CreateOrderInput, OrderFilter, OrdersDeps } from './order-types.ts';
-import { type Instrument, resolveInstrument } from './payment-instrument.ts';
+import type {
+  ChargeResult,
+  CreateOrderCommand,
+  OrderFilter,
+  OrdersDeps,
+  OrderTermsCommand,
+} from './order-types.ts';
+import { type GivenInstrument, resolveInstrument } from './payment-instrument.ts';
 import { RecurringBilling } from './recurring-billing.ts';
 
 export type { OrderRow } from './order-row.ts';
-export type { ChargeResult, CreateOrderInput, OrderFilter, OrdersDeps } from './order-types.ts';
+export type {
+  ChargeResult,
+  CreateOrderCommand,
+  OrderFilter,
+  OrdersDeps,
+  OrderTermsCommand,
+} from './order-types.ts';
 
 export class PaymentOrdersService {
   private readonly records: OrderRecords;
@@ -49,18 +61,19 @@ export class PaymentOrdersService {
    * hosted checkout asks before it shows the card page, so a request the payment would refuse is
    * refused before the buyer types a card.
    */
-  checkTerms(merchant: MerchantScope, input: Omit<CreateOrderInput, 'customerId'>) {
+  checkTerms(merchant: MerchantScope, input: OrderTermsCommand) {
     return checkOrderTerms(merchant, input, this.deps.clock.now());
   }
 
   /** POST /order. A declined payment commits (the order and its failed transaction exist) and then answers 402. */
-  async create(merchant: MerchantScope, input: CreateOrderInput): Promise<ChargeResult> {
+  async create(merchant: MerchantScope, input: CreateOrderCommand): Promise<ChargeResult> {
     const now = this.deps.clock.now();
     const { siteId, asset, amount, mode, recurring, splits } = checkOrderTerms(merchant, input, now);
 
+    const given = input.instrument.source === 'stored' ? undefined : input.instrument;
     const atOnce =
-      this.deps.oneStatementWrites && isChargedAtOnce(input, mode)
-        ? await this.createAtOnce(merchant, input, { siteId, asset, amount, mode, splits, now })
+      given && this.deps.oneStatementWrites && isChargedAtOnce(input, mode)
+        ? await this.createAtOnce(merchant, input, given, { siteId, asset, amount, mode, splits, now })
         : undefined;
     if (atOnce) {
       if (atOnce.transaction.status === 'complete-failed') throw declined(atOnce);
@@ -83,9 +96,9 @@ export class PaymentOrdersService {
       if (input.paymentLinkHash) await this.deps.links.claimUse(tx, input.paymentLinkHash);
       const instrument = await resolveInstrument(
         tx,
-        { cards: this.deps.cards, walletTokens: this.deps.walletTokens, now },
+        this.deps.cards,
         { merchantId: merchant.merchantId, customerId: customer.id },
-        input,
+        input.instrument,
       );
       const inserted = await tx
         .insertInto('payments_orders')
@@ -141,12 +154,13 @@ export class PaymentOrdersService {
    * The common order, a purchase paid by a card given in the request that the card network answers at
    * once, in two round trips: one read (the customer, the two new ids), then the order and its
    * transaction with their final statuses, the network's record, the ledger posting and the IPN as one
-   * statement that commits by itself. Undefined when the order needs more (an invalid field, an unknown
-   * customer, a challenge, an on-us card): the general path then runs it, and answers its errors.
+   * statement that commits by itself. Undefined when the order needs more (an unknown customer, a
+   * challenge, an on-us card): the general path then runs it, and answers its errors.
    */
   private async createAtOnce(
     merchant: MerchantScope,
-    input: CreateOrderInput,
+    input: CreateOrderCommand,
+    instrument: GivenInstrument,
     plan: {
       siteId: number;
       asset: Asset;
@@ -157,17 +171,6 @@ export class PaymentOrdersService {
     },
   ): Promise<ChargeResult | undefined> {
     const { db } = this.deps;
-    let instrument: Instrument;
-    try {
-      instrument = await resolveInstrument(
-        db,
-        { cards: this.deps.cards, walletTokens: this.deps.walletTokens, now: plan.now },
-        { merchantId: merchant.merchantId, customerId: input.customerId },
-        input,
-      );
-    } catch {
-      return undefined;
-    }
     const order: OrderRow = { ...newOrderRow(merchant.merchantId, plan.siteId, input, plan), id: 0 };
     const charge = {
       order,

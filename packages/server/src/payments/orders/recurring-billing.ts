@@ -1,9 +1,11 @@
 // Billing a card on file: the sweep that bills every recurring order that is due (and its retries), the
 // merchant's rebill of a managed order, and the end of a deleted customer's subscriptions. Each bill is a
 // merchant-initiated charge of the order's stored card; its outcome moves the order (order-lifecycle.ts).
+
 import type { Tx } from '../../platform/db/database.ts';
 import { transactEach } from '../../platform/db/transact.ts';
 import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
+import type { ClientAmount } from '../../platform/money/amount.ts';
 import type { StoredCardsService } from '../cards/stored-cards-service.ts';
 import { publishIpn } from '../events/publish-ipn.ts';
 import { boundedAmount } from '../order-amounts.ts';
@@ -28,7 +30,7 @@ export class RecurringBilling {
   async rebill(
     merchant: MerchantScope,
     orderId: number,
-    input: { customerId: number; amount: string; isSoftDecline?: boolean | undefined },
+    input: { customerId: number; amount: ClientAmount; isSoftDecline?: boolean | undefined },
   ): Promise<ChargeResult> {
     const result = await this.deps.transact(async (tx) => {
       const order = await this.records.lockOwned(tx, merchant, orderId);
@@ -45,7 +47,7 @@ export class RecurringBilling {
           details: { orderStatus: order.status },
         });
       }
-      const amount = boundedAmount(input.amount, fiatAsset(order.currency), 'amount');
+      const amount = boundedAmount(input.amount, fiatAsset(order.currency));
       const stored = await this.storedCard(tx, order);
       if (!stored) {
         throw new DomainError('invalid_state', 'the order’s stored card was deleted', {

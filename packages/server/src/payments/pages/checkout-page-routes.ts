@@ -6,7 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { allowFraming } from '../../platform/http/security-headers.ts';
-import { formatAmountIn } from '../../platform/money/amount.ts';
+import { ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
+import { knownAsset } from '../../platform/money/assets.ts';
 import {
   challengeRedirectPage,
   escapeHtml,
@@ -20,8 +21,10 @@ import { messagesFor } from '../../platform/pages/messages.ts';
 import type { Brand } from '../../platform/tenants/brand.ts';
 import type { HostedCheckout } from '../checkout/hosted-checkout.ts';
 import { identifierForEmail } from '../customers/customer-identifier.ts';
+import { type InstrumentReading, readInstrument } from '../http/instrument-fields.ts';
 import type { LinkRow } from '../links/payment-links-service.ts';
 import type { PaymentsServices } from '../payments-services.ts';
+import { typedCardFields } from './card-form.ts';
 import { sendCheckoutResult } from './hosted-checkout-routes.ts';
 
 type CheckoutBody = Partial<
@@ -48,6 +51,8 @@ export async function registerCheckoutPageRoutes(
     hostedCheckout: HostedCheckout;
     /** What a site's pages show of it */
     brandOf: (siteId: number) => Promise<Brand>;
+    /** What a typed card is read with: the wallet rail and the clock's now */
+    reading: () => InstrumentReading;
   },
 ): Promise<void> {
   const { payments } = deps;
@@ -133,7 +138,7 @@ export async function registerCheckoutPageRoutes(
         email,
       });
       const result = await payments.orders.create(merchant, {
-        amount: formatAmountIn(BigInt(link.amount), link.currency),
+        amount: ClientAmount.fromMinor(BigInt(link.amount), knownAsset(link.currency)),
         currency: link.currency,
         orderType: link.order_type,
         customerId,
@@ -142,12 +147,7 @@ export async function registerCheckoutPageRoutes(
         intervalType: link.interval_type ?? undefined,
         intervalValue: link.interval_value ?? undefined,
         backUrl: `${deps.publicUrl}/pay/${link.hash}/result?lang=${lang}`,
-        cardNumber: (body.cardNumber ?? '').replace(/[\s-]/g, ''),
-        cardExpiryDate: (body.cardExpiryDate ?? '').trim(),
-        cardCvv: (body.cardCvv ?? '').trim(),
-        cardHolderName: (body.cardHolderName ?? '').trim(),
-        cardHolderCountry: (body.cardHolderCountry ?? '').trim().toUpperCase(),
-        cardHolderState: (body.cardHolderState ?? '').trim().toUpperCase() || undefined,
+        instrument: readInstrument(typedCardFields(body), deps.reading()),
         paymentLinkHash: link.hash,
         // The buyer gave their address on the link's page: each payment's receipt goes there.
         invoiceEmail: email,

@@ -23,10 +23,14 @@ import { messagesFor } from '../../platform/pages/messages.ts';
 import type { Brand } from '../../platform/tenants/brand.ts';
 import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
 import type { StoredCard } from '../cards/stored-cards-service.ts';
-import type { CheckoutRequest } from '../checkout/checkout-request.ts';
 import type { CheckoutSessions } from '../checkout/checkout-sessions.ts';
-import type { CardEntry, CheckoutResult, HostedCheckout } from '../checkout/hosted-checkout.ts';
+import type { CheckoutResult, HostedCheckout } from '../checkout/hosted-checkout.ts';
+import { type InstrumentReading, readInstrument } from '../http/instrument-fields.ts';
+import type { InstrumentCommand } from '../orders/payment-instrument.ts';
+import { typedCardFields } from './card-form.ts';
+import { type CheckoutRequest, openCheckoutRequest } from './checkout-request.ts';
 import { EMBEDDED_FORM_SCRIPT } from './embedded-form-script.ts';
+import { isLegacyCheckoutForm, legacyFormAsJsonRequest } from './legacy-checkout-form.ts';
 
 type Mode = 'hosted' | 'embedded';
 
@@ -57,6 +61,8 @@ export interface HostedCheckoutPageDeps {
   sessions: CheckoutSessions;
   merchants: MerchantsService;
   frameAncestorsOf: (siteId: number) => Promise<string[]>;
+  /** What a card is read with: the wallet rail and the clock's now */
+  reading: () => InstrumentReading;
 }
 
 export async function registerHostedCheckoutRoutes(
@@ -82,16 +88,6 @@ export async function registerHostedCheckoutRoutes(
     const { checkoutRequest, savedCards, lang } = opened;
     const m = messagesFor(lang);
     const savedCard = savedCards.find((c) => String(c.id) === form.savedCard);
-    const card: CardEntry = savedCard
-      ? { cardId: savedCard.id }
-      : {
-          cardNumber: form.cardNumber,
-          cardExpiryDate: form.cardExpiryDate,
-          cardCvv: form.cardCvv,
-          cardHolderName: form.cardHolderName,
-          cardHolderCountry: form.cardHolderCountry,
-          cardHolderState: form.cardHolderState,
-        };
     const attempt = /^[\w-]{16,64}$/.test(form.attempt ?? '') ? (form.attempt as string) : undefined;
     if (!attempt)
       return refusal(
@@ -102,7 +98,8 @@ export async function registerHostedCheckoutRoutes(
         mode,
       );
     try {
-      const charged = await deps.checkout.pay(checkoutRequest, card, mode, attempt);
+      const instrument = cardOf(checkoutRequest, savedCard?.id, form, deps.reading());
+      const charged = await deps.checkout.pay(checkoutRequest, instrument, mode, attempt);
       if ('replayed' in charged) {
         return sendCheckoutResult(
           reply,
@@ -132,6 +129,28 @@ export async function registerHostedCheckoutRoutes(
         .send(EMBEDDED_FORM_SCRIPT),
     );
   }
+}
+
+/** The posted form, the JSON one or the older flat one (legacy-checkout-form.ts), verified and its terms checked. */
+async function openCheckoutForm(checkout: HostedCheckout, form: CheckoutForm): Promise<CheckoutRequest> {
+  const posted = isLegacyCheckoutForm(form)
+    ? await legacyFormAsJsonRequest(form, checkout.checksumKeys)
+    : form;
+  const request = await openCheckoutRequest(posted, checkout.checksumKeys);
+  await checkout.checkTerms(request);
+  return request;
+}
+
+/** What the buyer pays with: one of their saved cards (or the request's), or the card typed in the form. */
+function cardOf(
+  request: CheckoutRequest,
+  savedCardId: number | undefined,
+  form: CheckoutForm,
+  reading: InstrumentReading,
+): InstrumentCommand {
+  const cardId = savedCardId ?? request.order.cardId;
+  const fields = cardId !== undefined ? { cardId } : typedCardFields(form, request.order.customer.country);
+  return readInstrument(fields, reading);
 }
 
 /** The end of a checkout, also after its 3-D Secure leg: back to backUrl with the result, or to the embedding page. */
@@ -170,7 +189,7 @@ async function openForm(
   reply: FastifyReply,
 ): Promise<Opened> {
   const form = (request.body ?? {}) as CheckoutForm;
-  const checkoutRequest = await deps.checkout.open(form);
+  const checkoutRequest = await openCheckoutForm(deps.checkout, form);
   const lang = languageOf(request, reply, checkoutRequest.order.language);
   // The pages of a site's checkout may be framed by the origins the site lists (the embedded form).
   allowFraming(reply, await deps.frameAncestorsOf(checkoutRequest.siteId));

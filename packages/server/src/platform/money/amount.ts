@@ -2,7 +2,7 @@
 // holds money: a JSON number is re-read from its shortest decimal text, which is exact for what a
 // client can have typed.
 import { DomainError } from '../errors/domain-error.ts';
-import { type Asset, findAsset, type Network } from './assets.ts';
+import { type Asset, knownAsset, type Network } from './assets.ts';
 
 /** Integer part digits beyond which an amount is absurd for any asset (10^15 units of anything). */
 export const MAX_INTEGER_DIGITS = 15;
@@ -25,13 +25,25 @@ export interface ParseAmountOptions {
   allowZero?: boolean;
 }
 
-/** Parses "10.90" (or the JSON number 10.9) into minor units of the asset: 1090n for EUR. */
-export function parseAmount(input: string | number, asset: Asset, options: ParseAmountOptions = {}): bigint {
+/** A decimal as written: its sign, its integer digits and its fraction without trailing zeros. */
+interface DecimalParts {
+  negative: boolean;
+  integerDigits: string;
+  significantFraction: string;
+}
+
+/** Reads decimal text (or a JSON number) exactly; refuses anything that is not a plain decimal. */
+function readDecimal(input: string | number): DecimalParts {
   const text = typeof input === 'number' ? numberToText(input) : input.trim();
   const match = DECIMAL.exec(text);
   if (!match) throw new AmountError('not_a_decimal', `"${truncate(text)}" is not a decimal amount`);
   const [, sign, integerDigits = '', fractionDigits = ''] = match;
-  const significantFraction = fractionDigits.replace(/0+$/, '');
+  return { negative: sign === '-', integerDigits, significantFraction: fractionDigits.replace(/0+$/, '') };
+}
+
+/** The decimal in minor units of the asset, refusing what the asset cannot hold. */
+function minorUnits(parts: DecimalParts, asset: Asset, options: ParseAmountOptions): bigint {
+  const { significantFraction } = parts;
   if (significantFraction.length > asset.exponent) {
     throw new AmountError(
       'too_many_decimals',
@@ -40,15 +52,57 @@ export function parseAmount(input: string | number, asset: Asset, options: Parse
         : `${asset.code} amounts have at most ${asset.exponent} decimals`,
     );
   }
-  const integerPart = integerDigits.replace(/^0+(?=\d)/, '');
+  const integerPart = parts.integerDigits.replace(/^0+(?=\d)/, '');
   if (integerPart.length > MAX_INTEGER_DIGITS) {
     throw new AmountError('too_large', `amounts above ${MAX_INTEGER_DIGITS} integer digits are refused`);
   }
   const minor = BigInt(integerPart + significantFraction.padEnd(asset.exponent, '0'));
-  if (sign === '-' && minor !== 0n) throw new AmountError('negative', 'amounts cannot be negative');
+  if (parts.negative && minor !== 0n) throw new AmountError('negative', 'amounts cannot be negative');
   if (minor === 0n && !options.allowZero)
     throw new AmountError('zero', 'the amount must be greater than zero');
   return minor;
+}
+
+/** Parses "10.90" (or the JSON number 10.9) into minor units of the asset: 1090n for EUR. */
+export function parseAmount(input: string | number, asset: Asset, options: ParseAmountOptions = {}): bigint {
+  return minorUnits(readDecimal(input), asset, options);
+}
+
+/**
+ * An amount a client wrote, read at the edge before its asset is known: a capture, a refund or a
+ * clearing is in the currency of the record it names, which only the service reads. It holds exact
+ * digits (never text to parse again, never a float) and the field it came in, so `in(asset)` names that
+ * field when the asset cannot hold it.
+ */
+export class ClientAmount {
+  private constructor(
+    readonly field: string,
+    private readonly parts: DecimalParts,
+  ) {}
+
+  /** The field's value as an exact decimal; a 400 naming the field when it is not one. */
+  static read(input: string | number, field = 'amount'): ClientAmount {
+    return asFieldError(field, () => new ClientAmount(field, readDecimal(input)));
+  }
+
+  /** An amount already held in minor units of an asset (a stored link's), to be taken as if a client wrote it. */
+  static fromMinor(minor: bigint, asset: Asset, field = 'amount'): ClientAmount {
+    return new ClientAmount(field, readDecimal(formatAmount(minor, asset)));
+  }
+
+  /** Minor units of the asset; a 400 naming the field for too many decimals, a negative or a zero. */
+  in(asset: Asset): bigint {
+    return asFieldError(this.field, () => minorUnits(this.parts, asset, {}));
+  }
+}
+
+function asFieldError<T>(field: string, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof AmountError) throw new DomainError('validation_failed', err.message, { field });
+    throw err;
+  }
 }
 
 /**
@@ -81,19 +135,12 @@ function truncate(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
-/** parseAmount for a request field: a bad amount is a 400 naming the field. */
+/** parseAmount for a request field whose asset the edge knows: a bad amount is a 400 naming the field. */
 export function parseAmountField(input: string | number, asset: Asset, field = 'amount'): bigint {
-  try {
-    return parseAmount(input, asset);
-  } catch (err) {
-    if (err instanceof AmountError) throw new DomainError('validation_failed', err.message, { field });
-    throw err;
-  }
+  return ClientAmount.read(input, field).in(asset);
 }
 
 /** formatAmount by currency code, for amounts already stored in a known asset. */
 export function formatAmountIn(minor: bigint, code: string): string {
-  const asset = findAsset(code);
-  if (!asset) throw new Error(`unknown asset ${code}`);
-  return formatAmount(minor, asset);
+  return formatAmount(minor, knownAsset(code));
 }

@@ -91,6 +91,13 @@ export function findAsset(code: string): Asset | undefined {
   return REGISTRY.get(code);
 }
 
+/** The asset of a code already stored (a record's currency): an unknown one is a bug, not a client's error. */
+export function knownAsset(code: string): Asset {
+  const asset = findAsset(code);
+  if (!asset) throw new Error(`unknown asset ${code}`);
+  return asset;
+}
+
 export function isFiat(code: string): boolean {
   return REGISTRY.get(code)?.kind === 'fiat';
 }

@@ -1,9 +1,12 @@
 // Triggers of the payments API's IPNs, for a site: a customer and an order made as the API makes them,
 // paid with the sandbox's test cards (README), then captured, refunded, voided or canceled as the API
 // would. Each IPN type is `transaction.<status>` or `order.<status>`.
+import type { GivenInstrument } from '../../payments/orders/payment-instrument.ts';
 import type { PaymentsServices } from '../../payments/payments-services.ts';
 import { loadMerchantScope, type MerchantScope } from '../../payments/sites.ts';
+import { cardBrand } from '../../platform/cards/card-number.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
+import { ClientAmount } from '../../platform/money/amount.ts';
 import { PAYOUT_TRIGGER_STEPS, type PayoutTriggerServices, payoutOf } from './payout-trigger.ts';
 import { type Trigger, triggerRef } from './trigger-context.ts';
 
@@ -13,7 +16,20 @@ export interface PaymentsTriggerServices extends PayoutTriggerServices {
 
 type PaymentsTrigger = Trigger<PaymentsTriggerServices>;
 
-const EXPIRY = `12/${String((new Date().getUTCFullYear() + 3) % 100).padStart(2, '0')}`;
+/** A test card as the API's edge would read it: the catalog's numbers are valid, three years ahead. */
+function testCard(pan: string): GivenInstrument {
+  return {
+    card: { pan, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 3, cvv: '123' },
+    brand: cardBrand(pan),
+    kind: 'card',
+    source: 'new',
+    storedCardId: undefined,
+    holderName: 'Sandbox Buyer',
+    holderCountry: 'RO',
+    holderState: null,
+    isAuthenticated: false,
+  };
+}
 
 async function siteScope(s: PaymentsTriggerServices, siteId: string): Promise<MerchantScope> {
   const site = /^\d{1,10}$/.test(siteId)
@@ -41,18 +57,14 @@ async function anOrder(
   });
   try {
     const charged = await s.payments.orders.create(merchant, {
-      amount: '10.00',
+      amount: ClientAmount.read('10.00'),
       currency: 'EUR',
       orderType: 'purchase',
       customerId: customer.id,
       externalOrderId: triggerRef('trigger'),
       description: 'Sandbox trigger',
       cardTransactionMode: mode,
-      cardNumber: card,
-      cardExpiryDate: EXPIRY,
-      cardCvv: '123',
-      cardHolderName: 'Sandbox Buyer',
-      cardHolderCountry: 'RO',
+      instrument: testCard(card),
     });
     return { merchant, orderId: charged.order.id, transactionId: charged.transaction.id };
   } catch (err) {

@@ -7,6 +7,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
 import { parseClientJson } from '../../platform/http/client-json.ts';
+import { ClientAmount } from '../../platform/money/amount.ts';
+import type { OrderTermsCommand } from '../orders/order-types.ts';
 
 const text = (max: number) => z.string().trim().max(max);
 
@@ -86,6 +88,8 @@ export interface CheckoutRequest {
   siteId: number;
   merchantId: number;
   order: CheckoutJson;
+  /** The order it asks for, as the orders service's terms (without its customer and card) */
+  terms: OrderTermsCommand;
   /**
    * A card save: a card-verification mode, or the exact order the SDK's initializeCardSave builds (an
    * authorization of 0.10 EUR with saveCard). Its authorization is voided once approved.
@@ -153,6 +157,32 @@ export async function openCheckoutRequest(
     siteId: order.siteId,
     merchantId: site.merchantId,
     order,
+    terms: orderTermsOf(order, cardVerification),
+    cardVerification,
+  };
+}
+
+function orderTermsOf(request: CheckoutJson, cardVerification: boolean): OrderTermsCommand {
+  const { order } = request;
+  return {
+    siteId: request.siteId,
+    amount: ClientAmount.read(order.amount, 'amount'),
+    currency: order.currency,
+    orderType: order.type,
+    description: order.description,
+    externalOrderId: order.orderId,
+    intervalType: order.intervalType,
+    intervalValue: order.intervalValue,
+    retryPayment: order.retryPayment,
+    ...(order.trialAmount !== undefined
+      ? { trialAmount: ClientAmount.read(order.trialAmount, 'trialAmount') }
+      : {}),
+    firstBillDate: order.firstBillDate,
+    backUrl: request.backUrl,
+    cardTransactionMode: request.cardTransactionMode === 'verifyCard' ? 'auth' : request.cardTransactionMode,
+    saveCard: request.saveCard || cardVerification,
+    invoiceEmail: request.invoiceEmail,
+    externalCustomData: request.customData,
     cardVerification,
   };
 }
