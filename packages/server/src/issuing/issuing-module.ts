@@ -31,6 +31,10 @@ export const issuingModule: ApiModule<IssuingModulePlatform, IssuingServices> = 
       tenantCache: p.tenantCache,
       events: p.events,
     }),
-  registerPages: (app, _p, services) =>
-    registerTopupPageRoutes(app, { topups: services.topups, cardTopups: services.cardTopups }),
+  registerPages: (app, p, services) =>
+    registerTopupPageRoutes(app, {
+      topups: services.topups,
+      cardTopups: services.cardTopups,
+      clock: p.clock,
+    }),
 };

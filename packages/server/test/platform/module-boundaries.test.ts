@@ -1,8 +1,8 @@
 // The boundaries the code is built on, held by reading the sources (docs/architecture.md, Layers and
 // rooms): no import circle, no import from a lower layer back up to a higher one, the three APIs never
 // import each other, nothing but the CLI imports the composition root, no source file past the length we
-// split at, and nothing above rails/ names a simulator (rails/rails.ts chooses the adapters; the sandbox
-// reaches the simulators through rails/sandbox.ts).
+// split at, nothing above rails/ names a simulator (rails/rails.ts chooses the adapters; the sandbox
+// reaches the simulators through rails/sandbox.ts), and the wire is parsed only at the edges.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,6 +103,24 @@ function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/**
+ * The wire's parsers (an amount's text, a client's JSON, a card number and its expiry) and the folders
+ * that may call them: an API's http/ and hosted pages/, the console's routes, the sandbox, the CLI and
+ * the rails (an adapter reads its provider's files, a bank statement's amounts).
+ * Everywhere else takes the typed command those edges build (docs/architecture.md, Parse once at the edge).
+ */
+const WIRE_PARSERS =
+  /\b(parseAmountField|parseAmount|parseClientJson|isLuhnValid|parseCardExpiry)\(|ClientAmount\.read\(/;
+const WIRE_DEFINITIONS = new Set([
+  'platform/money/amount.ts',
+  'platform/http/client-json.ts',
+  'platform/cards/card-number.ts',
+]);
+const isEdge = (path: string) =>
+  /(^|\/)(http|pages|cli)\//.test(path) ||
+  ['sandbox', 'rails'].includes(roomOf(path)) ||
+  path.startsWith('admin/cli/');
+
 const files = sources(src).map((path) => ({ path: relative(src, path), code: code(path) }));
 
 describe('module boundaries', () => {
@@ -159,7 +177,16 @@ describe('module boundaries', () => {
     expect(long, 'split these by phase or capability').toEqual([]);
   });
 
+  it('parses the wire only at the edges', () => {
+    const inside = files
+      .filter((f) => !isEdge(f.path) && !WIRE_DEFINITIONS.has(f.path))
+      .filter((f) => WIRE_PARSERS.test(f.code))
+      .map((f) => f.path);
+    expect(inside, 'build a typed command at the edge and pass it in').toEqual([]);
+  });
+
   it('finds what it looks for (the checks are not vacuous)', () => {
+    expect(files.filter((f) => isEdge(f.path) && WIRE_PARSERS.test(f.code)).length).toBeGreaterThan(10);
     expect(files.length).toBeGreaterThan(100);
     expect(files.some((f) => f.path === 'rails/rails.ts' && /CardNetworkSimulator/.test(f.code))).toBe(true);
     expect(files.some((f) => f.path.startsWith('payments/') && /from '\.\.\/platform\//.test(f.code))).toBe(

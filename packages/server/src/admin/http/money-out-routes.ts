@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { sendCsv } from '../../platform/http/csv-reply.ts';
-import { formatAmountIn } from '../../platform/money/amount.ts';
+import { ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
 import { balancesOf } from '../../platform/payouts/balance-transactions.ts';
 import { payoutView } from '../../platform/payouts/payout-view.ts';
 import { settlementReport } from '../../platform/payouts/reports.ts';
@@ -200,7 +200,10 @@ export async function registerMoneyOutRoutes(app: ZodApp, deps: AdminDeps): Prom
       async (request, reply) => {
         const owner = await route.ownerOf(request.params);
         const { currency, amount } = request.body;
-        const payout = await payouts.payNow(owner, { currency, ...(amount !== undefined ? { amount } : {}) });
+        const payout = await payouts.payNow(owner, {
+          currency,
+          ...(amount !== undefined ? { amount: ClientAmount.read(amount) } : {}),
+        });
         return reply.code(201).send(payoutView(payout));
       },
     );

@@ -8,7 +8,7 @@ import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { sendCsv } from '../../platform/http/csv-reply.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
-import { formatAmountIn } from '../../platform/money/amount.ts';
+import { ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
 import { BALANCE_TRANSACTION_TYPES, balancesOf } from '../../platform/payouts/balance-transactions.ts';
 import { type PayoutView, payoutView } from '../../platform/payouts/payout-view.ts';
 import type { PayoutsService } from '../../platform/payouts/payouts-service.ts';
@@ -276,7 +276,7 @@ export async function registerPayoutRoutes(app: ZodApp, deps: StorePayoutRoutesD
       try {
         const payout = await deps.payouts.payNow(ownerOf(request), {
           currency,
-          ...(amount !== undefined ? { amount } : {}),
+          ...(amount !== undefined ? { amount: ClientAmount.read(amount) } : {}),
         });
         return reply
           .code(201)

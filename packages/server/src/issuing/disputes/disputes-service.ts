@@ -13,7 +13,7 @@ import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import { isUuid } from '../../platform/ids.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
-import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
+import { type ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
 import type { TransactionsService } from '../transactions/transactions-service.ts';
@@ -45,13 +45,13 @@ export class IssuingDisputesService {
   async open(
     partnerId: string,
     transactionId: string,
-    input: { reason: DisputeReason; amount: string | number; explanation?: string | undefined },
+    input: { reason: DisputeReason; amount: ClientAmount; explanation?: string | undefined },
   ): Promise<IssuingDispute> {
     return this.deps.transact(async (tx) => {
       const payment = await this.deps.transactions.lockForDispute(tx, partnerId, transactionId);
       const asset = findAsset(payment.currency);
       if (!asset) throw new Error(`unknown currency ${payment.currency}`);
-      const amount = parseAmountField(input.amount, asset);
+      const amount = input.amount.in(asset);
       if (!payment.isCardPayment || payment.disputable <= 0n) {
         throw new DomainError(
           'invalid_state',

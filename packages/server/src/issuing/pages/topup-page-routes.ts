@@ -2,17 +2,19 @@
 // customer's browser carries no API token). Paying by card posts here; a 3D Secure challenge goes to the
 // card network's ACS page, which returns the browser here.
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Clock } from '../../platform/clock/clock.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { challengeRedirectPage, noticePage, sendPage } from '../../platform/pages/html.ts';
 import { type Lang, languageOf } from '../../platform/pages/i18n.ts';
 import { messagesFor } from '../../platform/pages/messages.ts';
-import type { CardInput, CardTopups } from '../topups/card-topups.ts';
+import type { CardTopups } from '../topups/card-topups.ts';
 import type { TopupsService } from '../topups/topups-service.ts';
+import { type CardInput, readCard } from './topup-card-form.ts';
 import { topupPage } from './topup-page.ts';
 
 export async function registerTopupPageRoutes(
   app: FastifyInstance,
-  deps: { topups: TopupsService; cardTopups: CardTopups },
+  deps: { topups: TopupsService; cardTopups: CardTopups; clock: Clock },
 ): Promise<void> {
   const notFound = (reply: FastifyReply, lang: Lang) =>
     sendPage(reply.code(404), noticePage(messagesFor(lang).notFound, messagesFor(lang).noSuchTopup, lang));
@@ -35,7 +37,7 @@ export async function registerTopupPageRoutes(
       if (!(await deps.topups.byPaymentToken(token))) return notFound(reply, lang);
       let result: Awaited<ReturnType<CardTopups['pay']>>;
       try {
-        result = await deps.cardTopups.pay(token, request.body ?? {});
+        result = await deps.cardTopups.pay(token, readCard(request.body ?? {}, deps.clock.now()));
       } catch (err) {
         if (!(err instanceof DomainError) || err.status >= 500) throw err;
         const topup = await deps.topups.byPaymentToken(token);

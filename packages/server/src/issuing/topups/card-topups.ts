@@ -3,17 +3,10 @@
 // captured with its approval and credits the account through the ledger in the same transaction; a
 // declined one leaves the topup payable (by another card, or by the bank transfer).
 import { randomUUID } from 'node:crypto';
-import {
-  cardBrand,
-  cvvLength,
-  isExpired,
-  isLuhnValid,
-  parseCardExpiry,
-} from '../../platform/cards/card-number.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Tx } from '../../platform/db/database.ts';
 import type { Transact } from '../../platform/db/transact.ts';
-import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
+import { DomainError } from '../../platform/errors/domain-error.ts';
 import type {
   CardDetails,
   CardNetwork,
@@ -33,13 +26,6 @@ const DECLINE_TEXT: Partial<Record<DeclineReason, string>> = {
   soft_decline: 'The card was declined.',
 };
 
-export interface CardInput {
-  cardNumber?: string | undefined;
-  cardExpiryDate?: string | undefined;
-  cardCvv?: string | undefined;
-  cardHolderName?: string | undefined;
-}
-
 export type CardTopupResult =
   | { outcome: 'completed' }
   | { outcome: 'challenge'; redirect: ChallengeRedirect }
@@ -56,9 +42,8 @@ export class CardTopups {
     },
   ) {}
 
-  /** The hosted page's card form: one attempt to pay the topup by card. */
-  async pay(paymentToken: string, input: CardInput): Promise<CardTopupResult> {
-    const card = readCard(input, this.deps.clock.now());
+  /** The hosted page's card (checked there, topup-card-form.ts): one attempt to pay the topup by card. */
+  async pay(paymentToken: string, card: CardDetails): Promise<CardTopupResult> {
     return this.deps.transact(async (tx) => {
       const topup = await this.payable(tx, paymentToken);
       const reference = `${CARD_TOPUP_OWNER}:${randomUUID()}`;
@@ -131,21 +116,4 @@ export class CardTopups {
   private async declined(tx: Tx, topup: TopupRow, reason: DeclineReason): Promise<void> {
     await tx.updateTable('issuing_topups').set({ last_decline: reason }).where('id', '=', topup.id).execute();
   }
-}
-
-/** The card form's fields, checked as the payments API checks a new card. */
-function readCard(input: CardInput, now: Date): CardDetails {
-  const pan = (input.cardNumber ?? '').replace(/[\s-]/g, '');
-  if (!isLuhnValid(pan)) throw validationFailed('cardNumber', 'Enter a valid card number.');
-  const expiry = parseCardExpiry(input.cardExpiryDate ?? '');
-  if (!expiry) throw validationFailed('cardExpiryDate', 'Enter the expiry as MM/YY.');
-  const card = { pan, ...expiry, cvv: (input.cardCvv ?? '').trim() };
-  if (isExpired(card, now)) throw validationFailed('cardExpiryDate', 'The card has expired.');
-  const digits = cvvLength(cardBrand(pan));
-  if (!new RegExp(`^\\d{${digits}}$`).test(card.cvv)) {
-    throw validationFailed('cardCvv', `Enter the ${digits}-digit security code.`);
-  }
-  if (!(input.cardHolderName ?? '').trim())
-    throw validationFailed('cardHolderName', 'Enter the name on the card.');
-  return card;
 }

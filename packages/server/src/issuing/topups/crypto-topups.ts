@@ -9,7 +9,7 @@ import type { Db, Tx } from '../../platform/db/database.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
 import { newId } from '../../platform/ids.ts';
-import { parseAmountField } from '../../platform/money/amount.ts';
+import type { ClientAmount } from '../../platform/money/amount.ts';
 import { type Asset, findAsset, findNetwork, listAssets } from '../../platform/money/assets.ts';
 import { convert, convertBack } from '../../platform/money/rates.ts';
 import type { ChainNews, ChainRail } from '../../rails/chain/port.ts';
@@ -107,9 +107,9 @@ export class CryptoTopups {
   }
 
   /** What a topup of `amount` (credited) costs now: the fee, and the crypto to send at the current rate. */
-  async fees(input: { currency: string; network: string; accountCurrency: string; amount: string | number }) {
+  async fees(input: { currency: string; network: string; accountCurrency: string; amount: ClientAmount }) {
     const { crypto, fiat } = this.pair(input);
-    const amount = parseAmountField(input.amount, fiat);
+    const amount = input.amount.in(fiat);
     const rateE18 = await this.deps.fx.rate(this.deps.db, crypto.code, fiat.code);
     return this.price(crypto, fiat, input.network, amount, rateE18);
   }
@@ -119,7 +119,7 @@ export class CryptoTopups {
     customer: CustomerRef,
     input: {
       accountId: string;
-      amount: string | number;
+      amount: ClientAmount;
       currency: string;
       network: string;
       quoteId?: string;

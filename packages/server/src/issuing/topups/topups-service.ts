@@ -10,7 +10,7 @@ import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
-import { formatAmount, parseAmountField } from '../../platform/money/amount.ts';
+import { type ClientAmount, formatAmount } from '../../platform/money/amount.ts';
 import { type Asset, findAsset } from '../../platform/money/assets.ts';
 import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
@@ -61,7 +61,7 @@ export interface Topup {
 /** What a new topup starts as; the kind-specific columns come from card or crypto topups. */
 export interface NewTopup {
   accountId: string;
-  amount: string | number;
+  amount: ClientAmount;
   kind: 'fiat' | 'crypto';
   method: 'bank_transfer' | 'crypto';
   ttlSeconds: number;
@@ -109,7 +109,7 @@ export class TopupsService {
   /** Creates bank-transfer instructions (also payable by card on the hosted page), within the limits. */
   async createFiat(
     customer: CustomerRef,
-    input: { accountId: string; amount: string | number },
+    input: { accountId: string; amount: ClientAmount },
   ): Promise<Topup> {
     return this.deps.transact((tx) =>
       this.open(tx, customer, {
@@ -134,7 +134,7 @@ export class TopupsService {
       throw new DomainError('invalid_state', 'the account is closed', { details: { status: 'closed' } });
     const asset = findAsset(account.currency);
     if (!asset) throw new Error(`unknown asset ${account.currency}`);
-    const amount = parseAmountField(input.amount, asset);
+    const amount = input.amount.in(asset);
     // Serialise this customer's topups so two concurrent ones cannot both squeeze under the limit.
     await tx
       .selectFrom('issuing_customers')

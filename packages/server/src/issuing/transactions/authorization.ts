@@ -12,7 +12,7 @@ import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import { isUuid } from '../../platform/ids.ts';
 import { type Ledger, ledgerRefusal } from '../../platform/ledger/ledger.ts';
-import { formatAmount, parseAmountField } from '../../platform/money/amount.ts';
+import { type ClientAmount, formatAmount } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import { stageIssuingEvent } from '../events/publish-issuing-event.ts';
 import { type DeclineReason, declineFor, type IssuingTransaction } from './transaction.ts';
@@ -76,7 +76,7 @@ export class Authorizations {
   /** The card network's authorization request for an issued card. */
   async authorize(input: {
     cardId: string;
-    amount: string | number;
+    amount: ClientAmount;
     currency: string;
     merchant: string;
     threeDS?: boolean;
@@ -88,7 +88,7 @@ export class Authorizations {
     const asset = findAsset(input.currency.toUpperCase());
     if (!asset)
       throw new DomainError('validation_failed', 'currency must be an ISO 4217 code', { field: 'currency' });
-    const amount = parseAmountField(input.amount, asset);
+    const amount = input.amount.in(asset);
     const request = {
       currency: asset.code,
       amount,

@@ -10,7 +10,7 @@ import type { IssuingTransactionStatus } from '../../platform/db/schema.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
-import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
+import { type ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
 import {
   assertStep,
   assetOf,
@@ -43,24 +43,23 @@ export class Clearing {
    */
   async clear(
     transactionId: string,
-    input: { amount?: string | number | undefined; final?: boolean | undefined } = {},
+    input: { amount?: ClientAmount | undefined; final?: boolean | undefined } = {},
   ): Promise<IssuingTransaction> {
     return this.deps.transact(async (tx) => {
       const t = await this.deps.records.lock(tx, transactionId);
       assertClearable(t);
-      const amount =
-        input.amount === undefined ? whatIsLeft(t) : parseAmountField(input.amount, assetOf(t.currency));
+      const amount = input.amount === undefined ? whatIsLeft(t) : input.amount.in(assetOf(t.currency));
       await this.clearRow(tx, t, amount, input.final ?? true);
       return this.deps.records.get(tx, t.id);
     });
   }
 
   /** A reversal of the authorization: all that is still held, or `amount` of it (the rest stays held). */
-  async reverse(transactionId: string, amountText?: string | number): Promise<IssuingTransaction> {
+  async reverse(transactionId: string, given?: ClientAmount): Promise<IssuingTransaction> {
     return this.deps.transact(async (tx) => {
       const t = await this.deps.records.lock(tx, transactionId);
       if (t.status !== 'authorized') throw stateError('reverse', t.status);
-      const amount = amountText === undefined ? null : parseAmountField(amountText, assetOf(t.currency));
+      const amount = given === undefined ? null : given.in(assetOf(t.currency));
       await this.reverseRow(tx, t, amount);
       return this.deps.records.get(tx, t.id);
     });

@@ -10,7 +10,7 @@ import type { IssuingTransactionsTable } from '../../platform/db/schema.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
-import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
+import { type ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import type { DeclineReason as NetworkDeclineReason } from '../../rails/card-network/port.ts';
 import type { Authorizations, AuthorizingCard } from './authorization.ts';
@@ -31,14 +31,14 @@ export class UnheldPostings {
   /** A clearing with no authorization (a force post): the account pays it at once if it can. */
   async forcePost(input: {
     cardId: string;
-    amount: string | number;
+    amount: ClientAmount;
     currency: string;
     merchant: string;
   }): Promise<IssuingTransaction> {
     const asset = findAsset(input.currency.toUpperCase());
     if (!asset)
       throw new DomainError('validation_failed', 'currency must be an ISO 4217 code', { field: 'currency' });
-    const amount = parseAmountField(input.amount, asset);
+    const amount = input.amount.in(asset);
     return this.deps.transact(async (tx) => {
       const card = await this.deps.authorizations.loadCard(tx, input.cardId);
       if (!card) throw notFound('card');
@@ -65,10 +65,10 @@ export class UnheldPostings {
   }
 
   /** The merchant refunds a cleared payment to the card: a credit transaction of its own, up to what is left. */
-  async refund(input: { transactionId: string; amount: string | number }): Promise<IssuingTransaction> {
+  async refund(input: { transactionId: string; amount: ClientAmount }): Promise<IssuingTransaction> {
     return this.deps.transact(async (tx) => {
       const t = await this.deps.records.lock(tx, input.transactionId);
-      const amount = parseAmountField(input.amount, assetOf(t.currency));
+      const amount = input.amount.in(assetOf(t.currency));
       const refundable = leftOf(t);
       if (t.type !== 'card_payment' || refundable <= 0n)
         throw stateError('refund', `${t.status} with nothing cleared left to refund`);

@@ -11,7 +11,7 @@ import type { Db, Tx } from '../../platform/db/database.ts';
 import type { PaymentsDisputeStatus, PaymentsDisputesTable } from '../../platform/db/schema.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
-import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
+import { type ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import type { Page } from '../http/envelope.ts';
 import { boundedTotal, checkWindow } from '../list-window.ts';
@@ -62,7 +62,7 @@ export class PaymentDisputesService {
   /** Sandbox: the network charges a captured payment back (all that is left of it, or `amount`). */
   async raise(
     transactionId: number,
-    input: { reasonCode: string; amount?: string | undefined; outcome?: 'won' | 'lost' | undefined },
+    input: { reasonCode: string; amount?: ClientAmount | undefined; outcome?: 'won' | 'lost' | undefined },
   ): Promise<DisputeRow> {
     return this.deps.transact(async (tx) => {
       const t = await this.deps.transactions.lock(tx, transactionId);
@@ -70,7 +70,7 @@ export class PaymentDisputesService {
       if (!asset) throw new Error(`unknown currency ${t.currency}`);
       return this.raiseIn(tx, t, {
         reasonCode: input.reasonCode,
-        ...(input.amount !== undefined ? { amount: parseAmountField(input.amount, asset) } : {}),
+        ...(input.amount !== undefined ? { amount: input.amount.in(asset) } : {}),
         plannedOutcome: input.outcome ?? null,
       });
     });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { httpUrl, text } from '../../platform/http/fields.ts';
-import { ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
+import { formatAmountIn, optionalAmount } from '../../platform/money/amount.ts';
 import type { LinkInput, LinkRow, PaymentLinksService } from '../links/payment-links-service.ts';
 import { type MerchantAuthenticator, merchantOf } from './authenticate.ts';
 import { created, envelope, ok, paged, pagedEnvelope, pageOf, standardErrors } from './envelope.ts';
@@ -85,10 +85,10 @@ export async function registerLinksRoutes(
     backUrl: l.back_url,
     createdAt: l.created_at.toISOString(),
   });
-  const input = (body: z.infer<typeof updateBody>): LinkInput => ({
+  const input = ({ amount, expiresAt, ...body }: z.infer<typeof updateBody>): LinkInput => ({
     ...body,
-    amount: body.amount === undefined ? undefined : ClientAmount.read(body.amount),
-    ...(body.expiresAt !== undefined ? { expiresAt: body.expiresAt === '' ? null : body.expiresAt } : {}),
+    amount: optionalAmount(amount),
+    ...(expiresAt !== undefined ? { expiresAt: expiresAt === '' ? null : new Date(expiresAt) } : {}),
   });
 
   app.post(

@@ -185,7 +185,7 @@ function createCommand(body: z.output<typeof createBody>, reading: InstrumentRea
     intervalValue: body.intervalValue,
     retryPayment: body.retryPayment,
     ...(trialAmount !== undefined ? { trialAmount: ClientAmount.read(trialAmount, 'trialAmount') } : {}),
-    firstBillDate: body.firstBillDate,
+    firstBillDate: body.firstBillDate === undefined ? undefined : new Date(body.firstBillDate),
     backUrl: body.backUrl,
     transactionMethod: body.transactionMethod,
     cardTransactionMode: body.cardTransactionMode,

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { text } from '../../platform/http/fields.ts';
-import { parseAmountField } from '../../platform/money/amount.ts';
+import { ClientAmount, parseAmountField } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import type { PaymentTransactionsService } from '../transactions/transactions-service.ts';
 import { type MerchantAuthenticator, merchantOf } from './authenticate.ts';
@@ -123,7 +123,11 @@ export async function registerTransactionsRoutes(
     },
     async (request) => {
       const merchant = merchantOf(request);
-      const t = await transactions.capture(merchant, request.params.id, request.body.amount);
+      const t = await transactions.capture(
+        merchant,
+        request.params.id,
+        ClientAmount.read(request.body.amount),
+      );
       return ok(presentTransaction(await transactions.get(merchant, t.id)));
     },
   );
@@ -162,7 +166,7 @@ export async function registerTransactionsRoutes(
       const body = request.body ?? {};
       const merchant = merchantOf(request);
       const t = await transactions.refund(merchant, request.params.id, {
-        ...(body.amount !== undefined ? { amount: body.amount } : {}),
+        ...(body.amount !== undefined ? { amount: ClientAmount.read(body.amount) } : {}),
         ...(body.reason ? { reason: body.reason } : {}),
         ...(body.message ? { message: body.message } : {}),
       });

@@ -28,7 +28,7 @@ export interface LinkInput {
   intervalType?: 'day' | 'month' | undefined;
   intervalValue?: number | undefined;
   active?: boolean | undefined;
-  expiresAt?: string | null | undefined;
+  expiresAt?: Date | null | undefined;
   usageLimit?: number | null | undefined;
   backUrl?: string | undefined;
 }
@@ -101,7 +101,7 @@ export class PaymentLinksService {
         interval_type: input.intervalType ?? null,
         interval_value: input.intervalValue ?? null,
         active: input.active ?? true,
-        expires_at: input.expiresAt ? new Date(input.expiresAt) : null,
+        expires_at: input.expiresAt ?? null,
         usage_limit: input.usageLimit ?? null,
         back_url: input.backUrl ?? null,
         created_at: now,
@@ -140,9 +140,7 @@ export class PaymentLinksService {
         ...(input.intervalType !== undefined ? { interval_type: input.intervalType } : {}),
         ...(input.intervalValue !== undefined ? { interval_value: input.intervalValue } : {}),
         ...(input.active !== undefined ? { active: input.active } : {}),
-        ...(input.expiresAt !== undefined
-          ? { expires_at: input.expiresAt ? new Date(input.expiresAt) : null }
-          : {}),
+        ...(input.expiresAt !== undefined ? { expires_at: input.expiresAt } : {}),
         ...(input.usageLimit !== undefined ? { usage_limit: input.usageLimit } : {}),
         ...(input.backUrl !== undefined ? { back_url: input.backUrl } : {}),
         updated_at: this.deps.clock.now(),

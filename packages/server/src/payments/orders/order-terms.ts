@@ -56,7 +56,7 @@ function recurringTerms(input: OrderTermsCommand, asset: Asset, now: Date): Recu
     if (trialAmount === undefined) {
       throw validationFailed('trialAmount', 'firstBillDate requires a trialAmount greater than 0');
     }
-    firstBillDate = new Date(input.firstBillDate);
+    firstBillDate = input.firstBillDate;
     if (firstBillDate <= now) throw validationFailed('firstBillDate', 'firstBillDate must be in the future');
   }
   const retries = (input.retryPayment ?? '')

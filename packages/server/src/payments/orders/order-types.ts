@@ -30,7 +30,7 @@ export interface OrderTermsCommand {
   intervalValue?: number | undefined;
   retryPayment?: string | undefined;
   trialAmount?: ClientAmount | undefined;
-  firstBillDate?: string | undefined;
+  firstBillDate?: Date | undefined;
   backUrl?: string | undefined;
   transactionMethod?: 'card' | 'wallet' | undefined;
   cardTransactionMode?: PaymentsCardMode | undefined;

@@ -177,7 +177,7 @@ function orderTermsOf(request: CheckoutJson, cardVerification: boolean): OrderTe
     ...(order.trialAmount !== undefined
       ? { trialAmount: ClientAmount.read(order.trialAmount, 'trialAmount') }
       : {}),
-    firstBillDate: order.firstBillDate,
+    firstBillDate: order.firstBillDate === undefined ? undefined : new Date(order.firstBillDate),
     backUrl: request.backUrl,
     cardTransactionMode: request.cardTransactionMode === 'verifyCard' ? 'auth' : request.cardTransactionMode,
     saveCard: request.saveCard || cardVerification,

@@ -6,7 +6,7 @@ import type { Clock } from '../../platform/clock/clock.ts';
 import type { Tx } from '../../platform/db/database.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
-import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
+import { type ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
 import type { CardNetwork } from '../../rails/card-network/port.ts';
 import { openDisputeOf } from '../disputes/dispute.ts';
 import type { MerchantScope } from '../sites.ts';
@@ -33,16 +33,13 @@ export class Refunds {
   async refund(
     merchant: MerchantScope,
     id: number,
-    input: { amount?: string; reason?: string; message?: string },
+    input: { amount?: ClientAmount; reason?: string; message?: string },
   ): Promise<TransactionRow> {
     return this.deps.transact(async (tx) => {
       const t = await this.deps.writes.lockOwned(tx, merchant, id);
       const now = this.deps.clock.now();
       if (t.type === 'deposit' && t.status === 'in-progress') {
-        if (
-          input.amount !== undefined &&
-          parseAmountField(input.amount, assetOf(t.currency)) !== BigInt(t.amount)
-        ) {
+        if (input.amount !== undefined && input.amount.in(assetOf(t.currency)) !== BigInt(t.amount)) {
           throw new DomainError('validation_failed', 'an uncaptured authorization is voided in full', {
             field: 'amount',
           });
@@ -75,7 +72,7 @@ export class Refunds {
           details: { transactionStatus: t.status },
         });
       }
-      const amount = input.amount === undefined ? left : parseAmountField(input.amount, assetOf(t.currency));
+      const amount = input.amount === undefined ? left : input.amount.in(assetOf(t.currency));
       if (amount > left) {
         throw new DomainError(
           'validation_failed',

@@ -13,7 +13,7 @@ import type { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
-import { parseAmountField } from '../../platform/money/amount.ts';
+import type { ClientAmount } from '../../platform/money/amount.ts';
 import {
   insertBalanceTransactions,
   stageBalanceTransactions,
@@ -256,7 +256,7 @@ export class PaymentTransactionsService {
   }
 
   /** PUT /transaction/{id}: captures all or part of an authorization; the rest is released. */
-  async capture(merchant: MerchantScope, id: number, amountText: string): Promise<TransactionRow> {
+  async capture(merchant: MerchantScope, id: number, given: ClientAmount): Promise<TransactionRow> {
     return this.deps.transact(async (tx) => {
       const t = await this.writes.lockOwned(tx, merchant, id);
       if (t.type !== 'deposit' || t.status !== 'in-progress') {
@@ -268,7 +268,7 @@ export class PaymentTransactionsService {
           },
         );
       }
-      const amount = parseAmountField(amountText, assetOf(t.currency));
+      const amount = given.in(assetOf(t.currency));
       if (amount > BigInt(t.amount)) {
         throw new DomainError('validation_failed', 'the capture cannot exceed the authorized amount', {
           field: 'amount',

@@ -96,6 +96,21 @@ export class ClientAmount {
   }
 }
 
+/** A request body with its `amount` read: the edge's one step for a body whose asset the service knows. */
+export function withClientAmount<T extends { amount: string | number }>(
+  body: T,
+): Omit<T, 'amount'> & { amount: ClientAmount } {
+  return { ...body, amount: ClientAmount.read(body.amount) };
+}
+
+/** An optional amount field, read when given. */
+export function optionalAmount(
+  input: string | number | undefined,
+  field = 'amount',
+): ClientAmount | undefined {
+  return input === undefined ? undefined : ClientAmount.read(input, field);
+}
+
 function asFieldError<T>(field: string, read: () => T): T {
   try {
     return read();

@@ -10,7 +10,7 @@ import { DomainError } from '../errors/domain-error.ts';
 import type { Outbox } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import type { Ledger } from '../ledger/ledger.ts';
-import { formatAmountIn, parseAmountField } from '../money/amount.ts';
+import { type ClientAmount, formatAmountIn } from '../money/amount.ts';
 import { findAsset } from '../money/assets.ts';
 import { balanceAccounts, payoutAccounts } from './balance-accounts.ts';
 import { balanceOf, balanceTransaction, insertBalanceTransactions } from './balance-transactions.ts';
@@ -41,7 +41,7 @@ export class PayoutsService {
    * payout); with one, that amount, never more than is available (not itemized: the next itemized
    * payout's report lists it as a line of its own).
    */
-  async payNow(owner: Owner, input: { currency: string; amount?: string }): Promise<PayoutRow> {
+  async payNow(owner: Owner, input: { currency: string; amount?: ClientAmount }): Promise<PayoutRow> {
     const asset = findAsset(input.currency);
     if (!asset)
       throw new DomainError('validation_failed', 'currency is not a known currency', { field: 'currency' });
@@ -55,7 +55,7 @@ export class PayoutsService {
       }
       return payout;
     }
-    const amount = parseAmountField(input.amount, asset);
+    const amount = input.amount.in(asset);
     return this.deps.transact(async (tx) => {
       await this.lockBalance(tx, owner, asset.code);
       // A payout being made in batches has taken its items but not yet its money from the ledger.

@@ -12,7 +12,12 @@ import type { TransactionsService } from '../../issuing/transactions/transaction
 import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
-import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
+import {
+  formatAmountIn,
+  optionalAmount,
+  parseAmountField,
+  withClientAmount,
+} from '../../platform/money/amount.ts';
 import { type Asset, findAsset } from '../../platform/money/assets.ts';
 import type { ChainSandbox } from '../../rails/sandbox.ts';
 
@@ -91,7 +96,7 @@ export async function registerIssuingSandboxRoutes(
     // Returned, not sent: a keyed authorization refused at its commit runs this again.
     async (request, reply) => {
       reply.code(201);
-      return presentTransaction(await deps.transactions.authorize(request.body));
+      return presentTransaction(await deps.transactions.authorize(withClientAmount(request.body)));
     },
   );
   const transactionParam = z.object({ transactionId: z.string().max(64) });
@@ -112,7 +117,7 @@ export async function registerIssuingSandboxRoutes(
     async (request) =>
       presentTransaction(
         await deps.transactions.clear(request.params.transactionId, {
-          amount: request.body?.amount,
+          amount: optionalAmount(request.body?.amount),
           final: request.body?.final,
         }),
       ),
@@ -131,7 +136,9 @@ export async function registerIssuingSandboxRoutes(
       },
     },
     async (request) =>
-      presentTransaction(await deps.transactions.reverse(request.params.transactionId, request.body?.amount)),
+      presentTransaction(
+        await deps.transactions.reverse(request.params.transactionId, optionalAmount(request.body?.amount)),
+      ),
   );
   app.post(
     '/issuing/force-posts',
@@ -151,7 +158,9 @@ export async function registerIssuingSandboxRoutes(
       },
     },
     async (request, reply) =>
-      reply.code(201).send(presentTransaction(await deps.transactions.forcePost(request.body))),
+      reply
+        .code(201)
+        .send(presentTransaction(await deps.transactions.forcePost(withClientAmount(request.body)))),
   );
   app.post(
     '/issuing/refunds',
@@ -166,7 +175,9 @@ export async function registerIssuingSandboxRoutes(
       },
     },
     async (request, reply) =>
-      reply.code(201).send(presentTransaction(await deps.transactions.refund(request.body))),
+      reply
+        .code(201)
+        .send(presentTransaction(await deps.transactions.refund(withClientAmount(request.body)))),
   );
   app.post(
     '/issuing/disputes/:disputeId/decide',

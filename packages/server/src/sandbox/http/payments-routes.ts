@@ -2,13 +2,14 @@
 // contract): the test cards, outcomes scripted for a card's next authorizations (a recurring bill that
 // fails once, say), wallet payment tokens as Apple Pay or Google Pay would hand them over, and a site's
 // ledger balance.
+
 import { z } from 'zod';
 import { standardErrors } from '../../admin/http/schemas.ts';
 import type { DisputeRow } from '../../payments/disputes/disputes-service.ts';
 import type { PaymentsServices } from '../../payments/payments-services.ts';
 import { isLuhnValid } from '../../platform/cards/card-number.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
-import { formatAmountIn } from '../../platform/money/amount.ts';
+import { formatAmountIn, optionalAmount } from '../../platform/money/amount.ts';
 import { isFiat } from '../../platform/money/assets.ts';
 import {
   SCRIPTABLE_OUTCOMES,
@@ -113,9 +114,14 @@ export async function registerPaymentsSandboxRoutes(
       },
     },
     async (request, reply) =>
-      reply
-        .code(201)
-        .send(presentSandboxDispute(await deps.payments.disputes.raise(request.params.id, request.body))),
+      reply.code(201).send(
+        presentSandboxDispute(
+          await deps.payments.disputes.raise(request.params.id, {
+            ...request.body,
+            amount: optionalAmount(request.body.amount),
+          }),
+        ),
+      ),
   );
 
   app.post(

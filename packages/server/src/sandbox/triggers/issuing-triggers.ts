@@ -2,6 +2,7 @@
 // approved by the KYC vendor, an EUR account funded by a bank topup, a virtual card, and the card network
 // authorizing, clearing or reversing a payment of it — each step through the issuing services, as the
 // partner's calls and the sandbox routes make them.
+
 import type { AccountsService } from '../../issuing/accounts/accounts-service.ts';
 import type { AuthService } from '../../issuing/auth/auth-service.ts';
 import type { CardsService } from '../../issuing/cards/cards-service.ts';
@@ -11,6 +12,7 @@ import type { TopupsService } from '../../issuing/topups/topups-service.ts';
 import type { TransactionsService as IssuingTransactionsService } from '../../issuing/transactions/transactions-service.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { notFound } from '../../platform/errors/domain-error.ts';
+import { ClientAmount } from '../../platform/money/amount.ts';
 import type { PartnersService } from '../../platform/tenants/partners-service.ts';
 import { type Trigger, type TriggerClock, triggerRef } from './trigger-context.ts';
 
@@ -42,7 +44,10 @@ async function aCustomer(s: IssuingTriggerServices, partnerId: string, approve =
 async function aCardholder(s: IssuingTriggerServices, partnerId: string) {
   const customer = await aCustomer(s, partnerId);
   const account = await s.accounts.open(customer, 'EUR');
-  const topup = await s.topups.createFiat(customer, { accountId: account.accountId, amount: '100.00' });
+  const topup = await s.topups.createFiat(customer, {
+    accountId: account.accountId,
+    amount: ClientAmount.read('100.00'),
+  });
   await s.topups.complete(topup.topupId);
   const card = await s.cards.issue(customer, { isVirtual: true, currency: 'EUR' });
   return { customer, accountId: account.accountId, cardId: card.cardId };
@@ -52,7 +57,7 @@ async function aPayment(s: IssuingTriggerServices, partnerId: string, threeDS = 
   const holder = await aCardholder(s, partnerId);
   const transaction = await s.transactions.authorize({
     cardId: holder.cardId,
-    amount: '12.50',
+    amount: ClientAmount.read('12.50'),
     currency: 'EUR',
     merchant: 'Sandbox Coffee',
     threeDS,
@@ -73,7 +78,7 @@ async function aDispute(s: IssuingTriggerServices, partnerId: string) {
   await s.transactions.clear(p.transaction.transactionId);
   const dispute = await s.disputes.open(partnerId, p.transaction.transactionId, {
     reason: 'not_received',
-    amount: '12.50',
+    amount: ClientAmount.read('12.50'),
   });
   return { ...p, dispute };
 }
@@ -92,7 +97,10 @@ export const ISSUING_TRIGGERS: Record<string, IssuingTrigger> = {
     async run(s, partnerId) {
       const customer = await aCustomer(s, partnerId);
       const account = await s.accounts.open(customer, 'EUR');
-      const topup = await s.topups.createFiat(customer, { accountId: account.accountId, amount: '100.00' });
+      const topup = await s.topups.createFiat(customer, {
+        accountId: account.accountId,
+        amount: ClientAmount.read('100.00'),
+      });
       return { customerId: customer.customerId, accountId: account.accountId, topupId: topup.topupId };
     },
   },
@@ -102,7 +110,10 @@ export const ISSUING_TRIGGERS: Record<string, IssuingTrigger> = {
     async run(s, partnerId) {
       const customer = await aCustomer(s, partnerId);
       const account = await s.accounts.open(customer, 'EUR');
-      const topup = await s.topups.createFiat(customer, { accountId: account.accountId, amount: '100.00' });
+      const topup = await s.topups.createFiat(customer, {
+        accountId: account.accountId,
+        amount: ClientAmount.read('100.00'),
+      });
       await s.topups.complete(topup.topupId);
       return { customerId: customer.customerId, accountId: account.accountId, topupId: topup.topupId };
     },

@@ -2,7 +2,7 @@
 // open one on a cleared payment of the partner's customer, list a payment's disputes, read one.
 import { z } from 'zod';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';
-import { formatAmountIn } from '../../../platform/money/amount.ts';
+import { formatAmountIn, withClientAmount } from '../../../platform/money/amount.ts';
 import { DISPUTE_REASONS, type IssuingDispute } from '../../disputes/dispute.ts';
 import type { IssuingDisputesService } from '../../disputes/disputes-service.ts';
 import { type Authenticators, requirePartner } from '../authenticate.ts';
@@ -72,7 +72,11 @@ export async function registerDisputesRoutes(
         .code(201)
         .send(
           presentDispute(
-            await disputes.open(requirePartner(request).id, request.params.transactionId, request.body),
+            await disputes.open(
+              requirePartner(request).id,
+              request.params.transactionId,
+              withClientAmount(request.body),
+            ),
           ),
         ),
   );

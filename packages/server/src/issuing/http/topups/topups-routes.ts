@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { prefersJson } from '../../../platform/http/accept.ts';
 import type { ZodApp } from '../../../platform/http/api-scope.ts';
-import { formatAmountIn } from '../../../platform/money/amount.ts';
+import { formatAmountIn, withClientAmount } from '../../../platform/money/amount.ts';
 import { formatRate } from '../../../platform/money/rates.ts';
 import { languageOf } from '../../../platform/pages/i18n.ts';
 import { topupPage } from '../../pages/topup-page.ts';
@@ -131,7 +131,7 @@ export async function registerTopupsRoutes(
       },
     },
     async (request, reply) => {
-      const topup = await topups.createFiat(requireCustomer(request), request.body);
+      const topup = await topups.createFiat(requireCustomer(request), withClientAmount(request.body));
       return prefersJson(request.headers.accept)
         ? reply.code(201).send(presentTopup(topup))
         : reply
@@ -303,7 +303,7 @@ export async function registerTopupsRoutes(
       },
     },
     async (request) => {
-      const f = await cryptoTopups.fees(request.body);
+      const f = await cryptoTopups.fees(withClientAmount(request.body));
       return {
         currency: f.currency,
         network: f.network,
@@ -337,7 +337,11 @@ export async function registerTopupsRoutes(
       },
     },
     async (request, reply) =>
-      reply.code(201).send(presentTopup(await cryptoTopups.create(requireCustomer(request), request.body))),
+      reply
+        .code(201)
+        .send(
+          presentTopup(await cryptoTopups.create(requireCustomer(request), withClientAmount(request.body))),
+        ),
   );
 
   app.get(

@@ -2,6 +2,7 @@
 // payout bank account made in the console runs at once — unless the tenant's policy asks for a second
 // person, and then it waits here as a request until another member with the action's permission (or an
 // operator) approves it, which runs it in the same transaction, or rejects it; or until it expires.
+
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { loadMerchantScope } from '../../../payments/sites.ts';
@@ -15,6 +16,7 @@ import type {
 import type { Viewer } from '../../../platform/console/console-users.ts';
 import type { Db } from '../../../platform/db/database.ts';
 import { notFound } from '../../../platform/errors/domain-error.ts';
+import { ClientAmount } from '../../../platform/money/amount.ts';
 import { parseOwnerKey } from '../../../platform/payouts/terms.ts';
 import { sendConsolePage } from '../console-http.ts';
 import { details, doneNotice, link, listView, money, status, when } from '../console-layout.ts';
@@ -54,7 +56,7 @@ export function fourEyes(deps: ConsoleRouteDeps) {
     refund: async (asked) => {
       const merchant = await loadMerchantScope(db, Number(asked.merchantId));
       const refund = await payments.transactions.refund(merchant, Number(asked.transactionId), {
-        amount: asked.amount ?? '',
+        amount: ClientAmount.read(asked.amount ?? ''),
         ...(asked.reason ? { reason: asked.reason } : {}),
       });
       return `/console/payments/transactions/${refund.id}`;
@@ -62,7 +64,7 @@ export function fourEyes(deps: ConsoleRouteDeps) {
     payout: async (asked) => {
       const payout = await moneyOut.payouts.payNow(parseOwnerKey(asked.owner ?? ''), {
         currency: asked.currency ?? '',
-        ...(asked.amount ? { amount: asked.amount } : {}),
+        ...(asked.amount ? { amount: ClientAmount.read(asked.amount) } : {}),
       });
       return `/console/money/payouts/${payout.id}`;
     },

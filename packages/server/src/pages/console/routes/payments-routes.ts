@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { loadMerchantScope } from '../../../payments/sites.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
-import { formatAmountIn, parseAmountField } from '../../../platform/money/amount.ts';
+import { ClientAmount, formatAmountIn, parseAmountField } from '../../../platform/money/amount.ts';
 import { findAsset } from '../../../platform/money/assets.ts';
 import { sendConsolePage } from '../console-http.ts';
 import { details, doneNotice, link, listView, money, status, when } from '../console-layout.ts';
@@ -232,7 +232,7 @@ back to the buyer’s card and the site’s balance is debited.</p>`,
         const merchant = await loadMerchantScope(db, t.merchant_id);
         const base = `/console/payments/transactions/${t.id}`;
         if (kind === 'capture') {
-          await payments.transactions.capture(merchant, t.id, body.amount ?? '');
+          await payments.transactions.capture(merchant, t.id, ClientAmount.read(body.amount ?? ''));
           return `${base}?done=captured`;
         }
         if (kind === 'void') {
