@@ -115,6 +115,7 @@ export async function buildHttp(
   await registerSimulatorPages(app, services);
   await registerConsole(app, {
     services,
+    apis,
     users: services.consoleUsers,
     adminToken,
     ...(sandbox ? { sandbox } : {}),

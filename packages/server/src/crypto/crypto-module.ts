@@ -8,6 +8,7 @@ import type { MoneyOut } from '../platform/payouts/money-out.ts';
 import type { TenantCache } from '../platform/tenants/tenant-cache.ts';
 import type { DeliveryEngine } from '../platform/webhooks/delivery-engine.ts';
 import type { SsrfGuard } from '../platform/webhooks/ssrf-guard.ts';
+import { registerCryptoConsoleRoutes } from './console/crypto-routes.ts';
 import { cryptoApi } from './crypto-api.ts';
 import { type CryptoPlatform, type CryptoServices, createCryptoServices } from './crypto-services.ts';
 import { registerPayPageRoutes } from './pages/pay-page-routes.ts';
@@ -54,4 +55,9 @@ export const cryptoModule: ApiModule<CryptoModulePlatform, CryptoServices> = {
     });
     await registerRefundPageRoutes(app, { refunds: services.refunds });
   },
+  registerConsole: (app, console, p, services) =>
+    registerCryptoConsoleRoutes(app, {
+      ...console.frame,
+      services: { db: p.db, events: p.events, stores: p.stores, crypto: services },
+    }),
 };

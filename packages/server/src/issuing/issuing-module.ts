@@ -4,6 +4,7 @@ import type { EventsService } from '../platform/events/events-service.ts';
 import type { ApiModule } from '../platform/http/api-module.ts';
 import type { PartnersService } from '../platform/tenants/partners-service.ts';
 import type { TenantCache } from '../platform/tenants/tenant-cache.ts';
+import { registerIssuingConsoleRoutes } from './console/issuing-routes.ts';
 import { issuingApi } from './issuing-api.ts';
 import {
   createIssuingServices,
@@ -36,5 +37,10 @@ export const issuingModule: ApiModule<IssuingModulePlatform, IssuingServices> = 
       topups: services.topups,
       cardTopups: services.cardTopups,
       clock: p.clock,
+    }),
+  registerConsole: (app, console, p, services) =>
+    registerIssuingConsoleRoutes(app, {
+      ...console.frame,
+      services: { db: p.db, events: p.events, clock: p.clock, partners: p.partners, issuing: services },
     }),
 };

@@ -7,7 +7,9 @@ import type { ApiModule } from '../platform/http/api-module.ts';
 import type { MoneyOut } from '../platform/payouts/money-out.ts';
 import type { MerchantsService } from '../platform/tenants/merchants-service.ts';
 import type { TenantCache } from '../platform/tenants/tenant-cache.ts';
+import type { SsrfGuard } from '../platform/webhooks/ssrf-guard.ts';
 import { HostedCheckout } from './checkout/hosted-checkout.ts';
+import { registerPaymentsConsole } from './console/payments-console.ts';
 import { registerCheckoutPageRoutes } from './pages/checkout-page-routes.ts';
 import { registerHostedCheckoutRoutes } from './pages/hosted-checkout-routes.ts';
 import { paymentsApi } from './payments-api.ts';
@@ -27,6 +29,7 @@ export interface PaymentsModulePlatform
   tenantCache: TenantCache;
   bankAccounts: BankAccounts;
   createUnit: () => UnitOfWork;
+  ssrf: SsrfGuard;
 }
 
 export const paymentsModule: ApiModule<PaymentsModulePlatform, PaymentsServices> = {
@@ -78,4 +81,17 @@ export const paymentsModule: ApiModule<PaymentsModulePlatform, PaymentsServices>
       reading,
     });
   },
+  registerConsole: (app, console, p, services) =>
+    registerPaymentsConsole(app, {
+      ...console.frame,
+      eyes: console.eyes,
+      services: {
+        db: p.db,
+        events: p.events,
+        clock: p.clock,
+        merchants: p.merchants,
+        ssrf: p.ssrf,
+        payments: services,
+      },
+    }),
 };

@@ -5,7 +5,7 @@
 // admin API and the open session takes it at the next request.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allows, PERMISSIONS } from '../../src/pages/console/permissions.ts';
+import { allows, PERMISSIONS } from '../../src/platform/console/permissions.ts';
 import type { ConsoleRole } from '../../src/platform/db/schema.ts';
 import { ConsoleClient } from '../harness/console-client.ts';
 import { Harness } from '../harness/harness.ts';

@@ -117,7 +117,7 @@ const WIRE_DEFINITIONS = new Set([
   'platform/cards/card-number.ts',
 ]);
 const isEdge = (path: string) =>
-  /(^|\/)(http|pages|cli)\//.test(path) ||
+  /(^|\/)(http|pages|console|cli)\//.test(path) ||
   ['sandbox', 'rails'].includes(roomOf(path)) ||
   path.startsWith('admin/cli/');
 

@@ -1,27 +1,26 @@
 // The Tessera console, served by the same server under /console: operators and tenant members sign in,
 // find any object by id, and do what the APIs do through the same services (docs/console.md).
 import type { FastifyInstance } from 'fastify';
+import { registerConsoleFrame } from '../../platform/console/console-http.ts';
 import type { ConsoleUsers } from '../../platform/console/console-users.ts';
+import type { BuiltModule } from '../../platform/http/api-module.ts';
 import type { PlatformServices } from '../../platform-services.ts';
 import type { ClockDeps } from '../../sandbox/http/clock-routes.ts';
 import type { TriggerCatalog } from '../../sandbox/triggers/trigger-catalog.ts';
-import { registerConsoleFrame } from './console-http.ts';
-import { registerApprovalsConsoleRoutes } from './routes/approvals-routes.ts';
+import { fourEyes, registerApprovalsConsoleRoutes } from './routes/approvals-routes.ts';
 import { registerAuditConsoleRoutes } from './routes/audit-routes.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
-import { registerCryptoConsoleRoutes } from './routes/crypto-routes.ts';
 import { registerDevelopersConsoleRoutes } from './routes/developers-routes.ts';
-import { registerDisputesConsoleRoutes } from './routes/disputes-routes.ts';
-import { registerIssuingConsoleRoutes } from './routes/issuing-routes.ts';
 import { registerLedgerConsoleRoutes } from './routes/ledger-routes.ts';
 import { registerMembersConsoleRoutes } from './routes/members-routes.ts';
 import { registerOverviewRoutes } from './routes/overview-routes.ts';
-import { registerPaymentsConsoleRoutes } from './routes/payments-routes.ts';
 import { registerPayoutsConsoleRoutes } from './routes/payouts-routes.ts';
 import { registerSandboxConsoleRoutes } from './routes/sandbox-routes.ts';
 
 export interface ConsoleDeps {
   services: PlatformServices;
+  /** The APIs' modules: each registers its own pages */
+  apis: readonly BuiltModule[];
   users: ConsoleUsers;
   adminToken: string;
   /** Sandbox mode only: the clock and the triggers the sandbox page drives */
@@ -35,10 +34,9 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
   await registerConsoleFrame(app, frame, deps.services.idempotency, audit, async (scope) => {
     await registerAuthRoutes(scope, { ...frame, adminToken: deps.adminToken });
     await registerOverviewRoutes(scope, routeDeps);
-    await registerPaymentsConsoleRoutes(scope, routeDeps);
-    await registerDisputesConsoleRoutes(scope, routeDeps);
-    await registerCryptoConsoleRoutes(scope, routeDeps);
-    await registerIssuingConsoleRoutes(scope, routeDeps);
+    // Each API's pages, registered by its module with the console's kit.
+    const context = { frame, eyes: fourEyes(routeDeps) };
+    for (const api of deps.apis) await api.registerConsole(scope, context);
     await registerLedgerConsoleRoutes(scope, routeDeps);
     await registerPayoutsConsoleRoutes(scope, routeDeps);
     await registerApprovalsConsoleRoutes(scope, routeDeps);

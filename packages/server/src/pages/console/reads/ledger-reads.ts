@@ -2,9 +2,9 @@
 // entries with the business operation that posted them (its operation id names the object).
 import { type RawBuilder, sql } from 'kysely';
 import type { Viewer } from '../../../platform/console/console-users.ts';
+import { pageOf, whenGiven } from '../../../platform/console/paging.ts';
 import type { Executor } from '../../../platform/db/database.ts';
 import { notFound } from '../../../platform/errors/domain-error.ts';
-import { pageOf, whenGiven } from './paging.ts';
 
 type Filters = Record<string, string | undefined>;
 

@@ -2,9 +2,9 @@
 // (exact decimal strings; only the chart turns them into numbers to draw), and what needs a person now:
 // failed webhooks, open 3-D Secure challenges and refund proposals awaiting the buyer.
 import { type RawBuilder, sql } from 'kysely';
+import { sees } from '../../../platform/console/console-scope.ts';
 import type { Viewer } from '../../../platform/console/console-users.ts';
 import type { Executor } from '../../../platform/db/database.ts';
-import { sees } from '../console-scope.ts';
 import { eventVisible } from './search.ts';
 
 export interface DayFigure {

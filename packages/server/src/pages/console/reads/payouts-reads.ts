@@ -3,9 +3,9 @@
 // its sites; a store's member its store; a partner's member none (issuing accounts are not paid out).
 import { sql } from 'kysely';
 import type { Viewer } from '../../../platform/console/console-users.ts';
+import { type Page, pageOf, whenGiven } from '../../../platform/console/paging.ts';
 import type { Db, Executor } from '../../../platform/db/database.ts';
 import { notFound } from '../../../platform/errors/domain-error.ts';
-import { type Page, pageOf, whenGiven } from './paging.ts';
 
 /** The owner keys ('site:1', 'store:str_…') the viewer may see; 'all' for an operator. */
 export async function ownersOf(db: Executor, viewer: Viewer): Promise<string[] | 'all'> {

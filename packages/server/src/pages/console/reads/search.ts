@@ -1,11 +1,11 @@
 // The search box: any object by its id, among what the viewer may see. Payments ids are numbers shared by
 // orders, transactions and customers, so one id may name several objects; the page then lists them.
 import { type RawBuilder, sql } from 'kysely';
+import { sees } from '../../../platform/console/console-scope.ts';
 import type { Viewer } from '../../../platform/console/console-users.ts';
+import { UUID } from '../../../platform/console/paging.ts';
 import type { Executor } from '../../../platform/db/database.ts';
-import { sees } from '../console-scope.ts';
 import { ownedBy } from './ledger-reads.ts';
-import { UUID } from './paging.ts';
 
 export interface Found {
   kind: string;

@@ -13,18 +13,27 @@ import type {
   NewApproval,
   Person,
 } from '../../../platform/approvals/approvals.ts';
+import { sendConsolePage } from '../../../platform/console/console-http.ts';
+import {
+  details,
+  doneNotice,
+  link,
+  listView,
+  money,
+  status,
+  when,
+} from '../../../platform/console/console-layout.ts';
+import { ownsTenant } from '../../../platform/console/console-scope.ts';
 import type { Viewer } from '../../../platform/console/console-users.ts';
+import { h } from '../../../platform/console/html-template.ts';
+import { type Page, pageOf, whenGiven } from '../../../platform/console/paging.ts';
+import { allows } from '../../../platform/console/permissions.ts';
+import { confirmedAction, listRoute, textQuery, viewerOf } from '../../../platform/console/route-kit.ts';
 import type { Db } from '../../../platform/db/database.ts';
 import { notFound } from '../../../platform/errors/domain-error.ts';
 import { ClientAmount } from '../../../platform/money/amount.ts';
 import { parseOwnerKey } from '../../../platform/payouts/terms.ts';
-import { sendConsolePage } from '../console-http.ts';
-import { details, doneNotice, link, listView, money, status, when } from '../console-layout.ts';
-import { ownsTenant } from '../console-scope.ts';
-import { h } from '../html-template.ts';
-import { allows } from '../permissions.ts';
-import { type Page, pageOf, whenGiven } from '../reads/paging.ts';
-import { type ConsoleRouteDeps, confirmedAction, listRoute, textQuery, viewerOf } from './route-kit.ts';
+import type { PlatformConsoleDeps } from '../console-deps.ts';
 
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'];
 
@@ -50,7 +59,7 @@ export async function tenantOfOwner(db: Db, key: string): Promise<ApprovalTenant
  * The money actions under four eyes: each runs from what was asked (kept with a request while it waits)
  * and answers the console address of what it made.
  */
-export function fourEyes(deps: ConsoleRouteDeps) {
+export function fourEyes(deps: PlatformConsoleDeps) {
   const { db, approvals, payments, moneyOut, bankAccounts } = deps.services;
   const perform: Record<ApprovalAction, (asked: Record<string, string>) => Promise<string>> = {
     refund: async (asked) => {
@@ -144,7 +153,7 @@ function listApprovals(
 
 export async function registerApprovalsConsoleRoutes(
   app: FastifyInstance,
-  deps: ConsoleRouteDeps,
+  deps: PlatformConsoleDeps,
 ): Promise<void> {
   const { db, approvals } = deps.services;
   const { perform } = fourEyes(deps);

@@ -1,16 +1,18 @@
 // Console › Audit trail (docs/operations.md, Audit trail): what people did, newest first — for a tenant's
 // admin, the records of their own tenant (their people's sign-ins and actions, the approvals about
 // them); for operators, every record. Filtered by person, action and object; the whole filter as CSV.
+
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type AuditFilters, auditCsv, listAudit } from '../../../platform/audit/audit-trail.ts';
+import { sendConsolePage } from '../../../platform/console/console-http.ts';
+import { filterForm, link, listView, status, when } from '../../../platform/console/console-layout.ts';
 import type { Viewer } from '../../../platform/console/console-users.ts';
+import { h } from '../../../platform/console/html-template.ts';
+import { PAGE_SIZE } from '../../../platform/console/paging.ts';
+import { nextHref, textQuery, viewerOf } from '../../../platform/console/route-kit.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
 import { sendCsv } from '../../../platform/http/csv-reply.ts';
-import { sendConsolePage } from '../console-http.ts';
-import { filterForm, link, listView, status, when } from '../console-layout.ts';
-import { h } from '../html-template.ts';
-import { PAGE_SIZE } from '../reads/paging.ts';
-import { type ConsoleRouteDeps, nextHref, textQuery, viewerOf } from './route-kit.ts';
+import type { PlatformConsoleDeps } from '../console-deps.ts';
 
 const CSV_LIMIT = 100_000;
 
@@ -47,7 +49,7 @@ function filtersOf(request: FastifyRequest, viewer: Viewer): Omit<AuditFilters, 
 
 export async function registerAuditConsoleRoutes(
   app: FastifyInstance,
-  deps: ConsoleRouteDeps,
+  deps: PlatformConsoleDeps,
 ): Promise<void> {
   const { db } = deps.services;
 

@@ -3,11 +3,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderSVG } from 'uqr';
-import { SESSION_HOURS, type SignInOutcome } from '../../../platform/console/console-users.ts';
-import { tokensEqual } from '../../../platform/crypto/hashing.ts';
-import { DomainError } from '../../../platform/errors/domain-error.ts';
-import { sendPage } from '../../../platform/pages/html.ts';
-import { sameOrigin } from '../../../platform/pages/same-origin.ts';
 import {
   type ConsoleFrame,
   contextOf,
@@ -16,9 +11,14 @@ import {
   SESSION_COOKIE,
   SIGN_IN_COOKIE,
   sendConsolePage,
-} from '../console-http.ts';
-import { details, notice, plainConsolePage, postForm } from '../console-layout.ts';
-import { type Html, h, trusted } from '../html-template.ts';
+} from '../../../platform/console/console-http.ts';
+import { details, notice, plainConsolePage, postForm } from '../../../platform/console/console-layout.ts';
+import { SESSION_HOURS, type SignInOutcome } from '../../../platform/console/console-users.ts';
+import { type Html, h, trusted } from '../../../platform/console/html-template.ts';
+import { tokensEqual } from '../../../platform/crypto/hashing.ts';
+import { DomainError } from '../../../platform/errors/domain-error.ts';
+import { sendPage } from '../../../platform/pages/html.ts';
+import { sameOrigin } from '../../../platform/pages/same-origin.ts';
 
 type Body = Record<string, string | undefined>;
 

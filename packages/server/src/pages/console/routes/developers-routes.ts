@@ -1,14 +1,11 @@
 // Console › Developers: API keys (a merchant's keys made here are shown once, and revoked here; a store's
 // keys live on its page), webhook endpoints with how their last deliveries went, and events with every
 // delivery attempt (answer code, latency, body excerpt) and a button that sends one again.
+
 import type { FastifyInstance } from 'fastify';
+import { listMerchantKeys } from '../../../payments/console/payments-reads.ts';
 import { noteAuditObject } from '../../../platform/audit/audit-actions.ts';
-import type { Viewer } from '../../../platform/console/console-users.ts';
-import { runTransaction } from '../../../platform/db/transact.ts';
-import { DomainError, notFound } from '../../../platform/errors/domain-error.ts';
-import type { DeliveryState } from '../../../platform/events/events-service.ts';
-import { tenantChangeSettled } from '../../../platform/tenants/tenant-changes.ts';
-import { sendConsolePage } from '../console-http.ts';
+import { sendConsolePage } from '../../../platform/console/console-http.ts';
 import {
   details,
   doneNotice,
@@ -18,25 +15,29 @@ import {
   listView,
   status,
   when,
-} from '../console-layout.ts';
-import { ownsTenant, sees } from '../console-scope.ts';
-import { h } from '../html-template.ts';
-import { UUID } from '../reads/paging.ts';
-import { listMerchantKeys } from '../reads/payments-reads.ts';
+} from '../../../platform/console/console-layout.ts';
+import { ownsTenant, sees } from '../../../platform/console/console-scope.ts';
+import type { Viewer } from '../../../platform/console/console-users.ts';
+import { h } from '../../../platform/console/html-template.ts';
+import { UUID } from '../../../platform/console/paging.ts';
 import {
-  type ConsoleRouteDeps,
   confirmedAction,
   eventScopeOf,
   nextHref,
   textQuery,
   viewerOf,
-} from './route-kit.ts';
+} from '../../../platform/console/route-kit.ts';
+import { runTransaction } from '../../../platform/db/transact.ts';
+import { DomainError, notFound } from '../../../platform/errors/domain-error.ts';
+import type { DeliveryState } from '../../../platform/events/events-service.ts';
+import { tenantChangeSettled } from '../../../platform/tenants/tenant-changes.ts';
+import type { PlatformConsoleDeps } from '../console-deps.ts';
 
 const DELIVERY_STATES: readonly DeliveryState[] = ['pending', 'succeeded', 'failed', 'waiting', 'none'];
 
 export async function registerDevelopersConsoleRoutes(
   app: FastifyInstance,
-  deps: ConsoleRouteDeps,
+  deps: PlatformConsoleDeps,
 ): Promise<void> {
   const { db, events, merchants, partners, stores } = deps.services;
 

@@ -1,11 +1,21 @@
 // Console › Ledger: accounts with their balances per owner and asset; an account's entries, each with the
 // business operation that posted it and a link that opens that object.
+
 import type { FastifyInstance } from 'fastify';
-import { sendConsolePage } from '../console-http.ts';
-import { details, idLink, link, listView, money, status, when } from '../console-layout.ts';
-import { h } from '../html-template.ts';
+import { sendConsolePage } from '../../../platform/console/console-http.ts';
+import {
+  details,
+  idLink,
+  link,
+  listView,
+  money,
+  status,
+  when,
+} from '../../../platform/console/console-layout.ts';
+import { h } from '../../../platform/console/html-template.ts';
+import { listRoute, nextHref, textQuery, viewerOf } from '../../../platform/console/route-kit.ts';
+import type { PlatformConsoleDeps } from '../console-deps.ts';
 import { entriesOf, getLedgerAccount, listLedgerAccounts, objectOfOperation } from '../reads/ledger-reads.ts';
-import { type ConsoleRouteDeps, listRoute, nextHref, textQuery, viewerOf } from './route-kit.ts';
 
 /** Owners that are objects of ours open through the search; the platform's own accounts are just named. */
 const ownerOf = (a: { owner_type: string; owner_id: string }) =>
@@ -15,7 +25,7 @@ const ownerOf = (a: { owner_type: string; owner_id: string }) =>
 
 export async function registerLedgerConsoleRoutes(
   app: FastifyInstance,
-  deps: ConsoleRouteDeps,
+  deps: PlatformConsoleDeps,
 ): Promise<void> {
   const { db } = deps.services;
 

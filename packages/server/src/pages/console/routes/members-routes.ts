@@ -2,19 +2,21 @@
 // remove them; operators do the same for the operator's own team. Nobody changes their own role or
 // removes themselves (another admin does), so a team always keeps the person managing it. A new person's
 // password is generated and shown once; the same service as the admin API checks every field.
+
 import type { FastifyInstance } from 'fastify';
 import { noteAuditObject } from '../../../platform/audit/audit-actions.ts';
+import { sendConsolePage } from '../../../platform/console/console-http.ts';
+import { doneNotice, link, listView, when } from '../../../platform/console/console-layout.ts';
 import {
   type ConsoleRole,
   type ConsoleUser,
   OPERATOR_ROLES,
   type Viewer,
 } from '../../../platform/console/console-users.ts';
+import { h } from '../../../platform/console/html-template.ts';
+import { confirmedAction, textQuery, viewerOf } from '../../../platform/console/route-kit.ts';
 import { DomainError, notFound } from '../../../platform/errors/domain-error.ts';
-import { sendConsolePage } from '../console-http.ts';
-import { doneNotice, link, listView, when } from '../console-layout.ts';
-import { h } from '../html-template.ts';
-import { type ConsoleRouteDeps, confirmedAction, textQuery, viewerOf } from './route-kit.ts';
+import type { PlatformConsoleDeps } from '../console-deps.ts';
 
 const MEMBER_ROLES: readonly ConsoleRole[] = ['viewer', 'developer', 'finance', 'admin'];
 
@@ -24,7 +26,7 @@ const rolesFor = (viewer: Viewer) => (viewer.role === 'member' ? MEMBER_ROLES : 
 
 export async function registerMembersConsoleRoutes(
   app: FastifyInstance,
-  deps: ConsoleRouteDeps,
+  deps: PlatformConsoleDeps,
 ): Promise<void> {
   const users = deps.services.consoleUsers;
 

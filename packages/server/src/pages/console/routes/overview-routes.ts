@@ -1,17 +1,19 @@
 // Console › Overview (counts and volume per day and API over a chosen period, drawn with uPlot, and what
 // needs a person now) and the search box's answer (one match opens it; several are listed).
+
 import type { FastifyInstance } from 'fastify';
+import { sendConsolePage } from '../../../platform/console/console-http.ts';
+import { link, listView } from '../../../platform/console/console-layout.ts';
+import { h, trusted } from '../../../platform/console/html-template.ts';
+import { textQuery, viewerOf } from '../../../platform/console/route-kit.ts';
 import { formatAmountIn } from '../../../platform/money/amount.ts';
-import { sendConsolePage } from '../console-http.ts';
-import { link, listView } from '../console-layout.ts';
-import { h, trusted } from '../html-template.ts';
+import type { PlatformConsoleDeps } from '../console-deps.ts';
 import { type DayFigure, dailyFigures, needsAttention } from '../reads/overview-reads.ts';
 import { findById } from '../reads/search.ts';
-import { type ConsoleRouteDeps, textQuery, viewerOf } from './route-kit.ts';
 
 const PERIODS = { '7': 7, '30': 30, '90': 90 } as const;
 
-export async function registerOverviewRoutes(app: FastifyInstance, deps: ConsoleRouteDeps): Promise<void> {
+export async function registerOverviewRoutes(app: FastifyInstance, deps: PlatformConsoleDeps): Promise<void> {
   const { db, clock } = deps.services;
 
   app.get('/', async (request, reply) => {

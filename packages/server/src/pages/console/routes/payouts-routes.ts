@@ -2,6 +2,7 @@
 // behind a confirmation, payouts with the balance transactions each pays and its settlement report, the
 // reports (balance by day; revenue and the bank's files for the operator). Everything goes through the
 // same services as the APIs.
+
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import {
@@ -10,6 +11,27 @@ import {
   ibanField,
   maskIban,
 } from '../../../platform/bank-accounts/bank-accounts.ts';
+import { contextOf, sendConsolePage } from '../../../platform/console/console-http.ts';
+import {
+  details,
+  doneNotice,
+  filterForm,
+  link,
+  listView,
+  money,
+  postForm,
+  status,
+  when,
+} from '../../../platform/console/console-layout.ts';
+import { h } from '../../../platform/console/html-template.ts';
+import {
+  confirmedAction,
+  eventsAbout,
+  listRoute,
+  nextHref,
+  textQuery,
+  viewerOf,
+} from '../../../platform/console/route-kit.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
 import { sendCsv } from '../../../platform/http/csv-reply.ts';
 import { formatAmount, formatAmountIn, parseAmountField } from '../../../platform/money/amount.ts';
@@ -22,19 +44,7 @@ import {
   settlementReport,
 } from '../../../platform/payouts/reports.ts';
 import { parseOwnerKey } from '../../../platform/payouts/terms.ts';
-import { contextOf, sendConsolePage } from '../console-http.ts';
-import {
-  details,
-  doneNotice,
-  filterForm,
-  link,
-  listView,
-  money,
-  postForm,
-  status,
-  when,
-} from '../console-layout.ts';
-import { h } from '../html-template.ts';
+import type { PlatformConsoleDeps } from '../console-deps.ts';
 import {
   getPayout,
   listPayouts,
@@ -45,19 +55,10 @@ import {
 } from '../reads/payouts-reads.ts';
 import { fourEyes, tenantOfOwner } from './approvals-routes.ts';
 import { reconcileSection, registerReconcileRoute } from './reconcile-section.ts';
-import {
-  type ConsoleRouteDeps,
-  confirmedAction,
-  eventsAbout,
-  listRoute,
-  nextHref,
-  textQuery,
-  viewerOf,
-} from './route-kit.ts';
 
 export async function registerPayoutsConsoleRoutes(
   app: FastifyInstance,
-  deps: ConsoleRouteDeps,
+  deps: PlatformConsoleDeps,
 ): Promise<void> {
   const { db, ledger, clock, bankAccounts, approvals } = deps.services;
   const eyes = fourEyes(deps);

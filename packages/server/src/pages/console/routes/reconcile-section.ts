@@ -1,20 +1,22 @@
 // Console › Money out › Reports, the reconciliation part (docs/payouts.md, Reconciliation): the newest run's
 // result and when it ran, read from reconcile_runs; the page runs nothing. "Reconcile now" runs it for
 // today (from the newest day proved) and comes back to the page.
+
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { contextOf } from '../../../platform/console/console-http.ts';
+import { details, listView, notice, postForm, when } from '../../../platform/console/console-layout.ts';
+import { type Html, h } from '../../../platform/console/html-template.ts';
+import { viewerOf } from '../../../platform/console/route-kit.ts';
 import type { Db } from '../../../platform/db/database.ts';
 import { notFound } from '../../../platform/errors/domain-error.ts';
 import { lastReconcileRun, reconcile } from '../../../platform/payouts/reconcile.ts';
-import { contextOf } from '../console-http.ts';
-import { details, listView, notice, postForm, when } from '../console-layout.ts';
-import { type Html, h } from '../html-template.ts';
+import type { PlatformConsoleDeps } from '../console-deps.ts';
 import { ownersOf } from '../reads/payouts-reads.ts';
-import { type ConsoleRouteDeps, viewerOf } from './route-kit.ts';
 
 export async function reconcileSection(
   db: Db,
   request: FastifyRequest,
-  deps: ConsoleRouteDeps,
+  deps: PlatformConsoleDeps,
 ): Promise<Html> {
   const run = await lastReconcileRun(db);
   const ctx = contextOf(request, deps);
@@ -43,7 +45,7 @@ export async function reconcileSection(
   })}${action}`;
 }
 
-export function registerReconcileRoute(app: FastifyInstance, deps: ConsoleRouteDeps): void {
+export function registerReconcileRoute(app: FastifyInstance, deps: PlatformConsoleDeps): void {
   const { db, clock } = deps.services;
   app.post('/money/reports/reconcile', { config: { idempotency: 'refuse' } }, async (request, reply) => {
     // The operator's, as the section is (a tenant's member sees its own balance report only).

@@ -1,15 +1,24 @@
 // Console › Sandbox (sandbox mode, operators): the clock (advance by a duration, running what became due),
 // the simulators' triggers (any documented event for a tenant), and the inbox of what the notifier "sent".
+
 import type { FastifyInstance } from 'fastify';
+import { contextOf, sendConsolePage } from '../../../platform/console/console-http.ts';
+import {
+  details,
+  idLink,
+  listView,
+  notice,
+  postForm,
+  when,
+} from '../../../platform/console/console-layout.ts';
+import { type Html, h } from '../../../platform/console/html-template.ts';
+import { textBody } from '../../../platform/console/route-kit.ts';
 import { DomainError, notFound } from '../../../platform/errors/domain-error.ts';
 import { advanceAndRunSweeps, type ClockDeps } from '../../../sandbox/http/clock-routes.ts';
 import type { TriggerCatalog } from '../../../sandbox/triggers/trigger-catalog.ts';
-import { contextOf, sendConsolePage } from '../console-http.ts';
-import { details, idLink, listView, notice, postForm, when } from '../console-layout.ts';
-import { type Html, h } from '../html-template.ts';
-import { type ConsoleRouteDeps, textBody } from './route-kit.ts';
+import type { PlatformConsoleDeps } from '../console-deps.ts';
 
-export interface SandboxConsoleDeps extends ConsoleRouteDeps {
+export interface SandboxConsoleDeps extends PlatformConsoleDeps {
   clockDeps: ClockDeps;
   triggers: TriggerCatalog;
 }

@@ -1,15 +1,33 @@
 // Console › Issuing: partners, customers with their KYC state and documents, accounts and balances, cards
 // (masked; freeze and unfreeze through the cards service, as the API does), card transactions with their
 // 3-D Secure challenges, and topups.
+
 import type { FastifyInstance } from 'fastify';
-import { accountStatement } from '../../../issuing/accounts/account-statement.ts';
-import { notFound } from '../../../platform/errors/domain-error.ts';
-import { sendCsv } from '../../../platform/http/csv-reply.ts';
-import { isUuid } from '../../../platform/ids.ts';
-import { sendConsolePage } from '../console-http.ts';
-import { details, doneNotice, idLink, link, listView, money, status, when } from '../console-layout.ts';
-import { ownsTenant, sees } from '../console-scope.ts';
-import { h } from '../html-template.ts';
+import { sendConsolePage } from '../../platform/console/console-http.ts';
+import {
+  details,
+  doneNotice,
+  idLink,
+  link,
+  listView,
+  money,
+  status,
+  when,
+} from '../../platform/console/console-layout.ts';
+import { ownsTenant, sees } from '../../platform/console/console-scope.ts';
+import { h } from '../../platform/console/html-template.ts';
+import {
+  confirmedAction,
+  eventsAbout,
+  listRoute,
+  textQuery,
+  viewerOf,
+} from '../../platform/console/route-kit.ts';
+import { notFound } from '../../platform/errors/domain-error.ts';
+import { sendCsv } from '../../platform/http/csv-reply.ts';
+import { isUuid } from '../../platform/ids.ts';
+import { accountStatement } from '../accounts/account-statement.ts';
+import type { IssuingConsoleDeps } from './console-deps.ts';
 import {
   CARD_STATUSES,
   getCardTransaction,
@@ -23,21 +41,13 @@ import {
   listIssuedCards,
   listIssuingCustomers,
   listTopups,
-} from '../reads/issuing-reads.ts';
-import {
-  type ConsoleRouteDeps,
-  confirmedAction,
-  eventsAbout,
-  listRoute,
-  textQuery,
-  viewerOf,
-} from './route-kit.ts';
+} from './issuing-reads.ts';
 
 type IdParams = { id: string };
 
 export async function registerIssuingConsoleRoutes(
   app: FastifyInstance,
-  deps: ConsoleRouteDeps,
+  deps: IssuingConsoleDeps,
 ): Promise<void> {
   const { db, partners } = deps.services;
 

@@ -2,12 +2,11 @@
 // the next page's address, and a confirmation page whose form re-renders with the error when an action is
 // refused (the same services' validation, named field and all).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Viewer } from '../../../platform/console/console-users.ts';
-import type { Db } from '../../../platform/db/database.ts';
-import type { EventScope } from '../../../platform/events/events-service.ts';
-import { asDomainError } from '../../../platform/http/as-domain-error.ts';
-import type { PlatformServices } from '../../../platform-services.ts';
-import { type ConsoleFrame, contextOf, sendConsolePage } from '../console-http.ts';
+import type { NewApproval } from '../approvals/approvals.ts';
+import type { Db } from '../db/database.ts';
+import type { EventScope, EventsService } from '../events/events-service.ts';
+import { asDomainError } from '../http/as-domain-error.ts';
+import { type ConsoleFrame, contextOf, sendConsolePage } from './console-http.ts';
 import {
   type FilterField,
   type FormField,
@@ -18,12 +17,37 @@ import {
   postForm,
   status,
   when,
-} from '../console-layout.ts';
-import { type Html, h } from '../html-template.ts';
-import type { Page } from '../reads/paging.ts';
+} from './console-layout.ts';
+import type { Viewer } from './console-users.ts';
+import { type Html, h } from './html-template.ts';
+import type { Page } from './paging.ts';
 
-export interface ConsoleRouteDeps extends ConsoleFrame {
-  services: PlatformServices;
+/** What the kit's helpers read; each room's pages ask for the services they use besides. */
+export interface ConsoleKitServices {
+  db: Db;
+  events: EventsService;
+}
+
+export interface ConsoleRouteDeps<Services extends ConsoleKitServices = ConsoleKitServices>
+  extends ConsoleFrame {
+  services: Services;
+}
+
+/** What the console hands each API's module for its pages: the frame, and four eyes on money. */
+export interface ConsoleContext {
+  frame: ConsoleFrame;
+  eyes: FourEyes;
+}
+
+/**
+ * Four eyes on money (the console's Approvals): an action runs now, or waits as a request for a second
+ * person when the tenant's policy asks for one. The console passes it to the pages that move money.
+ */
+export interface FourEyes {
+  runOrAsk(
+    request: FastifyRequest,
+    asked: Omit<NewApproval, 'requester' | 'requestId'>,
+  ): Promise<{ asked: boolean; href: string }>;
 }
 
 /** The query's single text values (a repeated or nested parameter is ignored). */

@@ -1,11 +1,11 @@
 // What the console shows of the card issuing API: customers with their KYC state and documents, accounts
 // with their balances, cards (masked), card transactions with their 3-D Secure challenges, and topups.
 import { sql } from 'kysely';
-import type { Viewer } from '../../../platform/console/console-users.ts';
-import type { Executor } from '../../../platform/db/database.ts';
-import { notFound } from '../../../platform/errors/domain-error.ts';
-import { tenantCondition } from '../console-scope.ts';
-import { pageOf, UUID, whenGiven } from './paging.ts';
+import { tenantCondition } from '../../platform/console/console-scope.ts';
+import type { Viewer } from '../../platform/console/console-users.ts';
+import { pageOf, UUID, whenGiven } from '../../platform/console/paging.ts';
+import type { Executor } from '../../platform/db/database.ts';
+import { notFound } from '../../platform/errors/domain-error.ts';
 
 type Filters = Record<string, string | undefined>;
 interface Cursor {

@@ -1,20 +1,22 @@
 // Console › Payments › Sites: a merchant's sites, and the two changes a site's people make here: its IPN
 // URL and its secret key's rotation (each confirmed first, four eyes where the tenant asks for them).
+
 import type { FastifyInstance } from 'fastify';
-import { runTransaction } from '../../../platform/db/transact.ts';
-import { DomainError } from '../../../platform/errors/domain-error.ts';
-import { tenantChangeSettled } from '../../../platform/tenants/tenant-changes.ts';
-import { sendConsolePage } from '../console-http.ts';
-import { details, doneNotice, link, listView, when } from '../console-layout.ts';
-import { h } from '../html-template.ts';
-import { getSite, listSites } from '../reads/payments-reads.ts';
-import { type ConsoleRouteDeps, confirmedAction, listRoute, textQuery, viewerOf } from './route-kit.ts';
+import { sendConsolePage } from '../../platform/console/console-http.ts';
+import { details, doneNotice, link, listView, when } from '../../platform/console/console-layout.ts';
+import { h } from '../../platform/console/html-template.ts';
+import { confirmedAction, listRoute, textQuery, viewerOf } from '../../platform/console/route-kit.ts';
+import { runTransaction } from '../../platform/db/transact.ts';
+import { DomainError } from '../../platform/errors/domain-error.ts';
+import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
+import type { PaymentsConsoleDeps } from './console-deps.ts';
+import { getSite, listSites } from './payments-reads.ts';
 
 type IdParams = { id: string };
 
 export async function registerPaymentsSitesConsoleRoutes(
   app: FastifyInstance,
-  deps: ConsoleRouteDeps,
+  deps: PaymentsConsoleDeps,
 ): Promise<void> {
   const { db } = deps.services;
 

@@ -1,8 +1,8 @@
 // What a viewer may see of each API: an operator everything; a member only their own tenant's rows. Every
 // console read goes through one of these, so a foreign id is a 404 exactly like an unknown one.
 import { type RawBuilder, sql } from 'kysely';
-import type { TenantKind, Viewer } from '../../platform/console/console-users.ts';
-import { notFound } from '../../platform/errors/domain-error.ts';
+import { notFound } from '../errors/domain-error.ts';
+import type { TenantKind, Viewer } from './console-users.ts';
 
 /**
  * The SQL condition restricting `column` (a tenant id column) to the viewer's tenant of this kind: none for

@@ -1,14 +1,31 @@
 // Console › Payments: orders, transactions (capture, refund, void — each confirmed first), customers, stored
 // cards and payment links; the sites (IPN URL, secret key rotation) are in payments-sites-routes.ts. Actions call the payments services the API
 // calls, with the merchant's scope, so validation, ledger postings and IPNs are the same.
+
 import type { FastifyInstance } from 'fastify';
-import { loadMerchantScope } from '../../../payments/sites.ts';
-import { DomainError } from '../../../platform/errors/domain-error.ts';
-import { ClientAmount, formatAmountIn, parseAmountField } from '../../../platform/money/amount.ts';
-import { findAsset } from '../../../platform/money/assets.ts';
-import { sendConsolePage } from '../console-http.ts';
-import { details, doneNotice, link, listView, money, status, when } from '../console-layout.ts';
-import { h } from '../html-template.ts';
+import { sendConsolePage } from '../../platform/console/console-http.ts';
+import {
+  details,
+  doneNotice,
+  link,
+  listView,
+  money,
+  status,
+  when,
+} from '../../platform/console/console-layout.ts';
+import { h } from '../../platform/console/html-template.ts';
+import {
+  confirmedAction,
+  eventsAbout,
+  listRoute,
+  textQuery,
+  viewerOf,
+} from '../../platform/console/route-kit.ts';
+import { DomainError } from '../../platform/errors/domain-error.ts';
+import { ClientAmount, formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
+import { findAsset } from '../../platform/money/assets.ts';
+import { loadMerchantScope } from '../sites.ts';
+import type { PaymentsConsoleDeps } from './console-deps.ts';
 import {
   getCustomer,
   getOrder,
@@ -20,26 +37,17 @@ import {
   listTransactions,
   ORDER_STATUSES,
   TRANSACTION_STATUSES,
-} from '../reads/payments-reads.ts';
-import { fourEyes } from './approvals-routes.ts';
-import { registerPaymentsSitesConsoleRoutes } from './payments-sites-routes.ts';
-import {
-  type ConsoleRouteDeps,
-  confirmedAction,
-  eventsAbout,
-  listRoute,
-  textQuery,
-  viewerOf,
-} from './route-kit.ts';
+} from './payments-reads.ts';
+import { registerPaymentsSitesConsoleRoutes } from './sites-routes.ts';
 
 type IdParams = { id: string };
 
 export async function registerPaymentsConsoleRoutes(
   app: FastifyInstance,
-  deps: ConsoleRouteDeps,
+  deps: PaymentsConsoleDeps,
 ): Promise<void> {
   const { db } = deps.services;
-  const eyes = fourEyes(deps);
+  const { eyes } = deps;
   const payments = deps.services.payments;
 
   listRoute(app, deps, '/payments/orders', {

@@ -1,7 +1,7 @@
 // What each console page and action needs, and which roles have it (docs/console.md, Roles). Every console
 // route is listed here: registering one that is not stops the server at start, so no page is left open by
 // omission. A GET that shows an action's confirmation needs what the action needs.
-import type { ConsoleRole } from '../../platform/db/schema.ts';
+import type { ConsoleRole } from '../db/schema.ts';
 
 export type Permission =
   /** Any signed-in person: their own account, signing out */

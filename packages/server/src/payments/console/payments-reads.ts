@@ -1,11 +1,11 @@
 // What the console shows of the payments API: orders, transactions, customers, stored cards (masked),
 // payment links and sites, each list scoped to the viewer's merchant and paged by cursor.
 import { sql } from 'kysely';
-import type { Viewer } from '../../../platform/console/console-users.ts';
-import type { Executor } from '../../../platform/db/database.ts';
-import { notFound } from '../../../platform/errors/domain-error.ts';
-import { tenantCondition } from '../console-scope.ts';
-import { DIGITS, pageOf, whenGiven } from './paging.ts';
+import { tenantCondition } from '../../platform/console/console-scope.ts';
+import type { Viewer } from '../../platform/console/console-users.ts';
+import { DIGITS, pageOf, whenGiven } from '../../platform/console/paging.ts';
+import type { Executor } from '../../platform/db/database.ts';
+import { notFound } from '../../platform/errors/domain-error.ts';
 
 type Filters = Record<string, string | undefined>;
 interface Cursor {

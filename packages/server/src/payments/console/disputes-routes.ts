@@ -2,8 +2,24 @@
 // uploaded as a form, and text) or the acceptance of the loss, and the outcome. Actions call the disputes
 // service the payments API calls, with the merchant's scope, so the checks, the storage and the money are
 // the same.
+
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { contextOf, sendConsolePage } from '../../platform/console/console-http.ts';
+import {
+  details,
+  doneNotice,
+  link,
+  listView,
+  money,
+  notice,
+  status,
+  when,
+} from '../../platform/console/console-layout.ts';
+import { h } from '../../platform/console/html-template.ts';
+import { confirmedAction, listRoute, textQuery, viewerOf } from '../../platform/console/route-kit.ts';
+import type { DomainError } from '../../platform/errors/domain-error.ts';
+import { asDomainError } from '../../platform/http/as-domain-error.ts';
 import {
   checkedEvidenceFile,
   EVIDENCE_TEXT_FIELDS,
@@ -11,15 +27,10 @@ import {
   MAX_EVIDENCE_BYTES,
   MAX_EVIDENCE_FILES,
   MAX_EVIDENCE_TEXT,
-} from '../../../payments/disputes/evidence.ts';
-import { loadMerchantScope } from '../../../payments/sites.ts';
-import type { DomainError } from '../../../platform/errors/domain-error.ts';
-import { asDomainError } from '../../../platform/http/as-domain-error.ts';
-import { contextOf, sendConsolePage } from '../console-http.ts';
-import { details, doneNotice, link, listView, money, notice, status, when } from '../console-layout.ts';
-import { h } from '../html-template.ts';
-import { DISPUTE_STATUSES, getDispute, listDisputes } from '../reads/payments-reads.ts';
-import { type ConsoleRouteDeps, confirmedAction, listRoute, textQuery, viewerOf } from './route-kit.ts';
+} from '../disputes/evidence.ts';
+import { loadMerchantScope } from '../sites.ts';
+import type { PaymentsConsoleDeps } from './console-deps.ts';
+import { DISPUTE_STATUSES, getDispute, listDisputes } from './payments-reads.ts';
 
 type IdParams = { id: string };
 
@@ -34,7 +45,7 @@ const FIELD_LABELS: Record<(typeof EVIDENCE_TEXT_FIELDS)[number], string> = {
 
 export async function registerDisputesConsoleRoutes(
   app: FastifyInstance,
-  deps: ConsoleRouteDeps,
+  deps: PaymentsConsoleDeps,
 ): Promise<void> {
   const { db } = deps.services;
   const disputes = deps.services.payments.disputes;

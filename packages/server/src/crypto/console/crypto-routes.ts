@@ -1,16 +1,35 @@
 // Console › Crypto: orders with their deposits and the chain transfers behind them, refund proposals, and
 // stores with their session keys (a key made here is shown once; revoking one refuses it at once).
+
 import type { FastifyInstance } from 'fastify';
-import { REFUND_REFERENCE } from '../../../crypto/refunds/refunds-service.ts';
-import { noteAuditObject } from '../../../platform/audit/audit-actions.ts';
-import type { Viewer } from '../../../platform/console/console-users.ts';
-import { DomainError, notFound } from '../../../platform/errors/domain-error.ts';
-import { tenantChangeSettled } from '../../../platform/tenants/tenant-changes.ts';
-import { readEvmWallet } from '../../../rails/chain/hd-addresses.ts';
-import { sendConsolePage } from '../console-http.ts';
-import { details, doneNotice, idLink, link, listView, money, status, when } from '../console-layout.ts';
-import { ownsTenant, sees } from '../console-scope.ts';
-import { h } from '../html-template.ts';
+import { noteAuditObject } from '../../platform/audit/audit-actions.ts';
+import { sendConsolePage } from '../../platform/console/console-http.ts';
+import {
+  details,
+  doneNotice,
+  idLink,
+  link,
+  listView,
+  money,
+  status,
+  when,
+} from '../../platform/console/console-layout.ts';
+import { ownsTenant, sees } from '../../platform/console/console-scope.ts';
+import type { Viewer } from '../../platform/console/console-users.ts';
+import { h } from '../../platform/console/html-template.ts';
+import {
+  confirmedAction,
+  eventsAbout,
+  listRoute,
+  nextHref,
+  textQuery,
+  viewerOf,
+} from '../../platform/console/route-kit.ts';
+import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
+import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
+import { readEvmWallet } from '../../rails/chain/hd-addresses.ts';
+import { REFUND_REFERENCE } from '../refunds/refunds-service.ts';
+import type { CryptoConsoleDeps } from './console-deps.ts';
 import {
   CRYPTO_ORDER_STATUSES,
   CRYPTO_REFUND_STATUSES,
@@ -21,22 +40,13 @@ import {
   listCryptoOrders,
   listCryptoRefunds,
   listStoreKeys,
-} from '../reads/crypto-reads.ts';
-import {
-  type ConsoleRouteDeps,
-  confirmedAction,
-  eventsAbout,
-  listRoute,
-  nextHref,
-  textQuery,
-  viewerOf,
-} from './route-kit.ts';
+} from './crypto-reads.ts';
 
 type IdParams = { id: string };
 
 export async function registerCryptoConsoleRoutes(
   app: FastifyInstance,
-  deps: ConsoleRouteDeps,
+  deps: CryptoConsoleDeps,
 ): Promise<void> {
   const { db } = deps.services;
   const { stores } = deps.services;

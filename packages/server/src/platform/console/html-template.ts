@@ -1,6 +1,6 @@
 // The console's markup: a tagged template that escapes every interpolated value unless it is markup made
 // by this same template, so a page cannot forget to escape a tenant's or a shopper's text.
-import { escapeHtml } from '../../platform/pages/html.ts';
+import { escapeHtml } from '../pages/html.ts';
 
 export class Html {
   constructor(readonly value: string) {}

@@ -1,8 +1,8 @@
 // Cursor pagination for the console's lists: newest first by (created_at, id), the cursor the last row's
 // pair, so a page never repeats or skips a row however many arrive meanwhile.
 import { type RawBuilder, sql } from 'kysely';
-import type { Executor } from '../../../platform/db/database.ts';
-import { DomainError } from '../../../platform/errors/domain-error.ts';
+import type { Executor } from '../db/database.ts';
+import { DomainError } from '../errors/domain-error.ts';
 
 export const PAGE_SIZE = 25;
 

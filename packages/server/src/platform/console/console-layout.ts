@@ -2,9 +2,9 @@
 // may open, and its content; lists are tables with filters and a next-page link; actions are POST forms
 // carrying the session's CSRF token and, where they change money or state, a fresh idempotency key.
 import { randomUUID } from 'node:crypto';
-import type { Viewer } from '../../platform/console/console-users.ts';
-import { formatAmountIn } from '../../platform/money/amount.ts';
-import { findAsset } from '../../platform/money/assets.ts';
+import { formatAmountIn } from '../money/amount.ts';
+import { findAsset } from '../money/assets.ts';
+import type { Viewer } from './console-users.ts';
 import { type Html, h } from './html-template.ts';
 import { allows, permissionOf } from './permissions.ts';
 
