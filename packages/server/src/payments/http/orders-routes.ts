@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { httpUrl, text } from '../../platform/http/fields.ts';
-import { ClientAmount } from '../../platform/money/amount.ts';
+import { ClientAmount, optionalAmount } from '../../platform/money/amount.ts';
 import type { WalletPaymentTokens } from '../../rails/wallet-tokenization/payment-tokens.ts';
 import type { ChargeResult, CreateOrderCommand, PaymentOrdersService } from '../orders/orders-service.ts';
 import { type MerchantAuthenticator, merchantOf } from './authenticate.ts';
@@ -184,7 +184,7 @@ function createCommand(body: z.output<typeof createBody>, reading: InstrumentRea
     intervalType: body.intervalType,
     intervalValue: body.intervalValue,
     retryPayment: body.retryPayment,
-    ...(trialAmount !== undefined ? { trialAmount: ClientAmount.read(trialAmount, 'trialAmount') } : {}),
+    trialAmount: optionalAmount(trialAmount, 'trialAmount'),
     firstBillDate: body.firstBillDate === undefined ? undefined : new Date(body.firstBillDate),
     backUrl: body.backUrl,
     transactionMethod: body.transactionMethod,

@@ -7,7 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
 import { parseClientJson } from '../../platform/http/client-json.ts';
-import { ClientAmount } from '../../platform/money/amount.ts';
+import { ClientAmount, optionalAmount } from '../../platform/money/amount.ts';
 import type { OrderTermsCommand } from '../orders/order-types.ts';
 
 const text = (max: number) => z.string().trim().max(max);
@@ -174,9 +174,7 @@ function orderTermsOf(request: CheckoutJson, cardVerification: boolean): OrderTe
     intervalType: order.intervalType,
     intervalValue: order.intervalValue,
     retryPayment: order.retryPayment,
-    ...(order.trialAmount !== undefined
-      ? { trialAmount: ClientAmount.read(order.trialAmount, 'trialAmount') }
-      : {}),
+    trialAmount: optionalAmount(order.trialAmount, 'trialAmount'),
     firstBillDate: order.firstBillDate === undefined ? undefined : new Date(order.firstBillDate),
     backUrl: request.backUrl,
     cardTransactionMode: request.cardTransactionMode === 'verifyCard' ? 'auth' : request.cardTransactionMode,
