@@ -15,6 +15,16 @@ const PROCESS_TESTS = [
   'packages/server/test/e2e/{production-build,start-and-cli,terminal-stop,two-processes,workers}.test.ts',
 ];
 
+/**
+ * Long suites whose size is a knob: every documented operation fuzzed (npm run fuzz, FUZZ_RUNS) and money
+ * out over random histories (npm run test:money, TESSERA_PROPERTY_RUNS). CI runs both, bounded, with more
+ * cases than npm test could afford; npm test leaves them to those scripts.
+ */
+const BOUNDED_TESTS = [
+  'packages/server/test/fuzz/**/*.test.ts',
+  'packages/server/test/payouts/money-out-properties.test.ts',
+];
+
 /** The pages a person sees, driven in Debian's Chromium: npm run test:browser; CI requires and runs them. */
 const BROWSER_TESTS = 'packages/server/test/browser/**/*.test.ts';
 
@@ -37,8 +47,8 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-          // npm run test:failover (vitest.failover.config.ts), test:processes, test:browser
-          exclude: ['packages/server/test/failover/**', ...PROCESS_TESTS, BROWSER_TESTS],
+          // npm run test:failover (vitest.failover.config.ts), test:processes, test:browser, fuzz, test:money
+          exclude: ['packages/server/test/failover/**', ...PROCESS_TESTS, BROWSER_TESTS, ...BOUNDED_TESTS],
         },
       },
       {
@@ -58,6 +68,7 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'processes', include: PROCESS_TESTS } },
+      { extends: true, test: { name: 'bounded', include: BOUNDED_TESTS } },
       { extends: true, test: { name: 'browser', include: [BROWSER_TESTS] } },
     ],
   },
