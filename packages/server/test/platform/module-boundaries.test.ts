@@ -105,9 +105,9 @@ function circles(graph: Map<string, string[]>): string[][] {
 
 /**
  * The wire's parsers (an amount's text, a client's JSON, a card number and its expiry) and the folders
- * that may call them: an API's http/ and hosted pages/, the console's routes, the sandbox, the CLI and
- * the rails (an adapter reads its provider's files, a bank statement's amounts).
- * Everywhere else takes the typed command those edges build (docs/architecture.md, Parse once at the edge).
+ * that may call them: an API's http/, hosted pages/ and console/ pages, the console's own rooms, the
+ * sandbox, the CLI and the rails (an adapter reads its provider's files, a bank statement's amounts).
+ * Everywhere else takes the typed command those edges build (docs/architecture.md, Parse once, at the edge).
  */
 const WIRE_PARSERS =
   /\b(parseAmountField|parseAmount|parseClientJson|isLuhnValid|parseCardExpiry)\(|ClientAmount\.read\(/;
@@ -117,9 +117,8 @@ const WIRE_DEFINITIONS = new Set([
   'platform/cards/card-number.ts',
 ]);
 const isEdge = (path: string) =>
-  /(^|\/)(http|pages|console|cli)\//.test(path) ||
-  ['sandbox', 'rails'].includes(roomOf(path)) ||
-  path.startsWith('admin/cli/');
+  /(^|\/)(http|pages|console|cli)\//.test(path) || // admin/cli/ is matched here too
+  ['sandbox', 'rails'].includes(roomOf(path));
 
 const files = sources(src).map((path) => ({ path: relative(src, path), code: code(path) }));
 
