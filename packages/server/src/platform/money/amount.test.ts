@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AmountError, formatAmount, MAX_INTEGER_DIGITS, parseAmount, toOnChainUnits } from './amount.ts';
+import { DomainError } from '../errors/domain-error.ts';
+import {
+  AmountError,
+  ClientAmount,
+  formatAmount,
+  MAX_INTEGER_DIGITS,
+  parseAmount,
+  toOnChainUnits,
+} from './amount.ts';
 import { type Asset, findAsset, findNetwork, isFiat, listAssets } from './assets.ts';
 
 const asset = (code: string): Asset => {
@@ -147,6 +155,71 @@ describe('properties', () => {
       fc.property(assets, fc.bigInt({ min: 1n, max: 10n ** 20n }), (a, minor) => {
         expect(() => parseAmount(`-${formatAmount(minor, a)}`, a)).toThrow(AmountError);
       }),
+    );
+  });
+});
+
+describe('ClientAmount', () => {
+  const refusal = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      if (err instanceof DomainError) return { field: err.field, message: err.message };
+      throw err;
+    }
+    return undefined;
+  };
+
+  it('reads the text once at the edge and converts it once its asset is known', () => {
+    const amount = ClientAmount.read('10.90', 'amount');
+    expect(amount.in(EUR)).toBe(1090n);
+    expect(amount.in(KWD)).toBe(10_900n);
+    expect(ClientAmount.read(19.99).in(EUR)).toBe(1999n);
+  });
+
+  it('names its field: a bad text at the edge, what the asset cannot hold when converted', () => {
+    expect(refusal(() => ClientAmount.read('1e3', 'trialAmount'))).toEqual({
+      field: 'trialAmount',
+      message: '"1e3" is not a decimal amount',
+    });
+    const split = ClientAmount.read('1.5', 'splitSchema.0.amount');
+    expect(refusal(() => split.in(JPY))).toEqual({
+      field: 'splitSchema.0.amount',
+      message: 'JPY amounts have no decimals',
+    });
+    expect(refusal(() => ClientAmount.read('0.00').in(EUR))?.message).toBe(
+      'the amount must be greater than zero',
+    );
+  });
+
+  it('refuses exactly what parseAmount refuses, in the same words', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ maxLength: 24 }), fc.stringMatching(/^-?\d{1,17}(\.\d{0,20})?$/)),
+        fc.constantFrom(EUR, JPY, KWD, BTC, ETH),
+        (text, a) => {
+          let direct: string | bigint;
+          try {
+            direct = parseAmount(text, a);
+          } catch (err) {
+            direct = (err as AmountError).message;
+          }
+          let edge: string | bigint;
+          try {
+            edge = ClientAmount.read(text).in(a);
+          } catch (err) {
+            edge = (err as DomainError).message;
+          }
+          expect(edge).toEqual(direct);
+        },
+      ),
+    );
+  });
+
+  it('takes a stored amount as if a client wrote it (a link keeps its value in a new currency)', () => {
+    expect(ClientAmount.fromMinor(1050n, EUR).in(asset('USD'))).toBe(1050n);
+    expect(refusal(() => ClientAmount.fromMinor(1050n, EUR).in(JPY))?.message).toBe(
+      'JPY amounts have no decimals',
     );
   });
 });
