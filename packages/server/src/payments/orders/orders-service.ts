@@ -35,13 +35,7 @@ import { type GivenInstrument, resolveInstrument } from './payment-instrument.ts
 import { RecurringBilling } from './recurring-billing.ts';
 
 export type { OrderRow } from './order-row.ts';
-export type {
-  ChargeResult,
-  CreateOrderCommand,
-  OrderFilter,
-  OrdersDeps,
-  OrderTermsCommand,
-} from './order-types.ts';
+export type { ChargeResult, CreateOrderCommand } from './order-types.ts';
 
 export class PaymentOrdersService {
   private readonly records: OrderRecords;
