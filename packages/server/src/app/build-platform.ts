@@ -227,7 +227,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     readiness: railReadiness,
     chainHeads,
     close: closeRails,
-  } = createRails({
+  } = await createRails({
     config,
     db,
     clock,

@@ -14,7 +14,6 @@ import { CardNetworkSimulator } from './card-network/network-simulator.ts';
 import type { CardNetwork } from './card-network/port.ts';
 import { ChainRouter } from './chain/chain-router.ts';
 import { ChainSimulator } from './chain/chain-simulator.ts';
-import { EvmChain } from './chain/evm/evm-chain.ts';
 import type { EvmConfig } from './chain/evm/evm-config.ts';
 import type { ChainRail } from './chain/port.ts';
 import { FxSimulator } from './fx/fx-simulator.ts';
@@ -88,7 +87,7 @@ export interface BuiltRails {
  * rail runs its simulator in every mode for now (README, Production); the wallet verifier is real
  * cryptography.
  */
-export function createRails(deps: RailsDeps): BuiltRails {
+export async function createRails(deps: RailsDeps): Promise<BuiltRails> {
   const { config, db, clock, transact, encryptor, encryptionKey, capabilities, logger, sweeps } = deps;
 
   const inbox = new SandboxNotifier(clock, encryptor);
@@ -112,7 +111,17 @@ export function createRails(deps: RailsDeps): BuiltRails {
   }
 
   const simulatedChain = new ChainSimulator(db, clock, transact);
-  const evm = config.evm && new EvmChain({ config: config.evm, db, clock, transact, logger });
+  // The EVM adapter is loaded only where one is configured: its client library (viem) is most of a
+  // start's module loading, and the sandbox, every test and most operators never use it.
+  const evm =
+    config.evm &&
+    new (await import('./chain/evm/evm-chain.ts')).EvmChain({
+      config: config.evm,
+      db,
+      clock,
+      transact,
+      logger,
+    });
   const chain = new ChainRouter(simulatedChain, evm);
   const fx = new FxSimulator(clock);
   const kycVendor = new KycVendorSimulator(clock, config.publicUrl, capabilities);
