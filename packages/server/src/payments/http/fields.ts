@@ -1,5 +1,5 @@
 // Zod fields for values that arrive as form strings or JSON values alike: integers, booleans, exact
-// decimals (kept as text until the currency is known), and JSON members sent as objects or as strings.
+// decimals (the route reads them as ClientAmounts), and JSON members sent as objects or as strings.
 import { z } from 'zod';
 import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
 import { parseClientJson } from '../../platform/http/client-json.ts';
@@ -15,7 +15,7 @@ export const flagField = z
   .union([z.boolean(), z.number(), z.enum(['0', '1', 'true', 'false', 'yes', 'no'])])
   .transform((v) => v === true || v === 1 || v === '1' || v === 'true' || v === 'yes');
 
-/** A decimal amount; parsed exactly against its currency by the service. */
+/** A decimal amount's text; the route reads it as a ClientAmount, converted in its currency by the service. */
 export const decimalField = z.union([
   z
     .string()
