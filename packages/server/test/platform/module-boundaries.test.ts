@@ -117,7 +117,8 @@ const WIRE_DEFINITIONS = new Set([
   'platform/cards/card-number.ts',
 ]);
 const isEdge = (path: string) =>
-  /(^|\/)(http|pages|console|cli)\//.test(path) || // admin/cli/ is matched here too
+  /(^|\/)(http|pages|cli)\//.test(path) || // admin/cli/ and the console's own rooms (pages/console/) too
+  /^(issuing|payments|crypto)\/console\//.test(path) || // not platform/console/: the kit parses nothing
   ['sandbox', 'rails'].includes(roomOf(path));
 
 const files = sources(src).map((path) => ({ path: relative(src, path), code: code(path) }));

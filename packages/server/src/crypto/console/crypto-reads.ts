@@ -1,5 +1,6 @@
 // What the console shows of the crypto API: orders with their deposits and the chain transfers behind
 // them (confirmations counted), refund proposals, stores and their session keys.
+
 import { sql } from 'kysely';
 import { tenantCondition } from '../../platform/console/console-scope.ts';
 import type { Viewer } from '../../platform/console/console-users.ts';
@@ -13,15 +14,6 @@ interface Cursor {
   cursor_id: string;
 }
 
-export const CRYPTO_ORDER_STATUSES = [
-  'pending',
-  'paid',
-  'expired',
-  'canceled',
-  'refund_proposed',
-  'refund_processing',
-  'refund_completed',
-] as const;
 export const CRYPTO_REFUND_STATUSES = ['proposed', 'accepted', 'rejected', 'complete', 'expired'] as const;
 
 export interface CryptoOrderRow extends Cursor {

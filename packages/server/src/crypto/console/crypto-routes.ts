@@ -25,13 +25,13 @@ import {
   textQuery,
   viewerOf,
 } from '../../platform/console/route-kit.ts';
+import { CRYPTO_ORDER_STATUSES } from '../../platform/db/schema.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
 import { readEvmWallet } from '../../rails/chain/hd-addresses.ts';
 import { REFUND_REFERENCE } from '../refunds/refunds-service.ts';
 import type { CryptoConsoleDeps } from './console-deps.ts';
 import {
-  CRYPTO_ORDER_STATUSES,
   CRYPTO_REFUND_STATUSES,
   chainTransfers,
   depositsOf,

@@ -1,19 +1,11 @@
 // A crypto order and its payment as the wire shows them (JSON:API resources, docs/wire-compatibility.md):
 // their schemas for the OpenAPI document, and the presenters that fill them.
+
 import { z } from 'zod';
+import { CRYPTO_ORDER_STATUSES as ORDER_STATUSES } from '../../platform/db/schema.ts';
 import { formatRate } from '../../platform/money/rates.ts';
 import type { Order } from '../orders/orders-service.ts';
 import { money, moneyOf } from './jsonapi.ts';
-
-export const ORDER_STATUSES = [
-  'pending',
-  'paid',
-  'expired',
-  'canceled',
-  'refund_proposed',
-  'refund_processing',
-  'refund_completed',
-] as const;
 
 const transferView = z.object({
   transaction_hash: z.string(),

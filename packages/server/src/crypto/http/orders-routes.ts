@@ -1,6 +1,8 @@
 // /stores/orders (docs/wire-compatibility.md, Crypto merchant): create answers `orders_redirect` with the buyer's payment
 // URL; list pages with `cursor` and `limit`; retrieve takes `?include=payments`.
+
 import { z } from 'zod';
+import { CRYPTO_ORDER_STATUSES as ORDER_STATUSES } from '../../platform/db/schema.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { httpUrl, text } from '../../platform/http/fields.ts';
@@ -12,13 +14,7 @@ import type { Order, OrdersService } from '../orders/orders-service.ts';
 import { isSettlementCurrency, SETTLEMENT_CURRENCIES } from '../quotes/quotes-service.ts';
 import { type StoreAuthenticator, storeOf } from './authenticate.ts';
 import { decimalText, errors, moneyOf } from './jsonapi.ts';
-import {
-  ORDER_STATUSES,
-  orderResource,
-  paymentResource,
-  presentOrder,
-  presentPayment,
-} from './order-views.ts';
+import { orderResource, paymentResource, presentOrder, presentPayment } from './order-views.ts';
 
 export { presentOrder } from './order-views.ts';
 

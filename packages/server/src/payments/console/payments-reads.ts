@@ -1,5 +1,6 @@
 // What the console shows of the payments API: orders, transactions, customers, stored cards (masked),
 // payment links and sites, each list scoped to the viewer's merchant and paged by cursor.
+
 import { sql } from 'kysely';
 import { tenantCondition } from '../../platform/console/console-scope.ts';
 import type { Viewer } from '../../platform/console/console-users.ts';
@@ -13,26 +14,6 @@ interface Cursor {
   cursor_id: string;
 }
 
-export const ORDER_STATUSES = [
-  'start',
-  'in-progress',
-  'retrying',
-  'expiring',
-  'complete-ok',
-  'complete-failed',
-  'canceled',
-] as const;
-export const TRANSACTION_STATUSES = [
-  'start',
-  'in-progress',
-  'complete-ok',
-  'complete-failed',
-  'cancel-ok',
-  'refund-ok',
-  'void-ok',
-  '3d-pending',
-  'charge-back',
-] as const;
 export const DISPUTE_STATUSES = ['needs_response', 'under_review', 'won', 'lost', 'accepted'] as const;
 
 export interface OrderRow extends Cursor {

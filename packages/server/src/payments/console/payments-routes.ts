@@ -21,6 +21,7 @@ import {
   textQuery,
   viewerOf,
 } from '../../platform/console/route-kit.ts';
+import { PAYMENTS_ORDER_STATUSES, PAYMENTS_TRANSACTION_STATUSES } from '../../platform/db/schema.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { ClientAmount, formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
@@ -35,8 +36,6 @@ import {
   listOrders,
   listStoredCards,
   listTransactions,
-  ORDER_STATUSES,
-  TRANSACTION_STATUSES,
 } from './payments-reads.ts';
 import { registerPaymentsSitesConsoleRoutes } from './sites-routes.ts';
 
@@ -54,7 +53,7 @@ export async function registerPaymentsConsoleRoutes(
     title: 'Payments orders',
     read: listOrders,
     filters: [
-      { name: 'status', label: 'Status', options: ORDER_STATUSES },
+      { name: 'status', label: 'Status', options: PAYMENTS_ORDER_STATUSES },
       { name: 'siteId', label: 'Site id' },
       { name: 'customerId', label: 'Customer id' },
       { name: 'currency', label: 'Currency' },
@@ -116,7 +115,7 @@ export async function registerPaymentsConsoleRoutes(
     title: 'Payments transactions',
     read: listTransactions,
     filters: [
-      { name: 'status', label: 'Status', options: TRANSACTION_STATUSES },
+      { name: 'status', label: 'Status', options: PAYMENTS_TRANSACTION_STATUSES },
       { name: 'type', label: 'Type', options: ['deposit', 'refund', 'credit'] },
       { name: 'orderId', label: 'Order id' },
     ],

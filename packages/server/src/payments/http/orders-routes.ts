@@ -1,6 +1,8 @@
 // /order and /order-rebill (spec, Orders; docs/wire-compatibility.md for list filters and the cancel and rebill bodies).
+
 import { z } from 'zod';
 import type { Clock } from '../../platform/clock/clock.ts';
+import { PAYMENTS_ORDER_STATUSES as ORDER_STATUSES } from '../../platform/db/schema.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { httpUrl, text } from '../../platform/http/fields.ts';
 import { ClientAmount, optionalAmount } from '../../platform/money/amount.ts';
@@ -32,15 +34,6 @@ import { type InstrumentReading, readInstrument } from './instrument-fields.ts';
 import { orderView, presentOrder } from './views.ts';
 
 const ORDER_TYPES = ['purchase', 'recurring', 'managed', 'credit'] as const;
-const ORDER_STATUSES = [
-  'start',
-  'in-progress',
-  'retrying',
-  'expiring',
-  'complete-ok',
-  'complete-failed',
-  'canceled',
-] as const;
 const REASONS = [
   'fraud-confirm',
   'highly-suspicious',

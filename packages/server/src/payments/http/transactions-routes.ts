@@ -1,5 +1,7 @@
 // /transaction (spec, Transactions; docs/wire-compatibility.md for filters and the capture and refund bodies).
+
 import { z } from 'zod';
+import { PAYMENTS_TRANSACTION_STATUSES as STATUSES } from '../../platform/db/schema.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { text } from '../../platform/http/fields.ts';
 import { ClientAmount, parseAmountField } from '../../platform/money/amount.ts';
@@ -10,17 +12,6 @@ import { envelope, ok, paged, pagedEnvelope, pageOf, standardErrors } from './en
 import { currencyField, decimalField, intField, isoDateTime, pageQuery } from './fields.ts';
 import { presentTransaction, transactionView } from './views.ts';
 
-const STATUSES = [
-  'start',
-  'in-progress',
-  'complete-ok',
-  'complete-failed',
-  'cancel-ok',
-  'refund-ok',
-  'void-ok',
-  '3d-pending',
-  'charge-back',
-] as const;
 const REFUND_REASONS = [
   'fraud-confirm',
   'highly-suspicious',

@@ -773,14 +773,17 @@ export interface CryptoApiKeysTable {
   revoked_at: Timestamp | null;
 }
 
-export type CryptoOrderStatus =
-  | 'pending'
-  | 'paid'
-  | 'expired'
-  | 'canceled'
-  | 'refund_proposed'
-  | 'refund_processing'
-  | 'refund_completed';
+/** A crypto order's statuses (the API's filter and the console's list take them from here) */
+export const CRYPTO_ORDER_STATUSES = [
+  'pending',
+  'paid',
+  'expired',
+  'canceled',
+  'refund_proposed',
+  'refund_processing',
+  'refund_completed',
+] as const;
+export type CryptoOrderStatus = (typeof CRYPTO_ORDER_STATUSES)[number];
 
 export interface CryptoOrderCustomer {
   first_name?: string;
@@ -956,14 +959,17 @@ export interface PaymentsCardsTable {
 }
 
 export type PaymentsOrderType = 'purchase' | 'recurring' | 'managed' | 'credit';
-export type PaymentsOrderStatus =
-  | 'start'
-  | 'in-progress'
-  | 'retrying'
-  | 'expiring'
-  | 'complete-ok'
-  | 'complete-failed'
-  | 'canceled';
+/** A payments order's statuses (the API's filter and the console's list take them from here) */
+export const PAYMENTS_ORDER_STATUSES = [
+  'start',
+  'in-progress',
+  'retrying',
+  'expiring',
+  'complete-ok',
+  'complete-failed',
+  'canceled',
+] as const;
+export type PaymentsOrderStatus = (typeof PAYMENTS_ORDER_STATUSES)[number];
 export type PaymentsCardMode = 'auth' | 'authAndCapture' | 'credit';
 
 export interface PaymentsOrdersTable {
@@ -1007,16 +1013,19 @@ export interface PaymentsOrdersTable {
   updated_at: Timestamp;
 }
 
-export type PaymentsTransactionStatus =
-  | 'start'
-  | 'in-progress'
-  | 'complete-ok'
-  | 'complete-failed'
-  | 'cancel-ok'
-  | 'refund-ok'
-  | 'void-ok'
-  | '3d-pending'
-  | 'charge-back';
+/** A payments transaction's statuses (the API's filter and the console's list take them from here) */
+export const PAYMENTS_TRANSACTION_STATUSES = [
+  'start',
+  'in-progress',
+  'complete-ok',
+  'complete-failed',
+  'cancel-ok',
+  'refund-ok',
+  'void-ok',
+  '3d-pending',
+  'charge-back',
+] as const;
+export type PaymentsTransactionStatus = (typeof PAYMENTS_TRANSACTION_STATUSES)[number];
 
 export interface PaymentsTransactionsTable {
   id: Identity;
