@@ -155,6 +155,20 @@ describe('the WooCommerce plugin', () => {
     expect(orders.body.data).toEqual([]);
   });
 
+  it('refuses a firstBillDate that is not a date before the card page, naming it', async () => {
+    const json = subscriptionJson(guestOrder(1401), {
+      product: 'Plan',
+      period: 'week',
+      interval: '1',
+      signUpFee: '5',
+      trialEnds: 'next tuesday',
+    });
+    const page = await h.request('POST', '/?lang=en', { form: pluginForm(json, key) });
+    expect(page.status).toBe(400);
+    expect(page.text).toContain('firstBillDate must be a date such as 2026-12-31');
+    expect(page.text).not.toContain('name="cardNumber"');
+  });
+
   it('still refuses what is wrong, empty or not: a bad email, an empty identifier, an empty orderId', async () => {
     type Form = { customer: Record<string, unknown>; order: Record<string, unknown> };
     const cases: [string, (j: Form) => void][] = [

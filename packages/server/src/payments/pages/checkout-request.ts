@@ -175,7 +175,8 @@ function orderTermsOf(request: CheckoutJson, cardVerification: boolean): OrderTe
     intervalValue: order.intervalValue,
     retryPayment: order.retryPayment,
     trialAmount: optionalAmount(order.trialAmount, 'trialAmount'),
-    firstBillDate: order.firstBillDate === undefined ? undefined : new Date(order.firstBillDate),
+    firstBillDate:
+      order.firstBillDate === undefined ? undefined : dateOf(order.firstBillDate, 'firstBillDate'),
     backUrl: request.backUrl,
     cardTransactionMode: request.cardTransactionMode === 'verifyCard' ? 'auth' : request.cardTransactionMode,
     saveCard: request.saveCard || cardVerification,
@@ -183,4 +184,12 @@ function orderTermsOf(request: CheckoutJson, cardVerification: boolean): OrderTe
     externalCustomData: request.customData,
     cardVerification,
   };
+}
+
+/** A date the shop wrote (WooCommerce sends `2026-12-31`, the SDKs an ISO 8601 time); anything else is named. */
+function dateOf(text: string, field: string): Date {
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime()))
+    throw validationFailed(field, `${field} must be a date such as 2026-12-31`);
+  return date;
 }
