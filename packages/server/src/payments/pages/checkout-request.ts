@@ -7,7 +7,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { DomainError, validationFailed } from '../../platform/errors/domain-error.ts';
 import { parseClientJson } from '../../platform/http/client-json.ts';
-import { ClientAmount, optionalAmount } from '../../platform/money/amount.ts';
+import { ClientAmount, optionalAmount, parseAmount } from '../../platform/money/amount.ts';
+import { knownAsset } from '../../platform/money/assets.ts';
 import type { OrderTermsCommand } from '../orders/order-types.ts';
 
 const text = (max: number) => z.string().trim().max(max);
@@ -150,7 +151,7 @@ export async function openCheckoutRequest(
       order.cardTransactionMode === 'auth' &&
       order.order.type === 'purchase' &&
       order.order.currency === 'EUR' &&
-      Number(order.order.amount) === 0.1);
+      isTenEuroCents(order.order.amount));
   return {
     jsonRequest,
     checksum,
@@ -184,6 +185,15 @@ function orderTermsOf(request: CheckoutJson, cardVerification: boolean): OrderTe
     externalCustomData: request.customData,
     cardVerification,
   };
+}
+
+/** The SDK's card-save order is for exactly 0.10 EUR; compared in minor units, never as a float. */
+function isTenEuroCents(text: string): boolean {
+  try {
+    return parseAmount(text, knownAsset('EUR')) === 10n;
+  } catch {
+    return false; // not an amount EUR can hold: not the card-save order (its terms refuse it later)
+  }
 }
 
 /** A date the shop wrote (WooCommerce sends `2026-12-31`, the SDKs an ISO 8601 time); anything else is named. */
