@@ -64,6 +64,7 @@ describe('config', () => {
     ).toEqual({
       webhookAttemptDays: 90,
       sandboxMessageDays: 30,
+      riskDays: 400,
       idempotencyKeyDays: 7,
       outboundMailDays: 14,
     });

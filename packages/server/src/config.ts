@@ -44,6 +44,8 @@ export const ConfigSchema = z.object({
   TESSERA_WEBHOOK_ATTEMPT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   /** Days a sandbox message (the sandbox's mail and SMS inbox) is kept (default: 30) */
   TESSERA_SANDBOX_MESSAGE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Days risk signals and decisions are kept: a backtest reaches this far back (default: 400) */
+  TESSERA_RISK_RETENTION_DAYS: z.coerce.number().int().min(31).max(3650).default(400),
   /** Days a used Idempotency-Key is refused for another run; its answer is replayed for the first one (default: 30) */
   TESSERA_IDEMPOTENCY_KEY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** Days sent and given-up outbound mail is kept (default: 30) */
@@ -183,6 +185,7 @@ export interface Config {
   retention: {
     webhookAttemptDays: number;
     sandboxMessageDays: number;
+    riskDays: number;
     idempotencyKeyDays: number;
     outboundMailDays: number;
   };
@@ -272,6 +275,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     retention: {
       webhookAttemptDays: e.TESSERA_WEBHOOK_ATTEMPT_RETENTION_DAYS,
       sandboxMessageDays: e.TESSERA_SANDBOX_MESSAGE_RETENTION_DAYS,
+      riskDays: e.TESSERA_RISK_RETENTION_DAYS,
       idempotencyKeyDays: e.TESSERA_IDEMPOTENCY_KEY_RETENTION_DAYS,
       outboundMailDays: e.TESSERA_OUTBOUND_MAIL_RETENTION_DAYS,
     },

@@ -22,6 +22,7 @@ import type { Metrics } from './platform/http/metrics.ts';
 import type { IdempotencyStore } from './platform/idempotency/idempotency-store.ts';
 import type { JobQueue } from './platform/jobs/job-queue.ts';
 import type { Ledger } from './platform/ledger/ledger.ts';
+import type { Risk } from './platform/risk/risk.ts';
 import type { MerchantsService } from './platform/tenants/merchants-service.ts';
 import type { PartnersService } from './platform/tenants/partners-service.ts';
 import type { StoresService } from './platform/tenants/stores-service.ts';
@@ -69,6 +70,8 @@ export interface Platform {
   railReadiness: (() => Promise<string | undefined>)[];
   /** The people who sign in to the console */
   consoleUsers: ConsoleUsers;
+  /** Fraud rules, block and allow lists and their decisions at every decision point (docs/risk.md) */
+  risk: Risk;
   /** Four eyes on money: the tenants' policies and the requests waiting for a second person */
   approvals: Approvals;
   encryptor: Encryptor;

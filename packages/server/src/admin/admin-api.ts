@@ -15,6 +15,8 @@ import { registerMoneyOutReportRoutes } from './http/money-out-report-routes.ts'
 import { registerMoneyOutRoutes } from './http/money-out-routes.ts';
 import { registerPartnerRoutes } from './http/partners-routes.ts';
 import { presentAdminError } from './http/present-error.ts';
+import { registerRiskListRoutes } from './http/risk-lists-routes.ts';
+import { registerRiskRuleRoutes } from './http/risk-rules-routes.ts';
 import { registerStoreRoutes } from './http/stores-routes.ts';
 
 export function adminApi(services: PlatformServices, adminToken: string): ApiScope {
@@ -28,6 +30,7 @@ export function adminApi(services: PlatformServices, adminToken: string): ApiSco
     bankAccounts: services.bankAccounts,
     approvals: services.approvals,
     moneyOut: services.moneyOut,
+    risk: services.risk,
     ledger: services.ledger,
     clock: services.clock,
     checkWebhookUrl: (url: string | null | undefined, field: string) =>
@@ -58,6 +61,8 @@ export function adminApi(services: PlatformServices, adminToken: string): ApiSco
       await registerApprovalThresholdRoutes(routes, adminDeps);
       await registerMoneyOutRoutes(routes, adminDeps);
       await registerMoneyOutReportRoutes(routes, adminDeps);
+      await registerRiskRuleRoutes(routes, adminDeps);
+      await registerRiskListRoutes(routes, adminDeps);
       await registerEventRoutes(routes, adminDeps);
       await registerIssuingCardRoutes(routes, adminDeps.cards);
       await registerConsoleUserRoutes(routes, services.consoleUsers);

@@ -33,6 +33,7 @@ import { PayoutLifecycle } from '../platform/payouts/payout-lifecycle.ts';
 import { PayoutsService } from '../platform/payouts/payouts-service.ts';
 import { TermsStore } from '../platform/payouts/terms.ts';
 import { purgeOldRows } from '../platform/retention/retention.ts';
+import { createRisk } from '../platform/risk/risk.ts';
 import { MerchantsService } from '../platform/tenants/merchants-service.ts';
 import { PartnersService } from '../platform/tenants/partners-service.ts';
 import { StoresService } from '../platform/tenants/stores-service.ts';
@@ -182,6 +183,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
   const retention = purgeOldRows(db, clock, config.retention);
   sweeps.register('webhook-attempt-retention', () => retention.webhookAttempts());
   sweeps.register('sandbox-message-retention', () => retention.sandboxMessages());
+  sweeps.register('risk-history-retention', () => retention.riskHistory());
 
   const outbox = new Outbox(clock, deliveries);
   const ledger = new Ledger(now);
@@ -243,6 +245,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     config,
     db,
     clock,
+    risk: createRisk({ clock, cache: tenantCache, logger }),
     capabilities,
     bankAccounts: new BankAccounts(encryptor, clock),
     moneyOut: { terms, payouts, lifecycle: payoutLifecycle, bank },

@@ -9,6 +9,7 @@ import type { Transact } from '../platform/db/transact.ts';
 import type { Outbox } from '../platform/events/outbox.ts';
 import type { Ledger } from '../platform/ledger/ledger.ts';
 import type { TermsStore } from '../platform/payouts/terms.ts';
+import type { RiskEngine } from '../platform/risk/risk-engine.ts';
 import type { CardNetwork } from '../rails/card-network/port.ts';
 import type { Notifier } from '../rails/notifier/port.ts';
 import type { WalletPaymentTokens } from '../rails/wallet-tokenization/payment-tokens.ts';
@@ -18,6 +19,7 @@ import { CustomersService } from './customers/customers-service.ts';
 import { PaymentDisputesService } from './disputes/disputes-service.ts';
 import { PaymentLinksService } from './links/payment-links-service.ts';
 import { PaymentOrdersService } from './orders/orders-service.ts';
+import { ChargeRisk } from './risk/charge-risk.ts';
 import { NETWORK_OWNER, PaymentTransactionsService } from './transactions/transactions-service.ts';
 
 export interface PaymentsPlatform {
@@ -37,6 +39,7 @@ export interface PaymentsPlatform {
   capabilities: CapabilityTokens;
   rails: { cardNetwork: CardNetwork; walletTokens: WalletPaymentTokens; notifier: Notifier };
   terms: TermsStore;
+  risk: { engine: RiskEngine };
 }
 
 export interface PaymentsServices {
@@ -54,6 +57,12 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
   const customers = new CustomersService({ db, transact, clock });
   const cards = new StoredCardsService({ db, clock, encryptor: p.encryptor, network: p.rails.cardNetwork });
   const links = new PaymentLinksService({ db, clock, notifier: p.rails.notifier, publicUrl: p.publicUrl });
+  const risk = new ChargeRisk({
+    engine: p.risk.engine,
+    network: p.rails.cardNetwork,
+    encryptor: p.encryptor,
+    clock,
+  });
   const transactions = new PaymentTransactionsService({
     db,
     transact,
@@ -64,6 +73,7 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
     capabilities: p.capabilities,
     authorizationSeconds: p.authorizationSeconds,
     terms: p.terms,
+    risk,
   });
   const orders = new PaymentOrdersService({
     db,
@@ -74,6 +84,7 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
     transactions,
     notifier: p.rails.notifier,
     links,
+    risk,
     oneStatementWrites: p.oneStatementWrites ?? true,
   });
   customers.onDelete = (tx, _merchantId, customerId) => orders.billing.endForDeletedCustomer(tx, customerId);

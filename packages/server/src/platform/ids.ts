@@ -24,6 +24,8 @@ const PREFIXES = {
   payout: 'po',
   bankFile: 'bkf',
   approval: 'apr',
+  riskRule: 'rr',
+  riskList: 'rl',
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

@@ -469,7 +469,26 @@ describe('every operation’s request example, sent as the reference sends it', 
       const users = await h.admin<{ data: { id: string; email: string }[] }>('GET', '/console-users');
       return users.body.data.find((u) => u.email === 'ada@example.com')?.id as string;
     };
+    // A rule and two lists: one whose items are added and removed, one that is deleted.
+    const riskRule = await h.admin<{ id: string }>('POST', '/risk/rules', {
+      json: {
+        name: 'examples',
+        scope: { kind: 'platform' },
+        decisionPoint: 'payments.charge',
+        expression: 'false',
+        action: 'block',
+      },
+    });
+    const riskList = (name: string) =>
+      h.admin<{ id: string }>('POST', '/risk/lists', {
+        json: { name, kind: 'ip', scope: { kind: 'platform' } },
+      });
+    const itemsList = await riskList('examples_items');
+    const deletedList = await riskList('examples_deleted');
     const idOf: [RegExp, string | number][] = [
+      [/^\/risk\/rules\//, riskRule.body.id],
+      [/^\/risk\/lists\/\{id\}\/items/, itemsList.body.id],
+      [/^\/risk\/lists\//, deletedList.body.id],
       [/^\/partners\//, partner.body.id],
       [/^\/merchants\//, m.id],
       [/^\/stores\//, store.id],

@@ -39,6 +39,7 @@ describe('sandbox clock', () => {
       'idempotency-keys',
       'webhook-attempt-retention',
       'sandbox-message-retention',
+      'risk-history-retention',
       'ledger-rollup',
       'console-daily-figures',
       'approval-expiry',

@@ -48,13 +48,40 @@ describe('round trips of the hot write paths', () => {
     const customer = await aCustomer(h, merchant);
     const sent = await statementsOf(() => payments(h, merchant, 'POST', '/order', anOrder(customer)));
     expect(sent).toHaveLength(2);
-    expect(sent[0]).toMatch(/^SELECT c\.identifier, nextval/);
+    expect(sent[0]).toMatch(/^SELECT c\.identifier, c\.email, c\.created_at, nextval/);
     expect(sent[1]).toMatch(/^WITH p0 AS/);
     // The capture credits the site's balance and debits the network's unbounded receivable: rows appended
     // without ledger_post (Ledger.pureCredits).
     expect(fullStatements[1]).toContain('INSERT INTO ledger_account_credits');
     expect(fullStatements[1]).toContain('INSERT INTO ledger_account_deltas');
     expect(fullStatements[1]).not.toContain('ledger_post');
+  });
+
+  it('a payments order under ten risk rules reading velocity: the same round trips, velocity counted in the read', async () => {
+    const merchant = await aMerchant(h);
+    const customer = await aCustomer(h, merchant);
+    const scope = { kind: 'merchant', id: String(merchant.id) };
+    for (let i = 0; i < 10; i++) {
+      const created = await h.admin('POST', '/risk/rules', {
+        json: {
+          name: `rule ${i}`,
+          scope,
+          decisionPoint: 'payments.charge',
+          expression: `velocity.ip.count_10m > ${100 + i} || velocity.card.sum_24h > 1000000 || amount > ${9_000_000 + i}`,
+          action: 'block',
+          mode: i % 2 === 0 ? 'active' : 'shadow',
+        },
+      });
+      expect(created.status).toBe(201);
+    }
+    const sent = await statementsOf(() =>
+      payments(h, merchant, 'POST', '/order', anOrder(customer, { ip: '192.0.2.1' })),
+    );
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/^SELECT c\.identifier, c\.email, c\.created_at, nextval/);
+    expect(fullStatements[0]).toContain('FROM risk_signals');
+    expect(sent[1]).toMatch(/^WITH p0 AS/);
+    expect(fullStatements[1]).toContain('INSERT INTO risk_signals');
   });
 
   it('a card authorization: one statement (the card read at its first authorization only)', async () => {
@@ -125,7 +152,7 @@ describe('round trips of the hot write paths', () => {
       }),
     );
     expect(sent).toHaveLength(2);
-    expect(sent[0]).toMatch(/^SELECT c\.identifier, nextval/);
+    expect(sent[0]).toMatch(/^SELECT c\.identifier, c\.email, c\.created_at, nextval/);
     expect(sent[1]).toMatch(/^WITH p0 AS/);
     const keyPart = await statementsOf((i) =>
       h.request('POST', '/payments/order', {

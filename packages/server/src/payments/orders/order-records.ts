@@ -1,7 +1,10 @@
 // An order's row: read, locked for its owner, changed; a new row as both creation paths write it; the
 // status its own payment gives it; when its next bill falls; and a decline as the error the caller sees.
+import { createHash } from 'node:crypto';
+import { type CompiledQuery, type RawBuilder, sql } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Executor, Tx } from '../../platform/db/database.ts';
+import { preparedStatement } from '../../platform/db/prepared.ts';
 import type {
   PaymentsCardMode,
   PaymentsOrderStatus,
@@ -163,11 +166,48 @@ export const insertOrder = rowInsert<OrderRow, keyof OrderRow>('payments_orders'
 ]);
 
 /** The order's customer (on the order's site, not deleted) and the ids of the order and its transaction. */
-export const SELECT_CUSTOMER_AND_IDS = `
-  SELECT c.identifier, nextval('payments_orders_id_seq')::int AS order_id,
+const SELECT_CUSTOMER_AND_IDS = `
+  SELECT c.identifier, c.email, c.created_at, nextval('payments_orders_id_seq')::int AS order_id,
     nextval('payments_transactions_id_seq')::int AS transaction_id
   FROM payments_customers c
   WHERE c.id = $1 AND c.merchant_id = $2 AND c.site_id = $3 AND c.deleted_at IS NULL`;
+
+export interface CustomerAndIds {
+  identifier: string;
+  email: string | null;
+  created_at: Date;
+  order_id: number;
+  transaction_id: number;
+  /** The risk rules' velocity columns (v_<key>_<window>), when the merchant has rules that read some */
+  [velocity: `v_${string}`]: unknown;
+}
+
+/**
+ * The one read of a one-statement order: its customer and the two new ids, and the velocity its
+ * merchant's risk rules read (docs/risk.md). A named prepared statement per set of velocity columns.
+ */
+export function customerAndIds(
+  db: Executor,
+  [customerId, merchantId, siteId]: [number, number, number],
+  velocity: readonly RawBuilder<unknown>[],
+): CompiledQuery {
+  if (velocity.length === 0) {
+    return preparedStatement('payments_order_customer_and_ids', SELECT_CUSTOMER_AND_IDS, [
+      customerId,
+      merchantId,
+      siteId,
+    ]);
+  }
+  const query =
+    sql`SELECT c.identifier, c.email, c.created_at, nextval('payments_orders_id_seq')::int AS order_id,
+    nextval('payments_transactions_id_seq')::int AS transaction_id, ${sql.join(velocity)}
+  FROM payments_customers c
+  WHERE c.id = ${customerId} AND c.merchant_id = ${merchantId} AND c.site_id = ${siteId} AND c.deleted_at IS NULL`.compile(
+      db,
+    );
+  const name = `payments_order_customer_and_ids_${createHash('sha256').update(query.sql).digest('hex').slice(0, 16)}`;
+  return preparedStatement(name, query.sql, query.parameters);
+}
 
 /** The k-th scheduled bill: at firstBillDate and every interval after, else one interval after the first payment. */
 export function nextBill(order: OrderRow, anchor: Date, billsDone: number): Date {

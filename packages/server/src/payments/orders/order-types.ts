@@ -11,6 +11,7 @@ import type { ChallengeRedirect } from '../../rails/card-network/port.ts';
 import type { Notifier } from '../../rails/notifier/port.ts';
 import type { StoredCardsService } from '../cards/stored-cards-service.ts';
 import type { PaymentLinksService } from '../links/payment-links-service.ts';
+import type { ChargeRisk } from '../risk/charge-risk.ts';
 import type { PaymentTransactionsService, TransactionRow } from '../transactions/transactions-service.ts';
 import type { OrderRow } from './order-row.ts';
 import type { InstrumentCommand } from './payment-instrument.ts';
@@ -84,6 +85,8 @@ export interface OrdersDeps {
   links: PaymentLinksService;
   /** Where the invoice of an order with an invoiceEmail goes */
   notifier: Notifier;
+  /** The payments.charge decision point (its signal is staged with a one-statement order) */
+  risk: ChargeRisk;
   /** Common orders are written in one statement (createAtOnce); false runs every order the general way */
   oneStatementWrites: boolean;
 }

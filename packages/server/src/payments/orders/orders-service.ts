@@ -4,23 +4,24 @@
 // Recurring orders are billed by a sweep on the injected clock, with the order's retry schedule.
 
 import { whenCommitted } from '../../platform/db/connection-scope.ts';
-import { preparedStatement } from '../../platform/db/prepared.ts';
 import type { PaymentsCardMode } from '../../platform/db/schema.ts';
 import { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Asset } from '../../platform/money/assets.ts';
+import { velocityColumns } from '../../platform/risk/risk-engine.ts';
 import { publishIpn, stageIpn } from '../events/publish-ipn.ts';
 import type { Page } from '../http/envelope.ts';
 import { boundedTotal, checkWindow } from '../list-window.ts';
 import type { MerchantScope } from '../sites.ts';
 import { OrderLifecycle } from './order-lifecycle.ts';
 import {
+  type CustomerAndIds,
+  customerAndIds,
   declined,
   insertOrder,
   newOrderRow,
   OrderRecords,
   orderStatusAfter,
-  SELECT_CUSTOMER_AND_IDS,
 } from './order-records.ts';
 import type { OrderRow } from './order-row.ts';
 import { checkOrderTerms, isChargedAtOnce } from './order-terms.ts';
@@ -77,7 +78,7 @@ export class PaymentOrdersService {
     const result = await this.deps.transact(async (tx) => {
       const customer = await tx
         .selectFrom('payments_customers')
-        .select(['id', 'site_id'])
+        .select(['id', 'site_id', 'email', 'created_at'])
         .where('id', '=', input.customerId)
         .where('merchant_id', '=', merchant.merchantId)
         .where('site_id', 'in', merchant.siteIds)
@@ -132,6 +133,7 @@ export class PaymentOrdersService {
         cardId,
         initiator: 'customer',
         isSoftDeclineRetry: input.isSoftDecline ?? false,
+        buyer: { email: customer.email, createdAt: customer.created_at },
       });
       return {
         order: await this.records.orderRow(tx, order.id),
@@ -164,7 +166,12 @@ export class PaymentOrdersService {
       now: Date;
     },
   ): Promise<ChargeResult | undefined> {
-    const { db } = this.deps;
+    const { db, risk } = this.deps;
+    // The merchant's risk rules (cached): the velocity they read is counted in the one read below, and
+    // they are evaluated before anything is written; a charge they do not allow goes the general way,
+    // which decides it again and records the refusal.
+    const rules = await risk.rulesFor(db, merchant.merchantId);
+    const at = this.deps.clock.now();
     const order: OrderRow = { ...newOrderRow(merchant.merchantId, plan.siteId, input, plan), id: 0 };
     const charge = {
       order,
@@ -179,17 +186,19 @@ export class PaymentOrdersService {
     };
     // Decided before any id is taken: an order left to the general path has cost nothing.
     const batch = new StatementBatch();
+    const probe = rules && risk.probe(charge, rules, at);
+    if (rules && !probe) return undefined;
     const decided = this.deps.transactions.authorizeAtOnce(batch, charge);
     if (!decided) return undefined;
-    const { rows } = await db.executeQuery<{ identifier: string; order_id: number; transaction_id: number }>(
-      preparedStatement('payments_order_customer_and_ids', SELECT_CUSTOMER_AND_IDS, [
-        input.customerId,
-        merchant.merchantId,
-        plan.siteId,
-      ]),
+    const velocity = rules && probe ? velocityColumns(probe, rules.ruleSet.velocity) : undefined;
+    const { rows } = await db.executeQuery<CustomerAndIds>(
+      customerAndIds(db, [input.customerId, merchant.merchantId, plan.siteId], velocity?.columns ?? []),
     );
     const found = rows[0];
     if (!found) return undefined;
+    const signal = risk.signal(charge, { email: found.email, createdAt: found.created_at }, at);
+    const verdict = rules && velocity ? risk.evaluate(rules, signal, velocity.read(found)) : undefined;
+    if (verdict && verdict.action !== 'allow') return undefined;
     order.id = found.order_id;
     const transaction = await this.deps.transactions.stageCharge(
       batch,
@@ -199,6 +208,7 @@ export class PaymentOrdersService {
     );
     order.status = orderStatusAfter(order, transaction.status) ?? order.status;
     batch.add(insertOrder(order));
+    risk.stage(batch, signal, transaction.id, transaction.status === 'complete-failed', verdict);
     const ipn = await stageIpn(this.deps.outbox, batch, db, {
       order,
       transaction,

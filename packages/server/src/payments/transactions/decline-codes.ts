@@ -3,7 +3,7 @@
 // others are Tessera's, one per decline reason, listed in docs/payments.md.
 import type { DeclineReason } from '../../rails/card-network/port.ts';
 
-export type FailureReason = DeclineReason | 'merchant_balance_insufficient' | 'card_deleted';
+export type FailureReason = DeclineReason | 'merchant_balance_insufficient' | 'card_deleted' | 'risk_blocked';
 
 export const FAILURES: Record<FailureReason, { code: number; message: string }> = {
   generic: { code: 810, message: 'The card was declined by the issuer' },
@@ -17,6 +17,8 @@ export const FAILURES: Record<FailureReason, { code: number; message: string }> 
   amount_over_limit: { code: 818, message: 'The amount is over the card’s limit' },
   merchant_balance_insufficient: { code: 820, message: 'The site’s balance does not cover this credit' },
   card_deleted: { code: 821, message: 'The stored card was deleted' },
+  // Refused by one of the merchant's or the platform's risk rules (docs/risk.md): the payer is not told which.
+  risk_blocked: { code: 822, message: 'The payment was declined' },
   soft_decline: {
     code: 839,
     message: 'Soft decline: retry with 3D Secure (transactionOption isSoftDecline=yes)',

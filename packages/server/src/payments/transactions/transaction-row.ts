@@ -4,6 +4,7 @@ import type { Selectable } from 'kysely';
 import type { Tx } from '../../platform/db/database.ts';
 import type {
   PaymentsCardMode,
+  PaymentsOrderType,
   PaymentsTransactionStatus,
   PaymentsTransactionsTable,
 } from '../../platform/db/schema.ts';
@@ -29,6 +30,12 @@ export interface SplitEntry {
   description?: string | undefined;
 }
 
+/** The customer behind a charge, as risk reads them (docs/risk.md) */
+export interface Buyer {
+  email: string | null;
+  createdAt: Date;
+}
+
 export interface ChargeRequest {
   order: {
     id: number;
@@ -37,7 +44,12 @@ export interface ChargeRequest {
     customer_id: number;
     currency: string;
     split_schema: string | null;
+    /** The buyer's IP as the order gave it, and the order's type: what risk rules read (docs/risk.md) */
+    ip: string | null;
+    order_type: PaymentsOrderType;
   };
+  /** The customer as risk reads them, when the caller has them at hand (else they are read) */
+  buyer?: Buyer;
   merchantName: string;
   type: 'deposit' | 'credit';
   mode: PaymentsCardMode;

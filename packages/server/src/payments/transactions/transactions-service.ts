@@ -26,6 +26,7 @@ import type {
   ChallengeRedirect,
   NetworkNews,
 } from '../../rails/card-network/port.ts';
+import type { ChargeRisk } from '../risk/charge-risk.ts';
 import type { MerchantScope } from '../sites.ts';
 import { Chargebacks } from './chargebacks.ts';
 import { FAILURES, type FailureReason } from './decline-codes.ts';
@@ -66,6 +67,8 @@ export interface TransactionsDeps {
   authorizationSeconds: number;
   capabilities: CapabilityTokens;
   terms: TermsStore;
+  /** The payments.charge decision point: every charge is decided by the risk rules first */
+  risk: ChargeRisk;
 }
 
 export class PaymentTransactionsService {
@@ -142,6 +145,9 @@ export class PaymentTransactionsService {
     r: ChargeRequest,
   ): Promise<{ transaction: TransactionRow; redirect?: ChallengeRedirect }> {
     const now = this.deps.clock.now();
+    const { risk } = this.deps;
+    const signal = risk.signal(r, r.buyer ?? (await risk.buyer(tx, r.order.customer_id)));
+    const verdict = await risk.decide(tx, signal);
     const inserted = await tx
       .insertInto('payments_transactions')
       // The card network's reference for this payment, unique and known before the insert.
@@ -149,17 +155,28 @@ export class PaymentTransactionsService {
       .returningAll()
       .executeTakeFirstOrThrow();
     const t = inserted;
+    if (verdict.action === 'block') {
+      // Refused by a rule: declined before the network (or the site's balance) is asked.
+      const blocked = await this.fail(tx, t, 'risk_blocked');
+      await risk.record(tx, signal, t.id, true, verdict);
+      return { transaction: blocked };
+    }
 
     if (r.type === 'credit') {
       // The site pays for the credit: its balance must cover it before the network is asked.
       const paid = await this.money.credit(tx, t, r.amount);
-      if (!paid) return { transaction: await this.fail(tx, t, 'merchant_balance_insufficient') };
+      if (!paid) {
+        const unpaid = await this.fail(tx, t, 'merchant_balance_insufficient');
+        await risk.record(tx, signal, t.id, true, verdict);
+        return { transaction: unpaid };
+      }
     }
     const answer = await this.deps.network.authorize(tx, {
       ...this.authorizationRequest(r, this.writes.reference(t)),
       returnUrl: `${this.deps.publicUrl}/checkout/3ds/return/${this.deps.capabilities.issue('3ds-return', String(t.id))}`,
     });
     const transaction = await this.apply(tx, t, answer, r.order.split_schema);
+    await risk.record(tx, signal, t.id, answer.outcome === 'declined', verdict);
     return answer.outcome === 'challenge' ? { transaction, redirect: answer.redirect } : { transaction };
   }
 
@@ -365,7 +382,7 @@ export class PaymentTransactionsService {
   }
 
   private async fail(tx: Tx, t: TransactionRow, reason: FailureReason): Promise<TransactionRow> {
-    if (t.type === 'credit' && reason !== 'merchant_balance_insufficient') {
+    if (t.type === 'credit' && reason !== 'merchant_balance_insufficient' && reason !== 'risk_blocked') {
       // The network refused the credit: the site gets its money back.
       await this.money.creditReturned(tx, t);
     }

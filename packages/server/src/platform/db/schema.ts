@@ -330,7 +330,73 @@ export interface RateLimitWindowsTable {
   granted: number;
 }
 
+/** A risk rule (docs/risk.md): a CEL expression at one decision point of one scope */
+export interface RiskRulesTable {
+  id: string;
+  scope: string;
+  decision_point: string;
+  name: string;
+  expression: string;
+  action: string;
+  mode: 'active' | 'shadow';
+  priority: number;
+  velocity_features: ColumnType<string[], string[] | undefined, string[]>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface RiskListsTable {
+  id: string;
+  scope: string;
+  name: string;
+  kind: string;
+  created_at: Timestamp;
+}
+
+export interface RiskListItemsTable {
+  list_id: string;
+  value: string;
+  created_at: Timestamp;
+}
+
+/** One evaluation at a decision point: velocity's keys, and every attribute as it was (backtests) */
+export interface RiskSignalsTable {
+  id: Generated<string>;
+  decision_point: string;
+  tenant: string;
+  object_id: string;
+  at: Timestamp;
+  amount: Numeric;
+  currency: string;
+  ip: string | null;
+  email: string | null;
+  card_fingerprint: string | null;
+  customer_id: string | null;
+  declined: boolean;
+  attributes: ColumnType<Record<string, unknown>, string, string>;
+}
+
+/** A rule that matched, with the values it read */
+export interface RiskDecisionsTable {
+  id: Generated<string>;
+  tenant: string;
+  decision_point: string;
+  object_id: string;
+  rule_id: string;
+  rule_name: string;
+  action: string;
+  mode: string;
+  acted: boolean;
+  attributes: ColumnType<Record<string, unknown>, string, string>;
+  at: Timestamp;
+}
+
 export interface PlatformTables {
+  risk_rules: RiskRulesTable;
+  risk_lists: RiskListsTable;
+  risk_list_items: RiskListItemsTable;
+  risk_signals: RiskSignalsTable;
+  risk_decisions: RiskDecisionsTable;
   tessera_processes: TesseraProcessesTable;
   rate_limit_windows: RateLimitWindowsTable;
   sandbox_state: SandboxStateTable;

@@ -11,7 +11,7 @@ const BATCH = 5_000;
 export function purgeOldRows(
   db: Db,
   clock: Clock,
-  retention: { webhookAttemptDays: number; sandboxMessageDays: number },
+  retention: { webhookAttemptDays: number; sandboxMessageDays: number; riskDays: number },
 ) {
   const before = (days: number) => addSeconds(clock.now(), -days * 86_400);
   return {
@@ -23,6 +23,18 @@ export function purgeOldRows(
           WHERE a.started_at < ${before(retention.webhookAttemptDays)} AND d.status = 'succeeded'
           LIMIT ${BATCH})`.execute(db);
       return Number(numAffectedRows ?? 0);
+    },
+    /** Risk signals and decisions (docs/risk.md), older than the retention: a backtest reaches this far. */
+    async riskHistory(): Promise<number> {
+      const cutoff = before(retention.riskDays);
+      let deleted = 0;
+      for (const table of ['risk_signals', 'risk_decisions']) {
+        const { numAffectedRows } = await sql`
+          DELETE FROM ${sql.table(table)} WHERE id IN (
+            SELECT id FROM ${sql.table(table)} WHERE at < ${cutoff} LIMIT ${BATCH})`.execute(db);
+        deleted += Number(numAffectedRows ?? 0);
+      }
+      return deleted;
     },
     /** The sandbox's mail and SMS inbox, older than the retention. */
     async sandboxMessages(): Promise<number> {

@@ -1,0 +1,135 @@
+// The places money moves where risk rules are evaluated (docs/risk.md, Decision points): each names the
+// actions a rule there may take and the attributes its expressions read, with their CEL types. One table,
+// read by the rule editor's docs, the type checker and the routes' enums alike.
+
+/** 'platform', or a tenant: 'merchant:<id>', 'store:<id>', 'partner:<id>' */
+export type RiskScope = string;
+
+/** The velocity keys and what each counts by (docs/risk.md, Velocity) */
+export const VELOCITY_KEYS = ['ip', 'email', 'card', 'customer', 'tenant'] as const;
+export type VelocityKey = (typeof VELOCITY_KEYS)[number];
+export const VELOCITY_WINDOWS = { '10m': 600, '1h': 3_600, '24h': 86_400, '30d': 2_592_000 } as const;
+export type VelocityWindow = keyof typeof VELOCITY_WINDOWS;
+
+/** `velocity.ip.count_10m`, `velocity.card.sum_24h`, `velocity.ip.declines_1h`, … */
+export interface VelocityFeature {
+  key: VelocityKey;
+  metric: 'count' | 'sum' | 'declines';
+  window: VelocityWindow;
+}
+
+/** Declines are counted per card and per IP over an hour; counts and sums per key over every window. */
+export function velocityFeatures(): VelocityFeature[] {
+  const features: VelocityFeature[] = [];
+  for (const key of VELOCITY_KEYS) {
+    for (const window of Object.keys(VELOCITY_WINDOWS) as VelocityWindow[]) {
+      features.push({ key, metric: 'count', window }, { key, metric: 'sum', window });
+    }
+    if (key === 'card' || key === 'ip') features.push({ key, metric: 'declines', window: '1h' });
+  }
+  return features;
+}
+
+export const featureName = (f: VelocityFeature) => `${f.key}.${f.metric}_${f.window}`;
+
+interface AttributeDoc {
+  type: string;
+  description: string;
+}
+
+const VELOCITY_SCHEMA = Object.fromEntries(
+  VELOCITY_KEYS.map((key) => [
+    key,
+    Object.fromEntries(
+      velocityFeatures()
+        .filter((f) => f.key === key)
+        .map((f) => [`${f.metric}_${f.window}`, 'int']),
+    ),
+  ]),
+);
+
+const PAYMENTS_CHARGE: Record<string, AttributeDoc | Record<string, AttributeDoc>> = {
+  amount: { type: 'int', description: 'the amount charged, in minor units of `currency`' },
+  currency: { type: 'string', description: 'ISO 4217 code' },
+  ip: { type: 'string', description: 'the buyer’s IP address as the order gave it ("" when none)' },
+  email: { type: 'string', description: 'the customer’s email, lower case ("" when none)' },
+  email_domain: { type: 'string', description: 'the part of `email` after the @' },
+  billing_country: {
+    type: 'string',
+    description: 'the card holder’s country as given (ISO 3166 alpha-2, "" when none)',
+  },
+  source: {
+    type: 'string',
+    description: 'what pays: new, stored, decryptedWallet, walletToken or networkToken',
+  },
+  order_type: { type: 'string', description: 'purchase, recurring, managed or credit' },
+  initiator: {
+    type: 'string',
+    description: 'customer (the buyer is present) or merchant (a bill, a rebill)',
+  },
+  authenticated: {
+    type: 'bool',
+    description:
+      'the buyer was authenticated before reaching us (3-D Secure data, a wallet or token cryptogram)',
+  },
+  card: {
+    bin: { type: 'string', description: 'the first six digits' },
+    brand: { type: 'string', description: 'visa, mastercard, amex, …' },
+    funding: { type: 'string', description: 'credit, debit or prepaid (the network’s BIN table)' },
+    country: { type: 'string', description: 'the issuer’s country (the network’s BIN table)' },
+    fingerprint: {
+      type: 'string',
+      description: 'the same for every use of one card number, on this platform',
+    },
+  },
+  customer: {
+    id: { type: 'string', description: 'the customer’s id' },
+    age_days: { type: 'int', description: 'days since the customer was created' },
+  },
+  merchant: {
+    id: { type: 'string', description: 'the merchant’s id' },
+    site_id: { type: 'string', description: 'the site’s id' },
+  },
+};
+
+export interface DecisionPoint {
+  name: string;
+  description: string;
+  /** What a rule here may do; the first is what happens when none matched */
+  actions: readonly string[];
+  /** The tenants whose rules apply, beside the platform's */
+  tenantKind: 'merchant' | 'store' | 'partner';
+  attributes: Record<string, AttributeDoc | Record<string, AttributeDoc>>;
+}
+
+export const DECISION_POINTS = {
+  'payments.charge': {
+    name: 'payments.charge',
+    description:
+      'every payments charge: a new card, a stored card, a wallet, a network token, the hosted checkout, a payment link, a recurring bill, a rebill',
+    actions: ['allow', 'block'],
+    tenantKind: 'merchant',
+    attributes: PAYMENTS_CHARGE,
+  },
+} as const satisfies Record<string, DecisionPoint>;
+
+export type DecisionPointName = keyof typeof DECISION_POINTS;
+export const DECISION_POINT_NAMES = Object.keys(DECISION_POINTS) as [
+  DecisionPointName,
+  ...DecisionPointName[],
+];
+export const RULE_ACTIONS = ['allow', 'block'] as const;
+export type RuleAction = (typeof RULE_ACTIONS)[number];
+
+/** The CEL schema of a decision point's attributes, velocity included. */
+export function celSchema(point: DecisionPointName): Record<string, unknown> {
+  const schema: Record<string, unknown> = {};
+  for (const [name, doc] of Object.entries(DECISION_POINTS[point].attributes)) {
+    schema[name] =
+      'type' in doc && typeof doc.type === 'string'
+        ? doc.type
+        : Object.fromEntries(Object.entries(doc).map(([k, d]) => [k, (d as AttributeDoc).type]));
+  }
+  schema.velocity = VELOCITY_SCHEMA;
+  return schema;
+}

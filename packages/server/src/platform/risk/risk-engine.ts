@@ -1,0 +1,296 @@
+// Deciding at a decision point (docs/risk.md, How a decision is made): the tenant's rule set (cached,
+// compiled), the velocity features its rules read (one statement, only when some rule reads one), every
+// rule evaluated in order; the first active rule that matches decides, shadow rules are only recorded.
+// The evaluation's signal row is written whether or not any rule exists, so velocity and backtests have
+// history before the first rule; the caller adds it to its own write.
+import { type Insertable, type RawBuilder, sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Executor } from '../db/database.ts';
+import type { RiskDecisionsTable, RiskSignalsTable } from '../db/schema.ts';
+import { rowInsert, type StatementBatch } from '../db/statement-batch.ts';
+import {
+  type DecisionPointName,
+  type RuleAction,
+  VELOCITY_WINDOWS,
+  type VelocityFeature,
+  type VelocityKey,
+} from './decision-points.ts';
+import type { RiskLists } from './risk-lists.ts';
+import type { RiskRules, RiskScope, RuleSet } from './risk-rules.ts';
+import type { RiskList } from './rule-expression.ts';
+
+/** The keys an evaluation is counted by: velocity reads past signals with the same key. */
+export interface SignalKeys {
+  ip: string | null;
+  email: string | null;
+  cardFingerprint: string | null;
+  customerId: string | null;
+}
+
+/** One evaluation's facts: who, what, how much, and every attribute the rules may read. */
+export interface Signal {
+  point: DecisionPointName;
+  tenant: RiskScope;
+  at: Date;
+  amount: bigint;
+  currency: string;
+  keys: SignalKeys;
+  /** The decision point's attributes, velocity aside (ints as bigint, as CEL has them) */
+  attributes: Record<string, unknown>;
+}
+
+export interface MatchedRule {
+  ruleId: string;
+  ruleName: string;
+  action: RuleAction;
+  mode: 'active' | 'shadow';
+  acted: boolean;
+}
+
+export interface Verdict {
+  /** What happens: the deciding rule's action, else allow */
+  action: RuleAction;
+  matched: MatchedRule[];
+  /** The attributes evaluated, velocity included (what the decision records show) */
+  attributes: Record<string, unknown>;
+}
+
+const ALLOWED: Verdict = { action: 'allow', matched: [], attributes: {} };
+
+const COLUMN: Record<Exclude<VelocityKey, 'tenant'>, keyof SignalKeys> = {
+  ip: 'ip',
+  email: 'email',
+  card: 'cardFingerprint',
+  customer: 'customerId',
+};
+const SQL_COLUMN: Record<keyof SignalKeys, string> = {
+  ip: 'ip',
+  email: 'email',
+  cardFingerprint: 'card_fingerprint',
+  customerId: 'customer_id',
+};
+
+export class RiskEngine {
+  constructor(private readonly deps: { rules: RiskRules; lists: RiskLists; logger: Pick<Logger, 'warn'> }) {}
+
+  /** The rule set that applies to a tenant at a point (cached): empty when none was written. */
+  ruleSet(db: Executor, point: DecisionPointName, tenant: RiskScope): Promise<RuleSet> {
+    return this.deps.rules.ruleSet(db, point, tenant);
+  }
+
+  /** The lists a tenant's rules read (cached). */
+  listsFor(db: Executor, tenant: RiskScope): Promise<ReadonlyMap<string, RiskList>> {
+    return this.deps.lists.listsFor(db, tenant);
+  }
+
+  /** Evaluates the signal against its tenant's rules, reading the velocity they need. */
+  async decide(db: Executor, signal: Signal): Promise<Verdict> {
+    const ruleSet = await this.ruleSet(db, signal.point, signal.tenant);
+    if (ruleSet.rules.length === 0) return { ...ALLOWED, attributes: signal.attributes };
+    const [lists, velocity] = await Promise.all([
+      this.listsFor(db, signal.tenant),
+      readVelocity(db, signal, ruleSet.velocity),
+    ]);
+    return this.evaluate(ruleSet, lists, signal, velocity);
+  }
+
+  /**
+   * Every rule in order, with no I/O: the first active rule that matches decides, every match is kept.
+   * A rule that fails at run time (a division by zero) does not match; it is logged.
+   */
+  evaluate(
+    ruleSet: RuleSet,
+    lists: ReadonlyMap<string, RiskList>,
+    signal: Signal,
+    velocity: Velocity,
+  ): Verdict {
+    const attributes = { ...signal.attributes, velocity };
+    let action: RuleAction = 'allow';
+    let decided = false;
+    const matched: MatchedRule[] = [];
+    for (const rule of ruleSet.rules) {
+      let hit = false;
+      try {
+        hit = rule.expression.evaluate(attributes, lists);
+      } catch (err) {
+        this.deps.logger.warn(
+          { ruleId: rule.id, err: (err as Error).message },
+          'a risk rule failed to evaluate',
+        );
+      }
+      if (!hit) continue;
+      const acts = rule.mode === 'active' && !decided;
+      if (acts) {
+        decided = true;
+        action = rule.action;
+      }
+      matched.push({
+        ruleId: rule.id,
+        ruleName: rule.name,
+        action: rule.action,
+        mode: rule.mode,
+        acted: acts,
+      });
+    }
+    return { action, matched, attributes };
+  }
+}
+
+type SignalRow = Required<Omit<Insertable<RiskSignalsTable>, 'id'>>;
+
+/** The signal's row, to be written with the object it is about. */
+export function signalRow(signal: Signal, objectId: string, declined: boolean): SignalRow {
+  return {
+    decision_point: signal.point,
+    tenant: signal.tenant,
+    object_id: objectId,
+    at: signal.at,
+    amount: signal.amount.toString(),
+    currency: signal.currency,
+    ip: signal.keys.ip,
+    email: signal.keys.email,
+    card_fingerprint: signal.keys.cardFingerprint,
+    customer_id: signal.keys.customerId,
+    declined,
+    attributes: attributesJson(signal.attributes),
+  };
+}
+
+const insertSignal = rowInsert<SignalRow, keyof SignalRow>('risk_signals', [
+  'decision_point',
+  'tenant',
+  'object_id',
+  'at',
+  'amount',
+  'currency',
+  'ip',
+  'email',
+  'card_fingerprint',
+  'customer_id',
+  'declined',
+  'attributes',
+]);
+
+/** The signal's row, added to a write's one statement. */
+export function stageSignal(
+  batch: StatementBatch,
+  signal: Signal,
+  objectId: string,
+  declined: boolean,
+): void {
+  batch.add(insertSignal(signalRow(signal, objectId, declined)));
+}
+
+/** The verdict's matched rules, to be written with the object they are about. */
+export function decisionRows(
+  signal: Signal,
+  objectId: string,
+  verdict: Verdict,
+): Insertable<RiskDecisionsTable>[] {
+  const attributes = attributesJson(verdict.attributes);
+  return verdict.matched.map((m) => ({
+    tenant: signal.tenant,
+    decision_point: signal.point,
+    object_id: objectId,
+    rule_id: m.ruleId,
+    rule_name: m.ruleName,
+    action: m.action,
+    mode: m.mode,
+    acted: m.acted,
+    attributes,
+    at: signal.at,
+  }));
+}
+
+type DecisionRow = Required<Omit<Insertable<RiskDecisionsTable>, 'id'>>;
+const insertDecision = rowInsert<DecisionRow, keyof DecisionRow>('risk_decisions', [
+  'tenant',
+  'decision_point',
+  'object_id',
+  'rule_id',
+  'rule_name',
+  'action',
+  'mode',
+  'acted',
+  'attributes',
+  'at',
+]);
+
+/** The verdict's matched rules, added to a write's one statement. */
+export function stageDecisions(
+  batch: StatementBatch,
+  signal: Signal,
+  objectId: string,
+  verdict: Verdict,
+): void {
+  for (const row of decisionRows(signal, objectId, verdict)) batch.add(insertDecision(row as DecisionRow));
+}
+
+/** JSON of attributes: exact integers as JSON numbers when safe, else as text. */
+export function attributesJson(attributes: Record<string, unknown>): string {
+  return JSON.stringify(attributes, (_key, value) =>
+    typeof value === 'bigint'
+      ? value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)
+        ? Number(value)
+        : value.toString()
+      : value,
+  );
+}
+
+/** What velocity is counted for: the signal's tenant, point, time, currency and keys. */
+export type VelocityProbe = Pick<Signal, 'point' | 'tenant' | 'at' | 'currency' | 'keys'>;
+export type Velocity = Record<string, Record<string, bigint>>;
+
+/**
+ * The velocity features a rule set reads, as they stand before this signal: per key and window, one
+ * count, the sum in the signal's currency and the declines, over the tenant's past signals at this point
+ * with the same key; a key the signal lacks counts 0. As columns (`v_<key>_<window>`) for a SELECT of the
+ * caller's, which may be the write's one read; `read` turns its row into the attributes' `velocity`.
+ */
+export function velocityColumns(
+  probe: VelocityProbe,
+  features: readonly VelocityFeature[],
+): { columns: RawBuilder<unknown>[]; read(row: object): Velocity } {
+  const ranges = new Map<string, { key: VelocityKey; window: VelocityFeature['window'] }>();
+  for (const f of features) {
+    if (f.key === 'tenant' || probe.keys[COLUMN[f.key]] !== null) ranges.set(`v_${f.key}_${f.window}`, f);
+  }
+  const columns = [...ranges.entries()].map(([alias, { key, window }]) => {
+    const keyed =
+      key === 'tenant' ? sql`` : sql`AND ${sql.ref(SQL_COLUMN[COLUMN[key]])} = ${probe.keys[COLUMN[key]]}`;
+    return sql`(SELECT json_build_array(count(*), coalesce(sum(amount) FILTER (WHERE currency = ${probe.currency}), 0)::text,
+        count(*) FILTER (WHERE declined))
+      FROM risk_signals WHERE tenant = ${probe.tenant} AND decision_point = ${probe.point} ${keyed}
+        AND at > ${new Date(probe.at.getTime() - VELOCITY_WINDOWS[window] * 1000)} AND at <= ${probe.at}) AS ${sql.ref(alias)}`;
+  });
+  return {
+    columns,
+    read(row) {
+      const velocity: Velocity = {};
+      for (const f of features) {
+        const slot = velocity[f.key] ?? {};
+        velocity[f.key] = slot;
+        const counted = (row as Record<string, unknown>)[`v_${f.key}_${f.window}`] as
+          | [number, string, number]
+          | undefined;
+        const value = !counted
+          ? 0
+          : f.metric === 'count'
+            ? counted[0]
+            : f.metric === 'sum'
+              ? counted[1]
+              : counted[2];
+        slot[`${f.metric}_${f.window}`] = BigInt(value);
+      }
+      return velocity;
+    },
+  };
+}
+
+/** The velocity features, read by a statement of their own. */
+export async function readVelocity(db: Executor, probe: VelocityProbe, features: readonly VelocityFeature[]) {
+  const { columns, read } = velocityColumns(probe, features);
+  if (columns.length === 0) return read({});
+  const { rows } = await sql<Record<string, unknown>>`SELECT ${sql.join(columns)}`.execute(db);
+  return read(rows[0] ?? {});
+}

@@ -1,0 +1,67 @@
+// The risk capability as the platform hands it to the APIs and the operator's tools (docs/risk.md): the
+// rules, the lists, the engine that decides at each decision point, and the decision records.
+import type { Logger } from 'pino';
+import type { Clock } from '../clock/clock.ts';
+import type { Executor } from '../db/database.ts';
+import type { TenantCache } from '../tenants/tenant-cache.ts';
+import { RiskEngine } from './risk-engine.ts';
+import { RiskLists } from './risk-lists.ts';
+import { RiskRules, type RiskScope } from './risk-rules.ts';
+
+export interface DecisionRecord {
+  id: string;
+  tenant: string;
+  decisionPoint: string;
+  objectId: string;
+  ruleId: string;
+  ruleName: string;
+  action: string;
+  mode: string;
+  acted: boolean;
+  attributes: Record<string, unknown>;
+  at: Date;
+}
+
+export interface Risk {
+  rules: RiskRules;
+  lists: RiskLists;
+  engine: RiskEngine;
+  decisions(
+    db: Executor,
+    filter: { objectId?: string; ruleId?: string; tenants?: readonly RiskScope[] },
+    page: { before?: string; limit: number },
+  ): Promise<DecisionRecord[]>;
+}
+
+export function createRisk(deps: { clock: Clock; cache: TenantCache; logger: Pick<Logger, 'warn'> }): Risk {
+  const lists = new RiskLists(deps);
+  const rules = new RiskRules({ ...deps, lists });
+  const engine = new RiskEngine({ rules, lists, logger: deps.logger });
+  return {
+    rules,
+    lists,
+    engine,
+    /** Newest first, a page before the last id seen; by object, rule or tenant (each index-backed). */
+    async decisions(db, filter, page) {
+      let query = db.selectFrom('risk_decisions').selectAll().orderBy('id', 'desc').limit(page.limit);
+      if (filter.objectId) query = query.where('object_id', '=', filter.objectId);
+      if (filter.ruleId) query = query.where('rule_id', '=', filter.ruleId);
+      if (filter.tenants) query = query.where('tenant', 'in', filter.tenants);
+      if (page.before) query = query.where('id', '<', page.before);
+      const rows = await query.execute();
+      return rows.map((row) => ({
+        id: row.id,
+        tenant: row.tenant,
+        decisionPoint: row.decision_point,
+        objectId: row.object_id,
+        ruleId: row.rule_id,
+        ruleName: row.rule_name,
+        action: row.action,
+        mode: row.mode,
+        acted: row.acted,
+        attributes: row.attributes,
+        at: row.at,
+      }));
+    },
+  };
+}

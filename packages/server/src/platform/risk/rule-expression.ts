@@ -1,0 +1,142 @@
+// A rule's expression in CEL (docs/risk.md, Rules), with @marcbachmann/cel-js: type-checked against its
+// decision point's attributes when saved (a wrong name or type is refused with its position), compiled
+// once per change, then evaluated with no I/O of its own. `list('name')` reads one of the scope's block or
+// allow lists, which the engine hands in with the attributes: the function itself looks nothing up.
+import { BlockList, isIP } from 'node:net';
+import { Environment, type ObjectSchema, type ParseResult } from '@marcbachmann/cel-js';
+import {
+  celSchema,
+  type DecisionPointName,
+  featureName,
+  type VelocityFeature,
+  velocityFeatures,
+} from './decision-points.ts';
+
+/** A block or allow list as a rule sees it: exact values, and for IP lists CIDR ranges too. */
+export class RiskList {
+  private readonly ranges: BlockList | undefined;
+  constructor(
+    readonly name: string,
+    private readonly values: ReadonlySet<string>,
+    cidrs: readonly string[] = [],
+  ) {
+    if (cidrs.length > 0) {
+      this.ranges = new BlockList();
+      for (const cidr of cidrs) {
+        const [address = '', prefix = ''] = cidr.split('/');
+        const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+        this.ranges.addSubnet(address, Number(prefix), family);
+      }
+    }
+  }
+  has(value: string): boolean {
+    if (this.values.has(value)) return true;
+    const family = isIP(value);
+    return (
+      this.ranges !== undefined && family !== 0 && this.ranges.check(value, family === 6 ? 'ipv6' : 'ipv4')
+    );
+  }
+  static readonly empty = new RiskList('', new Set());
+}
+
+/** The lists of the scope being evaluated: set by evaluate() around one synchronous evaluation. */
+let listsInScope: ReadonlyMap<string, RiskList> | undefined;
+
+const environments = new Map<DecisionPointName, Environment>();
+
+function environmentOf(point: DecisionPointName): Environment {
+  let env = environments.get(point);
+  if (!env) {
+    env = new Environment({ limits: { maxAstNodes: 2_000, maxDepth: 50 } })
+      .registerType('RiskList', RiskList)
+      .registerFunction(
+        'list(string): RiskList',
+        (name: string) => listsInScope?.get(name) ?? RiskList.empty,
+        {
+          description: 'one of the scope’s block or allow lists, by name',
+        },
+      )
+      .registerOperator('string in RiskList', (value: string, list: RiskList) => list.has(value));
+    for (const [name, type] of Object.entries(celSchema(point))) {
+      env =
+        typeof type === 'string'
+          ? env.registerVariable(name, type)
+          : env.registerVariable({ name, schema: type as ObjectSchema });
+    }
+    environments.set(point, env);
+  }
+  return env;
+}
+
+/** Why an expression was refused: the message and where (0-based offset, 1-based line and column). */
+export class ExpressionError extends Error {
+  constructor(
+    message: string,
+    readonly position: number,
+    readonly line: number,
+    readonly column: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface CheckedExpression {
+  /** The velocity features it reads: only these are counted for it */
+  velocity: VelocityFeature[];
+  /** The lists it names */
+  lists: string[];
+}
+
+const ALL_FEATURES = velocityFeatures();
+const FEATURE_REFERENCE = /\bvelocity\.([a-z]+)\.([a-z]+_[0-9a-z]+)\b/g;
+const LIST_REFERENCE = /\blist\(\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\)/g;
+
+/** Type-checks an expression at a decision point: it must be a bool. Throws an ExpressionError. */
+export function checkExpression(point: DecisionPointName, expression: string): CheckedExpression {
+  const result = environmentOf(point).check(expression);
+  if (!result.valid) throw expressionError(expression, result.error);
+  if (result.type !== 'bool') {
+    throw new ExpressionError(`the expression must be a bool, not ${result.type}`, 0, 1, 1);
+  }
+  return { velocity: velocityRead(expression), lists: listsNamed(expression) };
+}
+
+/** The velocity features an expression reads; every one when it reads `velocity` otherwise than by a feature's full name. */
+function velocityRead(expression: string): VelocityFeature[] {
+  const named = new Set([...expression.matchAll(FEATURE_REFERENCE)].map((m) => `${m[1]}.${m[2]}`));
+  const mentions = expression.match(/\bvelocity\b/g)?.length ?? 0;
+  if (mentions > named.size) return ALL_FEATURES;
+  return ALL_FEATURES.filter((f) => named.has(featureName(f)));
+}
+
+function listsNamed(expression: string): string[] {
+  return [...new Set([...expression.matchAll(LIST_REFERENCE)].map((m) => m[1] ?? m[2] ?? ''))];
+}
+
+function expressionError(expression: string, error: Error | undefined): ExpressionError {
+  const node = (error as { node?: { pos?: number; start?: number } } | undefined)?.node;
+  const position = Math.min(node?.pos ?? node?.start ?? 0, expression.length);
+  const before = expression.slice(0, position).split('\n');
+  // The library's message ends with a drawing of the place; the first line is the reason.
+  const reason = (error?.message ?? 'not a valid expression').split('\n')[0] ?? '';
+  return new ExpressionError(reason, position, before.length, (before.at(-1)?.length ?? 0) + 1);
+}
+
+/** A checked expression, parsed once: evaluate() runs it against one set of attributes. */
+export interface CompiledExpression {
+  evaluate(attributes: Record<string, unknown>, lists: ReadonlyMap<string, RiskList>): boolean;
+}
+
+export function compileExpression(point: DecisionPointName, expression: string): CompiledExpression {
+  const parsed: ParseResult = environmentOf(point).parse(expression);
+  return {
+    evaluate(attributes, lists) {
+      listsInScope = lists;
+      try {
+        return parsed(attributes) === true;
+      } finally {
+        listsInScope = undefined;
+      }
+    },
+  };
+}
