@@ -9,6 +9,8 @@ import type { Transact } from '../platform/db/transact.ts';
 import type { Outbox } from '../platform/events/outbox.ts';
 import type { Ledger } from '../platform/ledger/ledger.ts';
 import type { TermsStore } from '../platform/payouts/terms.ts';
+import type { DisputeLabels } from '../platform/risk/backtest.ts';
+import type { DecisionPointName } from '../platform/risk/decision-points.ts';
 import type { RiskEngine } from '../platform/risk/risk-engine.ts';
 import type { CardNetwork } from '../rails/card-network/port.ts';
 import type { Notifier } from '../rails/notifier/port.ts';
@@ -20,6 +22,7 @@ import { PaymentDisputesService } from './disputes/disputes-service.ts';
 import { PaymentLinksService } from './links/payment-links-service.ts';
 import { PaymentOrdersService } from './orders/orders-service.ts';
 import { ChargeRisk } from './risk/charge-risk.ts';
+import { paymentsDisputeLabels } from './risk/dispute-labels.ts';
 import { NETWORK_OWNER, PaymentTransactionsService } from './transactions/transactions-service.ts';
 
 export interface PaymentsPlatform {
@@ -39,7 +42,7 @@ export interface PaymentsPlatform {
   capabilities: CapabilityTokens;
   rails: { cardNetwork: CardNetwork; walletTokens: WalletPaymentTokens; notifier: Notifier };
   terms: TermsStore;
-  risk: { engine: RiskEngine };
+  risk: { engine: RiskEngine; labels: Map<DecisionPointName, DisputeLabels> };
 }
 
 export interface PaymentsServices {
@@ -57,6 +60,8 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
   const customers = new CustomersService({ db, transact, clock });
   const cards = new StoredCardsService({ db, clock, encryptor: p.encryptor, network: p.rails.cardNetwork });
   const links = new PaymentLinksService({ db, clock, notifier: p.rails.notifier, publicUrl: p.publicUrl });
+  // A backtest's labels at payments.charge are the merchant's disputes.
+  p.risk.labels.set('payments.charge', paymentsDisputeLabels);
   const risk = new ChargeRisk({
     engine: p.risk.engine,
     network: p.rails.cardNetwork,

@@ -486,6 +486,7 @@ describe('every operation’s request example, sent as the reference sends it', 
     const itemsList = await riskList('examples_items');
     const deletedList = await riskList('examples_deleted');
     const idOf: [RegExp, string | number][] = [
+      [/^\/risk\/rules\/backtest$/, m.id],
       [/^\/risk\/rules\//, riskRule.body.id],
       [/^\/risk\/lists\/\{id\}\/items/, itemsList.body.id],
       [/^\/risk\/lists\//, deletedList.body.id],

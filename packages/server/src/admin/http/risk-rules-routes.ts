@@ -4,7 +4,9 @@
 // (details.position, line, column). Each write is audited with the rest of the admin API, and answers
 // once every process has heard of it.
 import { z } from 'zod';
+import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { formatAmountIn } from '../../platform/money/amount.ts';
 import { DECISION_POINT_NAMES, RULE_ACTIONS } from '../../platform/risk/decision-points.ts';
 import type { DecisionRecord, Risk } from '../../platform/risk/risk.ts';
 import type { Rule } from '../../platform/risk/risk-rules.ts';
@@ -90,6 +92,37 @@ const presentRule = (r: Rule) => ({
   updatedAt: r.updatedAt.toISOString(),
 });
 const presentDecision = (d: DecisionRecord) => ({ ...d, at: d.at.toISOString() });
+
+const backtestBody = z
+  .strictObject({
+    scope: scopeField.describe('the tenant whose history is read'),
+    decisionPoint: z.enum(DECISION_POINT_NAMES),
+    expression: ruleFields.expression,
+    from: timestamp,
+    to: timestamp,
+    sampleSize: z.number().int().min(0).max(100).default(20),
+  })
+  .meta({
+    example: {
+      scope: { kind: 'merchant', id: '2001' },
+      decisionPoint: 'payments.charge',
+      expression: 'velocity.card.count_24h >= 3 && amount >= 5000',
+      from: '2026-01-01T00:00:00Z',
+      to: '2026-12-01T00:00:00Z',
+    },
+  });
+const counts = z.object({ matched: z.number().int(), all: z.number().int() });
+const backtestView = z.object({
+  evaluated: z.number().int().describe('the tenant’s evaluations at the point in the period'),
+  matched: z.number().int().describe('how many the rule would have matched'),
+  matchedAmounts: z.record(z.string(), z.string()).describe('their amounts by currency, in major units'),
+  disputed: counts.describe('disputed later: of the matched, and of all'),
+  fraud: counts.describe('disputed later as fraud: of the matched, and of all'),
+  failed: z.number().int().describe('evaluations that failed (a division by zero): not matched'),
+  sample: z.array(
+    z.object({ objectId: z.string(), at: timestamp, amount: z.string(), currency: z.string() }),
+  ),
+});
 
 export async function registerRiskRuleRoutes(app: ZodApp, deps: AdminDeps & { risk: Risk }): Promise<void> {
   const { db, risk } = deps;
@@ -198,6 +231,49 @@ export async function registerRiskRuleRoutes(app: ZodApp, deps: AdminDeps & { ri
       await risk.rules.remove(db, request.params.id);
       await tenantChangeSettled(db, request.log);
       return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/risk/rules/backtest',
+    {
+      schema: {
+        summary:
+          'Evaluate a draft rule over a tenant’s history: what it would have matched, its amounts, how many were later disputed',
+        tags: ['risk'],
+        body: backtestBody,
+        response: { 200: backtestView, ...standardErrors },
+      },
+    },
+    async (request) => {
+      const { scope, ...draft } = request.body;
+      const tenant = await checkedScope(deps, scope, draft.decisionPoint);
+      if (tenant === 'platform') {
+        throw new DomainError('validation_failed', 'a backtest reads one tenant’s history: give its scope', {
+          field: 'scope.kind',
+        });
+      }
+      const result = await risk.backtest(db, {
+        ...draft,
+        tenant,
+        from: new Date(draft.from),
+        to: new Date(draft.to),
+      });
+      return {
+        ...result,
+        matchedAmounts: Object.fromEntries(
+          Object.entries(result.matchedAmounts).map(([currency, minor]) => [
+            currency,
+            formatAmountIn(minor, currency),
+          ]),
+        ),
+        sample: result.sample.map((s) => ({
+          objectId: s.objectId,
+          at: s.at.toISOString(),
+          amount: formatAmountIn(s.amount, s.currency),
+          currency: s.currency,
+        })),
+      };
     },
   );
 

@@ -66,6 +66,7 @@ export const AUDIT_ACTIONS: Readonly<Record<string, AuditAction>> = {
   'POST /admin/stores/:id/payouts': { action: 'payout.created', object: answer('id') },
   'POST /admin/payout-runs': { action: 'payout_run.run', object: none },
   'POST /admin/risk/rules': { action: 'risk_rule.created', object: answer('id') },
+  'POST /admin/risk/rules/backtest': { action: 'risk_rule.backtested', object: none },
   'PATCH /admin/risk/rules/:id': { action: 'risk_rule.updated', object: param('id') },
   'DELETE /admin/risk/rules/:id': { action: 'risk_rule.deleted', object: param('id') },
   'POST /admin/risk/lists': { action: 'risk_list.created', object: answer('id') },

@@ -2,8 +2,10 @@
 // rules, the lists, the engine that decides at each decision point, and the decision records.
 import type { Logger } from 'pino';
 import type { Clock } from '../clock/clock.ts';
-import type { Executor } from '../db/database.ts';
+import type { Db, Executor } from '../db/database.ts';
 import type { TenantCache } from '../tenants/tenant-cache.ts';
+import { type BacktestRequest, type BacktestResult, backtest, type DisputeLabels } from './backtest.ts';
+import type { DecisionPointName } from './decision-points.ts';
 import { RiskEngine } from './risk-engine.ts';
 import { RiskLists } from './risk-lists.ts';
 import { RiskRules, type RiskScope } from './risk-rules.ts';
@@ -26,6 +28,10 @@ export interface Risk {
   rules: RiskRules;
   lists: RiskLists;
   engine: RiskEngine;
+  /** Each decision point's dispute labels, set by the API that owns it */
+  labels: Map<DecisionPointName, DisputeLabels>;
+  /** A draft rule over a tenant's history (backtest.ts) */
+  backtest(db: Db, request: BacktestRequest, options?: { keepIds?: boolean }): Promise<BacktestResult>;
   decisions(
     db: Executor,
     filter: { objectId?: string; ruleId?: string; tenants?: readonly RiskScope[] },
@@ -37,10 +43,14 @@ export function createRisk(deps: { clock: Clock; cache: TenantCache; logger: Pic
   const lists = new RiskLists(deps);
   const rules = new RiskRules({ ...deps, lists });
   const engine = new RiskEngine({ rules, lists, logger: deps.logger });
+  const labels = new Map<DecisionPointName, DisputeLabels>();
   return {
     rules,
     lists,
     engine,
+    labels,
+    backtest: (db, request, options) =>
+      backtest(db, lists, labels.get(request.decisionPoint), request, options),
     /** Newest first, a page before the last id seen; by object, rule or tenant (each index-backed). */
     async decisions(db, filter, page) {
       let query = db.selectFrom('risk_decisions').selectAll().orderBy('id', 'desc').limit(page.limit);

@@ -1,0 +1,157 @@
+// Backtests (docs/risk.md, Backtests), through the admin API: a draft rule over a merchant's real history
+// matches exactly what the same rule, written in shadow over that period, decided live — velocity as it
+// stood at each charge included (a property over random histories) — and disputes are its labels.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Harness } from '../harness/harness.ts';
+import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await Harness.start();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+interface Backtest {
+  evaluated: number;
+  matched: number;
+  matchedAmounts: Record<string, string>;
+  disputed: { matched: number; all: number };
+  fraud: { matched: number; all: number };
+  sample: { objectId: string; amount: string }[];
+  error?: { field?: string; message: string; details?: Record<string, number> };
+}
+
+const RUNS = Number(process.env.TESSERA_PROPERTY_RUNS ?? 3);
+const now = async () => h.services.clock.now();
+
+describe('a backtest', () => {
+  it('matches what the rule, in shadow over the same period, decided live (random histories)', async () => {
+    const IPS = ['192.0.2.1', '192.0.2.2', '192.0.2.3'];
+    // Approved cards, and an amount the sandbox declines (0.05) so declines count too.
+    const CARDS = ['4111111111111111', '5555555555554444', '4242424242424242'];
+    const step = fc.record({
+      ip: fc.constantFrom(...IPS),
+      card: fc.constantFrom(...CARDS),
+      amount: fc.constantFrom('1.00', '0.05', '20.00', '7.50'),
+      wait: fc.constantFrom(0, 0, 30, 400, 4_000),
+    });
+    const expression = fc
+      .record({
+        count: fc.integer({ min: 1, max: 4 }),
+        sum: fc.integer({ min: 500, max: 4_000 }),
+        declines: fc.integer({ min: 1, max: 2 }),
+      })
+      .map(
+        ({ count, sum, declines }) =>
+          `velocity.ip.count_10m >= ${count} && velocity.card.sum_1h > ${sum} || velocity.ip.declines_1h >= ${declines} || velocity.tenant.count_24h > 12`,
+      );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 8, maxLength: 20 }), expression, async (steps, rule) => {
+        const m = await aMerchant(h);
+        const customerId = await aCustomer(h, m);
+        const shadow = await h.admin<{ id: string }>('POST', '/risk/rules', {
+          json: {
+            name: 'shadowed',
+            scope: { kind: 'merchant', id: String(m.id) },
+            decisionPoint: 'payments.charge',
+            expression: rule,
+            action: 'block',
+            mode: 'shadow',
+          },
+        });
+        expect(shadow.status).toBe(201);
+        const from = await now();
+        for (const s of steps) {
+          if (s.wait > 0) await h.advanceClock(s.wait);
+          await payments(
+            h,
+            m,
+            'POST',
+            '/order',
+            anOrder(customerId, { amount: s.amount, ip: s.ip, cardNumber: s.card }),
+          );
+        }
+        await h.advanceClock(1);
+        const to = await now();
+        const decided = await h.admin<{ data: { objectId: string }[] }>(
+          'GET',
+          `/risk/decisions?ruleId=${shadow.body.id}&limit=500`,
+        );
+        const result = await h.services.risk.backtest(
+          h.services.db,
+          {
+            tenant: `merchant:${m.id}`,
+            decisionPoint: 'payments.charge',
+            expression: rule,
+            from,
+            to,
+            sampleSize: 0,
+          },
+          { keepIds: true },
+        );
+        expect(result.evaluated).toBe(steps.length);
+        expect(new Set(result.matchedIds)).toEqual(new Set(decided.body.data.map((d) => d.objectId)));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('counts later disputes as its labels, fraud apart, and answers amounts and a sample', async () => {
+    const m = await aMerchant(h);
+    const customerId = await aCustomer(h, m);
+    const from = await now();
+    // Charged back as fraud (10.4) three days after capture by the sandbox network.
+    const fraud = await payments(
+      h,
+      m,
+      'POST',
+      '/order',
+      anOrder(customerId, { cardNumber: '4000000000000259', amount: '50.00' }),
+    );
+    expect(fraud.status).toBe(201);
+    await payments(h, m, 'POST', '/order', anOrder(customerId, { amount: '12.00' }));
+    await h.advanceClock(4 * 86_400);
+    const result = await h.admin<Backtest>('POST', '/risk/rules/backtest', {
+      json: {
+        scope: { kind: 'merchant', id: String(m.id) },
+        decisionPoint: 'payments.charge',
+        expression: 'card.bin == "400000"',
+        from: from.toISOString(),
+        to: (await now()).toISOString(),
+      },
+    });
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({
+      evaluated: 2,
+      matched: 1,
+      matchedAmounts: { EUR: '50.00' },
+      disputed: { matched: 1, all: 1 },
+      fraud: { matched: 1, all: 1 },
+      sample: [{ objectId: String(fraud.body.data.transactionId), amount: '50.00' }],
+    });
+  });
+
+  it('refuses what it cannot read: the platform, a period backwards or past 400 days, a bad expression', async () => {
+    const m = await aMerchant(h);
+    const body = {
+      scope: { kind: 'merchant', id: String(m.id) },
+      decisionPoint: 'payments.charge',
+      expression: 'amount > 100',
+      from: '2026-01-01T00:00:00Z',
+      to: '2026-02-01T00:00:00Z',
+    };
+    const refused = async (json: Record<string, unknown>) =>
+      (await h.admin<Backtest>('POST', '/risk/rules/backtest', { json: { ...body, ...json } })).body.error;
+    expect((await refused({ scope: { kind: 'platform' } }))?.field).toBe('scope.kind');
+    expect((await refused({ from: '2026-03-01T00:00:00Z' }))?.field).toBe('from');
+    expect((await refused({ from: '2024-01-01T00:00:00Z' }))?.field).toBe('to');
+    expect(await refused({ expression: 'amount > "x"' })).toMatchObject({
+      field: 'expression',
+      details: { position: 0 },
+    });
+    expect((await refused({ to: 'yesterday' }))?.field).toBe('to');
+  });
+});
