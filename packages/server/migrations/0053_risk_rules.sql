@@ -91,3 +91,22 @@ CREATE INDEX risk_decisions_object ON risk_decisions (object_id, id);
 CREATE INDEX risk_decisions_rule ON risk_decisions (rule_id, id);
 CREATE INDEX risk_decisions_tenant ON risk_decisions (tenant, id);
 CREATE INDEX risk_decisions_at ON risk_decisions USING brin (at);
+
+-- A charge a rule sent to review: authorized, not captured, until a person approves (captured) or refuses
+-- (voided), or it expires and the refusal applies. One per object.
+CREATE TABLE risk_reviews (
+  id text PRIMARY KEY,
+  tenant text NOT NULL,
+  decision_point text NOT NULL,
+  object_id text NOT NULL UNIQUE,
+  rule_id text NOT NULL,
+  rule_name text NOT NULL,
+  status text NOT NULL CHECK (status IN ('pending', 'approved', 'refused', 'expired')),
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  decided_at timestamptz,
+  decided_by text
+);
+-- The queue per tenant, and the expiry sweep
+CREATE INDEX risk_reviews_tenant ON risk_reviews (tenant, status, id);
+CREATE INDEX risk_reviews_due ON risk_reviews (expires_at) WHERE status = 'pending';

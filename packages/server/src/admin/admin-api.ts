@@ -16,6 +16,7 @@ import { registerMoneyOutRoutes } from './http/money-out-routes.ts';
 import { registerPartnerRoutes } from './http/partners-routes.ts';
 import { presentAdminError } from './http/present-error.ts';
 import { registerRiskListRoutes } from './http/risk-lists-routes.ts';
+import { registerRiskReviewRoutes } from './http/risk-reviews-routes.ts';
 import { registerRiskRuleRoutes } from './http/risk-rules-routes.ts';
 import { registerStoreRoutes } from './http/stores-routes.ts';
 
@@ -63,6 +64,7 @@ export function adminApi(services: PlatformServices, adminToken: string): ApiSco
       await registerMoneyOutReportRoutes(routes, adminDeps);
       await registerRiskRuleRoutes(routes, adminDeps);
       await registerRiskListRoutes(routes, adminDeps);
+      await registerRiskReviewRoutes(routes, adminDeps);
       await registerEventRoutes(routes, adminDeps);
       await registerIssuingCardRoutes(routes, adminDeps.cards);
       await registerConsoleUserRoutes(routes, services.consoleUsers);

@@ -155,6 +155,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     logger,
   });
   const transact = createTransact(db);
+  const risk = createRisk({ clock, cache: tenantCache, logger, db, transact });
   const idempotency = new IdempotencyStore(
     db,
     clock,
@@ -184,6 +185,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
   sweeps.register('webhook-attempt-retention', () => retention.webhookAttempts());
   sweeps.register('sandbox-message-retention', () => retention.sandboxMessages());
   sweeps.register('risk-history-retention', () => retention.riskHistory());
+  sweeps.register('risk-review-expiry', () => risk.reviews.expireDue());
 
   const outbox = new Outbox(clock, deliveries);
   const ledger = new Ledger(now);
@@ -245,7 +247,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     config,
     db,
     clock,
-    risk: createRisk({ clock, cache: tenantCache, logger }),
+    risk,
     capabilities,
     bankAccounts: new BankAccounts(encryptor, clock),
     moneyOut: { terms, payouts, lifecycle: payoutLifecycle, bank },

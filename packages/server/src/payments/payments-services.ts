@@ -11,6 +11,7 @@ import type { Ledger } from '../platform/ledger/ledger.ts';
 import type { TermsStore } from '../platform/payouts/terms.ts';
 import type { DisputeLabels } from '../platform/risk/backtest.ts';
 import type { DecisionPointName } from '../platform/risk/decision-points.ts';
+import type { RiskReviews } from '../platform/risk/reviews.ts';
 import type { RiskEngine } from '../platform/risk/risk-engine.ts';
 import type { CardNetwork } from '../rails/card-network/port.ts';
 import type { Notifier } from '../rails/notifier/port.ts';
@@ -42,7 +43,7 @@ export interface PaymentsPlatform {
   capabilities: CapabilityTokens;
   rails: { cardNetwork: CardNetwork; walletTokens: WalletPaymentTokens; notifier: Notifier };
   terms: TermsStore;
-  risk: { engine: RiskEngine; labels: Map<DecisionPointName, DisputeLabels> };
+  risk: { engine: RiskEngine; labels: Map<DecisionPointName, DisputeLabels>; reviews: RiskReviews };
 }
 
 export interface PaymentsServices {
@@ -64,6 +65,7 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
   p.risk.labels.set('payments.charge', paymentsDisputeLabels);
   const risk = new ChargeRisk({
     engine: p.risk.engine,
+    reviews: p.risk.reviews,
     network: p.rails.cardNetwork,
     encryptor: p.encryptor,
     clock,
@@ -80,6 +82,10 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
     terms: p.terms,
     risk,
   });
+  // A charge held for review is captured when approved, voided when refused or expired.
+  p.risk.reviews.outcomes.set('payments.charge', (tx, objectId, approved) =>
+    transactions.reviewed(tx, Number(objectId), approved),
+  );
   const orders = new PaymentOrdersService({
     db,
     transact,

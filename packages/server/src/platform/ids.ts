@@ -26,6 +26,7 @@ const PREFIXES = {
   approval: 'apr',
   riskRule: 'rr',
   riskList: 'rl',
+  riskReview: 'rv',
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

@@ -485,7 +485,23 @@ describe('every operation’s request example, sent as the reference sends it', 
       });
     const itemsList = await riskList('examples_items');
     const deletedList = await riskList('examples_deleted');
+    // Two charges held for review: one approved, one refused.
+    await h.admin('POST', '/risk/rules', {
+      json: {
+        name: 'examples hold',
+        scope: { kind: 'merchant', id: String(m.id) },
+        decisionPoint: 'payments.charge',
+        expression: 'amount == 4242',
+        action: 'review',
+      },
+    });
+    const customer = await aCustomer(h, m);
+    for (let i = 0; i < 2; i++)
+      await payments(h, m, 'POST', '/order', anOrder(customer, { amount: '42.42' }));
+    const held = await h.admin<{ data: { id: string }[] }>('GET', `/risk/reviews?tenant=merchant:${m.id}`);
     const idOf: [RegExp, string | number][] = [
+      [/^\/risk\/reviews\/\{id\}\/approve$/, held.body.data[0]?.id as string],
+      [/^\/risk\/reviews\/\{id\}\/refuse$/, held.body.data[1]?.id as string],
       [/^\/risk\/rules\/backtest$/, m.id],
       [/^\/risk\/rules\//, riskRule.body.id],
       [/^\/risk\/lists\/\{id\}\/items/, itemsList.body.id],

@@ -40,6 +40,7 @@ describe('sandbox clock', () => {
       'webhook-attempt-retention',
       'sandbox-message-retention',
       'risk-history-retention',
+      'risk-review-expiry',
       'ledger-rollup',
       'console-daily-figures',
       'approval-expiry',

@@ -320,3 +320,74 @@ describe('a card-testing attack', () => {
     expect(other.status).toBe(201);
   });
 });
+
+describe('reviews', () => {
+  interface ReviewView {
+    id: string;
+    objectId: string;
+    status: string;
+    ruleName: string;
+  }
+  const reviewRule = async (m: TestMerchant) =>
+    rule({
+      name: 'hold big',
+      expression: 'amount >= 50000',
+      action: 'review',
+      scope: { kind: 'merchant', id: String(m.id) },
+    });
+  const transactionStatus = async (m: TestMerchant, id: string) =>
+    (await payments(h, m, 'GET', `/transaction/${id}`)).body.data.transactionStatus as string;
+
+  it('holds a charge authorized, not captured; approved it is captured and the site credited; decided twice is a 409', async () => {
+    const m = await aMerchant(h);
+    const site = m.sites[0]?.id as number;
+    const customerId = await aCustomer(h, m);
+    expect((await reviewRule(m)).status).toBe(201);
+    const held = await payments(h, m, 'POST', '/order', anOrder(customerId, { amount: '500.00' }));
+    expect(held.status).toBe(201);
+    const transactionId = String(held.body.data.transactionId);
+    expect(await transactionStatus(m, transactionId)).toBe('in-progress');
+    const queue = await h.admin<{ data: ReviewView[] }>(
+      'GET',
+      `/risk/reviews?tenant=merchant:${m.id}&status=pending`,
+    );
+    expect(queue.body.data).toEqual([
+      expect.objectContaining({ objectId: transactionId, ruleName: 'hold big' }),
+    ]);
+    const review = queue.body.data[0] as ReviewView;
+
+    const before = await h.services.payments.transactions.siteBalance(site, 'EUR');
+    const approved = await h.admin<ReviewView>('POST', `/risk/reviews/${review.id}/approve`);
+    expect(approved.body).toMatchObject({ status: 'approved', decidedBy: 'admin token' });
+    expect(await transactionStatus(m, transactionId)).toBe('complete-ok');
+    expect(await h.services.payments.transactions.siteBalance(site, 'EUR')).toBe(before + 50_000n);
+    expect((await h.admin('POST', `/risk/reviews/${review.id}/refuse`)).status).toBe(409);
+    // Under the rule's amount nothing is held.
+    const small = await payments(h, m, 'POST', '/order', anOrder(customerId, { amount: '10.00' }));
+    expect(await transactionStatus(m, String(small.body.data.transactionId))).toBe('complete-ok');
+  });
+
+  it('refused, the authorization is voided; undecided, it expires refused', async () => {
+    const m = await aMerchant(h);
+    const customerId = await aCustomer(h, m);
+    await reviewRule(m);
+    const first = await payments(h, m, 'POST', '/order', anOrder(customerId, { amount: '600.00' }));
+    const second = await payments(h, m, 'POST', '/order', anOrder(customerId, { amount: '700.00' }));
+    const queue = await h.admin<{ data: ReviewView[] }>('GET', `/risk/reviews?tenant=merchant:${m.id}`);
+    const reviewOf = (t: { body: { data: { transactionId: number } } }) =>
+      queue.body.data.find((r) => r.objectId === String(t.body.data.transactionId)) as ReviewView;
+    const refused = await h.admin<ReviewView>('POST', `/risk/reviews/${reviewOf(first).id}/refuse`);
+    expect(refused.body.status).toBe('refused');
+    expect(await transactionStatus(m, String(first.body.data.transactionId))).toBe('void-ok');
+
+    await h.advanceClock(73 * 3_600);
+    const expired = await h.admin<{ data: ReviewView[] }>(
+      'GET',
+      `/risk/reviews?tenant=merchant:${m.id}&status=expired`,
+    );
+    expect(expired.body.data.map((r) => r.id)).toEqual([reviewOf(second).id]);
+    expect(await transactionStatus(m, String(second.body.data.transactionId))).toBe('void-ok');
+    expect((await h.admin('POST', `/risk/reviews/${reviewOf(second).id}/approve`)).status).toBe(409);
+    expect((await h.admin('POST', '/risk/reviews/rv_nothing/approve')).status).toBe(404);
+  });
+});

@@ -5,8 +5,9 @@
 // merchant's decision record says by which rule.
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Encryptor } from '../../platform/crypto/encryption.ts';
-import type { Executor } from '../../platform/db/database.ts';
+import type { Executor, Tx } from '../../platform/db/database.ts';
 import type { StatementBatch } from '../../platform/db/statement-batch.ts';
+import type { RiskReviews } from '../../platform/risk/reviews.ts';
 import {
   decisionRows,
   type RiskEngine,
@@ -26,6 +27,7 @@ import type { Buyer, ChargeRequest } from '../transactions/transaction-row.ts';
 
 export interface ChargeRiskDeps {
   engine: RiskEngine;
+  reviews: Pick<RiskReviews, 'open'>;
   network: Pick<CardNetwork, 'binInfo'>;
   encryptor: Pick<Encryptor, 'fingerprint'>;
   clock: Clock;
@@ -135,6 +137,20 @@ export class ChargeRisk {
 
   decide(db: Executor, signal: Signal): Promise<Verdict> {
     return this.deps.engine.decide(db, signal);
+  }
+
+  /** A charge held for review until a person decides, or its authorization's expiry comes first. */
+  openReview(tx: Tx, signal: Signal, t: { id: number; auth_expires_at: Date | null }, verdict: Verdict) {
+    const rule = verdict.matched.find((m) => m.acted);
+    if (!rule) throw new Error('a review verdict without the rule that acted');
+    return this.deps.reviews.open(tx, {
+      tenant: signal.tenant,
+      point: 'payments.charge',
+      objectId: String(t.id),
+      ruleId: rule.ruleId,
+      ruleName: rule.ruleName,
+      until: t.auth_expires_at,
+    });
   }
 
   /** The signal and the rules that matched, written with the transaction in its database transaction. */

@@ -148,6 +148,8 @@ export class PaymentTransactionsService {
     const { risk } = this.deps;
     const signal = risk.signal(r, r.buyer ?? (await risk.buyer(tx, r.order.customer_id)));
     const verdict = await risk.decide(tx, signal);
+    // Held for review: authorized only, captured when a person approves (docs/risk.md, Reviews).
+    if (verdict.action === 'review' && r.type === 'deposit') r = { ...r, mode: 'auth' };
     const inserted = await tx
       .insertInto('payments_transactions')
       // The card network's reference for this payment, unique and known before the insert.
@@ -177,6 +179,12 @@ export class PaymentTransactionsService {
     });
     const transaction = await this.apply(tx, t, answer, r.order.split_schema);
     await risk.record(tx, signal, t.id, answer.outcome === 'declined', verdict);
+    if (
+      verdict.action === 'review' &&
+      (transaction.status === 'in-progress' || transaction.status === '3d-pending')
+    ) {
+      await risk.openReview(tx, signal, transaction, verdict);
+    }
     return answer.outcome === 'challenge' ? { transaction, redirect: answer.redirect } : { transaction };
   }
 
@@ -294,6 +302,22 @@ export class PaymentTransactionsService {
       await this.deps.network.capture(tx, this.writes.reference(t), amount);
       return this.captureIn(tx, t, amount);
     });
+  }
+
+  /**
+   * A review's outcome (docs/risk.md, Reviews), in its transaction: approved, the authorization is
+   * captured whole; refused or expired, it is voided. An authorization no longer held is left as it is.
+   */
+  async reviewed(tx: Tx, id: number, approved: boolean): Promise<void> {
+    const t = await this.lock(tx, id);
+    if (t.status !== 'in-progress') return;
+    if (!approved) {
+      await this.refunds.voidAuthorization(tx, t, 'risk-review-refused');
+      return;
+    }
+    const amount = BigInt(t.amount);
+    await this.deps.network.capture(tx, this.writes.reference(t), amount);
+    await this.captureIn(tx, t, amount);
   }
 
   /** Sweep: authorizations nobody captured in time are released (void-ok). */

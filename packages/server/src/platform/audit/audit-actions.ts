@@ -69,6 +69,8 @@ export const AUDIT_ACTIONS: Readonly<Record<string, AuditAction>> = {
   'POST /admin/risk/rules/backtest': { action: 'risk_rule.backtested', object: none },
   'PATCH /admin/risk/rules/:id': { action: 'risk_rule.updated', object: param('id') },
   'DELETE /admin/risk/rules/:id': { action: 'risk_rule.deleted', object: param('id') },
+  'POST /admin/risk/reviews/:id/approve': { action: 'risk_review.approved', object: param('id') },
+  'POST /admin/risk/reviews/:id/refuse': { action: 'risk_review.refused', object: param('id') },
   'POST /admin/risk/lists': { action: 'risk_list.created', object: answer('id') },
   'DELETE /admin/risk/lists/:id': { action: 'risk_list.deleted', object: param('id') },
   'POST /admin/risk/lists/:id/items': { action: 'risk_list.items_added', object: param('id') },

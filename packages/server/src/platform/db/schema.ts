@@ -391,7 +391,23 @@ export interface RiskDecisionsTable {
   at: Timestamp;
 }
 
+/** A charge a risk rule sent to review */
+export interface RiskReviewsTable {
+  id: string;
+  tenant: string;
+  decision_point: string;
+  object_id: string;
+  rule_id: string;
+  rule_name: string;
+  status: 'pending' | 'approved' | 'refused' | 'expired';
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  decided_at: Timestamp | null;
+  decided_by: string | null;
+}
+
 export interface PlatformTables {
+  risk_reviews: RiskReviewsTable;
   risk_rules: RiskRulesTable;
   risk_lists: RiskListsTable;
   risk_list_items: RiskListItemsTable;

@@ -3,9 +3,11 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock/clock.ts';
 import type { Db, Executor } from '../db/database.ts';
+import type { Transact } from '../db/transact.ts';
 import type { TenantCache } from '../tenants/tenant-cache.ts';
 import { type BacktestRequest, type BacktestResult, backtest, type DisputeLabels } from './backtest.ts';
 import type { DecisionPointName } from './decision-points.ts';
+import { RiskReviews } from './reviews.ts';
 import { RiskEngine } from './risk-engine.ts';
 import { RiskLists } from './risk-lists.ts';
 import { RiskRules, type RiskScope } from './risk-rules.ts';
@@ -30,6 +32,8 @@ export interface Risk {
   engine: RiskEngine;
   /** Each decision point's dispute labels, set by the API that owns it */
   labels: Map<DecisionPointName, DisputeLabels>;
+  /** Payments held for a person (reviews.ts) */
+  reviews: RiskReviews;
   /** A draft rule over a tenant's history (backtest.ts) */
   backtest(db: Db, request: BacktestRequest, options?: { keepIds?: boolean }): Promise<BacktestResult>;
   decisions(
@@ -39,7 +43,13 @@ export interface Risk {
   ): Promise<DecisionRecord[]>;
 }
 
-export function createRisk(deps: { clock: Clock; cache: TenantCache; logger: Pick<Logger, 'warn'> }): Risk {
+export function createRisk(deps: {
+  clock: Clock;
+  cache: TenantCache;
+  logger: Pick<Logger, 'warn'>;
+  db: Db;
+  transact: Transact;
+}): Risk {
   const lists = new RiskLists(deps);
   const rules = new RiskRules({ ...deps, lists });
   const engine = new RiskEngine({ rules, lists, logger: deps.logger });
@@ -49,6 +59,7 @@ export function createRisk(deps: { clock: Clock; cache: TenantCache; logger: Pic
     lists,
     engine,
     labels,
+    reviews: new RiskReviews(deps),
     backtest: (db, request, options) =>
       backtest(db, lists, labels.get(request.decisionPoint), request, options),
     /** Newest first, a page before the last id seen; by object, rule or tenant (each index-backed). */
