@@ -155,7 +155,14 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     logger,
   });
   const transact = createTransact(db);
-  const risk = createRisk({ clock, cache: tenantCache, logger, db, transact });
+  const risk = createRisk({
+    clock,
+    cache: tenantCache,
+    logger,
+    db,
+    transact,
+    sandbox: config.mode === 'sandbox',
+  });
   const idempotency = new IdempotencyStore(
     db,
     clock,

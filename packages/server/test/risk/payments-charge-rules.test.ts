@@ -391,3 +391,29 @@ describe('reviews', () => {
     expect((await h.admin('POST', '/risk/reviews/rv_nothing/approve')).status).toBe(404);
   });
 });
+
+describe('the sandbox’s test values', () => {
+  it('refuse or hold a charge with no rule written: an email that always blocks, an IP that always reviews', async () => {
+    const m = await aMerchant(h);
+    const before = await networkAuthorizations();
+    const blocker = await aCustomer(h, m, { email: 'risk-block@example.com' });
+    const refused = await payments(h, m, 'POST', '/order', anOrder(blocker));
+    expect(refused.status).toBe(402);
+    expect(refused.body.error?.[0]?.code).toBe(822);
+    expect(await networkAuthorizations()).toBe(before);
+    const why = await h.admin<{ data: Record<string, unknown>[] }>(
+      'GET',
+      `/risk/decisions?objectId=${refused.body.data.transactionId}`,
+    );
+    expect(why.body.data[0]).toMatchObject({ ruleId: 'sandbox', action: 'block', acted: true });
+
+    const customerId = await aCustomer(h, m);
+    const held = await payments(h, m, 'POST', '/order', anOrder(customerId, { ip: '192.0.2.77' }));
+    expect(held.status).toBe(201);
+    const queue = await h.admin<{ data: { objectId: string }[] }>(
+      'GET',
+      `/risk/reviews?tenant=merchant:${m.id}`,
+    );
+    expect(queue.body.data.map((r) => r.objectId)).toEqual([String(held.body.data.transactionId)]);
+  });
+});

@@ -198,7 +198,7 @@ export class PaymentOrdersService {
     if (!found) return undefined;
     const signal = risk.signal(charge, { email: found.email, createdAt: found.created_at }, at);
     const verdict = rules && velocity ? risk.evaluate(rules, signal, velocity.read(found)) : undefined;
-    if (verdict && verdict.action !== 'allow') return undefined;
+    if ((verdict && verdict.action !== 'allow') || risk.forced(signal)) return undefined;
     order.id = found.order_id;
     const transaction = await this.deps.transactions.stageCharge(
       batch,

@@ -70,6 +70,11 @@ export class ChargeRisk {
     };
   }
 
+  /** Whether a sandbox test value decides this charge (then the general path decides and records it). */
+  forced(signal: Signal): boolean {
+    return this.deps.engine.testOutcome(signal) !== undefined;
+  }
+
   /** The rules evaluated against a signal whose velocity was read with the charge's one read. */
   evaluate(rules: RulesInForce, signal: Signal, velocity: Velocity): Verdict {
     return this.deps.engine.evaluate(rules.ruleSet, rules.lists, signal, velocity);

@@ -70,8 +70,45 @@ const SQL_COLUMN: Record<keyof SignalKeys, string> = {
   customerId: 'customer_id',
 };
 
+/**
+ * The sandbox's test values (docs/risk.md, Sandbox): a payer with one of these emails or IPs is refused
+ * or held whatever the rules say, so an integration can see each outcome without writing a rule. Never
+ * in production.
+ */
+export const SANDBOX_OUTCOMES: Record<string, RuleAction> = {
+  'risk-block@example.com': 'block',
+  'risk-review@example.com': 'review',
+  '192.0.2.66': 'block',
+  '192.0.2.77': 'review',
+};
+
 export class RiskEngine {
-  constructor(private readonly deps: { rules: RiskRules; lists: RiskLists; logger: Pick<Logger, 'warn'> }) {}
+  constructor(
+    private readonly deps: {
+      rules: RiskRules;
+      lists: RiskLists;
+      logger: Pick<Logger, 'warn'>;
+      /** Whether the sandbox's test values act (sandbox mode only) */
+      sandboxOutcomes: boolean;
+    },
+  ) {}
+
+  /** The outcome a sandbox test value forces, if the signal carries one. */
+  testOutcome(signal: Signal): Verdict | undefined {
+    if (!this.deps.sandboxOutcomes) return undefined;
+    const value = [signal.keys.email, signal.keys.ip].find(
+      (v) => v !== null && SANDBOX_OUTCOMES[v] !== undefined,
+    );
+    const action = value ? SANDBOX_OUTCOMES[value] : undefined;
+    if (!action) return undefined;
+    return {
+      action,
+      matched: [
+        { ruleId: 'sandbox', ruleName: `sandbox test value ${value}`, action, mode: 'active', acted: true },
+      ],
+      attributes: signal.attributes,
+    };
+  }
 
   /** The rule set that applies to a tenant at a point (cached): empty when none was written. */
   ruleSet(db: Executor, point: DecisionPointName, tenant: RiskScope): Promise<RuleSet> {
@@ -85,6 +122,8 @@ export class RiskEngine {
 
   /** Evaluates the signal against its tenant's rules, reading the velocity they need. */
   async decide(db: Executor, signal: Signal): Promise<Verdict> {
+    const forced = this.testOutcome(signal);
+    if (forced) return forced;
     const ruleSet = await this.ruleSet(db, signal.point, signal.tenant);
     if (ruleSet.rules.length === 0) return { ...ALLOWED, attributes: signal.attributes };
     const [lists, velocity] = await Promise.all([

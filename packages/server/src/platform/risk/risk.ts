@@ -49,10 +49,12 @@ export function createRisk(deps: {
   logger: Pick<Logger, 'warn'>;
   db: Db;
   transact: Transact;
+  /** Sandbox mode: its test values force outcomes (risk-engine.ts, SANDBOX_OUTCOMES) */
+  sandbox: boolean;
 }): Risk {
   const lists = new RiskLists(deps);
   const rules = new RiskRules({ ...deps, lists });
-  const engine = new RiskEngine({ rules, lists, logger: deps.logger });
+  const engine = new RiskEngine({ rules, lists, logger: deps.logger, sandboxOutcomes: deps.sandbox });
   const labels = new Map<DecisionPointName, DisputeLabels>();
   return {
     rules,
