@@ -16,9 +16,22 @@ export interface PathSetup<F> {
   fixture: F;
 }
 
+/** A Visa number of its own for each customer (Luhn-valid), so velocity by card counts like a shop's. */
+function cardOf(index: number): string {
+  const body = `411111${String(index).padStart(9, '0')}`;
+  let sum = 0;
+  for (let i = 0; i < body.length; i++) {
+    let digit = Number(body[body.length - 1 - i]);
+    if (i % 2 === 0) digit *= 2;
+    sum += digit > 9 ? digit - 9 : digit;
+  }
+  return `${body}${(10 - (sum % 10)) % 10}`;
+}
+
 export async function setUpPayments(
   tessera: TesseraServer,
   db: Db,
+  options: { cardPerCustomer?: boolean } = {},
 ): Promise<PathSetup<FloorFixture['payments']>> {
   const { call, admin } = tessera;
   const merchant = await call<{ id: number; apiKey: string; sites: { id: number }[] }>(
@@ -38,7 +51,7 @@ export async function setUpPayments(
     customers.push(created.data.id);
   }
   const expiry = `12/${String((new Date().getUTCFullYear() + 3) % 100).padStart(2, '0')}`;
-  const bodies = customers.map((customerId) =>
+  const bodies = customers.map((customerId, i) =>
     new URLSearchParams({
       amount: '10.90',
       currency: 'EUR',
@@ -46,7 +59,7 @@ export async function setUpPayments(
       cardTransactionMode: 'authAndCapture',
       customerId: String(customerId),
       description: 'Bench order',
-      cardNumber: '4111111111111111',
+      cardNumber: options.cardPerCustomer ? cardOf(i) : '4111111111111111',
       cardExpiryDate: expiry,
       cardCvv: '123',
       cardHolderName: 'Bench Buyer',

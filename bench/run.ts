@@ -71,6 +71,8 @@ interface Result {
   alternatingRatio?: number;
   /** A traced run's rate to the same path untraced in this run */
   untracedRatio?: number;
+  /** The path under ten active risk rules, to the same path with none, in this run (alternating) */
+  noRulesRatio?: number;
   errors: number;
 }
 
@@ -190,6 +192,9 @@ async function main() {
           }
         } finally {
           await floor.stop();
+        }
+        if (chosen('risk') && setups.payments) {
+          for (const result of await riskOverhead(tessera, setups.payments, handle)) record(result);
         }
         const traced = setups.payments ?? setups.crypto;
         if (chosen('tracing') && traced) {
@@ -557,6 +562,80 @@ async function tracingOverhead(
   }
 }
 
+/** Ten active risk rules that read velocity, a list and plain attributes, and never match a bench order. */
+const BENCH_RULES = [
+  'velocity.card.count_10m > 100000',
+  'velocity.card.sum_24h > 100000000000',
+  'velocity.customer.count_1h > 100000',
+  'velocity.ip.count_10m > 100000',
+  'velocity.ip.declines_1h > 100000',
+  'card.bin in list("bench_bins")',
+  'amount > 100000000',
+  'email_domain == "blocked.example"',
+  'card.country == "KP"',
+  'customer.age_days < 0',
+];
+
+/**
+ * `risk`: payments orders of a merchant under ten active rules (velocity on its cards, customers and IPs,
+ * a list, attributes; docs/risk.md) against the same orders of a merchant with none, alternating ROUNDS
+ * times. Each customer pays with its own card, as velocity by card would see in a shop.
+ */
+async function riskOverhead(
+  tessera: Awaited<ReturnType<typeof startTessera>>,
+  plain: PathSetup<unknown> & { label: string },
+  handle: DatabaseHandle,
+): Promise<Result[]> {
+  const setup = await setUpPayments(tessera, handle.db, { cardPerCustomer: true });
+  const scope = { kind: 'merchant', id: String(setup.fixture.merchantId) };
+  const list = await tessera.call<{ id: string }>('POST', '/admin/risk/lists', tessera.admin, {
+    name: 'bench_bins',
+    kind: 'bin',
+    scope,
+  });
+  await tessera.call('POST', `/admin/risk/lists/${list.id}/items`, tessera.admin, { items: ['999999'] });
+  for (const [i, expression] of BENCH_RULES.entries()) {
+    await tessera.call('POST', '/admin/risk/rules', tessera.admin, {
+      name: `bench ${i}`,
+      scope,
+      decisionPoint: 'payments.charge',
+      expression,
+      action: 'block',
+    });
+  }
+  const shape: LoadShape = {
+    mode: 'closed',
+    concurrency: CONCURRENCY,
+    ratePerSecond: 0,
+    seconds: SECONDS,
+    warmupSeconds: WARMUP_SECONDS,
+  };
+  const sides = [
+    { name: `${plain.label}, no risk rules`, target: plain.target },
+    { name: `${plain.label}, ten risk rules`, target: setup.target },
+  ];
+  const runs: HttpMeasurement[][] = sides.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, side] of sides.entries()) {
+      runs[i]?.push(
+        await runHttpLoad(side.name, side.target, shape, {
+          server: tessera.pid,
+          backends: () => backendsOf(handle, 'tessera%'),
+        }),
+      );
+    }
+  }
+  const [none, ruled] = runs.map(meanOf) as [HttpMeasurement, HttpMeasurement];
+  return [none, ruled].map((m, i) => ({
+    ...pick(m),
+    ratio: 0,
+    floorRatio: null,
+    ...cpuFigures(m.serverCpuMsPerOp, m.dbCpuMsPerOp),
+    ...(i === 1 ? { noRulesRatio: ratioOf(ruled.opsPerSec, none.opsPerSec) } : {}),
+    errors: m.errors,
+  }));
+}
+
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 interface LockWaits {
@@ -644,6 +723,7 @@ function report(r: Result) {
         ? `  to the baseline alternated (${ROUNDS} rounds) ${r.alternatingRatio.toFixed(2)}`
         : '') +
       (r.untracedRatio !== undefined ? `  traced/untraced ${r.untracedRatio.toFixed(2)}` : '') +
+      (r.noRulesRatio !== undefined ? `  rules/none ${r.noRulesRatio.toFixed(2)}` : '') +
       (r.errors ? `  (${r.errors} errors)` : '') +
       '\n' +
       (r.rowsPerOp ? `${''.padEnd(4)}rows per op: ${r.rowsPerOp}\n` : '') +

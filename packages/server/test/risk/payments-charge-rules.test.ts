@@ -247,6 +247,35 @@ describe('deciding a charge', () => {
     expect((await payments(h, m, 'POST', '/order', anOrder(customerId))).status).toBe(201);
   });
 
+  it('challenges a charge the request did not send through 3-D Secure; approved on the ACS it completes', async () => {
+    const m = await aMerchant(h);
+    const customerId = await aCustomer(h, m);
+    await rule({
+      expression: 'card.country != billing_country',
+      action: 'challenge',
+      scope: { kind: 'merchant', id: String(m.id) },
+    });
+    // The sandbox's BIN table puts every card in the US; the holder says RO.
+    const challenged = await payments(h, m, 'POST', '/order', anOrder(customerId));
+    expect(challenged.status).toBe(201);
+    expect(challenged.body.data).toMatchObject({ is3d: 1, isRedirect: true });
+    const { params } = challenged.body.data.redirect;
+    const decided = await fetch(`${h.baseUrl}/acs/challenge/decide`, {
+      method: 'POST',
+      body: new URLSearchParams({ creq: params.creq, outcome: 'approve' }),
+      redirect: 'manual',
+    });
+    expect(decided.status).toBe(303);
+    await fetch(decided.headers.get('location') ?? '', { redirect: 'manual' });
+    const read = await payments(h, m, 'GET', `/transaction/${challenged.body.data.transactionId}`);
+    expect(read.body.data).toMatchObject({ transactionStatus: 'complete-ok', is3d: 1 });
+    const why = await h.admin<{ data: Record<string, unknown>[] }>(
+      'GET',
+      `/risk/decisions?objectId=${challenged.body.data.transactionId}`,
+    );
+    expect(why.body.data[0]).toMatchObject({ action: 'challenge', acted: true });
+  });
+
   it('keeps every charge’s signal, with or without rules, in the charge’s own write', async () => {
     const m = await aMerchant(h);
     const customerId = await aCustomer(h, m);

@@ -58,6 +58,8 @@ export interface ChargeRequest {
   cardId: number | null;
   initiator: 'customer' | 'merchant';
   isSoftDeclineRetry: boolean;
+  /** 3-D Secure required whatever the issuer would choose (a risk rule's `challenge`) */
+  challengeRequested?: boolean;
 }
 
 /** A charge the network answered at once (authorizeAtOnce), to be staged with stageCharge. */

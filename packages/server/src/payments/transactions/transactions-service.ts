@@ -150,6 +150,8 @@ export class PaymentTransactionsService {
     const verdict = await risk.decide(tx, signal);
     // Held for review: authorized only, captured when a person approves (docs/risk.md, Reviews).
     if (verdict.action === 'review' && r.type === 'deposit') r = { ...r, mode: 'auth' };
+    // Challenged: 3-D Secure required of the buyer even where the request did not ask for it.
+    if (verdict.action === 'challenge') r = { ...r, challengeRequested: true };
     const inserted = await tx
       .insertInto('payments_transactions')
       // The card network's reference for this payment, unique and known before the insert.
@@ -259,6 +261,7 @@ export class PaymentTransactionsService {
       initiator: r.initiator,
       isAuthenticated: r.instrument.isAuthenticated,
       isSoftDeclineRetry: r.isSoftDeclineRetry,
+      ...(r.challengeRequested ? { challengeRequested: true } : {}),
     };
   }
 

@@ -107,7 +107,7 @@ export const DECISION_POINTS = {
     name: 'payments.charge',
     description:
       'every payments charge: a new card, a stored card, a wallet, a network token, the hosted checkout, a payment link, a recurring bill, a rebill',
-    actions: ['allow', 'block', 'review'],
+    actions: ['allow', 'block', 'review', 'challenge'],
     tenantKind: 'merchant',
     attributes: PAYMENTS_CHARGE,
   },
@@ -118,7 +118,7 @@ export const DECISION_POINT_NAMES = Object.keys(DECISION_POINTS) as [
   DecisionPointName,
   ...DecisionPointName[],
 ];
-export const RULE_ACTIONS = ['allow', 'block', 'review'] as const;
+export const RULE_ACTIONS = ['allow', 'block', 'review', 'challenge'] as const;
 export type RuleAction = (typeof RULE_ACTIONS)[number];
 
 /** The CEL schema of a decision point's attributes, velocity included. */

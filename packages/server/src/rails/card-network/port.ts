@@ -31,6 +31,11 @@ export interface AuthorizationRequest {
   isAuthenticated: boolean;
   /** A retry after a soft decline, asking for 3D Secure */
   isSoftDeclineRetry: boolean;
+  /**
+   * The requestor asks for a 3-D Secure challenge whatever the issuer would choose (EMV 3DS's challenge
+   * indicator "challenge requested: mandate"): a risk rule's `challenge` (docs/risk.md)
+   */
+  challengeRequested?: boolean;
   /** Where the challenge page sends the browser when the cardholder has decided */
   returnUrl: string;
   /** Capture at once when approved without a challenge (a sale: one message instead of two) */

@@ -14,7 +14,7 @@ import {
 /**
  * What the simulated network decides for an authorization: the scripted outcome, else the test card's,
  * else approval; then the rules every card keeps (expiry, the legacy amounts, no challenge for credits and
- * merchant-initiated charges, a soft decline's retry challenged).
+ * merchant-initiated charges, a soft decline's retry challenged, a challenge the requestor mandates made).
  */
 export function decideOutcome(
   r: Omit<AuthorizationRequest, 'returnUrl'>,
@@ -37,6 +37,10 @@ export function decideOutcome(
       r.isSoftDeclineRetry || r.isAuthenticated
         ? { kind: 'challenge' }
         : { kind: 'decline', reason: 'soft_decline' };
+  }
+  // A challenge the requestor mandates is made where the card would be approved without one.
+  if (r.challengeRequested && (outcome.kind === 'approve' || outcome.kind === 'frictionless')) {
+    outcome = { kind: 'challenge' };
   }
   if (outcome.kind === 'challenge' && (exempt || r.isAuthenticated)) return { kind: 'approve' };
   if (outcome.kind === 'frictionless' && exempt) return { kind: 'approve' };
