@@ -25,7 +25,7 @@ import { Ledger, type LedgerAccount } from '../packages/server/src/platform/ledg
 import { type CliTiming, cliTimings } from './cli.ts';
 import { setUpCrypto } from './crypto.ts';
 import type { FloorFixture } from './floor-server.ts';
-import { type HttpMeasurement, type LoadShape, runHttpLoad } from './http-load.ts';
+import { type HttpMeasurement, type HttpTarget, type LoadShape, runHttpLoad } from './http-load.ts';
 import { setUpIssuing } from './issuing.ts';
 import { type Measurement, measure } from './measure.ts';
 import { type PathSetup, setUpPayments } from './payments.ts';
@@ -525,36 +525,15 @@ async function tracingOverhead(
     const setup = untraced.label.startsWith('payments')
       ? await setUpPayments(traced, handle.db)
       : await setUpCrypto(traced);
-    const shape: LoadShape = {
-      mode: 'closed',
-      concurrency: CONCURRENCY,
-      ratePerSecond: 0,
-      seconds: SECONDS,
-      warmupSeconds: WARMUP_SECONDS,
-    };
-    const sides = [
-      { name: `${untraced.label}, tracing off`, target: untraced.target, server: untracedPid },
-      { name: `${untraced.label}, traced (OTLP)`, target: setup.target, server: traced.pid },
-    ];
-    const load = (side: (typeof sides)[number]) =>
-      runHttpLoad(side.name, side.target, shape, {
-        server: side.server,
-        backends: () => backendsOf(handle, 'tessera%'),
-      });
-    const runs: HttpMeasurement[][] = sides.map(() => []);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [i, side] of sides.entries()) runs[i]?.push(await load(side));
-    }
-    const [off, on] = runs.map(meanOf) as [HttpMeasurement, HttpMeasurement];
+    const [off, on] = await alternateSaturated(
+      [
+        { name: `${untraced.label}, tracing off`, target: untraced.target, server: untracedPid },
+        { name: `${untraced.label}, traced (OTLP)`, target: setup.target, server: traced.pid },
+      ],
+      handle,
+    );
     process.stdout.write(`  (the collector received ${spans} OTLP exports)\n`);
-    return [off, on].map((m, i) => ({
-      ...pick(m),
-      ratio: 0,
-      floorRatio: null,
-      ...cpuFigures(m.serverCpuMsPerOp, m.dbCpuMsPerOp),
-      ...(i === 1 ? { untracedRatio: ratioOf(on.opsPerSec, off.opsPerSec) } : {}),
-      errors: m.errors,
-    }));
+    return compared(off, on, 'untracedRatio');
   } finally {
     await traced.stop();
     await rm(dir, { recursive: true, force: true });
@@ -603,6 +582,24 @@ async function riskOverhead(
       action: 'block',
     });
   }
+  const [none, ruled] = await alternateSaturated(
+    [
+      { name: `${plain.label}, no risk rules`, target: plain.target, server: tessera.pid },
+      { name: `${plain.label}, ten risk rules`, target: setup.target, server: tessera.pid },
+    ],
+    handle,
+  );
+  return compared(none, ruled, 'noRulesRatio');
+}
+
+/**
+ * Two sides saturated ROUNDS times each, alternating, so that a drift of the shared machine falls on both;
+ * the mean of each.
+ */
+async function alternateSaturated(
+  sides: { name: string; target: HttpTarget; server: number }[],
+  handle: DatabaseHandle,
+): Promise<[HttpMeasurement, HttpMeasurement]> {
   const shape: LoadShape = {
     mode: 'closed',
     concurrency: CONCURRENCY,
@@ -610,28 +607,32 @@ async function riskOverhead(
     seconds: SECONDS,
     warmupSeconds: WARMUP_SECONDS,
   };
-  const sides = [
-    { name: `${plain.label}, no risk rules`, target: plain.target },
-    { name: `${plain.label}, ten risk rules`, target: setup.target },
-  ];
   const runs: HttpMeasurement[][] = sides.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, side] of sides.entries()) {
       runs[i]?.push(
         await runHttpLoad(side.name, side.target, shape, {
-          server: tessera.pid,
+          server: side.server,
           backends: () => backendsOf(handle, 'tessera%'),
         }),
       );
     }
   }
-  const [none, ruled] = runs.map(meanOf) as [HttpMeasurement, HttpMeasurement];
-  return [none, ruled].map((m, i) => ({
+  return runs.map(meanOf) as [HttpMeasurement, HttpMeasurement];
+}
+
+/** Both sides as results, the second with its rate to the first's under `ratio`. */
+function compared(
+  first: HttpMeasurement,
+  second: HttpMeasurement,
+  ratio: 'untracedRatio' | 'noRulesRatio',
+): Result[] {
+  return [first, second].map((m, i) => ({
     ...pick(m),
     ratio: 0,
     floorRatio: null,
     ...cpuFigures(m.serverCpuMsPerOp, m.dbCpuMsPerOp),
-    ...(i === 1 ? { noRulesRatio: ratioOf(ruled.opsPerSec, none.opsPerSec) } : {}),
+    ...(i === 1 ? { [ratio]: ratioOf(second.opsPerSec, first.opsPerSec) } : {}),
     errors: m.errors,
   }));
 }

@@ -5,6 +5,33 @@
 /** 'platform', or a tenant: 'merchant:<id>', 'store:<id>', 'partner:<id>' */
 export type RiskScope = string;
 
+/** What a rule's decision about an object is recorded under: a decision record's and a review's */
+export interface RuleOnObject {
+  id: string;
+  tenant: string;
+  decisionPoint: string;
+  objectId: string;
+  ruleId: string;
+  ruleName: string;
+}
+
+/** A decision record's or a review's row, as RuleOnObject */
+export const ruleOnObject = (row: {
+  id: string;
+  tenant: string;
+  decision_point: string;
+  object_id: string;
+  rule_id: string;
+  rule_name: string;
+}): RuleOnObject => ({
+  id: row.id,
+  tenant: row.tenant,
+  decisionPoint: row.decision_point,
+  objectId: row.object_id,
+  ruleId: row.rule_id,
+  ruleName: row.rule_name,
+});
+
 /** The velocity keys and what each counts by (docs/risk.md, Velocity) */
 export const VELOCITY_KEYS = ['ip', 'email', 'card', 'customer', 'tenant'] as const;
 export type VelocityKey = (typeof VELOCITY_KEYS)[number];

@@ -3,21 +3,22 @@
 // undone (voided) and the payer told as the wire tells any void; not decided before it expires, the
 // refusal applies. The outcome and the review's new status commit together. The API registers what an
 // outcome does at its decision point.
+import type { Selectable } from 'kysely';
 import type { Clock } from '../clock/clock.ts';
 import type { Executor, Tx } from '../db/database.ts';
+import type { RiskReviewsTable } from '../db/schema.ts';
 import type { Transact } from '../db/transact.ts';
 import { transactEach } from '../db/transact.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import { newId } from '../ids.ts';
-import type { DecisionPointName, RiskScope } from './decision-points.ts';
+import {
+  type DecisionPointName,
+  type RiskScope,
+  type RuleOnObject,
+  ruleOnObject,
+} from './decision-points.ts';
 
-export interface Review {
-  id: string;
-  tenant: string;
-  decisionPoint: string;
-  objectId: string;
-  ruleId: string;
-  ruleName: string;
+export interface Review extends RuleOnObject {
   status: 'pending' | 'approved' | 'refused' | 'expired';
   createdAt: Date;
   expiresAt: Date;
@@ -31,25 +32,8 @@ export type ReviewOutcome = (tx: Tx, objectId: string, approved: boolean) => Pro
 /** How long a review waits at most (an authorization that expires sooner ends it sooner) */
 export const REVIEW_HOURS = 72;
 
-const toReview = (row: {
-  id: string;
-  tenant: string;
-  decision_point: string;
-  object_id: string;
-  rule_id: string;
-  rule_name: string;
-  status: Review['status'];
-  created_at: Date;
-  expires_at: Date;
-  decided_at: Date | null;
-  decided_by: string | null;
-}): Review => ({
-  id: row.id,
-  tenant: row.tenant,
-  decisionPoint: row.decision_point,
-  objectId: row.object_id,
-  ruleId: row.rule_id,
-  ruleName: row.rule_name,
+const toReview = (row: Selectable<RiskReviewsTable>): Review => ({
+  ...ruleOnObject(row),
   status: row.status,
   createdAt: row.created_at,
   expiresAt: row.expires_at,

@@ -6,19 +6,13 @@ import type { Db, Executor } from '../db/database.ts';
 import type { Transact } from '../db/transact.ts';
 import type { TenantCache } from '../tenants/tenant-cache.ts';
 import { type BacktestRequest, type BacktestResult, backtest, type DisputeLabels } from './backtest.ts';
-import type { DecisionPointName } from './decision-points.ts';
+import { type DecisionPointName, type RuleOnObject, ruleOnObject } from './decision-points.ts';
 import { RiskReviews } from './reviews.ts';
 import { RiskEngine } from './risk-engine.ts';
 import { RiskLists } from './risk-lists.ts';
 import { RiskRules, type RiskScope } from './risk-rules.ts';
 
-export interface DecisionRecord {
-  id: string;
-  tenant: string;
-  decisionPoint: string;
-  objectId: string;
-  ruleId: string;
-  ruleName: string;
+export interface DecisionRecord extends RuleOnObject {
   action: string;
   mode: string;
   acted: boolean;
@@ -73,12 +67,7 @@ export function createRisk(deps: {
       if (page.before) query = query.where('id', '<', page.before);
       const rows = await query.execute();
       return rows.map((row) => ({
-        id: row.id,
-        tenant: row.tenant,
-        decisionPoint: row.decision_point,
-        objectId: row.object_id,
-        ruleId: row.rule_id,
-        ruleName: row.rule_name,
+        ...ruleOnObject(row),
         action: row.action,
         mode: row.mode,
         acted: row.acted,
