@@ -341,11 +341,7 @@ export class PaymentTransactionsService {
         .skipLocked()
         .executeTakeFirst();
       if (t?.status !== 'in-progress') return false;
-      await this.deps.network.release(tx, this.writes.reference(t));
-      await this.onChange(
-        tx,
-        await this.writes.setStatus(tx, t, 'void-ok', { reason: 'authorization-expired', message: null }),
-      );
+      await this.refunds.voidAuthorization(tx, t, 'authorization-expired');
       return true;
     });
   }
