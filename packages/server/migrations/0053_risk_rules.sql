@@ -107,6 +107,7 @@ CREATE TABLE risk_reviews (
   decided_at timestamptz,
   decided_by text
 );
--- The queue per tenant, and the expiry sweep
+-- The queue (a status, by id) per tenant and across tenants, and the expiry sweep
 CREATE INDEX risk_reviews_tenant ON risk_reviews (tenant, status, id);
+CREATE INDEX risk_reviews_status ON risk_reviews (status, id);
 CREATE INDEX risk_reviews_due ON risk_reviews (expires_at) WHERE status = 'pending';

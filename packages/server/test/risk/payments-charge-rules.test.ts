@@ -131,6 +131,17 @@ describe('saving rules', () => {
   });
 });
 
+describe('the reads', () => {
+  it('refuse a filter they cannot read, naming it', async () => {
+    const refused = async (path: string) => (await h.admin<AdminError>('GET', path)).body.error;
+    expect((await refused('/risk/rules?decisionPoint=nowhere'))?.field).toBe('decisionPoint');
+    expect((await refused('/risk/rules?limit=0'))?.field).toBe('limit');
+    expect((await refused('/risk/decisions?before=abc'))?.field).toBe('before');
+    expect((await refused('/risk/reviews?status=waiting'))?.field).toBe('status');
+    expect((await refused('/risk/lists?limit=501'))?.field).toBe('limit');
+  });
+});
+
 describe('lists', () => {
   it('keeps items normalised by kind, refuses one not of its kind by index, and matches CIDR ranges in a rule', async () => {
     const m = await aMerchant(h);
@@ -391,6 +402,9 @@ describe('reviews', () => {
     expect(await transactionStatus(m, transactionId)).toBe('complete-ok');
     expect(await h.services.payments.transactions.siteBalance(site, 'EUR')).toBe(before + 50_000n);
     expect((await h.admin('POST', `/risk/reviews/${review.id}/refuse`)).status).toBe(409);
+    // The queue is what waits: a decided review leaves it.
+    const after = await h.admin<{ data: ReviewView[] }>('GET', `/risk/reviews?tenant=merchant:${m.id}`);
+    expect(after.body.data).toEqual([]);
     // Under the rule's amount nothing is held.
     const small = await payments(h, m, 'POST', '/order', anOrder(customerId, { amount: '10.00' }));
     expect(await transactionStatus(m, String(small.body.data.transactionId))).toBe('complete-ok');

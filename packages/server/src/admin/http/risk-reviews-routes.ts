@@ -38,11 +38,11 @@ export async function registerRiskReviewRoutes(app: ZodApp, deps: AdminDeps & { 
     '/risk/reviews',
     {
       schema: {
-        summary: 'The payments held for review, by id',
+        summary: 'The payments held for review (pending unless asked for another status), by id',
         tags: ['risk'],
         querystring: z.object({
           tenant: z.string().max(120).optional().describe('merchant:<id>'),
-          status: statuses.optional(),
+          status: statuses.default('pending').describe('the queue by default: pending'),
           ...pageQuery,
         }),
         response: {
@@ -55,7 +55,7 @@ export async function registerRiskReviewRoutes(app: ZodApp, deps: AdminDeps & { 
       const q = request.query;
       const reviews = await risk.reviews.list(
         db,
-        { ...(q.tenant ? { tenants: [q.tenant] } : {}), ...(q.status ? { status: q.status } : {}) },
+        { ...(q.tenant ? { tenants: [q.tenant] } : {}), status: q.status },
         { ...(q.after ? { after: q.after } : {}), limit: q.limit },
       );
       return {

@@ -1,10 +1,9 @@
 // An order's row: read, locked for its owner, changed; a new row as both creation paths write it; the
 // status its own payment gives it; when its next bill falls; and a decline as the error the caller sees.
-import { createHash } from 'node:crypto';
-import { type CompiledQuery, type RawBuilder, sql } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Executor, Tx } from '../../platform/db/database.ts';
-import { preparedStatement } from '../../platform/db/prepared.ts';
+import { preparedByText, preparedStatement } from '../../platform/db/prepared.ts';
 import type {
   PaymentsCardMode,
   PaymentsOrderStatus,
@@ -13,6 +12,8 @@ import type {
 import { rowInsert } from '../../platform/db/statement-batch.ts';
 import { DomainError, notFound, validationFailed } from '../../platform/errors/domain-error.ts';
 import { type Asset, findAsset } from '../../platform/money/assets.ts';
+import type { VelocityFeature } from '../../platform/risk/decision-points.ts';
+import { type Velocity, type VelocityProbe, velocityColumns } from '../../platform/risk/risk-engine.ts';
 import type { MerchantScope } from '../sites.ts';
 import { FAILURES, type FailureReason } from '../transactions/decline-codes.ts';
 import type { OrderRow } from './order-row.ts';
@@ -165,12 +166,16 @@ export const insertOrder = rowInsert<OrderRow, keyof OrderRow>('payments_orders'
   'updated_at',
 ]);
 
-/** The order's customer (on the order's site, not deleted) and the ids of the order and its transaction. */
-const SELECT_CUSTOMER_AND_IDS = `
+/**
+ * The one read of a one-statement order: its customer (on the order's site, not deleted), the ids of the
+ * order and its transaction, and the velocity its merchant's risk rules read (docs/risk.md), if any.
+ */
+const customerAndIdsText = (velocity: string) => `
   SELECT c.identifier, c.email, c.created_at, nextval('payments_orders_id_seq')::int AS order_id,
-    nextval('payments_transactions_id_seq')::int AS transaction_id
+    nextval('payments_transactions_id_seq')::int AS transaction_id${velocity}
   FROM payments_customers c
   WHERE c.id = $1 AND c.merchant_id = $2 AND c.site_id = $3 AND c.deleted_at IS NULL`;
+const SELECT_CUSTOMER_AND_IDS = customerAndIdsText('');
 
 export interface CustomerAndIds {
   identifier: string;
@@ -178,35 +183,26 @@ export interface CustomerAndIds {
   created_at: Date;
   order_id: number;
   transaction_id: number;
-  /** The risk rules' velocity columns (v_<key>_<window>), when the merchant has rules that read some */
-  [velocity: `v_${string}`]: unknown;
 }
 
-/**
- * The one read of a one-statement order: its customer and the two new ids, and the velocity its
- * merchant's risk rules read (docs/risk.md). A named prepared statement per set of velocity columns.
- */
 export function customerAndIds(
-  db: Executor,
-  [customerId, merchantId, siteId]: [number, number, number],
-  velocity: readonly RawBuilder<unknown>[],
-): CompiledQuery {
-  if (velocity.length === 0) {
-    return preparedStatement('payments_order_customer_and_ids', SELECT_CUSTOMER_AND_IDS, [
-      customerId,
-      merchantId,
-      siteId,
-    ]);
+  ids: [customerId: number, merchantId: number, siteId: number],
+  velocity?: { probe: VelocityProbe; features: readonly VelocityFeature[] },
+): { query: CompiledQuery; velocityOf(row: object): Velocity | undefined } {
+  const counted = velocity && velocityColumns(velocity.probe, velocity.features, ids.length + 1);
+  if (!counted || counted.sql === '') {
+    return {
+      query: preparedStatement('payments_order_customer_and_ids', SELECT_CUSTOMER_AND_IDS, ids),
+      velocityOf: (row) => counted?.read(row),
+    };
   }
-  const query =
-    sql`SELECT c.identifier, c.email, c.created_at, nextval('payments_orders_id_seq')::int AS order_id,
-    nextval('payments_transactions_id_seq')::int AS transaction_id, ${sql.join(velocity)}
-  FROM payments_customers c
-  WHERE c.id = ${customerId} AND c.merchant_id = ${merchantId} AND c.site_id = ${siteId} AND c.deleted_at IS NULL`.compile(
-      db,
-    );
-  const name = `payments_order_customer_and_ids_${createHash('sha256').update(query.sql).digest('hex').slice(0, 16)}`;
-  return preparedStatement(name, query.sql, query.parameters);
+  return {
+    query: preparedByText('payments_order_customer_and_ids', customerAndIdsText(`, ${counted.sql}`), [
+      ...ids,
+      ...counted.parameters,
+    ]),
+    velocityOf: (row) => counted.read(row),
+  };
 }
 
 /** The k-th scheduled bill: at firstBillDate and every interval after, else one interval after the first payment. */

@@ -8,7 +8,6 @@ import type { PaymentsCardMode } from '../../platform/db/schema.ts';
 import { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Asset } from '../../platform/money/assets.ts';
-import { velocityColumns } from '../../platform/risk/risk-engine.ts';
 import { publishIpn, stageIpn } from '../events/publish-ipn.ts';
 import type { Page } from '../http/envelope.ts';
 import { boundedTotal, checkWindow } from '../list-window.ts';
@@ -186,18 +185,20 @@ export class PaymentOrdersService {
     };
     // Decided before any id is taken: an order left to the general path has cost nothing.
     const batch = new StatementBatch();
-    const probe = rules && risk.probe(charge, rules, at);
+    const keys = risk.keys(charge);
+    const probe = rules && risk.probe(charge, keys, rules, at);
     if (rules && !probe) return undefined;
     const decided = this.deps.transactions.authorizeAtOnce(batch, charge);
     if (!decided) return undefined;
-    const velocity = rules && probe ? velocityColumns(probe, rules.ruleSet.velocity) : undefined;
-    const { rows } = await db.executeQuery<CustomerAndIds>(
-      customerAndIds(db, [input.customerId, merchant.merchantId, plan.siteId], velocity?.columns ?? []),
+    const read = customerAndIds(
+      [input.customerId, merchant.merchantId, plan.siteId],
+      rules && probe ? { probe, features: rules.ruleSet.velocity } : undefined,
     );
+    const { rows } = await db.executeQuery<CustomerAndIds>(read.query);
     const found = rows[0];
     if (!found) return undefined;
-    const signal = risk.signal(charge, { email: found.email, createdAt: found.created_at }, at);
-    const verdict = rules && velocity ? risk.evaluate(rules, signal, velocity.read(found)) : undefined;
+    const signal = risk.signal(charge, { email: found.email, createdAt: found.created_at }, at, keys);
+    const verdict = rules && risk.evaluate(rules, signal, read.velocityOf(found) ?? {});
     if ((verdict && verdict.action !== 'allow') || risk.forced(signal)) return undefined;
     order.id = found.order_id;
     const transaction = await this.deps.transactions.stageCharge(

@@ -6,14 +6,12 @@
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Encryptor } from '../../platform/crypto/encryption.ts';
 import type { Executor, Tx } from '../../platform/db/database.ts';
-import type { StatementBatch } from '../../platform/db/statement-batch.ts';
+import { StatementBatch } from '../../platform/db/statement-batch.ts';
 import type { RiskReviews } from '../../platform/risk/reviews.ts';
 import {
-  decisionRows,
   type RiskEngine,
   type Signal,
   type SignalKeys,
-  signalRow,
   stageDecisions,
   stageSignal,
   type Velocity,
@@ -59,14 +57,14 @@ export class ChargeRisk {
    * What velocity is counted by before the charge's customer is read: its email is not known yet, so a
    * rule set that reads email velocity cannot be counted in the one read (undefined).
    */
-  probe(r: ChargeRequest, rules: RulesInForce, at: Date): VelocityProbe | undefined {
+  probe(r: ChargeRequest, keys: SignalKeys, rules: RulesInForce, at: Date): VelocityProbe | undefined {
     if (rules.ruleSet.velocity.some((f) => f.key === 'email')) return undefined;
     return {
       point: 'payments.charge',
       tenant: merchantTenant(r.order.merchant_id),
       at,
       currency: r.order.currency,
-      keys: this.keys(r, null),
+      keys,
     };
   }
 
@@ -89,23 +87,24 @@ export class ChargeRisk {
     return { email: row.email, createdAt: row.created_at };
   }
 
-  private keys(r: ChargeRequest, email: string | null): SignalKeys {
+  /** What the charge is counted by, its customer's email aside (known once the customer is read). */
+  keys(r: ChargeRequest): SignalKeys {
     return {
       ip: r.order.ip,
-      email,
+      email: null,
       cardFingerprint: this.deps.encryptor.fingerprint('payments-card', r.instrument.card.pan),
       customerId: String(r.order.customer_id),
     };
   }
 
-  /** The charge as the rules see it. */
-  signal(r: ChargeRequest, buyer: Buyer, at: Date = this.deps.clock.now()): Signal {
+  /** The charge as the rules see it (its keys, when the caller already has them, are not made again). */
+  signal(r: ChargeRequest, buyer: Buyer, at = this.deps.clock.now(), known = this.keys(r)): Signal {
     const pan = r.instrument.card.pan;
     const bin = this.deps.network.binInfo(pan.slice(0, 6));
     const email = buyer.email?.trim().toLowerCase() || null;
-    const keys = this.keys(r, email);
+    const keys = { ...known, email };
     const fingerprint = keys.cardFingerprint;
-    const customerId = String(r.order.customer_id);
+    const customerId = keys.customerId;
     return {
       point: 'payments.charge',
       tenant: merchantTenant(r.order.merchant_id),
@@ -158,15 +157,11 @@ export class ChargeRisk {
     });
   }
 
-  /** The signal and the rules that matched, written with the transaction in its database transaction. */
-  async record(db: Executor, signal: Signal, transactionId: number, declined: boolean, verdict?: Verdict) {
-    const objectId = String(transactionId);
-    await db
-      .insertInto('risk_signals')
-      .values(signalRow(signal, objectId, declined))
-      .execute();
-    const decisions = verdict ? decisionRows(signal, objectId, verdict) : [];
-    if (decisions.length > 0) await db.insertInto('risk_decisions').values(decisions).execute();
+  /** The signal and the rules that matched, written in one statement in the transaction's database transaction. */
+  async record(tx: Tx, signal: Signal, transactionId: number, declined: boolean, verdict: Verdict) {
+    const batch = new StatementBatch();
+    this.stage(batch, signal, transactionId, declined, verdict);
+    await batch.run(tx);
   }
 
   /** The signal and the rules that matched (shadow ones: an allowed charge), added to its one statement. */

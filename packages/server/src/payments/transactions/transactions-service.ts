@@ -161,7 +161,7 @@ export class PaymentTransactionsService {
     const t = inserted;
     if (verdict.action === 'block') {
       // Refused by a rule: declined before the network (or the site's balance) is asked.
-      const blocked = await this.fail(tx, t, 'risk_blocked');
+      const blocked = await this.fail(tx, t, 'risk_blocked', false);
       await risk.record(tx, signal, t.id, true, verdict);
       return { transaction: blocked };
     }
@@ -170,7 +170,7 @@ export class PaymentTransactionsService {
       // The site pays for the credit: its balance must cover it before the network is asked.
       const paid = await this.money.credit(tx, t, r.amount);
       if (!paid) {
-        const unpaid = await this.fail(tx, t, 'merchant_balance_insufficient');
+        const unpaid = await this.fail(tx, t, 'merchant_balance_insufficient', false);
         await risk.record(tx, signal, t.id, true, verdict);
         return { transaction: unpaid };
       }
@@ -404,9 +404,9 @@ export class PaymentTransactionsService {
     return approved;
   }
 
-  private async fail(tx: Tx, t: TransactionRow, reason: FailureReason): Promise<TransactionRow> {
-    if (t.type === 'credit' && reason !== 'merchant_balance_insufficient' && reason !== 'risk_blocked') {
-      // The network refused the credit: the site gets its money back.
+  /** Fails the charge; a credit whose money the site already paid (the network refused it) gets it back. */
+  private async fail(tx: Tx, t: TransactionRow, reason: FailureReason, creditTaken = t.type === 'credit') {
+    if (creditTaken) {
       await this.money.creditReturned(tx, t);
     }
     const failure = FAILURES[reason];

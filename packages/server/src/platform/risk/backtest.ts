@@ -13,6 +13,7 @@ import {
   VELOCITY_WINDOWS,
   type VelocityFeature,
 } from './decision-points.ts';
+import { VELOCITY_KEY } from './risk-engine.ts';
 import type { RiskLists } from './risk-lists.ts';
 import { checkExpression, compileExpression, ExpressionError } from './rule-expression.ts';
 
@@ -53,14 +54,6 @@ const FETCH_ROWS = 5_000;
 const MAX_DAYS = 400;
 /** Memory for the windows' sorts: a year of a busy tenant's signals sorts in memory, not on disk */
 const SORT_MEMORY = '256MB';
-
-const KEY_COLUMN: Record<VelocityFeature['key'], string | null> = {
-  ip: 'ip',
-  email: 'email',
-  card: 'card_fingerprint',
-  customer: 'customer_id',
-  tenant: null,
-};
 
 export async function backtest(
   db: Db,
@@ -186,7 +179,7 @@ interface SignalRow {
  * `at − window`: two running windows over one sort, each O(1) a row.
  */
 function velocityWindow(f: VelocityFeature) {
-  const column = KEY_COLUMN[f.key];
+  const column = VELOCITY_KEY[f.key]?.column;
   const keys = [...(column ? [sql.ref(column)] : []), ...(f.metric === 'sum' ? [sql.ref('currency')] : [])];
   const partition = keys.length > 0 ? sql`PARTITION BY ${sql.join(keys)}` : sql``;
   const span = sql.lit(`${VELOCITY_WINDOWS[f.window]} seconds`);

@@ -78,12 +78,16 @@ export class RiskReviews {
 
   async list(
     db: Executor,
-    filter: { tenants?: readonly RiskScope[]; status?: Review['status'] },
+    filter: { tenants?: readonly RiskScope[]; status: Review['status'] },
     page: { after?: string; limit: number },
   ): Promise<Review[]> {
-    let query = db.selectFrom('risk_reviews').selectAll().orderBy('id').limit(page.limit);
+    let query = db
+      .selectFrom('risk_reviews')
+      .selectAll()
+      .where('status', '=', filter.status)
+      .orderBy('id')
+      .limit(page.limit);
     if (filter.tenants) query = query.where('tenant', 'in', filter.tenants);
-    if (filter.status) query = query.where('status', '=', filter.status);
     if (page.after) query = query.where('id', '>', page.after);
     return (await query.execute()).map(toReview);
   }

@@ -3,9 +3,10 @@
 // rule evaluated in order; the first active rule that matches decides, shadow rules are only recorded.
 // The evaluation's signal row is written whether or not any rule exists, so velocity and backtests have
 // history before the first rule; the caller adds it to its own write.
-import { type Insertable, type RawBuilder, sql } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Executor } from '../db/database.ts';
+import { preparedByText } from '../db/prepared.ts';
 import type { RiskDecisionsTable, RiskSignalsTable } from '../db/schema.ts';
 import { rowInsert, type StatementBatch } from '../db/statement-batch.ts';
 import {
@@ -57,17 +58,13 @@ export interface Verdict {
 
 const ALLOWED: Verdict = { action: 'allow', matched: [], attributes: {} };
 
-const COLUMN: Record<Exclude<VelocityKey, 'tenant'>, keyof SignalKeys> = {
-  ip: 'ip',
-  email: 'email',
-  card: 'cardFingerprint',
-  customer: 'customerId',
-};
-const SQL_COLUMN: Record<keyof SignalKeys, string> = {
-  ip: 'ip',
-  email: 'email',
-  cardFingerprint: 'card_fingerprint',
-  customerId: 'customer_id',
+/** Each velocity key: the signal's key it counts by and that key's column; the tenant's counts every signal */
+export const VELOCITY_KEY: Record<VelocityKey, { key: keyof SignalKeys; column: string } | null> = {
+  ip: { key: 'ip', column: 'ip' },
+  email: { key: 'email', column: 'email' },
+  card: { key: 'cardFingerprint', column: 'card_fingerprint' },
+  customer: { key: 'customerId', column: 'customer_id' },
+  tenant: null,
 };
 
 /**
@@ -178,7 +175,7 @@ export class RiskEngine {
 type SignalRow = Required<Omit<Insertable<RiskSignalsTable>, 'id'>>;
 
 /** The signal's row, to be written with the object it is about. */
-export function signalRow(signal: Signal, objectId: string, declined: boolean): SignalRow {
+function signalRow(signal: Signal, objectId: string, declined: boolean): SignalRow {
   return {
     decision_point: signal.point,
     tenant: signal.tenant,
@@ -220,12 +217,10 @@ export function stageSignal(
   batch.add(insertSignal(signalRow(signal, objectId, declined)));
 }
 
+type DecisionRow = Required<Omit<Insertable<RiskDecisionsTable>, 'id'>>;
+
 /** The verdict's matched rules, to be written with the object they are about. */
-export function decisionRows(
-  signal: Signal,
-  objectId: string,
-  verdict: Verdict,
-): Insertable<RiskDecisionsTable>[] {
+function decisionRows(signal: Signal, objectId: string, verdict: Verdict): DecisionRow[] {
   const attributes = attributesJson(verdict.attributes);
   return verdict.matched.map((m) => ({
     tenant: signal.tenant,
@@ -241,7 +236,6 @@ export function decisionRows(
   }));
 }
 
-type DecisionRow = Required<Omit<Insertable<RiskDecisionsTable>, 'id'>>;
 const insertDecision = rowInsert<DecisionRow, keyof DecisionRow>('risk_decisions', [
   'tenant',
   'decision_point',
@@ -262,7 +256,7 @@ export function stageDecisions(
   objectId: string,
   verdict: Verdict,
 ): void {
-  for (const row of decisionRows(signal, objectId, verdict)) batch.add(insertDecision(row as DecisionRow));
+  for (const row of decisionRows(signal, objectId, verdict)) batch.add(insertDecision(row));
 }
 
 /** JSON of attributes: exact integers as JSON numbers when safe, else as text. */
@@ -280,30 +274,45 @@ export function attributesJson(attributes: Record<string, unknown>): string {
 export type VelocityProbe = Pick<Signal, 'point' | 'tenant' | 'at' | 'currency' | 'keys'>;
 export type Velocity = Record<string, Record<string, bigint>>;
 
+/** A rule set's velocity columns: SQL text with numbered parameters, and how to read them from a row */
+export interface VelocityColumns {
+  /** `(SELECT …) AS v_<key>_<window>, …`; empty when nothing is to be counted */
+  sql: string;
+  parameters: unknown[];
+  read(row: object): Velocity;
+}
+
 /**
  * The velocity features a rule set reads, as they stand before this signal: per key and window, one
  * count, the sum in the signal's currency and the declines, over the tenant's past signals at this point
- * with the same key; a key the signal lacks counts 0. As columns (`v_<key>_<window>`) for a SELECT of the
- * caller's, which may be the write's one read; `read` turns its row into the attributes' `velocity`.
+ * with the same key; a key the signal lacks counts 0. As columns of a SELECT of the caller's, which may
+ * be the write's one read: their parameters are numbered from `firstParameter`, the text depends only on
+ * which keys and windows are counted (one prepared statement per rule set), `read` turns the row into the
+ * attributes' `velocity`.
  */
 export function velocityColumns(
   probe: VelocityProbe,
   features: readonly VelocityFeature[],
-): { columns: RawBuilder<unknown>[]; read(row: object): Velocity } {
+  firstParameter = 1,
+): VelocityColumns {
+  const parameters: unknown[] = [];
+  const p = (value: unknown) => `$${firstParameter + parameters.push(value) - 1}`;
   const ranges = new Map<string, { key: VelocityKey; window: VelocityFeature['window'] }>();
   for (const f of features) {
-    if (f.key === 'tenant' || probe.keys[COLUMN[f.key]] !== null) ranges.set(`v_${f.key}_${f.window}`, f);
+    const byKey = VELOCITY_KEY[f.key];
+    if (!byKey || probe.keys[byKey.key] !== null) ranges.set(`v_${f.key}_${f.window}`, f);
   }
   const columns = [...ranges.entries()].map(([alias, { key, window }]) => {
-    const keyed =
-      key === 'tenant' ? sql`` : sql`AND ${sql.ref(SQL_COLUMN[COLUMN[key]])} = ${probe.keys[COLUMN[key]]}`;
-    return sql`(SELECT json_build_array(count(*), coalesce(sum(amount) FILTER (WHERE currency = ${probe.currency}), 0)::text,
+    const byKey = VELOCITY_KEY[key];
+    return `(SELECT json_build_array(count(*), coalesce(sum(amount) FILTER (WHERE currency = ${p(probe.currency)}), 0)::text,
         count(*) FILTER (WHERE declined))
-      FROM risk_signals WHERE tenant = ${probe.tenant} AND decision_point = ${probe.point} ${keyed}
-        AND at > ${new Date(probe.at.getTime() - VELOCITY_WINDOWS[window] * 1000)} AND at <= ${probe.at}) AS ${sql.ref(alias)}`;
+      FROM risk_signals WHERE tenant = ${p(probe.tenant)} AND decision_point = ${p(probe.point)}
+        ${byKey ? `AND ${byKey.column} = ${p(probe.keys[byKey.key])}` : ''}
+        AND at > ${p(new Date(probe.at.getTime() - VELOCITY_WINDOWS[window] * 1000))} AND at <= ${p(probe.at)}) AS ${alias}`;
   });
   return {
-    columns,
+    sql: columns.join(', '),
+    parameters,
     read(row) {
       const velocity: Velocity = {};
       for (const f of features) {
@@ -328,8 +337,10 @@ export function velocityColumns(
 
 /** The velocity features, read by a statement of their own. */
 export async function readVelocity(db: Executor, probe: VelocityProbe, features: readonly VelocityFeature[]) {
-  const { columns, read } = velocityColumns(probe, features);
-  if (columns.length === 0) return read({});
-  const { rows } = await sql<Record<string, unknown>>`SELECT ${sql.join(columns)}`.execute(db);
-  return read(rows[0] ?? {});
+  const velocity = velocityColumns(probe, features);
+  if (velocity.sql === '') return velocity.read({});
+  const { rows } = await db.executeQuery<Record<string, unknown>>(
+    preparedByText('risk_velocity', `SELECT ${velocity.sql}`, velocity.parameters),
+  );
+  return velocity.read(rows[0] ?? {});
 }
