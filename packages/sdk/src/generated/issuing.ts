@@ -759,6 +759,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cards/{cardId}/spending-controls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The spending controls in force for a card, by scope (program, account, card, cardholder) */
+        get: operations["getCardsByCardIdSpendingControls"];
+        /**
+         * Replace a card’s controls: the partner’s (x-partner-api-key) or the cardholder’s own (Bearer)
+         * @description Amounts are in the card’s currency, as the issuing API writes them. An authorization must pass every scope’s controls, so a cardholder’s controls can only narrow the partner’s. An empty body removes this scope’s controls. Answers every scope’s controls in force.
+         */
+        put: operations["putCardsByCardIdSpendingControls"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{accountId}/spending-controls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The spending controls in force for an account’s cards: the program’s and the account’s */
+        get: operations["getAccountsByAccountIdSpendingControls"];
+        /** Replace an account’s controls: its limits count what all its cards spend together */
+        put: operations["putAccountsByAccountIdSpendingControls"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/spending-controls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The program’s spending controls: every card of the partner */
+        get: operations["getSpendingControls"];
+        /**
+         * Replace the program’s controls, for every card of the partner
+         * @description Amounts need currency, and limit only the cards of that currency; each card’s limits count that card’s spend.
+         */
+        put: operations["putSpendingControls"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/transactions/3d-secure": {
         parameters: {
             query?: never;
@@ -14514,6 +14574,2704 @@ export interface operations {
             };
         };
     };
+    getCardsByCardIdSpendingControls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example card_01JD3Q8Z9X0000000000000000 */
+                cardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "partner": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "account": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "card": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "cardholder": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        partner?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        account?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        card?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        cardholder?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    putCardsByCardIdSpendingControls: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example card_01JD3Q8Z9X0000000000000000 */
+                cardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "allowedMccs": [
+                 *         "gambling"
+                 *       ],
+                 *       "blockedMccs": [
+                 *         "gambling"
+                 *       ],
+                 *       "allowedCountries": [
+                 *         "KP"
+                 *       ],
+                 *       "blockedCountries": [
+                 *         "KP"
+                 *       ],
+                 *       "channels": {
+                 *         "ecommerce": true,
+                 *         "pos": true,
+                 *         "atm": true,
+                 *         "contactless": true
+                 *       },
+                 *       "maxPerAuthorization": "250.00",
+                 *       "limits": [
+                 *         {
+                 *           "amount": "1000.00",
+                 *           "interval": "per_day"
+                 *         }
+                 *       ],
+                 *       "maxCountPerDay": 1
+                 *     }
+                 */
+                "application/json": {
+                    allowedMccs?: string[];
+                    blockedMccs?: string[];
+                    allowedCountries?: string[];
+                    blockedCountries?: string[];
+                    channels?: {
+                        ecommerce?: boolean;
+                        pos?: boolean;
+                        atm?: boolean;
+                        contactless?: boolean;
+                    };
+                    /** @example 250.00 */
+                    maxPerAuthorization?: string | number;
+                    limits?: {
+                        /** @example 1000.00 */
+                        amount: string | number;
+                        /** @enum {string} */
+                        interval: "per_day" | "per_month" | "lifetime";
+                    }[];
+                    maxCountPerDay?: number;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "partner": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "account": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "card": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "cardholder": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        partner?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        account?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        card?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        cardholder?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
+            422: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 422,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getAccountsByAccountIdSpendingControls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acco_01JD3Q8Z9X0000000000000000 */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "partner": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "account": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "card": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "cardholder": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        partner?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        account?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        card?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        cardholder?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    putAccountsByAccountIdSpendingControls: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example acco_01JD3Q8Z9X0000000000000000 */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "allowedMccs": [
+                 *         "gambling"
+                 *       ],
+                 *       "blockedMccs": [
+                 *         "gambling"
+                 *       ],
+                 *       "allowedCountries": [
+                 *         "KP"
+                 *       ],
+                 *       "blockedCountries": [
+                 *         "KP"
+                 *       ],
+                 *       "channels": {
+                 *         "ecommerce": true,
+                 *         "pos": true,
+                 *         "atm": true,
+                 *         "contactless": true
+                 *       },
+                 *       "maxPerAuthorization": "250.00",
+                 *       "limits": [
+                 *         {
+                 *           "amount": "1000.00",
+                 *           "interval": "per_day"
+                 *         }
+                 *       ],
+                 *       "maxCountPerDay": 1
+                 *     }
+                 */
+                "application/json": {
+                    allowedMccs?: string[];
+                    blockedMccs?: string[];
+                    allowedCountries?: string[];
+                    blockedCountries?: string[];
+                    channels?: {
+                        ecommerce?: boolean;
+                        pos?: boolean;
+                        atm?: boolean;
+                        contactless?: boolean;
+                    };
+                    /** @example 250.00 */
+                    maxPerAuthorization?: string | number;
+                    limits?: {
+                        /** @example 1000.00 */
+                        amount: string | number;
+                        /** @enum {string} */
+                        interval: "per_day" | "per_month" | "lifetime";
+                    }[];
+                    maxCountPerDay?: number;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "partner": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "account": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "card": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "cardholder": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        partner?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        account?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        card?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        cardholder?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant’s objects are not found either) */
+            404: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
+            422: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 422,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getSpendingControls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "partner": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "account": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "card": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "cardholder": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        partner?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        account?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        card?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        cardholder?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    putSpendingControls: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (1 to 255 visible ASCII characters): the same key and body answer the first answer (with Idempotency-Replayed: true) for 24 hours; the same key with another body is a 422, a concurrent duplicate a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "allowedMccs": [
+                 *         "gambling"
+                 *       ],
+                 *       "blockedMccs": [
+                 *         "gambling"
+                 *       ],
+                 *       "allowedCountries": [
+                 *         "KP"
+                 *       ],
+                 *       "blockedCountries": [
+                 *         "KP"
+                 *       ],
+                 *       "channels": {
+                 *         "ecommerce": true,
+                 *         "pos": true,
+                 *         "atm": true,
+                 *         "contactless": true
+                 *       },
+                 *       "maxPerAuthorization": "250.00",
+                 *       "limits": [
+                 *         {
+                 *           "amount": "1000.00",
+                 *           "interval": "per_day"
+                 *         }
+                 *       ],
+                 *       "maxCountPerDay": 1,
+                 *       "currency": "EUR"
+                 *     }
+                 */
+                "application/json": {
+                    allowedMccs?: string[];
+                    blockedMccs?: string[];
+                    allowedCountries?: string[];
+                    blockedCountries?: string[];
+                    channels?: {
+                        ecommerce?: boolean;
+                        pos?: boolean;
+                        atm?: boolean;
+                        contactless?: boolean;
+                    };
+                    /** @example 250.00 */
+                    maxPerAuthorization?: string | number;
+                    limits?: {
+                        /** @example 1000.00 */
+                        amount: string | number;
+                        /** @enum {string} */
+                        interval: "per_day" | "per_month" | "lifetime";
+                    }[];
+                    maxCountPerDay?: number;
+                    /** @example EUR */
+                    currency?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "partner": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "account": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "card": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "cardholder": {
+                     *         "allowedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "blockedMccs": [
+                     *           "example"
+                     *         ],
+                     *         "allowedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "blockedCountries": [
+                     *           "example"
+                     *         ],
+                     *         "channels": {},
+                     *         "maxPerAuthorization": "example",
+                     *         "limits": [
+                     *           {
+                     *             "amount": "10.90",
+                     *             "interval": "per_day"
+                     *           }
+                     *         ],
+                     *         "maxCountPerDay": 1,
+                     *         "currency": "EUR"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        partner?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        account?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        card?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                        cardholder?: {
+                            allowedMccs?: string[];
+                            blockedMccs?: string[];
+                            allowedCountries?: string[];
+                            blockedCountries?: string[];
+                            channels?: {
+                                [key: string]: boolean;
+                            };
+                            maxPerAuthorization?: string;
+                            limits?: {
+                                amount: string;
+                                /** @enum {string} */
+                                interval: "per_day" | "per_month" | "lifetime";
+                            }[];
+                            maxCountPerDay?: number;
+                            currency?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: the envelope names the field */
+            400: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The credential is missing, invalid or revoked */
+            401: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the object’s state, or with a request running with the same Idempotency-Key */
+            409: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description The body’s media type is not accepted */
+            415: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not processable: a limit, or an Idempotency-Key reused with another body */
+            422: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 422,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Internal error (nothing was changed) */
+            500: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description A rail or the database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds, a write with the same Idempotency-Key */
+            503: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
     getTransactions3dSecure: {
         parameters: {
             query?: never;
@@ -14745,6 +17503,10 @@ export interface operations {
                      *       "currency": "EUR",
                      *       "merchant": "example",
                      *       "declineReason": "example",
+                     *       "spendingControl": {
+                     *         "scope": "example",
+                     *         "control": "example"
+                     *       },
                      *       "threeDS": {
                      *         "transactionAuthId": "tran_01JD3Q8Z9X0000000000000000",
                      *         "status": "active",
@@ -14774,6 +17536,10 @@ export interface operations {
                         currency: string;
                         merchant: string;
                         declineReason: string | null;
+                        spendingControl?: {
+                            scope: string;
+                            control: string;
+                        };
                         threeDS: {
                             transactionAuthId: string;
                             status: string;
@@ -15153,6 +17919,10 @@ export interface operations {
                      *           "currency": "EUR",
                      *           "merchant": "example",
                      *           "declineReason": "example",
+                     *           "spendingControl": {
+                     *             "scope": "example",
+                     *             "control": "example"
+                     *           },
                      *           "threeDS": {
                      *             "transactionAuthId": "tran_01JD3Q8Z9X0000000000000000",
                      *             "status": "active",
@@ -15188,6 +17958,10 @@ export interface operations {
                             currency: string;
                             merchant: string;
                             declineReason: string | null;
+                            spendingControl?: {
+                                scope: string;
+                                control: string;
+                            };
                             threeDS: {
                                 transactionAuthId: string;
                                 status: string;
@@ -15399,6 +18173,10 @@ export interface operations {
                      *       "currency": "EUR",
                      *       "merchant": "example",
                      *       "declineReason": "example",
+                     *       "spendingControl": {
+                     *         "scope": "example",
+                     *         "control": "example"
+                     *       },
                      *       "threeDS": {
                      *         "transactionAuthId": "tran_01JD3Q8Z9X0000000000000000",
                      *         "status": "active",
@@ -15428,6 +18206,10 @@ export interface operations {
                         currency: string;
                         merchant: string;
                         declineReason: string | null;
+                        spendingControl?: {
+                            scope: string;
+                            control: string;
+                        };
                         threeDS: {
                             transactionAuthId: string;
                             status: string;

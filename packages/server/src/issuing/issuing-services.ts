@@ -1,4 +1,5 @@
 // Builds the card issuing API's services on the platform and its rails, and registers its sweeps.
+
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Sweeps } from '../platform/clock/sweeps.ts';
 import type { CapabilityTokens } from '../platform/crypto/capability-tokens.ts';
@@ -18,6 +19,7 @@ import { AccountsService } from './accounts/accounts-service.ts';
 import { AuthService } from './auth/auth-service.ts';
 import { TokenSigner } from './auth/tokens.ts';
 import { CardsService } from './cards/cards-service.ts';
+import { SpendingControlsService } from './cards/spending-controls-service.ts';
 import { IssuingDisputesService } from './disputes/disputes-service.ts';
 import { KycService } from './kyc/kyc-service.ts';
 import { CARD_TOPUP_OWNER, CardTopups } from './topups/card-topups.ts';
@@ -68,6 +70,7 @@ export interface IssuingServices {
   kyc: KycService;
   accounts: AccountsService;
   cards: CardsService;
+  spendingControls: SpendingControlsService;
   transactions: TransactionsService;
   disputes: IssuingDisputesService;
   topups: TopupsService;
@@ -168,6 +171,7 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     kyc,
     accounts: new AccountsService({ db, transact, clock, ledger, kyc, cards }),
     cards,
+    spendingControls: new SpendingControlsService({ db, transact, store: transactions.controls }),
     transactions,
     disputes,
     topups,

@@ -39,6 +39,9 @@ afterAll(async () => {
   await partnerReceiver.close();
 });
 
+/** The payments API's answer to the card network's generic decline */
+const DO_NOT_HONOUR = 810;
+
 const tokenOf = (auth: Record<string, string>) => (auth.authorization ?? '').replace(/^Bearer /, '');
 
 type Secrets = { pan: string; cvv: string; expiryMonth: number; expiryYear: number };
@@ -214,5 +217,47 @@ describe('an issued card charged through the payments API', () => {
     });
     expect(wrong.status).toBe(402);
     expect(wrong.body.error?.[0]?.code).toBe(816);
+  });
+
+  it('declines on-us where the card’s spending controls refuse the site (e-commerce off, the site’s id recorded)', async () => {
+    const { holder, card } = await issuedCard(50_00n);
+    const customerId = await aCustomer(h, m);
+    const order = () =>
+      payments(h, m, 'POST', '/order', {
+        amount: '3.00',
+        currency: 'EUR',
+        orderType: 'purchase',
+        customerId: String(customerId),
+        cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=',
+        eci: '05',
+        ...card,
+      });
+    const set = await h.request('PUT', `/issuing/v1/cards/${holder.cardId}/spending-controls`, {
+      headers: holder.auth,
+      json: { channels: { ecommerce: false } },
+    });
+    expect(set.status).toBe(200);
+    const refused = await order();
+    expect(refused.status).toBe(402);
+    // The merchant hears the scheme's "do not honour"; the partner's record names the control.
+    expect(refused.body.error?.[0]?.code).toBe(DO_NOT_HONOUR);
+    const recorded = await h.services.db
+      .selectFrom('issuing_transactions')
+      .select(['status', 'decline_reason', 'declined_by', 'merchant_id', 'channel'])
+      .where('card_id', '=', holder.cardId)
+      .executeTakeFirstOrThrow();
+    expect(recorded).toEqual({
+      status: 'declined',
+      decline_reason: 'spending_control',
+      declined_by: 'cardholder.channels',
+      merchant_id: `site:${m.sites[0]?.id}`,
+      channel: 'ecommerce',
+    });
+    await h.request('PUT', `/issuing/v1/cards/${holder.cardId}/spending-controls`, {
+      headers: holder.auth,
+      json: {},
+    });
+    expect((await order()).status).toBe(201);
+    expect((await holder.balance()).availableBalance).toBe('47.00');
   });
 });

@@ -14,21 +14,31 @@ import { isUuid } from '../../platform/ids.ts';
 import { type Ledger, ledgerRefusal } from '../../platform/ledger/ledger.ts';
 import { type ClientAmount, formatAmount } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
+import type { Channel } from '../cards/spending-controls.ts';
+import type { SpendingControlsStore } from '../cards/spending-controls-store.ts';
 import { stageIssuingEvent } from '../events/publish-issuing-event.ts';
 import { type DeclineReason, declineFor, type IssuingTransaction } from './transaction.ts';
 import { ownedBy, type TransactionRecords } from './transaction-records.ts';
 
+/** Spending controls set for the card, its account or its partner's program (migration 0054) */
+const HAS_CONTROLS = `EXISTS (SELECT 1 FROM issuing_spending_controls s
+    WHERE s.subject_id IN (c.id::text, c.account_id::text, c.partner_id))`;
+
 const SELECT_AUTHORIZING_CARD = `
   SELECT c.id, c.status, c.customer_id, c.partner_id, c.account_id, a.currency, a.status AS account_status,
-    a.ledger_account_id
+    a.ledger_account_id, ${HAS_CONTROLS} AS has_controls
   FROM issuing_cards c JOIN issuing_accounts a ON a.id = c.account_id
   WHERE c.id = $1`;
 
-/** The guard of an authorization on a card's remembered facts (statement_guard, migration 0027). */
+/**
+ * The guard of an authorization on a card's remembered facts (statement_guard, migration 0027): still
+ * active and open, and still without spending controls (controls set since take the general way).
+ */
 const CARD_STILL_USABLE = `
   SELECT statement_guard(EXISTS (
     SELECT 1 FROM issuing_cards c JOIN issuing_accounts a ON a.id = c.account_id
-    WHERE c.id = $1 AND c.status = 'active' AND a.status = 'open'), 'the card or its account changed')`;
+    WHERE c.id = $1 AND c.status = 'active' AND a.status = 'open' AND NOT ${HAS_CONTROLS}),
+    'the card, its account or their controls changed')`;
 const STATEMENT_GUARD_FAILED = 'TG001';
 /** What refuses the one-statement authorization: the account short of funds, or a status changed. */
 const isAuthorizationRefusal = (err: unknown) =>
@@ -40,8 +50,21 @@ const KNOWN_CARDS = 100_000;
 // used for both would have no one type.
 const INSERT_AUTHORIZED = `
   INSERT INTO issuing_transactions (id, customer_id, partner_id, card_id, account_id, type, status, currency, amount,
-    held_amount, merchant, hold_id, hold_expires_at, created_at, authorized_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, 'card_payment', 'authorized', $6, $7::numeric, $7::numeric, $8, $9, $10, $11, $11, $11)`;
+    held_amount, merchant, hold_id, hold_expires_at, created_at, authorized_at, updated_at, mcc, merchant_country,
+    merchant_id, channel)
+  VALUES ($1, $2, $3, $4, $5, 'card_payment', 'authorized', $6, $7::numeric, $7::numeric, $8, $9, $10, $11, $11, $11,
+    $12, $13, $14, $15)`;
+
+/** Where and how the card is used, as the authorization request says (spending controls read it) */
+export interface MerchantFacts {
+  merchant: string;
+  /** ISO 18245 merchant category code; null when the request gave none */
+  mcc: string | null;
+  /** ISO 3166-1 alpha-2; null when the request gave none */
+  merchantCountry: string | null;
+  merchantId: string | null;
+  channel: Channel;
+}
 
 export interface AuthorizationDeps {
   db: Db;
@@ -50,6 +73,7 @@ export interface AuthorizationDeps {
   outbox: Outbox;
   ledger: Ledger;
   records: TransactionRecords;
+  controls: SpendingControlsStore;
   threeDsTimeoutSeconds: number;
   holdSeconds: number;
   /** Common authorizations are written in one statement (authorizeAtOnce); false runs every one the general way */
@@ -65,7 +89,19 @@ export interface AuthorizingCard {
   currency: string;
   account_status: string;
   ledger_account_id: string;
+  /** Spending controls apply to it: authorized the general way, the controls checked */
+  has_controls: boolean;
 }
+
+/** What the general way of authorizing is told beyond the card */
+type AuthorizationRequest = MerchantFacts & {
+  currency: string;
+  amount: bigint;
+  threeDS: boolean;
+  networkReference: string | null;
+  /** Already known (the account was short when the hold was tried) */
+  decline?: DeclineReason;
+};
 
 export class Authorizations {
   /** Facts of cards authorized before (ids, currency, ledger account): they never change */
@@ -74,13 +110,14 @@ export class Authorizations {
   constructor(private readonly deps: AuthorizationDeps) {}
 
   /** The card network's authorization request for an issued card. */
-  async authorize(input: {
-    cardId: string;
-    amount: ClientAmount;
-    currency: string;
-    merchant: string;
-    threeDS?: boolean;
-  }): Promise<IssuingTransaction> {
+  async authorize(
+    input: {
+      cardId: string;
+      amount: ClientAmount;
+      currency: string;
+      threeDS?: boolean;
+    } & MerchantFacts,
+  ): Promise<IssuingTransaction> {
     // A card seen before: its facts are known (they never change), its statuses checked in the statement.
     const known = this.deps.oneStatementWrites ? this.knownCards.get(input.cardId) : undefined;
     const card = known ?? (await this.loadCard(this.deps.db, input.cardId));
@@ -89,16 +126,25 @@ export class Authorizations {
     if (!asset)
       throw new DomainError('validation_failed', 'currency must be an ISO 4217 code', { field: 'currency' });
     const amount = input.amount.in(asset);
-    const request = {
+    const request: AuthorizationRequest = {
       currency: asset.code,
       amount,
       merchant: input.merchant,
+      mcc: input.mcc,
+      merchantCountry: input.merchantCountry,
+      merchantId: input.merchantId,
+      channel: input.channel,
       threeDS: input.threeDS ?? false,
       networkReference: null,
     };
     if (this.deps.oneStatementWrites && !known) this.remember(card);
     let shortOfFunds = false;
-    if (this.deps.oneStatementWrites && !request.threeDS && !declineFor(card, asset.code, amount)) {
+    if (
+      this.deps.oneStatementWrites &&
+      !request.threeDS &&
+      !card.has_controls &&
+      !declineFor(card, asset.code, amount)
+    ) {
       const outcome = await this.authorizeAtOnce(card, request, { checkStatuses: known !== undefined });
       if (typeof outcome === 'object') return outcome;
       shortOfFunds = outcome === 'short_of_funds';
@@ -117,7 +163,7 @@ export class Authorizations {
   /** A card's facts, for its next authorization: kept as active and open, which the statement checks. */
   private remember(card: AuthorizingCard): void {
     if (this.knownCards.size >= KNOWN_CARDS) this.knownCards.clear();
-    this.knownCards.set(card.id, { ...card, status: 'active', account_status: 'open' });
+    this.knownCards.set(card.id, { ...card, status: 'active', account_status: 'open', has_controls: false });
   }
 
   /**
@@ -128,7 +174,7 @@ export class Authorizations {
    */
   private async authorizeAtOnce(
     card: AuthorizingCard,
-    input: { currency: string; amount: bigint; merchant: string },
+    input: AuthorizationRequest,
     options: { checkStatuses: boolean },
   ): Promise<IssuingTransaction | 'short_of_funds' | 'statuses_changed'> {
     const { db, clock, ledger, outbox } = this.deps;
@@ -159,6 +205,10 @@ export class Authorizations {
         holdId,
         holdExpiresAt,
         now,
+        input.mcc,
+        input.merchantCountry,
+        input.merchantId,
+        input.channel,
       ],
     });
     const event = await stageIssuingEvent(outbox, batch, db, {
@@ -194,6 +244,7 @@ export class Authorizations {
       originalTransactionId: null,
       merchant: input.merchant,
       declineReason: null,
+      declinedBy: null,
       threeDS: null,
       createdAt: now,
       authorizedAt: now,
@@ -209,14 +260,14 @@ export class Authorizations {
       cardId: string;
       currency: string;
       amount: bigint;
-      merchant: string;
       threeDS: boolean;
       networkReference: string;
-    },
+    } & MerchantFacts,
   ): Promise<IssuingTransaction> {
-    const card = await this.loadCard(tx, input.cardId);
+    const { cardId, ...request } = input;
+    const card = await this.loadCard(tx, cardId);
     if (!card) throw notFound('card');
-    return this.authorizeCard(tx, card, input);
+    return this.authorizeCard(tx, card, request);
   }
 
   async loadCard(db: Executor, cardId: string): Promise<AuthorizingCard | undefined> {
@@ -230,21 +281,17 @@ export class Authorizations {
   private async authorizeCard(
     tx: Tx,
     card: AuthorizingCard,
-    input: {
-      currency: string;
-      amount: bigint;
-      merchant: string;
-      threeDS: boolean;
-      networkReference: string | null;
-      /** Already known (the account was short when the hold was tried) */
-      decline?: DeclineReason;
-    },
+    input: AuthorizationRequest,
   ): Promise<IssuingTransaction> {
     const asset = findAsset(input.currency);
     if (!asset) throw new Error(`unknown currency ${input.currency}`);
     const amount = input.amount;
     const customer = { customerId: card.customer_id, partnerId: card.partner_id };
-    const decline = input.decline ?? declineFor(card, asset.code, amount);
+    let decline = input.decline ?? declineFor(card, asset.code, amount);
+    // The card's spending controls, its limits read from counters locked until this transaction ends.
+    const controls = card.has_controls ? await this.deps.controls.applying(tx, card) : [];
+    const refusal = decline ? undefined : await this.deps.controls.refusal(tx, card, input, controls);
+    if (refusal) decline = 'spending_control';
 
     const id = randomUUID();
     const now = this.deps.clock.now();
@@ -258,7 +305,12 @@ export class Authorizations {
         currency: asset.code,
         amount: amount.toString(),
         merchant: input.merchant,
+        mcc: input.mcc,
+        merchant_country: input.merchantCountry,
+        merchant_id: input.merchantId,
+        channel: input.channel,
         decline_reason: decline ?? null,
+        declined_by: refusal ? `${refusal.scope}.${refusal.control}` : null,
         network_reference: input.networkReference,
         created_at: now,
         updated_at: now,
@@ -294,18 +346,20 @@ export class Authorizations {
       });
       return this.deps.records.get(tx, id);
     }
-    await this.placeHold(tx, id, card.ledger_account_id, asset.code, amount);
+    if (await this.placeHold(tx, id, card.ledger_account_id, asset.code, amount)) {
+      await this.deps.controls.count(tx, card, controls, amount);
+    }
     return this.deps.records.get(tx, id);
   }
 
-  /** Holds the amount on the account; no funds is a decline recorded in the same transaction. */
+  /** Holds the amount on the account (true); no funds is a decline recorded in the same transaction (false). */
   async placeHold(
     tx: Tx,
     transactionId: string,
     ledgerAccountId: string,
     currency: string,
     amount: bigint,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const networkAccountId = await this.deps.records.settlementAccount(tx, currency, transactionId);
     const now = this.deps.clock.now();
     try {
@@ -329,6 +383,7 @@ export class Authorizations {
         })
         .where('id', '=', transactionId)
         .execute();
+      return true;
     } catch (err) {
       // The ledger answers refusals without writing, so the decline is recorded in this same transaction.
       if (!(err instanceof DomainError) || err.details?.reason !== 'insufficient_funds') throw err;
@@ -337,6 +392,7 @@ export class Authorizations {
         .set({ status: 'declined', decline_reason: 'insufficient_funds', updated_at: now })
         .where('id', '=', transactionId)
         .execute();
+      return false;
     }
   }
 }

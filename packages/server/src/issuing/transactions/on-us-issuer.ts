@@ -12,6 +12,8 @@ const DECLINES: Record<string, DeclineReason> = {
   currency_not_supported: 'currency_not_supported',
   amount_over_limit: 'amount_over_limit',
   insufficient_funds: 'insufficient_funds',
+  // A card whose controls refuse the payment: the scheme's "do not honour", the control named only to the partner
+  spending_control: 'generic',
 };
 
 export class IssuingOnUsIssuer implements OnUsIssuer {
@@ -33,6 +35,7 @@ export class IssuingOnUsIssuer implements OnUsIssuer {
       amount: bigint;
       currency: string;
       merchant: string;
+      merchantId: string | null;
       challenge: boolean;
     },
   ) {
@@ -43,6 +46,11 @@ export class IssuingOnUsIssuer implements OnUsIssuer {
       currency: r.currency,
       amount: r.amount,
       merchant: r.merchant,
+      // A payment on the payments API is a card-not-present one; its sites carry no category or country yet.
+      merchantId: r.merchantId,
+      mcc: null,
+      merchantCountry: null,
+      channel: 'ecommerce',
       threeDS: r.challenge,
       networkReference: r.reference,
     });

@@ -8,6 +8,8 @@ import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import { isUuid } from '../../platform/ids.ts';
 import type { CardNetwork } from '../../rails/card-network/port.ts';
+import type { Channel } from '../cards/spending-controls.ts';
+import type { SpendingControlsStore } from '../cards/spending-controls-store.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
 import type { Authorizations } from './authorization.ts';
 import {
@@ -36,6 +38,7 @@ export class ThreeDsChallenges {
       clock: Clock;
       records: TransactionRecords;
       authorizations: Authorizations;
+      controls: SpendingControlsStore;
       /** Told the cardholder's decision when a challenged payment came from the card network (on-us) */
       network?: Pick<CardNetwork, 'issuerDecided'>;
     },
@@ -165,6 +168,12 @@ export class ThreeDsChallenges {
       .select([
         't.amount',
         't.currency',
+        't.card_id',
+        't.account_id',
+        't.partner_id',
+        't.mcc',
+        't.merchant_country',
+        't.channel',
         'a.ledger_account_id',
         'c.status',
         'a.status as account_status',
@@ -173,7 +182,7 @@ export class ThreeDsChallenges {
       .where('t.id', '=', transactionId)
       .executeTakeFirstOrThrow();
     const amount = BigInt(t.amount);
-    const cardDecline =
+    const statusDecline =
       decided === 'authorized'
         ? declineFor(
             { status: t.status, account_status: t.account_status, currency: t.account_currency },
@@ -181,6 +190,24 @@ export class ThreeDsChallenges {
             amount,
           )
         : undefined;
+    // The card's spending controls again, now: its limits may have filled while the cardholder decided.
+    const card = { id: t.card_id, account_id: t.account_id, partner_id: t.partner_id };
+    const controls =
+      decided === 'authorized' && !statusDecline ? await this.deps.controls.applying(tx, card) : [];
+    const refusal = await this.deps.controls.refusal(
+      tx,
+      card,
+      {
+        amount,
+        currency: t.currency,
+        mcc: t.mcc,
+        merchantCountry: t.merchant_country,
+        channel: t.channel as Channel,
+      },
+      controls,
+    );
+    const cardDecline: DeclineReason | undefined =
+      statusDecline ?? (refusal ? 'spending_control' : undefined);
     const status = cardDecline ? 'failed' : decided;
     await tx
       .updateTable('issuing_3ds_challenges')
@@ -189,7 +216,11 @@ export class ThreeDsChallenges {
       .execute();
     await this.deps.records.event(tx, customer, 'transaction3dsCompleted', { transactionId, status });
     if (status === 'authorized') {
-      await this.deps.authorizations.placeHold(tx, transactionId, t.ledger_account_id, t.currency, amount);
+      if (
+        await this.deps.authorizations.placeHold(tx, transactionId, t.ledger_account_id, t.currency, amount)
+      ) {
+        await this.deps.controls.count(tx, card, controls, amount);
+      }
       await this.tellNetwork(tx, transactionId);
       return;
     }
@@ -204,7 +235,12 @@ export class ThreeDsChallenges {
             : '3ds_failed');
     await tx
       .updateTable('issuing_transactions')
-      .set({ status: 'declined', decline_reason: reason, updated_at: now })
+      .set({
+        status: 'declined',
+        decline_reason: reason,
+        declined_by: refusal ? `${refusal.scope}.${refusal.control}` : null,
+        updated_at: now,
+      })
       .where('id', '=', transactionId)
       .execute();
     await this.tellNetwork(tx, transactionId);

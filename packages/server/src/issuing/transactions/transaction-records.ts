@@ -116,6 +116,7 @@ export class TransactionRecords {
       originalTransactionId: row.original_transaction_id,
       merchant: row.merchant,
       declineReason: row.decline_reason,
+      declinedBy: row.declined_by,
       threeDS:
         row.challenge_id && row.challenge_status && row.challenge_expires_at
           ? {

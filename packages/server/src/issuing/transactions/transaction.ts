@@ -25,6 +25,8 @@ export interface IssuingTransaction {
   originalTransactionId: string | null;
   merchant: string;
   declineReason: string | null;
+  /** The spending control that declined it (declineReason 'spending_control'), as '<scope>.<control>' */
+  declinedBy: string | null;
   threeDS: {
     transactionAuthId: string;
     status: ThreeDsStatus;
@@ -83,6 +85,7 @@ export type DeclineReason =
   | 'currency_not_supported'
   | 'amount_over_limit'
   | 'insufficient_funds'
+  | 'spending_control'
   | '3ds_declined'
   | '3ds_cancelled'
   | '3ds_timeout'

@@ -12,6 +12,7 @@ import type { Outbox } from '../../platform/events/outbox.ts';
 import { isUuid } from '../../platform/ids.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import type { CardNetwork } from '../../rails/card-network/port.ts';
+import { SpendingControlsStore } from '../cards/spending-controls-store.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
 import { Authorizations } from './authorization.ts';
 import { Clearing } from './clearing.ts';
@@ -59,6 +60,8 @@ export interface DisputedPayment {
 
 export class TransactionsService {
   private readonly records: TransactionRecords;
+  /** The cards' spending controls and spend counters (the spending-controls routes write them) */
+  readonly controls: SpendingControlsStore;
   private readonly authorizations: Authorizations;
   private readonly challenges: ThreeDsChallenges;
   private readonly clearing: Clearing;
@@ -66,10 +69,12 @@ export class TransactionsService {
 
   constructor(private readonly deps: TransactionsDeps) {
     this.records = new TransactionRecords(deps);
-    this.authorizations = new Authorizations({ ...deps, records: this.records });
+    this.controls = new SpendingControlsStore(deps.clock);
+    this.authorizations = new Authorizations({ ...deps, records: this.records, controls: this.controls });
     this.challenges = new ThreeDsChallenges({
       ...deps,
       records: this.records,
+      controls: this.controls,
       authorizations: this.authorizations,
     });
     this.clearing = new Clearing({

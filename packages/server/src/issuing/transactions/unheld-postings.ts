@@ -13,7 +13,7 @@ import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { type ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import type { DeclineReason as NetworkDeclineReason } from '../../rails/card-network/port.ts';
-import type { Authorizations, AuthorizingCard } from './authorization.ts';
+import type { Authorizations, AuthorizingCard, MerchantFacts } from './authorization.ts';
 import { assetOf, declinedWhenShort, type IssuingTransaction, stateError } from './transaction.ts';
 import { leftOf, ownedBy, type TransactionRecords } from './transaction-records.ts';
 
@@ -29,12 +29,9 @@ export class UnheldPostings {
   ) {}
 
   /** A clearing with no authorization (a force post): the account pays it at once if it can. */
-  async forcePost(input: {
-    cardId: string;
-    amount: ClientAmount;
-    currency: string;
-    merchant: string;
-  }): Promise<IssuingTransaction> {
+  async forcePost(
+    input: { cardId: string; amount: ClientAmount; currency: string } & MerchantFacts,
+  ): Promise<IssuingTransaction> {
     const asset = findAsset(input.currency.toUpperCase());
     if (!asset)
       throw new DomainError('validation_failed', 'currency must be an ISO 4217 code', { field: 'currency' });
@@ -51,6 +48,11 @@ export class UnheldPostings {
         clearing_count: 1,
         force_post: true,
         authorized_at: null,
+        // Where it was spent, kept as an authorization keeps it (a force post asks no controls: it is owed)
+        mcc: input.mcc,
+        merchant_country: input.merchantCountry,
+        merchant_id: input.merchantId,
+        channel: input.channel,
       });
       await declinedWhenShort(
         this.deps.records.payNetwork(

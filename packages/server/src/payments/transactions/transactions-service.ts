@@ -257,6 +257,7 @@ export class PaymentTransactionsService {
       amount: r.amount,
       currency: r.order.currency,
       merchant: r.merchantName,
+      merchantId: `site:${r.order.site_id}`,
       kind: r.type === 'credit' ? 'credit' : 'purchase',
       initiator: r.initiator,
       isAuthenticated: r.instrument.isAuthenticated,

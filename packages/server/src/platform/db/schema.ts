@@ -634,6 +634,13 @@ export interface IssuingTransactionsTable {
   force_post: ColumnType<boolean, boolean | undefined, boolean>;
   /** A refund: the payment it refunds */
   original_transaction_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The authorization request's merchant data (migration 0054) */
+  mcc: ColumnType<string | null, string | null | undefined, string | null>;
+  merchant_country: ColumnType<string | null, string | null | undefined, string | null>;
+  merchant_id: ColumnType<string | null, string | null | undefined, string | null>;
+  channel: ColumnType<string | null, string | null | undefined, string | null>;
+  /** '<scope>.<control>' of the spending control that declined it */
+  declined_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type IssuingDisputeStatus = 'under_review' | 'won' | 'lost';
@@ -730,6 +737,28 @@ export interface IssuingTables {
   issuing_customers: IssuingCustomersTable;
   issuing_refresh_tokens: IssuingRefreshTokensTable;
   issuing_auth_challenges: IssuingAuthChallengesTable;
+  issuing_spending_controls: IssuingSpendingControlsTable;
+  issuing_spend_counters: IssuingSpendCountersTable;
+}
+
+/** A scope's spending controls (migration 0054; issuing/cards/spending-controls.ts) */
+export interface IssuingSpendingControlsTable {
+  subject_id: string;
+  scope: 'partner' | 'account' | 'card' | 'cardholder';
+  partner_id: string;
+  controls: ColumnType<unknown, string, string>;
+  updated_at: Timestamp;
+}
+
+/** A card's or an account's spend in the current UTC day and month and over its life (migration 0054) */
+export interface IssuingSpendCountersTable {
+  subject_id: string;
+  day: ColumnType<Date, string, string>;
+  day_amount: NumericWithDefault;
+  day_count: ColumnType<number, number | undefined, number>;
+  month: ColumnType<Date, string, string>;
+  month_amount: NumericWithDefault;
+  lifetime_amount: NumericWithDefault;
 }
 
 type Json<T> = ColumnType<T, string, string>;

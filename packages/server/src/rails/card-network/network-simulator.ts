@@ -323,6 +323,7 @@ export class CardNetworkSimulator implements CardNetwork {
       amount: r.amount,
       currency: r.currency,
       merchant: r.merchant,
+      merchantId: r.merchantId ?? null,
       challenge,
     });
     if (answer.outcome === 'declined') {

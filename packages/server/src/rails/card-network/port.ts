@@ -23,6 +23,8 @@ export interface AuthorizationRequest {
   amount: bigint;
   currency: string;
   merchant: string;
+  /** The acquirer's id of the merchant (an on-us issuer's spending controls read it) */
+  merchantId?: string;
   /** 'credit' pushes funds to the card (OCT); 'purchase' pulls them */
   kind: 'purchase' | 'credit';
   /** Merchant-initiated charges (recurring, rebill) are exempt from 3D Secure */
@@ -152,6 +154,7 @@ export interface OnUsIssuer {
       amount: bigint;
       currency: string;
       merchant: string;
+      merchantId: string | null;
       /** Ask the cardholder (issuing 3D Secure challenge) before approving */
       challenge: boolean;
     },

@@ -2,12 +2,15 @@
 import { z } from 'zod';
 import { standardErrors } from '../../admin/http/schemas.ts';
 import type { CardsService } from '../../issuing/cards/cards-service.ts';
+import { CHANNELS, type Channel } from '../../issuing/cards/spending-controls.ts';
 import type { IssuingDisputesService } from '../../issuing/disputes/disputes-service.ts';
 import { disputeView, presentDispute } from '../../issuing/http/disputes/disputes-routes.ts';
 import { presentTopup, topupView } from '../../issuing/http/topups/topups-routes.ts';
 import { presentTransaction, transactionView } from '../../issuing/http/transactions/transactions-routes.ts';
 import type { KycService } from '../../issuing/kyc/kyc-service.ts';
+import { country } from '../../issuing/kyc/kyc-steps.ts';
 import type { TopupsService } from '../../issuing/topups/topups-service.ts';
+import type { MerchantFacts } from '../../issuing/transactions/authorization.ts';
 import type { TransactionsService } from '../../issuing/transactions/transactions-service.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
@@ -20,6 +23,20 @@ import {
 } from '../../platform/money/amount.ts';
 import { type Asset, findAsset } from '../../platform/money/assets.ts';
 import type { ChainSandbox } from '../../rails/sandbox.ts';
+
+/** The merchant data as the domain takes it: what the request did not say is null; the channel is e-commerce */
+function withMerchantFacts<
+  T extends { mcc?: string; merchantCountry?: string; merchantId?: string; channel?: Channel },
+>(body: T): Omit<T, 'mcc' | 'merchantCountry' | 'merchantId' | 'channel'> & Omit<MerchantFacts, 'merchant'> {
+  const { mcc, merchantCountry, merchantId, channel, ...rest } = body;
+  return {
+    ...rest,
+    mcc: mcc ?? null,
+    merchantCountry: merchantCountry ?? null,
+    merchantId: merchantId ?? null,
+    channel: channel ?? 'ecommerce',
+  };
+}
 
 export async function registerIssuingSandboxRoutes(
   app: ZodApp,
@@ -47,6 +64,18 @@ export async function registerIssuingSandboxRoutes(
   );
 
   const amount = z.union([z.string().max(40), z.number()]);
+  // The authorization request's merchant data (docs/issuing.md, Spending controls): what controls read
+  const merchantData = {
+    merchant: z.string().trim().min(1).max(200),
+    mcc: z
+      .string()
+      .regex(/^\d{4}$/, 'must be a four-digit merchant category code')
+      .meta({ example: '5411' })
+      .optional(),
+    merchantCountry: country.meta({ example: 'RO' }).optional(),
+    merchantId: z.string().trim().min(1).max(64).meta({ example: 'corner-shop-1' }).optional(),
+    channel: z.enum(CHANNELS).optional(),
+  };
   app.post(
     '/issuing/topups/:topupId/pay-crypto',
     {
@@ -87,7 +116,7 @@ export async function registerIssuingSandboxRoutes(
           cardId: z.string().max(64),
           amount,
           currency: z.string().regex(/^[A-Za-z]{3}$/, 'must be a three-letter currency code'),
-          merchant: z.string().trim().min(1).max(200),
+          ...merchantData,
           threeDS: z.boolean().optional(),
         }),
         response: { 201: transactionView, ...standardErrors },
@@ -96,7 +125,9 @@ export async function registerIssuingSandboxRoutes(
     // Returned, not sent: a keyed authorization refused at its commit runs this again.
     async (request, reply) => {
       reply.code(201);
-      return presentTransaction(await deps.transactions.authorize(withClientAmount(request.body)));
+      return presentTransaction(
+        await deps.transactions.authorize(withMerchantFacts(withClientAmount(request.body))),
+      );
     },
   );
   const transactionParam = z.object({ transactionId: z.string().max(64) });
@@ -152,7 +183,7 @@ export async function registerIssuingSandboxRoutes(
           cardId: z.string().max(64),
           amount,
           currency: z.string().regex(/^[A-Za-z]{3}$/, 'must be a three-letter currency code'),
-          merchant: z.string().trim().min(1).max(200),
+          ...merchantData,
         }),
         response: { 201: transactionView, ...standardErrors },
       },
@@ -160,7 +191,11 @@ export async function registerIssuingSandboxRoutes(
     async (request, reply) =>
       reply
         .code(201)
-        .send(presentTransaction(await deps.transactions.forcePost(withClientAmount(request.body)))),
+        .send(
+          presentTransaction(
+            await deps.transactions.forcePost(withMerchantFacts(withClientAmount(request.body))),
+          ),
+        ),
   );
   app.post(
     '/issuing/refunds',

@@ -60,6 +60,10 @@ async function aPayment(s: IssuingTriggerServices, partnerId: string, threeDS = 
     amount: ClientAmount.read('12.50'),
     currency: 'EUR',
     merchant: 'Sandbox Coffee',
+    mcc: '5814',
+    merchantCountry: 'DE',
+    merchantId: 'sandbox-coffee',
+    channel: 'ecommerce',
     threeDS,
   });
   return { ...holder, transaction };

@@ -29,6 +29,8 @@ export const transactionView = z.object({
   currency: z.string(),
   merchant: z.string(),
   declineReason: z.string().nullable(),
+  /** Tessera addition, only on a decline by a spending control: which scope's which control refused */
+  spendingControl: z.object({ scope: z.string(), control: z.string() }).optional(),
   threeDS: z
     .object({
       transactionAuthId: z.string(),
@@ -58,12 +60,19 @@ export const presentTransaction = (t: IssuingTransaction) => ({
   currency: t.currency,
   merchant: t.merchant,
   declineReason: t.declineReason,
+  ...(t.declinedBy ? { spendingControl: spendingControlOf(t.declinedBy) } : {}),
   threeDS: t.threeDS && { ...t.threeDS, expiresAt: t.threeDS.expiresAt.toISOString() },
   createdAt: t.createdAt.toISOString(),
   authorizedAt: t.authorizedAt?.toISOString() ?? null,
   settledAt: t.settledAt?.toISOString() ?? null,
   holdExpiresAt: t.holdExpiresAt?.toISOString() ?? null,
 });
+
+/** '<scope>.<control>' as stored; a control's name may itself hold a dot ('limits.per_day') */
+function spendingControlOf(declinedBy: string) {
+  const dot = declinedBy.indexOf('.');
+  return { scope: declinedBy.slice(0, dot), control: declinedBy.slice(dot + 1) };
+}
 
 const presentChallenge = (c: PendingChallenge) => ({
   ...c,
