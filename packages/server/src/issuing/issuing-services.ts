@@ -8,6 +8,9 @@ import type { Db } from '../platform/db/database.ts';
 import type { Transact } from '../platform/db/transact.ts';
 import type { Outbox } from '../platform/events/outbox.ts';
 import type { Ledger } from '../platform/ledger/ledger.ts';
+import type { DisputeLabels } from '../platform/risk/backtest.ts';
+import type { DecisionPointName } from '../platform/risk/decision-points.ts';
+import type { RiskEngine } from '../platform/risk/risk-engine.ts';
 import type { CardNetwork } from '../rails/card-network/port.ts';
 import type { ChainRail } from '../rails/chain/port.ts';
 import type { FxRates } from '../rails/fx/port.ts';
@@ -26,6 +29,7 @@ import { CARD_TOPUP_OWNER, CardTopups } from './topups/card-topups.ts';
 import { CRYPTO_TOPUP_REFERENCE, CryptoTopups } from './topups/crypto-topups.ts';
 import type { TopupLimits } from './topups/topup-limits.ts';
 import { TopupsService } from './topups/topups-service.ts';
+import { AuthorizationRisk, issuingDisputeLabels } from './transactions/authorization-risk.ts';
 import { IssuingOnUsIssuer } from './transactions/on-us-issuer.ts';
 import { TransactionsService } from './transactions/transactions-service.ts';
 
@@ -54,6 +58,7 @@ export interface IssuingPlatform {
   encryptor: Encryptor;
   encryptionKey: Buffer;
   capabilities: CapabilityTokens;
+  risk: { engine: RiskEngine; labels: Map<DecisionPointName, DisputeLabels> };
   rails: {
     notifier: Notifier;
     wallets: WalletVerifier;
@@ -110,6 +115,8 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     kyc,
     tokenization: p.rails.tokenization,
   });
+  // A backtest's labels at issuing.authorization are the partner's cardholder disputes.
+  p.risk.labels.set('issuing.authorization', issuingDisputeLabels);
   const transactions = new TransactionsService({
     db,
     transact,
@@ -120,6 +127,7 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     holdSeconds: config.authorizationHoldSeconds,
     clearingTolerancePercent: config.issuingClearingTolerancePercent,
     network: p.rails.cardNetwork,
+    risk: new AuthorizationRisk(p.risk.engine),
     oneStatementWrites: p.oneStatementWrites ?? true,
   });
   p.rails.cardNetwork.connectIssuer(new IssuingOnUsIssuer(config.issuingBin, cards, transactions));

@@ -14,10 +14,16 @@ import { isUuid } from '../../platform/ids.ts';
 import { type Ledger, ledgerRefusal } from '../../platform/ledger/ledger.ts';
 import { type ClientAmount, formatAmount } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
-import type { Channel } from '../cards/spending-controls.ts';
+import type { Signal, Verdict } from '../../platform/risk/risk-engine.ts';
 import type { SpendingControlsStore } from '../cards/spending-controls-store.ts';
 import { stageIssuingEvent } from '../events/publish-issuing-event.ts';
-import { type DeclineReason, declineFor, type IssuingTransaction } from './transaction.ts';
+import type { AuthorizationRisk } from './authorization-risk.ts';
+import {
+  type DeclineReason,
+  declineFor,
+  type IssuingTransaction,
+  type MerchantFacts,
+} from './transaction.ts';
 import { ownedBy, type TransactionRecords } from './transaction-records.ts';
 
 /** Spending controls set for the card, its account or its partner's program (migration 0054) */
@@ -26,7 +32,7 @@ const HAS_CONTROLS = `EXISTS (SELECT 1 FROM issuing_spending_controls s
 
 const SELECT_AUTHORIZING_CARD = `
   SELECT c.id, c.status, c.customer_id, c.partner_id, c.account_id, a.currency, a.status AS account_status,
-    a.ledger_account_id, ${HAS_CONTROLS} AS has_controls
+    a.ledger_account_id, c.pan_fingerprint, ${HAS_CONTROLS} AS has_controls
   FROM issuing_cards c JOIN issuing_accounts a ON a.id = c.account_id
   WHERE c.id = $1`;
 
@@ -55,17 +61,6 @@ const INSERT_AUTHORIZED = `
   VALUES ($1, $2, $3, $4, $5, 'card_payment', 'authorized', $6, $7::numeric, $7::numeric, $8, $9, $10, $11, $11, $11,
     $12, $13, $14, $15)`;
 
-/** Where and how the card is used, as the authorization request says (spending controls read it) */
-export interface MerchantFacts {
-  merchant: string;
-  /** ISO 18245 merchant category code; null when the request gave none */
-  mcc: string | null;
-  /** ISO 3166-1 alpha-2; null when the request gave none */
-  merchantCountry: string | null;
-  merchantId: string | null;
-  channel: Channel;
-}
-
 export interface AuthorizationDeps {
   db: Db;
   transact: Transact;
@@ -74,6 +69,7 @@ export interface AuthorizationDeps {
   ledger: Ledger;
   records: TransactionRecords;
   controls: SpendingControlsStore;
+  risk: AuthorizationRisk;
   threeDsTimeoutSeconds: number;
   holdSeconds: number;
   /** Common authorizations are written in one statement (authorizeAtOnce); false runs every one the general way */
@@ -89,6 +85,7 @@ export interface AuthorizingCard {
   currency: string;
   account_status: string;
   ledger_account_id: string;
+  pan_fingerprint: string;
   /** Spending controls apply to it: authorized the general way, the controls checked */
   has_controls: boolean;
 }
@@ -102,6 +99,12 @@ type AuthorizationRequest = MerchantFacts & {
   /** Already known (the account was short when the hold was tried) */
   decline?: DeclineReason;
 };
+
+/** The authorization's risk signal and its rules' verdict (none: no rules), written with it */
+interface Judged {
+  signal: Signal;
+  verdict: Verdict | undefined;
+}
 
 export class Authorizations {
   /** Facts of cards authorized before (ids, currency, ledger account): they never change */
@@ -138,14 +141,18 @@ export class Authorizations {
       networkReference: null,
     };
     if (this.deps.oneStatementWrites && !known) this.remember(card);
+    const judged = await this.judge(this.deps.db, card, request);
     let shortOfFunds = false;
     if (
       this.deps.oneStatementWrites &&
       !request.threeDS &&
+      (judged.verdict?.action ?? 'allow') === 'allow' &&
       !card.has_controls &&
       !declineFor(card, asset.code, amount)
     ) {
-      const outcome = await this.authorizeAtOnce(card, request, { checkStatuses: known !== undefined });
+      const outcome = await this.authorizeAtOnce(card, request, judged, {
+        checkStatuses: known !== undefined,
+      });
       if (typeof outcome === 'object') return outcome;
       shortOfFunds = outcome === 'short_of_funds';
     }
@@ -153,11 +160,21 @@ export class Authorizations {
     const current = known ? await this.loadCard(this.deps.db, input.cardId) : card;
     if (!current) throw notFound('card');
     return this.deps.transact((tx) =>
-      this.authorizeCard(tx, current, {
-        ...request,
-        ...(shortOfFunds ? { decline: 'insufficient_funds' } : {}),
-      }),
+      this.authorizeCard(
+        tx,
+        current,
+        { ...request, ...(shortOfFunds ? { decline: 'insufficient_funds' } : {}) },
+        judged,
+      ),
     );
+  }
+
+  /** The authorization's signal and what its partner's rules say of it (a challenge asks for 3-D Secure). */
+  private async judge(db: Executor, card: AuthorizingCard, request: AuthorizationRequest): Promise<Judged> {
+    const signal = this.deps.risk.signal(card, request, this.deps.clock.now());
+    const verdict = await this.deps.risk.verdict(db, signal);
+    if (verdict?.action === 'challenge') request.threeDS = true;
+    return { signal, verdict };
   }
 
   /** A card's facts, for its next authorization: kept as active and open, which the statement checks. */
@@ -175,6 +192,7 @@ export class Authorizations {
   private async authorizeAtOnce(
     card: AuthorizingCard,
     input: AuthorizationRequest,
+    judged: Judged,
     options: { checkStatuses: boolean },
   ): Promise<IssuingTransaction | 'short_of_funds' | 'statuses_changed'> {
     const { db, clock, ledger, outbox } = this.deps;
@@ -211,6 +229,7 @@ export class Authorizations {
         input.channel,
       ],
     });
+    this.deps.risk.stage(batch, judged.signal, id, false, judged.verdict);
     const event = await stageIssuingEvent(outbox, batch, db, {
       partnerId: card.partner_id,
       customerId: card.customer_id,
@@ -267,7 +286,7 @@ export class Authorizations {
     const { cardId, ...request } = input;
     const card = await this.loadCard(tx, cardId);
     if (!card) throw notFound('card');
-    return this.authorizeCard(tx, card, request);
+    return this.authorizeCard(tx, card, request, await this.judge(tx, card, request));
   }
 
   async loadCard(db: Executor, cardId: string): Promise<AuthorizingCard | undefined> {
@@ -282,12 +301,16 @@ export class Authorizations {
     tx: Tx,
     card: AuthorizingCard,
     input: AuthorizationRequest,
+    judged: Judged,
   ): Promise<IssuingTransaction> {
     const asset = findAsset(input.currency);
     if (!asset) throw new Error(`unknown currency ${input.currency}`);
     const amount = input.amount;
     const customer = { customerId: card.customer_id, partnerId: card.partner_id };
-    let decline = input.decline ?? declineFor(card, asset.code, amount);
+    let decline =
+      input.decline ??
+      declineFor(card, asset.code, amount) ??
+      (judged.verdict?.action === 'decline' ? 'risk_declined' : undefined);
     // The card's spending controls, its limits read from counters locked until this transaction ends.
     const controls = card.has_controls ? await this.deps.controls.applying(tx, card) : [];
     const refusal = decline ? undefined : await this.deps.controls.refusal(tx, card, input, controls);
@@ -316,6 +339,9 @@ export class Authorizations {
         updated_at: now,
       })
       .execute();
+    const recorded = new StatementBatch();
+    this.deps.risk.stage(recorded, judged.signal, id, decline !== undefined, judged.verdict);
+    await recorded.run(tx);
     await this.deps.records.event(tx, customer, 'transactionCreated', { transactionId: id });
     if (decline) return this.deps.records.get(tx, id);
     if (input.threeDS) {

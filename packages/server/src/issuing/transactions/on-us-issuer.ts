@@ -14,6 +14,7 @@ const DECLINES: Record<string, DeclineReason> = {
   insufficient_funds: 'insufficient_funds',
   // A card whose controls refuse the payment: the scheme's "do not honour", the control named only to the partner
   spending_control: 'generic',
+  risk_declined: 'generic',
 };
 
 export class IssuingOnUsIssuer implements OnUsIssuer {

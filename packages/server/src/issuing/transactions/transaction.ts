@@ -3,6 +3,7 @@
 import type { IssuingTransactionStatus, ThreeDsStatus } from '../../platform/db/schema.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { findAsset } from '../../platform/money/assets.ts';
+import type { Channel } from '../cards/spending-controls.ts';
 
 export interface IssuingTransaction {
   transactionId: string;
@@ -37,6 +38,17 @@ export interface IssuingTransaction {
   authorizedAt: Date | null;
   settledAt: Date | null;
   holdExpiresAt: Date | null;
+}
+
+/** Where and how the card is used, as the authorization request says (spending controls read it) */
+export interface MerchantFacts {
+  merchant: string;
+  /** ISO 18245 merchant category code; null when the request gave none */
+  mcc: string | null;
+  /** ISO 3166-1 alpha-2; null when the request gave none */
+  merchantCountry: string | null;
+  merchantId: string | null;
+  channel: Channel;
 }
 
 export interface PendingChallenge {
@@ -86,6 +98,7 @@ export type DeclineReason =
   | 'amount_over_limit'
   | 'insufficient_funds'
   | 'spending_control'
+  | 'risk_declined'
   | '3ds_declined'
   | '3ds_cancelled'
   | '3ds_timeout'

@@ -15,6 +15,7 @@ import type { CardNetwork } from '../../rails/card-network/port.ts';
 import { SpendingControlsStore } from '../cards/spending-controls-store.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
 import { Authorizations } from './authorization.ts';
+import type { AuthorizationRisk } from './authorization-risk.ts';
 import { Clearing } from './clearing.ts';
 import { ThreeDsChallenges } from './three-ds.ts';
 import type { IssuingTransaction } from './transaction.ts';
@@ -27,6 +28,8 @@ export { MAX_AUTHORIZATION_MAJOR } from './transaction.ts';
 export { NETWORK_SETTLEMENT_SHARDS } from './transaction-records.ts';
 
 export interface TransactionsDeps {
+  /** The issuing.authorization decision point (docs/risk.md) */
+  risk: AuthorizationRisk;
   db: Db;
   transact: Transact;
   clock: Clock;

@@ -13,8 +13,14 @@ import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { type ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import type { DeclineReason as NetworkDeclineReason } from '../../rails/card-network/port.ts';
-import type { Authorizations, AuthorizingCard, MerchantFacts } from './authorization.ts';
-import { assetOf, declinedWhenShort, type IssuingTransaction, stateError } from './transaction.ts';
+import type { Authorizations, AuthorizingCard } from './authorization.ts';
+import {
+  assetOf,
+  declinedWhenShort,
+  type IssuingTransaction,
+  type MerchantFacts,
+  stateError,
+} from './transaction.ts';
 import { leftOf, ownedBy, type TransactionRecords } from './transaction-records.ts';
 
 export class UnheldPostings {

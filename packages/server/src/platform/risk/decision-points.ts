@@ -119,6 +119,31 @@ const PAYMENTS_CHARGE: Record<string, AttributeDoc | Record<string, AttributeDoc
   },
 };
 
+const ISSUING_AUTHORIZATION: Record<string, AttributeDoc | Record<string, AttributeDoc>> = {
+  amount: { type: 'int', description: 'the amount asked, in minor units of `currency`' },
+  currency: { type: 'string', description: 'ISO 4217 code (the card’s account’s)' },
+  issuing: {
+    mcc: {
+      type: 'string',
+      description: 'the merchant’s category code (ISO 18245; "" when the network sent none)',
+    },
+    merchant_country: {
+      type: 'string',
+      description: 'the merchant’s country (ISO 3166 alpha-2; "" when none)',
+    },
+    merchant_id: { type: 'string', description: 'the acquirer’s id of the merchant ("" when none)' },
+    merchant_name: { type: 'string', description: 'the merchant’s name as the network sent it' },
+    channel: { type: 'string', description: 'ecommerce, pos, atm or contactless' },
+    three_ds: { type: 'bool', description: 'the network asked for a 3-D Secure challenge already' },
+  },
+  card: {
+    id: { type: 'string', description: 'the issued card’s id' },
+    fingerprint: { type: 'string', description: 'the same for every card with this number' },
+  },
+  customer: { id: { type: 'string', description: 'the cardholder’s id' } },
+  account: { id: { type: 'string', description: 'the card’s account’s id' } },
+};
+
 export interface DecisionPoint {
   name: string;
   description: string;
@@ -138,6 +163,14 @@ export const DECISION_POINTS = {
     tenantKind: 'merchant',
     attributes: PAYMENTS_CHARGE,
   },
+  'issuing.authorization': {
+    name: 'issuing.authorization',
+    description:
+      'every authorization of an issued card: the card network’s, and the on-us one of a payment on the payments API',
+    actions: ['allow', 'decline', 'challenge'],
+    tenantKind: 'partner',
+    attributes: ISSUING_AUTHORIZATION,
+  },
 } as const satisfies Record<string, DecisionPoint>;
 
 export type DecisionPointName = keyof typeof DECISION_POINTS;
@@ -145,7 +178,7 @@ export const DECISION_POINT_NAMES = Object.keys(DECISION_POINTS) as [
   DecisionPointName,
   ...DecisionPointName[],
 ];
-export const RULE_ACTIONS = ['allow', 'block', 'review', 'challenge'] as const;
+export const RULE_ACTIONS = ['allow', 'block', 'review', 'challenge', 'decline'] as const;
 export type RuleAction = (typeof RULE_ACTIONS)[number];
 
 /** The CEL schema of a decision point's attributes, velocity included. */

@@ -10,7 +10,7 @@ import { presentTransaction, transactionView } from '../../issuing/http/transact
 import type { KycService } from '../../issuing/kyc/kyc-service.ts';
 import { country } from '../../issuing/kyc/kyc-steps.ts';
 import type { TopupsService } from '../../issuing/topups/topups-service.ts';
-import type { MerchantFacts } from '../../issuing/transactions/authorization.ts';
+import type { MerchantFacts } from '../../issuing/transactions/transaction.ts';
 import type { TransactionsService } from '../../issuing/transactions/transactions-service.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
