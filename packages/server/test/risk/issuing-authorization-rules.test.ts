@@ -160,6 +160,26 @@ describe('rules at issuing.authorization', () => {
   });
 });
 
+describe('the sandbox’s test values at issuing.authorization', () => {
+  it('decline or challenge an authorization from a test merchant id with no rule written', async () => {
+    const holder = await aCardholder(h, partner.apiKey);
+    expect(await authorize(holder.cardId, '1.00', { merchantId: 'risk-decline', mcc: '5411' })).toMatchObject(
+      {
+        status: 'declined',
+        declineReason: 'risk_declined',
+      },
+    );
+    expect(
+      await authorize(holder.cardId, '1.00', { merchantId: 'risk-challenge', mcc: '5411' }),
+    ).toMatchObject({
+      status: 'pending_3ds',
+    });
+    expect((await authorize(holder.cardId, '1.00', { merchantId: 'corner-shop', mcc: '5411' })).status).toBe(
+      'authorized',
+    );
+  });
+});
+
 describe('history at issuing.authorization', () => {
   it('keeps every authorization’s signal with no rule, and backtests a draft rule over it', async () => {
     const holder = await aCardholder(h, partner.apiKey);

@@ -458,5 +458,10 @@ describe('the sandbox’s test values', () => {
       `/risk/reviews?tenant=merchant:${m.id}`,
     );
     expect(queue.body.data.map((r) => r.objectId)).toEqual([String(held.body.data.transactionId)]);
+
+    const challenger = await aCustomer(h, m, { email: 'risk-challenge@example.com' });
+    const challenged = await payments(h, m, 'POST', '/order', anOrder(challenger));
+    expect(challenged.status).toBe(201);
+    expect(challenged.body.data).toMatchObject({ is3d: 1, isRedirect: true });
   });
 });

@@ -75,6 +75,8 @@ export class AuthorizationRisk {
    * authorization is allowed with no read: the rule set is cached).
    */
   async verdict(db: Executor, signal: Signal): Promise<Verdict | undefined> {
+    const forced = this.engine.testOutcome(signal);
+    if (forced) return forced;
     const ruleSet = await this.engine.ruleSet(db, 'issuing.authorization', signal.tenant);
     if (ruleSet.rules.length === 0) return undefined;
     return this.engine.decide(db, signal);

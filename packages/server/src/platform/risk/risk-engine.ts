@@ -68,16 +68,27 @@ export const VELOCITY_KEY: Record<VelocityKey, { key: keyof SignalKeys; column: 
 };
 
 /**
- * The sandbox's test values (docs/risk.md, Sandbox): a payer with one of these emails or IPs is refused
- * or held whatever the rules say, so an integration can see each outcome without writing a rule. Never
- * in production.
+ * The sandbox's test values (docs/risk.md, Sandbox): a payer with one of these emails or IPs, or a card
+ * authorization from one of these merchant ids, is refused, held or challenged whatever the rules say, so an
+ * integration can see each outcome without writing a rule. Never in production.
  */
 export const SANDBOX_OUTCOMES: Record<string, RuleAction> = {
   'risk-block@example.com': 'block',
   'risk-review@example.com': 'review',
+  'risk-challenge@example.com': 'challenge',
   '192.0.2.66': 'block',
   '192.0.2.77': 'review',
+  '192.0.2.88': 'challenge',
+  // issuing.authorization's merchant ids (issuing.merchant_id)
+  'risk-decline': 'decline',
+  'risk-challenge': 'challenge',
 };
+
+/** The values of a signal the sandbox's test values are looked up by */
+function testValues(signal: Signal): (string | null)[] {
+  const issuing = signal.attributes.issuing as { merchant_id?: string } | undefined;
+  return [signal.keys.email, signal.keys.ip, issuing?.merchant_id ?? null];
+}
 
 export class RiskEngine {
   constructor(
@@ -93,9 +104,7 @@ export class RiskEngine {
   /** The outcome a sandbox test value forces, if the signal carries one. */
   testOutcome(signal: Signal): Verdict | undefined {
     if (!this.deps.sandboxOutcomes) return undefined;
-    const value = [signal.keys.email, signal.keys.ip].find(
-      (v) => v !== null && SANDBOX_OUTCOMES[v] !== undefined,
-    );
+    const value = testValues(signal).find((v) => v !== null && SANDBOX_OUTCOMES[v] !== undefined);
     const action = value ? SANDBOX_OUTCOMES[value] : undefined;
     if (!action) return undefined;
     return {
