@@ -196,6 +196,9 @@ async function main() {
         if (chosen('risk') && setups.payments) {
           for (const result of await riskOverhead(tessera, setups.payments, handle)) record(result);
         }
+        if (chosen('risk') && setups.issuing) {
+          for (const result of await issuingRiskOverhead(tessera, setups.issuing, handle)) record(result);
+        }
         const traced = setups.payments ?? setups.crypto;
         if (chosen('tracing') && traced) {
           for (const result of await tracingOverhead(databaseUrl, traced, tessera.pid, handle))
@@ -573,23 +576,78 @@ async function riskOverhead(
     scope,
   });
   await tessera.call('POST', `/admin/risk/lists/${list.id}/items`, tessera.admin, { items: ['999999'] });
-  for (const [i, expression] of BENCH_RULES.entries()) {
+  const rules = { scope, decisionPoint: 'payments.charge', action: 'block', expressions: BENCH_RULES };
+  return ruledAgainstPlain(tessera, plain, setup, rules, handle);
+}
+
+/** The ten rules written for the ruled side's tenant, then both sides saturated, alternating. */
+async function ruledAgainstPlain(
+  tessera: Awaited<ReturnType<typeof startTessera>>,
+  plain: PathSetup<unknown> & { label: string },
+  ruled: PathSetup<unknown>,
+  rules: {
+    scope: { kind: string; id: string };
+    decisionPoint: string;
+    action: string;
+    expressions: string[];
+  },
+  handle: DatabaseHandle,
+): Promise<Result[]> {
+  for (const [i, expression] of rules.expressions.entries()) {
     await tessera.call('POST', '/admin/risk/rules', tessera.admin, {
       name: `bench ${i}`,
-      scope,
-      decisionPoint: 'payments.charge',
+      scope: rules.scope,
+      decisionPoint: rules.decisionPoint,
       expression,
-      action: 'block',
+      action: rules.action,
     });
   }
-  const [none, ruled] = await alternateSaturated(
+  const [none, withRules] = await alternateSaturated(
     [
       { name: `${plain.label}, no risk rules`, target: plain.target, server: tessera.pid },
-      { name: `${plain.label}, ten risk rules`, target: setup.target, server: tessera.pid },
+      { name: `${plain.label}, ten risk rules`, target: ruled.target, server: tessera.pid },
     ],
     handle,
   );
-  return compared(none, ruled, 'noRulesRatio');
+  return compared(none, withRules, 'noRulesRatio');
+}
+
+/** Ten active rules at issuing.authorization: velocity per card, cardholder and partner, and attributes. */
+const BENCH_ISSUING_RULES = [
+  'velocity.card.count_10m > 100000',
+  'velocity.card.sum_24h > 100000000000',
+  'velocity.customer.count_1h > 100000',
+  'velocity.tenant.count_10m > 100000000',
+  'velocity.card.count_30d > 100000000',
+  'issuing.mcc == "7995" && amount > 100000000',
+  'issuing.merchant_country == "KP"',
+  'issuing.channel == "atm" && amount > 100000000',
+  'amount > 100000000',
+  'issuing.merchant_id == "blocked-bench-merchant"',
+];
+
+/**
+ * `risk`, card authorizations: a partner's cards under ten active rules at issuing.authorization against
+ * the same authorizations of a partner with none, alternating ROUNDS times.
+ */
+async function issuingRiskOverhead(
+  tessera: Awaited<ReturnType<typeof startTessera>>,
+  plain: PathSetup<unknown> & { label: string },
+  handle: DatabaseHandle,
+): Promise<Result[]> {
+  const setup = await setUpIssuing(tessera, handle.db);
+  const partner = await handle.db
+    .selectFrom('partners')
+    .select('id')
+    .orderBy('created_at', 'desc')
+    .executeTakeFirstOrThrow();
+  const rules = {
+    scope: { kind: 'partner', id: partner.id },
+    decisionPoint: 'issuing.authorization',
+    action: 'decline',
+    expressions: BENCH_ISSUING_RULES,
+  };
+  return ruledAgainstPlain(tessera, plain, setup, rules, handle);
 }
 
 /**

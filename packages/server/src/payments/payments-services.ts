@@ -1,5 +1,6 @@
 // Builds the payments API's services on the platform and its rails (card network, wallet tokens),
 // connects them to the card network's news and registers their sweeps.
+import type { Registry } from 'prom-client';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Sweeps } from '../platform/clock/sweeps.ts';
 import type { CapabilityTokens } from '../platform/crypto/capability-tokens.ts';
@@ -24,6 +25,7 @@ import { PaymentLinksService } from './links/payment-links-service.ts';
 import { PaymentOrdersService } from './orders/orders-service.ts';
 import { ChargeRisk } from './risk/charge-risk.ts';
 import { paymentsDisputeLabels } from './risk/dispute-labels.ts';
+import { registerDisputeMetrics } from './risk/dispute-ratios.ts';
 import { NETWORK_OWNER, PaymentTransactionsService } from './transactions/transactions-service.ts';
 
 export interface PaymentsPlatform {
@@ -44,6 +46,7 @@ export interface PaymentsPlatform {
   rails: { cardNetwork: CardNetwork; walletTokens: WalletPaymentTokens; notifier: Notifier };
   terms: TermsStore;
   risk: { engine: RiskEngine; labels: Map<DecisionPointName, DisputeLabels>; reviews: RiskReviews };
+  metrics: { registry: Registry };
 }
 
 export interface PaymentsServices {
@@ -63,6 +66,8 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
   const links = new PaymentLinksService({ db, clock, notifier: p.rails.notifier, publicUrl: p.publicUrl });
   // A backtest's labels at payments.charge are the merchant's disputes.
   p.risk.labels.set('payments.charge', paymentsDisputeLabels);
+  // Each merchant's dispute ratios against the card schemes' monitoring levels (docs/risk.md, Monitoring).
+  registerDisputeMetrics(p.metrics.registry, { db, clock });
   const risk = new ChargeRisk({
     engine: p.risk.engine,
     reviews: p.risk.reviews,

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
+import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
 
 const ROOT = join(import.meta.dirname, '../../../..');
 const ops = (path: string) => join(ROOT, 'ops', path);
@@ -34,6 +35,7 @@ beforeAll(async () => {
   h = await Harness.start();
 });
 afterAll(() => h.close());
+const admin = () => ({ authorization: `Bearer ${h.adminToken}` });
 
 describe('monitoring', () => {
   it.runIf(hasPromtool)(
@@ -41,7 +43,7 @@ describe('monitoring', () => {
     () => {
       const promtool = (...args: string[]) =>
         execFileSync('promtool', args, { cwd: ops('prometheus'), encoding: 'utf8' });
-      expect(promtool('check', 'rules', 'alerts.yml')).toMatch(/SUCCESS: 13 rules found/);
+      expect(promtool('check', 'rules', 'alerts.yml')).toMatch(/SUCCESS: 14 rules found/);
       expect(promtool('check', 'config', 'prometheus.yml')).toMatch(/is valid prometheus config file/);
       expect(promtool('test', 'rules', 'alerts.test.yml')).toMatch(/SUCCESS/);
     },
@@ -100,6 +102,40 @@ describe('monitoring', () => {
     }
   });
 
+  it('exports each merchant’s disputes of the month against its payments, fraud apart, by count and amount', async () => {
+    // From the month's second day, so the payments and their disputes fall in one month.
+    const now = new Date(
+      (await h.request<{ now: string }>('GET', '/sandbox/clock', { headers: admin() })).body.now,
+    );
+    await h.advanceClock(
+      Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 2) - now.getTime()) / 1000),
+    );
+    const m = await aMerchant(h);
+    const customerId = await aCustomer(h, m);
+    // Charged back as fraud (10.4) three sandbox days after capture, and as not received (13.1).
+    for (const [cardNumber, amount] of [
+      ['4000000000000259', '30.00'],
+      ['4000000000002685', '10.00'],
+      ['4111111111111111', '40.00'],
+      ['4111111111111111', '20.00'],
+    ] as const) {
+      expect(
+        (await payments(h, m, 'POST', '/order', anOrder(customerId, { cardNumber, amount }))).status,
+      ).toBe(201);
+    }
+    await h.advanceClock(4 * 86_400);
+    const exposed = await (await fetch(`${h.baseUrl}/metrics`)).text();
+    const sample = (labels: string) =>
+      Number(new RegExp(`^tessera_merchant_dispute[a-z_]*\\{${labels}\\} (\\S+)$`, 'm').exec(exposed)?.[1]);
+    const merchant = `merchant="${m.id}"`;
+    expect(sample(`${merchant},kind="all"`)).toBe(2);
+    expect(sample(`${merchant},kind="fraud"`)).toBe(1);
+    expect(sample(`${merchant},kind="all",basis="count",currency=""`)).toBe(0.5);
+    expect(sample(`${merchant},kind="fraud",basis="count",currency=""`)).toBe(0.25);
+    expect(sample(`${merchant},kind="all",basis="amount",currency="EUR"`)).toBe(0.4);
+    expect(sample(`${merchant},kind="fraud",basis="amount",currency="EUR"`)).toBe(0.3);
+  });
+
   it('every alert has a severity and a runbook in docs/operations.md', () => {
     const operations = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
     const anchors = new Set(
@@ -111,13 +147,13 @@ describe('monitoring', () => {
       ),
     );
     const alerts = [...rulesText.matchAll(/- alert: (\w+)/g)].map((m) => m[1] as string);
-    expect(alerts).toHaveLength(13);
+    expect(alerts).toHaveLength(14);
     const runbooks = [...rulesText.matchAll(/runbook_url: docs\/operations\.md#(\S+)/g)].map(
       (m) => m[1] as string,
     );
     expect(runbooks).toEqual(alerts.map((alert) => alert.toLowerCase()));
     expect(runbooks.filter((anchor) => !anchors.has(anchor))).toEqual([]);
-    expect([...rulesText.matchAll(/severity: (\w+)/g)].map((m) => m[1])).toHaveLength(13);
+    expect([...rulesText.matchAll(/severity: (\w+)/g)].map((m) => m[1])).toHaveLength(14);
   });
 
   it('every panel reads the provisioned datasource', () => {

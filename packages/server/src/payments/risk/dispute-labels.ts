@@ -4,7 +4,8 @@ import type { Db } from '../../platform/db/database.ts';
 import type { DisputeLabels } from '../../platform/risk/backtest.ts';
 import { REASON_CODES } from '../disputes/dispute.ts';
 
-const FRAUD_CODES = new Set(
+/** The card schemes' reason codes of fraud disputes */
+export const FRAUD_CODES = new Set(
   Object.values(REASON_CODES).flatMap((codes) =>
     Object.entries(codes).flatMap(([code, reason]) => (reason.kind === 'fraud' ? [code] : [])),
   ),
