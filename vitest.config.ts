@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -37,6 +38,11 @@ export default defineConfig({
   test: {
     globalSetup: ['packages/server/test/harness/global-setup.ts'],
     pool: 'forks',
+    // Two workers on CI's two cores (vitest's default is one fewer than the cores: one). A test file waits on
+    // Postgres, its simulators and its sockets for much of its time, so a second file fills those waits: the
+    // suite went from 1,315 s to 715 s on this machine (docs/testing.md). The browser and process suites keep
+    // one worker (their npm scripts): Chromium and real processes already use both cores.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // file-times: each file's import and run time in test-results/file-times.json (npm run test:times)

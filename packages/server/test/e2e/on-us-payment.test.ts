@@ -65,6 +65,18 @@ async function issuedCard(funds: bigint) {
   };
 }
 
+/** An order with external 3-D Secure data (cavv): the issuer does not ask the cardholder again. */
+const authenticatedOrder = (customerId: number, card: Record<string, string>, amount: string) =>
+  payments(h, m, 'POST', '/order', {
+    amount,
+    currency: 'EUR',
+    orderType: 'purchase',
+    customerId: String(customerId),
+    cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=',
+    eci: '05',
+    ...card,
+  });
+
 const siteBalance = async () =>
   (
     await h.request<{ available: string }>(
@@ -168,15 +180,7 @@ describe('an issued card charged through the payments API', () => {
     const { holder, card } = await issuedCard(5_00n);
     const customerId = await aCustomer(h, m);
     // External 3DS data (cavv) means the issuer does not ask again: straight to the balance check.
-    const poor = await payments(h, m, 'POST', '/order', {
-      amount: '50.00',
-      currency: 'EUR',
-      orderType: 'purchase',
-      customerId: String(customerId),
-      cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=',
-      eci: '05',
-      ...card,
-    });
+    const poor = await authenticatedOrder(customerId, card, '50.00');
     expect(poor.status).toBe(402);
     expect(poor.body.error?.[0]?.code).toBe(811);
 
@@ -222,16 +226,7 @@ describe('an issued card charged through the payments API', () => {
   it('declines on-us where the card’s spending controls refuse the site (e-commerce off, the site’s id recorded)', async () => {
     const { holder, card } = await issuedCard(50_00n);
     const customerId = await aCustomer(h, m);
-    const order = () =>
-      payments(h, m, 'POST', '/order', {
-        amount: '3.00',
-        currency: 'EUR',
-        orderType: 'purchase',
-        customerId: String(customerId),
-        cavv: 'AAABBEg0VhI0VniQEjRWAAAAAAA=',
-        eci: '05',
-        ...card,
-      });
+    const order = () => authenticatedOrder(customerId, card, '3.00');
     const set = await h.request('PUT', `/issuing/v1/cards/${holder.cardId}/spending-controls`, {
       headers: holder.auth,
       json: { channels: { ecommerce: false } },
