@@ -41,8 +41,9 @@ export default defineConfig({
     // Two workers on CI's two cores (vitest's default is one fewer than the cores: one). A test file waits on
     // Postgres, its simulators and its sockets for much of its time, so a second file fills those waits: the
     // suite went from 1,315 s to 715 s on this machine (docs/testing.md). The browser and process suites keep
-    // one worker (their npm scripts): Chromium and real processes already use both cores.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // one worker (their npm scripts set TESSERA_TEST_WORKERS=1): Chromium and real processes already use both
+    // cores, and two Chromiums at once time out.
+    maxWorkers: Number(process.env.TESSERA_TEST_WORKERS ?? Math.max(2, availableParallelism() - 1)),
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // file-times: each file's import and run time in test-results/file-times.json (npm run test:times)
