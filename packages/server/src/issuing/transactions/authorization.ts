@@ -1,34 +1,30 @@
 // Authorization (docs/issuing.md, Card transactions): the card network asks to authorize a payment of an
 // issued card. The card's checks, a ledger hold on the account, or a 3D Secure challenge first; a decline
-// is recorded with its reason. The common case is one statement (authorizeAtOnce).
+// is recorded with its reason. The common case is one statement (authorize-at-once.ts).
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
-import { type Db, type Executor, pgErrorCode, type Tx } from '../../platform/db/database.ts';
+import type { Db, Executor, Tx } from '../../platform/db/database.ts';
 import { preparedStatement } from '../../platform/db/prepared.ts';
 import { StatementBatch } from '../../platform/db/statement-batch.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import { isUuid } from '../../platform/ids.ts';
-import { type Ledger, ledgerRefusal } from '../../platform/ledger/ledger.ts';
+import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { type ClientAmount, formatAmount } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
-import type { Signal, Verdict } from '../../platform/risk/risk-engine.ts';
 import type { SpendingControlsStore } from '../cards/spending-controls-store.ts';
-import { stageIssuingEvent } from '../events/publish-issuing-event.ts';
 import type { AuthorizationRisk } from './authorization-risk.ts';
 import {
-  type DeclineReason,
-  declineFor,
-  type IssuingTransaction,
-  type MerchantFacts,
-} from './transaction.ts';
+  type AuthorizationRequest,
+  AuthorizeAtOnce,
+  type AuthorizingCard,
+  HAS_CONTROLS,
+  type Judged,
+} from './authorize-at-once.ts';
+import { declineFor, type IssuingTransaction, type MerchantFacts } from './transaction.ts';
 import { ownedBy, type TransactionRecords } from './transaction-records.ts';
-
-/** Spending controls set for the card, its account or its partner's program (migration 0054) */
-const HAS_CONTROLS = `EXISTS (SELECT 1 FROM issuing_spending_controls s
-    WHERE s.subject_id IN (c.id::text, c.account_id::text, c.partner_id))`;
 
 const SELECT_AUTHORIZING_CARD = `
   SELECT c.id, c.status, c.customer_id, c.partner_id, c.account_id, a.currency, a.status AS account_status,
@@ -36,30 +32,8 @@ const SELECT_AUTHORIZING_CARD = `
   FROM issuing_cards c JOIN issuing_accounts a ON a.id = c.account_id
   WHERE c.id = $1`;
 
-/**
- * The guard of an authorization on a card's remembered facts (statement_guard, migration 0027): still
- * active and open, and still without spending controls (controls set since take the general way).
- */
-const CARD_STILL_USABLE = `
-  SELECT statement_guard(EXISTS (
-    SELECT 1 FROM issuing_cards c JOIN issuing_accounts a ON a.id = c.account_id
-    WHERE c.id = $1 AND c.status = 'active' AND a.status = 'open' AND NOT ${HAS_CONTROLS}),
-    'the card, its account or their controls changed')`;
-const STATEMENT_GUARD_FAILED = 'TG001';
-/** What refuses the one-statement authorization: the account short of funds, or a status changed. */
-const isAuthorizationRefusal = (err: unknown) =>
-  ledgerRefusal(err)?.details?.reason === 'insufficient_funds' || pgErrorCode(err) === STATEMENT_GUARD_FAILED;
 /** Cards whose facts are remembered at most (past it, the memory starts over) */
 const KNOWN_CARDS = 100_000;
-
-// $7 is cast: the amount and the held amount are columns of two domains (migration 0048), and a parameter
-// used for both would have no one type.
-const INSERT_AUTHORIZED = `
-  INSERT INTO issuing_transactions (id, customer_id, partner_id, card_id, account_id, type, status, currency, amount,
-    held_amount, merchant, hold_id, hold_expires_at, created_at, authorized_at, updated_at, mcc, merchant_country,
-    merchant_id, channel)
-  VALUES ($1, $2, $3, $4, $5, 'card_payment', 'authorized', $6, $7::numeric, $7::numeric, $8, $9, $10, $11, $11, $11,
-    $12, $13, $14, $15)`;
 
 export interface AuthorizationDeps {
   db: Db;
@@ -72,45 +46,18 @@ export interface AuthorizationDeps {
   risk: AuthorizationRisk;
   threeDsTimeoutSeconds: number;
   holdSeconds: number;
-  /** Common authorizations are written in one statement (authorizeAtOnce); false runs every one the general way */
+  /** Common authorizations are written in one statement (AuthorizeAtOnce); false runs every one the general way */
   oneStatementWrites: boolean;
-}
-
-export interface AuthorizingCard {
-  id: string;
-  status: string;
-  customer_id: string;
-  partner_id: string;
-  account_id: string;
-  currency: string;
-  account_status: string;
-  ledger_account_id: string;
-  pan_fingerprint: string;
-  /** Spending controls apply to it: authorized the general way, the controls checked */
-  has_controls: boolean;
-}
-
-/** What the general way of authorizing is told beyond the card */
-type AuthorizationRequest = MerchantFacts & {
-  currency: string;
-  amount: bigint;
-  threeDS: boolean;
-  networkReference: string | null;
-  /** Already known (the account was short when the hold was tried) */
-  decline?: DeclineReason;
-};
-
-/** The authorization's risk signal and its rules' verdict (none: no rules), written with it */
-interface Judged {
-  signal: Signal;
-  verdict: Verdict | undefined;
 }
 
 export class Authorizations {
   /** Facts of cards authorized before (ids, currency, ledger account): they never change */
   private readonly knownCards = new Map<string, AuthorizingCard>();
+  private readonly atOnce: AuthorizeAtOnce;
 
-  constructor(private readonly deps: AuthorizationDeps) {}
+  constructor(private readonly deps: AuthorizationDeps) {
+    this.atOnce = new AuthorizeAtOnce(deps);
+  }
 
   /** The card network's authorization request for an issued card. */
   async authorize(
@@ -140,7 +87,8 @@ export class Authorizations {
       threeDS: input.threeDS ?? false,
       networkReference: null,
     };
-    if (this.deps.oneStatementWrites && !known) this.remember(card);
+    // A card under spending controls is never remembered: it always takes the general way.
+    if (this.deps.oneStatementWrites && !known && !card.has_controls) this.remember(card);
     const judged = await this.judge(this.deps.db, card, request);
     let shortOfFunds = false;
     if (
@@ -150,7 +98,7 @@ export class Authorizations {
       !card.has_controls &&
       !declineFor(card, asset.code, amount)
     ) {
-      const outcome = await this.authorizeAtOnce(card, request, judged, {
+      const outcome = await this.atOnce.run(card, request, judged, {
         checkStatuses: known !== undefined,
       });
       if (typeof outcome === 'object') return outcome;
@@ -181,95 +129,6 @@ export class Authorizations {
   private remember(card: AuthorizingCard): void {
     if (this.knownCards.size >= KNOWN_CARDS) this.knownCards.clear();
     this.knownCards.set(card.id, { ...card, status: 'active', account_status: 'open', has_controls: false });
-  }
-
-  /**
-   * The common case, an authorization without a challenge that the card's checks pass, in one statement
-   * (one round trip, atomic on its own): the transaction as authorized, its event and its hold; with
-   * `checkStatuses`, the card and its account still active and open, checked in the statement. Nothing
-   * is written when the account cannot cover it (the ledger refused) or a status changed.
-   */
-  private async authorizeAtOnce(
-    card: AuthorizingCard,
-    input: AuthorizationRequest,
-    judged: Judged,
-    options: { checkStatuses: boolean },
-  ): Promise<IssuingTransaction | 'short_of_funds' | 'statuses_changed'> {
-    const { db, clock, ledger, outbox } = this.deps;
-    const id = randomUUID();
-    const now = clock.now();
-    const holdExpiresAt = addSeconds(now, this.deps.holdSeconds);
-    const batch = new StatementBatch();
-    if (options.checkStatuses) batch.add({ sql: CARD_STILL_USABLE, parameters: [card.id], returns: true });
-    const holdId = ledger.stageHold(batch, {
-      operationId: `issuing-auth:${id}`,
-      debitAccountId: card.ledger_account_id,
-      creditAccountId: await this.deps.records.settlementAccount(db, input.currency, id),
-      amount: input.amount,
-      expiresAt: holdExpiresAt,
-      metadata: { transactionId: id },
-    });
-    batch.add({
-      sql: INSERT_AUTHORIZED,
-      parameters: [
-        id,
-        card.customer_id,
-        card.partner_id,
-        card.id,
-        card.account_id,
-        input.currency,
-        input.amount.toString(),
-        input.merchant,
-        holdId,
-        holdExpiresAt,
-        now,
-        input.mcc,
-        input.merchantCountry,
-        input.merchantId,
-        input.channel,
-      ],
-    });
-    this.deps.risk.stage(batch, judged.signal, id, false, judged.verdict);
-    const event = await stageIssuingEvent(outbox, batch, db, {
-      partnerId: card.partner_id,
-      customerId: card.customer_id,
-      eventType: 'transactionCreated',
-      data: { transactionId: id },
-    });
-    // With an Idempotency-Key the statement may wait to be sent with the key's answer (the route is
-    // optimistic), this answer made before it runs: refused there, the request runs again and meets the
-    // refusal here.
-    try {
-      await batch.run(db, { deferrable: true, refusedBy: isAuthorizationRefusal });
-    } catch (err) {
-      if (ledgerRefusal(err)?.details?.reason === 'insufficient_funds') return 'short_of_funds';
-      if (pgErrorCode(err) === STATEMENT_GUARD_FAILED) return 'statuses_changed';
-      throw err;
-    }
-    await event.queued();
-    return {
-      transactionId: id,
-      customerId: card.customer_id,
-      cardId: card.id,
-      accountId: card.account_id,
-      type: 'card_payment',
-      status: 'authorized',
-      currency: input.currency,
-      amount: input.amount,
-      settledAmount: null,
-      heldAmount: input.amount,
-      refundedAmount: 0n,
-      forcePost: false,
-      originalTransactionId: null,
-      merchant: input.merchant,
-      declineReason: null,
-      declinedBy: null,
-      threeDS: null,
-      createdAt: now,
-      authorizedAt: now,
-      settledAt: null,
-      holdExpiresAt,
-    };
   }
 
   /** An authorization that arrived through the card network (a payment on the payments API: on-us). */

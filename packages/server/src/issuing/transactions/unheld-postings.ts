@@ -13,7 +13,8 @@ import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { type ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import type { DeclineReason as NetworkDeclineReason } from '../../rails/card-network/port.ts';
-import type { Authorizations, AuthorizingCard } from './authorization.ts';
+import type { Authorizations } from './authorization.ts';
+import type { AuthorizingCard } from './authorize-at-once.ts';
 import {
   assetOf,
   declinedWhenShort,
