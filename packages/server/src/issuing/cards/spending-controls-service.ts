@@ -8,6 +8,7 @@ import { isUuid } from '../../platform/ids.ts';
 import type { ClientAmount } from '../../platform/money/amount.ts';
 import { type Asset, findAsset } from '../../platform/money/assets.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
+import { assetOf } from '../transactions/transaction.ts';
 import type { Channel, ControlScope, LimitInterval, SpendingControls } from './spending-controls.ts';
 import type { ControlledCard, SpendingControlsStore } from './spending-controls-store.ts';
 
@@ -117,13 +118,10 @@ export class SpendingControlsService {
     return this.ofProgram(partnerId);
   }
 
+  /** The subjects' controls, by scope, in one read */
   private async read(db: Executor, subjects: [string, ControlScope][]): Promise<ControlsByScope> {
-    const byScope: ControlsByScope = {};
-    for (const [subjectId, scope] of subjects) {
-      const controls = await this.deps.store.get(db, subjectId, scope);
-      if (controls) byScope[scope] = controls;
-    }
-    return byScope;
+    const found = await this.deps.store.ofSubjects(db, subjects);
+    return Object.fromEntries(found.map((f) => [f.scope, f.controls]));
   }
 
   /** The actor's card: the partner's, or the cardholder's own; any other is a 404. */
@@ -158,12 +156,6 @@ export class SpendingControlsService {
     if (!account) throw notFound('account');
     return account;
   }
-}
-
-function assetOf(code: string): Asset {
-  const asset = findAsset(code);
-  if (!asset) throw new Error(`unknown currency ${code}`);
-  return asset;
 }
 
 /** The command's amounts in minor units of the asset (each a 400 naming its field when it cannot be) */

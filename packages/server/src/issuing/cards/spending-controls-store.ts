@@ -6,6 +6,7 @@ import type { Clock } from '../../platform/clock/clock.ts';
 import type { Executor, Tx } from '../../platform/db/database.ts';
 import {
   type AuthorizationFacts,
+  CONTROL_SCOPES,
   type ControlScope,
   countsSpend,
   fromStored,
@@ -36,14 +37,18 @@ const subjectOf = (card: ControlledCard, scope: ControlScope) =>
 export class SpendingControlsStore {
   constructor(private readonly clock: Clock) {}
 
-  async get(db: Executor, subjectId: string, scope: ControlScope): Promise<SpendingControls | undefined> {
-    const row = await db
+  /** The controls of these subjects at these scopes (those that have some), the partner's first, in one read. */
+  async ofSubjects(db: Executor, subjects: readonly [string, ControlScope][]): Promise<ScopedControls[]> {
+    const wanted = new Set(subjects.map(([id, scope]) => `${scope}:${id}`));
+    const rows = await db
       .selectFrom('issuing_spending_controls')
-      .select('controls')
-      .where('subject_id', '=', subjectId)
-      .where('scope', '=', scope)
-      .executeTakeFirst();
-    return row ? fromStored(row.controls as StoredControls) : undefined;
+      .select(['subject_id', 'scope', 'controls'])
+      .where('subject_id', 'in', [...new Set(subjects.map(([id]) => id))])
+      .execute();
+    return rows
+      .filter((r) => wanted.has(`${r.scope}:${r.subject_id}`))
+      .map((r) => ({ scope: r.scope, controls: fromStored(r.controls as StoredControls) }))
+      .sort((a, b) => SCOPE_ORDER[a.scope] - SCOPE_ORDER[b.scope]);
   }
 
   /** Saves a scope's controls; controls that say nothing remove them (the card's fast path returns). */
@@ -79,16 +84,11 @@ export class SpendingControlsStore {
   }
 
   /** Every scope's controls that apply to the card, the partner's first. */
-  async applying(db: Executor, card: ControlledCard): Promise<ScopedControls[]> {
-    const rows = await db
-      .selectFrom('issuing_spending_controls')
-      .select(['subject_id', 'scope', 'controls'])
-      .where('subject_id', 'in', [card.partner_id, card.account_id, card.id])
-      .execute();
-    return rows
-      .filter((r) => subjectOf(card, r.scope) === r.subject_id)
-      .map((r) => ({ scope: r.scope, controls: fromStored(r.controls as StoredControls) }))
-      .sort((a, b) => SCOPE_ORDER[a.scope] - SCOPE_ORDER[b.scope]);
+  applying(db: Executor, card: ControlledCard): Promise<ScopedControls[]> {
+    return this.ofSubjects(
+      db,
+      CONTROL_SCOPES.map((scope) => [subjectOf(card, scope), scope]),
+    );
   }
 
   /**
