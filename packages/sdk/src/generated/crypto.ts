@@ -7968,7 +7968,8 @@ export interface operations {
                      *           "country": "RO",
                      *           "bic": "AAAARO22",
                      *           "holder_name": "Ada Lovelace SRL",
-                     *           "updated_at": "2026-11-24T10:30:00.000Z"
+                     *           "updated_at": "2026-11-24T10:30:00.000Z",
+                     *           "status": "active"
                      *         }
                      *       }
                      *     }
@@ -7984,6 +7985,11 @@ export interface operations {
                                 bic: string | null;
                                 holder_name: string;
                                 updated_at: string;
+                                /**
+                                 * @description active: payouts go to it; held: a change held for review by a risk rule (docs/risk.md), answered 202
+                                 * @enum {string}
+                                 */
+                                status: "active" | "held";
                             };
                         };
                     };
@@ -8453,7 +8459,8 @@ export interface operations {
                      *           "country": "RO",
                      *           "bic": "AAAARO22",
                      *           "holder_name": "Ada Lovelace SRL",
-                     *           "updated_at": "2026-11-24T10:30:00.000Z"
+                     *           "updated_at": "2026-11-24T10:30:00.000Z",
+                     *           "status": "active"
                      *         }
                      *       }
                      *     }
@@ -8469,6 +8476,57 @@ export interface operations {
                                 bic: string | null;
                                 holder_name: string;
                                 updated_at: string;
+                                /**
+                                 * @description active: payouts go to it; held: a change held for review by a risk rule (docs/risk.md), answered 202
+                                 * @enum {string}
+                                 */
+                                status: "active" | "held";
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Accepted: done in the background */
+            202: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "bank_accounts",
+                     *         "attributes": {
+                     *           "iban": "RO49AAAA1B31007593840000",
+                     *           "country": "RO",
+                     *           "bic": "AAAARO22",
+                     *           "holder_name": "Ada Lovelace SRL",
+                     *           "updated_at": "2026-11-24T10:30:00.000Z",
+                     *           "status": "active"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/vnd.api+json": {
+                        data: {
+                            /** @enum {string} */
+                            type: "bank_accounts";
+                            attributes: {
+                                /** @description masked: country, check digits and the last four characters */
+                                iban: string;
+                                country: string;
+                                bic: string | null;
+                                holder_name: string;
+                                updated_at: string;
+                                /**
+                                 * @description active: payouts go to it; held: a change held for review by a risk rule (docs/risk.md), answered 202
+                                 * @enum {string}
+                                 */
+                                status: "active" | "held";
                             };
                         };
                     };
@@ -10291,7 +10349,7 @@ export interface operations {
                      *           "type": "payouts",
                      *           "id": "id_01JD3Q8Z9X0000000000000000",
                      *           "attributes": {
-                     *             "status": "pending",
+                     *             "status": "held",
                      *             "amount": "10.90",
                      *             "currency": "EUR",
                      *             "store_id": "stor_01JD3Q8Z9X0000000000000000",
@@ -10322,7 +10380,7 @@ export interface operations {
                             id: string;
                             attributes: {
                                 /** @enum {string} */
-                                status: "pending" | "in_transit" | "paid" | "failed" | "returned";
+                                status: "held" | "pending" | "in_transit" | "paid" | "failed" | "returned";
                                 amount: string;
                                 currency: string;
                                 store_id: string;
@@ -10803,7 +10861,7 @@ export interface operations {
                      *         "type": "payouts",
                      *         "id": "id_01JD3Q8Z9X0000000000000000",
                      *         "attributes": {
-                     *           "status": "pending",
+                     *           "status": "held",
                      *           "amount": "10.90",
                      *           "currency": "EUR",
                      *           "store_id": "stor_01JD3Q8Z9X0000000000000000",
@@ -10827,7 +10885,7 @@ export interface operations {
                             id: string;
                             attributes: {
                                 /** @enum {string} */
-                                status: "pending" | "in_transit" | "paid" | "failed" | "returned";
+                                status: "held" | "pending" | "in_transit" | "paid" | "failed" | "returned";
                                 amount: string;
                                 currency: string;
                                 store_id: string;
@@ -11357,7 +11415,7 @@ export interface operations {
                      *         "type": "payouts",
                      *         "id": "id_01JD3Q8Z9X0000000000000000",
                      *         "attributes": {
-                     *           "status": "pending",
+                     *           "status": "held",
                      *           "amount": "10.90",
                      *           "currency": "EUR",
                      *           "store_id": "stor_01JD3Q8Z9X0000000000000000",
@@ -11381,7 +11439,7 @@ export interface operations {
                             id: string;
                             attributes: {
                                 /** @enum {string} */
-                                status: "pending" | "in_transit" | "paid" | "failed" | "returned";
+                                status: "held" | "pending" | "in_transit" | "paid" | "failed" | "returned";
                                 amount: string;
                                 currency: string;
                                 store_id: string;

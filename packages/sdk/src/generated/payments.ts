@@ -15198,7 +15198,8 @@ export interface operations {
                      *         "country": "RO",
                      *         "bic": "AAAARO22",
                      *         "holderName": "Ada Lovelace SRL",
-                     *         "updatedAt": "2026-11-24T10:30:00.000Z"
+                     *         "updatedAt": "2026-11-24T10:30:00.000Z",
+                     *         "status": "active"
                      *       }
                      *     }
                      */
@@ -15213,6 +15214,11 @@ export interface operations {
                             bic: string | null;
                             holderName: string;
                             updatedAt: string;
+                            /**
+                             * @description active: payouts go to it; held: a change held for review by a risk rule (docs/risk.md), answered 202
+                             * @enum {string}
+                             */
+                            status: "active" | "held";
                         };
                     };
                 };
@@ -15572,7 +15578,8 @@ export interface operations {
                      *         "country": "RO",
                      *         "bic": "AAAARO22",
                      *         "holderName": "Ada Lovelace SRL",
-                     *         "updatedAt": "2026-11-24T10:30:00.000Z"
+                     *         "updatedAt": "2026-11-24T10:30:00.000Z",
+                     *         "status": "active"
                      *       }
                      *     }
                      */
@@ -15587,6 +15594,56 @@ export interface operations {
                             bic: string | null;
                             holderName: string;
                             updatedAt: string;
+                            /**
+                             * @description active: payouts go to it; held: a change held for review by a risk rule (docs/risk.md), answered 202
+                             * @enum {string}
+                             */
+                            status: "active" | "held";
+                        };
+                    };
+                };
+            };
+            /** @description Accepted: done in the background */
+            202: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 202,
+                     *       "message": "Accepted",
+                     *       "data": {
+                     *         "siteId": 10001,
+                     *         "iban": "RO49AAAA1B31007593840000",
+                     *         "country": "RO",
+                     *         "bic": "AAAARO22",
+                     *         "holderName": "Ada Lovelace SRL",
+                     *         "updatedAt": "2026-11-24T10:30:00.000Z",
+                     *         "status": "active"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data: {
+                            siteId: number;
+                            /** @description masked: country, check digits and the last four characters */
+                            iban: string;
+                            country: string;
+                            bic: string | null;
+                            holderName: string;
+                            updatedAt: string;
+                            /**
+                             * @description active: payouts go to it; held: a change held for review by a risk rule (docs/risk.md), answered 202
+                             * @enum {string}
+                             */
+                            status: "active" | "held";
                         };
                     };
                 };
@@ -15647,6 +15704,49 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 401,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not allowed for this credential or tenant */
+            403: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17076,7 +17176,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "id_01JD3Q8Z9X0000000000000000",
-                     *           "status": "pending",
+                     *           "status": "held",
                      *           "amount": "10.90",
                      *           "currency": "EUR",
                      *           "siteId": 10001,
@@ -17100,7 +17200,7 @@ export interface operations {
                         data: {
                             id: string;
                             /** @enum {string} */
-                            status: "pending" | "in_transit" | "paid" | "failed" | "returned";
+                            status: "held" | "pending" | "in_transit" | "paid" | "failed" | "returned";
                             amount: string;
                             currency: string;
                             siteId: number;
@@ -17466,7 +17566,7 @@ export interface operations {
                      *       "message": "Created",
                      *       "data": {
                      *         "id": "id_01JD3Q8Z9X0000000000000000",
-                     *         "status": "pending",
+                     *         "status": "held",
                      *         "amount": "10.90",
                      *         "currency": "EUR",
                      *         "siteId": 10001,
@@ -17488,7 +17588,7 @@ export interface operations {
                         data: {
                             id: string;
                             /** @enum {string} */
-                            status: "pending" | "in_transit" | "paid" | "failed" | "returned";
+                            status: "held" | "pending" | "in_transit" | "paid" | "failed" | "returned";
                             amount: string;
                             currency: string;
                             siteId: number;
@@ -17561,6 +17661,49 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 401,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not allowed for this credential or tenant */
+            403: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [
@@ -17963,7 +18106,7 @@ export interface operations {
                      *       "message": "Success",
                      *       "data": {
                      *         "id": "id_01JD3Q8Z9X0000000000000000",
-                     *         "status": "pending",
+                     *         "status": "held",
                      *         "amount": "10.90",
                      *         "currency": "EUR",
                      *         "siteId": 10001,
@@ -17985,7 +18128,7 @@ export interface operations {
                         data: {
                             id: string;
                             /** @enum {string} */
-                            status: "pending" | "in_transit" | "paid" | "failed" | "returned";
+                            status: "held" | "pending" | "in_transit" | "paid" | "failed" | "returned";
                             amount: string;
                             currency: string;
                             siteId: number;

@@ -202,6 +202,12 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
   sweeps.register('approval-expiry', () => approvals.expireDue(db));
   const terms = new TermsStore(clock, tenantCache, config.moneyOut.defaults);
   const payoutLifecycle = new PayoutLifecycle({ ledger, outbox, clock });
+  // A payout a risk rule held is released to the bank when approved, failed (its money back) when refused.
+  risk.reviews.outcomes.set('payout', async (tx, payoutId, approved) => {
+    await payoutLifecycle.step(tx, payoutId, approved ? 'pending' : 'failed', {
+      ...(approved ? {} : { failureCode: 'risk_refused' }),
+    });
+  });
   sweeps.register('balance-days', () => sumBalanceDays(db, clock.now()));
   const payouts = new PayoutsService({
     db,
@@ -210,6 +216,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     ledger,
     outbox,
     terms,
+    risk,
     onRunFailure: (failure, error) => {
       logger.error(
         { err: error, tenant: failure.tenant, currency: failure.currency },
@@ -256,7 +263,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     clock,
     risk,
     capabilities,
-    bankAccounts: new BankAccounts(encryptor, clock),
+    bankAccounts: new BankAccounts(encryptor, clock, risk),
     moneyOut: { terms, payouts, lifecycle: payoutLifecycle, bank },
     logger,
     transact,

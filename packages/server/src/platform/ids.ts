@@ -27,6 +27,7 @@ const PREFIXES = {
   riskRule: 'rr',
   riskList: 'rl',
   riskReview: 'rv',
+  bankAccountChange: 'bac',
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

@@ -114,6 +114,7 @@ describe('crypto: /stores/bank_account', () => {
         bic: null,
         holder_name: 'Crypto shop Ltd',
         updated_at: expect.any(String),
+        status: 'active',
       },
     });
     expect((await storeAccount(store)).body.data.attributes.iban).toBe(MASKED);

@@ -9,7 +9,7 @@ import {
 } from '../../platform/bank-accounts/bank-accounts.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { standardErrors, timestamp } from './schemas.ts';
+import { errorBody, standardErrors, timestamp } from './schemas.ts';
 import { ownerRoutes } from './tenant-owners.ts';
 
 const bankAccountView = z.object({
@@ -18,6 +18,11 @@ const bankAccountView = z.object({
   bic: z.string().nullable(),
   holderName: z.string(),
   updatedAt: timestamp,
+  status: z
+    .enum(['active', 'held'])
+    .describe(
+      'active: payouts go to it; held: a change held for review by a risk rule (docs/risk.md), answered 202',
+    ),
 });
 const bankAccountBody = z.object({ iban: ibanField, bic: bicField.optional(), holderName: holderNameField });
 const present = (a: BankAccount) => ({ ...a, updatedAt: a.updatedAt.toISOString() });
@@ -45,13 +50,14 @@ export async function registerBankAccountRoutes(app: ZodApp, deps: AdminDeps): P
           tags: [route.tag],
           params: route.params,
           body: bankAccountBody,
-          response: { 200: bankAccountView, ...standardErrors },
+          response: { 200: bankAccountView, 202: bankAccountView, 403: errorBody, ...standardErrors },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { iban, bic, holderName } = request.body;
         const owner = await route.ownerOf(request.params);
-        return present(await deps.bankAccounts.put(deps.db, owner, { iban, bic, holderName }));
+        const account = await deps.bankAccounts.put(deps.db, owner, { iban, bic, holderName });
+        return reply.code(account.status === 'held' ? 202 : 200).send(present(account));
       },
     );
   }

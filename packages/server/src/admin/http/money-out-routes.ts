@@ -18,7 +18,7 @@ import {
   toPayoutSchedule,
 } from '../../platform/payouts/terms-input.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { standardErrors } from './schemas.ts';
+import { errorBody, standardErrors } from './schemas.ts';
 import { ownerRoutes } from './tenant-owners.ts';
 
 const pricingView = z.object({
@@ -194,7 +194,7 @@ export async function registerMoneyOutRoutes(app: ZodApp, deps: AdminDeps): Prom
               .transform((c) => c.toUpperCase()),
             amount: amountText.optional(),
           }),
-          response: { 201: payoutSchema, ...standardErrors },
+          response: { 201: payoutSchema, 403: errorBody, ...standardErrors },
         },
       },
       async (request, reply) => {

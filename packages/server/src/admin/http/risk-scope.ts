@@ -40,10 +40,11 @@ export async function checkedScope(
       field: 'scope.id',
     });
   }
-  if (point && DECISION_POINTS[point].tenantKind !== scope.kind) {
+  const kinds: readonly string[] = point ? DECISION_POINTS[point].tenantKinds : [scope.kind];
+  if (!kinds.includes(scope.kind)) {
     throw new DomainError(
       'validation_failed',
-      `${point} is decided for ${DECISION_POINTS[point].tenantKind}s: a ${scope.kind} scope has no rules there`,
+      `${point} is decided for ${kinds.join(' and ')}s: a ${scope.kind} scope has no rules there`,
       { field: 'scope.kind' },
     );
   }

@@ -21,6 +21,11 @@ const bankAccountResource = z.object({
     bic: z.string().nullable(),
     holder_name: z.string(),
     updated_at: z.string(),
+    status: z
+      .enum(['active', 'held'])
+      .describe(
+        'active: payouts go to it; held: a change held for review by a risk rule (docs/risk.md), answered 202',
+      ),
   }),
 });
 
@@ -32,6 +37,7 @@ const present = (a: BankAccount): z.infer<typeof bankAccountResource> => ({
     bic: a.bic,
     holder_name: a.holderName,
     updated_at: a.updatedAt.toISOString(),
+    status: a.status,
   },
 });
 
@@ -73,13 +79,20 @@ export async function registerBankAccountRoutes(
             attributes: z.object({ iban: ibanField, bic: bicField.optional(), holder_name: holderNameField }),
           }),
         }),
-        response: { 200: z.object({ data: bankAccountResource }), ...errors },
+        response: {
+          200: z.object({ data: bankAccountResource }),
+          202: z.object({ data: bankAccountResource }),
+          ...errors,
+        },
       },
     },
     async (request, reply) => {
       const { iban, bic, holder_name: holderName } = request.body.data.attributes;
       const account = await deps.bankAccounts.put(deps.db, ownerOf(request), { iban, bic, holderName });
-      return reply.type(JSON_API).send({ data: present(account) });
+      return reply
+        .code(account.status === 'held' ? 202 : 200)
+        .type(JSON_API)
+        .send({ data: present(account) });
     },
   );
 }

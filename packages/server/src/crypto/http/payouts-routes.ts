@@ -53,7 +53,7 @@ const payoutResource = z.object({
   type: z.literal('payouts'),
   id: z.string(),
   attributes: z.object({
-    status: z.enum(['pending', 'in_transit', 'paid', 'failed', 'returned']),
+    status: z.enum(['held', 'pending', 'in_transit', 'paid', 'failed', 'returned']),
     amount: z.string(),
     currency: z.string(),
     store_id: z.string(),

@@ -12,7 +12,7 @@ import type { Db } from '../../platform/db/database.ts';
 import { notFound } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { type MerchantAuthenticator, merchantOf } from './authenticate.ts';
-import { envelope, ok, standardErrors } from './envelope.ts';
+import { accepted, envelope, errorEnvelope, ok, standardErrors } from './envelope.ts';
 import { intField } from './fields.ts';
 
 const bankAccountView = z.object({
@@ -22,6 +22,11 @@ const bankAccountView = z.object({
   bic: z.string().nullable(),
   holderName: z.string(),
   updatedAt: z.string(),
+  status: z
+    .enum(['active', 'held'])
+    .describe(
+      'active: payouts go to it; held: a change held for review by a risk rule (docs/risk.md), answered 202',
+    ),
 });
 
 const present = (siteId: number, a: BankAccount): z.infer<typeof bankAccountView> => ({
@@ -31,6 +36,7 @@ const present = (siteId: number, a: BankAccount): z.infer<typeof bankAccountView
   bic: a.bic,
   holderName: a.holderName,
   updatedAt: a.updatedAt.toISOString().replace('Z', '+00:00'),
+  status: a.status,
 });
 
 export async function registerBankAccountRoutes(
@@ -71,15 +77,20 @@ export async function registerBankAccountRoutes(
         tags: ['payouts'],
         params,
         body: z.object({ iban: ibanField, bic: bicField.optional(), holderName: holderNameField }),
-        response: { 200: envelope(bankAccountView), ...standardErrors },
+        response: {
+          200: envelope(bankAccountView),
+          202: envelope(bankAccountView),
+          403: errorEnvelope,
+          ...standardErrors,
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const owner = ownSite(merchantOf(request).siteIds, request.params.siteId);
       const { iban, bic, holderName } = request.body;
-      return ok(
-        present(owner.siteId, await deps.bankAccounts.put(deps.db, owner, { iban, bic, holderName })),
-      );
+      const account = await deps.bankAccounts.put(deps.db, owner, { iban, bic, holderName });
+      const view = present(owner.siteId, account);
+      return account.status === 'held' ? reply.code(202).send(accepted(view)) : ok(view);
     },
   );
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 
 export const ok = <T>(data: T) => ({ code: 200, message: 'Success', data });
 export const created = <T>(data: T) => ({ code: 201, message: 'Created', data });
+export const accepted = <T>(data: T) => ({ code: 202, message: 'Accepted', data });
 
 export interface Page {
   page: number;

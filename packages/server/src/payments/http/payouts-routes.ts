@@ -22,7 +22,7 @@ import {
 } from '../../platform/payouts/reports.ts';
 import type { MerchantScope } from '../sites.ts';
 import { type MerchantAuthenticator, merchantOf } from './authenticate.ts';
-import { envelope, ok, standardErrors } from './envelope.ts';
+import { envelope, errorEnvelope, ok, standardErrors } from './envelope.ts';
 import { currencyField, decimalField, intField } from './fields.ts';
 
 const balanceView = z.object({
@@ -48,7 +48,7 @@ const balanceTransactionSchema = z.object({
 });
 const payoutSchema = z.object({
   id: z.string(),
-  status: z.enum(['pending', 'in_transit', 'paid', 'failed', 'returned']),
+  status: z.enum(['held', 'pending', 'in_transit', 'paid', 'failed', 'returned']),
   amount: z.string(),
   currency: z.string(),
   siteId: z.number().int(),
@@ -206,7 +206,7 @@ export async function registerPayoutRoutes(app: ZodApp, deps: PayoutRoutesDeps):
           currency: currencyField,
           amount: decimalField.optional(),
         }),
-        response: { 201: envelope(payoutSchema), ...standardErrors },
+        response: { 201: envelope(payoutSchema), 403: errorEnvelope, ...standardErrors },
       },
     },
     async (request, reply) => {

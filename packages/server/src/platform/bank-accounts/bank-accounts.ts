@@ -1,15 +1,21 @@
 // The bank account payouts go to (docs/payouts.md, Bank accounts): one per payments site and one per
 // crypto store. The IBAN and BIC are checked at the edge with ibantools (the fields below); the IBAN is
 // stored encrypted, bound to its owner (a bank file must carry it), and shown masked. Each API presents
-// the account in its own envelope and wire names; this module is what they share.
+// the account in its own envelope and wire names; this module is what they share. Every setting or change
+// is a decision point of the risk rules (`bank_account.change`, docs/risk.md): a rule may block it, or
+// hold it for a person (bank_account_changes) while payouts keep going to the account in place.
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import { z } from 'zod';
 import { noteChange } from '../audit/audit-changes.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { Encryptor } from '../crypto/encryption.ts';
-import type { Executor } from '../db/database.ts';
-import { notFound } from '../errors/domain-error.ts';
+import type { Db, Executor, Tx } from '../db/database.ts';
+import { runTransaction } from '../db/transact.ts';
+import { DomainError, notFound } from '../errors/domain-error.ts';
+import { newId } from '../ids.ts';
+import { actingRule, daysSince, decideMoneyOut, moneyOutTenant } from '../payouts/money-out-risk.ts';
 import { type Owner, ownerKey } from '../payouts/terms.ts';
+import type { Risk } from '../risk/risk.ts';
 
 export type BankAccountOwner = Owner;
 
@@ -44,6 +50,8 @@ export interface BankAccount {
   bic: string | null;
   holderName: string;
   updatedAt: Date;
+  /** `active`: payouts go to it; `held`: a change a risk rule holds for a person (not yet in use) */
+  status: 'active' | 'held';
 }
 
 export function maskIban(iban: string): string {
@@ -54,7 +62,13 @@ export class BankAccounts {
   constructor(
     private readonly encryptor: Encryptor,
     private readonly clock: Clock,
-  ) {}
+    private readonly risk: Risk,
+  ) {
+    // A held change applied when a person approves it, dropped when refused or expired.
+    risk.reviews.outcomes.set('bank_account.change', (tx, changeId, approved) =>
+      this.decideHeld(tx, changeId, approved),
+    );
+  }
 
   async get(db: Executor, owner: BankAccountOwner): Promise<BankAccount> {
     const row = await db
@@ -63,11 +77,31 @@ export class BankAccounts {
       .where('owner', '=', ownerKey(owner))
       .executeTakeFirst();
     if (!row) throw notFound('bank account');
-    return toBankAccount(row);
+    return toBankAccount(row, 'active');
   }
 
-  /** Sets (or replaces) the owner's account; the caller has checked the owner is the tenant's. */
+  /**
+   * Sets (or replaces) the owner's account, as the risk rules decide: set (`active`), held for a person
+   * (`held`, in use once approved; a newer change replaces a held one) or refused (403, reason
+   * `risk_blocked`, the decision recorded). The caller has checked the owner is the tenant's.
+   */
   async put(db: Executor, owner: BankAccountOwner, input: BankAccountInput): Promise<BankAccount> {
+    const decided = db.isTransaction
+      ? await this.decideAndPut(db as Tx, owner, input)
+      : await runTransaction(db as Db, (tx) => this.decideAndPut(tx, owner, input));
+    if (decided === 'blocked') {
+      throw new DomainError('forbidden', 'this bank account cannot be set; contact the platform', {
+        details: { reason: 'risk_blocked' },
+      });
+    }
+    return decided;
+  }
+
+  private async decideAndPut(
+    tx: Tx,
+    owner: BankAccountOwner,
+    input: BankAccountInput,
+  ): Promise<BankAccount | 'blocked'> {
     const key = ownerKey(owner);
     const now = this.clock.now();
     const values = {
@@ -76,13 +110,95 @@ export class BankAccounts {
       country: input.iban.slice(0, 2),
       bic: input.bic ?? null,
       holder_name: input.holderName,
-      updated_at: now,
     };
-    const before = await db
+    const before = await tx
       .selectFrom('bank_accounts')
-      .select(['iban_masked', 'bic', 'holder_name'])
+      .select(['iban_masked', 'bic', 'holder_name', 'country', 'updated_at'])
       .where('owner', '=', key)
       .executeTakeFirst();
+    const changeId = newId('bankAccountChange', now.getTime());
+    const tenant = await moneyOutTenant(tx, owner, now);
+    const verdict = await decideMoneyOut(this.risk, tx, {
+      point: 'bank_account.change',
+      tenant,
+      objectId: changeId,
+      at: now,
+      amount: 0n,
+      currency: '',
+      attributes: {
+        iban: input.iban,
+        country: values.country,
+        bank_account: {
+          holder_name: input.holderName,
+          first: before === undefined,
+          previous_country: before?.country ?? '',
+          previous_age_days: before ? daysSince(before.updated_at, now) : 0n,
+        },
+      },
+    });
+    if (verdict.action === 'block') return 'blocked';
+    if (verdict.action === 'hold') {
+      await tx
+        .updateTable('bank_account_changes')
+        .set({ status: 'refused', decided_at: now })
+        .where('owner', '=', key)
+        .where('status', '=', 'held')
+        .execute();
+      const held = await tx
+        .insertInto('bank_account_changes')
+        .values({ id: changeId, owner: key, ...values, status: 'held', created_at: now })
+        .returning(['iban_masked', 'country', 'bic', 'holder_name', 'created_at as updated_at'])
+        .executeTakeFirstOrThrow();
+      await this.risk.reviews.open(tx, {
+        tenant: tenant.scope,
+        point: 'bank_account.change',
+        objectId: changeId,
+        ...actingRule(verdict),
+      });
+      return toBankAccount(held, 'held');
+    }
+    return this.write(tx, key, { ...values, updated_at: now }, before);
+  }
+
+  /** A held change approved (applied) or refused; one a newer change replaced stays as it is. */
+  private async decideHeld(tx: Tx, changeId: string, approved: boolean): Promise<void> {
+    const now = this.clock.now();
+    const change = await tx
+      .updateTable('bank_account_changes')
+      .set({ status: approved ? 'applied' : 'refused', decided_at: now })
+      .where('id', '=', changeId)
+      .where('status', '=', 'held')
+      .returningAll()
+      .executeTakeFirst();
+    if (!change || !approved) return;
+    const before = await tx
+      .selectFrom('bank_accounts')
+      .select(['iban_masked', 'bic', 'holder_name'])
+      .where('owner', '=', change.owner)
+      .executeTakeFirst();
+    const { iban_enc, iban_masked, country, bic, holder_name } = change;
+    await this.write(
+      tx,
+      change.owner,
+      { iban_enc, iban_masked, country, bic, holder_name, updated_at: now },
+      before,
+    );
+  }
+
+  private async write(
+    db: Executor,
+    key: string,
+    values: {
+      iban_enc: string;
+      iban_masked: string;
+      country: string;
+      bic: string | null;
+      holder_name: string;
+      updated_at: Date;
+    },
+    before: { iban_masked: string; bic: string | null; holder_name: string } | undefined,
+  ): Promise<BankAccount> {
+    const now = values.updated_at;
     const row = await db
       .insertInto('bank_accounts')
       .values({ owner: key, ...values, created_at: now })
@@ -90,27 +206,25 @@ export class BankAccounts {
       .returning(['iban_masked', 'country', 'bic', 'holder_name', 'updated_at'])
       .executeTakeFirstOrThrow();
     // Masked both: the audit trail never holds an IBAN.
-    noteChange(`bank account of ${key}`, before ?? null, {
-      iban_masked: row.iban_masked,
-      bic: row.bic,
-      holder_name: row.holder_name,
-    });
-    return toBankAccount(row);
+    noteChange(
+      `bank account of ${key}`,
+      before ? { iban_masked: before.iban_masked, bic: before.bic, holder_name: before.holder_name } : null,
+      { iban_masked: row.iban_masked, bic: row.bic, holder_name: row.holder_name },
+    );
+    return toBankAccount(row, 'active');
   }
 }
 
-function toBankAccount(row: {
-  iban_masked: string;
-  country: string;
-  bic: string | null;
-  holder_name: string;
-  updated_at: Date;
-}): BankAccount {
+function toBankAccount(
+  row: { iban_masked: string; country: string; bic: string | null; holder_name: string; updated_at: Date },
+  status: BankAccount['status'],
+): BankAccount {
   return {
     iban: row.iban_masked,
     country: row.country,
     bic: row.bic,
     holderName: row.holder_name,
     updatedAt: row.updated_at,
+    status,
   };
 }

@@ -23,6 +23,19 @@ export interface BankAccountsTable {
   updated_at: Timestamp;
 }
 
+export interface BankAccountChangesTable {
+  id: string;
+  owner: string;
+  iban_enc: string;
+  iban_masked: string;
+  country: string;
+  bic: string | null;
+  holder_name: string;
+  status: 'held' | 'applied' | 'refused';
+  created_at: Timestamp;
+  decided_at: Timestamp | null;
+}
+
 export interface FeeSchedulesTable {
   owner: string;
   percent_bps: number;
@@ -64,7 +77,7 @@ export interface PayoutsTable {
   owner: string;
   currency: string;
   amount: Numeric;
-  status: 'pending' | 'in_transit' | 'paid' | 'failed' | 'returned';
+  status: 'held' | 'pending' | 'in_transit' | 'paid' | 'failed' | 'returned';
   itemized: boolean;
   iban_enc: string;
   iban_masked: string;
@@ -418,6 +431,7 @@ export interface PlatformTables {
   sandbox_state: SandboxStateTable;
   partners: PartnersTable;
   bank_accounts: BankAccountsTable;
+  bank_account_changes: BankAccountChangesTable;
   fee_schedules: FeeSchedulesTable;
   payout_schedules: PayoutSchedulesTable;
   balance_transactions: BalanceTransactionsTable;

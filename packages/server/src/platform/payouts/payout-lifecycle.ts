@@ -20,6 +20,11 @@ type Place = 'inTransit' | 'paidOut' | 'tenant';
 
 /** The steps: from → to, and where the money goes. */
 const STEPS: Record<PayoutStatus, Partial<Record<PayoutStatus, { from: Place; to: Place }>>> = {
+  // Held by a risk rule for a person (docs/risk.md, Reviews): released, or refused (the money back).
+  held: {
+    pending: { from: 'inTransit', to: 'inTransit' },
+    failed: { from: 'inTransit', to: 'tenant' },
+  },
   // Sent to the bank (the simulator at once; a file once it is in the outbox).
   pending: {
     in_transit: { from: 'inTransit', to: 'inTransit' },
@@ -90,7 +95,9 @@ export class PayoutLifecycle {
         }),
       ]);
     }
-    await publishPayoutEvent(this.deps.outbox, tx, `payout.${to}`, payoutView(updated as PayoutRow));
+    // A held payout let go is `payout.released`: `pending` is what every payout is when created.
+    const type = payout.status === 'held' && to === 'pending' ? 'payout.released' : `payout.${to}`;
+    await publishPayoutEvent(this.deps.outbox, tx, type, payoutView(updated as PayoutRow));
     return true;
   }
 

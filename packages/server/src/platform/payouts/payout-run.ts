@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { Clock } from '../clock/clock.ts';
 import type { Db, Executor } from '../db/database.ts';
 import { findAsset } from '../money/assets.ts';
+import { isRefused, type RefusedPayout } from './money-out-risk.ts';
 import type { PayoutRow } from './payout-view.ts';
 import {
   type Owner,
@@ -28,7 +29,7 @@ interface Payer {
     owner: Owner,
     currency: string,
     options: { minimum: bigint; scheduledFor: string | null },
-  ): Promise<PayoutRow | undefined>;
+  ): Promise<PayoutRow | RefusedPayout | undefined>;
   assemblyOf(
     db: Executor,
     key: string,
@@ -136,13 +137,15 @@ async function look(
     .where('currency', '=', currency)
     .where('scheduled_for', '=', today)
     .executeTakeFirst();
-  const payout =
+  const made =
     assembly || (!paidToday && paysOn(schedule, now))
       ? await payouts.payItemized(owner, currency, {
           minimum: minimumOf(schedule, currency),
           scheduledFor: assembly ? assembly.scheduled_for : today,
         })
       : undefined;
+  // A payout a rule blocked is not made: the day's look is remembered, and the next day's run asks again.
+  const payout = isRefused(made) ? undefined : made;
   const memo = {
     paid: paidToday !== undefined || (payout !== undefined && payout.scheduled_for === today),
     seen,

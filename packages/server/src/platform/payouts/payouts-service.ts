@@ -12,8 +12,17 @@ import { newId } from '../ids.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import { type ClientAmount, formatAmountIn } from '../money/amount.ts';
 import { findAsset } from '../money/assets.ts';
+import type { Risk } from '../risk/risk.ts';
 import { balanceAccounts, payoutAccounts } from './balance-accounts.ts';
 import { balanceOf, balanceTransaction, insertBalanceTransactions } from './balance-transactions.ts';
+import {
+  actingRule,
+  daysSince,
+  decideMoneyOut,
+  moneyOutTenant,
+  orRefused,
+  type RefusedPayout,
+} from './money-out-risk.ts';
 import { publishPayoutEvent } from './payout-events.ts';
 import { type RunFailure, runPayouts } from './payout-run.ts';
 import { type PayoutRow, payoutView } from './payout-view.ts';
@@ -26,6 +35,8 @@ export interface PayoutsDeps {
   ledger: Ledger;
   outbox: Outbox;
   terms: TermsStore;
+  /** The rules at the `payout` decision point (money-out-risk.ts) */
+  risk: Risk;
   /** A tenant's step of the run threw: logged and counted (tessera_payout_run_failures_total) by the caller */
   onRunFailure?: (failure: RunFailure, error: unknown) => void;
 }
@@ -46,7 +57,9 @@ export class PayoutsService {
     if (!asset)
       throw new DomainError('validation_failed', 'currency is not a known currency', { field: 'currency' });
     if (input.amount === undefined) {
-      const payout = await this.payItemized(owner, asset.code, { minimum: 1n, scheduledFor: null });
+      const payout = orRefused(
+        await this.payItemized(owner, asset.code, { minimum: 1n, scheduledFor: null }),
+      );
       if (!payout) {
         throw new DomainError('validation_failed', 'there is nothing available to pay out', {
           field: 'amount',
@@ -56,28 +69,30 @@ export class PayoutsService {
       return payout;
     }
     const amount = input.amount.in(asset);
-    return this.deps.transact(async (tx) => {
-      await this.lockBalance(tx, owner, asset.code);
-      // A payout being made in batches has taken its items but not yet its money from the ledger.
-      if (await this.assemblyOf(tx, ownerKey(owner), asset.code)) {
-        throw new DomainError(
-          'invalid_state',
-          'a payout of this balance is being made; try again when it is',
-          {
-            details: { reason: 'payout_in_progress' },
-          },
-        );
-      }
-      const { available } = await balanceOf(tx, this.deps.ledger, owner, asset.code, this.deps.clock.now());
-      if (amount > available) {
-        throw new DomainError(
-          'validation_failed',
-          `the amount exceeds the available balance (${formatAmountIn(available < 0n ? 0n : available, asset.code)} ${asset.code})`,
-          { field: 'amount', details: { available: formatAmountIn(available, asset.code) } },
-        );
-      }
-      return this.makePayout(tx, owner, asset.code, amount, { itemized: false, scheduledFor: null });
-    });
+    return this.deps
+      .transact(async (tx) => {
+        await this.lockBalance(tx, owner, asset.code);
+        // A payout being made in batches has taken its items but not yet its money from the ledger.
+        if (await this.assemblyOf(tx, ownerKey(owner), asset.code)) {
+          throw new DomainError(
+            'invalid_state',
+            'a payout of this balance is being made; try again when it is',
+            {
+              details: { reason: 'payout_in_progress' },
+            },
+          );
+        }
+        const { available } = await balanceOf(tx, this.deps.ledger, owner, asset.code, this.deps.clock.now());
+        if (amount > available) {
+          throw new DomainError(
+            'validation_failed',
+            `the amount exceeds the available balance (${formatAmountIn(available < 0n ? 0n : available, asset.code)} ${asset.code})`,
+            { field: 'amount', details: { available: formatAmountIn(available, asset.code) } },
+          );
+        }
+        return this.makePayout(tx, owner, asset.code, amount, { itemized: false, scheduledFor: null });
+      })
+      .then((made) => orRefused<PayoutRow>(made));
   }
 
   /** The scheduled run (payout-run.ts): every tenant due today, each its own step. */
@@ -115,7 +130,7 @@ export class PayoutsService {
     owner: Owner,
     currency: string,
     options: { minimum: bigint; scheduledFor: string | null },
-  ): Promise<PayoutRow | undefined> {
+  ): Promise<PayoutRow | RefusedPayout | undefined> {
     const key = ownerKey(owner);
     /** The payout this call has batches of: another runner (the sweep, another process) may finish it */
     let ours: string | undefined;
@@ -233,11 +248,35 @@ export class PayoutsService {
     currency: string,
     amount: bigint,
     options: { itemized: boolean; scheduledFor: string | null; id?: string },
-  ): Promise<PayoutRow> {
+  ): Promise<PayoutRow | RefusedPayout> {
     const account = await this.bankAccountOf(tx, ownerKey(owner));
     if (!account) throw noBankAccount();
     const now = this.deps.clock.now();
     const id = options.id ?? newId('payout', now.getTime());
+    const verdict = await decideMoneyOut(this.deps.risk, tx, {
+      point: 'payout',
+      tenant: await moneyOutTenant(tx, owner, now),
+      objectId: id,
+      at: now,
+      amount,
+      currency,
+      attributes: {
+        amount,
+        currency,
+        payout: { itemized: options.itemized, scheduled: options.scheduledFor !== null },
+        bank_account: {
+          country: account.country,
+          holder_name: account.holder_name,
+          age_days: daysSince(account.updated_at, now),
+        },
+      },
+    });
+    if (verdict.action === 'block') {
+      // Not made: the items it would have paid are available again (the next day's run looks again).
+      await sql`UPDATE balance_transactions SET payout_id = NULL WHERE payout_id = ${id}`.execute(tx);
+      return { refused: true, id };
+    }
+    const held = verdict.action === 'hold';
     const { inTransit } = await payoutAccounts(this.deps.ledger, tx, currency);
     await this.deps.ledger.transferFromShards(tx, {
       operationId: `payout:${id}`,
@@ -252,7 +291,7 @@ export class PayoutsService {
         owner: ownerKey(owner),
         currency,
         amount: amount.toString(),
-        status: 'pending',
+        status: held ? 'held' : 'pending',
         itemized: options.itemized,
         iban_enc: account.iban_enc,
         iban_masked: account.iban_masked,
@@ -278,6 +317,14 @@ export class PayoutsService {
     // An itemized payout pays its own line; one by hand is paid (listed) by the next itemized payout.
     await insertBalanceTransactions(tx, [{ ...row, payout_id: options.itemized ? id : null }]);
     await publishPayoutEvent(this.deps.outbox, tx, 'payout.created', payoutView(payout));
+    if (held) {
+      await this.deps.risk.reviews.open(tx, {
+        tenant: (await moneyOutTenant(tx, owner, now)).scope,
+        point: 'payout',
+        objectId: id,
+        ...actingRule(verdict),
+      });
+    }
     return payout;
   }
 

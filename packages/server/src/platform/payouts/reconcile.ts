@@ -72,7 +72,7 @@ export async function reconcile(db: Db, date: string, options: ReconcileOptions)
         end,
       ),
       sql`SELECT currency AS key, sum(amount) AS total FROM payouts
-          WHERE created_at < ${end} AND (status IN ('pending', 'in_transit') OR updated_at >= ${end}) GROUP BY 1`,
+          WHERE created_at < ${end} AND (status IN ('held', 'pending', 'in_transit') OR updated_at >= ${end}) GROUP BY 1`,
       (l, o) => ({
         check: 'payouts_in_transit',
         expected: `open payouts ${o}`,

@@ -144,13 +144,61 @@ const ISSUING_AUTHORIZATION: Record<string, AttributeDoc | Record<string, Attrib
   account: { id: { type: 'string', description: 'the card’s account’s id' } },
 };
 
+/** Money out's tenant, beside the rules' facts: who is paid, from which balance */
+const MONEY_OUT_TENANT: Record<string, AttributeDoc> = {
+  kind: { type: 'string', description: 'site (a payments merchant’s) or store (a crypto store’s)' },
+  id: { type: 'string', description: 'the site’s or the store’s id' },
+  age_days: { type: 'int', description: 'days since the site or store was created' },
+};
+
+const PAYOUT: Record<string, AttributeDoc | Record<string, AttributeDoc>> = {
+  amount: { type: 'int', description: 'the payout’s amount, in minor units of `currency`' },
+  currency: { type: 'string', description: 'ISO 4217 code' },
+  payout: {
+    itemized: {
+      type: 'bool',
+      description: 'it pays every available balance transaction (false: an amount chosen by hand)',
+    },
+    scheduled: { type: 'bool', description: 'made by the payout schedule (false: on demand)' },
+  },
+  bank_account: {
+    country: { type: 'string', description: 'the IBAN’s country (ISO 3166 alpha-2)' },
+    holder_name: { type: 'string', description: 'the account holder’s name as set' },
+    age_days: {
+      type: 'int',
+      description: 'days since the bank account was set or last changed (0 the same day)',
+    },
+  },
+  tenant: MONEY_OUT_TENANT,
+};
+
+const BANK_ACCOUNT_CHANGE: Record<string, AttributeDoc | Record<string, AttributeDoc>> = {
+  iban: {
+    type: 'string',
+    description: "the new IBAN, electronic format (compare with lists: `iban in list('blocked_ibans')`)",
+  },
+  country: { type: 'string', description: 'the new IBAN’s country (ISO 3166 alpha-2)' },
+  bank_account: {
+    holder_name: { type: 'string', description: 'the new account holder’s name' },
+    first: { type: 'bool', description: 'no account was set before' },
+    previous_country: { type: 'string', description: 'the replaced account’s country ("" when first)' },
+    previous_age_days: {
+      type: 'int',
+      description: 'days the replaced account was in place (0 when first)',
+    },
+  },
+  tenant: MONEY_OUT_TENANT,
+};
+
+export type TenantKind = 'merchant' | 'store' | 'partner';
+
 export interface DecisionPoint {
   name: string;
   description: string;
   /** What a rule here may do; the first is what happens when none matched */
   actions: readonly string[];
   /** The tenants whose rules apply, beside the platform's */
-  tenantKind: 'merchant' | 'store' | 'partner';
+  tenantKinds: readonly TenantKind[];
   attributes: Record<string, AttributeDoc | Record<string, AttributeDoc>>;
 }
 
@@ -160,7 +208,7 @@ export const DECISION_POINTS = {
     description:
       'every payments charge: a new card, a stored card, a wallet, a network token, the hosted checkout, a payment link, a recurring bill, a rebill',
     actions: ['allow', 'block', 'review', 'challenge'],
-    tenantKind: 'merchant',
+    tenantKinds: ['merchant'],
     attributes: PAYMENTS_CHARGE,
   },
   'issuing.authorization': {
@@ -168,8 +216,23 @@ export const DECISION_POINTS = {
     description:
       'every authorization of an issued card: the card network’s, and the on-us one of a payment on the payments API',
     actions: ['allow', 'decline', 'challenge'],
-    tenantKind: 'partner',
+    tenantKinds: ['partner'],
     attributes: ISSUING_AUTHORIZATION,
+  },
+  payout: {
+    name: 'payout',
+    description:
+      'every payout of a site’s or a store’s balance: on demand and by the schedule (a merchant’s rules apply to its sites’ payouts)',
+    actions: ['allow', 'hold', 'block'],
+    tenantKinds: ['merchant', 'store'],
+    attributes: PAYOUT,
+  },
+  'bank_account.change': {
+    name: 'bank_account.change',
+    description: 'every setting or change of a site’s or a store’s payout bank account',
+    actions: ['allow', 'hold', 'block'],
+    tenantKinds: ['merchant', 'store'],
+    attributes: BANK_ACCOUNT_CHANGE,
   },
 } as const satisfies Record<string, DecisionPoint>;
 
@@ -178,7 +241,7 @@ export const DECISION_POINT_NAMES = Object.keys(DECISION_POINTS) as [
   DecisionPointName,
   ...DecisionPointName[],
 ];
-export const RULE_ACTIONS = ['allow', 'block', 'review', 'challenge', 'decline'] as const;
+export const RULE_ACTIONS = ['allow', 'block', 'review', 'challenge', 'decline', 'hold'] as const;
 export type RuleAction = (typeof RULE_ACTIONS)[number];
 
 /** The CEL schema of a decision point's attributes, velocity included. */

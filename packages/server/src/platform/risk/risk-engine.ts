@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Executor } from '../db/database.ts';
 import { preparedByText } from '../db/prepared.ts';
 import type { RiskDecisionsTable, RiskSignalsTable } from '../db/schema.ts';
-import { rowInsert, type StatementBatch } from '../db/statement-batch.ts';
+import { rowInsert, StatementBatch } from '../db/statement-batch.ts';
 import {
   type DecisionPointName,
   type RuleAction,
@@ -68,26 +68,32 @@ export const VELOCITY_KEY: Record<VelocityKey, { key: keyof SignalKeys; column: 
 };
 
 /**
- * The sandbox's test values (docs/risk.md, Sandbox): a payer with one of these emails or IPs, or a card
- * authorization from one of these merchant ids, is refused, held or challenged whatever the rules say, so an
- * integration can see each outcome without writing a rule. Never in production.
+ * The sandbox's test values (docs/risk.md, Sandbox), per decision point: a payer with one of these emails
+ * or IPs, a card authorization from one of these merchant ids, a bank account held by one of these names,
+ * is refused, held or challenged whatever the rules say, so an integration can see each outcome without
+ * writing a rule. Never in production.
  */
-export const SANDBOX_OUTCOMES: Record<string, RuleAction> = {
-  'risk-block@example.com': 'block',
-  'risk-review@example.com': 'review',
-  'risk-challenge@example.com': 'challenge',
-  '192.0.2.66': 'block',
-  '192.0.2.77': 'review',
-  '192.0.2.88': 'challenge',
-  // issuing.authorization's merchant ids (issuing.merchant_id)
-  'risk-decline': 'decline',
-  'risk-challenge': 'challenge',
+export const SANDBOX_OUTCOMES: Partial<Record<DecisionPointName, Record<string, RuleAction>>> = {
+  'payments.charge': {
+    'risk-block@example.com': 'block',
+    'risk-review@example.com': 'review',
+    'risk-challenge@example.com': 'challenge',
+    '192.0.2.66': 'block',
+    '192.0.2.77': 'review',
+    '192.0.2.88': 'challenge',
+  },
+  // issuing.merchant_id
+  'issuing.authorization': { 'risk-decline': 'decline', 'risk-challenge': 'challenge' },
+  // bank_account.holder_name
+  payout: { 'Risk Payout Hold': 'hold', 'Risk Payout Block': 'block' },
+  'bank_account.change': { 'Risk Change Hold': 'hold', 'Risk Change Block': 'block' },
 };
 
 /** The values of a signal the sandbox's test values are looked up by */
 function testValues(signal: Signal): (string | null)[] {
   const issuing = signal.attributes.issuing as { merchant_id?: string } | undefined;
-  return [signal.keys.email, signal.keys.ip, issuing?.merchant_id ?? null];
+  const account = signal.attributes.bank_account as { holder_name?: string } | undefined;
+  return [signal.keys.email, signal.keys.ip, issuing?.merchant_id ?? null, account?.holder_name ?? null];
 }
 
 export class RiskEngine {
@@ -104,8 +110,9 @@ export class RiskEngine {
   /** The outcome a sandbox test value forces, if the signal carries one. */
   testOutcome(signal: Signal): Verdict | undefined {
     if (!this.deps.sandboxOutcomes) return undefined;
-    const value = testValues(signal).find((v) => v !== null && SANDBOX_OUTCOMES[v] !== undefined);
-    const action = value ? SANDBOX_OUTCOMES[value] : undefined;
+    const outcomes = SANDBOX_OUTCOMES[signal.point] ?? {};
+    const value = testValues(signal).find((v) => v !== null && outcomes[v] !== undefined);
+    const action = value ? outcomes[value] : undefined;
     if (!action) return undefined;
     return {
       action,
@@ -266,6 +273,23 @@ export function stageDecisions(
   verdict: Verdict,
 ): void {
   for (const row of decisionRows(signal, objectId, verdict)) batch.add(insertDecision(row));
+}
+
+/**
+ * The signal and the rules that matched, written by a statement of their own in the caller's transaction:
+ * for the writes that are not one statement (money out).
+ */
+export async function recordEvaluation(
+  db: Executor,
+  signal: Signal,
+  objectId: string,
+  refused: boolean,
+  verdict: Verdict,
+): Promise<void> {
+  const batch = new StatementBatch();
+  stageSignal(batch, signal, objectId, refused);
+  stageDecisions(batch, signal, objectId, verdict);
+  await batch.run(db);
 }
 
 /** JSON of attributes: exact integers as JSON numbers when safe, else as text. */

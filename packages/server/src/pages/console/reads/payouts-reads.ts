@@ -29,7 +29,7 @@ export async function ownerFor(db: Executor, viewer: Viewer, key: string): Promi
 const scope = (owners: string[] | 'all', column: string) =>
   owners === 'all' ? sql<boolean>`true` : sql<boolean>`${sql.ref(column)} = ANY(${owners}::text[])`;
 
-export const PAYOUT_STATUSES = ['pending', 'in_transit', 'paid', 'failed', 'returned'];
+export const PAYOUT_STATUSES = ['held', 'pending', 'in_transit', 'paid', 'failed', 'returned'];
 
 export interface PayoutListRow {
   id: string;
