@@ -1,6 +1,8 @@
-// /admin/risk/reviews (docs/risk.md, Reviews): the payments that rules sent to review, per tenant, and the
-// operator's decision on each: approve (the charge is captured) or refuse (it is voided, the payer told as
-// the wire tells any void). Each decision is audited; a review already decided or expired is a 409.
+// /admin/risk/reviews (docs/risk.md, Reviews): what rules sent to review or held, per tenant, and the
+// operator's decision on each. Approved, a payments charge is captured, a payout released to the bank, a
+// bank account change applied; refused, the charge is voided (the payer told as the wire tells any void),
+// the payout failed with its money back, the change dropped. Each decision is audited; a review already
+// decided or expired is a 409.
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import type { Review } from '../../platform/risk/reviews.ts';
@@ -14,7 +16,9 @@ const reviewView = z.object({
   id: z.string(),
   tenant: z.string(),
   decisionPoint: z.string(),
-  objectId: z.string().describe('the payments transaction held'),
+  objectId: z
+    .string()
+    .describe('what is held: a payments transaction (payments.charge), a payout, a bank account change'),
   ruleId: z.string(),
   ruleName: z.string(),
   status: statuses,
@@ -38,10 +42,10 @@ export async function registerRiskReviewRoutes(app: ZodApp, deps: AdminDeps & { 
     '/risk/reviews',
     {
       schema: {
-        summary: 'The payments held for review (pending unless asked for another status), by id',
+        summary: 'What rules held for review (pending unless asked for another status), by id',
         tags: ['risk'],
         querystring: z.object({
-          tenant: z.string().max(120).optional().describe('merchant:<id>'),
+          tenant: z.string().max(120).optional().describe('merchant:<id>, store:<id> or partner:<id>'),
           status: statuses.default('pending').describe('the queue by default: pending'),
           ...pageQuery,
         }),
@@ -74,8 +78,8 @@ export async function registerRiskReviewRoutes(app: ZodApp, deps: AdminDeps & { 
       {
         schema: {
           summary: approved
-            ? 'Approve a held payment: it is captured'
-            : 'Refuse a held payment: it is voided and the payer told',
+            ? 'Approve what a rule held: a charge is captured, a payout released, a bank account change applied'
+            : 'Refuse what a rule held: a charge is voided (the payer told), a payout failed, a change dropped',
           tags: ['risk'],
           params: idParam,
           response: { 200: reviewView, ...standardErrors },

@@ -334,6 +334,7 @@ const DONE: Record<string, string> = {
   unfrozen: 'The card is active again.',
   redelivered: 'Sent again: a new delivery is on its way.',
   saved: 'Saved.',
+  held: 'Held for review by a risk rule: the account in place stays in use until the change is approved.',
   revoked: 'Revoked: the key no longer works.',
   answered: 'Evidence sent: the dispute is under review.',
   accepted: 'Accepted: the money stays with the cardholder.',

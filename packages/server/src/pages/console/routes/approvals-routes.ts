@@ -79,12 +79,13 @@ export function fourEyes(deps: PlatformConsoleDeps) {
     },
     bankAccountChange: async (asked) => {
       const owner = asked.owner ?? '';
-      await bankAccounts.put(db, parseOwnerKey(owner), {
+      const account = await bankAccounts.put(db, parseOwnerKey(owner), {
         iban: asked.iban ?? '',
         bic: asked.bic || undefined,
         holderName: asked.holderName ?? '',
       });
-      return `/console/money/balances?tenant=${encodeURIComponent(owner)}`;
+      // A change a risk rule held waits for a review: the account in place stays in use.
+      return `/console/money/balances?tenant=${encodeURIComponent(owner)}&done=${account.status === 'held' ? 'held' : 'saved'}`;
     },
   };
   /** Keeps the action as a request for a second person; answers the request's page. */

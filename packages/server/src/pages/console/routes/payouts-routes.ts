@@ -196,7 +196,7 @@ export async function registerPayoutsConsoleRoutes(
         summary: `pay ${key} out to ${maskIban(input.iban)} (${input.holderName}) from now on`,
         payload: { owner: key, ...input, bic: input.bic ?? '' },
       });
-      return done.asked ? done.href : `${done.href}&done=saved`;
+      return done.href;
     },
   );
   app.get('/money/bank-accounts/:tenant', changeAccount.get);
