@@ -70,7 +70,7 @@ export default defineConfig({
             'packages/server/test/payouts/{site-payouts,store-payouts,money-out-properties}.test.ts',
             'packages/server/test/e2e/*-journey.test.ts',
             'packages/server/test/e2e/on-us-payment.test.ts',
-            'packages/server/test/risk/{payments-charge-rules,issuing-authorization-rules}.test.ts',
+            'packages/server/test/risk/{payments-charge-rules,issuing-authorization-rules,money-out-rules,crypto-rules}.test.ts',
           ],
           env: { TESSERA_TEST_KEYED: '1' },
         },

@@ -7,6 +7,7 @@ import type { Transact } from '../platform/db/transact.ts';
 import type { Outbox } from '../platform/events/outbox.ts';
 import type { Ledger } from '../platform/ledger/ledger.ts';
 import type { TermsStore } from '../platform/payouts/terms.ts';
+import type { Risk } from '../platform/risk/risk.ts';
 import type { StoresService } from '../platform/tenants/stores-service.ts';
 import type { ChainRail } from '../rails/chain/port.ts';
 import type { FxRates } from '../rails/fx/port.ts';
@@ -29,6 +30,7 @@ export interface CryptoPlatform {
   stores: StoresService;
   rails: { chain: ChainRail; fx: FxRates; notifier: Notifier };
   terms: TermsStore;
+  risk: Risk;
 }
 
 export interface CryptoServices {
@@ -55,6 +57,7 @@ export function createCryptoServices(p: CryptoPlatform): CryptoServices {
     stores,
     settlement,
     publicUrl,
+    risk: p.risk,
   });
   const refunds = new RefundsService({
     db,
@@ -67,6 +70,7 @@ export function createCryptoServices(p: CryptoPlatform): CryptoServices {
     stores,
     settlement,
     publicUrl,
+    risk: p.risk,
   });
   chain.connect(ORDER_REFERENCE, (tx, news) => orders.deposits.onChain(tx, news));
   chain.connect(REFUND_REFERENCE, (tx, news) => refunds.onChain(tx, news));

@@ -96,7 +96,7 @@ describe('round trips of the hot write paths', () => {
     expect(sent).toEqual([expect.stringMatching(/^WITH p0 AS \( ?SELECT statement_guard/)]);
   });
 
-  it('a crypto order: one INSERT, keyed or not', async () => {
+  it('a crypto order: one statement (the order and its risk signal), keyed or not', async () => {
     const store = await h.admin<{ clientId: string; clientSecret: string }>('POST', '/stores', {
       json: { name: 'Counted' },
     });
@@ -130,8 +130,9 @@ describe('round trips of the hot write paths', () => {
         },
       });
     expect(await statementsOf((i) => order(i))).toEqual([
-      expect.stringMatching(/^INSERT INTO crypto_orders/),
+      expect.stringMatching(/^WITH p0 AS \( ?INSERT INTO crypto_orders/),
     ]);
+    expect(fullStatements[0]).toMatch(/INSERT INTO risk_signals/);
     // With an Idempotency-Key: still one statement, the key's row and answer in it.
     expect(await statementsOf((i) => order(i, 'counted'))).toEqual([
       expect.stringMatching(/^WITH p0 AS \( ?INSERT INTO crypto_orders/),

@@ -16,6 +16,7 @@ import type { Outbox } from '../../platform/events/outbox.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { formatAmount } from '../../platform/money/amount.ts';
 import { convertBack } from '../../platform/money/rates.ts';
+import type { Risk } from '../../platform/risk/risk.ts';
 import type { StoresService } from '../../platform/tenants/stores-service.ts';
 import type { ChainRail } from '../../rails/chain/port.ts';
 import type { FxRates } from '../../rails/fx/port.ts';
@@ -37,6 +38,8 @@ export interface OrdersDeps {
   stores: StoresService;
   settlement: StoreSettlement;
   publicUrl: string;
+  /** The rules at crypto.order (order-risk.ts) */
+  risk: Risk;
 }
 
 export class OrderRecords {
@@ -174,6 +177,7 @@ export class OrderRecords {
       cancelUrl: row.cancel_url,
       callbackUrl: row.callback_url,
       paymentLocked: row.payment_locked,
+      inReview: row.in_review,
       payAsset: row.pay_asset,
       payNetwork: row.pay_network,
       depositAddress: row.deposit_address,

@@ -80,6 +80,8 @@ export interface Order {
   cancelUrl: string | null;
   callbackUrl: string | null;
   paymentLocked: boolean;
+  /** Held by a risk rule for a person: not payable until approved (docs/risk.md, crypto.order) */
+  inReview: boolean;
   payAsset: string | null;
   payNetwork: string | null;
   depositAddress: string | null;

@@ -11,11 +11,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { addMonths } from '../../platform/clock/clock.ts';
+import type { Tx } from '../../platform/db/database.ts';
 import { preparedStatement } from '../../platform/db/prepared.ts';
 import type { CryptoOrderStatus, CryptoOrdersTable } from '../../platform/db/schema.ts';
 import { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { DomainError, invalidState } from '../../platform/errors/domain-error.ts';
 import type { Store } from '../../platform/tenants/stores-service.ts';
+import { CryptoRisk, cryptoSignal } from '../risk/crypto-risk.ts';
 import { OrderDeposits } from './order-deposits.ts';
 import { OrderRecords, type OrdersDeps } from './order-records.ts';
 import {
@@ -42,9 +44,16 @@ export class OrdersService {
   /** The chain's news of the orders' transfers, and the expiry sweep */
   readonly deposits: OrderDeposits;
 
+  private readonly risk: CryptoRisk;
+
   constructor(private readonly deps: OrdersDeps) {
     this.records = new OrderRecords(deps);
     this.deposits = new OrderDeposits(deps, this.records);
+    this.risk = new CryptoRisk(deps.risk, 'crypto.order');
+    // A held order is payable once approved; refused (or undecided when it ends), it is canceled.
+    deps.risk.reviews.outcomes.set('crypto.order', (tx, orderId, approved) =>
+      this.reviewed(tx, orderId, approved),
+    );
   }
 
   async create(store: Store, input: OrderInput): Promise<Order> {
@@ -74,6 +83,7 @@ export class OrdersService {
       deposit_address: null,
       quote_id: null,
       payment_locked: false,
+      in_review: false,
       payment_id: null,
       expires_at: expiresAt,
       created_at: now,
@@ -94,29 +104,51 @@ export class OrdersService {
       expiresAt,
       now,
     ]);
-    // A new order is one row: one statement, committing by itself, answered from what was written (with
-    // an Idempotency-Key, sent with the key's answer: nothing in it can refuse).
-    if (!input.exchangeRateId) {
+    const signal = cryptoSignal('crypto.order', {
+      storeId: store.id,
+      amount: input.total,
+      currency: input.currency,
+      customer: input.customer,
+      at: now,
+      attributes: {
+        order: { line_items: BigInt(input.lineItems.length), ttl_seconds: BigInt(Math.round(ttl)) },
+      },
+    });
+    const verdict = await this.risk.verdict(this.deps.db, signal);
+    if (verdict?.action === 'block') {
+      await this.risk.recordRefusal(this.deps.db, signal, row.id, verdict);
+      throw this.risk.refusal('order');
+    }
+    const inReview = verdict?.action === 'review';
+    // A new order is one row and its signal: one statement, committing by itself, answered from what was
+    // written (with an Idempotency-Key, sent with the key's answer: nothing in it can refuse).
+    if (!input.exchangeRateId && !inReview) {
       const batch = new StatementBatch();
       batch.add({ sql: INSERT_ORDER, parameters: insert.parameters });
+      this.risk.stage(batch, signal, row.id, verdict);
       await batch.run(this.deps.db, { deferrable: true });
       return this.records.toOrder(row, [], undefined);
     }
     const exchangeRateId = input.exchangeRateId;
     return this.deps.transact(async (tx) => {
       await tx.executeQuery(insert);
-      // A store's quote locks the rate of its currency for this order while the quote lasts.
-      const quote = await this.deps.quotes.claim(tx, store.id, exchangeRateId, {
-        orderId: row.id,
-        currency: input.currency,
-        field: 'data.attributes.order.exchange_rate_id',
-      });
+      await this.risk.record(tx, signal, row.id, verdict, expiresAt);
+      let written = { ...row, in_review: inReview };
+      if (exchangeRateId) {
+        // A store's quote locks the rate of its currency for this order while the quote lasts.
+        const quote = await this.deps.quotes.claim(tx, store.id, exchangeRateId, {
+          orderId: row.id,
+          currency: input.currency,
+          field: 'data.attributes.order.exchange_rate_id',
+        });
+        written = { ...written, pay_asset: quote.from, quote_id: quote.id };
+      }
       await tx
         .updateTable('crypto_orders')
-        .set({ pay_asset: quote.from, quote_id: quote.id })
+        .set({ pay_asset: written.pay_asset, quote_id: written.quote_id, in_review: inReview })
         .where('id', '=', row.id)
         .execute();
-      return this.records.toOrder({ ...row, pay_asset: quote.from, quote_id: quote.id }, [], undefined);
+      return this.records.toOrder(written, [], undefined);
     });
   }
 
@@ -159,6 +191,10 @@ export class OrdersService {
       const order = await this.records.load(tx, id, undefined, true);
       if (order.status !== 'pending')
         throw invalidState(`the order is ${order.status}`, { status: order.status });
+      if (order.inReview)
+        throw invalidState('the order is being checked; it can be paid once the store’s checks are done', {
+          status: 'in_review',
+        });
       if (this.deps.clock.now() >= order.expiresAt)
         throw invalidState('the order has expired', { status: 'expired' });
       const store = await this.deps.stores.get(tx, order.storeId);
@@ -249,6 +285,19 @@ export class OrdersService {
         `the order is ${order.status} and no ${input.asset} on ${input.network} address was shown for it`,
       );
     return { address: order.depositAddress, cryptoDue: 0n };
+  }
+
+  /** A held order's review decided: payable, or canceled (the store told as of a buyer's cancel). */
+  private async reviewed(tx: Tx, orderId: string, approved: boolean): Promise<void> {
+    const order = await this.records.load(tx, orderId, undefined, true);
+    await tx
+      .updateTable('crypto_orders')
+      .set({ in_review: false, updated_at: this.deps.clock.now() })
+      .where('id', '=', orderId)
+      .execute();
+    if (approved || order.status !== 'pending' || order.paymentLocked) return;
+    await this.records.setStatus(tx, order, 'canceled');
+    await this.records.publish(tx, order, 'ORDER.PAYMENT.CANCELLED', { status: 'canceled' });
   }
 
   /** What the chain rail reports about transfers to this API's deposit addresses. */

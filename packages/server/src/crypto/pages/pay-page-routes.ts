@@ -22,7 +22,11 @@ const money = (minor: bigint, currency: string) => `${formatAmountIn(minor, curr
 
 /** What changes on the page; the script reloads when it differs from the rendered one. */
 function stamp(order: Order): string {
-  return [order.status, ...order.deposits.map((d) => `${d.status}:${d.confirmations}`)].join('|');
+  return [
+    order.status,
+    order.inReview ? 'in_review' : '',
+    ...order.deposits.map((d) => `${d.status}:${d.confirmations}`),
+  ].join('|');
 }
 
 /** How long the buyer's redirect after a cancel waits for the shop to take the cancel's webhook. */
@@ -195,6 +199,9 @@ function body(
   }
   if (order.paymentLocked) return progress(order, option, now, m);
   if (now >= order.expiresAt) return `<h2 data-status="expired">${escapeHtml(m.paymentExpired)}</h2>`;
+  // Held by the store's checks (a risk rule's review): no address until they are done; the page refreshes.
+  if (order.inReview)
+    return `<h2 data-status="in_review">${escapeHtml(m.orderBeingChecked)}</h2>\n<p>${escapeHtml(m.orderBeingCheckedDetail(store.name))}</p>`;
   // The picker appears twice on one page (to requote, and to change currency): its ids are prefixed.
   const picker = (prefix: string) => {
     const choices = store.currencies

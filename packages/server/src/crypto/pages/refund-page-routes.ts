@@ -69,16 +69,19 @@ function render(
     rejected: m.refundRejected,
     expired: m.refundExpired,
   };
+  // Held by the checks (a risk rule's review): the buyer decides once they are done.
   const decide =
-    refund.status === 'proposed'
-      ? `<form method="post" action="/crypto/refunds/${escapeHtml(token)}/accept?lang=${lang}">
+    refund.status === 'proposed' && refund.inReview
+      ? `<p class="notice" role="status" data-status="in_review">${escapeHtml(m.refundBeingChecked(refund.storeName))}</p>`
+      : refund.status === 'proposed'
+        ? `<form method="post" action="/crypto/refunds/${escapeHtml(token)}/accept?lang=${lang}">
 <label for="address">${escapeHtml(m.yourAddress(refund.asset, network))}</label>
 <input id="address" name="address" required autocomplete="off">
 <button type="submit">${escapeHtml(m.acceptRefund)}</button>
 </form>
 <form method="post" action="/crypto/refunds/${escapeHtml(token)}/reject?lang=${lang}"><button type="submit">${escapeHtml(m.rejectRefund)}</button></form>
 <p>${escapeHtml(m.proposalExpires(refund.expiresAt.toISOString().slice(0, 10)))}</p>`
-      : `<p class="notice" role="status" data-status="${refund.status}">${escapeHtml(outcome[refund.status])}</p>`;
+        : `<p class="notice" role="status" data-status="${refund.status}">${escapeHtml(outcome[refund.status])}</p>`;
   return sendBrandedPage(
     reply,
     m.refundProposal,

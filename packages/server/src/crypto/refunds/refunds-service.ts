@@ -16,6 +16,7 @@ import { DomainError, invalidState, notFound } from '../../platform/errors/domai
 import type { Outbox } from '../../platform/events/outbox.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { formatAmount } from '../../platform/money/amount.ts';
+import type { Risk } from '../../platform/risk/risk.ts';
 import { type Brand, brandOf } from '../../platform/tenants/brand.ts';
 import type { Store, StoresService } from '../../platform/tenants/stores-service.ts';
 import type { ChainNews, ChainRail } from '../../rails/chain/port.ts';
@@ -25,32 +26,13 @@ import { moveOrder } from '../orders/order-status.ts';
 import { REFUND_AGE_LIMIT_MONTHS, storeBalance } from '../orders/orders-service.ts';
 import type { StoreSettlement } from '../orders/store-settlement.ts';
 import { assetOf } from '../quotes/quotes-service.ts';
+import { CryptoRisk, cryptoSignal } from '../risk/crypto-risk.ts';
+import { findRefund, type Refund, type RefundLookup, refundQuery } from './refund-records.ts';
+
+export type { Refund } from './refund-records.ts';
 
 export const REFUND_PROPOSAL_TTL_SECONDS = 30 * 24 * 3600;
 export const REFUND_REFERENCE = 'crypto-refund';
-
-export interface Refund {
-  id: string;
-  paymentId: string;
-  orderId: string;
-  orderReference: string;
-  storeName: string;
-  /** What the buyer's refund page shows of the store */
-  storeBrand: Brand;
-  status: CryptoRefundStatus;
-  amount: bigint;
-  currency: string;
-  reason: string | null;
-  cryptoAmount: bigint;
-  asset: string;
-  network: string;
-  refundAddress: string | null;
-  payoutTransactionHash: string | null;
-  expiresAt: Date;
-  createdAt: Date;
-  decidedAt: Date | null;
-  completedAt: Date | null;
-}
 
 export interface RefundsDeps {
   db: Db;
@@ -63,10 +45,18 @@ export interface RefundsDeps {
   stores: StoresService;
   settlement: StoreSettlement;
   publicUrl: string;
+  /** The rules at crypto.refund (crypto-risk.ts) */
+  risk: Risk;
 }
 
 export class RefundsService {
-  constructor(private readonly deps: RefundsDeps) {}
+  private readonly risk: CryptoRisk;
+
+  constructor(private readonly deps: RefundsDeps) {
+    this.risk = new CryptoRisk(deps.risk, 'crypto.refund');
+    // A held proposal can be decided by the buyer once approved; refused, it is rejected.
+    deps.risk.reviews.outcomes.set('crypto.refund', (tx, id, approved) => this.reviewed(tx, id, approved));
+  }
 
   /** Proposes a refund; answers the refund and, once only, the buyer's decision link. */
   async propose(
@@ -74,7 +64,7 @@ export class RefundsService {
     paymentId: string,
     input: { amount: bigint; reason: string | null },
   ): Promise<{ refund: Refund; decisionUrl: string }> {
-    return this.deps.transact(async (tx) => {
+    const proposed = await this.deps.transact(async (tx) => {
       const payment = await tx
         .selectFrom('crypto_payments as p')
         .innerJoin('crypto_orders as o', 'o.id', 'p.order_id')
@@ -128,8 +118,30 @@ export class RefundsService {
           `amount must be at least ${formatAmount(minimum, currency)} and at most the payment total ${formatAmount(total, currency)}`,
           { field: 'data.attributes.amount' },
         );
-      const token = randomBytes(24).toString('base64url');
       const id = randomUUID();
+      const signal = cryptoSignal('crypto.refund', {
+        storeId: store.id,
+        amount: input.amount,
+        currency: payment.currency,
+        customer: payment.customer,
+        at: now,
+        attributes: {
+          refund: { share_bps: (input.amount * 10_000n) / total, reason: input.reason ?? '' },
+          payment: {
+            total,
+            asset: payment.asset,
+            network: payment.network,
+            age_days: BigInt(Math.floor((now.getTime() - payment.created_at.getTime()) / 86_400_000)),
+          },
+        },
+      });
+      const verdict = await this.risk.verdict(tx, signal);
+      // Blocked: nothing proposed; the decision is kept (committed) and the refusal answered after it.
+      if (verdict?.action === 'block') {
+        await this.risk.recordRefusal(tx, signal, id, verdict);
+        return undefined;
+      }
+      const token = randomBytes(24).toString('base64url');
       await tx
         .insertInto('crypto_refunds')
         .values({
@@ -146,13 +158,15 @@ export class RefundsService {
           network: payment.network,
           order_status_before: payment.order_status,
           decision_token_hash: hashToken(token),
+          in_review: verdict?.action === 'review',
           expires_at: addSeconds(now, REFUND_PROPOSAL_TTL_SECONDS),
           created_at: now,
         })
         .execute();
+      await this.risk.record(tx, signal, id, verdict, addSeconds(now, REFUND_PROPOSAL_TTL_SECONDS));
       await this.setOrderStatus(tx, payment.order_id, 'refund_proposed');
       const decisionUrl = `${this.deps.publicUrl}/crypto/refunds/${token}`;
-      const refund = await this.find(tx, { id });
+      const refund = await findRefund(tx, { id });
       await this.deps.notifier.send(tx, {
         channel: 'email',
         recipient: payment.customer.email,
@@ -162,6 +176,26 @@ export class RefundsService {
       await this.publish(tx, refund, 'ORDER.REFUND.PROPOSED', payment.callback_url);
       return { refund, decisionUrl };
     });
+    if (!proposed) throw this.risk.refusal('refund');
+    return proposed;
+  }
+
+  /** A held proposal's review decided: the buyer may now decide, or it is rejected (the store told). */
+  private async reviewed(tx: Tx, id: string, approved: boolean): Promise<void> {
+    const refund = await this.lock(tx, { id });
+    if (refund.status !== 'proposed') return;
+    await tx
+      .updateTable('crypto_refunds')
+      .set(
+        approved
+          ? { in_review: false }
+          : { in_review: false, status: 'rejected', decided_at: this.deps.clock.now() },
+      )
+      .where('id', '=', id)
+      .execute();
+    if (approved) return;
+    await this.setOrderStatus(tx, refund.orderId, refund.orderStatusBefore);
+    await this.publish(tx, await findRefund(tx, { id }), 'ORDER.REFUND.REJECTED', refund.callbackUrl);
   }
 
   /** The currency of a store's payment (refund amounts are in it); a foreign payment is not found. */
@@ -189,12 +223,12 @@ export class RefundsService {
 
   /** The payment's current refund (the latest proposal). */
   async get(store: Store, paymentId: string): Promise<Refund> {
-    return this.find(this.deps.db, { paymentId, storeId: store.id });
+    return findRefund(this.deps.db, { paymentId, storeId: store.id });
   }
 
   /** The hosted page's view, by the token in its link. */
   async byToken(token: string): Promise<Refund> {
-    return this.find(this.deps.db, { tokenHash: hashToken(token) });
+    return findRefund(this.deps.db, { tokenHash: hashToken(token) });
   }
 
   /** The buyer accepts and gives an address: the payout is broadcast. */
@@ -275,7 +309,7 @@ export class RefundsService {
       await this.setOrderStatus(tx, refund.orderId, refund.orderStatusBefore);
       await this.publish(
         tx,
-        await this.find(tx, { id: refund.id }),
+        await findRefund(tx, { id: refund.id }),
         'ORDER.REFUND.EXPIRED',
         refund.callbackUrl,
       );
@@ -307,7 +341,7 @@ export class RefundsService {
       .where('id', '=', refund.id)
       .execute();
     await this.setOrderStatus(tx, refund.orderId, 'refund_completed');
-    await this.publish(tx, await this.find(tx, { id }), 'ORDER.REFUND.COMPLETED', refund.callbackUrl);
+    await this.publish(tx, await findRefund(tx, { id }), 'ORDER.REFUND.COMPLETED', refund.callbackUrl);
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -326,15 +360,19 @@ export class RefundsService {
           status: refund.status,
         });
       if (refund.expiresAt <= this.deps.clock.now()) throw invalidState('the refund proposal has expired');
+      if (refund.inReview)
+        throw invalidState('the refund is being checked; it can be decided once the checks are done', {
+          status: 'in_review',
+        });
       const eventType = await step(tx, refund);
-      const updated = await this.find(tx, { id: refund.id });
+      const updated = await findRefund(tx, { id: refund.id });
       await this.publish(tx, updated, eventType, refund.callbackUrl);
       return updated;
     });
   }
 
   private async lock(tx: Tx, where: RefundLookup) {
-    const row = await this.query(tx, where).forUpdate(/* refund row only */).executeTakeFirst();
+    const row = await refundQuery(tx, where).forUpdate(/* refund row only */).executeTakeFirst();
     if (!row) throw notFound('refund');
     const order = await tx
       .selectFrom('crypto_orders')
@@ -344,6 +382,7 @@ export class RefundsService {
     return {
       id: row.id,
       status: row.status,
+      inReview: row.in_review,
       orderId: row.order_id,
       storeId: row.store_id,
       asset: row.asset,
@@ -356,27 +395,6 @@ export class RefundsService {
       orderStatusBefore: row.order_status_before,
       callbackUrl: order.callback_url,
     };
-  }
-
-  private query(db: Executor, where: RefundLookup) {
-    let q = db.selectFrom('crypto_refunds').selectAll();
-    if (where.id) q = q.where('id', '=', where.id);
-    if (where.paymentId) q = q.where('payment_id', '=', where.paymentId);
-    if (where.storeId) q = q.where('store_id', '=', where.storeId);
-    if (where.tokenHash) q = q.where('decision_token_hash', '=', where.tokenHash);
-    return q.orderBy('seq', 'desc').limit(1);
-  }
-
-  private async find(db: Executor, where: RefundLookup): Promise<Refund> {
-    const row = await this.query(db, where).executeTakeFirst();
-    if (!row) throw notFound('refund');
-    const order = await db
-      .selectFrom('crypto_orders as o')
-      .innerJoin('stores as s', 's.id', 'o.store_id')
-      .select(['o.reference', 's.name', 's.brand'])
-      .where('o.id', '=', row.order_id)
-      .executeTakeFirstOrThrow();
-    return toRefund(row, order.reference, order);
   }
 
   private setOrderStatus(tx: Tx, orderId: string, status: CryptoOrderStatus): Promise<void> {
@@ -409,39 +427,4 @@ export class RefundsService {
       },
     });
   }
-}
-
-interface RefundLookup {
-  id?: string;
-  paymentId?: string;
-  storeId?: string;
-  tokenHash?: string;
-}
-
-function toRefund(
-  row: Selectable<CryptoRefundsTable>,
-  orderReference: string,
-  store: { name: string; brand: unknown },
-): Refund {
-  return {
-    id: row.id,
-    paymentId: row.payment_id,
-    orderId: row.order_id,
-    orderReference,
-    storeName: store.name,
-    storeBrand: { name: store.name, ...brandOf(store.brand) },
-    status: row.status,
-    amount: BigInt(row.amount),
-    currency: row.currency,
-    reason: row.reason,
-    cryptoAmount: BigInt(row.crypto_amount),
-    asset: row.asset,
-    network: row.network,
-    refundAddress: row.refund_address,
-    payoutTransactionHash: row.payout_id,
-    expiresAt: row.expires_at,
-    createdAt: row.created_at,
-    decidedAt: row.decided_at,
-    completedAt: row.completed_at,
-  };
 }

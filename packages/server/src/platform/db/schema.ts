@@ -949,6 +949,8 @@ export interface CryptoOrdersTable {
   deposit_address: string | null;
   quote_id: string | null;
   payment_locked: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Held by a risk rule's review: no deposit address is shown until approved */
+  in_review: ColumnType<boolean, boolean | undefined, boolean>;
   payment_id: string | null;
   expires_at: Timestamp;
   created_at: Timestamp;
@@ -1024,6 +1026,8 @@ export interface CryptoRefundsTable {
   decision_token_hash: string;
   ledger_hold_id: string | null;
   payout_id: string | null;
+  /** Held by a risk rule's review: the buyer cannot decide until approved */
+  in_review: ColumnType<boolean, boolean | undefined, boolean>;
   expires_at: Timestamp;
   created_at: Timestamp;
   decided_at: Timestamp | null;

@@ -77,6 +77,11 @@ const en = {
   cancelAndReturnTo: (store: string) => `Cancel and return to ${store}`,
   paymentExpired: 'This payment expired',
   paymentCanceled: 'Payment canceled',
+  refundBeingChecked: (store: string) =>
+    `This refund is being checked before you can accept it. Come back to this link later; ${store} is told when you decide.`,
+  orderBeingChecked: 'Your order is being checked',
+  orderBeingCheckedDetail: (store: string) =>
+    `${store} checks this order before it can be paid. This page shows the payment address as soon as it can; you can leave it open.`,
   arrivedInTime: (part: string, total: string, store: string) =>
     `${part} of the ${total} due arrived before the order ended. It is kept for you: ask ${store} for a refund.`,
   arrivedLate: (amount: string, store: string) =>
@@ -244,6 +249,11 @@ const ro: typeof en = {
   cancelAndReturnTo: (store) => `Anulați și reveniți la ${store}`,
   paymentExpired: 'Această plată a expirat',
   paymentCanceled: 'Plata a fost anulată',
+  refundBeingChecked: (store) =>
+    `Această rambursare este verificată înainte de a o putea accepta. Reveniți la acest link mai târziu; ${store} este anunțat când decideți.`,
+  orderBeingChecked: 'Comanda dumneavoastră este verificată',
+  orderBeingCheckedDetail: (store) =>
+    `${store} verifică această comandă înainte de plată. Pagina afișează adresa de plată de îndată ce este posibil; o puteți lăsa deschisă.`,
   arrivedInTime: (part, total, store) =>
     `${part} din ${total} datorați au sosit înainte de încheierea comenzii. Suma este păstrată pentru dumneavoastră: cereți o rambursare de la ${store}.`,
   arrivedLate: (amount, store) =>

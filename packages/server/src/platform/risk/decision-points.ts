@@ -190,6 +190,41 @@ const BANK_ACCOUNT_CHANGE: Record<string, AttributeDoc | Record<string, Attribut
   tenant: MONEY_OUT_TENANT,
 };
 
+const CRYPTO_ORDER: Record<string, AttributeDoc | Record<string, AttributeDoc>> = {
+  amount: { type: 'int', description: 'the order’s total, in minor units of `currency`' },
+  currency: { type: 'string', description: 'the order’s currency (ISO 4217)' },
+  email: { type: 'string', description: 'the customer’s email, lower case' },
+  email_domain: { type: 'string', description: 'the part of `email` after the @' },
+  billing_country: { type: 'string', description: 'the customer’s country as the store gave it' },
+  order: {
+    line_items: { type: 'int', description: 'how many line items the order has' },
+    ttl_seconds: { type: 'int', description: 'seconds the buyer has to pay' },
+  },
+  store: { id: { type: 'string', description: 'the store’s id' } },
+};
+
+const CRYPTO_REFUND: Record<string, AttributeDoc | Record<string, AttributeDoc>> = {
+  amount: { type: 'int', description: 'the refund proposed, in minor units of `currency`' },
+  currency: { type: 'string', description: 'the payment’s currency (ISO 4217)' },
+  email: { type: 'string', description: 'the buyer’s email, lower case' },
+  email_domain: { type: 'string', description: 'the part of `email` after the @' },
+  billing_country: { type: 'string', description: 'the buyer’s country as the order gave it' },
+  refund: {
+    share_bps: {
+      type: 'int',
+      description: 'the refund’s share of the payment, in basis points (10000: all)',
+    },
+    reason: { type: 'string', description: 'the reason the store gave ("" when none)' },
+  },
+  payment: {
+    total: { type: 'int', description: 'the payment’s total, in minor units of `currency`' },
+    asset: { type: 'string', description: 'the crypto currency it was paid in (USDC, ETH, …)' },
+    network: { type: 'string', description: 'the network it arrived on, where the refund is sent' },
+    age_days: { type: 'int', description: 'days since the payment' },
+  },
+  store: { id: { type: 'string', description: 'the store’s id' } },
+};
+
 export type TenantKind = 'merchant' | 'store' | 'partner';
 
 export interface DecisionPoint {
@@ -218,6 +253,20 @@ export const DECISION_POINTS = {
     actions: ['allow', 'decline', 'challenge'],
     tenantKinds: ['partner'],
     attributes: ISSUING_AUTHORIZATION,
+  },
+  'crypto.order': {
+    name: 'crypto.order',
+    description: 'every new crypto order, before it is written',
+    actions: ['allow', 'block', 'review'],
+    tenantKinds: ['store'],
+    attributes: CRYPTO_ORDER,
+  },
+  'crypto.refund': {
+    name: 'crypto.refund',
+    description: 'every refund a store proposes of a crypto payment, before it is written',
+    actions: ['allow', 'block', 'review'],
+    tenantKinds: ['store'],
+    attributes: CRYPTO_REFUND,
   },
   payout: {
     name: 'payout',

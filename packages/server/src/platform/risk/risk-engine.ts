@@ -84,6 +84,14 @@ export const SANDBOX_OUTCOMES: Partial<Record<DecisionPointName, Record<string, 
   },
   // issuing.merchant_id
   'issuing.authorization': { 'risk-decline': 'decline', 'risk-challenge': 'challenge' },
+  'crypto.order': {
+    'risk-block@example.com': 'block',
+    'risk-review@example.com': 'review',
+  },
+  'crypto.refund': {
+    'risk-block@example.com': 'block',
+    'risk-review@example.com': 'review',
+  },
   // bank_account.holder_name
   payout: { 'Risk Payout Hold': 'hold', 'Risk Payout Block': 'block' },
   'bank_account.change': { 'Risk Change Hold': 'hold', 'Risk Change Block': 'block' },
