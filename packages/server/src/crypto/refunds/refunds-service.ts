@@ -5,19 +5,17 @@
 // refund is of the payment total, so a refund never sends more than arrived, whatever the rate did.
 
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Selectable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addMonths, addSeconds } from '../../platform/clock/clock.ts';
 import { hashToken } from '../../platform/crypto/hashing.ts';
-import type { Db, Executor, Tx } from '../../platform/db/database.ts';
-import type { CryptoOrderStatus, CryptoRefundStatus, CryptoRefundsTable } from '../../platform/db/schema.ts';
+import type { Db, Tx } from '../../platform/db/database.ts';
+import type { CryptoOrderStatus } from '../../platform/db/schema.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, invalidState, notFound } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { formatAmount } from '../../platform/money/amount.ts';
 import type { Risk } from '../../platform/risk/risk.ts';
-import { type Brand, brandOf } from '../../platform/tenants/brand.ts';
 import type { Store, StoresService } from '../../platform/tenants/stores-service.ts';
 import type { ChainNews, ChainRail } from '../../rails/chain/port.ts';
 import type { Notifier } from '../../rails/notifier/port.ts';
