@@ -19393,6 +19393,38 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not allowed for this credential or tenant */
+            403: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description Not found (another tenant’s objects are not found either) */
             404: {
                 headers: {
@@ -21525,6 +21557,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 401,
+                     *       "message": "Success",
+                     *       "error": "example",
+                     *       "detail": "example",
+                     *       "field": "example",
+                     *       "details": {},
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        error: string;
+                        detail: string;
+                        field?: string;
+                        details?: unknown;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description Not allowed for this credential or tenant */
+            403: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "error": "example",
                      *       "detail": "example",

@@ -140,6 +140,7 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     publicUrl: config.publicUrl,
     limits: config.topupLimits,
     capabilities: p.capabilities,
+    risk: p.risk.engine,
   });
   const cardTopups = new CardTopups({
     transact,

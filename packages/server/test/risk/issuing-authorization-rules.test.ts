@@ -1,10 +1,11 @@
-// Risk rules at issuing.authorization (docs/risk.md), through the real admin, sandbox and issuing routes: a
+// Risk rules at issuing.authorization and issuing.topup (docs/risk.md), through the real admin, sandbox and issuing routes: a
 // partner's rule declines (the wire's declined transaction, no rule named to the cardholder) or asks for 3-D
 // Secure; shadow rules only recorded; velocity per card; the platform's rules for every partner; every
 // authorization's signal kept whether or not a rule exists; a backtest over the recorded history.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
-import { aCardholder } from '../harness/issuing-builders.ts';
+import { aCardholder, aCustomer, anAccount } from '../harness/issuing-builders.ts';
+import { FUTURE_EXPIRY } from '../harness/payments-builders.ts';
 
 let h: Harness;
 let partner: { id: string; apiKey: string };
@@ -208,5 +209,86 @@ describe('history at issuing.authorization', () => {
     });
     expect(backtest.status).toBe(200);
     expect(backtest.body).toMatchObject({ evaluated: 3, matched: 2, matchedAmounts: { EUR: '9.00' } });
+  });
+});
+
+describe('rules at issuing.topup', () => {
+  const topupRule = (fields: Record<string, unknown>) => rule({ decisionPoint: 'issuing.topup', ...fields });
+
+  const fiatTopup = (auth: Record<string, string>, accountId: string, amount: string) =>
+    h.request<{ topupId: string; paymentUrl: string; error?: { code: string } }>(
+      'POST',
+      '/issuing/v1/topups/fiat',
+      { headers: { ...auth, accept: 'application/json' }, json: { accountId, amount } },
+    );
+
+  it('declines a topup by a partner’s rule: a 403 naming no rule, nothing written, the decision kept', async () => {
+    const customer = await aCustomer(h, partner.apiKey);
+    const accountId = await anAccount(h, customer.auth);
+    const declining = await topupRule({
+      name: 'large first topups',
+      action: 'decline',
+      expression: 'amount >= 100000 && customer.age_days < 1 && topup.method == "bank_transfer"',
+    });
+    expect(declining.status, declining.text).toBe(201);
+    const refused = await fiatTopup(customer.auth, accountId, '1500.00');
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.text).not.toContain(declining.body.id);
+    const listed = await h.request<{ data: unknown[] }>('GET', '/issuing/v1/topups', {
+      headers: customer.auth,
+    });
+    expect(listed.body.data).toEqual([]);
+    const decisions = await h.admin<{ data: { attributes: Record<string, unknown> }[] }>(
+      'GET',
+      `/risk/decisions?ruleId=${declining.body.id}`,
+    );
+    expect(decisions.body.data[0]?.attributes).toMatchObject({
+      amount: 150000,
+      currency: 'EUR',
+      topup: { method: 'bank_transfer' },
+      customer: { id: customer.customerId, age_days: 0 },
+      account: { id: accountId },
+    });
+    expect((await fiatTopup(customer.auth, accountId, '15.00')).status).toBe(201);
+  });
+
+  it('challenges a topup: its payment by card asks for 3-D Secure, which the issuer would not', async () => {
+    const customer = await aCustomer(h, partner.apiKey);
+    const accountId = await anAccount(h, customer.auth);
+    expect(
+      (
+        await topupRule({
+          name: 'card topups authenticated',
+          action: 'challenge',
+          expression: 'amount >= 2500',
+        })
+      ).status,
+    ).toBe(201);
+    const topup = await fiatTopup(customer.auth, accountId, '30.00');
+    expect(topup.status, topup.text).toBe(201);
+    // 4111… is approved without a challenge when nobody asks for one.
+    const paid = await fetch(topup.body.paymentUrl, {
+      method: 'POST',
+      body: new URLSearchParams({
+        cardHolderName: 'Ada Lovelace',
+        cardNumber: '4111111111111111',
+        cardExpiryDate: FUTURE_EXPIRY,
+        cardCvv: '123',
+      }),
+      redirect: 'manual',
+    });
+    expect(await paid.text()).toContain('/acs/challenge');
+    const small = await fiatTopup(customer.auth, accountId, '10.00');
+    const plain = await fetch(small.body.paymentUrl, {
+      method: 'POST',
+      body: new URLSearchParams({
+        cardHolderName: 'Ada Lovelace',
+        cardNumber: '4111111111111111',
+        cardExpiryDate: FUTURE_EXPIRY,
+        cardCvv: '123',
+      }),
+      redirect: 'manual',
+    });
+    expect(plain.status).toBe(303);
   });
 });

@@ -63,6 +63,8 @@ export class CardTopups {
         initiator: 'customer',
         isAuthenticated: false,
         isSoftDeclineRetry: false,
+        // A risk rule's challenge at issuing.topup (topup-risk.ts): 3-D Secure whatever the issuer chooses.
+        challengeRequested: topup.risk_challenge,
         returnUrl: `${this.deps.publicUrl}/hosted/issuing/topups/${paymentToken}`,
         capture: true,
       });

@@ -125,14 +125,13 @@ export class CryptoTopups {
       quoteId?: string;
     },
   ): Promise<Topup> {
-    return this.deps.transact((tx) =>
-      this.deps.topups.open(tx, customer, {
+    return this.deps.topups.create(customer, {
         accountId: input.accountId,
         amount: input.amount,
         kind: 'crypto',
         method: 'crypto',
         ttlSeconds: CRYPTO_TOPUP_TTL_SECONDS,
-        extra: async ({ asset: fiat, amount, topupId }) => {
+        extra: async (tx, { asset: fiat, amount, topupId }) => {
           const { crypto } = this.pair({ ...input, accountCurrency: fiat.code });
           const minimum = MINIMUM_MAJOR * 10n ** BigInt(fiat.exponent);
           if (amount < minimum) {
@@ -158,8 +157,7 @@ export class CryptoTopups {
             }),
           };
         },
-      }),
-    );
+      });
   }
 
   /** The chain rail's news of a deposit: seen (confirming), then final (credited). */

@@ -14,7 +14,9 @@ import { type ClientAmount, formatAmount } from '../../platform/money/amount.ts'
 import { type Asset, findAsset } from '../../platform/money/assets.ts';
 import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
+import type { RiskEngine } from '../../platform/risk/risk-engine.ts';
 import type { TopupLimits } from './topup-limits.ts';
+import { TopupRisk, topupRefusal } from './topup-risk.ts';
 
 /** How long bank-transfer instructions stay valid (default: 7 days) */
 export const BANK_TRANSFER_TTL_SECONDS = 7 * 24 * 3600;
@@ -66,12 +68,10 @@ export interface NewTopup {
   method: 'bank_transfer' | 'crypto';
   ttlSeconds: number;
   /** Crypto columns, computed once the account's currency is known */
-  extra?: (account: {
-    currency: string;
-    asset: Asset;
-    amount: bigint;
-    topupId: string;
-  }) => Promise<TopupPatch>;
+  extra?: (
+    tx: Tx,
+    account: { currency: string; asset: Asset; amount: bigint; topupId: string },
+  ) => Promise<TopupPatch>;
 }
 
 export interface TopupUsage {
@@ -90,13 +90,18 @@ export interface TopupsDeps {
   /** Per currency (topup-limits.ts); a currency without an entry is not offered for topups */
   limits: Readonly<Record<string, TopupLimits>>;
   capabilities: CapabilityTokens;
+  /** The rules at issuing.topup (topup-risk.ts) */
+  risk: RiskEngine;
 }
 
 export class TopupsService {
   /** A fiat topup's hosted page: its address is its capability (never stored) */
   private readonly pageUrl: (topupId: string) => string;
 
+  private readonly risk: TopupRisk;
+
   constructor(private readonly deps: TopupsDeps) {
+    this.risk = new TopupRisk(deps.risk);
     this.pageUrl = (id) =>
       `${deps.publicUrl}/hosted/issuing/topups/${deps.capabilities.issue('topup-page', id)}`;
   }
@@ -111,18 +116,26 @@ export class TopupsService {
     customer: CustomerRef,
     input: { accountId: string; amount: ClientAmount },
   ): Promise<Topup> {
-    return this.deps.transact((tx) =>
-      this.open(tx, customer, {
-        ...input,
-        kind: 'fiat',
-        method: 'bank_transfer',
-        ttlSeconds: BANK_TRANSFER_TTL_SECONDS,
-      }),
-    );
+    return this.create(customer, {
+      ...input,
+      kind: 'fiat',
+      method: 'bank_transfer',
+      ttlSeconds: BANK_TRANSFER_TTL_SECONDS,
+    });
+  }
+
+  /**
+   * A new topup, as the risk rules decide: a declined one is refused (403) after its decision is kept,
+   * in the transaction that would have written it.
+   */
+  async create(customer: CustomerRef, input: NewTopup): Promise<Topup> {
+    const made = await this.deps.transact((tx) => this.open(tx, customer, input));
+    if (made === 'declined') throw topupRefusal();
+    return made;
   }
 
   /** A new topup of an open account of the customer, its amount reserved against the limits. */
-  async open(tx: Tx, customer: CustomerRef, input: NewTopup): Promise<Topup> {
+  private async open(tx: Tx, customer: CustomerRef, input: NewTopup): Promise<Topup | 'declined'> {
     const account = await tx
       .selectFrom('issuing_accounts')
       .select(['id', 'currency', 'status'])
@@ -166,7 +179,26 @@ export class TopupsService {
     }
     const now = this.deps.clock.now();
     const topupId = newId('topup');
-    const extra = input.extra ? await input.extra({ currency: asset.code, asset, amount, topupId }) : {};
+    const holder = await tx
+      .selectFrom('issuing_customers')
+      .select('created_at')
+      .where('id', '=', customer.customerId)
+      .executeTakeFirstOrThrow();
+    const verdict = await this.risk.decide(
+      tx,
+      this.risk.signal({
+        customer,
+        accountId: account.id,
+        method: input.method,
+        amount,
+        currency: asset.code,
+        customerSince: holder.created_at,
+        at: now,
+      }),
+      topupId,
+    );
+    if (verdict?.action === 'decline') return 'declined';
+    const extra = input.extra ? await input.extra(tx, { currency: asset.code, asset, amount, topupId }) : {};
     await tx
       .insertInto('issuing_topups')
       .values({
@@ -182,6 +214,7 @@ export class TopupsService {
         reference: `TSR-${randomAlphanumeric(10).toUpperCase()}`,
         expires_at: addSeconds(now, input.ttlSeconds),
         created_at: now,
+        risk_challenge: verdict?.action === 'challenge',
         ...extra,
       })
       .execute();

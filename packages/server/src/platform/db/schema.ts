@@ -701,6 +701,8 @@ export interface IssuingTopupsTable {
   kind: 'fiat' | 'crypto';
   method: 'bank_transfer' | 'card' | 'crypto';
   status: TopupStatus;
+  /** A risk rule's challenge: its payment by card asks for 3-D Secure (issuing/topups/topup-risk.ts) */
+  risk_challenge: ColumnType<boolean, boolean | undefined, boolean>;
   currency: string;
   amount: Numeric;
   reference: string;

@@ -225,6 +225,22 @@ const CRYPTO_REFUND: Record<string, AttributeDoc | Record<string, AttributeDoc>>
   store: { id: { type: 'string', description: 'the store’s id' } },
 };
 
+const ISSUING_TOPUP: Record<string, AttributeDoc | Record<string, AttributeDoc>> = {
+  amount: { type: 'int', description: 'the topup’s amount, in minor units of `currency`' },
+  currency: { type: 'string', description: 'the account’s currency (ISO 4217)' },
+  topup: {
+    method: {
+      type: 'string',
+      description: 'bank_transfer (also payable by card on the hosted page) or crypto',
+    },
+  },
+  customer: {
+    id: { type: 'string', description: 'the cardholder’s id' },
+    age_days: { type: 'int', description: 'days since the cardholder became a customer' },
+  },
+  account: { id: { type: 'string', description: 'the account topped up' } },
+};
+
 export type TenantKind = 'merchant' | 'store' | 'partner';
 
 export interface DecisionPoint {
@@ -253,6 +269,13 @@ export const DECISION_POINTS = {
     actions: ['allow', 'decline', 'challenge'],
     tenantKinds: ['partner'],
     attributes: ISSUING_AUTHORIZATION,
+  },
+  'issuing.topup': {
+    name: 'issuing.topup',
+    description: 'every new topup of an issued card’s account: by bank transfer (or card) and by crypto',
+    actions: ['allow', 'decline', 'challenge'],
+    tenantKinds: ['partner'],
+    attributes: ISSUING_TOPUP,
   },
   'crypto.order': {
     name: 'crypto.order',

@@ -126,7 +126,7 @@ export async function registerTopupsRoutes(
         body: z.object({ accountId: z.uuid(), amount: z.union([z.string().max(40), z.number()]) }),
         response: {
           201: z.union([topupView, z.string().describe('text/html')]),
-          ...errors(400, 401, 404, 409, 422),
+          ...errors(400, 401, 403, 404, 409, 422),
         },
       },
     },
@@ -333,7 +333,7 @@ export async function registerTopupsRoutes(
           ...cryptoPair,
           quoteId: z.string().max(64).optional(),
         }),
-        response: { 201: topupView, ...errors(400, 401, 404, 409, 422) },
+        response: { 201: topupView, ...errors(400, 401, 403, 404, 409, 422) },
       },
     },
     async (request, reply) =>
