@@ -199,6 +199,9 @@ async function main() {
         if (chosen('risk') && setups.issuing) {
           for (const result of await issuingRiskOverhead(tessera, setups.issuing, handle)) record(result);
         }
+        if (chosen('risk') && setups.crypto) {
+          for (const result of await cryptoRiskOverhead(tessera, setups.crypto, handle)) record(result);
+        }
         const traced = setups.payments ?? setups.crypto;
         if (chosen('tracing') && traced) {
           for (const result of await tracingOverhead(databaseUrl, traced, tessera.pid, handle))
@@ -646,6 +649,39 @@ async function issuingRiskOverhead(
     decisionPoint: 'issuing.authorization',
     action: 'decline',
     expressions: BENCH_ISSUING_RULES,
+  };
+  return ruledAgainstPlain(tessera, plain, setup, rules, handle);
+}
+
+/** Ten active rules at crypto.order: velocity per buyer email and per store, and attributes. */
+const BENCH_CRYPTO_RULES = [
+  'velocity.email.count_10m > 100000',
+  'velocity.email.sum_24h > 100000000000',
+  'velocity.email.count_1h > 100000',
+  'velocity.tenant.count_10m > 100000000',
+  'velocity.email.count_30d > 100000000',
+  'billing_country == "KP"',
+  'email_domain == "blocked.example"',
+  'order.line_items > 1000',
+  'amount > 100000000',
+  'order.ttl_seconds < 60',
+];
+
+/**
+ * `risk`, crypto orders: a store's orders under ten active rules at crypto.order against the same orders
+ * of a store with none, alternating ROUNDS times.
+ */
+async function cryptoRiskOverhead(
+  tessera: Awaited<ReturnType<typeof startTessera>>,
+  plain: PathSetup<unknown> & { label: string },
+  handle: DatabaseHandle,
+): Promise<Result[]> {
+  const setup = await setUpCrypto(tessera);
+  const rules = {
+    scope: { kind: 'store', id: setup.fixture.storeId },
+    decisionPoint: 'crypto.order',
+    action: 'block',
+    expressions: BENCH_CRYPTO_RULES,
   };
   return ruledAgainstPlain(tessera, plain, setup, rules, handle);
 }

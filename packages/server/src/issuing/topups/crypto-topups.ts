@@ -126,38 +126,38 @@ export class CryptoTopups {
     },
   ): Promise<Topup> {
     return this.deps.topups.create(customer, {
-        accountId: input.accountId,
-        amount: input.amount,
-        kind: 'crypto',
-        method: 'crypto',
-        ttlSeconds: CRYPTO_TOPUP_TTL_SECONDS,
-        extra: async (tx, { asset: fiat, amount, topupId }) => {
-          const { crypto } = this.pair({ ...input, accountCurrency: fiat.code });
-          const minimum = MINIMUM_MAJOR * 10n ** BigInt(fiat.exponent);
-          if (amount < minimum) {
-            throw validationFailed('amount', `a crypto topup is at least ${MINIMUM_MAJOR} ${fiat.code}`);
-          }
-          const rateE18 = input.quoteId
-            ? await this.useQuote(tx, customer, input.quoteId, crypto.code, input.network, fiat.code)
-            : await this.deps.fx.rate(tx, crypto.code, fiat.code);
-          const price = this.price(crypto, fiat, input.network, amount, rateE18);
-          const network = findNetwork(crypto.code, input.network);
-          return {
-            crypto_asset: crypto.code,
-            crypto_network: input.network,
-            crypto_amount: price.cryptoAmount,
-            rate_e18: rateE18,
-            fee: price.fee,
-            confirmations: 0,
-            confirmations_required: network?.confirmationsRequired ?? 1,
-            deposit_address: await this.deps.chain.depositAddress(tx, {
-              network: input.network,
-              asset: crypto.code,
-              reference: `${CRYPTO_TOPUP_REFERENCE}:${topupId}`,
-            }),
-          };
-        },
-      });
+      accountId: input.accountId,
+      amount: input.amount,
+      kind: 'crypto',
+      method: 'crypto',
+      ttlSeconds: CRYPTO_TOPUP_TTL_SECONDS,
+      extra: async (tx, { asset: fiat, amount, topupId }) => {
+        const { crypto } = this.pair({ ...input, accountCurrency: fiat.code });
+        const minimum = MINIMUM_MAJOR * 10n ** BigInt(fiat.exponent);
+        if (amount < minimum) {
+          throw validationFailed('amount', `a crypto topup is at least ${MINIMUM_MAJOR} ${fiat.code}`);
+        }
+        const rateE18 = input.quoteId
+          ? await this.useQuote(tx, customer, input.quoteId, crypto.code, input.network, fiat.code)
+          : await this.deps.fx.rate(tx, crypto.code, fiat.code);
+        const price = this.price(crypto, fiat, input.network, amount, rateE18);
+        const network = findNetwork(crypto.code, input.network);
+        return {
+          crypto_asset: crypto.code,
+          crypto_network: input.network,
+          crypto_amount: price.cryptoAmount,
+          rate_e18: rateE18,
+          fee: price.fee,
+          confirmations: 0,
+          confirmations_required: network?.confirmationsRequired ?? 1,
+          deposit_address: await this.deps.chain.depositAddress(tx, {
+            network: input.network,
+            asset: crypto.code,
+            reference: `${CRYPTO_TOPUP_REFERENCE}:${topupId}`,
+          }),
+        };
+      },
+    });
   }
 
   /** The chain rail's news of a deposit: seen (confirming), then final (credited). */

@@ -47,7 +47,9 @@ export class TopupRisk {
         topup: { method: t.method },
         customer: {
           id: t.customer.customerId,
-          age_days: BigInt(Math.max(0, Math.floor((t.at.getTime() - t.customerSince.getTime()) / 86_400_000))),
+          age_days: BigInt(
+            Math.max(0, Math.floor((t.at.getTime() - t.customerSince.getTime()) / 86_400_000)),
+          ),
         },
         account: { id: t.accountId },
       },

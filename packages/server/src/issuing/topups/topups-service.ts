@@ -12,9 +12,9 @@ import { newId } from '../../platform/ids.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { type ClientAmount, formatAmount } from '../../platform/money/amount.ts';
 import { type Asset, findAsset } from '../../platform/money/assets.ts';
+import type { RiskEngine } from '../../platform/risk/risk-engine.ts';
 import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
-import type { RiskEngine } from '../../platform/risk/risk-engine.ts';
 import type { TopupLimits } from './topup-limits.ts';
 import { TopupRisk, topupRefusal } from './topup-risk.ts';
 
