@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/platform/crypto/hashing.ts';
-import { Harness } from '../harness/harness.ts';
+import { Harness, OWN_HARNESS_TIMEOUT_MS } from '../harness/harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -330,39 +330,43 @@ describe('security', () => {
 });
 
 describe('production mode', () => {
-  it('refuses private webhook targets and has no sandbox routes', async () => {
-    const prod = await Harness.start({
-      env: {
-        TESSERA_MODE: 'production',
-        TESSERA_ADMIN_TOKEN: 'x'.repeat(32),
-        TESSERA_ENCRYPTION_KEY: 'ab'.repeat(32),
-        DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
-      },
-    });
-    try {
-      const refused = await prod.admin<AdminError>('POST', '/partners', {
-        json: { name: 'P', webhookUrl: 'http://10.0.0.8/hooks' },
+  it(
+    'refuses private webhook targets and has no sandbox routes',
+    async () => {
+      const prod = await Harness.start({
+        env: {
+          TESSERA_MODE: 'production',
+          TESSERA_ADMIN_TOKEN: 'x'.repeat(32),
+          TESSERA_ENCRYPTION_KEY: 'ab'.repeat(32),
+          DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
+        },
       });
-      expect(refused.status).toBe(400);
-      expect(refused.body.error.message).toMatch(/private or reserved/);
-      const accepted = await prod.admin('POST', '/stores', {
-        json: { name: 'S', webhookUrl: 'https://hooks.example.com/x' },
-      });
-      expect(accepted.status).toBe(201);
-      expect(
-        (await prod.admin<{ webhookSecret: string }>('POST', '/stores', { json: { name: 'S2' } })).body
-          .webhookSecret,
-      ).toMatch(/^u_live_webhooks_/);
-      expect(
-        (
-          await prod.request('POST', '/sandbox/clock/advance', {
-            headers: { authorization: `Bearer ${prod.adminToken}` },
-            json: { seconds: 1 },
-          })
-        ).status,
-      ).toBe(404);
-    } finally {
-      await prod.close();
-    }
-  });
+      try {
+        const refused = await prod.admin<AdminError>('POST', '/partners', {
+          json: { name: 'P', webhookUrl: 'http://10.0.0.8/hooks' },
+        });
+        expect(refused.status).toBe(400);
+        expect(refused.body.error.message).toMatch(/private or reserved/);
+        const accepted = await prod.admin('POST', '/stores', {
+          json: { name: 'S', webhookUrl: 'https://hooks.example.com/x' },
+        });
+        expect(accepted.status).toBe(201);
+        expect(
+          (await prod.admin<{ webhookSecret: string }>('POST', '/stores', { json: { name: 'S2' } })).body
+            .webhookSecret,
+        ).toMatch(/^u_live_webhooks_/);
+        expect(
+          (
+            await prod.request('POST', '/sandbox/clock/advance', {
+              headers: { authorization: `Bearer ${prod.adminToken}` },
+              json: { seconds: 1 },
+            })
+          ).status,
+        ).toBe(404);
+      } finally {
+        await prod.close();
+      }
+    },
+    OWN_HARNESS_TIMEOUT_MS,
+  );
 });

@@ -1,7 +1,11 @@
 // The `tessera` command line as a developer meets it, each command a real process: help, version and
 // usage mistakes (exit codes, never a stack); `events` and `redeliver` against a running Tessera; and
-// `listen --forward-to`, which must post each new event to a local URL exactly as its webhook is signed.
+// `listen --forward-to`, which must post each new event to a local URL exactly as its webhook is signed;
+// `risk`: a rule written, a list imported from a CSV file, a held payment approved.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decryptIpn, verifyCryptoWebhook } from '@tessera/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +48,7 @@ describe('help, version and mistakes', () => {
       'events',
       'redeliver',
       'listen',
+      'risk',
     ]) {
       expect(help.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
     }
@@ -207,5 +212,69 @@ describe('listen --forward-to', () => {
     const exited = new Promise<number | null>((resolve) => listener.once('exit', resolve));
     listener.kill('SIGINT');
     expect(await exited).toBe(0);
+  });
+});
+
+describe('risk', () => {
+  it('writes a rule, imports a list from CSV, and approves a held payment', async () => {
+    const m = await aMerchant(h);
+    const json = async (args: string[]) => {
+      const answer = await runCli(['risk', ...args], env);
+      expect(answer.code, answer.stderr).toBe(0);
+      return JSON.parse(answer.stdout);
+    };
+    const added = await json([
+      'add-rule',
+      '--name',
+      'hold large',
+      '--point',
+      'payments.charge',
+      '--tenant',
+      `merchant:${m.id}`,
+      '--expression',
+      'amount >= 50000',
+      '--action',
+      'review',
+    ]);
+    expect(added).toMatchObject({ name: 'hold large', decisionPoint: 'payments.charge', action: 'review' });
+    const mistaken = await runCli(
+      [
+        'risk',
+        'add-rule',
+        '--name',
+        'x',
+        '--point',
+        'payments.charge',
+        '--expression',
+        'amount >',
+        '--action',
+        'block',
+      ],
+      env,
+    );
+    expect(mistaken.code).not.toBe(0);
+    expect(mistaken.stderr).toMatch(/answered 400/);
+    expect((await json(['rules', '--tenant', `merchant:${m.id}`])).data).toHaveLength(1);
+
+    const list = await h.admin<{ id: string }>('POST', '/risk/lists', {
+      json: { name: 'blocked_ips', kind: 'ip', scope: { kind: 'merchant', id: String(m.id) } },
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'tessera-risk-cli-'));
+    const file = join(dir, 'ips.csv');
+    await writeFile(file, 'value,note\n203.0.113.7,seen testing cards\n"198.51.100.0/24",a range\n\n');
+    expect(await json(['import-list', list.body.id, file])).toEqual({
+      listId: list.body.id,
+      read: 2,
+      added: 2,
+    });
+    const items = await h.admin<{ data: { value: string }[] }>('GET', `/risk/lists/${list.body.id}/items`);
+    expect(items.body.data.map((i) => i.value)).toEqual(['198.51.100.0/24', '203.0.113.7']);
+
+    const customer = await aCustomer(h, m);
+    const held = await payments(h, m, 'POST', '/order', anOrder(customer, { amount: '600.00' }));
+    expect(held.status).toBe(201);
+    const [review] = (await json(['reviews', '--tenant', `merchant:${m.id}`])).data;
+    expect(review).toMatchObject({ decisionPoint: 'payments.charge', status: 'pending' });
+    expect(await json(['approve', review.id])).toMatchObject({ id: review.id, status: 'approved' });
   });
 });

@@ -4,7 +4,7 @@
 // reversals; the events and the balances after each, and the ledger's invariants at the end.
 import { verifyIssuingWebhook } from '@tessera/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Harness } from '../harness/harness.ts';
+import { Harness, OWN_HARNESS_TIMEOUT_MS } from '../harness/harness.ts';
 import { aCardholder } from '../harness/issuing-builders.ts';
 import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
@@ -163,28 +163,32 @@ describe('clearing above the authorization', () => {
     expect(await holder.balance()).toMatchObject({ balance: '0.00', availableBalance: '0.00' });
   });
 
-  it('follows the configured tolerance', async () => {
-    const strict = await Harness.start({ env: { TESSERA_ISSUING_CLEARING_TOLERANCE_PERCENT: '0' } });
-    try {
-      const owner = (
-        await strict.admin<{ apiKey: string }>('POST', '/partners', { json: { name: 'Strict' } })
-      ).body;
-      const holder = await aCardholder(strict, owner.apiKey);
-      const auth = await strict.request<Tx>('POST', '/sandbox/issuing/authorizations', {
-        headers: { authorization: `Bearer ${strict.adminToken}` },
-        json: { cardId: holder.cardId, amount: '10.00', currency: 'EUR', merchant: 'Bar' },
-      });
-      const clearing = (amount: string) =>
-        strict.request('POST', `/sandbox/issuing/transactions/${auth.body.transactionId}/clear`, {
+  it(
+    'follows the configured tolerance',
+    async () => {
+      const strict = await Harness.start({ env: { TESSERA_ISSUING_CLEARING_TOLERANCE_PERCENT: '0' } });
+      try {
+        const owner = (
+          await strict.admin<{ apiKey: string }>('POST', '/partners', { json: { name: 'Strict' } })
+        ).body;
+        const holder = await aCardholder(strict, owner.apiKey);
+        const auth = await strict.request<Tx>('POST', '/sandbox/issuing/authorizations', {
           headers: { authorization: `Bearer ${strict.adminToken}` },
-          json: { amount },
+          json: { cardId: holder.cardId, amount: '10.00', currency: 'EUR', merchant: 'Bar' },
         });
-      expect((await clearing('10.01')).status).toBe(422);
-      expect((await clearing('10.00')).status).toBe(200);
-    } finally {
-      await strict.close();
-    }
-  });
+        const clearing = (amount: string) =>
+          strict.request('POST', `/sandbox/issuing/transactions/${auth.body.transactionId}/clear`, {
+            headers: { authorization: `Bearer ${strict.adminToken}` },
+            json: { amount },
+          });
+        expect((await clearing('10.01')).status).toBe(422);
+        expect((await clearing('10.00')).status).toBe(200);
+      } finally {
+        await strict.close();
+      }
+    },
+    OWN_HARNESS_TIMEOUT_MS,
+  );
 });
 
 describe('late presentment, force posts, reversals and refunds', () => {

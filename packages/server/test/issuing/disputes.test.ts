@@ -4,7 +4,7 @@
 // partner's payment is a 404; events reach the partner; the ledger's invariants hold.
 import { verifyIssuingWebhook } from '@tessera/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Harness } from '../harness/harness.ts';
+import { Harness, OWN_HARNESS_TIMEOUT_MS } from '../harness/harness.ts';
 import { aCardholder } from '../harness/issuing-builders.ts';
 import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
@@ -155,31 +155,35 @@ describe('cardholder disputes', () => {
     expect(await lost.holder.balance()).toMatchObject({ balance: '74.87' });
   });
 
-  it('without provisional credit, a won dispute credits the cardholder when decided', async () => {
-    const plain = await Harness.start({ env: { TESSERA_ISSUING_DISPUTE_PROVISIONAL_CREDIT: 'false' } });
-    try {
-      const key = (
-        await plain.admin<{ apiKey: string }>('POST', '/partners', { json: { name: 'No credit' } })
-      ).body.apiKey;
-      const { holder, transactionId } = await aClearedPayment('30.00', plain, key);
-      const opened = await dispute(
-        transactionId,
-        { reason: 'not_as_described', amount: '30.00' },
-        key,
-        plain,
-      );
-      expect(opened.body.provisionalCredit).toBe('0.00');
-      expect((await holder.balance()).balance).toBe('70.00');
-      await plain.request('POST', `/sandbox/issuing/disputes/${opened.body.disputeId}/decide`, {
-        headers: { authorization: `Bearer ${plain.adminToken}` },
-        json: { outcome: 'won' },
-      });
-      expect((await holder.balance()).balance).toBe('100.00');
-      await expectLedgerInvariants(plain);
-    } finally {
-      await plain.close();
-    }
-  });
+  it(
+    'without provisional credit, a won dispute credits the cardholder when decided',
+    async () => {
+      const plain = await Harness.start({ env: { TESSERA_ISSUING_DISPUTE_PROVISIONAL_CREDIT: 'false' } });
+      try {
+        const key = (
+          await plain.admin<{ apiKey: string }>('POST', '/partners', { json: { name: 'No credit' } })
+        ).body.apiKey;
+        const { holder, transactionId } = await aClearedPayment('30.00', plain, key);
+        const opened = await dispute(
+          transactionId,
+          { reason: 'not_as_described', amount: '30.00' },
+          key,
+          plain,
+        );
+        expect(opened.body.provisionalCredit).toBe('0.00');
+        expect((await holder.balance()).balance).toBe('70.00');
+        await plain.request('POST', `/sandbox/issuing/disputes/${opened.body.disputeId}/decide`, {
+          headers: { authorization: `Bearer ${plain.adminToken}` },
+          json: { outcome: 'won' },
+        });
+        expect((await holder.balance()).balance).toBe('100.00');
+        await expectLedgerInvariants(plain);
+      } finally {
+        await plain.close();
+      }
+    },
+    OWN_HARNESS_TIMEOUT_MS,
+  );
 
   it('refuses a second dispute of the same amount, more than is left, refunds beyond it, and other partners', async () => {
     const { transactionId } = await aClearedPayment('40.00');

@@ -2,7 +2,7 @@
 // 3D Secure, a lost answer reconciled on the clock, wallets and network tokens, a credit, a split payment,
 // every IPN decrypted, bad input named by field, cancel rules, lists, and merchant isolation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Harness } from '../harness/harness.ts';
+import { Harness, OWN_HARNESS_TIMEOUT_MS } from '../harness/harness.ts';
 import { expectLedgerInvariants } from '../harness/ledger-invariants.ts';
 import {
   aCustomer,
@@ -474,21 +474,25 @@ describe('authentication and isolation', () => {
     expect((await payments(h, other, 'GET', '/order')).body.pagination?.totalItemCount).toBe(0);
   });
 
-  it('keeps the card number out of the logs', async () => {
-    const logged = await Harness.start({ captureLogs: true });
-    try {
-      const merchant = await aMerchant(logged);
-      const customer = await aCustomer(logged, merchant);
-      await payments(
-        logged,
-        merchant,
-        'POST',
-        '/order',
-        anOrder(customer, { cardNumber: '5555555555554444' }),
-      );
-      expect(logged.logs.join('')).not.toContain('5555555555554444');
-    } finally {
-      await logged.close();
-    }
-  });
+  it(
+    'keeps the card number out of the logs',
+    async () => {
+      const logged = await Harness.start({ captureLogs: true });
+      try {
+        const merchant = await aMerchant(logged);
+        const customer = await aCustomer(logged, merchant);
+        await payments(
+          logged,
+          merchant,
+          'POST',
+          '/order',
+          anOrder(customer, { cardNumber: '5555555555554444' }),
+        );
+        expect(logged.logs.join('')).not.toContain('5555555555554444');
+      } finally {
+        await logged.close();
+      }
+    },
+    OWN_HARNESS_TIMEOUT_MS,
+  );
 });

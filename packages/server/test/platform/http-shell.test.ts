@@ -1,6 +1,6 @@
 // The HTTP shell: request ids, each API's error envelope, rate limits, health, metrics, docs, logs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Harness } from '../harness/harness.ts';
+import { Harness, OWN_HARNESS_TIMEOUT_MS } from '../harness/harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -247,34 +247,38 @@ describe('request log', () => {
 });
 
 describe('rate limiting', () => {
-  it('answers 429 with Retry-After per credential, in the API envelope', async () => {
-    const limited = await Harness.start({ env: { TESSERA_RATE_LIMIT_PER_MINUTE: '3' } });
-    try {
-      for (let i = 0; i < 3; i++) expect((await limited.admin('GET', '/partners')).status).toBe(200);
-      const refused = await limited.admin<{ error: { code: string } }>('GET', '/partners');
-      expect(refused.status).toBe(429);
-      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(refused.body.error.code).toBe('rate_limited');
-      // Another credential has its own budget.
-      expect(
-        (await limited.request('GET', '/admin/partners', { headers: { authorization: 'Bearer other' } }))
-          .status,
-      ).toBe(401);
-      const issuing = await limited.request<Record<string, unknown>>('GET', '/issuing/v1/x', {
-        headers: { authorization: 'Bearer c' },
-      });
-      expect(issuing.status).toBe(404);
-      for (let i = 0; i < 3; i++)
-        await limited.request('GET', '/issuing/v1/x', { headers: { authorization: 'Bearer c' } });
-      const issuingLimited = await limited.request<Record<string, unknown>>('GET', '/issuing/v1/x', {
-        headers: { authorization: 'Bearer c' },
-      });
-      expect(issuingLimited.status).toBe(429);
-      expect(issuingLimited.body).toMatchObject({ code: 429, error: 'rate_limited' });
-      // Health checks are never limited.
-      for (let i = 0; i < 5; i++) expect((await limited.request('GET', '/healthz')).status).toBe(200);
-    } finally {
-      await limited.close();
-    }
-  });
+  it(
+    'answers 429 with Retry-After per credential, in the API envelope',
+    async () => {
+      const limited = await Harness.start({ env: { TESSERA_RATE_LIMIT_PER_MINUTE: '3' } });
+      try {
+        for (let i = 0; i < 3; i++) expect((await limited.admin('GET', '/partners')).status).toBe(200);
+        const refused = await limited.admin<{ error: { code: string } }>('GET', '/partners');
+        expect(refused.status).toBe(429);
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(refused.body.error.code).toBe('rate_limited');
+        // Another credential has its own budget.
+        expect(
+          (await limited.request('GET', '/admin/partners', { headers: { authorization: 'Bearer other' } }))
+            .status,
+        ).toBe(401);
+        const issuing = await limited.request<Record<string, unknown>>('GET', '/issuing/v1/x', {
+          headers: { authorization: 'Bearer c' },
+        });
+        expect(issuing.status).toBe(404);
+        for (let i = 0; i < 3; i++)
+          await limited.request('GET', '/issuing/v1/x', { headers: { authorization: 'Bearer c' } });
+        const issuingLimited = await limited.request<Record<string, unknown>>('GET', '/issuing/v1/x', {
+          headers: { authorization: 'Bearer c' },
+        });
+        expect(issuingLimited.status).toBe(429);
+        expect(issuingLimited.body).toMatchObject({ code: 429, error: 'rate_limited' });
+        // Health checks are never limited.
+        for (let i = 0; i < 5; i++) expect((await limited.request('GET', '/healthz')).status).toBe(200);
+      } finally {
+        await limited.close();
+      }
+    },
+    OWN_HARNESS_TIMEOUT_MS,
+  );
 });

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Harness } from '../harness/harness.ts';
+import { Harness, OWN_HARNESS_TIMEOUT_MS } from '../harness/harness.ts';
 import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
 
 const ROOT = join(import.meta.dirname, '../../../..');
@@ -71,36 +71,40 @@ describe('monitoring', () => {
     expect(exposed).toMatch(/tessera_db_pool_connections\{state="max"\} \d+/);
   });
 
-  it('on a fresh server’s first scrape, every series a rule or a panel reads has a sample (at 0)', async () => {
-    const fresh = await Harness.start({ env: { TESSERA_BANK_RAIL: 'iso20022' } });
-    try {
-      const exposed = await (await fetch(`${fresh.baseUrl}/metrics`)).text();
-      const sampled = new Set(
-        [...exposed.matchAll(/^(tessera_[a-z0-9_]+?)(?:_bucket|_sum|_count)?(?:\{[^}]*\})? \S+$/gm)].map(
-          (m) => m[1],
-        ),
-      );
-      const read = new Set(
-        expressions.flatMap((expr) =>
-          [...expr.matchAll(/\b(tessera_[a-z0-9_]+)/g)].map((m) =>
-            (m[1] as string).replace(/_(bucket|sum|count)$/, ''),
+  it(
+    'on a fresh server’s first scrape, every series a rule or a panel reads has a sample (at 0)',
+    async () => {
+      const fresh = await Harness.start({ env: { TESSERA_BANK_RAIL: 'iso20022' } });
+      try {
+        const exposed = await (await fetch(`${fresh.baseUrl}/metrics`)).text();
+        const sampled = new Set(
+          [...exposed.matchAll(/^(tessera_[a-z0-9_]+?)(?:_bucket|_sum|_count)?(?:\{[^}]*\})? \S+$/gm)].map(
+            (m) => m[1],
           ),
-        ),
-      );
-      // Requests' own series are born with the first request answered, and the chains' are labelled by the
-      // configured real chains (none here); nothing else may wait for an event.
-      const bornLater = (name: string) =>
-        name.startsWith('tessera_http_') || name.startsWith('tessera_chain_');
-      expect([...read].filter((name) => !bornLater(name) && !sampled.has(name))).toEqual([]);
-      for (const queue of ['webhook_due', 'webhook_waiting', 'mail_due', 'payouts_awaiting_file'])
-        expect(exposed).toContain(`tessera_queue_oldest_seconds{queue="${queue}"} 0`);
-      expect(exposed).toContain('tessera_bank_inbox_files_total{outcome="rejected"} 0');
-      expect(exposed).toContain('tessera_sweep_failures_total{sweep="payout-runs"} 0');
-      expect(exposed).toContain('tessera_webhook_failures_total{api="payments",tenant=""} 0');
-    } finally {
-      await fresh.close();
-    }
-  });
+        );
+        const read = new Set(
+          expressions.flatMap((expr) =>
+            [...expr.matchAll(/\b(tessera_[a-z0-9_]+)/g)].map((m) =>
+              (m[1] as string).replace(/_(bucket|sum|count)$/, ''),
+            ),
+          ),
+        );
+        // Requests' own series are born with the first request answered, and the chains' are labelled by the
+        // configured real chains (none here); nothing else may wait for an event.
+        const bornLater = (name: string) =>
+          name.startsWith('tessera_http_') || name.startsWith('tessera_chain_');
+        expect([...read].filter((name) => !bornLater(name) && !sampled.has(name))).toEqual([]);
+        for (const queue of ['webhook_due', 'webhook_waiting', 'mail_due', 'payouts_awaiting_file'])
+          expect(exposed).toContain(`tessera_queue_oldest_seconds{queue="${queue}"} 0`);
+        expect(exposed).toContain('tessera_bank_inbox_files_total{outcome="rejected"} 0');
+        expect(exposed).toContain('tessera_sweep_failures_total{sweep="payout-runs"} 0');
+        expect(exposed).toContain('tessera_webhook_failures_total{api="payments",tenant=""} 0');
+      } finally {
+        await fresh.close();
+      }
+    },
+    OWN_HARNESS_TIMEOUT_MS,
+  );
 
   it('exports each merchant’s disputes of the month against its payments, fraud apart, by count and amount', async () => {
     // From the month's second day, so the payments and their disputes fall in one month.
