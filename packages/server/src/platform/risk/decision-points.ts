@@ -190,25 +190,28 @@ const BANK_ACCOUNT_CHANGE: Record<string, AttributeDoc | Record<string, Attribut
   tenant: MONEY_OUT_TENANT,
 };
 
+/** The buyer of a crypto order, as both crypto decision points read them (crypto/risk/crypto-risk.ts) */
+const CRYPTO_BUYER: Record<string, AttributeDoc | Record<string, AttributeDoc>> = {
+  email: { type: 'string', description: 'the buyer’s email as the order gave it, lower case' },
+  email_domain: { type: 'string', description: 'the part of `email` after the @' },
+  billing_country: { type: 'string', description: 'the buyer’s country as the order gave it' },
+  store: { id: { type: 'string', description: 'the store’s id' } },
+};
+
 const CRYPTO_ORDER: Record<string, AttributeDoc | Record<string, AttributeDoc>> = {
   amount: { type: 'int', description: 'the order’s total, in minor units of `currency`' },
   currency: { type: 'string', description: 'the order’s currency (ISO 4217)' },
-  email: { type: 'string', description: 'the customer’s email, lower case' },
-  email_domain: { type: 'string', description: 'the part of `email` after the @' },
-  billing_country: { type: 'string', description: 'the customer’s country as the store gave it' },
+  ...CRYPTO_BUYER,
   order: {
     line_items: { type: 'int', description: 'how many line items the order has' },
     ttl_seconds: { type: 'int', description: 'seconds the buyer has to pay' },
   },
-  store: { id: { type: 'string', description: 'the store’s id' } },
 };
 
 const CRYPTO_REFUND: Record<string, AttributeDoc | Record<string, AttributeDoc>> = {
   amount: { type: 'int', description: 'the refund proposed, in minor units of `currency`' },
   currency: { type: 'string', description: 'the payment’s currency (ISO 4217)' },
-  email: { type: 'string', description: 'the buyer’s email, lower case' },
-  email_domain: { type: 'string', description: 'the part of `email` after the @' },
-  billing_country: { type: 'string', description: 'the buyer’s country as the order gave it' },
+  ...CRYPTO_BUYER,
   refund: {
     share_bps: {
       type: 'int',
@@ -222,7 +225,6 @@ const CRYPTO_REFUND: Record<string, AttributeDoc | Record<string, AttributeDoc>>
     network: { type: 'string', description: 'the network it arrived on, where the refund is sent' },
     age_days: { type: 'int', description: 'days since the payment' },
   },
-  store: { id: { type: 'string', description: 'the store’s id' } },
 };
 
 const ISSUING_TOPUP: Record<string, AttributeDoc | Record<string, AttributeDoc>> = {
