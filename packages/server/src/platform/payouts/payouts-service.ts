@@ -253,9 +253,10 @@ export class PayoutsService {
     if (!account) throw noBankAccount();
     const now = this.deps.clock.now();
     const id = options.id ?? newId('payout', now.getTime());
+    const tenant = await moneyOutTenant(tx, owner, now);
     const verdict = await decideMoneyOut(this.deps.risk, tx, {
       point: 'payout',
-      tenant: await moneyOutTenant(tx, owner, now),
+      tenant,
       objectId: id,
       at: now,
       amount,
@@ -319,7 +320,7 @@ export class PayoutsService {
     await publishPayoutEvent(this.deps.outbox, tx, 'payout.created', payoutView(payout));
     if (held) {
       await this.deps.risk.reviews.open(tx, {
-        tenant: (await moneyOutTenant(tx, owner, now)).scope,
+        tenant: tenant.scope,
         point: 'payout',
         objectId: id,
         ...actingRule(verdict),
