@@ -1,84 +1,31 @@
-import type { Selectable, Updateable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
 import { randomAlphanumeric } from '../../platform/crypto/hashing.ts';
 import type { Db, Executor, Tx } from '../../platform/db/database.ts';
-import type { IssuingTopupsTable } from '../../platform/db/schema.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { type ClientAmount, formatAmount } from '../../platform/money/amount.ts';
-import { type Asset, findAsset } from '../../platform/money/assets.ts';
+import { findAsset } from '../../platform/money/assets.ts';
 import type { RiskEngine } from '../../platform/risk/risk-engine.ts';
 import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
 import type { TopupLimits } from './topup-limits.ts';
 import { TopupRisk, topupRefusal } from './topup-risk.ts';
 
-/** How long bank-transfer instructions stay valid (default: 7 days) */
-export const BANK_TRANSFER_TTL_SECONDS = 7 * 24 * 3600;
-/** The sandbox bank's account the customer transfers to */
-export const SANDBOX_BANK = {
-  beneficiary: 'Tessera Sandbox Client Funds',
-  iban: 'RO49AAAA1B31007593840000',
-  bic: 'TSRARO22',
-};
+import {
+  BANK_TRANSFER_TTL_SECONDS,
+  type NewTopup,
+  type Topup,
+  type TopupPatch,
+  type TopupRow,
+  type TopupUsage,
+} from './topup-types.ts';
 
-export type TopupRow = Selectable<IssuingTopupsTable>;
-export type TopupPatch = Updateable<IssuingTopupsTable>;
-
-export interface Topup {
-  topupId: string;
-  accountId: string;
-  kind: 'fiat' | 'crypto';
-  method: 'bank_transfer' | 'card' | 'crypto';
-  status: 'pending' | 'confirming' | 'completed' | 'expired';
-  currency: string;
-  amount: bigint;
-  reference: string;
-  /** The hosted page where a pending fiat topup can be paid by card */
-  paymentUrl: string | null;
-  /** Why the last card attempt failed (the topup stays payable) */
-  lastDecline: string | null;
-  crypto: {
-    currency: string;
-    network: string;
-    amount: bigint;
-    depositAddress: string;
-    rateE18: bigint;
-    fee: bigint;
-    received: bigint | null;
-    confirmations: number;
-    confirmationsRequired: number;
-  } | null;
-  creditedAmount: bigint | null;
-  expiresAt: Date;
-  createdAt: Date;
-  completedAt: Date | null;
-}
-
-/** What a new topup starts as; the kind-specific columns come from card or crypto topups. */
-export interface NewTopup {
-  accountId: string;
-  amount: ClientAmount;
-  kind: 'fiat' | 'crypto';
-  method: 'bank_transfer' | 'crypto';
-  ttlSeconds: number;
-  /** Crypto columns, computed once the account's currency is known */
-  extra?: (
-    tx: Tx,
-    account: { currency: string; asset: Asset; amount: bigint; topupId: string },
-  ) => Promise<TopupPatch>;
-}
-
-export interface TopupUsage {
-  currency: string;
-  daily: { limit: bigint; used: bigint; remaining: bigint };
-  monthly: { limit: bigint; used: bigint; remaining: bigint };
-}
+export * from './topup-types.ts';
 
 export interface TopupsDeps {
   db: Db;
