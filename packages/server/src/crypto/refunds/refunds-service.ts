@@ -6,7 +6,7 @@
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock/clock.ts';
-import { addMonths, addSeconds } from '../../platform/clock/clock.ts';
+import { addMonths, addSeconds, daysSince } from '../../platform/clock/clock.ts';
 import { hashToken } from '../../platform/crypto/hashing.ts';
 import type { Db, Tx } from '../../platform/db/database.ts';
 import type { CryptoOrderStatus } from '../../platform/db/schema.ts';
@@ -129,7 +129,7 @@ export class RefundsService {
             total,
             asset: payment.asset,
             network: payment.network,
-            age_days: BigInt(Math.floor((now.getTime() - payment.created_at.getTime()) / 86_400_000)),
+            age_days: daysSince(payment.created_at, now),
           },
         },
       });

@@ -9,6 +9,7 @@ import { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { Risk } from '../../platform/risk/risk.ts';
 import {
+  actingRule,
   recordEvaluation,
   type Signal,
   stageDecisions,
@@ -60,12 +61,8 @@ export class CryptoRisk {
   ) {}
 
   /** The rules' verdict, or undefined when neither the store nor the platform has rules here (no read). */
-  async verdict(db: Executor, signal: Signal): Promise<Verdict | undefined> {
-    const forced = this.risk.engine.testOutcome(signal);
-    if (forced) return forced;
-    const ruleSet = await this.risk.engine.ruleSet(db, this.point, signal.tenant);
-    if (ruleSet.rules.length === 0) return undefined;
-    return this.risk.engine.decide(db, signal);
+  verdict(db: Executor, signal: Signal): Promise<Verdict | undefined> {
+    return this.risk.engine.decideIfRuled(db, signal);
   }
 
   /** The refusal of a blocked order or proposal (nothing of it is written; see `recordRefusal`). */
@@ -102,13 +99,11 @@ export class CryptoRisk {
     this.stage(batch, signal, objectId, verdict);
     await batch.run(tx);
     if (verdict?.action !== 'review') return;
-    const rule = verdict.matched.find((m) => m.acted);
     await this.risk.reviews.open(tx, {
       tenant: signal.tenant,
       point: this.point,
       objectId,
-      ruleId: rule?.ruleId ?? 'unknown',
-      ruleName: rule?.ruleName ?? 'unknown',
+      ...actingRule(verdict),
       until,
     });
   }

@@ -2,6 +2,7 @@
 // signal, decided by its partner's and the platform's rules in the topup's transaction. A decline refuses
 // it (403, reason `risk_declined`, no rule named; the decision is kept); a challenge makes its payment by
 // card on the hosted page ask the cardholder for 3-D Secure whatever the card's issuer would choose.
+import { daysSince } from '../../platform/clock/clock.ts';
 import type { Tx } from '../../platform/db/database.ts';
 import { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
@@ -47,9 +48,7 @@ export class TopupRisk {
         topup: { method: t.method },
         customer: {
           id: t.customer.customerId,
-          age_days: BigInt(
-            Math.max(0, Math.floor((t.at.getTime() - t.customerSince.getTime()) / 86_400_000)),
-          ),
+          age_days: daysSince(t.customerSince, t.at),
         },
         account: { id: t.accountId },
       },
@@ -58,9 +57,7 @@ export class TopupRisk {
 
   /** The partner's rules' verdict (a sandbox test value's first), recorded in the topup's transaction. */
   async decide(tx: Tx, signal: Signal, topupId: string): Promise<Verdict | undefined> {
-    const forced = this.engine.testOutcome(signal);
-    const ruleSet = forced ? undefined : await this.engine.ruleSet(tx, 'issuing.topup', signal.tenant);
-    const verdict = forced ?? (ruleSet?.rules.length ? await this.engine.decide(tx, signal) : undefined);
+    const verdict = await this.engine.decideIfRuled(tx, signal);
     const batch = new StatementBatch();
     stageSignal(batch, signal, topupId, verdict?.action === 'decline');
     if (verdict) stageDecisions(batch, signal, topupId, verdict);

@@ -74,12 +74,8 @@ export class AuthorizationRisk {
    * The partner's rules' verdict, or undefined when neither it nor the platform has rules here (then the
    * authorization is allowed with no read: the rule set is cached).
    */
-  async verdict(db: Executor, signal: Signal): Promise<Verdict | undefined> {
-    const forced = this.engine.testOutcome(signal);
-    if (forced) return forced;
-    const ruleSet = await this.engine.ruleSet(db, 'issuing.authorization', signal.tenant);
-    if (ruleSet.rules.length === 0) return undefined;
-    return this.engine.decide(db, signal);
+  verdict(db: Executor, signal: Signal): Promise<Verdict | undefined> {
+    return this.engine.decideIfRuled(db, signal);
   }
 
   /** The signal and the rules that matched, added to the authorization's write. */

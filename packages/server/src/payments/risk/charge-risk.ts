@@ -3,12 +3,13 @@
 // from the charge as it is about to reach the network, and decided by the merchant's and the platform's
 // rules. A block declines the charge before the network is asked; the payer is told it was declined, the
 // merchant's decision record says by which rule.
-import type { Clock } from '../../platform/clock/clock.ts';
+import { type Clock, daysSince } from '../../platform/clock/clock.ts';
 import type { Encryptor } from '../../platform/crypto/encryption.ts';
 import type { Executor, Tx } from '../../platform/db/database.ts';
 import { StatementBatch } from '../../platform/db/statement-batch.ts';
 import type { RiskReviews } from '../../platform/risk/reviews.ts';
 import {
+  actingRule,
   type RiskEngine,
   type Signal,
   type SignalKeys,
@@ -132,7 +133,7 @@ export class ChargeRisk {
         },
         customer: {
           id: customerId,
-          age_days: BigInt(Math.floor((at.getTime() - buyer.createdAt.getTime()) / 86_400_000)),
+          age_days: daysSince(buyer.createdAt, at),
         },
         merchant: { id: String(r.order.merchant_id), site_id: String(r.order.site_id) },
       },
@@ -145,14 +146,11 @@ export class ChargeRisk {
 
   /** A charge held for review until a person decides, or its authorization's expiry comes first. */
   openReview(tx: Tx, signal: Signal, t: { id: number; auth_expires_at: Date | null }, verdict: Verdict) {
-    const rule = verdict.matched.find((m) => m.acted);
-    if (!rule) throw new Error('a review verdict without the rule that acted');
     return this.deps.reviews.open(tx, {
       tenant: signal.tenant,
       point: 'payments.charge',
       objectId: String(t.id),
-      ruleId: rule.ruleId,
-      ruleName: rule.ruleName,
+      ...actingRule(verdict),
       until: t.auth_expires_at,
     });
   }

@@ -8,14 +8,16 @@ import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import { z } from 'zod';
 import { noteChange } from '../audit/audit-changes.ts';
 import type { Clock } from '../clock/clock.ts';
+import { daysSince } from '../clock/clock.ts';
 import type { Encryptor } from '../crypto/encryption.ts';
 import type { Db, Executor, Tx } from '../db/database.ts';
 import { runTransaction } from '../db/transact.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import { newId } from '../ids.ts';
-import { actingRule, daysSince, decideMoneyOut, moneyOutTenant } from '../payouts/money-out-risk.ts';
+import { decideMoneyOut, moneyOutTenant } from '../payouts/money-out-risk.ts';
 import { type Owner, ownerKey } from '../payouts/terms.ts';
 import type { Risk } from '../risk/risk.ts';
+import { actingRule } from '../risk/risk-engine.ts';
 
 export type BankAccountOwner = Owner;
 

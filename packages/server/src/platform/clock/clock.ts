@@ -43,6 +43,10 @@ export class SandboxClock implements Clock {
   }
 }
 
+/** Whole days from `since` to `now` (0 the same day, never negative), as the risk rules' `age_days` read them */
+export const daysSince = (since: Date, now: Date): bigint =>
+  BigInt(Math.max(0, Math.floor((now.getTime() - since.getTime()) / 86_400_000)));
+
 export function addSeconds(date: Date, seconds: number): Date {
   return new Date(date.getTime() + seconds * 1000);
 }

@@ -2,18 +2,13 @@
 // or a store's rules belong to (a site's are its merchant's), the facts about the tenant every money-out
 // signal carries, and a decision made and recorded in the caller's transaction. Money out is not a
 // one-statement write: the signal and the matched rules are a statement of their own in it.
+import { daysSince } from '../clock/clock.ts';
 import type { Executor } from '../db/database.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import type { DecisionPointName } from '../risk/decision-points.ts';
 import type { Risk } from '../risk/risk.ts';
 import { recordEvaluation, type Signal, type Verdict } from '../risk/risk-engine.ts';
 import type { Owner } from './terms.ts';
-
-const DAY_MS = 86_400_000;
-
-/** Whole days from `since` to `now` (0 the same day) */
-export const daysSince = (since: Date, now: Date) =>
-  BigInt(Math.max(0, Math.floor((now.getTime() - since.getTime()) / DAY_MS)));
 
 export interface MoneyOutTenant {
   /** The rules' scope: `merchant:<id>` for a site, `store:<id>` for a store */
@@ -76,12 +71,6 @@ export async function decideMoneyOut(
   const verdict = await risk.engine.decide(db, signal);
   await recordEvaluation(db, signal, facts.objectId, verdict.action === 'block', verdict);
   return verdict;
-}
-
-/** The rule that acted, for the review it opens */
-export function actingRule(verdict: Verdict): { ruleId: string; ruleName: string } {
-  const rule = verdict.matched.find((m) => m.acted);
-  return { ruleId: rule?.ruleId ?? 'unknown', ruleName: rule?.ruleName ?? 'unknown' };
 }
 
 /** A payout a rule blocked: not made, its items available again (the decision is recorded under `id`) */

@@ -4,6 +4,7 @@
 // database transaction, under a lock per tenant and currency, so two runs never pay the same money.
 import { sql } from 'kysely';
 import type { Clock } from '../clock/clock.ts';
+import { daysSince } from '../clock/clock.ts';
 import type { Db, Executor, Tx } from '../db/database.ts';
 import type { Transact } from '../db/transact.ts';
 import { DomainError } from '../errors/domain-error.ts';
@@ -13,16 +14,10 @@ import type { Ledger } from '../ledger/ledger.ts';
 import { type ClientAmount, formatAmountIn } from '../money/amount.ts';
 import { findAsset } from '../money/assets.ts';
 import type { Risk } from '../risk/risk.ts';
+import { actingRule } from '../risk/risk-engine.ts';
 import { balanceAccounts, payoutAccounts } from './balance-accounts.ts';
 import { balanceOf, balanceTransaction, insertBalanceTransactions } from './balance-transactions.ts';
-import {
-  actingRule,
-  daysSince,
-  decideMoneyOut,
-  moneyOutTenant,
-  orRefused,
-  type RefusedPayout,
-} from './money-out-risk.ts';
+import { decideMoneyOut, moneyOutTenant, orRefused, type RefusedPayout } from './money-out-risk.ts';
 import { publishPayoutEvent } from './payout-events.ts';
 import { type RunFailure, runPayouts } from './payout-run.ts';
 import { type PayoutRow, payoutView } from './payout-view.ts';

@@ -131,6 +131,19 @@ export class RiskEngine {
     };
   }
 
+  /**
+   * The verdict, or undefined when neither the tenant nor the platform has rules at the point and no
+   * sandbox test value acts: then nothing is read (the rule set is cached) and the write goes on as if
+   * allowed. For the write paths that keep one statement when no rule exists.
+   */
+  async decideIfRuled(db: Executor, signal: Signal): Promise<Verdict | undefined> {
+    const forced = this.testOutcome(signal);
+    if (forced) return forced;
+    const ruleSet = await this.ruleSet(db, signal.point, signal.tenant);
+    if (ruleSet.rules.length === 0) return undefined;
+    return this.decide(db, signal);
+  }
+
   /** The rule set that applies to a tenant at a point (cached): empty when none was written. */
   ruleSet(db: Executor, point: DecisionPointName, tenant: RiskScope): Promise<RuleSet> {
     return this.deps.rules.ruleSet(db, point, tenant);
@@ -298,6 +311,13 @@ export async function recordEvaluation(
   stageSignal(batch, signal, objectId, refused);
   stageDecisions(batch, signal, objectId, verdict);
   await batch.run(db);
+}
+
+/** The rule that decided a held or reviewed object, for its review (a sandbox test value is one too). */
+export function actingRule(verdict: Verdict): { ruleId: string; ruleName: string } {
+  const rule = verdict.matched.find((m) => m.acted);
+  if (!rule) throw new Error(`a ${verdict.action} verdict without the rule that acted`);
+  return { ruleId: rule.ruleId, ruleName: rule.ruleName };
 }
 
 /** JSON of attributes: exact integers as JSON numbers when safe, else as text. */
