@@ -17,6 +17,8 @@ declare module 'vitest' {
     postgresUrlPrefix: string;
     /** The test cluster's files (its write-ahead log is read by the secrets-at-rest test) */
     postgresDataDir: string;
+    /** Where the harness keeps the OpenAPI documents it fetched, once per configuration (document-cache.ts) */
+    documentCacheDir: string;
   }
 }
 
@@ -40,6 +42,7 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('postgresAdminUrl', server.connectionString('postgres'));
   project.provide('postgresUrlPrefix', server.connectionString(''));
   project.provide('postgresDataDir', join(directory, 'data'));
+  project.provide('documentCacheDir', join(directory, 'documents'));
   teardownRun = async () => {
     await server.stop();
     await rm(directory, { recursive: true, force: true });

@@ -8,7 +8,8 @@ import { type Config, parseConfig } from '../../src/config.ts';
 import { SandboxClock } from '../../src/platform/clock/clock.ts';
 import type { StatementObserver } from '../../src/platform/db/connection-scope.ts';
 import { createApp, type TesseraApp } from '../../src/server.ts';
-import { DocumentCheck, documentsOf, type Exchange } from './document-check.ts';
+import { cachedDocumentsOf } from './document-cache.ts';
+import { DocumentCheck, type Exchange } from './document-check.ts';
 import { createTestDatabase } from './test-database.ts';
 
 const KEYED_RUN = process.env.TESSERA_TEST_KEYED === '1';
@@ -47,6 +48,8 @@ export const OWN_HARNESS_TIMEOUT_MS = 120_000;
 export class Harness {
   /** Every exchange of request(), held to the documents at close() */
   private readonly exchanges: Exchange[] = [];
+  /** The settings the running app was built with beyond the harness's own: its documents depend on them */
+  private settings: Record<string, string>;
 
   private constructor(
     readonly logs: string[],
@@ -64,7 +67,11 @@ export class Harness {
       config: Config;
     }>,
     private readonly frozenAt: Date,
-  ) {}
+    /** The settings it was started with beyond the harness's own */
+    private readonly startSettings: Record<string, string>,
+  ) {
+    this.settings = startSettings;
+  }
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
     const databaseUrl = await createTestDatabase();
@@ -111,7 +118,9 @@ export class Harness {
       config.mode === 'sandbox' ? new SandboxClock(0, { frozenAt }) : undefined,
     );
     const address = `http://127.0.0.1:${config.port}`;
-    return new Harness(logs, tessera, config, address, adminToken, databaseUrl, build, frozenAt);
+    return new Harness(logs, tessera, config, address, adminToken, databaseUrl, build, frozenAt, {
+      ...options.env,
+    });
   }
 
   /**
@@ -127,6 +136,7 @@ export class Harness {
     );
     this.tessera = tessera;
     this.config = config;
+    this.settings = { ...this.startSettings, ...env };
   }
 
   get services() {
@@ -204,7 +214,7 @@ export class Harness {
   async close(): Promise<void> {
     let problems: string[] = [];
     if (this.exchanges.length > 0) {
-      const check = new DocumentCheck(await documentsOf(this.baseUrl));
+      const check = new DocumentCheck(await cachedDocumentsOf(this.baseUrl, this.settings));
       problems = [...new Set(this.exchanges.flatMap((exchange) => check.problemsOf(exchange)))];
     }
     await this.tessera.close();
