@@ -87,11 +87,13 @@ describe('SIGTERM', () => {
     await expect(readFile(join(data.dir, 'server.json'))).rejects.toThrow(/ENOENT/);
 
     // After a restart the abandoned IPN goes out again; every acknowledged order exists.
+    // What the receiver got is counted before the restart: the restarted process's first sweep (a second
+    // after it boots) may resend the IPN before its start is seen, and a count taken after that would wait
+    // for a second resend that never comes (this failed on a loaded machine).
     receiver.setFallback({ kind: 'answer', status: 200, body: 'OK' });
+    const before = receiver.received.length;
     const restarted = await ServerProcess.start(env);
     try {
-      const before = receiver.received.length;
-      // Under a loaded machine the restarted process may take a while to resend it.
       await receiver.waitFor(before + 1, () => true, 60_000);
       const events = await restarted.admin<{ data: { eventId: string }[] }>('GET', '/events?limit=200');
       const firstEvent = events.body.data.at(-1);
