@@ -4,9 +4,9 @@
 // first line `value` is a header), sent in batches the API takes.
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { parse } from 'csv-parse/sync';
 import { AdminUsageError } from '../admin/cli/admin-usage-error.ts';
 import { type CommandContext, nonNegativeInt } from '../admin/cli/command-options.ts';
+import { listItemsOf } from '../platform/risk/list-csv.ts';
 import { MAX_ITEMS_PER_REQUEST } from '../platform/risk/risk-lists.ts';
 import { adminRequest, connect } from './server-connection.ts';
 
@@ -22,13 +22,6 @@ function scopeOf(tenant: string | undefined): { kind: string; id?: string } {
   if (!['merchant', 'store', 'partner'].includes(kind) || id.length === 0)
     throw new AdminUsageError('--tenant is platform, merchant:<id>, store:<id> or partner:<id>');
   return { kind, id: id.join(':') };
-}
-
-/** The values of a CSV file's first column, a header `value` left out, blanks skipped. */
-export function listItemsOf(csv: string): string[] {
-  const rows = parse(csv, { relax_column_count: true, skip_empty_lines: true, trim: true }) as string[][];
-  const values = rows.map((row) => row[0] ?? '').filter((value) => value !== '');
-  return values[0]?.toLowerCase() === 'value' ? values.slice(1) : values;
 }
 
 export function addRiskCommands(program: Command, { run, print, loadConfig }: CommandContext): void {
@@ -105,7 +98,14 @@ export function addRiskCommands(program: Command, { run, print, loadConfig }: Co
       .argument('<file>', 'the CSV file; a first line `value` is a header'),
   ).action((listId: string, file: string, o: Connection) =>
     run(async () => {
-      const items = listItemsOf(await readFile(file, 'utf8'));
+      const text = await readFile(file, 'utf8');
+      const items = (() => {
+        try {
+          return listItemsOf(text);
+        } catch (err) {
+          throw new AdminUsageError(`${file}: ${(err as Error).message}`);
+        }
+      })();
       if (items.length === 0) throw new AdminUsageError(`${file} has no values in its first column`);
       const connection = await connect(await loadConfig(), o);
       let added = 0;

@@ -4,10 +4,16 @@
 import { z } from 'zod';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import type { Risk } from '../../platform/risk/risk.ts';
-import { LIST_KINDS, type ListInfo, MAX_ITEMS_PER_REQUEST } from '../../platform/risk/risk-lists.ts';
+import {
+  LIST_KINDS,
+  LIST_NAME,
+  type ListInfo,
+  MAX_ITEMS_PER_REQUEST,
+} from '../../platform/risk/risk-lists.ts';
+import { checkedScope, scopeRefOf } from '../../platform/risk/risk-scope.ts';
 import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { checkedScope, pageQuery, scopeField, scopeOf, scopeView } from './risk-scope.ts';
+import { pageQuery, scopeField, scopeView } from './risk-scope.ts';
 import { idParam, standardErrors, timestamp } from './schemas.ts';
 
 const listView = z.object({
@@ -21,7 +27,7 @@ const presentList = (l: ListInfo) => ({
   id: l.id,
   name: l.name,
   kind: l.kind,
-  scope: scopeOf(l.scope),
+  scope: scopeRefOf(l.scope),
   createdAt: l.createdAt.toISOString(),
 });
 
@@ -36,7 +42,7 @@ export async function registerRiskListRoutes(app: ZodApp, deps: AdminDeps & { ri
         tags: ['risk'],
         body: z
           .strictObject({
-            name: z.string().regex(/^[a-z0-9_]{1,64}$/, 'lower case letters, digits and _'),
+            name: z.string().regex(LIST_NAME, 'lower case letters, digits and _'),
             kind: z.enum(LIST_KINDS),
             scope: scopeField,
           })
@@ -46,7 +52,7 @@ export async function registerRiskListRoutes(app: ZodApp, deps: AdminDeps & { ri
     },
     async (request, reply) => {
       const { scope, ...input } = request.body;
-      const list = await risk.lists.create(db, { ...input, scope: await checkedScope(deps, scope) });
+      const list = await risk.lists.create(db, { ...input, scope: await checkedScope(db, scope) });
       return reply.code(201).send(presentList(list));
     },
   );

@@ -10,9 +10,10 @@ import { formatAmountIn } from '../../platform/money/amount.ts';
 import { DECISION_POINT_NAMES, RULE_ACTIONS } from '../../platform/risk/decision-points.ts';
 import type { DecisionRecord, Risk } from '../../platform/risk/risk.ts';
 import type { Rule } from '../../platform/risk/risk-rules.ts';
+import { checkedScope, scopeRefOf } from '../../platform/risk/risk-scope.ts';
 import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { checkedScope, pageQuery, scopeField, scopeOf, scopeView } from './risk-scope.ts';
+import { pageQuery, scopeField, scopeView } from './risk-scope.ts';
 import { idParam, nameField, standardErrors, timestamp } from './schemas.ts';
 
 const ruleFields = {
@@ -82,7 +83,7 @@ const decisionView = z.object({
 const presentRule = (r: Rule) => ({
   id: r.id,
   name: r.name,
-  scope: scopeOf(r.scope),
+  scope: scopeRefOf(r.scope),
   decisionPoint: r.decisionPoint,
   expression: r.expression,
   action: r.action,
@@ -141,7 +142,7 @@ export async function registerRiskRuleRoutes(app: ZodApp, deps: AdminDeps & { ri
       const { scope, ...draft } = request.body;
       const rule = await risk.rules.create(db, {
         ...draft,
-        scope: await checkedScope(deps, scope, draft.decisionPoint),
+        scope: await checkedScope(db, scope, draft.decisionPoint),
       });
       await tenantChangeSettled(db, request.log);
       return reply.code(201).send(presentRule(rule));
@@ -247,7 +248,7 @@ export async function registerRiskRuleRoutes(app: ZodApp, deps: AdminDeps & { ri
     },
     async (request) => {
       const { scope, ...draft } = request.body;
-      const tenant = await checkedScope(deps, scope, draft.decisionPoint);
+      const tenant = await checkedScope(db, scope, draft.decisionPoint);
       if (tenant === 'platform') {
         throw new DomainError('validation_failed', 'a backtest reads one tenant’s history: give its scope', {
           field: 'scope.kind',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { listItemsOf } from './risk-commands.ts';
+import { DomainError } from '../errors/domain-error.ts';
+import { listItemsOf } from './list-csv.ts';
 
 describe('a list’s items from a CSV file', () => {
   it('takes the first column, leaves out a `value` header and blank lines, and reads quoted fields', () => {
@@ -12,5 +13,17 @@ describe('a list’s items from a CSV file', () => {
       'FR1420041010050500013M02606',
     ]);
     expect(listItemsOf('')).toEqual([]);
+  });
+
+  it('refuses what is not CSV, naming the items', () => {
+    const refusal = (() => {
+      try {
+        listItemsOf('"203.0.113.7\n198.51.100.1');
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(DomainError);
+    expect(refusal).toMatchObject({ field: 'items' });
   });
 });

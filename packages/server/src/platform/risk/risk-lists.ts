@@ -33,6 +33,9 @@ export interface ListInfo {
 }
 
 /** The most items one request adds (a CSV import is sent in parts of this size) */
+/** A list's name as a rule writes it: list('blocked_ips') */
+export const LIST_NAME = /^[a-z0-9_]{1,64}$/;
+
 export const MAX_ITEMS_PER_REQUEST = 10_000;
 
 /** An item as the list keeps it, or why it is not one of the list's kind. */
