@@ -15,6 +15,9 @@ import { registerLedgerConsoleRoutes } from './routes/ledger-routes.ts';
 import { registerMembersConsoleRoutes } from './routes/members-routes.ts';
 import { registerOverviewRoutes } from './routes/overview-routes.ts';
 import { registerPayoutsConsoleRoutes } from './routes/payouts-routes.ts';
+import { registerRiskListsConsoleRoutes } from './routes/risk-lists-routes.ts';
+import { registerRiskReviewsConsoleRoutes } from './routes/risk-reviews-routes.ts';
+import { registerRiskRulesConsoleRoutes } from './routes/risk-rules-routes.ts';
 import { registerSandboxConsoleRoutes } from './routes/sandbox-routes.ts';
 
 export interface ConsoleDeps {
@@ -40,6 +43,9 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
     await registerLedgerConsoleRoutes(scope, routeDeps);
     await registerPayoutsConsoleRoutes(scope, routeDeps);
     await registerApprovalsConsoleRoutes(scope, routeDeps);
+    await registerRiskRulesConsoleRoutes(scope, routeDeps);
+    await registerRiskListsConsoleRoutes(scope, routeDeps);
+    await registerRiskReviewsConsoleRoutes(scope, routeDeps);
     await registerAuditConsoleRoutes(scope, routeDeps);
     await registerMembersConsoleRoutes(scope, routeDeps);
     await registerDevelopersConsoleRoutes(scope, routeDeps);

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { PaymentsConsoleDeps } from './console-deps.ts';
 import { registerDisputesConsoleRoutes } from './disputes-routes.ts';
+import { registerMonitoringConsoleRoutes } from './monitoring-routes.ts';
 import { registerPaymentsConsoleRoutes } from './payments-routes.ts';
 
 export async function registerPaymentsConsole(
@@ -12,4 +13,5 @@ export async function registerPaymentsConsole(
 ): Promise<void> {
   await registerPaymentsConsoleRoutes(app, deps);
   await registerDisputesConsoleRoutes(app, deps);
+  await registerMonitoringConsoleRoutes(app, deps);
 }

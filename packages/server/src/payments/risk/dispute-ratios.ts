@@ -11,6 +11,29 @@ import type { Clock } from '../../platform/clock/clock.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { FRAUD_CODES } from './dispute-labels.ts';
 
+/**
+ * The card schemes' monitoring levels a merchant's month is held to (docs/risk.md, Monitoring): Mastercard's
+ * Excessive Chargeback Program warns at 1 % and 100 chargebacks and fines at 1.5 % and 100; Visa's VAMP
+ * names a merchant excessive at 1.5 % (from April 2026) over 1,500 disputes and fraud reports; Mastercard's
+ * Excessive Fraud Merchant looks at fraud by amount, 0.5 % of sales. The alert (ops/prometheus/alerts.yml)
+ * fires at the first fining level.
+ */
+export const SCHEME_LEVELS = [
+  { program: 'Mastercard ECP, monitored', basis: 'count', kind: 'all', ratio: 0.01, atLeast: 100 },
+  { program: 'Mastercard ECP, excessive', basis: 'count', kind: 'all', ratio: 0.015, atLeast: 100 },
+  { program: 'Visa VAMP, excessive', basis: 'count', kind: 'all', ratio: 0.015, atLeast: 1_501 },
+  { program: 'Mastercard EFM (fraud by amount)', basis: 'amount', kind: 'fraud', ratio: 0.005, atLeast: 1 },
+] as const;
+
+/** The levels a merchant's month reaches: by count over all its payments, by amount in any currency. */
+export function levelsReached(m: MerchantDisputes): string[] {
+  return SCHEME_LEVELS.filter((level) => {
+    if (level.basis === 'count')
+      return m.disputes >= level.atLeast && ratio(m.disputes, m.payments) >= level.ratio;
+    return m.amounts.some((a) => a.fraud > 0n && ratio(a.fraud, a.settled) >= level.ratio);
+  }).map((level) => level.program);
+}
+
 /** Merchants exported, the highest ratios first: a bounded number of series however many merchants */
 export const MONITORED_MERCHANTS = 200;
 const REFRESH_MS = 60_000;
@@ -93,7 +116,7 @@ export async function monthDisputes(db: Db, now: Date): Promise<MerchantDisputes
 }
 
 /** A ratio of counts or amounts; disputes with no payment this month count as 1 (all of them disputed) */
-const ratio = (part: number | bigint, whole: number | bigint) =>
+export const ratio = (part: number | bigint, whole: number | bigint) =>
   Number(whole) === 0 ? (Number(part) > 0 ? 1 : 0) : Number(part) / Number(whole);
 
 /** The gauges, read from the database when scraped (at most once a minute). */

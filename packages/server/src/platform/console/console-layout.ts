@@ -32,6 +32,7 @@ const SECTIONS: Section[] = [
       ['/console/payments/orders', 'Orders'],
       ['/console/payments/transactions', 'Transactions'],
       ['/console/payments/disputes', 'Disputes'],
+      ['/console/payments/monitoring', 'Dispute monitoring'],
       ['/console/payments/customers', 'Customers'],
       ['/console/payments/cards', 'Stored cards'],
       ['/console/payments/links', 'Payment links'],
@@ -58,6 +59,16 @@ const SECTIONS: Section[] = [
       ['/console/issuing/transactions', 'Transactions'],
       ['/console/issuing/challenges', '3-D Secure challenges'],
       ['/console/issuing/topups', 'Topups'],
+    ],
+  },
+  {
+    title: 'Risk',
+    for: 'all',
+    links: [
+      ['/console/risk/reviews', 'Reviews'],
+      ['/console/risk/rules', 'Rules'],
+      ['/console/risk/lists', 'Lists'],
+      ['/console/risk/decisions', 'Decisions'],
     ],
   },
   { title: 'Ledger', for: 'all', links: [['/console/ledger/accounts', 'Accounts']] },
@@ -226,7 +237,7 @@ export function details(pairs: [string, Html | string | number | bigint | null |
 export interface FormField {
   name: string;
   label: string;
-  type?: 'text' | 'password' | 'number' | 'url' | 'email' | 'hidden';
+  type?: 'text' | 'password' | 'number' | 'url' | 'email' | 'hidden' | 'date' | 'textarea';
   value?: string;
   required?: boolean;
   hint?: string;
@@ -265,6 +276,10 @@ ${fields.map((f) => {
     return h`<label for="${id}">${f.label}</label><select id="${id}" name="${f.name}"${invalid ? h` aria-invalid="true"` : ''}>${f.options.map(
       (o) => h`<option value="${o}"${o === f.value ? h` selected` : ''}>${o}</option>`,
     )}</select>${f.hint ? h`<small>${f.hint}</small>` : ''}`;
+  }
+  if (f.type === 'textarea') {
+    // A rule's expression, a list's items: text that runs over lines, sent as written.
+    return h`<label for="${id}">${f.label}</label><textarea id="${id}" name="${f.name}" rows="6" spellcheck="false"${f.required ? h` required` : ''}${invalid ? h` aria-invalid="true"` : ''}>${f.value ?? ''}</textarea>${f.hint ? h`<small>${f.hint}</small>` : ''}`;
   }
   return h`<label for="${id}">${f.label}</label><input id="${id}" name="${f.name}" type="${f.type ?? 'text'}" value="${f.value ?? ''}"${f.required ? h` required` : ''}${f.autocomplete ? h` autocomplete="${f.autocomplete}"` : ''}${f.inputmode ? h` inputmode="${f.inputmode}"` : ''}${invalid ? h` aria-invalid="true"` : ''}>${f.hint ? h`<small>${f.hint}</small>` : ''}`;
 })}
@@ -340,6 +355,9 @@ const DONE: Record<string, string> = {
   accepted: 'Accepted: the money stays with the cardholder.',
   requested: 'Waiting for a second person: nothing has happened yet. Another member approves it here.',
   approved: 'Approved: it has been done.',
+  refused: 'Refused: what was held is undone.',
+  added: 'Added: rules reading the list find them now.',
+  deleted: 'Deleted.',
   rejected: 'Rejected: nothing happened.',
   removed: 'Removed: they can no longer sign in.',
   paid: 'The bank booked it: the payout is paid.',

@@ -14,6 +14,8 @@ export type Permission =
   | 'developer'
   /** Captures, refunds, voids, disputes, card freezes, payouts, bank accounts, approvals, reports and statements */
   | 'finance'
+  /** Risk rules and lists written, backtests run, reviews decided (docs/risk.md, Console) */
+  | 'risk'
   /** The audit trail: a tenant's admins their tenant's records, operators every record */
   | 'audit'
   /** The team's people and their roles: a tenant's admins theirs, operators the operator's */
@@ -24,10 +26,10 @@ export type Permission =
 const GRANTS: Record<ConsoleRole, readonly Permission[]> = {
   viewer: ['self', 'read'],
   developer: ['self', 'read', 'personal', 'developer'],
-  finance: ['self', 'read', 'personal', 'finance'],
-  admin: ['self', 'read', 'personal', 'developer', 'finance', 'audit', 'members'],
+  finance: ['self', 'read', 'personal', 'finance', 'risk'],
+  admin: ['self', 'read', 'personal', 'developer', 'finance', 'risk', 'audit', 'members'],
   'operator-viewer': ['self', 'read', 'audit', 'operator'],
-  operator: ['self', 'read', 'personal', 'developer', 'finance', 'audit', 'members', 'operator'],
+  operator: ['self', 'read', 'personal', 'developer', 'finance', 'risk', 'audit', 'members', 'operator'],
 };
 
 export const allows = (role: ConsoleRole, permission: Permission): boolean =>
@@ -47,6 +49,33 @@ export const PERMISSIONS: Record<string, Permission> = {
   'POST /sandbox/clock': 'developer',
   'POST /sandbox/trigger': 'developer',
   'POST /sandbox/payouts/:id/bank': 'developer',
+  'GET /risk/rules': 'read',
+  'GET /risk/rules/new': 'risk',
+  'POST /risk/rules/new': 'risk',
+  'GET /risk/rules/:id': 'read',
+  'GET /risk/rules/:id/edit': 'risk',
+  'POST /risk/rules/:id/edit': 'risk',
+  'GET /risk/rules/:id/delete': 'risk',
+  'POST /risk/rules/:id/delete': 'risk',
+  'GET /risk/backtest': 'risk',
+  'POST /risk/backtest': 'risk',
+  'GET /risk/lists': 'read',
+  'GET /risk/lists/new': 'risk',
+  'POST /risk/lists/new': 'risk',
+  'GET /risk/lists/:id': 'read',
+  'GET /risk/lists/:id/items': 'risk',
+  'POST /risk/lists/:id/items': 'risk',
+  'GET /risk/lists/:id/remove': 'risk',
+  'POST /risk/lists/:id/remove': 'risk',
+  'GET /risk/lists/:id/delete': 'risk',
+  'POST /risk/lists/:id/delete': 'risk',
+  'GET /risk/reviews': 'read',
+  'GET /risk/reviews/:id': 'read',
+  'GET /risk/reviews/:id/approve': 'risk',
+  'POST /risk/reviews/:id/approve': 'risk',
+  'GET /risk/reviews/:id/refuse': 'risk',
+  'POST /risk/reviews/:id/refuse': 'risk',
+  'GET /risk/decisions': 'read',
   'GET /payments/orders': 'read',
   'GET /payments/orders/:id': 'read',
   'GET /payments/transactions': 'read',
@@ -68,6 +97,7 @@ export const PERMISSIONS: Record<string, Permission> = {
   'GET /payments/sites/:id/rotate-key': 'developer',
   'POST /payments/sites/:id/rotate-key': 'developer',
   'GET /payments/disputes': 'read',
+  'GET /payments/monitoring': 'read',
   'GET /payments/disputes/:id': 'read',
   'GET /payments/disputes/:id/accept': 'finance',
   'POST /payments/disputes/:id/accept': 'finance',

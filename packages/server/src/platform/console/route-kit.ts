@@ -2,8 +2,10 @@
 // the next page's address, and a confirmation page whose form re-renders with the error when an action is
 // refused (the same services' validation, named field and all).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import type { NewApproval } from '../approvals/approvals.ts';
 import type { Db } from '../db/database.ts';
+import { DomainError } from '../errors/domain-error.ts';
 import type { EventScope, EventsService } from '../events/events-service.ts';
 import { asDomainError } from '../http/as-domain-error.ts';
 import { type ConsoleFrame, contextOf, sendConsolePage } from './console-http.ts';
@@ -59,6 +61,17 @@ export function textQuery(request: FastifyRequest): Record<string, string | unde
   return out;
 }
 
+/** A form field read through the API's own schema: a bad value is refused naming the field. */
+export function fieldOf<T>(schema: z.ZodType<T>, body: Record<string, string | undefined>, name: string): T {
+  const parsed = schema.safeParse(body[name] ?? '');
+  if (!parsed.success) {
+    throw new DomainError('validation_failed', `${name}: ${parsed.error.issues[0]?.message ?? 'invalid'}`, {
+      field: name,
+    });
+  }
+  return parsed.data;
+}
+
 export function textBody(request: FastifyRequest): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries((request.body ?? {}) as Record<string, unknown>)) {
@@ -90,6 +103,8 @@ export interface Confirmation {
   fields: FormField[];
   submit: string;
   danger?: boolean;
+  /** What the page shows after the form (a reference to write it with) */
+  trailer?: Html;
 }
 
 /**
@@ -120,7 +135,7 @@ export function confirmedAction<P>(
       ...(c.danger ? { danger: true } : {}),
       ...(error ? { error } : {}),
     });
-    return sendConsolePage(request, reply, deps, c.title, h`${c.explain}${form}`, status);
+    return sendConsolePage(request, reply, deps, c.title, h`${c.explain}${form}${c.trailer ?? ''}`, status);
   };
   return {
     get: async (request: FastifyRequest, reply: FastifyReply) => show(request, reply),

@@ -4,7 +4,6 @@
 // same services as the APIs.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
 import {
   bicField,
   holderNameField,
@@ -27,6 +26,7 @@ import { h } from '../../../platform/console/html-template.ts';
 import {
   confirmedAction,
   eventsAbout,
+  fieldOf,
   listRoute,
   nextHref,
   textQuery,
@@ -373,15 +373,4 @@ ${await reconcileSection(db, request, deps)}<h2>Files read from the bank</h2>${l
     const { from, to } = range(request);
     return sendCsv(reply, `revenue-${from}-${to}.csv`, await revenueByDay(db, from, to));
   });
-}
-
-/** A form field read through the API's own schema: a bad value is refused naming the field. */
-function fieldOf<T>(schema: z.ZodType<T>, body: Record<string, string | undefined>, name: string): T {
-  const parsed = schema.safeParse(body[name] ?? '');
-  if (!parsed.success) {
-    throw new DomainError('validation_failed', `${name}: ${parsed.error.issues[0]?.message ?? 'invalid'}`, {
-      field: name,
-    });
-  }
-  return parsed.data;
 }

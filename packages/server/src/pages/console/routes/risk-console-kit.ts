@@ -1,0 +1,135 @@
+// What the risk room's pages share (docs/risk.md, Console). Whose risk a viewer works on: an operator every
+// scope, and writes in the one the form names (the platform's, or a tenant's); a member only their own
+// tenant's rules, lists, reviews and decisions, and writes only there (the platform's rules are the
+// operator's: a member does not see them). And the room's tabs, its paging and its decision records.
+import { link, listView, when } from '../../../platform/console/console-layout.ts';
+import type { Viewer } from '../../../platform/console/console-users.ts';
+import { type Html, h } from '../../../platform/console/html-template.ts';
+import { allows } from '../../../platform/console/permissions.ts';
+import type { Db } from '../../../platform/db/database.ts';
+import { DomainError } from '../../../platform/errors/domain-error.ts';
+import {
+  DECISION_POINT_NAMES,
+  DECISION_POINTS,
+  type DecisionPointName,
+  type RiskScope,
+} from '../../../platform/risk/decision-points.ts';
+import type { DecisionRecord } from '../../../platform/risk/risk.ts';
+import { checkedScope, SCOPE_KINDS, type ScopeKind, scopeRefOf } from '../../../platform/risk/risk-scope.ts';
+
+/** The scopes a viewer sees (undefined: every one, for an operator). */
+export const riskScopesOf = (viewer: Viewer): RiskScope[] | undefined =>
+  viewer.role === 'operator' ? undefined : [`${viewer.tenant.kind}:${viewer.tenant.id}`];
+
+/** The decision points a viewer may write rules for: an operator every one, a member their tenant kind's. */
+export const pointsFor = (viewer: Viewer): DecisionPointName[] =>
+  viewer.role === 'operator'
+    ? [...DECISION_POINT_NAMES]
+    : DECISION_POINT_NAMES.filter((p) =>
+        (DECISION_POINTS[p].tenantKinds as readonly string[]).includes(viewer.tenant.kind),
+      );
+
+/**
+ * The scope a write goes to: a member's own tenant whatever the form says; for an operator the form's
+ * `scope` (platform, merchant:<id>, store:<id>, partner:<id>), checked as the admin API checks it.
+ */
+export async function writeScope(
+  db: Db,
+  viewer: Viewer,
+  named: string | undefined,
+  point?: DecisionPointName,
+): Promise<RiskScope> {
+  const ref =
+    viewer.role === 'operator'
+      ? scopeRefOf((named ?? '').trim() || 'platform')
+      : { kind: viewer.tenant.kind, id: viewer.tenant.id };
+  if (!(SCOPE_KINDS as readonly string[]).includes(ref.kind) || (ref.kind !== 'platform' && !ref.id)) {
+    throw new DomainError(
+      'validation_failed',
+      'scope is platform, merchant:<id>, store:<id> or partner:<id>',
+      {
+        field: 'scope',
+      },
+    );
+  }
+  try {
+    return await checkedScope(db, { kind: ref.kind as ScopeKind, id: ref.id }, point);
+  } catch (err) {
+    // The form has one scope field where the API has scope.kind and scope.id; a tenant that does not
+    // exist is a mistake on the form, shown there, not a page that is not found.
+    if (err instanceof DomainError && err.field?.startsWith('scope'))
+      throw new DomainError('validation_failed', err.message, { field: 'scope' });
+    throw err;
+  }
+}
+
+/** A member's reviews and decisions are their tenant's (an operator reads every tenant's). */
+export const tenantsOf = (viewer: Viewer): { tenants?: RiskScope[] } => {
+  const tenants = riskScopesOf(viewer);
+  return tenants ? { tenants } : {};
+};
+
+/** The risk room's tabs, atop each of its pages. */
+export const riskTabs = (): Html =>
+  h`<nav class="inline" aria-label="Risk">${link('/console/risk/rules', 'Rules')} ${link('/console/risk/lists', 'Lists')} ${link('/console/risk/reviews', 'Reviews')} ${link('/console/risk/decisions', 'Decisions')}</nav>`;
+
+/** A rule's name, opening its page (a sandbox test value is no rule: its name alone). */
+export const ruleLink = (r: { ruleId: string; ruleName: string }): Html | string =>
+  r.ruleId === 'sandbox' ? r.ruleName : link(`/console/risk/rules/${r.ruleId}`, r.ruleName);
+
+/** The next page of a list read by id: the same filters and the last id seen (as `after` or `before`). */
+export function pageAfter(
+  path: string,
+  filters: Record<string, string | undefined>,
+  rows: readonly { id: string }[],
+  size: number,
+  key: 'after' | 'before' = 'after',
+): string | null {
+  const last = rows.at(-1);
+  if (rows.length < size || !last) return null;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(filters)) if (v && k !== key && k !== 'done') params.set(k, v);
+  params.set(key, last.id);
+  return `${path}?${params.toString()}`;
+}
+
+/**
+ * Decision records: which rule decided what about which object, and the values it read — an email, an IP:
+ * shown only to a role that sees personal data.
+ */
+export function decisionTable(
+  viewer: Viewer,
+  decisions: readonly DecisionRecord[],
+  caption: string,
+  next: string | null = null,
+): Html {
+  const personal = allows(viewer.access, 'personal');
+  return listView({
+    caption,
+    rows: [...decisions],
+    empty: 'No decisions recorded.',
+    nextHref: next,
+    columns: [
+      {
+        label: 'Object',
+        cell: (d) => link(`/console/search?q=${encodeURIComponent(d.objectId)}`, d.objectId),
+      },
+      { label: 'Decision point', cell: (d) => d.decisionPoint },
+      { label: 'Rule', cell: (d) => ruleLink(d) },
+      {
+        label: 'Action',
+        cell: (d) =>
+          h`${d.action}${d.acted ? '' : h` <small>(${d.mode === 'shadow' ? 'shadow' : 'a rule before it decided'})</small>`}`,
+      },
+      { label: 'Tenant', cell: (d) => d.tenant },
+      { label: 'At', cell: (d) => when(d.at) },
+      {
+        label: 'Values read',
+        cell: (d) =>
+          personal
+            ? h`<details><summary>${Object.keys(d.attributes).length} values</summary><pre class="values">${JSON.stringify(d.attributes, null, 1)}</pre></details>`
+            : 'hidden (personal data)',
+      },
+    ],
+  });
+}
