@@ -33,6 +33,7 @@ export function sandboxControls(services: PlatformServices, clock: SandboxClock)
       payments: services.payments,
       moneyOut: services.moneyOut,
       bankAccounts: services.bankAccounts,
+      reviews: services.risk.reviews,
     },
     crypto: {
       db: services.db,

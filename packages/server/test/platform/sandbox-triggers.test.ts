@@ -92,6 +92,8 @@ describe('sandbox triggers', () => {
         'transaction.void-ok',
         'transaction.charge-back',
         'order.canceled',
+        'review.approved',
+        'review.refused',
         'payout.paid',
         'payout.returned',
         'payout.failed',
@@ -100,21 +102,19 @@ describe('sandbox triggers', () => {
   });
 
   it('each produces its event for the tenant, delivered and signed as every webhook is', async () => {
-    const list = await h.request<{ data: { event: string; api: 'issuing' | 'payments' | 'crypto' }[] }>(
-      'GET',
-      '/sandbox/triggers',
-      {
-        headers: sandbox(),
-      },
-    );
+    const list = await h.request<{
+      data: { event: string; produces: string; api: 'issuing' | 'payments' | 'crypto' }[];
+    }>('GET', '/sandbox/triggers', {
+      headers: sandbox(),
+    });
     const tenantOf = { issuing: partner.id, payments: String(merchant.sites[0]?.id), crypto: store.id };
     const validator = WebhookValidator(store.webhookSecret);
-    for (const { event, api } of list.body.data) {
-      const made = await h.request<Triggered>('POST', `/sandbox/triggers/${event}`, {
+    for (const { event: trigger, produces: event, api } of list.body.data) {
+      const made = await h.request<Triggered>('POST', `/sandbox/triggers/${trigger}`, {
         headers: sandbox(),
         json: { tenantId: tenantOf[api] },
       });
-      expect(made.status, `${event}: ${made.text}`).toBe(201);
+      expect(made.status, `${trigger}: ${made.text}`).toBe(201);
       const produced = made.body.events.find((e) => e.type === event);
       expect(produced, event).toBeDefined();
       const logged = await h.admin<{ tenantId: string; type: string }>('GET', `/events/${produced?.eventId}`);

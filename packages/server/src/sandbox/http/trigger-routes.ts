@@ -8,9 +8,10 @@ import type { TriggerCatalog } from '../triggers/trigger-catalog.ts';
 
 export async function registerTriggerRoutes(app: ZodApp, catalog: TriggerCatalog): Promise<void> {
   const triggerView = z.object({
-    event: z.string(),
+    event: z.string().describe('the trigger’s name: an event type, or a step (review.approved)'),
     api: z.enum(['issuing', 'payments', 'crypto']),
     description: z.string(),
+    produces: z.string().describe('the event type it produces: its name, or the event a step ends in'),
   });
 
   app.get(

@@ -7,11 +7,14 @@ import { loadMerchantScope, type MerchantScope } from '../../payments/sites.ts';
 import { cardBrand } from '../../platform/cards/card-number.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import { ClientAmount } from '../../platform/money/amount.ts';
+import type { RiskReviews } from '../../platform/risk/reviews.ts';
 import { PAYOUT_TRIGGER_STEPS, type PayoutTriggerServices, payoutOf } from './payout-trigger.ts';
 import { type Trigger, triggerRef } from './trigger-context.ts';
 
 export interface PaymentsTriggerServices extends PayoutTriggerServices {
   payments: PaymentsServices;
+  /** A review's outcome, decided as a person would (docs/risk.md, Reviews) */
+  reviews: Pick<RiskReviews, 'decide'>;
 }
 
 type PaymentsTrigger = Trigger<PaymentsTriggerServices>;
@@ -49,11 +52,12 @@ async function anOrder(
   siteId: string,
   card: string,
   mode: 'authAndCapture' | 'auth' = 'authAndCapture',
+  email = 'buyer@sandbox.tessera.invalid',
 ) {
   const merchant = await siteScope(s, siteId);
   const customer = await s.payments.customers.create(merchant, {
     identifier: triggerRef('trigger'),
-    email: 'buyer@sandbox.tessera.invalid',
+    email,
   });
   try {
     const charged = await s.payments.orders.create(merchant, {
@@ -83,6 +87,22 @@ const ids = (made: { orderId: number; transactionId: number }) => ({
   orderId: String(made.orderId),
   transactionId: String(made.transactionId),
 });
+
+/**
+ * A purchase a rule held for review (the sandbox's test email risk-review@example.com holds it, whatever
+ * the rules), then decided as a person deciding its review would: approved it is captured, refused voided.
+ */
+async function aReviewDecided(s: PaymentsTriggerServices, siteId: string, approved: boolean) {
+  const made = await anOrder(s, siteId, '4111111111111111', 'authAndCapture', 'risk-review@example.com');
+  const review = await s.db
+    .selectFrom('risk_reviews')
+    .select('id')
+    .where('object_id', '=', String(made.transactionId))
+    .where('decision_point', '=', 'payments.charge')
+    .executeTakeFirstOrThrow();
+  await s.reviews.decide(review.id, approved, 'sandbox trigger');
+  return { ...ids(made), reviewId: review.id };
+}
 
 export const PAYMENTS_TRIGGERS: Record<string, PaymentsTrigger> = {
   ...Object.fromEntries(
@@ -159,6 +179,20 @@ export const PAYMENTS_TRIGGERS: Record<string, PaymentsTrigger> = {
       await s.payments.transactions.refund(made.merchant, made.transactionId, { reason: 'sandbox trigger' });
       return ids(made);
     },
+  },
+  'review.approved': {
+    api: 'payments',
+    description:
+      'a purchase held for review by a risk rule (test email risk-review@example.com), approved: captured',
+    produces: 'transaction.complete-ok',
+    run: (s, siteId) => aReviewDecided(s, siteId, true),
+  },
+  'review.refused': {
+    api: 'payments',
+    description:
+      'a purchase held for review by a risk rule (test email risk-review@example.com), refused: voided',
+    produces: 'transaction.void-ok',
+    run: (s, siteId) => aReviewDecided(s, siteId, false),
   },
   'order.canceled': {
     api: 'payments',

@@ -24,6 +24,7 @@ export interface TriggerDeps {
 interface BoundTrigger {
   api: TriggerApi;
   description: string;
+  produces: string | undefined;
   run(tenantId: string, clock: TriggerClock): Promise<Record<string, string>>;
 }
 
@@ -44,6 +45,7 @@ function bind<S extends { clock: TriggerClock }>(
     {
       api: t.api,
       description: t.description,
+      produces: t.produces,
       run: (tenantId, clock) => t.run({ ...services, clock } as S, tenantId),
     },
   ]);
@@ -62,11 +64,19 @@ export class TriggerCatalog {
     ]);
   }
 
-  list(): { event: string; api: TriggerApi; description: string }[] {
-    return [...this.catalog].map(([event, t]) => ({ event, api: t.api, description: t.description }));
+  list(): { event: string; api: TriggerApi; description: string; produces: string }[] {
+    return [...this.catalog].map(([event, t]) => ({
+      event,
+      api: t.api,
+      description: t.description,
+      produces: t.produces ?? event,
+    }));
   }
 
-  /** Produces a real event of this type for a tenant (the newest tenant of its API when none is named). */
+  /**
+   * Produces a real event of this type for a tenant (the newest tenant of its API when none is named); a
+   * step's trigger (a review's outcome) the event the step ends in.
+   */
   async fire(event: string, tenantIdGiven: string | undefined, log: FastifyBaseLogger): Promise<Fired> {
     const trigger = this.catalog.get(event);
     if (!trigger) {
@@ -84,7 +94,9 @@ export class TriggerCatalog {
     const objects = await trigger.run(tenantId, clock);
     const page = await this.deps.events.list({ api: trigger.api, tenantId, since, limit: 100 });
     const events = page.events.reverse().map((e) => ({ eventId: e.eventId, type: e.type }));
-    if (!events.some((e) => e.type === event)) throw new Error(`the trigger ${event} made no such event`);
+    const produced = trigger.produces ?? event;
+    if (!events.some((e) => e.type === produced))
+      throw new Error(`the trigger ${event} made no ${produced} event`);
     return { event, api: trigger.api, tenantId, objects, events };
   }
 

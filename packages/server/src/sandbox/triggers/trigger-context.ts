@@ -7,6 +7,11 @@ export interface Trigger<Services> {
   api: TriggerApi;
   /** What the trigger does, for `tessera trigger --help` and the sandbox API's document */
   description: string;
+  /**
+   * The event it produces, when its name is not one: a step that ends in another object's event (a review
+   * approved ends in the transaction's capture)
+   */
+  produces?: string;
   /** Makes the objects and the event for the tenant; answers the ids of what it made */
   run(services: Services, tenantId: string): Promise<Record<string, string>>;
 }
