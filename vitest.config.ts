@@ -40,9 +40,9 @@ export default defineConfig({
     pool: 'forks',
     // Two workers on CI's two cores (vitest's default is one fewer than the cores: one). A test file waits on
     // Postgres, its simulators and its sockets for much of its time, so a second file fills those waits: the
-    // suite went from 1,315 s to 715 s on this machine (docs/testing.md). The browser and process suites keep
-    // one worker (their npm scripts set TESSERA_TEST_WORKERS=1): Chromium and real processes already use both
-    // cores, and two Chromiums at once time out.
+    // suite went from 1,315 s to 715 s on this machine (docs/testing.md). The process suite runs two files at
+    // once too (its npm script sets TESSERA_TEST_WORKERS=2: 455 s → 320 s); the browser suite keeps one
+    // (TESSERA_TEST_WORKERS=1): two Chromiums at once time out.
     maxWorkers: Number(process.env.TESSERA_TEST_WORKERS ?? Math.max(2, availableParallelism() - 1)),
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -26,6 +26,7 @@ import { purgeRateLimitWindows } from '../platform/http/rate-limit-store.ts';
 import { IdempotencyStore } from '../platform/idempotency/idempotency-store.ts';
 import { JobQueue } from '../platform/jobs/job-queue.ts';
 import { Ledger } from '../platform/ledger/ledger.ts';
+import { formatAmountIn } from '../platform/money/amount.ts';
 import type { Tracing } from '../platform/observability/tracing.ts';
 import { startTracing, traced } from '../platform/observability/tracing.ts';
 import { sumBalanceDays } from '../platform/payouts/balance-days.ts';
@@ -207,6 +208,20 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     await payoutLifecycle.step(tx, payoutId, approved ? 'pending' : 'failed', {
       ...(approved ? {} : { failureCode: 'risk_refused' }),
     });
+  });
+  // Approving a held payout is paying it out: the tenant's payout threshold asks for a second person.
+  risk.reviews.approvals.set('payout', async (db, payoutId) => {
+    const payout = await db
+      .selectFrom('payouts')
+      .select(['currency', 'amount'])
+      .where('id', '=', payoutId)
+      .executeTakeFirstOrThrow();
+    const amount = BigInt(payout.amount);
+    return {
+      action: 'payout',
+      money: { currency: payout.currency, amount },
+      summary: `release the held payout ${payoutId} of ${formatAmountIn(amount, payout.currency)} ${payout.currency}`,
+    };
   });
   sweeps.register('balance-days', () => sumBalanceDays(db, clock.now()));
   const payouts = new PayoutsService({

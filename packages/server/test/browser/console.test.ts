@@ -2,12 +2,11 @@
 // token, a password, a wrong password, a TOTP second factor), a CSRF-refused form, finding objects by id,
 // a refund the API then shows, a redelivered webhook, the sandbox clock and a trigger, a member refused
 // another tenant's object; and its pages at 390 px and 1280 px under axe-core.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasBrowser, launchBrowser } from '../harness/browser.ts';
+import { checkConsoleLayout, checkPage } from '../harness/console-page-checks.ts';
 import { anOrder as aCryptoOrder, aStore, pay } from '../harness/crypto-builders.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCardholder } from '../harness/issuing-builders.ts';
@@ -26,8 +25,6 @@ const ABANDON_XPUB =
   'xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt';
 const ABANDON_XPRV =
   'xprv9zDSoJv1aBcjX6sNgEpE2J9K6MV2MUnXuqXsFgzVn3zY2aHyupaFQdYCtdCbNMkvcTdx9FeN49sgXw6mjrhrFLRSzJVnRYPfSCCgjeg4GxY';
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe.skipIf(!hasBrowser)('the console in Chromium', () => {
   let h: Harness;
@@ -381,13 +378,13 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
     for (const width of [390, 1280]) {
       const page = await browser.newPage({ viewport: { width, height: 900 } });
       await page.goto(`${h.baseUrl}/console/sign-in`);
-      await check(page, `sign-in at ${width}`, problems);
+      await checkPage(page, `sign-in at ${width}`, problems);
       await signInWithToken(page);
       for (const path of paths) {
         const answer = await page.goto(`${h.baseUrl}${path}`);
         if (answer?.status() !== 200) problems.push(`${path}: ${answer?.status()}`);
-        await check(page, `${path} at ${width}`, problems);
-        await checkLayout(page, `${path} at ${width}`, width, problems);
+        await checkPage(page, `${path} at ${width}`, problems);
+        await checkConsoleLayout(page, `${path} at ${width}`, width, problems);
       }
       await page.close();
     }
@@ -412,57 +409,3 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
     await page.close();
   }, 120_000);
 });
-
-/**
- * At 390 px the menu is folded (the page starts with its content) and lists stack: no cell reaches past
- * the screen. At any width a table wider than its box scrolls inside it, with the edge shadow showing so.
- */
-async function checkLayout(page: Page, name: string, width: number, problems: string[]) {
-  const layout = (await page.evaluate(`(() => {
-    const content = document.querySelector('#content');
-    const cells = [...document.querySelectorAll('td')];
-    const boxes = [...document.querySelectorAll('table')].filter((t) => !t.closest('.chart')).map((t) => t.closest('.scroll'));
-    return {
-      contentTop: content ? content.getBoundingClientRect().top : 0,
-      cellsPastScreen: cells.filter((td) => td.getBoundingClientRect().right > window.innerWidth + 1).length,
-      tablesOutsideScroll: boxes.filter((b) => !b).length,
-      labelsApartFromInputs: [...document.querySelectorAll('form.filters label')].filter((l) => {
-        const input = document.getElementById(l.htmlFor);
-        return input && Math.abs(input.getBoundingClientRect().left - l.getBoundingClientRect().left) > 2;
-      }).length,
-      scrollersWithoutShadow: boxes.filter((b) => b && b.scrollWidth > b.clientWidth && !getComputedStyle(b).backgroundImage.includes('gradient')).length,
-      scrollingTables: boxes.filter((b) => b && b.scrollWidth > b.clientWidth + 1).length,
-    };
-  })()`)) as {
-    contentTop: number;
-    cellsPastScreen: number;
-    labelsApartFromInputs: number;
-    tablesOutsideScroll: number;
-    scrollersWithoutShadow: number;
-    scrollingTables: number;
-  };
-  if (width <= 400 && layout.contentTop > 200)
-    problems.push(`${name}: the content starts ${layout.contentTop} px down (at most 200)`);
-  if (width >= 1280 && layout.scrollingTables > 0)
-    problems.push(`${name}: ${layout.scrollingTables} tables do not fit a wide screen (a column cut)`);
-  if (width <= 400 && layout.cellsPastScreen > 0)
-    problems.push(`${name}: ${layout.cellsPastScreen} cells reach past the screen`);
-  if (layout.labelsApartFromInputs > 0) problems.push(`${name}: a filter label not above its own input`);
-  if (layout.tablesOutsideScroll > 0) problems.push(`${name}: a table outside a scroll box`);
-  if (layout.scrollersWithoutShadow > 0)
-    problems.push(`${name}: a table cut off with no sign that it scrolls`);
-}
-
-async function check(page: Page, name: string, problems: string[]) {
-  const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
-  if (overflow > 0) problems.push(`${name}: ${overflow} px wider than the screen`);
-  if (!((await page.getByRole('note').first().textContent()) ?? '').includes('a test environment')) {
-    problems.push(`${name}: no sandbox banner`);
-  }
-  await page.evaluate(AXE);
-  const violations = (await page.evaluate(`axe.run({ resultTypes: ['violations'] }).then((result) =>
-    result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => v.id + ' (' + v.impact + ') at ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
-  for (const v of violations) problems.push(`${name}: ${v}`);
-}

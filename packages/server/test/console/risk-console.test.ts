@@ -246,6 +246,63 @@ describe('risk in the console', () => {
     expect((await submit(finance, `/console/risk/reviews/${reviewId}/refuse`, {})).status).toBe(409);
   });
 
+  it('approving a held payout above the payout threshold waits for a second person, who releases it', async () => {
+    const shop = await aMerchant(h);
+    const site = shop.sites[0]?.id as number;
+    await h.admin('PUT', `/merchants/${shop.id}/sites/${site}/payout-schedule`, {
+      json: { interval: 'manual', delayDays: 0, minimum: '1.00' },
+    });
+    // The sandbox's test holder name holds every payout of the account for review.
+    await h.admin('PUT', `/merchants/${shop.id}/sites/${site}/bank-account`, {
+      json: { iban: 'DE89370400440532013000', holderName: 'Risk Payout Hold' },
+    });
+    await h.admin('PUT', `/merchants/${shop.id}/approval-thresholds`, { json: { payout: { EUR: '10.00' } } });
+    expect(
+      (await payments(h, shop, 'POST', '/order', anOrder(await aCustomer(h, shop), { amount: '60.00' })))
+        .status,
+    ).toBe(201);
+    const held = await payments(h, shop, 'POST', '/payout', { siteId: String(site), currency: 'EUR' });
+    expect(held.body.data).toMatchObject({ status: 'held' });
+    const reviews = await h.admin<{ data: { id: string }[] }>(
+      'GET',
+      `/risk/reviews?tenant=merchant:${shop.id}`,
+    );
+    const reviewId = reviews.body.data[0]?.id as string;
+
+    const first = await member(shop.id);
+    const asked = await submit(first, `/console/risk/reviews/${reviewId}/approve`, {});
+    expect(asked.status, asked.text).toBe(303);
+    expect(asked.location).toMatch(/^\/console\/approvals\/apr_[^?]+\?done=requested$/);
+    const payoutStatus = async () =>
+      ((await payments(h, shop, 'GET', `/payout?siteId=${site}`)).body.data as { status: string }[])[0]
+        ?.status;
+    expect(await payoutStatus()).toBe('held');
+    const approval = (asked.location ?? '').split('?')[0] ?? '';
+    expect(fromHtml((await first.get(approval)).text)).toContain(
+      `release the held payout ${held.body.data.id} of ${held.body.data.amount} EUR`,
+    );
+
+    const second = await member(shop.id);
+    const done = await submit(second, `${approval}/approve`, {});
+    expect(done.status, done.text).toBe(303);
+    expect(await payoutStatus()).toBe('pending');
+    const review = await second.get(`/console/risk/reviews/${reviewId}`);
+    expect(review.text).toContain('status-approved');
+    // Refusing lets no money out: it never waits for a second person.
+    const another = await payments(
+      h,
+      shop,
+      'POST',
+      '/order',
+      anOrder(await aCustomer(h, shop), { amount: '30.00' }),
+    );
+    expect(another.status).toBe(201);
+    await payments(h, shop, 'POST', '/payout', { siteId: String(site), currency: 'EUR' });
+    const next = await h.admin<{ data: { id: string }[] }>('GET', `/risk/reviews?tenant=merchant:${shop.id}`);
+    const refused = await submit(first, `/console/risk/reviews/${next.body.data[0]?.id}/refuse`, {});
+    expect(refused.location).toMatch(/done=refused$/);
+  });
+
   it('backtests a draft over a tenant’s history and offers to save it', async () => {
     const b = await aMerchant(h);
     const customerId = await aCustomer(h, b);

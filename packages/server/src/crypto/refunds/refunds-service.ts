@@ -14,7 +14,7 @@ import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, invalidState, notFound } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
-import { formatAmount } from '../../platform/money/amount.ts';
+import { formatAmount, formatAmountIn } from '../../platform/money/amount.ts';
 import type { Risk } from '../../platform/risk/risk.ts';
 import type { Store, StoresService } from '../../platform/tenants/stores-service.ts';
 import type { ChainNews, ChainRail } from '../../rails/chain/port.ts';
@@ -54,6 +54,20 @@ export class RefundsService {
     this.risk = new CryptoRisk(deps.risk, 'crypto.refund');
     // A held proposal can be decided by the buyer once approved; refused, it is rejected.
     deps.risk.reviews.outcomes.set('crypto.refund', (tx, id, approved) => this.reviewed(tx, id, approved));
+    // Approving it lets the buyer take the money: the store's refund threshold applies.
+    deps.risk.reviews.approvals.set('crypto.refund', async (db, id) => {
+      const refund = await db
+        .selectFrom('crypto_refunds')
+        .select(['currency', 'amount'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      const amount = BigInt(refund.amount);
+      return {
+        action: 'refund',
+        money: { currency: refund.currency, amount },
+        summary: `let the held refund ${id} of ${formatAmountIn(amount, refund.currency)} ${refund.currency} go to the buyer`,
+      };
+    });
   }
 
   /** Proposes a refund; answers the refund and, once only, the buyer's decision link. */

@@ -17,7 +17,10 @@ import { DomainError, notFound } from '../errors/domain-error.ts';
 import { newId } from '../ids.ts';
 
 export type ApprovalTenant = { kind: 'merchant' | 'store'; id: string };
-export type ApprovalAction = 'refund' | 'payout' | 'bankAccountChange';
+/** The actions a tenant's policy names */
+export type PolicyAction = 'refund' | 'payout' | 'bankAccountChange';
+/** What a request runs: a policy's action, or a risk review's approval that falls under one (reviews.ts) */
+export type ApprovalAction = PolicyAction | 'riskReview';
 export type { ApprovalStatus };
 
 /** A person who asks or decides: a console user's id and email ('admin token' for the token's sessions) */
@@ -162,7 +165,7 @@ export class Approvals {
   async needed(
     db: Executor,
     tenant: ApprovalTenant,
-    action: ApprovalAction,
+    action: PolicyAction,
     money?: { currency: string; amount: bigint },
   ): Promise<boolean> {
     const policy = await this.policy(db, tenant);

@@ -70,6 +70,18 @@ export class BankAccounts {
     risk.reviews.outcomes.set('bank_account.change', (tx, changeId, approved) =>
       this.decideHeld(tx, changeId, approved),
     );
+    // Approving it is changing the account: the tenant's policy on bank account changes applies.
+    risk.reviews.approvals.set('bank_account.change', async (db, changeId) => {
+      const change = await db
+        .selectFrom('bank_account_changes')
+        .select(['owner', 'iban_masked'])
+        .where('id', '=', changeId)
+        .executeTakeFirstOrThrow();
+      return {
+        action: 'bankAccountChange',
+        summary: `apply the held change of ${change.owner}'s payout bank account to ${change.iban_masked}`,
+      };
+    });
   }
 
   async get(db: Executor, owner: BankAccountOwner): Promise<BankAccount> {

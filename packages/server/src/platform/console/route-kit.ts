@@ -3,7 +3,7 @@
 // refused (the same services' validation, named field and all).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { NewApproval } from '../approvals/approvals.ts';
+import type { NewApproval, PolicyAction } from '../approvals/approvals.ts';
 import type { Db } from '../db/database.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import type { EventScope, EventsService } from '../events/events-service.ts';
@@ -48,7 +48,7 @@ export interface ConsoleContext {
 export interface FourEyes {
   runOrAsk(
     request: FastifyRequest,
-    asked: Omit<NewApproval, 'requester' | 'requestId'>,
+    asked: Omit<NewApproval, 'requester' | 'requestId'> & { action: PolicyAction },
   ): Promise<{ asked: boolean; href: string }>;
 }
 

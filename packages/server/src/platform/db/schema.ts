@@ -1344,7 +1344,7 @@ export interface ApprovalRequestsTable {
   id: string;
   tenant_kind: 'merchant' | 'store';
   tenant_id: string;
-  action: 'refund' | 'payout' | 'bankAccountChange';
+  action: 'refund' | 'payout' | 'bankAccountChange' | 'riskReview';
   object_id: string;
   currency: string | null;
   amount: ColumnType<string | null, string | bigint | null, string | bigint | null>;

@@ -4,6 +4,7 @@
 // refusal applies. The outcome and the review's new status commit together. The API registers what an
 // outcome does at its decision point.
 import type { Selectable } from 'kysely';
+import type { PolicyAction } from '../approvals/approvals.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { Executor, Tx } from '../db/database.ts';
 import type { RiskReviewsTable } from '../db/schema.ts';
@@ -29,6 +30,21 @@ export interface Review extends RuleOnObject {
 /** What an outcome does to the object, in the review's transaction (an API's own step). */
 export type ReviewOutcome = (tx: Tx, objectId: string, approved: boolean) => Promise<void>;
 
+/**
+ * Which of the tenant's four-eyes policies approving a review falls under (docs/console.md, Approvals):
+ * approving a held payout is paying it out, a held crypto refund refunding, a held change of bank account
+ * changing it. Registered by the API that owns the decision point, for the points that let money out.
+ */
+export type ReviewApproval = (
+  db: Executor,
+  objectId: string,
+) => Promise<{
+  action: PolicyAction;
+  money?: { currency: string; amount: bigint };
+  /** What approving does, in words, for the request a second person reads */
+  summary: string;
+}>;
+
 /** How long a review waits at most (an authorization that expires sooner ends it sooner) */
 export const REVIEW_HOURS = 72;
 
@@ -43,6 +59,7 @@ const toReview = (row: Selectable<RiskReviewsTable>): Review => ({
 
 export class RiskReviews {
   readonly outcomes = new Map<DecisionPointName, ReviewOutcome>();
+  readonly approvals = new Map<DecisionPointName, ReviewApproval>();
 
   constructor(private readonly deps: { clock: Clock; transact: Transact; db: Executor }) {}
 

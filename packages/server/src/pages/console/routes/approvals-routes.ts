@@ -12,6 +12,7 @@ import type {
   ApprovalTenant,
   NewApproval,
   Person,
+  PolicyAction,
 } from '../../../platform/approvals/approvals.ts';
 import { sendConsolePage } from '../../../platform/console/console-http.ts';
 import {
@@ -60,7 +61,7 @@ export async function tenantOfOwner(db: Db, key: string): Promise<ApprovalTenant
  * and answers the console address of what it made.
  */
 export function fourEyes(deps: PlatformConsoleDeps) {
-  const { db, approvals, payments, moneyOut, bankAccounts } = deps.services;
+  const { db, approvals, payments, moneyOut, bankAccounts, risk } = deps.services;
   const perform: Record<ApprovalAction, (asked: Record<string, string>) => Promise<string>> = {
     refund: async (asked) => {
       const merchant = await loadMerchantScope(db, Number(asked.merchantId));
@@ -87,6 +88,13 @@ export function fourEyes(deps: PlatformConsoleDeps) {
       // A change a risk rule held waits for a review: the account in place stays in use.
       return `/console/money/balances?tenant=${encodeURIComponent(owner)}&done=${account.status === 'held' ? 'held' : 'saved'}`;
     },
+    // A risk review whose approval lets money out (reviews.ts, ReviewApproval), decided in the requester's
+    // name once the second person approves; a review decided meanwhile refuses it (409).
+    riskReview: async (asked) => {
+      const reviewId = asked.reviewId ?? '';
+      await risk.reviews.decide(reviewId, true, asked.requester ?? 'four eyes');
+      return `/console/risk/reviews/${reviewId}`;
+    },
   };
   /** Keeps the action as a request for a second person; answers the request's page. */
   const ask = async (request: FastifyRequest, asked: Omit<NewApproval, 'requester' | 'requestId'>) => {
@@ -104,7 +112,7 @@ export function fourEyes(deps: PlatformConsoleDeps) {
     /** Runs the action now, or asks for a second person when the tenant's policy wants one. */
     async runOrAsk(
       request: FastifyRequest,
-      asked: Omit<NewApproval, 'requester' | 'requestId'>,
+      asked: Omit<NewApproval, 'requester' | 'requestId'> & { action: PolicyAction },
     ): Promise<{ asked: boolean; href: string }> {
       if (await approvals.needed(db, asked.tenant, asked.action, asked.money)) {
         return { asked: true, href: await ask(request, asked) };

@@ -16,8 +16,10 @@ import {
 } from '../../../platform/console/console-layout.ts';
 import { h } from '../../../platform/console/html-template.ts';
 import { confirmedAction, textQuery, viewerOf } from '../../../platform/console/route-kit.ts';
+import type { DecisionPointName } from '../../../platform/risk/decision-points.ts';
 import type { Review } from '../../../platform/risk/reviews.ts';
 import type { PlatformConsoleDeps } from '../console-deps.ts';
+import { fourEyes } from './approvals-routes.ts';
 import { decisionTable, pageAfter, riskTabs, ruleLink, tenantsOf } from './risk-console-kit.ts';
 
 const PAGE = 50;
@@ -51,7 +53,7 @@ export async function registerRiskReviewsConsoleRoutes(
   app: FastifyInstance,
   deps: PlatformConsoleDeps,
 ): Promise<void> {
-  const { db, risk } = deps.services;
+  const { db, risk, approvals } = deps.services;
 
   app.get('/risk/reviews', async (request, reply) => {
     const viewer = viewerOf(request, deps);
@@ -135,6 +137,32 @@ export async function registerRiskReviewsConsoleRoutes(
     return sendConsolePage(request, reply, deps, `Review ${review.id}`, content);
   });
 
+  const eyes = fourEyes(deps);
+  /**
+   * Four eyes on a review's approval (docs/risk.md, Reviews): approving a held payout, crypto refund or
+   * bank account change falls under the tenant's policy for that action; when it asks for a second person,
+   * the approval waits as a request (refusing never does: it lets no money out).
+   */
+  const secondPersonNeeded = async (id: string, tenants: string[] | undefined) => {
+    const review = await risk.reviews.get(db, id, tenants);
+    const governed = await risk.reviews.approvals.get(review.decisionPoint as DecisionPointName)?.(
+      db,
+      review.objectId,
+    );
+    const [kind, tenantId = ''] = review.tenant.split(/:(.*)/s);
+    if (!governed || review.status !== 'pending' || (kind !== 'merchant' && kind !== 'store'))
+      return undefined;
+    const tenant = { kind, id: tenantId } as const;
+    if (!(await approvals.needed(db, tenant, governed.action, governed.money))) return undefined;
+    return {
+      tenant,
+      action: 'riskReview' as const,
+      objectId: review.id,
+      ...(governed.money ? { money: governed.money } : {}),
+      summary: governed.summary,
+    };
+  };
+
   for (const [verb, approved] of [
     ['approve', true],
     ['refuse', false],
@@ -154,7 +182,13 @@ export async function registerRiskReviewsConsoleRoutes(
       },
       async (request, { id }) => {
         const viewer = viewerOf(request, deps);
-        await risk.reviews.decide(id, approved, viewer.email, tenantsOf(viewer).tenants);
+        const tenants = tenantsOf(viewer).tenants;
+        if (approved) {
+          const asked = await secondPersonNeeded(id, tenants);
+          if (asked)
+            return eyes.ask(request, { ...asked, payload: { reviewId: id, requester: viewer.email } });
+        }
+        await risk.reviews.decide(id, approved, viewer.email, tenants);
         return `/console/risk/reviews/${id}?done=${approved ? 'approved' : 'refused'}`;
       },
     );
