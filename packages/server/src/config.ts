@@ -46,6 +46,7 @@ export const ConfigSchema = z.object({
   TESSERA_SANDBOX_MESSAGE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** Days risk signals and decisions are kept: a backtest reaches this far back (default: 400) */
   TESSERA_RISK_RETENTION_DAYS: z.coerce.number().int().min(31).max(3650).default(400),
+  TESSERA_IP_COUNTRY_DB: z.string().min(1).optional(),
   /** Days a used Idempotency-Key is refused for another run; its answer is replayed for the first one (default: 30) */
   TESSERA_IDEMPOTENCY_KEY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** Days sent and given-up outbound mail is kept (default: 30) */
@@ -189,6 +190,8 @@ export interface Config {
     idempotencyKeyDays: number;
     outboundMailDays: number;
   };
+  /** An IP-to-country database in the MaxMind DB format, for risk rules' `ip_country` (docs/risk.md) */
+  ipCountryDb: string | undefined;
   webhookAllowlist: string[];
   webhookTimeoutMs: number;
   sweepIntervalMs: number;
@@ -279,6 +282,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       idempotencyKeyDays: e.TESSERA_IDEMPOTENCY_KEY_RETENTION_DAYS,
       outboundMailDays: e.TESSERA_OUTBOUND_MAIL_RETENTION_DAYS,
     },
+    ipCountryDb: e.TESSERA_IP_COUNTRY_DB,
     webhookAllowlist: e.TESSERA_WEBHOOK_ALLOWLIST.split(',')
       .map((s) => s.trim())
       .filter(Boolean),

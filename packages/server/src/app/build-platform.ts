@@ -34,6 +34,7 @@ import { PayoutLifecycle } from '../platform/payouts/payout-lifecycle.ts';
 import { PayoutsService } from '../platform/payouts/payouts-service.ts';
 import { TermsStore } from '../platform/payouts/terms.ts';
 import { purgeOldRows } from '../platform/retention/retention.ts';
+import { ipCountryLookup } from '../platform/risk/ip-country.ts';
 import { createRisk } from '../platform/risk/risk.ts';
 import { MerchantsService } from '../platform/tenants/merchants-service.ts';
 import { PartnersService } from '../platform/tenants/partners-service.ts';
@@ -163,6 +164,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     db,
     transact,
     sandbox: config.mode === 'sandbox',
+    ipCountry: ipCountryLookup(config.ipCountryDb),
   });
   const idempotency = new IdempotencyStore(
     db,

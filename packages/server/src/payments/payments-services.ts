@@ -10,10 +10,7 @@ import type { Transact } from '../platform/db/transact.ts';
 import type { Outbox } from '../platform/events/outbox.ts';
 import type { Ledger } from '../platform/ledger/ledger.ts';
 import type { TermsStore } from '../platform/payouts/terms.ts';
-import type { DisputeLabels } from '../platform/risk/backtest.ts';
-import type { DecisionPointName } from '../platform/risk/decision-points.ts';
-import type { RiskReviews } from '../platform/risk/reviews.ts';
-import type { RiskEngine } from '../platform/risk/risk-engine.ts';
+import type { Risk } from '../platform/risk/risk.ts';
 import type { CardNetwork } from '../rails/card-network/port.ts';
 import type { Notifier } from '../rails/notifier/port.ts';
 import type { WalletPaymentTokens } from '../rails/wallet-tokenization/payment-tokens.ts';
@@ -45,7 +42,7 @@ export interface PaymentsPlatform {
   capabilities: CapabilityTokens;
   rails: { cardNetwork: CardNetwork; walletTokens: WalletPaymentTokens; notifier: Notifier };
   terms: TermsStore;
-  risk: { engine: RiskEngine; labels: Map<DecisionPointName, DisputeLabels>; reviews: RiskReviews };
+  risk: Pick<Risk, 'engine' | 'labels' | 'reviews' | 'ipCountry'>;
   metrics: { registry: Registry };
 }
 
@@ -74,6 +71,7 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
     network: p.rails.cardNetwork,
     encryptor: p.encryptor,
     clock,
+    ipCountry: p.risk.ipCountry,
   });
   const transactions = new PaymentTransactionsService({
     db,

@@ -252,6 +252,36 @@ describe('rules at issuing.topup', () => {
     expect((await fiatTopup(customer.auth, accountId, '15.00')).status).toBe(201);
   });
 
+  it('the sandbox’s test amounts decline (666.00) or challenge (777.00) a topup with no rule', async () => {
+    const other = await h.admin<{ id: string; apiKey: string }>('POST', '/partners', {
+      json: { name: 'Unruled' },
+    });
+    const customer = await aCustomer(h, other.body.apiKey);
+    const accountId = await anAccount(h, customer.auth);
+    const declined = await fiatTopup(customer.auth, accountId, '666.00');
+    expect(declined.status, declined.text).toBe(403);
+    const challenged = await fiatTopup(customer.auth, accountId, '777.00');
+    expect(challenged.status, challenged.text).toBe(201);
+    const paid = await fetch(challenged.body.paymentUrl, {
+      method: 'POST',
+      body: new URLSearchParams({
+        cardHolderName: 'Ada Lovelace',
+        cardNumber: '4111111111111111',
+        cardExpiryDate: FUTURE_EXPIRY,
+        cardCvv: '123',
+      }),
+      redirect: 'manual',
+    });
+    expect(await paid.text()).toContain('/acs/challenge');
+    const decisions = await h.admin<{ data: { ruleName: string; action: string }[] }>(
+      'GET',
+      `/risk/decisions?objectId=${challenged.body.topupId}`,
+    );
+    expect(decisions.body.data).toMatchObject([
+      { ruleName: 'sandbox test value 77700', action: 'challenge' },
+    ]);
+  });
+
   it('challenges a topup: its payment by card asks for 3-D Secure, which the issuer would not', async () => {
     const customer = await aCustomer(h, partner.apiKey);
     const accountId = await anAccount(h, customer.auth);

@@ -7,6 +7,7 @@ import { type Clock, daysSince } from '../../platform/clock/clock.ts';
 import type { Encryptor } from '../../platform/crypto/encryption.ts';
 import type { Executor, Tx } from '../../platform/db/database.ts';
 import { StatementBatch } from '../../platform/db/statement-batch.ts';
+import type { IpCountry } from '../../platform/risk/ip-country.ts';
 import type { RiskReviews } from '../../platform/risk/reviews.ts';
 import {
   actingRule,
@@ -30,6 +31,7 @@ export interface ChargeRiskDeps {
   network: Pick<CardNetwork, 'binInfo'>;
   encryptor: Pick<Encryptor, 'fingerprint'>;
   clock: Clock;
+  ipCountry: IpCountry;
 }
 
 export const merchantTenant = (merchantId: number) => `merchant:${merchantId}`;
@@ -117,6 +119,7 @@ export class ChargeRisk {
         amount: r.amount,
         currency: r.order.currency,
         ip: r.order.ip ?? '',
+        ip_country: this.deps.ipCountry(r.order.ip),
         email: email ?? '',
         email_domain: email?.split('@')[1] ?? '',
         billing_country: r.instrument.holderCountry ?? '',

@@ -79,6 +79,11 @@ const PAYMENTS_CHARGE: Record<string, AttributeDoc | Record<string, AttributeDoc
   amount: { type: 'int', description: 'the amount charged, in minor units of `currency`' },
   currency: { type: 'string', description: 'ISO 4217 code' },
   ip: { type: 'string', description: 'the buyer’s IP address as the order gave it ("" when none)' },
+  ip_country: {
+    type: 'string',
+    description:
+      'the country of `ip` (ISO 3166 alpha-2) in the operator’s IP database, TESSERA_IP_COUNTRY_DB ("" when none, or not in it)',
+  },
   email: { type: 'string', description: 'the customer’s email, lower case ("" when none)' },
   email_domain: { type: 'string', description: 'the part of `email` after the @' },
   billing_country: {

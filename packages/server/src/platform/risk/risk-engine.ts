@@ -70,7 +70,7 @@ export const VELOCITY_KEY: Record<VelocityKey, { key: keyof SignalKeys; column: 
 /**
  * The sandbox's test values (docs/risk.md, Sandbox), per decision point: a payer with one of these emails
  * or IPs, a card authorization from one of these merchant ids, a bank account held by one of these names,
- * is refused, held or challenged whatever the rules say, so an integration can see each outcome without
+ * a topup of one of these amounts, is refused, held or challenged whatever the rules say, so an integration can see each outcome without
  * writing a rule. Never in production.
  */
 export const SANDBOX_OUTCOMES: Partial<Record<DecisionPointName, Record<string, RuleAction>>> = {
@@ -84,6 +84,8 @@ export const SANDBOX_OUTCOMES: Partial<Record<DecisionPointName, Record<string, 
   },
   // issuing.merchant_id
   'issuing.authorization': { 'risk-decline': 'decline', 'risk-challenge': 'challenge' },
+  // the amount in minor units: a topup of 666.00 is declined, of 777.00 challenged (a topup has no email)
+  'issuing.topup': { '66600': 'decline', '77700': 'challenge' },
   'crypto.order': {
     'risk-block@example.com': 'block',
     'risk-review@example.com': 'review',
@@ -101,7 +103,13 @@ export const SANDBOX_OUTCOMES: Partial<Record<DecisionPointName, Record<string, 
 function testValues(signal: Signal): (string | null)[] {
   const issuing = signal.attributes.issuing as { merchant_id?: string } | undefined;
   const account = signal.attributes.bank_account as { holder_name?: string } | undefined;
-  return [signal.keys.email, signal.keys.ip, issuing?.merchant_id ?? null, account?.holder_name ?? null];
+  return [
+    signal.keys.email,
+    signal.keys.ip,
+    issuing?.merchant_id ?? null,
+    account?.holder_name ?? null,
+    signal.point === 'issuing.topup' ? signal.amount.toString() : null,
+  ];
 }
 
 export class RiskEngine {

@@ -7,6 +7,7 @@ import type { Transact } from '../db/transact.ts';
 import type { TenantCache } from '../tenants/tenant-cache.ts';
 import { type BacktestRequest, type BacktestResult, backtest, type DisputeLabels } from './backtest.ts';
 import { type DecisionPointName, type RuleOnObject, ruleOnObject } from './decision-points.ts';
+import { type IpCountry, noIpCountry } from './ip-country.ts';
 import { RiskReviews } from './reviews.ts';
 import { RiskEngine } from './risk-engine.ts';
 import { RiskLists } from './risk-lists.ts';
@@ -28,6 +29,8 @@ export interface Risk {
   labels: Map<DecisionPointName, DisputeLabels>;
   /** Payments held for a person (reviews.ts) */
   reviews: RiskReviews;
+  /** The country of an IP address, from the operator's database (ip-country.ts) */
+  ipCountry: IpCountry;
   /** A draft rule over a tenant's history (backtest.ts) */
   backtest(db: Db, request: BacktestRequest, options?: { keepIds?: boolean }): Promise<BacktestResult>;
   decisions(
@@ -45,6 +48,7 @@ export function createRisk(deps: {
   transact: Transact;
   /** Sandbox mode: its test values force outcomes (risk-engine.ts, SANDBOX_OUTCOMES) */
   sandbox: boolean;
+  ipCountry?: IpCountry;
 }): Risk {
   const lists = new RiskLists(deps);
   const rules = new RiskRules({ ...deps, lists });
@@ -56,6 +60,7 @@ export function createRisk(deps: {
     engine,
     labels,
     reviews: new RiskReviews(deps),
+    ipCountry: deps.ipCountry ?? noIpCountry,
     backtest: (db, request, options) =>
       backtest(db, lists, labels.get(request.decisionPoint), request, options),
     /** Newest first, a page before the last id seen; by object, rule or tenant (each index-backed). */
