@@ -47,6 +47,10 @@ export const ConfigSchema = z.object({
   /** Days risk signals and decisions are kept: a backtest reaches this far back (default: 400) */
   TESSERA_RISK_RETENTION_DAYS: z.coerce.number().int().min(31).max(3650).default(400),
   TESSERA_IP_COUNTRY_DB: z.string().min(1).optional(),
+  TESSERA_REPORTING_CURRENCY: z
+    .string()
+    .regex(/^[A-Z]{3,5}$/, 'an asset code such as EUR or USD')
+    .default('EUR'),
   /** Days a used Idempotency-Key is refused for another run; its answer is replayed for the first one (default: 30) */
   TESSERA_IDEMPOTENCY_KEY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** Days sent and given-up outbound mail is kept (default: 30) */
@@ -192,6 +196,8 @@ export interface Config {
   };
   /** An IP-to-country database in the MaxMind DB format, for risk rules' `ip_country` (docs/risk.md) */
   ipCountryDb: string | undefined;
+  /** The currency risk rules compare amounts in (`amount_reporting`) */
+  reportingCurrency: string;
   webhookAllowlist: string[];
   webhookTimeoutMs: number;
   sweepIntervalMs: number;
@@ -283,6 +289,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       outboundMailDays: e.TESSERA_OUTBOUND_MAIL_RETENTION_DAYS,
     },
     ipCountryDb: e.TESSERA_IP_COUNTRY_DB,
+    reportingCurrency: e.TESSERA_REPORTING_CURRENCY,
     webhookAllowlist: e.TESSERA_WEBHOOK_ALLOWLIST.split(',')
       .map((s) => s.trim())
       .filter(Boolean),

@@ -27,6 +27,7 @@ import { IdempotencyStore } from '../platform/idempotency/idempotency-store.ts';
 import { JobQueue } from '../platform/jobs/job-queue.ts';
 import { Ledger } from '../platform/ledger/ledger.ts';
 import { formatAmountIn } from '../platform/money/amount.ts';
+import { ReportingAmounts } from '../platform/money/reporting-amounts.ts';
 import type { Tracing } from '../platform/observability/tracing.ts';
 import { startTracing, traced } from '../platform/observability/tracing.ts';
 import { sumBalanceDays } from '../platform/payouts/balance-days.ts';
@@ -274,6 +275,10 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     sweeps,
     processes,
   });
+  // Amounts in the reporting currency for every decision point's signal, from rates kept a minute old.
+  const reporting = new ReportingAmounts({ fx: rails.fx, db, currency: config.reportingCurrency, logger });
+  await reporting.start();
+  risk.engine.useReportingAmounts((amount, currency) => reporting.amountIn(amount, currency));
   const platform: Platform = {
     config,
     db,
@@ -322,5 +327,9 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
       chainHeads,
     });
   };
-  return { platform, afterApis, database, tracing, closeRails };
+  const close = () => {
+    reporting.stop();
+    closeRails();
+  };
+  return { platform, afterApis, database, tracing, closeRails: close };
 }

@@ -188,6 +188,40 @@ describe('lists', () => {
 });
 
 describe('deciding a charge', () => {
+  it('compares amounts across currencies in the reporting currency (amount_reporting, EUR by default)', async () => {
+    const m = await aMerchant(h);
+    const customerId = await aCustomer(h, m);
+    const saved = await rule({
+      name: 'over 90 EUR in any currency',
+      expression: 'amount_reporting > 9000',
+      scope: { kind: 'merchant', id: String(m.id) },
+    });
+    expect(saved.status, saved.text).toBe(201);
+    // The FX rail's simulated rate: 1 EUR = 1.087 USD, so 100.00 USD is 91.99 EUR (rounded down).
+    const dollars = await payments(
+      h,
+      m,
+      'POST',
+      '/order',
+      anOrder(customerId, { amount: '100.00', currency: 'USD' }),
+    );
+    expect(dollars.status, dollars.text).toBe(402);
+    expect(
+      (await payments(h, m, 'POST', '/order', anOrder(customerId, { amount: '95.00', currency: 'USD' })))
+        .status,
+    ).toBe(201);
+    expect((await payments(h, m, 'POST', '/order', anOrder(customerId, { amount: '90.00' }))).status).toBe(
+      201,
+    );
+    const decisions = await h.admin<{ data: { attributes: Record<string, unknown> }[] }>(
+      'GET',
+      `/risk/decisions?ruleId=${saved.body.id}`,
+    );
+    expect(decisions.body.data.map((d) => d.attributes)).toMatchObject([
+      { amount: 10000, currency: 'USD', amount_reporting: 9199 },
+    ]);
+  });
+
   it('blocks before the network with the wire’s decline, tells the payer no rule, and records why', async () => {
     const m = await aMerchant(h);
     const customerId = await aCustomer(h, m, { email: 'Big.Spender@Example.com' });

@@ -17,7 +17,7 @@ import type { CryptoOrderStatus, CryptoOrdersTable } from '../../platform/db/sch
 import { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { DomainError, invalidState } from '../../platform/errors/domain-error.ts';
 import type { Store } from '../../platform/tenants/stores-service.ts';
-import { CryptoRisk, cryptoSignal } from '../risk/crypto-risk.ts';
+import { CryptoRisk } from '../risk/crypto-risk.ts';
 import { OrderDeposits } from './order-deposits.ts';
 import { OrderRecords, type OrdersDeps } from './order-records.ts';
 import {
@@ -104,7 +104,7 @@ export class OrdersService {
       expiresAt,
       now,
     ]);
-    const signal = cryptoSignal('crypto.order', {
+    const signal = this.risk.signal({
       storeId: store.id,
       amount: input.total,
       currency: input.currency,

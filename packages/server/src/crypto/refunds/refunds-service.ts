@@ -24,7 +24,7 @@ import { moveOrder } from '../orders/order-status.ts';
 import { REFUND_AGE_LIMIT_MONTHS, storeBalance } from '../orders/orders-service.ts';
 import type { StoreSettlement } from '../orders/store-settlement.ts';
 import { assetOf } from '../quotes/quotes-service.ts';
-import { CryptoRisk, cryptoSignal } from '../risk/crypto-risk.ts';
+import { CryptoRisk } from '../risk/crypto-risk.ts';
 import { findRefund, type Refund, type RefundLookup, refundQuery } from './refund-records.ts';
 
 export type { Refund } from './refund-records.ts';
@@ -131,7 +131,7 @@ export class RefundsService {
           { field: 'data.attributes.amount' },
         );
       const id = randomUUID();
-      const signal = cryptoSignal('crypto.refund', {
+      const signal = this.risk.signal({
         storeId: store.id,
         amount: input.amount,
         currency: payment.currency,

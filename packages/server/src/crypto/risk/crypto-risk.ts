@@ -60,6 +60,11 @@ export class CryptoRisk {
     private readonly point: CryptoPoint,
   ) {}
 
+  /** The order's or proposal's signal, with what every decision point has (RiskEngine.complete). */
+  signal(facts: Parameters<typeof cryptoSignal>[1]): Signal {
+    return this.risk.engine.complete(cryptoSignal(this.point, facts));
+  }
+
   /** The rules' verdict, or undefined when neither the store nor the platform has rules here (no read). */
   verdict(db: Executor, signal: Signal): Promise<Verdict | undefined> {
     return this.risk.engine.decideIfRuled(db, signal);

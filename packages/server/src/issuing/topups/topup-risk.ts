@@ -35,7 +35,7 @@ export class TopupRisk {
   constructor(private readonly engine: RiskEngine) {}
 
   signal(t: TopupFacts): Signal {
-    return {
+    return this.engine.complete({
       point: 'issuing.topup',
       tenant: `partner:${t.customer.partnerId}`,
       at: t.at,
@@ -52,7 +52,7 @@ export class TopupRisk {
         },
         account: { id: t.accountId },
       },
-    };
+    });
   }
 
   /** The partner's rules' verdict (a sandbox test value's first), recorded in the topup's transaction. */

@@ -45,7 +45,7 @@ export class AuthorizationRisk {
     request: MerchantFacts & { amount: bigint; currency: string; threeDS: boolean },
     at: Date,
   ): Signal {
-    return {
+    return this.engine.complete({
       point: 'issuing.authorization',
       tenant: partnerTenant(card.partner_id),
       at,
@@ -67,7 +67,7 @@ export class AuthorizationRisk {
         customer: { id: card.customer_id },
         account: { id: card.account_id },
       },
-    };
+    });
   }
 
   /**

@@ -108,7 +108,7 @@ export class ChargeRisk {
     const keys = { ...known, email };
     const fingerprint = keys.cardFingerprint;
     const customerId = keys.customerId;
-    return {
+    return this.deps.engine.complete({
       point: 'payments.charge',
       tenant: merchantTenant(r.order.merchant_id),
       at,
@@ -140,7 +140,7 @@ export class ChargeRisk {
         },
         merchant: { id: String(r.order.merchant_id), site_id: String(r.order.site_id) },
       },
-    };
+    });
   }
 
   decide(db: Executor, signal: Signal): Promise<Verdict> {

@@ -59,7 +59,7 @@ export async function decideMoneyOut(
     attributes: Record<string, unknown>;
   },
 ): Promise<Verdict> {
-  const signal: Signal = {
+  const signal: Signal = risk.engine.complete({
     point: facts.point,
     tenant: facts.tenant.scope,
     at: facts.at,
@@ -67,7 +67,7 @@ export async function decideMoneyOut(
     currency: facts.currency,
     keys: { ip: null, email: null, cardFingerprint: null, customerId: null },
     attributes: { ...facts.attributes, tenant: facts.tenant.attributes },
-  };
+  });
   const verdict = await risk.engine.decide(db, signal);
   await recordEvaluation(db, signal, facts.objectId, verdict.action === 'block', verdict);
   return verdict;

@@ -323,9 +323,18 @@ export const DECISION_POINT_NAMES = Object.keys(DECISION_POINTS) as [
 export const RULE_ACTIONS = ['allow', 'block', 'review', 'challenge', 'decline', 'hold'] as const;
 export type RuleAction = (typeof RULE_ACTIONS)[number];
 
+/** What every decision point has beside its own attributes (RiskEngine.complete), velocity aside */
+export const COMMON_ATTRIBUTES: Record<string, AttributeDoc> = {
+  amount_reporting: {
+    type: 'int',
+    description:
+      'the amount in the platform’s reporting currency (TESSERA_REPORTING_CURRENCY), minor units, at the FX rail’s rate of the last minute; 0 when the rail cannot price the currency',
+  },
+};
+
 /** The CEL schema of a decision point's attributes, velocity included. */
 export function celSchema(point: DecisionPointName): Record<string, unknown> {
-  const schema: Record<string, unknown> = {};
+  const schema: Record<string, unknown> = { amount_reporting: 'int' };
   for (const [name, doc] of Object.entries(DECISION_POINTS[point].attributes)) {
     schema[name] =
       'type' in doc && typeof doc.type === 'string'

@@ -113,6 +113,9 @@ function testValues(signal: Signal): (string | null)[] {
 }
 
 export class RiskEngine {
+  /** Minor units of a currency in the reporting currency's (ReportingAmounts, set once the FX rail exists) */
+  private reporting: (amount: bigint, currency: string) => bigint = () => 0n;
+
   constructor(
     private readonly deps: {
       rules: RiskRules;
@@ -122,6 +125,21 @@ export class RiskEngine {
       sandboxOutcomes: boolean;
     },
   ) {}
+
+  useReportingAmounts(convert: (amount: bigint, currency: string) => bigint): void {
+    this.reporting = convert;
+  }
+
+  /**
+   * The signal with what every decision point has beside its own attributes: `amount_reporting`, its
+   * amount in the platform's reporting currency. Each decision point's signal is made through this.
+   */
+  complete(signal: Signal): Signal {
+    return {
+      ...signal,
+      attributes: { ...signal.attributes, amount_reporting: this.reporting(signal.amount, signal.currency) },
+    };
+  }
 
   /** The outcome a sandbox test value forces, if the signal carries one. */
   testOutcome(signal: Signal): Verdict | undefined {

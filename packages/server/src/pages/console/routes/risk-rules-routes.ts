@@ -28,6 +28,7 @@ import {
 } from '../../../platform/console/route-kit.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
 import {
+  COMMON_ATTRIBUTES,
   DECISION_POINTS,
   type DecisionPointName,
   featureName,
@@ -87,7 +88,7 @@ function attributeReference(points: readonly DecisionPointName[]): Html {
         { label: 'What it holds', cell: (r) => r.description },
       ],
     })}</details>`;
-  })}<details><summary>Velocity (every decision point)</summary><p>Counts and sums (minor units) of the same key over a window, this object included; declines per card and IP over an hour: ${velocity.map((v, i) => h`${i ? ', ' : ''}<code>${v}</code>`)}. Lists: <code>ip in list('blocked_ips')</code>.</p></details>`;
+  })}<details><summary>Every decision point</summary><p>${Object.entries(COMMON_ATTRIBUTES).map(([name, doc]) => h`<code>${name}</code> (${doc.type}): ${doc.description}. `)}</p></details><details><summary>Velocity (every decision point)</summary><p>Counts and sums (minor units) of the same key over a window, this object included; declines per card and IP over an hour: ${velocity.map((v, i) => h`${i ? ', ' : ''}<code>${v}</code>`)}. Lists: <code>ip in list('blocked_ips')</code>.</p></details>`;
 }
 
 function ruleTable(rules: Rule[], next: string | null): Html {
