@@ -4,25 +4,44 @@
 import type { Executor } from '../platform/db/database.ts';
 import { DomainError } from '../platform/errors/domain-error.ts';
 
+/**
+ * A site as the card network knows it (ISO 8583's card acceptor): the name card statements and challenge
+ * pages show, and the category code and country an issuer's spending controls read.
+ */
+export interface CardAcceptor {
+  name: string;
+  mcc: string | null;
+  country: string | null;
+}
+
 export interface MerchantScope {
   merchantId: number;
   siteIds: number[];
-  /** The sites' names (what card statements and challenge pages show) */
-  siteNames: Map<number, string>;
+  /** Each site as its authorizations name it */
+  sites: Map<number, CardAcceptor>;
 }
 
 export async function loadMerchantScope(db: Executor, merchantId: number): Promise<MerchantScope> {
   const sites = await db
     .selectFrom('sites')
-    .select(['id', 'name'])
+    .select(['id', 'name', 'mcc', 'country'])
     .where('merchant_id', '=', merchantId)
     .orderBy('id')
     .execute();
   return {
     merchantId,
     siteIds: sites.map((s) => s.id),
-    siteNames: new Map(sites.map((s) => [s.id, s.name])),
+    sites: new Map(sites.map((s) => [s.id, { name: s.name, mcc: s.mcc, country: s.country }])),
   };
+}
+
+/** One site as its authorizations name it (for a charge made without its merchant's scope at hand). */
+export async function cardAcceptorOf(db: Executor, siteId: number): Promise<CardAcceptor> {
+  return db
+    .selectFrom('sites')
+    .select(['name', 'mcc', 'country'])
+    .where('id', '=', siteId)
+    .executeTakeFirstOrThrow();
 }
 
 export function siteOf(merchant: MerchantScope, siteId: number | undefined, field = 'siteId'): number {

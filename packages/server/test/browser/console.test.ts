@@ -233,7 +233,16 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
     await signIn(page, email, password);
     await expect.poll(() => page.locator('h1').textContent()).toBe('Overview');
     const sections = await page.locator('nav .nav-title').allTextContents();
-    expect(sections).toEqual(['Overview', 'Payments', 'Risk', 'Ledger', 'Money out', 'Developers', 'Team', 'You']);
+    expect(sections).toEqual([
+      'Overview',
+      'Payments',
+      'Risk',
+      'Ledger',
+      'Money out',
+      'Developers',
+      'Team',
+      'You',
+    ]);
 
     // Their own order opens; another merchant's is not found, by URL and by search.
     await search(page, order.orderId);

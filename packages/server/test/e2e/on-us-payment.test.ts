@@ -255,4 +255,47 @@ describe('an issued card charged through the payments API', () => {
     expect((await order()).status).toBe(201);
     expect((await holder.balance()).availableBalance).toBe('47.00');
   });
+
+  it('meets a card’s category and country controls with the site’s MCC and country, as set by the operator', async () => {
+    const { holder, card } = await issuedCard(50_00n);
+    const customerId = await aCustomer(h, m);
+    const site = m.sites[0]?.id as number;
+    const order = () => authenticatedOrder(customerId, card, '2.00');
+    const updated = await h.admin<{ mcc: string | null; country: string | null }>(
+      'PATCH',
+      `/merchants/${m.id}/sites/${site}`,
+      { json: { mcc: '7995', country: 'MT' } },
+    );
+    expect(updated.body).toMatchObject({ mcc: '7995', country: 'MT' });
+    const bad = await h.admin<{ error: { field?: string } }>('PATCH', `/merchants/${m.id}/sites/${site}`, {
+      json: { mcc: '79', country: 'malta' },
+    });
+    expect(bad.status).toBe(400);
+    // Gambling (7995) blocked by the partner: the on-us authorization carries the site's category.
+    const byCategory = await h.request('PUT', `/issuing/v1/cards/${holder.cardId}/spending-controls`, {
+      headers: { 'x-partner-api-key': partnerKey },
+      json: { blockedMccs: ['7995'] },
+    });
+    expect(byCategory.status, byCategory.text).toBe(200);
+    expect((await order()).status).toBe(402);
+    await h.request('PUT', `/issuing/v1/cards/${holder.cardId}/spending-controls`, {
+      headers: { 'x-partner-api-key': partnerKey },
+      json: { allowedCountries: ['RO', 'DE'] },
+    });
+    expect((await order()).status).toBe(402);
+    const declined = await h.services.db
+      .selectFrom('issuing_transactions')
+      .select(['declined_by', 'mcc', 'merchant_country'])
+      .where('card_id', '=', holder.cardId)
+      .orderBy('created_at')
+      .execute();
+    expect(declined).toEqual([
+      { declined_by: 'card.blockedMccs', mcc: '7995', merchant_country: 'MT' },
+      { declined_by: 'card.allowedCountries', mcc: '7995', merchant_country: 'MT' },
+    ]);
+    // The site moves to an allowed country: the same card pays there.
+    await h.admin('PATCH', `/merchants/${m.id}/sites/${site}`, { json: { country: 'RO' } });
+    expect((await order()).status).toBe(201);
+    await h.admin('PATCH', `/merchants/${m.id}/sites/${site}`, { json: { mcc: null, country: null } });
+  });
 });

@@ -26,7 +26,24 @@ const siteView = z.object({
     logoUrl: z.string().optional(),
     color: z.string().optional(),
   }),
+  mcc: z.string().nullable().describe('its merchant category code (ISO 18245), sent with its authorizations'),
+  country: z.string().nullable().describe('its country (ISO 3166 alpha-2), sent with its authorizations'),
 });
+/** A site as the card network knows it: what an issuer's spending controls read (docs/payments.md, Sites) */
+const cardAcceptorFields = {
+  mcc: z
+    .string()
+    .regex(/^\d{4}$/, 'four digits (ISO 18245)')
+    .nullable()
+    .optional()
+    .describe('its merchant category code, e.g. 5734 (computer software stores); null: none'),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'an ISO 3166 alpha-2 code in capitals')
+    .nullable()
+    .optional()
+    .describe('the country it trades from; null: none'),
+};
 const merchantView = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -62,6 +79,7 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
                 ipnUrl: urlField,
                 frameAncestors: frameAncestorsField,
                 brand: brandField.optional(),
+                ...cardAcceptorFields,
               }),
             )
             .min(1)
@@ -83,6 +101,8 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
         ipnUrl: deps.checkWebhookUrl(site.ipnUrl, `sites[${i}].ipnUrl`),
         ...(site.frameAncestors ? { frameAncestors: site.frameAncestors } : {}),
         ...(site.brand ? { brand: site.brand } : {}),
+        ...(site.mcc !== undefined ? { mcc: site.mcc } : {}),
+        ...(site.country !== undefined ? { country: site.country } : {}),
       }));
       const created = await runTransaction(deps.db, (tx) =>
         deps.merchants.create(tx, { name: request.body.name, sites }),
@@ -121,7 +141,7 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
     {
       schema: {
         summary:
-          'Change a site’s name, IPN URL, brand (its hosted pages’ name, logo, colour) or the origins allowed to embed its checkout',
+          'Change a site’s name, IPN URL, brand (its hosted pages’ name, logo, colour), the origins allowed to embed its checkout, or its category code and country',
         tags: ['merchants'],
         params: numericIdParam.extend({ siteId: z.coerce.number().int().positive() }),
         body: z.object({
@@ -129,6 +149,7 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
           ipnUrl: urlField,
           frameAncestors: frameAncestorsField,
           brand: brandField.optional(),
+          ...cardAcceptorFields,
         }),
         response: { 200: siteView, ...standardErrors },
       },
@@ -141,6 +162,8 @@ export async function registerMerchantRoutes(app: ZodApp, deps: AdminDeps): Prom
         ...(ipnUrl !== undefined ? { ipnUrl } : {}),
         ...(request.body.frameAncestors !== undefined ? { frameAncestors: request.body.frameAncestors } : {}),
         ...(request.body.brand !== undefined ? { brand: request.body.brand } : {}),
+        ...(request.body.mcc !== undefined ? { mcc: request.body.mcc } : {}),
+        ...(request.body.country !== undefined ? { country: request.body.country } : {}),
       });
       await tenantChangeSettled(deps.db, request.log);
       return site;

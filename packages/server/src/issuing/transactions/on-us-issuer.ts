@@ -37,6 +37,8 @@ export class IssuingOnUsIssuer implements OnUsIssuer {
       currency: string;
       merchant: string;
       merchantId: string | null;
+      mcc: string | null;
+      merchantCountry: string | null;
       challenge: boolean;
     },
   ) {
@@ -47,10 +49,10 @@ export class IssuingOnUsIssuer implements OnUsIssuer {
       currency: r.currency,
       amount: r.amount,
       merchant: r.merchant,
-      // A payment on the payments API is a card-not-present one; its sites carry no category or country yet.
+      // A payment on the payments API is a card-not-present one, at the site's category and country.
       merchantId: r.merchantId,
-      mcc: null,
-      merchantCountry: null,
+      mcc: r.mcc,
+      merchantCountry: r.merchantCountry,
       channel: 'ecommerce',
       threeDS: r.challenge,
       networkReference: r.reference,

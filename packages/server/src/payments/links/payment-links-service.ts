@@ -52,7 +52,7 @@ export class PaymentLinksService {
     const link = await this.get(merchant, hash);
     const unavailable = await this.whyUnavailable(link);
     if (unavailable) throw new DomainError('invalid_state', unavailable);
-    const site = merchant.siteNames.get(link.site_id) ?? 'The merchant';
+    const site = merchant.sites.get(link.site_id)?.name ?? 'The merchant';
     const price = `${formatAmountIn(BigInt(link.amount), link.currency)} ${link.currency}`;
     const items: { name: string; quantity: number }[] = link.items ? JSON.parse(link.items) : [];
     const what =

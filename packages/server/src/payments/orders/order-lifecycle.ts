@@ -1,10 +1,12 @@
 // An order in step with its transactions: each change of a payment moves the order's status (its own
 // payment, or a recurring order's scheduled bill: the next bill, a retry, or the end), sends the IPN and,
 // on a capture, the invoice; a card save's proving authorization is voided once approved.
+
 import type { Tx } from '../../platform/db/database.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { HARD_DECLINES } from '../../rails/card-network/port.ts';
 import { publishIpn } from '../events/publish-ipn.ts';
+import { cardAcceptorOf } from '../sites.ts';
 import type { TransactionRow } from '../transactions/transactions-service.ts';
 import { addDuration, parseDuration } from './durations.ts';
 import { nextBill, type OrderRecords, orderStatusAfter } from './order-records.ts';
@@ -48,7 +50,7 @@ export class OrderLifecycle {
    */
   async sendInvoice(tx: Tx, order: OrderRow, t: TransactionRow): Promise<void> {
     if (!order.invoice_email) return;
-    const site = await this.records.siteName(tx, order.site_id);
+    const site = (await cardAcceptorOf(tx, order.site_id)).name;
     const reference = order.external_order_id ?? String(order.id);
     const paid = `${formatAmountIn(BigInt(t.captured_amount), t.currency)} ${t.currency}`;
     await this.deps.notifier.send(tx, {

@@ -23,15 +23,6 @@ import { billTime } from './schedule.ts';
 export class OrderRecords {
   constructor(private readonly clock: Clock) {}
 
-  async siteName(tx: Executor, siteId: number): Promise<string> {
-    const site = await tx
-      .selectFrom('sites')
-      .select('name')
-      .where('id', '=', siteId)
-      .executeTakeFirstOrThrow();
-    return site.name;
-  }
-
   async orderRow(tx: Tx, id: number): Promise<OrderRow> {
     return (await tx
       .selectFrom('payments_orders')

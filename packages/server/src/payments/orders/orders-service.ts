@@ -11,7 +11,7 @@ import type { Asset } from '../../platform/money/assets.ts';
 import { publishIpn, stageIpn } from '../events/publish-ipn.ts';
 import type { Page } from '../http/envelope.ts';
 import { boundedTotal, checkWindow } from '../list-window.ts';
-import type { MerchantScope } from '../sites.ts';
+import { cardAcceptorOf, type MerchantScope } from '../sites.ts';
 import { OrderLifecycle } from './order-lifecycle.ts';
 import {
   type CustomerAndIds,
@@ -124,7 +124,7 @@ export class PaymentOrdersService {
       }
       const charged = await this.deps.transactions.charge(tx, {
         order,
-        merchantName: merchant.siteNames.get(siteId) ?? (await this.records.siteName(tx, siteId)),
+        acceptor: merchant.sites.get(siteId) ?? (await cardAcceptorOf(tx, siteId)),
         type: mode === 'credit' ? 'credit' : 'deposit',
         mode,
         amount: recurring?.trialAmount ?? amount,
@@ -174,7 +174,7 @@ export class PaymentOrdersService {
     const order: OrderRow = { ...newOrderRow(merchant.merchantId, plan.siteId, input, plan), id: 0 };
     const charge = {
       order,
-      merchantName: merchant.siteNames.get(plan.siteId) ?? (await this.records.siteName(db, plan.siteId)),
+      acceptor: merchant.sites.get(plan.siteId) ?? (await cardAcceptorOf(db, plan.siteId)),
       type: 'deposit' as const,
       mode: plan.mode,
       amount: plan.amount,

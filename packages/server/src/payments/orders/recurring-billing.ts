@@ -9,7 +9,7 @@ import type { ClientAmount } from '../../platform/money/amount.ts';
 import type { StoredCardsService } from '../cards/stored-cards-service.ts';
 import { publishIpn } from '../events/publish-ipn.ts';
 import { boundedAmount } from '../order-amounts.ts';
-import type { MerchantScope } from '../sites.ts';
+import { cardAcceptorOf, type MerchantScope } from '../sites.ts';
 import { FAILURES } from '../transactions/decline-codes.ts';
 import { declined, fiatAsset, type OrderRecords } from './order-records.ts';
 import type { OrderRow } from './order-row.ts';
@@ -142,7 +142,7 @@ export class RecurringBilling {
   ) {
     const charged = await this.deps.transactions.charge(tx, {
       order,
-      merchantName: await this.records.siteName(tx, order.site_id),
+      acceptor: await cardAcceptorOf(tx, order.site_id),
       type: 'deposit',
       mode: 'authAndCapture',
       amount,

@@ -1,5 +1,6 @@
 // A payments card transaction's record (the spec's transaction, docs/payments.md): its types, how a charge
 // starts it, and the lifecycle of its status in one table.
+
 import type { Selectable } from 'kysely';
 import type { Tx } from '../../platform/db/database.ts';
 import type {
@@ -12,6 +13,7 @@ import { rowInsert } from '../../platform/db/statement-batch.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 import type { AuthorizationAnswer } from '../../rails/card-network/port.ts';
 import type { Instrument } from '../orders/payment-instrument.ts';
+import type { CardAcceptor } from '../sites.ts';
 
 export const NETWORK_OWNER = 'payments';
 
@@ -50,7 +52,8 @@ export interface ChargeRequest {
   };
   /** The customer as risk reads them, when the caller has them at hand (else they are read) */
   buyer?: Buyer;
-  merchantName: string;
+  /** The site as the authorization names it: its name, category code and country */
+  acceptor: CardAcceptor;
   type: 'deposit' | 'credit';
   mode: PaymentsCardMode;
   amount: bigint;

@@ -209,6 +209,9 @@ export interface SitesTable {
   frame_ancestors: ColumnType<string[], string[] | undefined, string[]>;
   /** What its hosted pages show of it (platform/tenants/brand.ts) */
   brand: ColumnType<unknown, string | undefined, string>;
+  /** Its merchant category code and country, as authorizations carry them (migration 0060) */
+  mcc: ColumnType<string | null, string | null | undefined, string | null>;
+  country: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 

@@ -7,10 +7,12 @@
 // valid for an overlap, for the Bearer and the checksum; payloads are encrypted with the newest key.
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
+import type { Selectable } from 'kysely';
 import type { Clock } from '../clock/clock.ts';
 import type { Encryptor } from '../crypto/encryption.ts';
 import { hashToken, randomAlphanumeric } from '../crypto/hashing.ts';
 import type { Executor } from '../db/database.ts';
+import type { SitesTable } from '../db/schema.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import { type Brand, brandOf } from './brand.ts';
 
@@ -27,6 +29,19 @@ export interface Site {
   frameAncestors: string[];
   /** What its hosted pages show of it */
   brand: Brand;
+  /** Its merchant category code (ISO 18245) and country (ISO 3166 alpha-2), sent with its authorizations */
+  mcc: string | null;
+  country: string | null;
+}
+
+/** What may be set of a site beside its keys */
+export interface SiteSettings {
+  name?: string;
+  ipnUrl?: string | null;
+  frameAncestors?: string[];
+  brand?: Brand;
+  mcc?: string | null;
+  country?: string | null;
 }
 
 export interface Merchant {
@@ -51,6 +66,9 @@ export interface SecretKeyShown {
 }
 
 export type KeyEnvironment = 'test' | 'live';
+
+const SITE_COLUMNS = ['id', 'name', 'ipn_url', 'frame_ancestors', 'brand', 'mcc', 'country'] as const;
+type SiteRow = Pick<Selectable<SitesTable>, (typeof SITE_COLUMNS)[number]>;
 const SECRET_KEY = /^(?:sk_(test|live)_)?([A-Za-z0-9]{32})$/;
 
 export class MerchantsService {
@@ -80,7 +98,7 @@ export class MerchantsService {
     db: Executor,
     input: {
       name: string;
-      sites: { name: string; ipnUrl?: string | null; frameAncestors?: string[]; brand?: Brand }[];
+      sites: (SiteSettings & { name: string })[];
     },
   ): Promise<CreatedMerchant> {
     const now = this.clock.now();
@@ -102,6 +120,8 @@ export class MerchantsService {
           secret_key_hash: hashToken(key),
           frame_ancestors: site.frameAncestors ?? [],
           brand: JSON.stringify(site.brand ?? {}),
+          mcc: site.mcc ?? null,
+          country: site.country ?? null,
           created_at: now,
         })
         .returning(['id'])
@@ -119,6 +139,8 @@ export class MerchantsService {
         ipnUrl: site.ipnUrl ?? null,
         frameAncestors: site.frameAncestors ?? [],
         brand: site.brand ?? {},
+        mcc: site.mcc ?? null,
+        country: site.country ?? null,
         ...this.shown(key),
       });
     }
@@ -193,7 +215,7 @@ export class MerchantsService {
     if (!merchant) throw notFound('merchant');
     const sites = await db
       .selectFrom('sites')
-      .select(['id', 'name', 'ipn_url', 'frame_ancestors', 'brand'])
+      .select(SITE_COLUMNS)
       .where('merchant_id', '=', id)
       .orderBy('id')
       .execute();
@@ -201,14 +223,7 @@ export class MerchantsService {
       id: merchant.id,
       name: merchant.name,
       createdAt: merchant.created_at,
-      sites: sites.map((s) => ({
-        id: s.id,
-        name: s.name,
-        publicKey: this.publicKeyOf(s.id),
-        ipnUrl: s.ipn_url,
-        frameAncestors: s.frame_ancestors,
-        brand: brandOf(s.brand),
-      })),
+      sites: sites.map((s) => this.siteOf(s)),
     };
   }
 
@@ -217,13 +232,10 @@ export class MerchantsService {
     return Promise.all(ids.map((m) => this.get(db, m.id)));
   }
 
-  async updateSite(
-    db: Executor,
-    merchantId: number,
-    siteId: number,
-    input: { ipnUrl?: string | null; name?: string; frameAncestors?: string[]; brand?: Brand },
-  ): Promise<Site> {
+  async updateSite(db: Executor, merchantId: number, siteId: number, input: SiteSettings): Promise<Site> {
     const changes = {
+      ...(input.mcc !== undefined ? { mcc: input.mcc } : {}),
+      ...(input.country !== undefined ? { country: input.country } : {}),
       ...(input.ipnUrl !== undefined ? { ipn_url: input.ipnUrl } : {}),
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.frameAncestors !== undefined ? { frame_ancestors: input.frameAncestors } : {}),
@@ -234,7 +246,7 @@ export class MerchantsService {
       Object.keys(changes).length === 0
         ? await db
             .selectFrom('sites')
-            .select(['id', 'name', 'ipn_url', 'frame_ancestors', 'brand'])
+            .select(SITE_COLUMNS)
             .where('id', '=', siteId)
             .where('merchant_id', '=', merchantId)
             .executeTakeFirst()
@@ -243,9 +255,13 @@ export class MerchantsService {
             .set(changes)
             .where('id', '=', siteId)
             .where('merchant_id', '=', merchantId)
-            .returning(['id', 'name', 'ipn_url', 'frame_ancestors', 'brand'])
+            .returning(SITE_COLUMNS)
             .executeTakeFirst();
     if (!row) throw notFound('site');
+    return this.siteOf(row);
+  }
+
+  private siteOf(row: SiteRow): Site {
     return {
       id: row.id,
       name: row.name,
@@ -253,6 +269,8 @@ export class MerchantsService {
       ipnUrl: row.ipn_url,
       frameAncestors: row.frame_ancestors,
       brand: brandOf(row.brand),
+      mcc: row.mcc,
+      country: row.country,
     };
   }
 

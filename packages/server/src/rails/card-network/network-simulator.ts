@@ -324,6 +324,8 @@ export class CardNetworkSimulator implements CardNetwork {
       currency: r.currency,
       merchant: r.merchant,
       merchantId: r.merchantId ?? null,
+      mcc: r.mcc ?? null,
+      merchantCountry: r.merchantCountry ?? null,
       challenge,
     });
     if (answer.outcome === 'declined') {

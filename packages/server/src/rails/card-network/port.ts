@@ -25,6 +25,9 @@ export interface AuthorizationRequest {
   merchant: string;
   /** The acquirer's id of the merchant (an on-us issuer's spending controls read it) */
   merchantId?: string;
+  /** The merchant's category code (ISO 18245) and country (ISO 3166 alpha-2), as the acquirer knows them */
+  mcc?: string | null;
+  merchantCountry?: string | null;
   /** 'credit' pushes funds to the card (OCT); 'purchase' pulls them */
   kind: 'purchase' | 'credit';
   /** Merchant-initiated charges (recurring, rebill) are exempt from 3D Secure */
@@ -155,6 +158,8 @@ export interface OnUsIssuer {
       currency: string;
       merchant: string;
       merchantId: string | null;
+      mcc: string | null;
+      merchantCountry: string | null;
       /** Ask the cardholder (issuing 3D Secure challenge) before approving */
       challenge: boolean;
     },
