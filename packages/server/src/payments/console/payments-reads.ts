@@ -241,11 +241,13 @@ export interface SiteRow extends Cursor {
   name: string;
   ipn_url: string | null;
   previous_secret_key_until: Date | null;
+  mcc: string | null;
+  country: string | null;
   created_at: Date;
 }
 
 const SITE_COLUMNS = sql`s.id, s.merchant_id, m.name AS merchant_name, s.name, s.ipn_url, s.previous_secret_key_until,
-  s.created_at FROM sites s JOIN merchants m ON m.id = s.merchant_id`;
+  s.mcc, s.country, s.created_at FROM sites s JOIN merchants m ON m.id = s.merchant_id`;
 
 export function listSites(db: Executor, viewer: Viewer, f: Filters) {
   return pageOf<SiteRow>(

@@ -53,6 +53,10 @@ export async function registerPaymentsSitesConsoleRoutes(
         ['Merchant', `${s.merchant_name} (${s.merchant_id})`],
         ['Public key', deps.services.merchants.publicKeyOf(s.id)],
         ['IPN URL', s.ipn_url],
+        [
+          'Category code (MCC) and country',
+          s.mcc || s.country ? `${s.mcc ?? '—'}, ${s.country ?? '—'}` : 'not set',
+        ],
         ['Previous secret key valid until', when(s.previous_secret_key_until)],
         ['Created', when(s.created_at)],
       ])}<p class="inline">${link(`${base}/ipn-url`, 'Change the IPN URL…')} ${link(`${base}/rotate-key`, 'Rotate the secret key…')}</p>`,
