@@ -27,7 +27,6 @@ import { IdempotencyStore } from '../platform/idempotency/idempotency-store.ts';
 import { JobQueue } from '../platform/jobs/job-queue.ts';
 import { Ledger } from '../platform/ledger/ledger.ts';
 import { formatAmountIn } from '../platform/money/amount.ts';
-import { ReportingAmounts } from '../platform/money/reporting-amounts.ts';
 import type { Tracing } from '../platform/observability/tracing.ts';
 import { startTracing, traced } from '../platform/observability/tracing.ts';
 import { sumBalanceDays } from '../platform/payouts/balance-days.ts';
@@ -52,6 +51,7 @@ import {
   noteOtherRailsPayouts,
   registerPayoutSweeps,
 } from '../rails/bank/create-bank-rail.ts';
+import { ReportingAmounts } from '../rails/fx/reporting-amounts.ts';
 import { createRails } from '../rails/rails.ts';
 import { TESSERA_VERSION } from '../version.ts';
 

@@ -15,6 +15,7 @@ import { registerLedgerConsoleRoutes } from './routes/ledger-routes.ts';
 import { registerMembersConsoleRoutes } from './routes/members-routes.ts';
 import { registerOverviewRoutes } from './routes/overview-routes.ts';
 import { registerPayoutsConsoleRoutes } from './routes/payouts-routes.ts';
+import { registerRiskBacktestConsoleRoutes } from './routes/risk-backtest-routes.ts';
 import { registerRiskListsConsoleRoutes } from './routes/risk-lists-routes.ts';
 import { registerRiskReviewsConsoleRoutes } from './routes/risk-reviews-routes.ts';
 import { registerRiskRulesConsoleRoutes } from './routes/risk-rules-routes.ts';
@@ -44,6 +45,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
     await registerPayoutsConsoleRoutes(scope, routeDeps);
     await registerApprovalsConsoleRoutes(scope, routeDeps);
     await registerRiskRulesConsoleRoutes(scope, routeDeps);
+    await registerRiskBacktestConsoleRoutes(scope, routeDeps);
     await registerRiskListsConsoleRoutes(scope, routeDeps);
     await registerRiskReviewsConsoleRoutes(scope, routeDeps);
     await registerAuditConsoleRoutes(scope, routeDeps);

@@ -2,7 +2,7 @@
 // status its own payment gives it; when its next bill falls; and a decline as the error the caller sees.
 import type { CompiledQuery } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
-import type { Executor, Tx } from '../../platform/db/database.ts';
+import type { Tx } from '../../platform/db/database.ts';
 import { preparedByText, preparedStatement } from '../../platform/db/prepared.ts';
 import type {
   PaymentsCardMode,

@@ -11,7 +11,7 @@ import type {
 } from '../../platform/db/schema.ts';
 import { rowInsert } from '../../platform/db/statement-batch.ts';
 import { findAsset } from '../../platform/money/assets.ts';
-import type { AuthorizationAnswer } from '../../rails/card-network/port.ts';
+import type { AuthorizationAnswer, AuthorizationRequest } from '../../rails/card-network/port.ts';
 import type { Instrument } from '../orders/payment-instrument.ts';
 import type { CardAcceptor } from '../sites.ts';
 
@@ -238,4 +238,28 @@ export function insertChild(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/** The card network's authorization of a charge: the card, the amount, and the site as the card acceptor. */
+export function authorizationRequest(
+  r: ChargeRequest,
+  reference: string,
+): Omit<AuthorizationRequest, 'returnUrl'> {
+  return {
+    owner: NETWORK_OWNER,
+    reference,
+    capture: r.mode === 'authAndCapture',
+    card: r.instrument.card,
+    amount: r.amount,
+    currency: r.order.currency,
+    merchant: r.acceptor.name,
+    merchantId: `site:${r.order.site_id}`,
+    mcc: r.acceptor.mcc,
+    merchantCountry: r.acceptor.country,
+    kind: r.type === 'credit' ? 'credit' : 'purchase',
+    initiator: r.initiator,
+    isAuthenticated: r.instrument.isAuthenticated,
+    isSoftDeclineRetry: r.isSoftDeclineRetry,
+    ...(r.challengeRequested ? { challengeRequested: true } : {}),
+  };
 }

@@ -21,7 +21,6 @@ import {
 import type { TermsStore } from '../../platform/payouts/terms.ts';
 import type {
   AuthorizationAnswer,
-  AuthorizationRequest,
   CardNetwork,
   ChallengeRedirect,
   NetworkNews,
@@ -35,6 +34,7 @@ import { SiteMoney } from './site-money.ts';
 import { TransactionReads } from './transaction-reads.ts';
 import {
   assetOf,
+  authorizationRequest,
   type ChargeDecided,
   type ChargeRequest,
   insertTransaction,
@@ -176,7 +176,7 @@ export class PaymentTransactionsService {
       }
     }
     const answer = await this.deps.network.authorize(tx, {
-      ...this.authorizationRequest(r, this.writes.reference(t)),
+      ...authorizationRequest(r, this.writes.reference(t)),
       returnUrl: `${this.deps.publicUrl}/checkout/3ds/return/${this.deps.capabilities.issue('3ds-return', String(t.id))}`,
     });
     const transaction = await this.apply(tx, t, answer, r.order.split_schema);
@@ -198,7 +198,7 @@ export class PaymentTransactionsService {
   authorizeAtOnce(batch: StatementBatch, r: ChargeRequest): ChargeDecided | undefined {
     if (r.type !== 'deposit' || !this.deps.network.authorizeAtOnce) return undefined;
     const reference = `${NETWORK_OWNER}:${randomUUID()}`;
-    const answer = this.deps.network.authorizeAtOnce(batch, this.authorizationRequest(r, reference));
+    const answer = this.deps.network.authorizeAtOnce(batch, authorizationRequest(r, reference));
     if (answer?.outcome !== 'approved' && answer?.outcome !== 'declined') return undefined;
     // A sale is captured with its approval (one network message); anything else needs the network's state.
     if (answer.outcome === 'approved' && answer.captured !== (r.mode === 'authAndCapture')) {
@@ -246,26 +246,6 @@ export class PaymentTransactionsService {
       stageBalanceTransactions(batch, rows);
     }
     return t;
-  }
-
-  private authorizationRequest(r: ChargeRequest, reference: string): Omit<AuthorizationRequest, 'returnUrl'> {
-    return {
-      owner: NETWORK_OWNER,
-      reference,
-      capture: r.mode === 'authAndCapture',
-      card: r.instrument.card,
-      amount: r.amount,
-      currency: r.order.currency,
-      merchant: r.acceptor.name,
-      merchantId: `site:${r.order.site_id}`,
-      mcc: r.acceptor.mcc,
-      merchantCountry: r.acceptor.country,
-      kind: r.type === 'credit' ? 'credit' : 'purchase',
-      initiator: r.initiator,
-      isAuthenticated: r.instrument.isAuthenticated,
-      isSoftDeclineRetry: r.isSoftDeclineRetry,
-      ...(r.challengeRequested ? { challengeRequested: true } : {}),
-    };
   }
 
   /** News from the network: a challenge was decided, or a lost answer reconciled. */

@@ -2,6 +2,8 @@
 // scope, and writes in the one the form names (the platform's, or a tenant's); a member only their own
 // tenant's rules, lists, reviews and decisions, and writes only there (the platform's rules are the
 // operator's: a member does not see them). And the room's tabs, its paging and its decision records.
+
+import { z } from 'zod';
 import { link, listView, when } from '../../../platform/console/console-layout.ts';
 import type { Viewer } from '../../../platform/console/console-users.ts';
 import { type Html, h } from '../../../platform/console/html-template.ts';
@@ -9,10 +11,13 @@ import { allows } from '../../../platform/console/permissions.ts';
 import type { Db } from '../../../platform/db/database.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
 import {
+  COMMON_ATTRIBUTES,
   DECISION_POINT_NAMES,
   DECISION_POINTS,
   type DecisionPointName,
+  featureName,
   type RiskScope,
+  velocityFeatures,
 } from '../../../platform/risk/decision-points.ts';
 import type { DecisionRecord } from '../../../platform/risk/risk.ts';
 import { checkedScope, SCOPE_KINDS, type ScopeKind, scopeRefOf } from '../../../platform/risk/risk-scope.ts';
@@ -132,4 +137,45 @@ export function decisionTable(
       },
     ],
   });
+}
+
+/** A draft's expression as the forms take it (the service checks what it says) */
+export const expressionField = z.string().trim().min(1).max(4_000);
+
+/** The decision point a form names, one the viewer may write rules for (a 400 naming it otherwise). */
+export function pointOf(viewer: Viewer, value: string | undefined): DecisionPointName {
+  const points = pointsFor(viewer);
+  const point = points.find((p) => p === value);
+  if (!point)
+    throw new DomainError('validation_failed', `decisionPoint must be one of ${points.join(', ')}`, {
+      field: 'decisionPoint',
+    });
+  return point;
+}
+
+/** Each decision point's attributes, as the type checker reads them: what an expression may say. */
+export function attributeReference(points: readonly DecisionPointName[]): Html {
+  const velocity = velocityFeatures().map((f) => `velocity.${featureName(f)}`);
+  return h`<h2>Attributes</h2>${points.map((point) => {
+    const rows: { name: string; type: string; description: string }[] = [];
+    for (const [name, doc] of Object.entries(DECISION_POINTS[point].attributes)) {
+      if ('type' in doc && typeof doc.type === 'string')
+        rows.push({ name, ...(doc as { type: string; description: string }) });
+      else
+        for (const [member, d] of Object.entries(
+          doc as Record<string, { type: string; description: string }>,
+        ))
+          rows.push({ name: `${name}.${member}`, ...d });
+    }
+    return h`<details><summary>${point}: ${DECISION_POINTS[point].actions.join(', ')}</summary>
+<p>${DECISION_POINTS[point].description}.</p>${listView({
+      caption: `Attributes at ${point}`,
+      rows,
+      columns: [
+        { label: 'Attribute', cell: (r) => h`<code>${r.name}</code>` },
+        { label: 'Type', cell: (r) => r.type },
+        { label: 'What it holds', cell: (r) => r.description },
+      ],
+    })}</details>`;
+  })}<details><summary>Every decision point</summary><p>${Object.entries(COMMON_ATTRIBUTES).map(([name, doc]) => h`<code>${name}</code> (${doc.type}): ${doc.description}. `)}</p></details><details><summary>Velocity (every decision point)</summary><p>Counts and sums (minor units) of the same key over a window, this object included; declines per card and IP over an hour: ${velocity.map((v, i) => h`${i ? ', ' : ''}<code>${v}</code>`)}. Lists: <code>ip in list('blocked_ips')</code>.</p></details>`;
 }

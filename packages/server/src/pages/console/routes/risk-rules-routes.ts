@@ -5,7 +5,7 @@
 // answer (tenantChangeSettled).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { contextOf, sendConsolePage } from '../../../platform/console/console-http.ts';
+import { sendConsolePage } from '../../../platform/console/console-http.ts';
 import {
   details,
   doneNotice,
@@ -13,8 +13,6 @@ import {
   filterForm,
   link,
   listView,
-  money,
-  postForm,
   status,
   when,
 } from '../../../platform/console/console-layout.ts';
@@ -26,21 +24,16 @@ import {
   textQuery,
   viewerOf,
 } from '../../../platform/console/route-kit.ts';
-import { DomainError } from '../../../platform/errors/domain-error.ts';
-import {
-  COMMON_ATTRIBUTES,
-  DECISION_POINTS,
-  type DecisionPointName,
-  featureName,
-  RULE_ACTIONS,
-  velocityFeatures,
-} from '../../../platform/risk/decision-points.ts';
+import { RULE_ACTIONS } from '../../../platform/risk/decision-points.ts';
 import type { Rule } from '../../../platform/risk/risk-rules.ts';
 import { tenantChangeSettled } from '../../../platform/tenants/tenant-changes.ts';
 import type { PlatformConsoleDeps } from '../console-deps.ts';
 import {
+  attributeReference,
   decisionTable,
+  expressionField,
   pageAfter,
+  pointOf,
   pointsFor,
   riskScopesOf,
   riskTabs,
@@ -52,44 +45,6 @@ const PAGE = 50;
 const MODES = ['active', 'shadow'] as const;
 const priorityField = z.coerce.number().int().min(0).max(1_000_000);
 const nameField = z.string().trim().min(1).max(200);
-const expressionField = z.string().trim().min(1).max(4_000);
-
-function pointOf(viewer: Parameters<typeof pointsFor>[0], value: string | undefined): DecisionPointName {
-  const points = pointsFor(viewer);
-  const point = points.find((p) => p === value);
-  if (!point)
-    throw new DomainError('validation_failed', `decisionPoint must be one of ${points.join(', ')}`, {
-      field: 'decisionPoint',
-    });
-  return point;
-}
-
-/** Each decision point's attributes, as the type checker reads them: what an expression may say. */
-function attributeReference(points: readonly DecisionPointName[]): Html {
-  const velocity = velocityFeatures().map((f) => `velocity.${featureName(f)}`);
-  return h`<h2>Attributes</h2>${points.map((point) => {
-    const rows: { name: string; type: string; description: string }[] = [];
-    for (const [name, doc] of Object.entries(DECISION_POINTS[point].attributes)) {
-      if ('type' in doc && typeof doc.type === 'string')
-        rows.push({ name, ...(doc as { type: string; description: string }) });
-      else
-        for (const [member, d] of Object.entries(
-          doc as Record<string, { type: string; description: string }>,
-        ))
-          rows.push({ name: `${name}.${member}`, ...d });
-    }
-    return h`<details><summary>${point}: ${DECISION_POINTS[point].actions.join(', ')}</summary>
-<p>${DECISION_POINTS[point].description}.</p>${listView({
-      caption: `Attributes at ${point}`,
-      rows,
-      columns: [
-        { label: 'Attribute', cell: (r) => h`<code>${r.name}</code>` },
-        { label: 'Type', cell: (r) => r.type },
-        { label: 'What it holds', cell: (r) => r.description },
-      ],
-    })}</details>`;
-  })}<details><summary>Every decision point</summary><p>${Object.entries(COMMON_ATTRIBUTES).map(([name, doc]) => h`<code>${name}</code> (${doc.type}): ${doc.description}. `)}</p></details><details><summary>Velocity (every decision point)</summary><p>Counts and sums (minor units) of the same key over a window, this object included; declines per card and IP over an hour: ${velocity.map((v, i) => h`${i ? ', ' : ''}<code>${v}</code>`)}. Lists: <code>ip in list('blocked_ips')</code>.</p></details>`;
-}
 
 function ruleTable(rules: Rule[], next: string | null): Html {
   return listView({
@@ -112,7 +67,7 @@ export async function registerRiskRulesConsoleRoutes(
   app: FastifyInstance,
   deps: PlatformConsoleDeps,
 ): Promise<void> {
-  const { db, risk, clock } = deps.services;
+  const { db, risk } = deps.services;
 
   app.get('/risk/rules', async (request, reply) => {
     const viewer = viewerOf(request, deps);
@@ -289,111 +244,4 @@ export async function registerRiskRulesConsoleRoutes(
   );
   app.get('/risk/rules/:id/delete', remove.get);
   app.post('/risk/rules/:id/delete', remove.post);
-
-  // A draft over a tenant's history: the form, then its answer with the form again to change and rerun.
-  const backtestFields = (request: FastifyRequest): FormField[] => {
-    const viewer = viewerOf(request, deps);
-    const q = { ...textQuery(request), ...textBody(request) };
-    const today = clock.now().toISOString().slice(0, 10);
-    const monthAgo = new Date(clock.now().getTime() - 30 * 86_400_000).toISOString().slice(0, 10);
-    return [
-      ...(viewer.role === 'operator'
-        ? [
-            {
-              name: 'scope',
-              label: 'Tenant (merchant:ID, store:ID, partner:ID)',
-              value: q.scope ?? '',
-              required: true,
-            },
-          ]
-        : []),
-      {
-        name: 'decisionPoint',
-        label: 'Decision point',
-        options: pointsFor(viewer),
-        value: q.decisionPoint ?? '',
-      },
-      {
-        name: 'expression',
-        label: 'Expression (CEL)',
-        type: 'textarea',
-        value: q.expression ?? '',
-        required: true,
-      },
-      { name: 'from', label: 'From (UTC day)', type: 'date', value: q.from ?? monthAgo },
-      { name: 'to', label: 'To (UTC day, included)', type: 'date', value: q.to ?? today },
-    ];
-  };
-  const dayField = z.iso.date();
-  const backtest = confirmedAction<Record<string, never>>(
-    deps,
-    async (request) => ({
-      title: 'Backtest a draft rule',
-      explain: h`${riskTabs()}<p>The draft is evaluated over the tenant’s decisions of the period, each with the attribute values recorded at the time and velocity as it stood then. Disputes later received are its labels.</p>`,
-      fields: backtestFields(request),
-      submit: 'Run backtest',
-      trailer: attributeReference(pointsFor(viewerOf(request, deps))),
-    }),
-    async (request, _params, body) => {
-      const viewer = viewerOf(request, deps);
-      const point = pointOf(viewer, body.decisionPoint);
-      const expression = fieldOf(expressionField, body, 'expression');
-      const from = new Date(`${fieldOf(dayField, body, 'from')}T00:00:00Z`);
-      const to = new Date(new Date(`${fieldOf(dayField, body, 'to')}T00:00:00Z`).getTime() + 86_400_000 - 1);
-      const tenant = await writeScope(db, viewer, body.scope, point);
-      if (tenant === 'platform')
-        throw new DomainError('validation_failed', 'a backtest reads one tenant’s history: name it', {
-          field: 'scope',
-        });
-      const result = await risk.backtest(db, {
-        tenant,
-        decisionPoint: point,
-        expression,
-        from,
-        to,
-        sampleSize: 20,
-      });
-      const save = `/console/risk/rules/new?${new URLSearchParams({ decisionPoint: point, expression, ...(viewer.role === 'operator' ? { scope: tenant } : {}) })}`;
-      const share = (part: number, all: number) =>
-        all === 0 ? '—' : `${part} of ${all} (${((part * 100) / all).toFixed(1)} %)`;
-      return {
-        title: 'Backtest',
-        content: h`${riskTabs()}<p><code>${expression}</code> at ${point} for ${tenant}, ${from.toISOString().slice(0, 10)} to ${to.toISOString().slice(0, 10)}.</p>${details(
-          [
-            ['Evaluated', result.evaluated],
-            ['Would have matched', share(result.matched, result.evaluated)],
-            [
-              'Their amounts',
-              Object.entries(result.matchedAmounts)
-                .map(([c, a]) => money(a, c))
-                .join(', ') || '—',
-            ],
-            [
-              'Disputed later',
-              `${share(result.disputed.matched, result.matched)} matched; ${result.disputed.all} of all`,
-            ],
-            [
-              'Disputed as fraud',
-              `${share(result.fraud.matched, result.matched)} matched; ${result.fraud.all} of all`,
-            ],
-            ['Failed to evaluate', result.failed],
-          ],
-        )}<p>${link(save, 'Save it as a rule…')}</p>${listView({
-          caption: 'A sample of what it matched',
-          rows: result.sample,
-          empty: 'It matched nothing in the period.',
-          columns: [
-            {
-              label: 'Object',
-              cell: (s) => link(`/console/search?q=${encodeURIComponent(s.objectId)}`, s.objectId),
-            },
-            { label: 'At', cell: (s) => when(s.at) },
-            { label: 'Amount', cell: (s) => money(s.amount, s.currency) },
-          ],
-        })}<h2>Change it and run it again</h2>${postForm(contextOf(request, deps), '/console/risk/backtest', backtestFields(request), 'Run backtest', { idempotent: true })}`,
-      };
-    },
-  );
-  app.get('/risk/backtest', backtest.get);
-  app.post('/risk/backtest', backtest.post);
 }

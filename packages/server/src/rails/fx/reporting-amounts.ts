@@ -3,10 +3,10 @@
 // FX rail at start and then every minute in the background, so a conversion on a write path is arithmetic,
 // never a read. An asset the rail cannot price converts to 0.
 import type { Logger } from 'pino';
-import type { FxRates } from '../../rails/fx/port.ts';
-import type { Executor } from '../db/database.ts';
-import { findAsset, knownAsset, listAssets } from './assets.ts';
-import { convert } from './rates.ts';
+import type { Executor } from '../../platform/db/database.ts';
+import { findAsset, knownAsset, listAssets } from '../../platform/money/assets.ts';
+import { convert } from '../../platform/money/rates.ts';
+import type { FxRates } from './port.ts';
 
 const REFRESH_MS = 60_000;
 
