@@ -1,11 +1,15 @@
 #!/usr/bin/env node
-// `npm run test:times [FILE…]`: the files the file-times reporter wrote during runs (default
-// test-results/file-times.json) as the Markdown tables docs/testing.md keeps: the ten slowest files, then
-// every file by path. Several files (one per suite) make one table.
-import { readFileSync } from 'node:fs';
+// `npm run test:times [FILE…]`: the files the file-times reporter wrote during runs (default: every
+// test-results/file-times-*.json, one per suite) as the Markdown tables docs/testing.md keeps: the ten
+// slowest files, then every file by path.
+import { readdirSync, readFileSync } from 'node:fs';
 
-const paths = process.argv.slice(2);
-const times = (paths.length > 0 ? paths : ['test-results/file-times.json']).flatMap((path) =>
+const given = process.argv.slice(2);
+const written = () =>
+  readdirSync('test-results')
+    .filter((name) => /^file-times-.+\.json$/.test(name))
+    .map((name) => `test-results/${name}`);
+const times = (given.length > 0 ? given : written()).flatMap((path) =>
   JSON.parse(readFileSync(path, 'utf8')),
 );
 const seconds = (ms) => (ms / 1000).toFixed(1);

@@ -1,6 +1,7 @@
-// A vitest reporter that writes each test file's time to test-results/file-times.json: its import
-// (collect), its tests and hooks, and the whole, per project. `npm run test:times` prints them as the table
-// docs/testing.md keeps (the ten slowest, and every file).
+// A vitest reporter that writes each test file's time to test-results/file-times-<project>.json (one file
+// per suite run, so CI's suites do not overwrite each other's): its import (collect), its tests and hooks,
+// per project. `npm run test:times` prints them all as the tables docs/testing.md keeps (the ten slowest,
+// and every file).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
@@ -33,6 +34,7 @@ export default class FileTimesReporter implements Reporter {
   onTestRunEnd(): void {
     mkdirSync('test-results', { recursive: true });
     const sorted = this.times.sort((a, b) => b.collectMs + b.runMs - (a.collectMs + a.runMs));
-    writeFileSync('test-results/file-times.json', `${JSON.stringify(sorted, null, 1)}\n`);
+    const projects = [...new Set(sorted.map((t) => t.project))].sort().join('+') || 'none';
+    writeFileSync(`test-results/file-times-${projects}.json`, `${JSON.stringify(sorted, null, 1)}\n`);
   }
 }

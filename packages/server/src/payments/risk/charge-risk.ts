@@ -138,7 +138,12 @@ export class ChargeRisk {
           id: customerId,
           age_days: daysSince(buyer.createdAt, at),
         },
-        merchant: { id: String(r.order.merchant_id), site_id: String(r.order.site_id) },
+        merchant: {
+          id: String(r.order.merchant_id),
+          site_id: String(r.order.site_id),
+          mcc: r.acceptor.mcc ?? '',
+          country: r.acceptor.country ?? '',
+        },
       },
     });
   }

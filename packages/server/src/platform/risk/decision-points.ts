@@ -121,6 +121,8 @@ const PAYMENTS_CHARGE: Record<string, AttributeDoc | Record<string, AttributeDoc
   merchant: {
     id: { type: 'string', description: 'the merchant’s id' },
     site_id: { type: 'string', description: 'the site’s id' },
+    mcc: { type: 'string', description: 'the site’s merchant category code, ISO 18245 ("" when not set)' },
+    country: { type: 'string', description: 'the site’s country, ISO 3166 alpha-2 ("" when not set)' },
   },
 };
 
