@@ -191,7 +191,9 @@ describe('deciding a charge', () => {
   it('compares amounts across currencies in the reporting currency (amount_reporting, EUR by default), and reads the site’s category', async () => {
     const m = await aMerchant(h);
     const customerId = await aCustomer(h, m);
-    await h.admin('PATCH', `/merchants/${m.id}/sites/${m.sites[0]?.id}`, { json: { mcc: '5734', country: 'RO' } });
+    await h.admin('PATCH', `/merchants/${m.id}/sites/${m.sites[0]?.id}`, {
+      json: { mcc: '5734', country: 'RO' },
+    });
     const saved = await rule({
       name: 'over 90 EUR in any currency',
       expression: 'amount_reporting > 9000',
