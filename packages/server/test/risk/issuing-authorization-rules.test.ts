@@ -91,6 +91,8 @@ describe('rules at issuing.authorization', () => {
             channel: 'ecommerce',
             merchant_name: 'Lucky Bets',
           }),
+          customer: { id: holder.customerId, age_days: 0 },
+          account: expect.objectContaining({ age_days: 0 }),
         }),
       }),
     ]);

@@ -2,6 +2,7 @@
 // network's and the on-us one — is one signal, decided by its partner's and the platform's rules. A decline
 // is the issuing wire's declined transaction (`risk_declined`, no rule named to the cardholder); a challenge
 // asks the cardholder for 3-D Secure where the network did not.
+import { daysSince } from '../../platform/clock/clock.ts';
 import type { Executor } from '../../platform/db/database.ts';
 import type { StatementBatch } from '../../platform/db/statement-batch.ts';
 import type { DisputeLabels } from '../../platform/risk/backtest.ts';
@@ -34,6 +35,8 @@ export interface CardOnSignal {
   partner_id: string;
   account_id: string;
   pan_fingerprint: string;
+  customer_since: Date;
+  account_since: Date;
 }
 
 export class AuthorizationRisk {
@@ -64,8 +67,8 @@ export class AuthorizationRisk {
           three_ds: request.threeDS,
         },
         card: { id: card.id, fingerprint: card.pan_fingerprint },
-        customer: { id: card.customer_id },
-        account: { id: card.account_id },
+        customer: { id: card.customer_id, age_days: daysSince(card.customer_since, at) },
+        account: { id: card.account_id, age_days: daysSince(card.account_since, at) },
       },
     });
   }

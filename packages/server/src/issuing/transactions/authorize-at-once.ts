@@ -52,6 +52,9 @@ export interface AuthorizingCard {
   pan_fingerprint: string;
   /** Spending controls apply to it: authorized the general way, the controls checked */
   has_controls: boolean;
+  /** When the cardholder became a customer and the account was opened: what risk rules read as ages */
+  customer_since: Date;
+  account_since: Date;
 }
 
 /** What the general way of authorizing is told beyond the card */

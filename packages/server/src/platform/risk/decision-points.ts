@@ -147,8 +147,14 @@ const ISSUING_AUTHORIZATION: Record<string, AttributeDoc | Record<string, Attrib
     id: { type: 'string', description: 'the issued card’s id' },
     fingerprint: { type: 'string', description: 'the same for every card with this number' },
   },
-  customer: { id: { type: 'string', description: 'the cardholder’s id' } },
-  account: { id: { type: 'string', description: 'the card’s account’s id' } },
+  customer: {
+    id: { type: 'string', description: 'the cardholder’s id' },
+    age_days: { type: 'int', description: 'days since the cardholder became a customer' },
+  },
+  account: {
+    id: { type: 'string', description: 'the card’s account’s id' },
+    age_days: { type: 'int', description: 'days since the account was opened' },
+  },
 };
 
 /** Money out's tenant, beside the rules' facts: who is paid, from which balance */
