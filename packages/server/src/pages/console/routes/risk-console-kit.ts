@@ -76,7 +76,7 @@ export const tenantsOf = (viewer: Viewer): { tenants?: RiskScope[] } => {
 
 /** The risk room's tabs, atop each of its pages. */
 export const riskTabs = (): Html =>
-  h`<nav class="inline" aria-label="Risk">${link('/console/risk/rules', 'Rules')} ${link('/console/risk/lists', 'Lists')} ${link('/console/risk/reviews', 'Reviews')} ${link('/console/risk/decisions', 'Decisions')}</nav>`;
+  h`<nav class="inline tabs" aria-label="Risk">${link('/console/risk/rules', 'Rules')} ${link('/console/risk/lists', 'Lists')} ${link('/console/risk/reviews', 'Reviews')} ${link('/console/risk/decisions', 'Decisions')}</nav>`;
 
 /** A rule's name, opening its page (a sandbox test value is no rule: its name alone). */
 export const ruleLink = (r: { ruleId: string; ruleName: string }): Html | string =>
