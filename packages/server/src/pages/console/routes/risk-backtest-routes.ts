@@ -77,7 +77,7 @@ export async function registerRiskBacktestConsoleRoutes(
     deps,
     async (request) => ({
       title: 'Backtest a draft rule',
-      explain: h`${riskTabs()}<p>The draft is evaluated over the tenant’s decisions of the period, each with the attribute values recorded at the time and velocity as it stood then. Disputes later received are its labels.</p>`,
+      explain: h`${riskTabs('rules')}<p>The draft is evaluated over the tenant’s decisions of the period, each with the attribute values recorded at the time and velocity as it stood then. Disputes later received are its labels.</p>`,
       fields: backtestFields(request),
       submit: 'Run backtest',
       trailer: attributeReference(pointsFor(viewerOf(request, deps))),
@@ -106,7 +106,7 @@ export async function registerRiskBacktestConsoleRoutes(
         all === 0 ? '—' : `${part} of ${all} (${((part * 100) / all).toFixed(1)} %)`;
       return {
         title: 'Backtest',
-        content: h`${riskTabs()}<p><code>${expression}</code> at ${point} for ${tenant}, ${from.toISOString().slice(0, 10)} to ${to.toISOString().slice(0, 10)}.</p>${details(
+        content: h`${riskTabs('rules')}<p><code>${expression}</code> at ${point} for ${tenant}, ${from.toISOString().slice(0, 10)} to ${to.toISOString().slice(0, 10)}.</p>${details(
           [
             ['Evaluated', result.evaluated],
             ['Would have matched', share(result.matched, result.evaluated)],

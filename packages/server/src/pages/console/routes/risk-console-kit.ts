@@ -74,9 +74,13 @@ export const tenantsOf = (viewer: Viewer): { tenants?: RiskScope[] } => {
   return tenants ? { tenants } : {};
 };
 
-/** The risk room's tabs, atop each of its pages. */
-export const riskTabs = (): Html =>
-  h`<nav class="inline tabs" aria-label="Risk">${link('/console/risk/rules', 'Rules')} ${link('/console/risk/lists', 'Lists')} ${link('/console/risk/reviews', 'Reviews')} ${link('/console/risk/decisions', 'Decisions')}</nav>`;
+/** The risk room's tabs, atop each of its pages, the one it belongs to marked. */
+export type RiskTab = 'rules' | 'lists' | 'reviews' | 'decisions';
+export const riskTabs = (current: RiskTab): Html =>
+  h`<nav class="inline tabs" aria-label="Risk">${(['rules', 'lists', 'reviews', 'decisions'] as const).map(
+    (tab) =>
+      h`<a href="/console/risk/${tab}"${tab === current ? h` aria-current="page"` : ''}>${tab[0]?.toUpperCase()}${tab.slice(1)}</a> `,
+  )}</nav>`;
 
 /** A rule's name, opening its page (a sandbox test value is no rule: its name alone). */
 export const ruleLink = (r: { ruleId: string; ruleName: string }): Html | string =>

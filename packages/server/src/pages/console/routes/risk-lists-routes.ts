@@ -53,7 +53,7 @@ export async function registerRiskListsConsoleRoutes(
       reply,
       deps,
       'Risk lists',
-      h`${riskTabs()}${doneNotice(f.done)}<p>${link('/console/risk/lists/new', 'New list…')}</p>${table}`,
+      h`${riskTabs('lists')}${doneNotice(f.done)}<p>${link('/console/risk/lists/new', 'New list…')}</p>${table}`,
     );
   });
 
@@ -64,7 +64,7 @@ export async function registerRiskListsConsoleRoutes(
       const q = textBody(request);
       return {
         title: 'New risk list',
-        explain: h`${riskTabs()}<p>A rule of the same scope reads it by its name: <code>ip in list('blocked_ips')</code>. Items are normalised to their kind (an email in lower case, an IP range to its prefix).</p>`,
+        explain: h`${riskTabs('lists')}<p>A rule of the same scope reads it by its name: <code>ip in list('blocked_ips')</code>. Items are normalised to their kind (an email in lower case, an IP range to its prefix).</p>`,
         fields: [
           {
             name: 'name',
@@ -122,7 +122,7 @@ export async function registerRiskListsConsoleRoutes(
         },
       ],
     });
-    const content = h`${riskTabs()}${doneNotice(f.done)}${details([
+    const content = h`${riskTabs('lists')}${doneNotice(f.done)}${details([
       ['Kind', list.kind],
       ['Scope', list.scope],
       ['In a rule', h`<code>list('${list.name}')</code>`],

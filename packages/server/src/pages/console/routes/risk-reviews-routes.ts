@@ -100,7 +100,7 @@ export async function registerRiskReviewsConsoleRoutes(
       reply,
       deps,
       'Risk reviews',
-      h`${riskTabs()}${doneNotice(f.done)}${filters}${table}`,
+      h`${riskTabs('reviews')}${doneNotice(f.done)}${filters}${table}`,
     );
   });
 
@@ -117,7 +117,7 @@ export async function registerRiskReviewsConsoleRoutes(
       review.status === 'pending'
         ? h`<p class="inline">${link(`/console/risk/reviews/${review.id}/approve`, 'Approve…')} ${link(`/console/risk/reviews/${review.id}/refuse`, 'Refuse…')}</p>`
         : '';
-    const content = h`${riskTabs()}${doneNotice(textQuery(request).done)}${details([
+    const content = h`${riskTabs('reviews')}${doneNotice(textQuery(request).done)}${details([
       ['Status', status(review.status)],
       [
         'Held',
@@ -222,7 +222,7 @@ export async function registerRiskReviewsConsoleRoutes(
       reply,
       deps,
       'Risk decisions',
-      h`${riskTabs()}<p>Every rule that matched, in either mode, newest first: the one that acted, the shadow ones, and those after the one that decided.</p>${filters}${decisionTable(viewer, decisions, 'Decisions, newest first', next)}`,
+      h`${riskTabs('decisions')}<p>Every rule that matched, in either mode, newest first: the one that acted, the shadow ones, and those after the one that decided.</p>${filters}${decisionTable(viewer, decisions, 'Decisions, newest first', next)}`,
     );
   });
 }

@@ -96,7 +96,7 @@ export async function registerRiskRulesConsoleRoutes(
       reply,
       deps,
       'Risk rules',
-      h`${riskTabs()}${doneNotice(f.done)}<p>${link('/console/risk/rules/new', 'New rule…')} ${link('/console/risk/backtest', 'Backtest a draft…')}</p>${filters}${ruleTable(rules, more)}`,
+      h`${riskTabs('rules')}${doneNotice(f.done)}<p>${link('/console/risk/rules/new', 'New rule…')} ${link('/console/risk/backtest', 'Backtest a draft…')}</p>${filters}${ruleTable(rules, more)}`,
     );
   });
 
@@ -165,7 +165,7 @@ export async function registerRiskRulesConsoleRoutes(
     deps,
     async (request) => ({
       title: 'New risk rule',
-      explain: h`${riskTabs()}<p>A rule is checked against its decision point’s attributes when saved. Start it in shadow: it is evaluated and recorded, never acting, and its decisions show what it would do.</p>`,
+      explain: h`${riskTabs('rules')}<p>A rule is checked against its decision point’s attributes when saved. Start it in shadow: it is evaluated and recorded, never acting, and its decisions show what it would do.</p>`,
       fields: ruleFields(request),
       submit: 'Save rule',
       trailer: attributeReference(pointsFor(viewerOf(request, deps))),
@@ -187,7 +187,7 @@ export async function registerRiskRulesConsoleRoutes(
     const viewer = viewerOf(request, deps);
     const rule = await risk.rules.get(db, request.params.id, riskScopesOf(viewer));
     const decisions = await risk.decisions(db, { ruleId: rule.id, ...tenantsOf(viewer) }, { limit: 20 });
-    const content = h`${riskTabs()}${doneNotice(textQuery(request).done)}${details([
+    const content = h`${riskTabs('rules')}${doneNotice(textQuery(request).done)}${details([
       ['Scope', rule.scope],
       ['Decision point', rule.decisionPoint],
       ['Expression', h`<code>${rule.expression}</code>`],
