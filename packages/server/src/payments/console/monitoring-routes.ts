@@ -32,9 +32,11 @@ export async function registerMonitoringConsoleRoutes(
     // A past month is read to its last instant; this one up to now.
     const [year, monthNumber] = month.split('-').map(Number) as [number, number];
     const until = month === thisMonth ? now : new Date(Date.UTC(year, monthNumber, 1) - 1);
-    const all = await monthDisputes(db, until);
-    const rows =
-      viewer.role === 'operator' ? all : all.filter((m) => String(m.merchantId) === viewer.tenant.id);
+    const rows = await monthDisputes(
+      db,
+      until,
+      viewer.role === 'operator' ? undefined : Number(viewer.tenant.id),
+    );
     const reached = rows.filter((m) => levelsReached(m).length > 0).length;
     const table = listView({
       caption: `Disputes received in ${month} against payments settled in ${month}, the highest ratio first`,

@@ -49,7 +49,9 @@ export interface MerchantDisputes {
 }
 
 /** This month's disputes and payments of the merchants that have disputes, the highest count ratio first. */
-export async function monthDisputes(db: Db, now: Date): Promise<MerchantDisputes[]> {
+export async function monthDisputes(db: Db, now: Date, merchantId?: number): Promise<MerchantDisputes[]> {
+  // One merchant's month (its console page) reads its own disputes by their merchant index, not everyone's.
+  const ofMerchant = merchantId === undefined ? sql`` : sql`AND merchant_id = ${merchantId}`;
   const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const { rows } = await sql<{
     merchant_id: number;
@@ -66,7 +68,7 @@ export async function monthDisputes(db: Db, now: Date): Promise<MerchantDisputes
         count(*) FILTER (WHERE reason_code = ANY(${[...FRAUD_CODES]})) AS fraud,
         sum(amount) AS disputed,
         coalesce(sum(amount) FILTER (WHERE reason_code = ANY(${[...FRAUD_CODES]})), 0) AS fraud_amount
-      FROM payments_disputes WHERE created_at >= ${from} AND created_at <= ${now}
+      FROM payments_disputes WHERE created_at >= ${from} AND created_at <= ${now} ${ofMerchant}
       GROUP BY 1, 2
     ), held AS (
       -- the month's days the rollup holds; the payments of the days after them are counted live

@@ -80,16 +80,17 @@ export function textBody(request: FastifyRequest): Record<string, string | undef
   return out;
 }
 
-/** The address of the next page of a list: the same filters and the cursor. */
+/** The address of the next page of a list: the same filters and the cursor (under `key`). */
 export function nextHref(
   path: string,
   filters: Record<string, string | undefined>,
   cursor: string | null,
+  key = 'cursor',
 ): string | null {
   if (!cursor) return null;
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(filters)) if (v && k !== 'cursor') params.set(k, v);
-  params.set('cursor', cursor);
+  for (const [k, v] of Object.entries(filters)) if (v && k !== key) params.set(k, v);
+  params.set(key, cursor);
   return `${path}?${params.toString()}`;
 }
 

@@ -8,6 +8,7 @@ import { link, listView, when } from '../../../platform/console/console-layout.t
 import type { Viewer } from '../../../platform/console/console-users.ts';
 import { type Html, h } from '../../../platform/console/html-template.ts';
 import { allows } from '../../../platform/console/permissions.ts';
+import { nextHref } from '../../../platform/console/route-kit.ts';
 import type { Db } from '../../../platform/db/database.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
 import {
@@ -96,10 +97,9 @@ export function pageAfter(
 ): string | null {
   const last = rows.at(-1);
   if (rows.length < size || !last) return null;
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(filters)) if (v && k !== key && k !== 'done') params.set(k, v);
-  params.set(key, last.id);
-  return `${path}?${params.toString()}`;
+  // The notice of what was just done stays on this page.
+  const { done: _done, ...kept } = filters;
+  return nextHref(path, kept, last.id, key);
 }
 
 /**

@@ -18,6 +18,7 @@ import { h } from '../../../platform/console/html-template.ts';
 import { confirmedAction, textQuery, viewerOf } from '../../../platform/console/route-kit.ts';
 import type { DecisionPointName } from '../../../platform/risk/decision-points.ts';
 import type { Review } from '../../../platform/risk/reviews.ts';
+import { scopeRefOf } from '../../../platform/risk/risk-scope.ts';
 import type { PlatformConsoleDeps } from '../console-deps.ts';
 import { fourEyes } from './approvals-routes.ts';
 import { decisionTable, pageAfter, riskTabs, ruleLink, tenantsOf } from './risk-console-kit.ts';
@@ -149,10 +150,10 @@ export async function registerRiskReviewsConsoleRoutes(
       db,
       review.objectId,
     );
-    const [kind, tenantId = ''] = review.tenant.split(/:(.*)/s);
+    const { kind, id: tenantId = '' } = scopeRefOf(review.tenant);
     if (!governed || review.status !== 'pending' || (kind !== 'merchant' && kind !== 'store'))
       return undefined;
-    const tenant = { kind, id: tenantId } as const;
+    const tenant = { kind, id: tenantId };
     if (!(await approvals.needed(db, tenant, governed.action, governed.money))) return undefined;
     return {
       tenant,
