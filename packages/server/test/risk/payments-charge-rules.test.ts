@@ -137,6 +137,8 @@ describe('the reads', () => {
     expect((await refused('/risk/rules?decisionPoint=nowhere'))?.field).toBe('decisionPoint');
     expect((await refused('/risk/rules?limit=0'))?.field).toBe('limit');
     expect((await refused('/risk/decisions?before=abc'))?.field).toBe('before');
+    // One past int8's largest: a 400 naming the cursor, never the database's out-of-range error.
+    expect((await refused('/risk/decisions?before=9223372036854775808'))?.field).toBe('before');
     expect((await refused('/risk/reviews?status=waiting'))?.field).toBe('status');
     expect((await refused('/risk/lists?limit=501'))?.field).toBe('limit');
   });

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { int8Cursor } from '../../platform/http/fields.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { DECISION_POINT_NAMES, RULE_ACTIONS } from '../../platform/risk/decision-points.ts';
 import type { DecisionRecord, Risk } from '../../platform/risk/risk.ts';
@@ -288,11 +289,7 @@ export async function registerRiskRuleRoutes(app: ZodApp, deps: AdminDeps & { ri
           objectId: z.string().max(100).optional().describe('a payments transaction id, …'),
           ruleId: z.string().max(100).optional(),
           tenant: z.string().max(120).optional().describe('merchant:<id>, store:<id> or partner:<id>'),
-          before: z
-            .string()
-            .regex(/^\d{1,19}$/, 'a decision id')
-            .optional()
-            .describe('the last id of the previous page'),
+          before: int8Cursor('a decision id').optional().describe('the last id of the previous page'),
           limit: pageQuery.limit,
         }),
         response: {

@@ -10,3 +10,11 @@ export const httpUrl = z
 
 /** Free text, trimmed, bounded. */
 export const text = (max: number) => z.string().trim().max(max);
+
+/** Whether text is a bigint (int8) id a cursor may hold: digits only, no larger than the column can hold. */
+export const isInt8Digits = (v: string): boolean =>
+  /^\d{1,19}$/.test(v) && BigInt(v) <= 9_223_372_036_854_775_807n;
+
+/** A cursor over a bigint id: a 400 naming it, never the database's out-of-range error. */
+export const int8Cursor = (what: string) =>
+  z.string().refine(isInt8Digits, `must be ${what}: digits, at most 9223372036854775807`);

@@ -16,6 +16,7 @@ import {
 } from '../../../platform/console/console-layout.ts';
 import { h } from '../../../platform/console/html-template.ts';
 import { confirmedAction, textQuery, viewerOf } from '../../../platform/console/route-kit.ts';
+import { isInt8Digits } from '../../../platform/http/fields.ts';
 import type { DecisionPointName } from '../../../platform/risk/decision-points.ts';
 import type { Review } from '../../../platform/risk/reviews.ts';
 import { scopeRefOf } from '../../../platform/risk/risk-scope.ts';
@@ -207,7 +208,8 @@ export async function registerRiskReviewsConsoleRoutes(
         ...(f.ruleId ? { ruleId: f.ruleId } : {}),
         ...tenantsOf(viewer),
       },
-      { ...(f.before ? { before: f.before } : {}), limit: PAGE },
+      // A cursor that is not an id (typed by hand) reads the first page, as an unknown filter does.
+      { ...(f.before && isInt8Digits(f.before) ? { before: f.before } : {}), limit: PAGE },
     );
     const filters = filterForm(
       '/console/risk/decisions',
