@@ -31,7 +31,8 @@ export async function setUpCrypto(tessera: TesseraServer): Promise<PathSetup<Flo
             return_urls: { return_url: 'https://shop.example/return' },
             line_items: [{ sku: 'B-1', name: 'Bench item', price: '1090.00', currency: 'EUR', quantity: 1 }],
           },
-          customer: { email: 'bench@example.com', country: 'RO' },
+          // A shop's buyers: a hundred emails, so velocity per email reads a buyer's few orders, not the run's
+          customer: { email: `bench-${i}@example.com`, country: 'RO' },
         },
       },
     }),

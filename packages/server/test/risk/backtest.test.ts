@@ -36,17 +36,19 @@ describe('a backtest', () => {
       ip: fc.constantFrom(...IPS),
       card: fc.constantFrom(...CARDS),
       amount: fc.constantFrom('1.00', '0.05', '20.00', '7.50'),
-      wait: fc.constantFrom(0, 0, 30, 400, 4_000),
+      // Steps across whole minutes too: a tenant's windows are whole minutes (docs/risk.md)
+      wait: fc.constantFrom(0, 0, 30, 61, 90, 400, 4_000),
     });
     const expression = fc
       .record({
         count: fc.integer({ min: 1, max: 4 }),
         sum: fc.integer({ min: 500, max: 4_000 }),
         declines: fc.integer({ min: 1, max: 2 }),
+        tenant: fc.integer({ min: 2, max: 6 }),
       })
       .map(
-        ({ count, sum, declines }) =>
-          `velocity.ip.count_10m >= ${count} && velocity.card.sum_1h > ${sum} || velocity.ip.declines_1h >= ${declines} || velocity.tenant.count_24h > 12`,
+        ({ count, sum, declines, tenant }) =>
+          `velocity.ip.count_10m >= ${count} && velocity.card.sum_1h > ${sum} || velocity.ip.declines_1h >= ${declines} || velocity.tenant.count_24h > 12 || velocity.tenant.count_10m >= ${tenant} && velocity.tenant.sum_1h > ${sum}`,
       );
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 8, maxLength: 20 }), expression, async (steps, rule) => {

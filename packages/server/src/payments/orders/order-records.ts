@@ -13,7 +13,7 @@ import { rowInsert } from '../../platform/db/statement-batch.ts';
 import { DomainError, notFound, validationFailed } from '../../platform/errors/domain-error.ts';
 import { type Asset, findAsset } from '../../platform/money/assets.ts';
 import type { VelocityFeature } from '../../platform/risk/decision-points.ts';
-import { type Velocity, type VelocityProbe, velocityColumns } from '../../platform/risk/risk-engine.ts';
+import { type Velocity, type VelocityProbe, velocityColumns } from '../../platform/risk/velocity.ts';
 import type { MerchantScope } from '../sites.ts';
 import { FAILURES, type FailureReason } from '../transactions/decline-codes.ts';
 import type { OrderRow } from './order-row.ts';

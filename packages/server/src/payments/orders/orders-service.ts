@@ -194,11 +194,14 @@ export class PaymentOrdersService {
       [input.customerId, merchant.merchantId, plan.siteId],
       rules && probe ? { probe, features: rules.ruleSet.velocity } : undefined,
     );
-    const { rows } = await db.executeQuery<CustomerAndIds>(read.query);
+    const [{ rows }, tenant] = await Promise.all([
+      db.executeQuery<CustomerAndIds>(read.query),
+      rules && probe ? risk.tenantVelocity(db, probe, rules) : undefined,
+    ]);
     const found = rows[0];
     if (!found) return undefined;
     const signal = risk.signal(charge, { email: found.email, createdAt: found.created_at }, at, keys);
-    const verdict = rules && risk.evaluate(rules, signal, read.velocityOf(found) ?? {});
+    const verdict = rules && risk.evaluate(rules, signal, read.velocityOf(found) ?? {}, tenant);
     if ((verdict && verdict.action !== 'allow') || risk.forced(signal)) return undefined;
     order.id = found.order_id;
     const transaction = await this.deps.transactions.stageCharge(

@@ -13,15 +13,18 @@ import {
   actingRule,
   type RiskEngine,
   type Signal,
-  type SignalKeys,
   stageDecisions,
   stageSignal,
-  type Velocity,
-  type VelocityProbe,
   type Verdict,
 } from '../../platform/risk/risk-engine.ts';
 import type { RuleSet } from '../../platform/risk/risk-rules.ts';
 import type { RiskList } from '../../platform/risk/rule-expression.ts';
+import {
+  type SignalKeys,
+  type Velocity,
+  type VelocityProbe,
+  withTenant,
+} from '../../platform/risk/velocity.ts';
 import type { CardNetwork } from '../../rails/card-network/port.ts';
 import type { Buyer, ChargeRequest } from '../transactions/transaction-row.ts';
 
@@ -76,9 +79,23 @@ export class ChargeRisk {
     return this.deps.engine.testOutcome(signal) !== undefined;
   }
 
+  /** The merchant's windows its rules read (in memory; a read once a minute), beside the one read. */
+  tenantVelocity(
+    db: Executor,
+    probe: VelocityProbe,
+    rules: RulesInForce,
+  ): Promise<Record<string, bigint> | undefined> {
+    return this.deps.engine.tenantVelocity(db, probe, rules.ruleSet.velocity);
+  }
+
   /** The rules evaluated against a signal whose velocity was read with the charge's one read. */
-  evaluate(rules: RulesInForce, signal: Signal, velocity: Velocity): Verdict {
-    return this.deps.engine.evaluate(rules.ruleSet, rules.lists, signal, velocity);
+  evaluate(
+    rules: RulesInForce,
+    signal: Signal,
+    velocity: Velocity,
+    tenant: Record<string, bigint> | undefined,
+  ): Verdict {
+    return this.deps.engine.evaluate(rules.ruleSet, rules.lists, signal, withTenant(velocity, tenant));
   }
 
   async buyer(db: Executor, customerId: number): Promise<Buyer> {

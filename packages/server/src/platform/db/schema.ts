@@ -392,6 +392,24 @@ export interface RiskSignalsTable {
   attributes: ColumnType<Record<string, unknown>, string, string>;
 }
 
+/** A tenant's signals at a point in one whole minute and currency: its velocity windows (docs/risk.md) */
+export interface RiskSignalMinutesTable {
+  tenant: string;
+  decision_point: string;
+  minute: Timestamp;
+  currency: string;
+  signals: Numeric;
+  amount: Numeric;
+  declines: Numeric;
+}
+
+/** Up to where a tenant's point is rolled up into risk_signal_minutes */
+export interface RiskSignalMinutesFrontierTable {
+  tenant: string;
+  decision_point: string;
+  through: Timestamp;
+}
+
 /** A rule that matched, with the values it read */
 export interface RiskDecisionsTable {
   id: Generated<string>;
@@ -428,6 +446,8 @@ export interface PlatformTables {
   risk_lists: RiskListsTable;
   risk_list_items: RiskListItemsTable;
   risk_signals: RiskSignalsTable;
+  risk_signal_minutes: RiskSignalMinutesTable;
+  risk_signal_minutes_frontier: RiskSignalMinutesFrontierTable;
   risk_decisions: RiskDecisionsTable;
   tessera_processes: TesseraProcessesTable;
   rate_limit_windows: RateLimitWindowsTable;

@@ -7,6 +7,8 @@ import type { Db } from '../db/database.ts';
 
 /** Rows deleted per statement: a long backlog is cleared over several runs, never in one long lock */
 const BATCH = 5_000;
+/** A tenant's minute roll-ups are kept a day past the longest velocity window */
+const TENANT_MINUTES_DAYS = 31;
 
 export function purgeOldRows(
   db: Db,
@@ -24,7 +26,7 @@ export function purgeOldRows(
           LIMIT ${BATCH})`.execute(db);
       return Number(numAffectedRows ?? 0);
     },
-    /** Risk signals and decisions (docs/risk.md), older than the retention: a backtest reaches this far. */
+    /** Risk signals and decisions (docs/risk.md), older than the retention (a backtest reaches this far), and minute roll-ups past the longest window. */
     async riskHistory(): Promise<number> {
       const cutoff = before(retention.riskDays);
       let deleted = 0;
@@ -34,7 +36,12 @@ export function purgeOldRows(
             SELECT id FROM ${sql.table(table)} WHERE at < ${cutoff} LIMIT ${BATCH})`.execute(db);
         deleted += Number(numAffectedRows ?? 0);
       }
-      return deleted;
+      // A tenant's minute roll-ups: no window reads past 30 days (tenant-windows.ts)
+      const { numAffectedRows } = await sql`
+        DELETE FROM risk_signal_minutes WHERE (tenant, decision_point, minute, currency) IN (
+          SELECT tenant, decision_point, minute, currency FROM risk_signal_minutes
+          WHERE minute < ${before(TENANT_MINUTES_DAYS)} LIMIT ${BATCH})`.execute(db);
+      return deleted + Number(numAffectedRows ?? 0);
     },
     /** The sandbox's mail and SMS inbox, older than the retention. */
     async sandboxMessages(): Promise<number> {

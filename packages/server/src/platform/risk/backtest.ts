@@ -13,9 +13,10 @@ import {
   VELOCITY_WINDOWS,
   type VelocityFeature,
 } from './decision-points.ts';
-import { VELOCITY_KEY } from './risk-engine.ts';
 import type { RiskLists } from './risk-lists.ts';
 import { checkExpression, compileExpression, ExpressionError } from './rule-expression.ts';
+import { TenantWindowsOverHistory } from './tenant-windows.ts';
+import { VELOCITY_KEY } from './velocity.ts';
 
 /** The disputed objects of a tenant since a time: 'fraud' or 'other', by object id (an API's disputes). */
 export type DisputeLabels = (
@@ -86,7 +87,12 @@ export async function backtest(
     lists.listsFor(db, tenant),
     labels ? labels(db, tenant, from) : Promise.resolve(new Map<string, 'fraud' | 'other'>()),
   ]);
-  const longest = Math.max(0, ...velocity.map((f) => VELOCITY_WINDOWS[f.window]));
+  // A key's windows are window functions over the signals; the tenant's whole minutes are summed as the
+  // rows stream past (tenant-windows.ts), from the minutes before the period's first.
+  const tenantWindows = new TenantWindowsOverHistory(velocity);
+  const keyed = velocity.filter((f) => f.key !== 'tenant');
+  const longest =
+    Math.max(0, ...velocity.map((f) => VELOCITY_WINDOWS[f.window])) + (tenantWindows.reads ? 120 : 0);
   const result: BacktestResult = {
     evaluated: 0,
     matched: 0,
@@ -107,31 +113,35 @@ export async function backtest(
         WHERE s.tenant = ${tenant} AND s.decision_point = ${point}
           AND s.at >= ${new Date(from.getTime() - longest * 1000)} AND s.at <= ${to}
       )
-      SELECT id, object_id, at, amount, currency ${sql.join(
+      SELECT id, object_id, at, amount, currency, declined ${sql.join(
         [
           ...read.map(
             (a) =>
               sql`, attributes${sql.raw(a.type === 'object' ? '->' : '->>')}${a.name} AS ${sql.ref(`a_${a.name}`)}`,
           ),
-          ...velocity.map(
+          ...keyed.map(
             (f) => sql`, ${velocityWindow(f)} AS ${sql.ref(`v_${f.key}_${f.metric}_${f.window}`)}`,
           ),
         ],
         sql``,
       )}
-      FROM base WHERE at >= ${from}
+      FROM base WHERE at >= ${tenantWindows.reads ? new Date(from.getTime() - longest * 1000) : from}
       ORDER BY at, id`.execute(trx);
     for (;;) {
       const { rows } = await sql<SignalRow>`FETCH ${sql.lit(FETCH_ROWS)} FROM risk_backtest`.execute(trx);
       for (const row of rows) {
+        const tenant = tenantWindows.reads ? tenantWindows.featuresAt(row.at, row.currency) : undefined;
+        if (tenantWindows.reads) tenantWindows.add(row.at, BigInt(row.amount), row.currency, row.declined);
+        // Before the period: only the tenant's minutes read it
+        if (row.at < from) continue;
         result.evaluated++;
         const label = disputes.get(row.object_id);
         if (label) result.disputed.all++;
         if (label === 'fraud') result.fraud.all++;
         const attributes: Record<string, unknown> = {};
         for (const a of read) attributes[a.name] = a.value(row[`a_${a.name}`]);
-        const counted: Record<string, Record<string, bigint>> = {};
-        for (const f of velocity) {
+        const counted: Record<string, Record<string, bigint>> = tenant ? { tenant } : {};
+        for (const f of keyed) {
           const slot = counted[f.key] ?? {};
           counted[f.key] = slot;
           slot[`${f.metric}_${f.window}`] = BigInt(
@@ -169,6 +179,7 @@ interface SignalRow {
   at: Date;
   amount: string;
   currency: string;
+  declined: boolean;
   [attributeOrVelocity: `${'a' | 'v'}_${string}`]: unknown;
 }
 
@@ -180,8 +191,8 @@ interface SignalRow {
  */
 function velocityWindow(f: VelocityFeature) {
   const column = VELOCITY_KEY[f.key]?.column;
-  const keys = [...(column ? [sql.ref(column)] : []), ...(f.metric === 'sum' ? [sql.ref('currency')] : [])];
-  const partition = keys.length > 0 ? sql`PARTITION BY ${sql.join(keys)}` : sql``;
+  if (!column) throw new Error(`velocity key ${f.key} has its own windows`);
+  const partition = sql`PARTITION BY ${sql.join([sql.ref(column), ...(f.metric === 'sum' ? [sql.ref('currency')] : [])])}`;
   const span = sql.lit(`${VELOCITY_WINDOWS[f.window]} seconds`);
   const before = sql`${partition} ORDER BY at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING`;
   const expired = sql`${partition} ORDER BY at RANGE BETWEEN UNBOUNDED PRECEDING AND ${span}::interval PRECEDING`;
@@ -191,7 +202,7 @@ function velocityWindow(f: VelocityFeature) {
       : f.metric === 'sum'
         ? sql`coalesce(sum(amount) OVER (${before}), 0) - coalesce(sum(amount) OVER (${expired}), 0)`
         : sql`count(*) FILTER (WHERE declined) OVER (${before}) - count(*) FILTER (WHERE declined) OVER (${expired})`;
-  return column ? sql`CASE WHEN ${sql.ref(column)} IS NULL THEN 0 ELSE ${counted} END` : counted;
+  return sql`CASE WHEN ${sql.ref(column)} IS NULL THEN 0 ELSE ${counted} END`;
 }
 
 interface AttributeRead {

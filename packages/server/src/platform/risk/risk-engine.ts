@@ -6,27 +6,14 @@
 import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Executor } from '../db/database.ts';
-import { preparedByText } from '../db/prepared.ts';
 import type { RiskDecisionsTable, RiskSignalsTable } from '../db/schema.ts';
 import { rowInsert, StatementBatch } from '../db/statement-batch.ts';
-import {
-  type DecisionPointName,
-  type RuleAction,
-  VELOCITY_WINDOWS,
-  type VelocityFeature,
-  type VelocityKey,
-} from './decision-points.ts';
+import type { DecisionPointName, RuleAction, VelocityFeature } from './decision-points.ts';
 import type { RiskLists } from './risk-lists.ts';
 import type { RiskRules, RiskScope, RuleSet } from './risk-rules.ts';
 import type { RiskList } from './rule-expression.ts';
-
-/** The keys an evaluation is counted by: velocity reads past signals with the same key. */
-export interface SignalKeys {
-  ip: string | null;
-  email: string | null;
-  cardFingerprint: string | null;
-  customerId: string | null;
-}
+import type { TenantWindows } from './tenant-windows.ts';
+import { readVelocity, type SignalKeys, type Velocity, type VelocityProbe, withTenant } from './velocity.ts';
 
 /** One evaluation's facts: who, what, how much, and every attribute the rules may read. */
 export interface Signal {
@@ -57,15 +44,6 @@ export interface Verdict {
 }
 
 const ALLOWED: Verdict = { action: 'allow', matched: [], attributes: {} };
-
-/** Each velocity key: the signal's key it counts by and that key's column; the tenant's counts every signal */
-export const VELOCITY_KEY: Record<VelocityKey, { key: keyof SignalKeys; column: string } | null> = {
-  ip: { key: 'ip', column: 'ip' },
-  email: { key: 'email', column: 'email' },
-  card: { key: 'cardFingerprint', column: 'card_fingerprint' },
-  customer: { key: 'customerId', column: 'customer_id' },
-  tenant: null,
-};
 
 /**
  * The sandbox's test values (docs/risk.md, Sandbox), per decision point: a payer with one of these emails
@@ -121,6 +99,7 @@ export class RiskEngine {
       rules: RiskRules;
       lists: RiskLists;
       logger: Pick<Logger, 'warn'>;
+      tenantWindows: TenantWindows;
       /** Whether the sandbox's test values act (sandbox mode only) */
       sandboxOutcomes: boolean;
     },
@@ -186,11 +165,17 @@ export class RiskEngine {
     if (forced) return forced;
     const ruleSet = await this.ruleSet(db, signal.point, signal.tenant);
     if (ruleSet.rules.length === 0) return { ...ALLOWED, attributes: signal.attributes };
-    const [lists, velocity] = await Promise.all([
+    const [lists, velocity, tenant] = await Promise.all([
       this.listsFor(db, signal.tenant),
       readVelocity(db, signal, ruleSet.velocity),
+      this.tenantVelocity(db, signal, ruleSet.velocity),
     ]);
-    return this.evaluate(ruleSet, lists, signal, velocity);
+    return this.evaluate(ruleSet, lists, signal, withTenant(velocity, tenant));
+  }
+
+  /** The tenant's windows a rule set reads, from memory (a read once a minute); undefined when none is read. */
+  tenantVelocity(db: Executor, probe: VelocityProbe, features: readonly VelocityFeature[]) {
+    return this.deps.tenantWindows.read(db, probe, features);
   }
 
   /**
@@ -355,79 +340,4 @@ export function attributesJson(attributes: Record<string, unknown>): string {
         : value.toString()
       : value,
   );
-}
-
-/** What velocity is counted for: the signal's tenant, point, time, currency and keys. */
-export type VelocityProbe = Pick<Signal, 'point' | 'tenant' | 'at' | 'currency' | 'keys'>;
-export type Velocity = Record<string, Record<string, bigint>>;
-
-/** A rule set's velocity columns: SQL text with numbered parameters, and how to read them from a row */
-export interface VelocityColumns {
-  /** `(SELECT …) AS v_<key>_<window>, …`; empty when nothing is to be counted */
-  sql: string;
-  parameters: unknown[];
-  read(row: object): Velocity;
-}
-
-/**
- * The velocity features a rule set reads, as they stand before this signal: per key and window, one
- * count, the sum in the signal's currency and the declines, over the tenant's past signals at this point
- * with the same key; a key the signal lacks counts 0. As columns of a SELECT of the caller's, which may
- * be the write's one read: their parameters are numbered from `firstParameter`, the text depends only on
- * which keys and windows are counted (one prepared statement per rule set), `read` turns the row into the
- * attributes' `velocity`.
- */
-export function velocityColumns(
-  probe: VelocityProbe,
-  features: readonly VelocityFeature[],
-  firstParameter = 1,
-): VelocityColumns {
-  const parameters: unknown[] = [];
-  const p = (value: unknown) => `$${firstParameter + parameters.push(value) - 1}`;
-  const ranges = new Map<string, { key: VelocityKey; window: VelocityFeature['window'] }>();
-  for (const f of features) {
-    const byKey = VELOCITY_KEY[f.key];
-    if (!byKey || probe.keys[byKey.key] !== null) ranges.set(`v_${f.key}_${f.window}`, f);
-  }
-  const columns = [...ranges.entries()].map(([alias, { key, window }]) => {
-    const byKey = VELOCITY_KEY[key];
-    return `(SELECT json_build_array(count(*), coalesce(sum(amount) FILTER (WHERE currency = ${p(probe.currency)}), 0)::text,
-        count(*) FILTER (WHERE declined))
-      FROM risk_signals WHERE tenant = ${p(probe.tenant)} AND decision_point = ${p(probe.point)}
-        ${byKey ? `AND ${byKey.column} = ${p(probe.keys[byKey.key])}` : ''}
-        AND at > ${p(new Date(probe.at.getTime() - VELOCITY_WINDOWS[window] * 1000))} AND at <= ${p(probe.at)}) AS ${alias}`;
-  });
-  return {
-    sql: columns.join(', '),
-    parameters,
-    read(row) {
-      const velocity: Velocity = {};
-      for (const f of features) {
-        const slot = velocity[f.key] ?? {};
-        velocity[f.key] = slot;
-        const counted = (row as Record<string, unknown>)[`v_${f.key}_${f.window}`] as
-          | [number, string, number]
-          | undefined;
-        const value = !counted
-          ? 0
-          : f.metric === 'count'
-            ? counted[0]
-            : f.metric === 'sum'
-              ? counted[1]
-              : counted[2];
-        slot[`${f.metric}_${f.window}`] = BigInt(value);
-      }
-      return velocity;
-    },
-  };
-}
-
-/** The velocity features, read by a statement of their own. */
-export async function readVelocity(db: Executor, probe: VelocityProbe, features: readonly VelocityFeature[]) {
-  const velocity = velocityColumns(probe, features);
-  if (velocity.sql === '') return velocity.read({});
-  const { rows } = await db.executeQuery<Record<string, unknown>>(
-    preparedByText('risk_velocity', `SELECT ${velocity.sql}`, velocity.parameters),
-  );
-  return velocity.read(rows[0] ?? {});
 }

@@ -12,6 +12,7 @@ import { RiskReviews } from './reviews.ts';
 import { RiskEngine } from './risk-engine.ts';
 import { RiskLists } from './risk-lists.ts';
 import { RiskRules, type RiskScope } from './risk-rules.ts';
+import { TenantWindows } from './tenant-windows.ts';
 
 export interface DecisionRecord extends RuleOnObject {
   action: string;
@@ -52,7 +53,13 @@ export function createRisk(deps: {
 }): Risk {
   const lists = new RiskLists(deps);
   const rules = new RiskRules({ ...deps, lists });
-  const engine = new RiskEngine({ rules, lists, logger: deps.logger, sandboxOutcomes: deps.sandbox });
+  const engine = new RiskEngine({
+    rules,
+    lists,
+    logger: deps.logger,
+    tenantWindows: new TenantWindows(),
+    sandboxOutcomes: deps.sandbox,
+  });
   const labels = new Map<DecisionPointName, DisputeLabels>();
   return {
     rules,

@@ -1,0 +1,251 @@
+// A tenant's velocity (docs/risk.md, Velocity: the tenant's windows). A key's windows (a card, an email,
+// an IP) count that key's few signals by an index range; a tenant's would count all of its traffic, a
+// hundred thousand signals in ten minutes at 300 a second. So a tenant's windows are whole minutes: the W
+// minutes that ended at least a minute before the signal's own, summed from risk_signal_minutes. Those rows
+// are rolled up from the signals once per minute by whichever process first needs the minute, and every
+// process keeps each tenant's sums for the current minute in memory: a decision reads none of it from the
+// database but once a minute. The minute of grace lets the writes of the minute before commit first; a
+// signal written more than a minute after its own time is left out of the live sums (a backtest counts it).
+import { sql } from 'kysely';
+import type { Db, Executor } from '../db/database.ts';
+import {
+  type DecisionPointName,
+  VELOCITY_WINDOWS,
+  type VelocityFeature,
+  type VelocityWindow,
+} from './decision-points.ts';
+
+const MINUTE_MS = 60_000;
+/** The longest window, in minutes: how far back a tenant's first roll-up reaches */
+const LONGEST_MINUTES = Math.max(...Object.values(VELOCITY_WINDOWS)) / 60;
+
+/** A tenant's signals over a window: how many, declined how many, their amounts by currency */
+export interface WindowTotals {
+  count: bigint;
+  declines: bigint;
+  sums: Map<string, bigint>;
+}
+
+/** The whole minutes (since the epoch) a window covers for a signal at `at`: [from, to). */
+export function tenantWindowMinutes(at: Date, window: VelocityWindow): { from: number; to: number } {
+  const minute = Math.floor(at.getTime() / MINUTE_MS);
+  const to = minute - 1;
+  return { from: to - VELOCITY_WINDOWS[window] / 60, to };
+}
+
+/** The tenant's features a rule set reads, from its windows' totals, for a signal in `currency`. */
+export function tenantFeatures(
+  features: readonly VelocityFeature[],
+  totals: (window: VelocityWindow) => WindowTotals,
+  currency: string,
+): Record<string, bigint> {
+  const slot: Record<string, bigint> = {};
+  for (const f of features) {
+    if (f.key !== 'tenant') continue;
+    const t = totals(f.window);
+    slot[`${f.metric}_${f.window}`] =
+      f.metric === 'count' ? t.count : f.metric === 'declines' ? t.declines : (t.sums.get(currency) ?? 0n);
+  }
+  return slot;
+}
+
+const emptyTotals = (): WindowTotals => ({ count: 0n, declines: 0n, sums: new Map() });
+
+interface CachedMinute {
+  minute: number;
+  totals: Map<VelocityWindow, Promise<WindowTotals>>;
+}
+
+/** Each tenant's window totals for the current minute, per process; rolled up and read once a minute. */
+export class TenantWindows {
+  private readonly cache = new Map<string, CachedMinute>();
+
+  /** The tenant features of `features` for a signal (none read: no I/O; else a read once a minute). */
+  async read(
+    db: Executor,
+    probe: { tenant: string; point: DecisionPointName; at: Date; currency: string },
+    features: readonly VelocityFeature[],
+  ): Promise<Record<string, bigint> | undefined> {
+    const windows = [...new Set(features.filter((f) => f.key === 'tenant').map((f) => f.window))];
+    if (windows.length === 0) return undefined;
+    const minute = Math.floor(probe.at.getTime() / MINUTE_MS);
+    const key = `${probe.tenant}\u0000${probe.point}`;
+    let cached = this.cache.get(key);
+    if (!cached || cached.minute !== minute) {
+      // A clock that went back (a test's) reads afresh rather than from a later minute's sums
+      cached = { minute, totals: new Map() };
+      this.cache.set(key, cached);
+    }
+    const current = cached;
+    const missing = windows.filter((w) => !current.totals.has(w));
+    if (missing.length > 0) {
+      const loading = this.load(db, probe.tenant, probe.point, probe.at, missing);
+      for (const w of missing) {
+        const one = loading.then((all) => all.get(w) ?? emptyTotals());
+        // A failed read is not kept: the next signal reads again
+        one.catch(() => current.totals.delete(w));
+        current.totals.set(w, one);
+      }
+    }
+    const totals = new Map<VelocityWindow, WindowTotals>();
+    for (const w of windows) totals.set(w, await (current.totals.get(w) as Promise<WindowTotals>));
+    return tenantFeatures(features, (w) => totals.get(w) ?? emptyTotals(), probe.currency);
+  }
+
+  /**
+   * Each window's totals: the rolled-up minutes, and the signals past the frontier summed the same way.
+   * Outside a transaction the tenant's point is rolled up first (its own transaction), so the signals read
+   * are at most a minute's; inside one (money out decides in its transaction) nothing is written.
+   */
+  private async load(
+    db: Executor,
+    tenant: string,
+    point: DecisionPointName,
+    at: Date,
+    windows: readonly VelocityWindow[],
+  ): Promise<Map<VelocityWindow, WindowTotals>> {
+    const bounds = windows.map((w) => ({ window: w, ...tenantWindowMinutes(at, w) }));
+    const to = minuteDate(bounds[0]?.to ?? 0);
+    const from = minuteDate(Math.min(...bounds.map((b) => b.from)));
+    if (!db.isTransaction) await rollUp(db as Db, tenant, point, to);
+    const { rows } = await sql<{
+      minute: Date;
+      currency: string;
+      signals: string;
+      amount: string;
+      declines: string;
+    }>`
+      WITH f AS (SELECT coalesce((SELECT through FROM risk_signal_minutes_frontier
+        WHERE tenant = ${tenant} AND decision_point = ${point}), ${from}::timestamptz) AS through)
+      SELECT minute, currency, signals, amount, declines FROM risk_signal_minutes, f
+      WHERE tenant = ${tenant} AND decision_point = ${point} AND minute >= ${from} AND minute < least(${to}, f.through)
+      UNION ALL
+      SELECT date_bin('1 minute', at, TIMESTAMPTZ 'epoch'), currency, count(*), sum(amount), count(*) FILTER (WHERE declined)
+      FROM risk_signals, f
+      WHERE tenant = ${tenant} AND decision_point = ${point} AND at >= greatest(${from}, f.through) AND at < ${to}
+      GROUP BY 1, 2`.execute(db);
+    const result = new Map<VelocityWindow, WindowTotals>(windows.map((w) => [w, emptyTotals()]));
+    for (const row of rows) {
+      const minute = Math.floor(row.minute.getTime() / MINUTE_MS);
+      for (const b of bounds) {
+        if (minute < b.from || minute >= b.to) continue;
+        const t = result.get(b.window) as WindowTotals;
+        t.count += BigInt(row.signals);
+        t.declines += BigInt(row.declines);
+        t.sums.set(row.currency, (t.sums.get(row.currency) ?? 0n) + BigInt(row.amount));
+      }
+    }
+    return result;
+  }
+}
+
+const minuteDate = (minute: number) => new Date(minute * MINUTE_MS);
+
+/**
+ * Every signal of the tenant's point before `to` into risk_signal_minutes, from where the frontier stands
+ * (a tenant's first roll-up reaches back the longest window). The frontier row is locked for the roll-up,
+ * so two processes at a minute's turn roll it up once; it is written once a minute, not per signal.
+ */
+export async function rollUp(db: Db, tenant: string, point: DecisionPointName, to: Date): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    const start = new Date(to.getTime() - LONGEST_MINUTES * MINUTE_MS);
+    await tx
+      .insertInto('risk_signal_minutes_frontier')
+      .values({ tenant, decision_point: point, through: start })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    const frontier = await tx
+      .selectFrom('risk_signal_minutes_frontier')
+      .select('through')
+      .where('tenant', '=', tenant)
+      .where('decision_point', '=', point)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    if (frontier.through >= to) return;
+    // A frontier older than the longest window rolls up only what a window can still read
+    const from = frontier.through > start ? frontier.through : start;
+    await sql`
+      INSERT INTO risk_signal_minutes (tenant, decision_point, minute, currency, signals, amount, declines)
+      SELECT ${tenant}, ${point}, date_bin('1 minute', at, TIMESTAMPTZ 'epoch'), currency,
+        count(*), sum(amount), count(*) FILTER (WHERE declined)
+      FROM risk_signals
+      WHERE tenant = ${tenant} AND decision_point = ${point} AND at >= ${from} AND at < ${to}
+      GROUP BY 3, 4
+      ON CONFLICT (tenant, decision_point, minute, currency) DO NOTHING`.execute(tx);
+    await tx
+      .updateTable('risk_signal_minutes_frontier')
+      .set({ through: to })
+      .where('tenant', '=', tenant)
+      .where('decision_point', '=', point)
+      .execute();
+  });
+}
+
+/**
+ * The same windows over a history streamed in time order (a backtest's): each signal's tenant features
+ * from the whole minutes before it, as the live read sums them, in O(1) a signal.
+ */
+export class TenantWindowsOverHistory {
+  private readonly minutes: { minute: number; totals: WindowTotals }[] = [];
+  private readonly running = new Map<VelocityWindow, { first: number; next: number; totals: WindowTotals }>();
+
+  constructor(private readonly features: readonly VelocityFeature[]) {
+    for (const f of features) {
+      if (f.key === 'tenant' && !this.running.has(f.window)) {
+        this.running.set(f.window, { first: 0, next: 0, totals: emptyTotals() });
+      }
+    }
+  }
+
+  get reads(): boolean {
+    return this.running.size > 0;
+  }
+
+  /** The tenant features for a signal at `at` (call before `add` of the same signal). */
+  featuresAt(at: Date, currency: string): Record<string, bigint> {
+    for (const [window, run] of this.running) {
+      const { from, to } = tenantWindowMinutes(at, window);
+      while (run.next < this.minutes.length && (this.minutes[run.next]?.minute ?? to) < to) {
+        addInto(run.totals, (this.minutes[run.next++] as { totals: WindowTotals }).totals, 1n);
+      }
+      while (run.first < run.next && (this.minutes[run.first]?.minute ?? from) < from) {
+        addInto(run.totals, (this.minutes[run.first++] as { totals: WindowTotals }).totals, -1n);
+      }
+    }
+    this.forget();
+    return tenantFeatures(this.features, (w) => this.running.get(w)?.totals ?? emptyTotals(), currency);
+  }
+
+  /** A signal of the history, in time order. */
+  add(at: Date, amount: bigint, currency: string, declined: boolean): void {
+    const minute = Math.floor(at.getTime() / MINUTE_MS);
+    let last = this.minutes.at(-1);
+    if (!last || last.minute !== minute) {
+      last = { minute, totals: emptyTotals() };
+      this.minutes.push(last);
+    }
+    addInto(
+      last.totals,
+      { count: 1n, declines: declined ? 1n : 0n, sums: new Map([[currency, amount]]) },
+      1n,
+    );
+  }
+
+  /** Minutes every window has passed are dropped, so memory holds the longest window, not the history. */
+  private forget(): void {
+    const passed = Math.min(...[...this.running.values()].map((r) => r.first));
+    if (passed < 10_000) return;
+    this.minutes.splice(0, passed);
+    for (const run of this.running.values()) {
+      run.first -= passed;
+      run.next -= passed;
+    }
+  }
+}
+
+function addInto(into: WindowTotals, t: WindowTotals, sign: bigint): void {
+  into.count += sign * t.count;
+  into.declines += sign * t.declines;
+  for (const [currency, amount] of t.sums)
+    into.sums.set(currency, (into.sums.get(currency) ?? 0n) + sign * amount);
+}

@@ -1,0 +1,116 @@
+// Velocity (docs/risk.md, Velocity): what a rule set's velocity features count before a signal. A key's
+// windows (an IP, an email, a card, a customer) are counted from that key's past signals by an index range,
+// as columns of one SELECT, which may be the write's own read; the tenant's are whole minutes kept in
+// memory (tenant-windows.ts), since a tenant's traffic is too much to count on every signal.
+import type { Executor } from '../db/database.ts';
+import { preparedByText } from '../db/prepared.ts';
+import {
+  type DecisionPointName,
+  VELOCITY_WINDOWS,
+  type VelocityFeature,
+  type VelocityKey,
+} from './decision-points.ts';
+
+/** The keys an evaluation is counted by: velocity reads past signals with the same key. */
+export interface SignalKeys {
+  ip: string | null;
+  email: string | null;
+  cardFingerprint: string | null;
+  customerId: string | null;
+}
+
+/** Each velocity key: the signal's key it counts by and that key's column; the tenant's has its own windows */
+export const VELOCITY_KEY: Record<VelocityKey, { key: keyof SignalKeys; column: string } | null> = {
+  ip: { key: 'ip', column: 'ip' },
+  email: { key: 'email', column: 'email' },
+  card: { key: 'cardFingerprint', column: 'card_fingerprint' },
+  customer: { key: 'customerId', column: 'customer_id' },
+  tenant: null,
+};
+
+/** What velocity is counted for: the signal's tenant, point, time, currency and keys. */
+export interface VelocityProbe {
+  point: DecisionPointName;
+  tenant: string;
+  at: Date;
+  currency: string;
+  keys: SignalKeys;
+}
+export type Velocity = Record<string, Record<string, bigint>>;
+
+/** A rule set's velocity columns: SQL text with numbered parameters, and how to read them from a row */
+export interface VelocityColumns {
+  /** `(SELECT …) AS v_<key>_<window>, …`; empty when nothing is to be counted */
+  sql: string;
+  parameters: unknown[];
+  read(row: object): Velocity;
+}
+
+/**
+ * The velocity features a rule set reads, as they stand before this signal: per key and window, one
+ * count, the sum in the signal's currency and the declines, over the tenant's past signals at this point
+ * with the same key; a key the signal lacks counts 0. As columns of a SELECT of the caller's, which may
+ * be the write's one read: their parameters are numbered from `firstParameter`, the text depends only on
+ * which keys and windows are counted (one prepared statement per rule set), `read` turns the row into the
+ * attributes' `velocity`. The tenant's windows are not columns: `withTenant` adds them (tenant-windows.ts).
+ */
+export function velocityColumns(
+  probe: VelocityProbe,
+  features: readonly VelocityFeature[],
+  firstParameter = 1,
+): VelocityColumns {
+  const parameters: unknown[] = [];
+  const p = (value: unknown) => `$${firstParameter + parameters.push(value) - 1}`;
+  const ranges = new Map<string, { key: VelocityKey; window: VelocityFeature['window'] }>();
+  for (const f of features) {
+    const byKey = VELOCITY_KEY[f.key];
+    if (byKey && probe.keys[byKey.key] !== null) ranges.set(`v_${f.key}_${f.window}`, f);
+  }
+  const columns = [...ranges.entries()].map(([alias, { key, window }]) => {
+    const byKey = VELOCITY_KEY[key] as NonNullable<(typeof VELOCITY_KEY)[VelocityKey]>;
+    return `(SELECT json_build_array(count(*), coalesce(sum(amount) FILTER (WHERE currency = ${p(probe.currency)}), 0)::text,
+        count(*) FILTER (WHERE declined))
+      FROM risk_signals WHERE tenant = ${p(probe.tenant)} AND decision_point = ${p(probe.point)}
+        AND ${byKey.column} = ${p(probe.keys[byKey.key])}
+        AND at > ${p(new Date(probe.at.getTime() - VELOCITY_WINDOWS[window] * 1000))} AND at <= ${p(probe.at)}) AS ${alias}`;
+  });
+  return {
+    sql: columns.join(', '),
+    parameters,
+    read(row) {
+      const velocity: Velocity = {};
+      for (const f of features) {
+        if (f.key === 'tenant') continue;
+        const slot = velocity[f.key] ?? {};
+        velocity[f.key] = slot;
+        const counted = (row as Record<string, unknown>)[`v_${f.key}_${f.window}`] as
+          | [number, string, number]
+          | undefined;
+        const value = !counted
+          ? 0
+          : f.metric === 'count'
+            ? counted[0]
+            : f.metric === 'sum'
+              ? counted[1]
+              : counted[2];
+        slot[`${f.metric}_${f.window}`] = BigInt(value);
+      }
+      return velocity;
+    },
+  };
+}
+
+/** The velocity features, read by a statement of their own. */
+export async function readVelocity(db: Executor, probe: VelocityProbe, features: readonly VelocityFeature[]) {
+  const velocity = velocityColumns(probe, features);
+  if (velocity.sql === '') return velocity.read({});
+  const { rows } = await db.executeQuery<Record<string, unknown>>(
+    preparedByText('risk_velocity', `SELECT ${velocity.sql}`, velocity.parameters),
+  );
+  return velocity.read(rows[0] ?? {});
+}
+
+/** The keys' velocity with the tenant's windows (tenant-windows.ts) beside it, when a rule reads them. */
+export function withTenant(velocity: Velocity, tenant: Record<string, bigint> | undefined): Velocity {
+  return tenant ? { ...velocity, tenant } : velocity;
+}

@@ -1,0 +1,136 @@
+// A tenant's velocity windows (docs/risk.md, Velocity): whole minutes that ended at least a minute before
+// the signal's own, summed from minute roll-ups, never from a scan of the tenant's traffic. Through the
+// payments API on the sandbox clock: when a charge starts to count, what a decision records, what the
+// roll-up keeps; and the backtest's streamed sums against a count made by hand over random histories.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VelocityFeature } from '../../src/platform/risk/decision-points.ts';
+import { TenantWindowsOverHistory, tenantWindowMinutes } from '../../src/platform/risk/tenant-windows.ts';
+import { Harness } from '../harness/harness.ts';
+import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await Harness.start();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+interface Decision {
+  objectId: string;
+  attributes: { velocity: { tenant: Record<string, number> } };
+}
+
+describe('a tenant’s windows, live', () => {
+  it('count whole minutes from the minute before last: a burst acts two minutes on, and leaves the window ten minutes after', async () => {
+    const m = await aMerchant(h);
+    const customerId = await aCustomer(h, m);
+    const rule = await h.admin<{ id: string }>('POST', '/risk/rules', {
+      json: {
+        name: 'a burst at the merchant',
+        scope: { kind: 'merchant', id: String(m.id) },
+        decisionPoint: 'payments.charge',
+        expression: 'velocity.tenant.count_10m >= 3 && velocity.tenant.sum_1h >= 300',
+        action: 'block',
+      },
+    });
+    expect(rule.status).toBe(201);
+    // To the start of a minute, so the steps below land in known minutes
+    const seconds = (await h.services.clock.now()).getUTCSeconds();
+    await h.advanceClock(60 - seconds);
+    const charge = async () => payments(h, m, 'POST', '/order', anOrder(customerId, { amount: '1.00' }));
+    const approved = (r: Awaited<ReturnType<typeof charge>>) =>
+      r.body.data?.transactionStatus === 'complete-ok';
+
+    for (let i = 0; i < 3; i++) expect(approved(await charge())).toBe(true);
+    // The same minute and the next: the burst is not counted yet
+    expect(approved(await charge())).toBe(true);
+    await h.advanceClock(60);
+    expect(approved(await charge())).toBe(true);
+    // Two minutes on, the first minute's four charges count
+    await h.advanceClock(60);
+    const blocked = await charge();
+    expect(approved(blocked)).toBe(false);
+    const decisions = await h.admin<{ data: Decision[] }>('GET', `/risk/decisions?ruleId=${rule.body.id}`);
+    expect(decisions.body.data[0]?.attributes.velocity.tenant).toMatchObject({ count_10m: 4, sum_1h: 400 });
+    // Ten minutes after the burst's minute (and the minute after it, one charge) it has left the window
+    await h.advanceClock(10 * 60);
+    expect(approved(await charge())).toBe(true);
+
+    // Rolled up once per minute into risk_signal_minutes, with the frontier at the last window's end
+    const minutes = await h.services.db
+      .selectFrom('risk_signal_minutes')
+      .select(['minute', 'signals', 'amount', 'declines'])
+      .where('tenant', '=', `merchant:${m.id}`)
+      .orderBy('minute')
+      .execute();
+    expect(minutes.map((r) => [Number(r.signals), r.amount])).toEqual([
+      [4, '400'],
+      [1, '100'],
+      [1, '100'],
+    ]);
+    const frontier = await h.services.db
+      .selectFrom('risk_signal_minutes_frontier')
+      .select('through')
+      .where('tenant', '=', `merchant:${m.id}`)
+      .executeTakeFirstOrThrow();
+    const now = await h.services.clock.now();
+    expect(frontier.through.getTime()).toBe((Math.floor(now.getTime() / 60_000) - 1) * 60_000);
+
+    // Kept a day past the longest window, then deleted by the risk history's retention sweep
+    const swept = await h.advanceClock(32 * 86_400);
+    expect(swept.processed['risk-history-retention']).toBeGreaterThanOrEqual(3);
+    const left = await h.services.db
+      .selectFrom('risk_signal_minutes')
+      .select('minute')
+      .where('tenant', '=', `merchant:${m.id}`)
+      .execute();
+    expect(left).toEqual([]);
+  });
+});
+
+describe('a tenant’s windows over a history', () => {
+  const FEATURES: VelocityFeature[] = [
+    { key: 'tenant', metric: 'count', window: '10m' },
+    { key: 'tenant', metric: 'sum', window: '1h' },
+    { key: 'tenant', metric: 'count', window: '24h' },
+  ];
+  it('sum what a count by hand over the whole minutes before each signal finds', () => {
+    const signal = fc.record({
+      wait: fc.constantFrom(0, 1_000, 30_000, 61_000, 600_000, 3_000_000),
+      amount: fc.bigInt({ min: 1n, max: 10_000n }),
+      currency: fc.constantFrom('EUR', 'USD'),
+      declined: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(signal, { maxLength: 60 }), (steps) => {
+        const over = new TenantWindowsOverHistory(FEATURES);
+        const seen: { at: Date; amount: bigint; currency: string }[] = [];
+        let t = Date.UTC(2026, 0, 1, 0, 0, 17);
+        for (const s of steps) {
+          t += s.wait;
+          const at = new Date(t);
+          const got = over.featuresAt(at, s.currency);
+          const inWindow = (window: VelocityFeature['window']) => {
+            const { from, to } = tenantWindowMinutes(at, window);
+            return seen.filter((x) => {
+              const minute = Math.floor(x.at.getTime() / 60_000);
+              return minute >= from && minute < to;
+            });
+          };
+          expect(got).toEqual({
+            count_10m: BigInt(inWindow('10m').length),
+            sum_1h: inWindow('1h')
+              .filter((x) => x.currency === s.currency)
+              .reduce((sum, x) => sum + x.amount, 0n),
+            count_24h: BigInt(inWindow('24h').length),
+          });
+          over.add(at, s.amount, s.currency, s.declined);
+          seen.push({ at, amount: s.amount, currency: s.currency });
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
