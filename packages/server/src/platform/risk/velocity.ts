@@ -9,6 +9,7 @@ import {
   VELOCITY_WINDOWS,
   type VelocityFeature,
   type VelocityKey,
+  type VelocityWindow,
 } from './decision-points.ts';
 
 /** The keys an evaluation is counted by: velocity reads past signals with the same key. */
@@ -49,10 +50,11 @@ export interface VelocityColumns {
 /**
  * The velocity features a rule set reads, as they stand before this signal: per key and window, one
  * count, the sum in the signal's currency and the declines, over the tenant's past signals at this point
- * with the same key; a key the signal lacks counts 0. As columns of a SELECT of the caller's, which may
- * be the write's one read: their parameters are numbered from `firstParameter`, the text depends only on
- * which keys and windows are counted (one prepared statement per rule set), `read` turns the row into the
- * attributes' `velocity`. The tenant's windows are not columns: `withTenant` adds them (tenant-windows.ts).
+ * with the same key; a key the signal lacks counts 0. One index range scan per key, over its longest
+ * window, counts every window of it. As columns of a SELECT of the caller's, which may be the write's one
+ * read: their parameters are numbered from `firstParameter`, the text depends only on which keys and
+ * windows are counted (one prepared statement per rule set), `read` turns the row into the attributes'
+ * `velocity`. The tenant's windows are not columns: `withTenant` adds them (tenant-windows.ts).
  */
 export function velocityColumns(
   probe: VelocityProbe,
@@ -61,18 +63,34 @@ export function velocityColumns(
 ): VelocityColumns {
   const parameters: unknown[] = [];
   const p = (value: unknown) => `$${firstParameter + parameters.push(value) - 1}`;
-  const ranges = new Map<string, { key: VelocityKey; window: VelocityFeature['window'] }>();
+  // Each counted key's windows, longest first
+  const windowsByKey = new Map<VelocityKey, VelocityWindow[]>();
   for (const f of features) {
     const byKey = VELOCITY_KEY[f.key];
-    if (byKey && probe.keys[byKey.key] !== null) ranges.set(`v_${f.key}_${f.window}`, f);
+    if (!byKey || probe.keys[byKey.key] === null) continue;
+    const windows = windowsByKey.get(f.key) ?? [];
+    if (!windows.includes(f.window)) windows.push(f.window);
+    windowsByKey.set(f.key, windows);
   }
-  const columns = [...ranges.entries()].map(([alias, { key, window }]) => {
+  for (const windows of windowsByKey.values())
+    windows.sort((a, b) => VELOCITY_WINDOWS[b] - VELOCITY_WINDOWS[a]);
+  const shared =
+    windowsByKey.size > 0
+      ? { tenant: p(probe.tenant), point: p(probe.point), at: p(probe.at), currency: p(probe.currency) }
+      : undefined;
+  const since = (window: VelocityWindow) => p(new Date(probe.at.getTime() - VELOCITY_WINDOWS[window] * 1000));
+  const columns = [...windowsByKey.entries()].map(([key, windows]) => {
     const byKey = VELOCITY_KEY[key] as NonNullable<(typeof VELOCITY_KEY)[VelocityKey]>;
-    return `(SELECT json_build_array(count(*), coalesce(sum(amount) FILTER (WHERE currency = ${p(probe.currency)}), 0)::text,
-        count(*) FILTER (WHERE declined))
-      FROM risk_signals WHERE tenant = ${p(probe.tenant)} AND decision_point = ${p(probe.point)}
-        AND ${byKey.column} = ${p(probe.keys[byKey.key])}
-        AND at > ${p(new Date(probe.at.getTime() - VELOCITY_WINDOWS[window] * 1000))} AND at <= ${p(probe.at)}) AS ${alias}`;
+    const s = shared as NonNullable<typeof shared>;
+    const bounds = windows.map(since);
+    const metrics = bounds.map(
+      (after) => `count(*) FILTER (WHERE at > ${after}),
+        coalesce(sum(amount) FILTER (WHERE at > ${after} AND currency = ${s.currency}), 0)::text,
+        count(*) FILTER (WHERE at > ${after} AND declined)`,
+    );
+    return `(SELECT json_build_array(${metrics.join(', ')})
+      FROM risk_signals WHERE tenant = ${s.tenant} AND decision_point = ${s.point}
+        AND ${byKey.column} = ${p(probe.keys[byKey.key])} AND at > ${bounds[0]} AND at <= ${s.at}) AS v_${key}`;
   });
   return {
     sql: columns.join(', '),
@@ -83,17 +101,10 @@ export function velocityColumns(
         if (f.key === 'tenant') continue;
         const slot = velocity[f.key] ?? {};
         velocity[f.key] = slot;
-        const counted = (row as Record<string, unknown>)[`v_${f.key}_${f.window}`] as
-          | [number, string, number]
-          | undefined;
-        const value = !counted
-          ? 0
-          : f.metric === 'count'
-            ? counted[0]
-            : f.metric === 'sum'
-              ? counted[1]
-              : counted[2];
-        slot[`${f.metric}_${f.window}`] = BigInt(value);
+        const counted = (row as Record<string, unknown>)[`v_${f.key}`] as (number | string)[] | undefined;
+        const at = windowsByKey.get(f.key)?.indexOf(f.window) ?? -1;
+        const metric = f.metric === 'count' ? 0 : f.metric === 'sum' ? 1 : 2;
+        slot[`${f.metric}_${f.window}`] = BigInt(counted && at >= 0 ? (counted[at * 3 + metric] ?? 0) : 0);
       }
       return velocity;
     },
