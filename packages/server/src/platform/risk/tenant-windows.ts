@@ -49,7 +49,7 @@ export function tenantFeatures(
   return slot;
 }
 
-const emptyTotals = (): WindowTotals => ({ count: 0n, declines: 0n, sums: new Map() });
+export const emptyTotals = (): WindowTotals => ({ count: 0n, declines: 0n, sums: new Map() });
 
 interface CachedMinute {
   minute: number;
@@ -179,73 +179,4 @@ export async function rollUp(db: Db, tenant: string, point: DecisionPointName, t
       .where('decision_point', '=', point)
       .execute();
   });
-}
-
-/**
- * The same windows over a history streamed in time order (a backtest's): each signal's tenant features
- * from the whole minutes before it, as the live read sums them, in O(1) a signal.
- */
-export class TenantWindowsOverHistory {
-  private readonly minutes: { minute: number; totals: WindowTotals }[] = [];
-  private readonly running = new Map<VelocityWindow, { first: number; next: number; totals: WindowTotals }>();
-
-  constructor(private readonly features: readonly VelocityFeature[]) {
-    for (const f of features) {
-      if (f.key === 'tenant' && !this.running.has(f.window)) {
-        this.running.set(f.window, { first: 0, next: 0, totals: emptyTotals() });
-      }
-    }
-  }
-
-  get reads(): boolean {
-    return this.running.size > 0;
-  }
-
-  /** The tenant features for a signal at `at` (call before `add` of the same signal). */
-  featuresAt(at: Date, currency: string): Record<string, bigint> {
-    for (const [window, run] of this.running) {
-      const { from, to } = tenantWindowMinutes(at, window);
-      while (run.next < this.minutes.length && (this.minutes[run.next]?.minute ?? to) < to) {
-        addInto(run.totals, (this.minutes[run.next++] as { totals: WindowTotals }).totals, 1n);
-      }
-      while (run.first < run.next && (this.minutes[run.first]?.minute ?? from) < from) {
-        addInto(run.totals, (this.minutes[run.first++] as { totals: WindowTotals }).totals, -1n);
-      }
-    }
-    this.forget();
-    return tenantFeatures(this.features, (w) => this.running.get(w)?.totals ?? emptyTotals(), currency);
-  }
-
-  /** A signal of the history, in time order. */
-  add(at: Date, amount: bigint, currency: string, declined: boolean): void {
-    const minute = Math.floor(at.getTime() / MINUTE_MS);
-    let last = this.minutes.at(-1);
-    if (!last || last.minute !== minute) {
-      last = { minute, totals: emptyTotals() };
-      this.minutes.push(last);
-    }
-    addInto(
-      last.totals,
-      { count: 1n, declines: declined ? 1n : 0n, sums: new Map([[currency, amount]]) },
-      1n,
-    );
-  }
-
-  /** Minutes every window has passed are dropped, so memory holds the longest window, not the history. */
-  private forget(): void {
-    const passed = Math.min(...[...this.running.values()].map((r) => r.first));
-    if (passed < 10_000) return;
-    this.minutes.splice(0, passed);
-    for (const run of this.running.values()) {
-      run.first -= passed;
-      run.next -= passed;
-    }
-  }
-}
-
-function addInto(into: WindowTotals, t: WindowTotals, sign: bigint): void {
-  into.count += sign * t.count;
-  into.declines += sign * t.declines;
-  for (const [currency, amount] of t.sums)
-    into.sums.set(currency, (into.sums.get(currency) ?? 0n) + sign * amount);
 }
