@@ -1,13 +1,12 @@
 // Velocity windows (docs/risk.md, Velocity). A tenant's are whole minutes that ended at least a minute
 // before the signal's own, summed from minute roll-ups, never from a scan of the tenant's traffic: through
 // the payments API on the sandbox clock, when a charge starts to count, what a decision records, what the
-// roll-up keeps and for how long. And the backtest's streamed counts (a tenant's minutes, a key's signals)
-// against counts made by hand over random histories.
+// roll-up keeps and for how long. And the backtest's streamed sums of a tenant's minutes against counts
+// made by hand over random histories (a key's windows are the backtest property's, test/risk/backtest.test.ts).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VelocityFeature } from '../../src/platform/risk/decision-points.ts';
-import { tenantWindowMinutes } from '../../src/platform/risk/tenant-windows.ts';
-import { VelocityOverHistory } from '../../src/platform/risk/velocity-history.ts';
+import { TenantWindowsOverHistory, tenantWindowMinutes } from '../../src/platform/risk/tenant-windows.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
 
@@ -107,20 +106,13 @@ describe('a tenant’s windows over a history', () => {
     });
     fc.assert(
       fc.property(fc.array(signal, { maxLength: 60 }), (steps) => {
-        const over = new VelocityOverHistory(FEATURES);
+        const over = new TenantWindowsOverHistory(FEATURES);
         const seen: { at: Date; amount: bigint; currency: string }[] = [];
         let t = Date.UTC(2026, 0, 1, 0, 0, 17);
         for (const s of steps) {
           t += s.wait;
           const at = new Date(t);
-          const signal = {
-            at,
-            amount: s.amount,
-            currency: s.currency,
-            declined: s.declined,
-            keys: { ip: null, email: null, cardFingerprint: null, customerId: null },
-          };
-          const got = over.featuresAt(signal).tenant;
+          const got = over.featuresAt(at, s.currency);
           const inWindow = (window: VelocityFeature['window']) => {
             const { from, to } = tenantWindowMinutes(at, window);
             return seen.filter((x) => {
@@ -135,76 +127,8 @@ describe('a tenant’s windows over a history', () => {
               .reduce((sum, x) => sum + x.amount, 0n),
             count_24h: BigInt(inWindow('24h').length),
           });
-          over.add(signal);
+          over.add(at, s.amount, s.currency, s.declined);
           seen.push({ at, amount: s.amount, currency: s.currency });
-        }
-      }),
-      { numRuns: 200 },
-    );
-  });
-});
-
-describe('a key’s windows over a history', () => {
-  const FEATURES: VelocityFeature[] = [
-    { key: 'ip', metric: 'count', window: '10m' },
-    { key: 'ip', metric: 'declines', window: '1h' },
-    { key: 'card', metric: 'sum', window: '24h' },
-    { key: 'card', metric: 'count', window: '30d' },
-  ];
-  it('count what a count by hand finds: the same key’s signals after at − window, up to this one', () => {
-    const signal = fc.record({
-      wait: fc.constantFrom(0, 1_000, 599_000, 600_000, 601_000, 3_600_000, 86_400_000, 2_592_000_000),
-      ip: fc.constantFrom('192.0.2.1', '192.0.2.2', null),
-      card: fc.constantFrom('fp1', 'fp2', 'fp3'),
-      amount: fc.bigInt({ min: 1n, max: 10_000n }),
-      currency: fc.constantFrom('EUR', 'USD'),
-      declined: fc.boolean(),
-    });
-    fc.assert(
-      fc.property(fc.array(signal, { maxLength: 80 }), (steps) => {
-        const over = new VelocityOverHistory(FEATURES);
-        const seen: {
-          at: number;
-          ip: string | null;
-          card: string;
-          amount: bigint;
-          currency: string;
-          declined: boolean;
-        }[] = [];
-        let t = Date.UTC(2026, 0, 1);
-        for (const s of steps) {
-          t += s.wait;
-          const signal = {
-            at: new Date(t),
-            amount: s.amount,
-            currency: s.currency,
-            declined: s.declined,
-            keys: { ip: s.ip, email: null, cardFingerprint: s.card, customerId: null },
-          };
-          const after = (seconds: number) => seen.filter((x) => x.at > t - seconds * 1000);
-          const ip = after(600).filter((x) => s.ip !== null && x.ip === s.ip);
-          const ipHour = after(3_600).filter((x) => s.ip !== null && x.ip === s.ip);
-          expect(over.featuresAt(signal)).toEqual({
-            ip: {
-              count_10m: BigInt(ip.length),
-              declines_1h: BigInt(ipHour.filter((x) => x.declined).length),
-            },
-            card: {
-              sum_24h: after(86_400)
-                .filter((x) => x.card === s.card && x.currency === s.currency)
-                .reduce((sum, x) => sum + x.amount, 0n),
-              count_30d: BigInt(after(2_592_000).filter((x) => x.card === s.card).length),
-            },
-          });
-          over.add(signal);
-          seen.push({
-            at: t,
-            ip: s.ip,
-            card: s.card,
-            amount: s.amount,
-            currency: s.currency,
-            declined: s.declined,
-          });
         }
       }),
       { numRuns: 200 },

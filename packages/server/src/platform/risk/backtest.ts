@@ -1,6 +1,6 @@
 // Backtests (docs/risk.md, Backtests): a draft rule evaluated over a tenant's real history at a decision
-// point — the attributes as each signal recorded them, and velocity as it stood then, counted with the
-// live read's bounds as the signals stream past (velocity-history.ts) — through a cursor, never loaded
+// point — the attributes as each signal recorded them, and velocity as it stood then, counted by window
+// functions over the same signals with the live read's bounds — streamed through a cursor, never loaded
 // whole. Disputes are the labels: how many of the charges the rule would have caught were later disputed,
 // and disputed as fraud, against all of the period's.
 import { sql } from 'kysely';
@@ -10,12 +10,13 @@ import {
   celSchema,
   type DecisionPointName,
   type RiskScope,
+  VELOCITY_WINDOWS,
   type VelocityFeature,
 } from './decision-points.ts';
 import type { RiskLists } from './risk-lists.ts';
 import { checkExpression, compileExpression, ExpressionError } from './rule-expression.ts';
-import type { Velocity } from './velocity.ts';
-import { type HistorySignal, VelocityOverHistory } from './velocity-history.ts';
+import { TenantWindowsOverHistory } from './tenant-windows.ts';
+import { VELOCITY_KEY } from './velocity.ts';
 
 /** The disputed objects of a tenant since a time: 'fraud' or 'other', by object id (an API's disputes). */
 export type DisputeLabels = (
@@ -52,6 +53,8 @@ export interface BacktestResult {
 const FETCH_ROWS = 5_000;
 /** A period longer than this is refused (the signals' retention is 400 days by default) */
 const MAX_DAYS = 400;
+/** Memory for the windows' sorts: a year of a busy tenant's signals sorts in memory, not on disk */
+const SORT_MEMORY = '256MB';
 
 export async function backtest(
   db: Db,
@@ -84,9 +87,12 @@ export async function backtest(
     lists.listsFor(db, tenant),
     labels ? labels(db, tenant, from) : Promise.resolve(new Map<string, 'fraud' | 'other'>()),
   ]);
-  // Velocity is counted as the rows stream past in (time, id) order, from the history before the period
-  const history = velocity.length > 0 ? new VelocityOverHistory(velocity) : undefined;
-  const start = new Date(from.getTime() - (history?.lookBackMs ?? 0));
+  // A key's windows are window functions over the signals; the tenant's whole minutes are summed as the
+  // rows stream past (tenant-windows.ts), from the minutes before the period's first.
+  const tenantWindows = new TenantWindowsOverHistory(velocity);
+  const keyed = velocity.filter((f) => f.key !== 'tenant');
+  const longest =
+    Math.max(0, ...velocity.map((f) => VELOCITY_WINDOWS[f.window])) + (tenantWindows.reads ? 120 : 0);
   const result: BacktestResult = {
     evaluated: 0,
     matched: 0,
@@ -99,29 +105,34 @@ export async function backtest(
   };
   const read = attributesRead(point, request.expression);
 
-  const keyColumns = history ? sql`, declined, ip, email, card_fingerprint, customer_id` : sql``;
   await db.transaction().execute(async (trx) => {
+    await sql`SET LOCAL work_mem = ${sql.lit(SORT_MEMORY)}`.execute(trx);
     await sql`DECLARE risk_backtest NO SCROLL CURSOR FOR
-      SELECT id, object_id, at, amount, currency ${keyColumns} ${sql.join(
-        read.map(
-          (a) =>
-            sql`, attributes${sql.raw(a.type === 'object' ? '->' : '->>')}${a.name} AS ${sql.ref(`a_${a.name}`)}`,
-        ),
+      WITH base AS (
+        SELECT s.* FROM risk_signals s
+        WHERE s.tenant = ${tenant} AND s.decision_point = ${point}
+          AND s.at >= ${new Date(from.getTime() - longest * 1000)} AND s.at <= ${to}
+      )
+      SELECT id, object_id, at, amount, currency, declined ${sql.join(
+        [
+          ...read.map(
+            (a) =>
+              sql`, attributes${sql.raw(a.type === 'object' ? '->' : '->>')}${a.name} AS ${sql.ref(`a_${a.name}`)}`,
+          ),
+          ...keyed.map(
+            (f) => sql`, ${velocityWindow(f)} AS ${sql.ref(`v_${f.key}_${f.metric}_${f.window}`)}`,
+          ),
+        ],
         sql``,
       )}
-      FROM risk_signals
-      WHERE tenant = ${tenant} AND decision_point = ${point} AND at >= ${start} AND at <= ${to}
+      FROM base WHERE at >= ${tenantWindows.reads ? new Date(from.getTime() - longest * 1000) : from}
       ORDER BY at, id`.execute(trx);
     for (;;) {
       const { rows } = await sql<SignalRow>`FETCH ${sql.lit(FETCH_ROWS)} FROM risk_backtest`.execute(trx);
       for (const row of rows) {
-        let counted: Velocity = {};
-        if (history) {
-          const signal = historySignal(row);
-          counted = history.featuresAt(signal);
-          history.add(signal);
-        }
-        // Before the period: only velocity reads it
+        const tenant = tenantWindows.reads ? tenantWindows.featuresAt(row.at, row.currency) : undefined;
+        if (tenantWindows.reads) tenantWindows.add(row.at, BigInt(row.amount), row.currency, row.declined);
+        // Before the period: only the tenant's minutes read it
         if (row.at < from) continue;
         result.evaluated++;
         const label = disputes.get(row.object_id);
@@ -129,6 +140,14 @@ export async function backtest(
         if (label === 'fraud') result.fraud.all++;
         const attributes: Record<string, unknown> = {};
         for (const a of read) attributes[a.name] = a.value(row[`a_${a.name}`]);
+        const counted: Record<string, Record<string, bigint>> = tenant ? { tenant } : {};
+        for (const f of keyed) {
+          const slot = counted[f.key] ?? {};
+          counted[f.key] = slot;
+          slot[`${f.metric}_${f.window}`] = BigInt(
+            (row[`v_${f.key}_${f.metric}_${f.window}`] as string | number) ?? 0,
+          );
+        }
         attributes.velocity = counted;
         let hit = false;
         try {
@@ -160,28 +179,30 @@ interface SignalRow {
   at: Date;
   amount: string;
   currency: string;
-  declined?: boolean;
-  ip?: string | null;
-  email?: string | null;
-  card_fingerprint?: string | null;
-  customer_id?: string | null;
-  [attribute: `a_${string}`]: unknown;
+  declined: boolean;
+  [attributeOrVelocity: `${'a' | 'v'}_${string}`]: unknown;
 }
 
-/** A streamed row as velocity counts it */
-function historySignal(row: SignalRow): HistorySignal {
-  return {
-    at: row.at,
-    amount: BigInt(row.amount),
-    currency: row.currency,
-    declined: row.declined ?? false,
-    keys: {
-      ip: row.ip ?? null,
-      email: row.email ?? null,
-      cardFingerprint: row.card_fingerprint ?? null,
-      customerId: row.customer_id ?? null,
-    },
-  };
+/**
+ * One velocity feature over the history, as the live read counts it for each signal: the same key's
+ * signals after `at − window` and before this one (earlier in time, or at the same instant and written
+ * before it). In (at, id) order that is every signal before this one less those at or before
+ * `at − window`: two running windows over one sort, each O(1) a row.
+ */
+function velocityWindow(f: VelocityFeature) {
+  const column = VELOCITY_KEY[f.key]?.column;
+  if (!column) throw new Error(`velocity key ${f.key} has its own windows`);
+  const partition = sql`PARTITION BY ${sql.join([sql.ref(column), ...(f.metric === 'sum' ? [sql.ref('currency')] : [])])}`;
+  const span = sql.lit(`${VELOCITY_WINDOWS[f.window]} seconds`);
+  const before = sql`${partition} ORDER BY at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING`;
+  const expired = sql`${partition} ORDER BY at RANGE BETWEEN UNBOUNDED PRECEDING AND ${span}::interval PRECEDING`;
+  const counted =
+    f.metric === 'count'
+      ? sql`count(*) OVER (${before}) - count(*) OVER (${expired})`
+      : f.metric === 'sum'
+        ? sql`coalesce(sum(amount) OVER (${before}), 0) - coalesce(sum(amount) OVER (${expired}), 0)`
+        : sql`count(*) FILTER (WHERE declined) OVER (${before}) - count(*) FILTER (WHERE declined) OVER (${expired})`;
+  return sql`CASE WHEN ${sql.ref(column)} IS NULL THEN 0 ELSE ${counted} END`;
 }
 
 interface AttributeRead {

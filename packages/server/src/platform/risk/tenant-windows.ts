@@ -49,7 +49,7 @@ export function tenantFeatures(
   return slot;
 }
 
-export const emptyTotals = (): WindowTotals => ({ count: 0n, declines: 0n, sums: new Map() });
+const emptyTotals = (): WindowTotals => ({ count: 0n, declines: 0n, sums: new Map() });
 
 interface CachedMinute {
   minute: number;
@@ -108,31 +108,32 @@ export class TenantWindows {
     const to = minuteDate(bounds[0]?.to ?? 0);
     const from = minuteDate(Math.min(...bounds.map((b) => b.from)));
     if (!db.isTransaction) await rollUp(db as Db, tenant, point, to);
-    const { rows } = await sql<{
-      minute: Date;
-      currency: string;
-      signals: string;
-      amount: string;
-      declines: string;
-    }>`
+    // Summed by the database, one row per currency: 30 days are 43,200 minutes, never sent to Node
+    const sums = bounds.map(
+      (b, i) => sql`, sum(signals) FILTER (WHERE minute >= ${minuteDate(b.from)}) AS ${sql.ref(`c${i}`)},
+        sum(amount) FILTER (WHERE minute >= ${minuteDate(b.from)}) AS ${sql.ref(`a${i}`)},
+        sum(declines) FILTER (WHERE minute >= ${minuteDate(b.from)}) AS ${sql.ref(`d${i}`)}`,
+    );
+    const { rows } = await sql<Record<string, string | null>>`
       WITH f AS (SELECT coalesce((SELECT through FROM risk_signal_minutes_frontier
-        WHERE tenant = ${tenant} AND decision_point = ${point}), ${from}::timestamptz) AS through)
-      SELECT minute, currency, signals, amount, declines FROM risk_signal_minutes, f
-      WHERE tenant = ${tenant} AND decision_point = ${point} AND minute >= ${from} AND minute < least(${to}, f.through)
-      UNION ALL
-      SELECT date_bin('1 minute', at, TIMESTAMPTZ 'epoch'), currency, count(*), sum(amount), count(*) FILTER (WHERE declined)
-      FROM risk_signals, f
-      WHERE tenant = ${tenant} AND decision_point = ${point} AND at >= greatest(${from}, f.through) AND at < ${to}
-      GROUP BY 1, 2`.execute(db);
+        WHERE tenant = ${tenant} AND decision_point = ${point}), ${from}::timestamptz) AS through),
+      m AS (
+        SELECT minute, currency, signals, amount, declines FROM risk_signal_minutes, f
+        WHERE tenant = ${tenant} AND decision_point = ${point} AND minute >= ${from} AND minute < least(${to}, f.through)
+        UNION ALL
+        SELECT date_bin('1 minute', at, TIMESTAMPTZ 'epoch'), currency, count(*), sum(amount), count(*) FILTER (WHERE declined)
+        FROM risk_signals, f
+        WHERE tenant = ${tenant} AND decision_point = ${point} AND at >= greatest(${from}, f.through) AND at < ${to}
+        GROUP BY 1, 2)
+      SELECT currency ${sql.join(sums, sql``)} FROM m GROUP BY currency`.execute(db);
     const result = new Map<VelocityWindow, WindowTotals>(windows.map((w) => [w, emptyTotals()]));
     for (const row of rows) {
-      const minute = Math.floor(row.minute.getTime() / MINUTE_MS);
-      for (const b of bounds) {
-        if (minute < b.from || minute >= b.to) continue;
+      const currency = row.currency as string;
+      for (const [i, b] of bounds.entries()) {
         const t = result.get(b.window) as WindowTotals;
-        t.count += BigInt(row.signals);
-        t.declines += BigInt(row.declines);
-        t.sums.set(row.currency, (t.sums.get(row.currency) ?? 0n) + BigInt(row.amount));
+        t.count += BigInt(row[`c${i}`] ?? 0);
+        t.declines += BigInt(row[`d${i}`] ?? 0);
+        t.sums.set(currency, (t.sums.get(currency) ?? 0n) + BigInt(row[`a${i}`] ?? 0));
       }
     }
     return result;
@@ -179,4 +180,73 @@ export async function rollUp(db: Db, tenant: string, point: DecisionPointName, t
       .where('decision_point', '=', point)
       .execute();
   });
+}
+
+/**
+ * The same windows over a history streamed in time order (a backtest's): each signal's tenant features
+ * from the whole minutes before it, as the live read sums them, in O(1) a signal.
+ */
+export class TenantWindowsOverHistory {
+  private readonly minutes: { minute: number; totals: WindowTotals }[] = [];
+  private readonly running = new Map<VelocityWindow, { first: number; next: number; totals: WindowTotals }>();
+
+  constructor(private readonly features: readonly VelocityFeature[]) {
+    for (const f of features) {
+      if (f.key === 'tenant' && !this.running.has(f.window)) {
+        this.running.set(f.window, { first: 0, next: 0, totals: emptyTotals() });
+      }
+    }
+  }
+
+  get reads(): boolean {
+    return this.running.size > 0;
+  }
+
+  /** The tenant features for a signal at `at` (call before `add` of the same signal). */
+  featuresAt(at: Date, currency: string): Record<string, bigint> {
+    for (const [window, run] of this.running) {
+      const { from, to } = tenantWindowMinutes(at, window);
+      while (run.next < this.minutes.length && (this.minutes[run.next]?.minute ?? to) < to) {
+        addInto(run.totals, (this.minutes[run.next++] as { totals: WindowTotals }).totals, 1n);
+      }
+      while (run.first < run.next && (this.minutes[run.first]?.minute ?? from) < from) {
+        addInto(run.totals, (this.minutes[run.first++] as { totals: WindowTotals }).totals, -1n);
+      }
+    }
+    this.forget();
+    return tenantFeatures(this.features, (w) => this.running.get(w)?.totals ?? emptyTotals(), currency);
+  }
+
+  /** A signal of the history, in time order. */
+  add(at: Date, amount: bigint, currency: string, declined: boolean): void {
+    const minute = Math.floor(at.getTime() / MINUTE_MS);
+    let last = this.minutes.at(-1);
+    if (!last || last.minute !== minute) {
+      last = { minute, totals: emptyTotals() };
+      this.minutes.push(last);
+    }
+    addInto(
+      last.totals,
+      { count: 1n, declines: declined ? 1n : 0n, sums: new Map([[currency, amount]]) },
+      1n,
+    );
+  }
+
+  /** Minutes every window has passed are dropped, so memory holds the longest window, not the history. */
+  private forget(): void {
+    const passed = Math.min(...[...this.running.values()].map((r) => r.first));
+    if (passed < 10_000) return;
+    this.minutes.splice(0, passed);
+    for (const run of this.running.values()) {
+      run.first -= passed;
+      run.next -= passed;
+    }
+  }
+}
+
+function addInto(into: WindowTotals, t: WindowTotals, sign: bigint): void {
+  into.count += sign * t.count;
+  into.declines += sign * t.declines;
+  for (const [currency, amount] of t.sums)
+    into.sums.set(currency, (into.sums.get(currency) ?? 0n) + sign * amount);
 }
