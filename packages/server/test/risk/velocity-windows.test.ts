@@ -6,7 +6,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VelocityFeature } from '../../src/platform/risk/decision-points.ts';
-import { TenantWindowsOverHistory, tenantWindowMinutes } from '../../src/platform/risk/tenant-windows.ts';
+import {
+  TenantWindows,
+  TenantWindowsOverHistory,
+  tenantWindowMinutes,
+} from '../../src/platform/risk/tenant-windows.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
 
@@ -88,6 +92,40 @@ describe('a tenant’s windows, live', () => {
       .where('tenant', '=', `merchant:${m.id}`)
       .execute();
     expect(left).toEqual([]);
+  });
+});
+
+describe('a tenant’s windows, a minute on', () => {
+  it('read by difference (the minutes that entered, less those that left) equal the windows read whole', async () => {
+    const m = await aMerchant(h);
+    const customerId = await aCustomer(h, m);
+    const features: VelocityFeature[] = [
+      { key: 'tenant', metric: 'count', window: '10m' },
+      { key: 'tenant', metric: 'sum', window: '10m' },
+      { key: 'tenant', metric: 'count', window: '1h' },
+      { key: 'tenant', metric: 'sum', window: '24h' },
+    ];
+    const stepping = new TenantWindows();
+    const seen = new Set<string>();
+    for (let i = 0; i < 16; i++) {
+      // A charge or two each step, 40 to 700 seconds apart: minutes enter and leave every window
+      for (let c = 0; c < 1 + (i % 2); c++) {
+        await payments(h, m, 'POST', '/order', anOrder(customerId, { amount: `${i + 1}.00` }));
+      }
+      await h.advanceClock(i === 9 ? 700 : 40);
+      const probe = {
+        tenant: `merchant:${m.id}`,
+        point: 'payments.charge' as const,
+        at: await h.services.clock.now(),
+        currency: 'EUR',
+      };
+      const stepped = await stepping.read(h.services.db, probe, features);
+      const whole = await new TenantWindows().read(h.services.db, probe, features);
+      expect(stepped).toEqual(whole);
+      seen.add(JSON.stringify(stepped, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+    }
+    // The windows moved: not one answer all along
+    expect(seen.size).toBeGreaterThan(5);
   });
 });
 

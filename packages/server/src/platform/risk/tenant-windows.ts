@@ -54,7 +54,12 @@ const emptyTotals = (): WindowTotals => ({ count: 0n, declines: 0n, sums: new Ma
 interface CachedMinute {
   minute: number;
   totals: Map<VelocityWindow, Promise<WindowTotals>>;
+  /** The totals read, once read: the next minute's are these plus the minute that entered, less those that left */
+  settled: Map<VelocityWindow, WindowTotals>;
 }
+
+/** A process that has read a tenant's windows within this many minutes reads the next ones by difference */
+const STEP_MINUTES = 60;
 
 /** Each tenant's window totals for the current minute, per process; rolled up and read once a minute. */
 export class TenantWindows {
@@ -71,17 +76,24 @@ export class TenantWindows {
     const minute = Math.floor(probe.at.getTime() / MINUTE_MS);
     const key = `${probe.tenant}\u0000${probe.point}`;
     let cached = this.cache.get(key);
+    let previous: CachedMinute | undefined;
     if (!cached || cached.minute !== minute) {
       // A clock that went back (a test's) reads afresh rather than from a later minute's sums
-      cached = { minute, totals: new Map() };
+      if (cached && cached.minute < minute && minute - cached.minute <= STEP_MINUTES) previous = cached;
+      cached = { minute, totals: new Map(), settled: new Map() };
       this.cache.set(key, cached);
     }
     const current = cached;
     const missing = windows.filter((w) => !current.totals.has(w));
     if (missing.length > 0) {
-      const loading = this.load(db, probe.tenant, probe.point, probe.at, missing);
+      const before = previous && missing.every((w) => previous.settled.has(w)) ? previous : undefined;
+      const loading = this.load(db, probe.tenant, probe.point, probe.at, missing, before);
       for (const w of missing) {
-        const one = loading.then((all) => all.get(w) ?? emptyTotals());
+        const one = loading.then((all) => {
+          const totals = all.get(w) ?? emptyTotals();
+          current.settled.set(w, totals);
+          return totals;
+        });
         // A failed read is not kept: the next signal reads again
         one.catch(() => current.totals.delete(w));
         current.totals.set(w, one);
@@ -103,11 +115,15 @@ export class TenantWindows {
     point: DecisionPointName,
     at: Date,
     windows: readonly VelocityWindow[],
+    previous?: CachedMinute,
   ): Promise<Map<VelocityWindow, WindowTotals>> {
     const bounds = windows.map((w) => ({ window: w, ...tenantWindowMinutes(at, w) }));
     const to = minuteDate(bounds[0]?.to ?? 0);
     const from = minuteDate(Math.min(...bounds.map((b) => b.from)));
-    if (!db.isTransaction) await rollUp(db as Db, tenant, point, to);
+    if (!db.isTransaction) {
+      await rollUp(db as Db, tenant, point, to);
+      if (previous) return this.step(db, tenant, point, at, windows, previous);
+    }
     // Summed by the database, one row per currency: 30 days are 43,200 minutes, never sent to Node
     const sums = bounds.map(
       (b, i) => sql`, sum(signals) FILTER (WHERE minute >= ${minuteDate(b.from)}) AS ${sql.ref(`c${i}`)},
@@ -135,6 +151,55 @@ export class TenantWindows {
         t.declines += BigInt(row[`d${i}`] ?? 0);
         t.sums.set(currency, (t.sums.get(currency) ?? 0n) + BigInt(row[`a${i}`] ?? 0));
       }
+    }
+    return result;
+  }
+
+  /**
+   * The windows a few minutes on from sums already read, all rolled up: each window's sums then, plus the
+   * minutes that entered, less those that left (a few rows, where summing 30 days is 43,200).
+   */
+  private async step(
+    db: Executor,
+    tenant: string,
+    point: DecisionPointName,
+    at: Date,
+    windows: readonly VelocityWindow[],
+    previous: CachedMinute,
+  ): Promise<Map<VelocityWindow, WindowTotals>> {
+    const then = new Date(previous.minute * MINUTE_MS);
+    const moves = windows.map((w) => ({
+      window: w,
+      was: tenantWindowMinutes(then, w),
+      is: tenantWindowMinutes(at, w),
+    }));
+    const entered = { from: minuteDate(moves[0]?.was.to ?? 0), to: minuteDate(moves[0]?.is.to ?? 0) };
+    const left = moves.map((m) => ({ from: minuteDate(m.was.from), to: minuteDate(m.is.from) }));
+    const range = (r: { from: Date; to: Date }) => sql`(minute >= ${r.from} AND minute < ${r.to})`;
+    const sums = (r: { from: Date; to: Date }, name: string) =>
+      sql`, sum(signals) FILTER (WHERE ${range(r)}) AS ${sql.ref(`${name}c`)},
+        sum(amount) FILTER (WHERE ${range(r)}) AS ${sql.ref(`${name}a`)},
+        sum(declines) FILTER (WHERE ${range(r)}) AS ${sql.ref(`${name}d`)}`;
+    const { rows } = await sql<Record<string, string | null>>`
+      SELECT currency ${sums(entered, 'e')} ${sql.join(
+        left.map((r, i) => sums(r, `l${i}`)),
+        sql``,
+      )}
+      FROM risk_signal_minutes
+      WHERE tenant = ${tenant} AND decision_point = ${point}
+        AND (${sql.join([range(entered), ...left.map(range)], sql` OR `)})
+      GROUP BY currency`.execute(db);
+    const result = new Map<VelocityWindow, WindowTotals>();
+    for (const [i, m] of moves.entries()) {
+      const was = previous.settled.get(m.window) ?? emptyTotals();
+      const t: WindowTotals = { count: was.count, declines: was.declines, sums: new Map(was.sums) };
+      for (const row of rows) {
+        const currency = row.currency as string;
+        t.count += BigInt(row.ec ?? 0) - BigInt(row[`l${i}c`] ?? 0);
+        t.declines += BigInt(row.ed ?? 0) - BigInt(row[`l${i}d`] ?? 0);
+        t.sums.set(currency, (t.sums.get(currency) ?? 0n) + BigInt(row.ea ?? 0) - BigInt(row[`l${i}a`] ?? 0));
+      }
+      result.set(m.window, t);
     }
     return result;
   }
