@@ -15,6 +15,9 @@ export const text = (max: number) => z.string().trim().max(max);
 export const isInt8Digits = (v: string): boolean =>
   /^\d{1,19}$/.test(v) && BigInt(v) <= 9_223_372_036_854_775_807n;
 
-/** A cursor over a bigint id: a 400 naming it, never the database's out-of-range error. */
+/** A cursor over a bigint id: a 400 naming it, never the database's out-of-range error (the pattern is documented). */
 export const int8Cursor = (what: string) =>
-  z.string().refine(isInt8Digits, `must be ${what}: digits, at most 9223372036854775807`);
+  z
+    .string()
+    .regex(/^\d{1,19}$/, `must be ${what}`)
+    .refine(isInt8Digits, `must be ${what}: at most 9223372036854775807`);

@@ -93,6 +93,7 @@ export async function backtest(
   const keyed = velocity.filter((f) => f.key !== 'tenant');
   const longest =
     Math.max(0, ...velocity.map((f) => VELOCITY_WINDOWS[f.window])) + (tenantWindows.reads ? 120 : 0);
+  const start = new Date(from.getTime() - longest * 1000);
   const result: BacktestResult = {
     evaluated: 0,
     matched: 0,
@@ -111,7 +112,7 @@ export async function backtest(
       WITH base AS (
         SELECT s.* FROM risk_signals s
         WHERE s.tenant = ${tenant} AND s.decision_point = ${point}
-          AND s.at >= ${new Date(from.getTime() - longest * 1000)} AND s.at <= ${to}
+          AND s.at >= ${start} AND s.at <= ${to}
       )
       SELECT id, object_id, at, amount, currency, declined ${sql.join(
         [
@@ -125,7 +126,7 @@ export async function backtest(
         ],
         sql``,
       )}
-      FROM base WHERE at >= ${tenantWindows.reads ? new Date(from.getTime() - longest * 1000) : from}
+      FROM base WHERE at >= ${tenantWindows.reads ? start : from}
       ORDER BY at, id`.execute(trx);
     for (;;) {
       const { rows } = await sql<SignalRow>`FETCH ${sql.lit(FETCH_ROWS)} FROM risk_backtest`.execute(trx);

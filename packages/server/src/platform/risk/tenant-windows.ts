@@ -20,7 +20,7 @@ const MINUTE_MS = 60_000;
 const LONGEST_MINUTES = Math.max(...Object.values(VELOCITY_WINDOWS)) / 60;
 
 /** A tenant's signals over a window: how many, declined how many, their amounts by currency */
-export interface WindowTotals {
+interface WindowTotals {
   count: bigint;
   declines: bigint;
   sums: Map<string, bigint>;
@@ -212,7 +212,7 @@ const minuteDate = (minute: number) => new Date(minute * MINUTE_MS);
  * (a tenant's first roll-up reaches back the longest window). The frontier row is locked for the roll-up,
  * so two processes at a minute's turn roll it up once; it is written once a minute, not per signal.
  */
-export async function rollUp(db: Db, tenant: string, point: DecisionPointName, to: Date): Promise<void> {
+async function rollUp(db: Db, tenant: string, point: DecisionPointName, to: Date): Promise<void> {
   await db.transaction().execute(async (tx) => {
     const start = new Date(to.getTime() - LONGEST_MINUTES * MINUTE_MS);
     await tx

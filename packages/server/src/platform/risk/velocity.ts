@@ -72,26 +72,28 @@ export function velocityColumns(
     if (!windows.includes(f.window)) windows.push(f.window);
     windowsByKey.set(f.key, windows);
   }
-  for (const windows of windowsByKey.values())
+  for (const windows of windowsByKey.values()) {
     windows.sort((a, b) => VELOCITY_WINDOWS[b] - VELOCITY_WINDOWS[a]);
-  const shared =
-    windowsByKey.size > 0
-      ? { tenant: p(probe.tenant), point: p(probe.point), at: p(probe.at), currency: p(probe.currency) }
-      : undefined;
-  const since = (window: VelocityWindow) => p(new Date(probe.at.getTime() - VELOCITY_WINDOWS[window] * 1000));
-  const columns = [...windowsByKey.entries()].map(([key, windows]) => {
-    const byKey = VELOCITY_KEY[key] as NonNullable<(typeof VELOCITY_KEY)[VelocityKey]>;
-    const s = shared as NonNullable<typeof shared>;
-    const bounds = windows.map(since);
-    const metrics = bounds.map(
-      (after) => `count(*) FILTER (WHERE at > ${after}),
-        coalesce(sum(amount) FILTER (WHERE at > ${after} AND currency = ${s.currency}), 0)::text,
+  }
+  const columns: string[] = [];
+  if (windowsByKey.size > 0) {
+    const tenant = p(probe.tenant);
+    const point = p(probe.point);
+    const until = p(probe.at);
+    const currency = p(probe.currency);
+    for (const [key, windows] of windowsByKey) {
+      const byKey = VELOCITY_KEY[key] as NonNullable<(typeof VELOCITY_KEY)[VelocityKey]>;
+      const bounds = windows.map((w) => p(new Date(probe.at.getTime() - VELOCITY_WINDOWS[w] * 1000)));
+      const metrics = bounds.map(
+        (after) => `count(*) FILTER (WHERE at > ${after}),
+        coalesce(sum(amount) FILTER (WHERE at > ${after} AND currency = ${currency}), 0)::text,
         count(*) FILTER (WHERE at > ${after} AND declined)`,
-    );
-    return `(SELECT json_build_array(${metrics.join(', ')})
-      FROM risk_signals WHERE tenant = ${s.tenant} AND decision_point = ${s.point}
-        AND ${byKey.column} = ${p(probe.keys[byKey.key])} AND at > ${bounds[0]} AND at <= ${s.at}) AS v_${key}`;
-  });
+      );
+      columns.push(`(SELECT json_build_array(${metrics.join(', ')})
+      FROM risk_signals WHERE tenant = ${tenant} AND decision_point = ${point}
+        AND ${byKey.column} = ${p(probe.keys[byKey.key])} AND at > ${bounds[0]} AND at <= ${until}) AS v_${key}`);
+    }
+  }
   return {
     sql: columns.join(', '),
     parameters,
@@ -101,10 +103,13 @@ export function velocityColumns(
         if (f.key === 'tenant') continue;
         const slot = velocity[f.key] ?? {};
         velocity[f.key] = slot;
+        // Three values per window, in the key's window order: count, sum, declines
         const counted = (row as Record<string, unknown>)[`v_${f.key}`] as (number | string)[] | undefined;
-        const at = windowsByKey.get(f.key)?.indexOf(f.window) ?? -1;
+        const window = windowsByKey.get(f.key)?.indexOf(f.window) ?? -1;
         const metric = f.metric === 'count' ? 0 : f.metric === 'sum' ? 1 : 2;
-        slot[`${f.metric}_${f.window}`] = BigInt(counted && at >= 0 ? (counted[at * 3 + metric] ?? 0) : 0);
+        slot[`${f.metric}_${f.window}`] = BigInt(
+          counted && window >= 0 ? (counted[window * 3 + metric] ?? 0) : 0,
+        );
       }
       return velocity;
     },
