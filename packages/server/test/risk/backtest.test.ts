@@ -37,7 +37,8 @@ describe('a backtest', () => {
       card: fc.constantFrom(...CARDS),
       amount: fc.constantFrom('1.00', '0.05', '20.00', '7.50'),
       // Steps across whole minutes too: a tenant's windows are whole minutes (docs/risk.md)
-      wait: fc.constantFrom(0, 0, 30, 61, 90, 400, 4_000),
+      // and days: a card's first sighting is counted in whole days
+      wait: fc.constantFrom(0, 0, 30, 61, 90, 400, 4_000, 50_000),
     });
     const expression = fc
       .record({
@@ -45,13 +46,20 @@ describe('a backtest', () => {
         sum: fc.integer({ min: 500, max: 4_000 }),
         declines: fc.integer({ min: 1, max: 2 }),
         tenant: fc.integer({ min: 2, max: 6 }),
+        days: fc.integer({ min: 1, max: 2 }),
+        // A rule without the tenant's windows reads no minutes before the period: only the keys' windows
+        withTenant: fc.boolean(),
       })
       .map(
-        ({ count, sum, declines, tenant }) =>
-          `velocity.ip.count_10m >= ${count} && velocity.card.sum_1h > ${sum} || velocity.ip.declines_1h >= ${declines} || velocity.tenant.count_24h > 12 || velocity.tenant.count_10m >= ${tenant} && velocity.tenant.sum_1h > ${sum}`,
+        ({ count, sum, declines, tenant, days, withTenant }) =>
+          `velocity.ip.count_10m >= ${count} && velocity.card.sum_1h > ${sum} || velocity.ip.declines_1h >= ${declines} || velocity.card.first_seen_days >= ${days} && amount > 1000${withTenant ? ` || velocity.tenant.count_24h > 12 || velocity.tenant.count_10m >= ${tenant} && velocity.tenant.sum_1h > ${sum}` : ''}`,
       );
+    // The period may start after some of the history: what came before it still counts in its velocity.
+    const history = fc
+      .array(step, { minLength: 8, maxLength: 20 })
+      .chain((steps) => fc.tuple(fc.constant(steps), fc.integer({ min: 0, max: steps.length - 1 })));
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 8, maxLength: 20 }), expression, async (steps, rule) => {
+      fc.asyncProperty(history, expression, async ([steps, before], rule) => {
         const m = await aMerchant(h);
         const customerId = await aCustomer(h, m);
         const shadow = await h.admin<{ id: string }>('POST', '/risk/rules', {
@@ -65,16 +73,22 @@ describe('a backtest', () => {
           },
         });
         expect(shadow.status).toBe(201);
-        const from = await now();
-        for (const s of steps) {
+        let from = await now();
+        const inPeriod = new Set<string>();
+        for (const [i, s] of steps.entries()) {
+          if (i === before && i > 0) {
+            await h.advanceClock(1);
+            from = await now();
+          }
           if (s.wait > 0) await h.advanceClock(s.wait);
-          await payments(
+          const order = await payments(
             h,
             m,
             'POST',
             '/order',
             anOrder(customerId, { amount: s.amount, ip: s.ip, cardNumber: s.card }),
           );
+          if (i >= before) inPeriod.add(String(order.body.data.transactionId));
         }
         await h.advanceClock(1);
         const to = await now();
@@ -94,10 +108,27 @@ describe('a backtest', () => {
           },
           { keepIds: true },
         );
-        expect(result.evaluated).toBe(steps.length);
-        expect(new Set(result.matchedIds)).toEqual(new Set(decided.body.data.map((d) => d.objectId)));
+        expect(result.evaluated).toBe(steps.length - before);
+        expect(new Set(result.matchedIds)).toEqual(
+          new Set(decided.body.data.map((d) => d.objectId).filter((id) => inPeriod.has(id))),
+        );
       }),
-      { numRuns: RUNS },
+      {
+        numRuns: RUNS,
+        // A decline before the period counts in the period's first charge (a backtest once dropped it)
+        examples: [
+          [
+            [
+              [
+                { ip: IPS[0] as string, card: CARDS[0] as string, amount: '0.05', wait: 0 },
+                { ip: IPS[0] as string, card: CARDS[0] as string, amount: '1.00', wait: 0 },
+              ],
+              1,
+            ],
+            'velocity.ip.declines_1h >= 1',
+          ],
+        ],
+      },
     );
   });
 

@@ -5,7 +5,7 @@
 // made by hand over random histories (a key's windows are the backtest property's, test/risk/backtest.test.ts).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VelocityFeature } from '../../src/platform/risk/decision-points.ts';
+import type { VelocityFeature, VelocityWindow } from '../../src/platform/risk/decision-points.ts';
 import {
   TenantWindows,
   TenantWindowsOverHistory,
@@ -95,6 +95,42 @@ describe('a tenant’s windows, live', () => {
   });
 });
 
+describe('a key’s first sighting', () => {
+  it('is whole days since the key’s first signal at the merchant, 0 for a key never seen; on the order’s one read and in the decision record', async () => {
+    const m = await aMerchant(h);
+    const customerId = await aCustomer(h, m);
+    const rule = await h.admin<{ id: string }>('POST', '/risk/rules', {
+      json: {
+        name: 'a card known for two days, a new email',
+        scope: { kind: 'merchant', id: String(m.id) },
+        decisionPoint: 'payments.charge',
+        expression: 'velocity.card.first_seen_days >= 2 && velocity.ip.first_seen_days == 0',
+        action: 'review',
+        mode: 'shadow',
+      },
+    });
+    expect(rule.status).toBe(201);
+    const charge = (cardNumber: string, ip: string) =>
+      payments(h, m, 'POST', '/order', anOrder(customerId, { amount: '1.00', cardNumber, ip }));
+    await charge('4111111111111111', '192.0.2.10');
+    await h.advanceClock(86_400 + 3_600);
+    await charge('4111111111111111', '192.0.2.10');
+    await h.advanceClock(86_400);
+    // Two days and an hour after the card's first charge, from an IP never seen: matched
+    const matched = await charge('4111111111111111', '192.0.2.11');
+    // A card never seen: not matched
+    await charge('5555555555554444', '192.0.2.12');
+    const decisions = await h.admin<{
+      data: { objectId: string; attributes: { velocity: Record<string, Record<string, number>> } }[];
+    }>('GET', `/risk/decisions?ruleId=${rule.body.id}`);
+    expect(decisions.body.data.map((d) => d.objectId)).toEqual([String(matched.body.data.transactionId)]);
+    expect(decisions.body.data[0]?.attributes.velocity).toEqual({
+      card: { first_seen_days: 2 },
+      ip: { first_seen_days: 0 },
+    });
+  });
+});
+
 describe('a tenant’s windows, a minute on', () => {
   it('read by difference (the minutes that entered, less those that left) equal the windows read whole', async () => {
     const m = await aMerchant(h);
@@ -151,7 +187,7 @@ describe('a tenant’s windows over a history', () => {
           t += s.wait;
           const at = new Date(t);
           const got = over.featuresAt(at, s.currency);
-          const inWindow = (window: VelocityFeature['window']) => {
+          const inWindow = (window: VelocityWindow) => {
             const { from, to } = tenantWindowMinutes(at, window);
             return seen.filter((x) => {
               const minute = Math.floor(x.at.getTime() / 60_000);

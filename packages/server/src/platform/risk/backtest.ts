@@ -9,14 +9,17 @@ import { DomainError } from '../errors/domain-error.ts';
 import {
   celSchema,
   type DecisionPointName,
+  isWindowFeature,
   type RiskScope,
   VELOCITY_WINDOWS,
   type VelocityFeature,
+  type VelocityKey,
+  type WindowFeature,
 } from './decision-points.ts';
 import type { RiskLists } from './risk-lists.ts';
 import { checkExpression, compileExpression, ExpressionError } from './rule-expression.ts';
 import { TenantWindowsOverHistory } from './tenant-windows.ts';
-import { VELOCITY_KEY } from './velocity.ts';
+import { daysBefore, VELOCITY_KEY } from './velocity.ts';
 
 /** The disputed objects of a tenant since a time: 'fraud' or 'other', by object id (an API's disputes). */
 export type DisputeLabels = (
@@ -90,9 +93,11 @@ export async function backtest(
   // A key's windows are window functions over the signals; the tenant's whole minutes are summed as the
   // rows stream past (tenant-windows.ts), from the minutes before the period's first.
   const tenantWindows = new TenantWindowsOverHistory(velocity);
-  const keyed = velocity.filter((f) => f.key !== 'tenant');
+  const keyed = velocity.filter((f) => f.key !== 'tenant' && isWindowFeature(f)) as WindowFeature[];
+  const firstSeen = [...new Set(velocity.filter((f) => !isWindowFeature(f)).map((f) => f.key))];
   const longest =
-    Math.max(0, ...velocity.map((f) => VELOCITY_WINDOWS[f.window])) + (tenantWindows.reads ? 120 : 0);
+    Math.max(0, ...velocity.filter(isWindowFeature).map((f) => VELOCITY_WINDOWS[f.window])) +
+    (tenantWindows.reads ? 120 : 0);
   const start = new Date(from.getTime() - longest * 1000);
   const result: BacktestResult = {
     evaluated: 0,
@@ -108,25 +113,52 @@ export async function backtest(
 
   await db.transaction().execute(async (trx) => {
     await sql`SET LOCAL work_mem = ${sql.lit(SORT_MEMORY)}`.execute(trx);
+    // The windows are counted over every signal since `start`, then the rows before the period dropped
+    // (a WHERE beside the window functions would drop them first). A key's first sighting before `start`
+    // is one index probe per key seen in the period.
     await sql`DECLARE risk_backtest NO SCROLL CURSOR FOR
       WITH base AS (
         SELECT s.* FROM risk_signals s
         WHERE s.tenant = ${tenant} AND s.decision_point = ${point}
           AND s.at >= ${start} AND s.at <= ${to}
-      )
-      SELECT id, object_id, at, amount, currency, declined ${sql.join(
-        [
-          ...read.map(
-            (a) =>
-              sql`, attributes${sql.raw(a.type === 'object' ? '->' : '->>')}${a.name} AS ${sql.ref(`a_${a.name}`)}`,
-          ),
-          ...keyed.map(
-            (f) => sql`, ${velocityWindow(f)} AS ${sql.ref(`v_${f.key}_${f.metric}_${f.window}`)}`,
-          ),
-        ],
+      )${sql.join(
+        firstSeen.map((key) => {
+          const column = sql.ref(keyColumn(key));
+          return sql`, ${sql.ref(`first_${key}`)} AS (
+            SELECT d.first_key, (SELECT min(r.at) FROM risk_signals r
+              WHERE r.tenant = ${tenant} AND r.decision_point = ${point} AND r.${column} = d.first_key
+                AND r.at < ${start}) AS first_at
+            FROM (SELECT DISTINCT ${column} AS first_key FROM base WHERE ${column} IS NOT NULL) d
+          )`;
+        }),
         sql``,
       )}
-      FROM base WHERE at >= ${tenantWindows.reads ? start : from}
+      SELECT * FROM (
+        SELECT id, object_id, at, amount, currency, declined ${sql.join(
+          [
+            ...read.map(
+              (a) =>
+                sql`, attributes${sql.raw(a.type === 'object' ? '->' : '->>')}${a.name} AS ${sql.ref(`a_${a.name}`)}`,
+            ),
+            ...keyed.map(
+              (f) => sql`, ${velocityWindow(f)} AS ${sql.ref(`v_${f.key}_${f.metric}_${f.window}`)}`,
+            ),
+            ...firstSeen.map(
+              (key) =>
+                sql`, least(min(at) OVER (PARTITION BY ${sql.ref(keyColumn(key))}), ${sql.ref(`first_${key}.first_at`)}) AS ${sql.ref(`f_${key}`)}`,
+            ),
+          ],
+          sql``,
+        )}
+        FROM base ${sql.join(
+          firstSeen.map(
+            (key) =>
+              sql`LEFT JOIN ${sql.ref(`first_${key}`)} ON ${sql.ref(`first_${key}.first_key`)} = base.${sql.ref(keyColumn(key))}`,
+          ),
+          sql` `,
+        )}
+      ) counted
+      WHERE at >= ${tenantWindows.reads ? start : from}
       ORDER BY at, id`.execute(trx);
     for (;;) {
       const { rows } = await sql<SignalRow>`FETCH ${sql.lit(FETCH_ROWS)} FROM risk_backtest`.execute(trx);
@@ -142,6 +174,9 @@ export async function backtest(
         const attributes: Record<string, unknown> = {};
         for (const a of read) attributes[a.name] = a.value(row[`a_${a.name}`]);
         const counted: Record<string, Record<string, bigint>> = tenant ? { tenant } : {};
+        for (const key of firstSeen) {
+          counted[key] = { ...counted[key], first_seen_days: daysBefore(row[`f_${key}`], row.at) };
+        }
         for (const f of keyed) {
           const slot = counted[f.key] ?? {};
           counted[f.key] = slot;
@@ -181,7 +216,7 @@ interface SignalRow {
   amount: string;
   currency: string;
   declined: boolean;
-  [attributeOrVelocity: `${'a' | 'v'}_${string}`]: unknown;
+  [attributeOrVelocity: `${'a' | 'v' | 'f'}_${string}`]: unknown;
 }
 
 /**
@@ -190,9 +225,8 @@ interface SignalRow {
  * before it). In (at, id) order that is every signal before this one less those at or before
  * `at − window`: two running windows over one sort, each O(1) a row.
  */
-function velocityWindow(f: VelocityFeature) {
-  const column = VELOCITY_KEY[f.key]?.column;
-  if (!column) throw new Error(`velocity key ${f.key} has its own windows`);
+function velocityWindow(f: WindowFeature) {
+  const column = keyColumn(f.key);
   const partition = sql`PARTITION BY ${sql.join([sql.ref(column), ...(f.metric === 'sum' ? [sql.ref('currency')] : [])])}`;
   const span = sql.lit(`${VELOCITY_WINDOWS[f.window]} seconds`);
   const before = sql`${partition} ORDER BY at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING`;
@@ -204,6 +238,13 @@ function velocityWindow(f: VelocityFeature) {
         ? sql`coalesce(sum(amount) OVER (${before}), 0) - coalesce(sum(amount) OVER (${expired}), 0)`
         : sql`count(*) FILTER (WHERE declined) OVER (${before}) - count(*) FILTER (WHERE declined) OVER (${expired})`;
   return sql`CASE WHEN ${sql.ref(column)} IS NULL THEN 0 ELSE ${counted} END`;
+}
+
+/** The signals' column a key counts by */
+function keyColumn(key: VelocityKey): string {
+  const column = VELOCITY_KEY[key]?.column;
+  if (!column) throw new Error(`velocity key ${key} has its own windows`);
+  return column;
 }
 
 interface AttributeRead {

@@ -38,14 +38,29 @@ export type VelocityKey = (typeof VELOCITY_KEYS)[number];
 export const VELOCITY_WINDOWS = { '10m': 600, '1h': 3_600, '24h': 86_400, '30d': 2_592_000 } as const;
 export type VelocityWindow = keyof typeof VELOCITY_WINDOWS;
 
-/** `velocity.ip.count_10m`, `velocity.card.sum_24h`, `velocity.ip.declines_1h`, … */
-export interface VelocityFeature {
+/** `velocity.ip.count_10m`, `velocity.card.sum_24h`, `velocity.ip.declines_1h`, `velocity.card.first_seen_days`, … */
+export type VelocityFeature = WindowFeature | FirstSeenFeature;
+
+/** A count, a sum or the declines of a key's signals over a window */
+export interface WindowFeature {
   key: VelocityKey;
   metric: 'count' | 'sum' | 'declines';
   window: VelocityWindow;
 }
 
-/** Declines are counted per card and per IP over an hour; counts and sums per key over every window. */
+/** Whole days since a key's first signal at the tenant and decision point (0 when this is the first) */
+export interface FirstSeenFeature {
+  key: Exclude<VelocityKey, 'tenant'>;
+  metric: 'first_seen';
+  window: 'days';
+}
+
+export const isWindowFeature = (f: VelocityFeature): f is WindowFeature => f.metric !== 'first_seen';
+
+/**
+ * Declines are counted per card and per IP over an hour; counts and sums per key over every window; a
+ * key's first sighting for every key but the tenant.
+ */
 export function velocityFeatures(): VelocityFeature[] {
   const features: VelocityFeature[] = [];
   for (const key of VELOCITY_KEYS) {
@@ -53,6 +68,7 @@ export function velocityFeatures(): VelocityFeature[] {
       features.push({ key, metric: 'count', window }, { key, metric: 'sum', window });
     }
     if (key === 'card' || key === 'ip') features.push({ key, metric: 'declines', window: '1h' });
+    if (key !== 'tenant') features.push({ key, metric: 'first_seen', window: 'days' });
   }
   return features;
 }

@@ -88,7 +88,7 @@ export interface CheckedExpression {
 }
 
 const ALL_FEATURES = velocityFeatures();
-const FEATURE_REFERENCE = /\bvelocity\.([a-z]+)\.([a-z]+_[0-9a-z]+)\b/g;
+const FEATURE_REFERENCE = /\bvelocity\.([a-z]+)\.([a-z_]+_[0-9a-z]+)\b/g;
 const LIST_REFERENCE = /\blist\(\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\)/g;
 
 /** Type-checks an expression at a decision point: it must be a bool. Throws an ExpressionError. */

@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import type { Db, Executor } from '../db/database.ts';
 import {
   type DecisionPointName,
+  isWindowFeature,
   VELOCITY_WINDOWS,
   type VelocityFeature,
   type VelocityWindow,
@@ -49,6 +50,13 @@ export function tenantFeatures(
   return slot;
 }
 
+/** The tenant's windows a rule set reads */
+const tenantWindowsRead = (features: readonly VelocityFeature[]): VelocityWindow[] => [
+  ...new Set(
+    features.filter((f) => f.key === 'tenant' && isWindowFeature(f)).map((f) => f.window as VelocityWindow),
+  ),
+];
+
 const emptyTotals = (): WindowTotals => ({ count: 0n, declines: 0n, sums: new Map() });
 
 interface CachedMinute {
@@ -71,7 +79,7 @@ export class TenantWindows {
     probe: { tenant: string; point: DecisionPointName; at: Date; currency: string },
     features: readonly VelocityFeature[],
   ): Promise<Record<string, bigint> | undefined> {
-    const windows = [...new Set(features.filter((f) => f.key === 'tenant').map((f) => f.window))];
+    const windows = tenantWindowsRead(features);
     if (windows.length === 0) return undefined;
     const minute = Math.floor(probe.at.getTime() / MINUTE_MS);
     const key = `${probe.tenant}\u0000${probe.point}`;
@@ -256,10 +264,8 @@ export class TenantWindowsOverHistory {
   private readonly running = new Map<VelocityWindow, { first: number; next: number; totals: WindowTotals }>();
 
   constructor(private readonly features: readonly VelocityFeature[]) {
-    for (const f of features) {
-      if (f.key === 'tenant' && !this.running.has(f.window)) {
-        this.running.set(f.window, { first: 0, next: 0, totals: emptyTotals() });
-      }
+    for (const window of tenantWindowsRead(features)) {
+      this.running.set(window, { first: 0, next: 0, totals: emptyTotals() });
     }
   }
 

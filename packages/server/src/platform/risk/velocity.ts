@@ -6,6 +6,7 @@ import type { Executor } from '../db/database.ts';
 import { preparedByText } from '../db/prepared.ts';
 import {
   type DecisionPointName,
+  isWindowFeature,
   VELOCITY_WINDOWS,
   type VelocityFeature,
   type VelocityKey,
@@ -51,10 +52,11 @@ export interface VelocityColumns {
  * The velocity features a rule set reads, as they stand before this signal: per key and window, one
  * count, the sum in the signal's currency and the declines, over the tenant's past signals at this point
  * with the same key; a key the signal lacks counts 0. One index range scan per key, over its longest
- * window, counts every window of it. As columns of a SELECT of the caller's, which may be the write's one
- * read: their parameters are numbered from `firstParameter`, the text depends only on which keys and
- * windows are counted (one prepared statement per rule set), `read` turns the row into the attributes'
- * `velocity`. The tenant's windows are not columns: `withTenant` adds them (tenant-windows.ts).
+ * window, counts every window of it; a key's first sighting is one more index probe (its earliest signal).
+ * As columns of a SELECT of the caller's, which may be the write's one read: their parameters are numbered
+ * from `firstParameter`, the text depends only on which keys and windows are counted (one prepared
+ * statement per rule set), `read` turns the row into the attributes' `velocity`. The tenant's windows are
+ * not columns: `withTenant` adds them (tenant-windows.ts).
  */
 export function velocityColumns(
   probe: VelocityProbe,
@@ -63,11 +65,16 @@ export function velocityColumns(
 ): VelocityColumns {
   const parameters: unknown[] = [];
   const p = (value: unknown) => `$${firstParameter + parameters.push(value) - 1}`;
-  // Each counted key's windows, longest first
+  // Each counted key's windows, longest first, and the keys whose first sighting is read
   const windowsByKey = new Map<VelocityKey, VelocityWindow[]>();
+  const firstSeen = new Set<VelocityKey>();
   for (const f of features) {
     const byKey = VELOCITY_KEY[f.key];
     if (!byKey || probe.keys[byKey.key] === null) continue;
+    if (!isWindowFeature(f)) {
+      firstSeen.add(f.key);
+      continue;
+    }
     const windows = windowsByKey.get(f.key) ?? [];
     if (!windows.includes(f.window)) windows.push(f.window);
     windowsByKey.set(f.key, windows);
@@ -76,13 +83,22 @@ export function velocityColumns(
     windows.sort((a, b) => VELOCITY_WINDOWS[b] - VELOCITY_WINDOWS[a]);
   }
   const columns: string[] = [];
-  if (windowsByKey.size > 0) {
+  if (windowsByKey.size > 0 || firstSeen.size > 0) {
     const tenant = p(probe.tenant);
     const point = p(probe.point);
     const until = p(probe.at);
-    const currency = p(probe.currency);
-    for (const [key, windows] of windowsByKey) {
+    const currency = windowsByKey.size > 0 ? p(probe.currency) : '';
+    const keyValues = new Map<VelocityKey, string>();
+    const keyed = (key: VelocityKey) => {
       const byKey = VELOCITY_KEY[key] as NonNullable<(typeof VELOCITY_KEY)[VelocityKey]>;
+      let value = keyValues.get(key);
+      if (!value) {
+        value = p(probe.keys[byKey.key]);
+        keyValues.set(key, value);
+      }
+      return `tenant = ${tenant} AND decision_point = ${point} AND ${byKey.column} = ${value}`;
+    };
+    for (const [key, windows] of windowsByKey) {
       const bounds = windows.map((w) => p(new Date(probe.at.getTime() - VELOCITY_WINDOWS[w] * 1000)));
       const metrics = bounds.map(
         (after) => `count(*) FILTER (WHERE at > ${after}),
@@ -90,8 +106,10 @@ export function velocityColumns(
         count(*) FILTER (WHERE at > ${after} AND declined)`,
       );
       columns.push(`(SELECT json_build_array(${metrics.join(', ')})
-      FROM risk_signals WHERE tenant = ${tenant} AND decision_point = ${point}
-        AND ${byKey.column} = ${p(probe.keys[byKey.key])} AND at > ${bounds[0]} AND at <= ${until}) AS v_${key}`);
+      FROM risk_signals WHERE ${keyed(key)} AND at > ${bounds[0]} AND at <= ${until}) AS v_${key}`);
+    }
+    for (const key of firstSeen) {
+      columns.push(`(SELECT min(at) FROM risk_signals WHERE ${keyed(key)} AND at <= ${until}) AS f_${key}`);
     }
   }
   return {
@@ -103,6 +121,10 @@ export function velocityColumns(
         if (f.key === 'tenant') continue;
         const slot = velocity[f.key] ?? {};
         velocity[f.key] = slot;
+        if (!isWindowFeature(f)) {
+          slot.first_seen_days = daysBefore((row as Record<string, unknown>)[`f_${f.key}`], probe.at);
+          continue;
+        }
         // Three values per window, in the key's window order: count, sum, declines
         const counted = (row as Record<string, unknown>)[`v_${f.key}`] as (number | string)[] | undefined;
         const window = windowsByKey.get(f.key)?.indexOf(f.window) ?? -1;
@@ -114,6 +136,13 @@ export function velocityColumns(
       return velocity;
     },
   };
+}
+
+/** Whole days from a key's first signal to `at`: 0 when none came before (this is its first). */
+export function daysBefore(first: unknown, at: Date): bigint {
+  if (first === null || first === undefined) return 0n;
+  const since = first instanceof Date ? first.getTime() : Date.parse(String(first));
+  return BigInt(Math.max(0, Math.floor((at.getTime() - since) / 86_400_000)));
 }
 
 /** The velocity features, read by a statement of their own. */
