@@ -11,11 +11,14 @@ export interface TestCustomer {
   relogin(): Promise<Auth>;
 }
 
-/** A customer registered and logged in by the partner's backend; KYC approved unless asked otherwise. */
+/**
+ * A customer registered and logged in by the partner's backend; KYC approved unless asked otherwise, with
+ * the residence step given first when a country of residence is.
+ */
 export async function aCustomer(
   h: Harness,
   partnerApiKey: string,
-  options: { kyc?: 'approved' | 'none' } = {},
+  options: { kyc?: 'approved' | 'none'; residence?: string } = {},
 ): Promise<TestCustomer> {
   const partner = { 'x-partner-api-key': partnerApiKey };
   const reg = await h.request<{ customerId: string }>('POST', '/issuing/v1/auth/register/partner', {
@@ -30,6 +33,13 @@ export async function aCustomer(
     });
     return { authorization: `Bearer ${login.body.accessToken}` };
   };
+  if (options.residence) {
+    const residence = await h.request('POST', '/issuing/v1/kyc/residence', {
+      headers: await relogin(),
+      json: { ...(KYC_STEPS[2]?.[1] as object), country: options.residence },
+    });
+    if (residence.status !== 200) throw new Error(`residence: ${residence.status} ${residence.text}`);
+  }
   if ((options.kyc ?? 'approved') === 'approved') {
     await h.request('POST', `/sandbox/issuing/kyc/${customerId}/decision`, {
       headers: { authorization: `Bearer ${h.adminToken}` },
@@ -76,8 +86,13 @@ export async function fundAccount(h: Harness, accountId: string, currency: strin
 }
 
 /** An approved customer with a funded EUR account and an active virtual card. */
-export async function aCardholder(h: Harness, partnerApiKey: string, funds = 10_000n) {
-  const customer = await aCustomer(h, partnerApiKey);
+export async function aCardholder(
+  h: Harness,
+  partnerApiKey: string,
+  funds = 10_000n,
+  options: { residence?: string } = {},
+) {
+  const customer = await aCustomer(h, partnerApiKey, options);
   const accountId = await anAccount(h, customer.auth);
   if (funds > 0n) await fundAccount(h, accountId, 'EUR', funds);
   const card = await h.request<{ cardId: string }>('POST', '/issuing/v1/cards', {

@@ -91,13 +91,35 @@ describe('rules at issuing.authorization', () => {
             channel: 'ecommerce',
             merchant_name: 'Lucky Bets',
           }),
-          customer: { id: holder.customerId, age_days: 0 },
+          customer: { id: holder.customerId, age_days: 0, country: '' },
           account: expect.objectContaining({ age_days: 0 }),
         }),
       }),
     ]);
     expect((await authorize(holder.cardId, '6.00', { mcc: '5411' })).status).toBe('authorized');
     await h.admin('DELETE', `/risk/rules/${declining.body.id}`);
+  });
+
+  it('reads the cardholder’s country of residence from their KYC, the card remembered or not', async () => {
+    const holder = await aCardholder(h, partner.apiKey, 10_000n, { residence: 'RO' });
+    const abroad = await rule({
+      name: 'spent abroad',
+      expression: 'issuing.merchant_country != "" && issuing.merchant_country != customer.country',
+    });
+    expect(abroad.status, abroad.text).toBe(201);
+    expect((await authorize(holder.cardId, '1.00', { merchantCountry: 'RO' })).status).toBe('authorized');
+    const refused = await authorize(holder.cardId, '1.00', { merchantCountry: 'US' });
+    expect(refused).toMatchObject({ status: 'declined', declineReason: 'risk_declined' });
+    const decisions = await h.admin<{ data: { attributes: Record<string, unknown> }[] }>(
+      'GET',
+      `/risk/decisions?objectId=${refused.transactionId}`,
+    );
+    expect(decisions.body.data[0]?.attributes.customer).toEqual({
+      id: holder.customerId,
+      age_days: 0,
+      country: 'RO',
+    });
+    await h.admin('DELETE', `/risk/rules/${abroad.body.id}`);
   });
 
   it('asks the cardholder for 3-D Secure by a challenge rule, and only records a shadow rule', async () => {
@@ -225,7 +247,7 @@ describe('rules at issuing.topup', () => {
     );
 
   it('declines a topup by a partner’s rule: a 403 naming no rule, nothing written, the decision kept', async () => {
-    const customer = await aCustomer(h, partner.apiKey);
+    const customer = await aCustomer(h, partner.apiKey, { residence: 'PT' });
     const accountId = await anAccount(h, customer.auth);
     const declining = await topupRule({
       name: 'large first topups',
@@ -248,7 +270,7 @@ describe('rules at issuing.topup', () => {
       amount: 150000,
       currency: 'EUR',
       topup: { method: 'bank_transfer' },
-      customer: { id: customer.customerId, age_days: 0 },
+      customer: { id: customer.customerId, age_days: 0, country: 'PT' },
       account: { id: accountId },
     });
     expect((await fiatTopup(customer.auth, accountId, '15.00')).status).toBe(201);

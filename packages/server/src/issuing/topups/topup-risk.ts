@@ -21,8 +21,9 @@ export interface TopupFacts {
   method: 'bank_transfer' | 'crypto';
   amount: bigint;
   currency: string;
-  /** When the cardholder became a customer */
+  /** When the cardholder became a customer, and the country of residence their KYC gave ("" when none) */
   customerSince: Date;
+  customerCountry: string;
   at: Date;
 }
 
@@ -49,6 +50,7 @@ export class TopupRisk {
         customer: {
           id: t.customer.customerId,
           age_days: daysSince(t.customerSince, t.at),
+          country: t.customerCountry,
         },
         account: { id: t.accountId },
       },

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
@@ -127,9 +128,10 @@ export class TopupsService {
     const now = this.deps.clock.now();
     const topupId = newId('topup');
     const holder = await tx
-      .selectFrom('issuing_customers')
-      .select('created_at')
-      .where('id', '=', customer.customerId)
+      .selectFrom('issuing_customers as c')
+      .leftJoin('issuing_kyc as k', 'k.customer_id', 'c.id')
+      .select(['c.created_at', sql<string>`coalesce(k.steps->'residence'->>'country', '')`.as('country')])
+      .where('c.id', '=', customer.customerId)
       .executeTakeFirstOrThrow();
     const verdict = await this.risk.decide(
       tx,
@@ -140,6 +142,7 @@ export class TopupsService {
         amount,
         currency: asset.code,
         customerSince: holder.created_at,
+        customerCountry: holder.country,
         at: now,
       }),
       topupId,

@@ -37,6 +37,8 @@ export interface CardOnSignal {
   pan_fingerprint: string;
   customer_since: Date;
   account_since: Date;
+  /** The cardholder's country of residence, from their approved KYC ("" when none) */
+  customer_country: string;
 }
 
 export class AuthorizationRisk {
@@ -67,7 +69,11 @@ export class AuthorizationRisk {
           three_ds: request.threeDS,
         },
         card: { id: card.id, fingerprint: card.pan_fingerprint },
-        customer: { id: card.customer_id, age_days: daysSince(card.customer_since, at) },
+        customer: {
+          id: card.customer_id,
+          age_days: daysSince(card.customer_since, at),
+          country: card.customer_country,
+        },
         account: { id: card.account_id, age_days: daysSince(card.account_since, at) },
       },
     });

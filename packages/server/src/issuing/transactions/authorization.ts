@@ -29,9 +29,11 @@ import { ownedBy, type TransactionRecords } from './transaction-records.ts';
 const SELECT_AUTHORIZING_CARD = `
   SELECT c.id, c.status, c.customer_id, c.partner_id, c.account_id, a.currency, a.status AS account_status,
     a.ledger_account_id, c.pan_fingerprint, ${HAS_CONTROLS} AS has_controls,
-    cu.created_at AS customer_since, a.created_at AS account_since
+    cu.created_at AS customer_since, a.created_at AS account_since,
+    coalesce(k.steps->'residence'->>'country', '') AS customer_country
   FROM issuing_cards c JOIN issuing_accounts a ON a.id = c.account_id
     JOIN issuing_customers cu ON cu.id = c.customer_id
+    LEFT JOIN issuing_kyc k ON k.customer_id = c.customer_id
   WHERE c.id = $1`;
 
 /** Cards whose facts are remembered at most (past it, the memory starts over) */

@@ -55,6 +55,8 @@ export interface AuthorizingCard {
   /** When the cardholder became a customer and the account was opened: what risk rules read as ages */
   customer_since: Date;
   account_since: Date;
+  /** The cardholder's country of residence, from their KYC: approved before any card, so it never changes */
+  customer_country: string;
 }
 
 /** What the general way of authorizing is told beyond the card */

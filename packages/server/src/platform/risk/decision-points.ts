@@ -166,6 +166,10 @@ const ISSUING_AUTHORIZATION: Record<string, AttributeDoc | Record<string, Attrib
   customer: {
     id: { type: 'string', description: 'the cardholder’s id' },
     age_days: { type: 'int', description: 'days since the cardholder became a customer' },
+    country: {
+      type: 'string',
+      description: 'the cardholder’s country of residence from their KYC (ISO 3166 alpha-2; "" when none)',
+    },
   },
   account: {
     id: { type: 'string', description: 'the card’s account’s id' },
@@ -268,6 +272,10 @@ const ISSUING_TOPUP: Record<string, AttributeDoc | Record<string, AttributeDoc>>
   customer: {
     id: { type: 'string', description: 'the cardholder’s id' },
     age_days: { type: 'int', description: 'days since the cardholder became a customer' },
+    country: {
+      type: 'string',
+      description: 'the cardholder’s country of residence from their KYC (ISO 3166 alpha-2; "" when none)',
+    },
   },
   account: { id: { type: 'string', description: 'the account topped up' } },
 };
