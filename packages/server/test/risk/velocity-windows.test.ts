@@ -41,6 +41,14 @@ describe('a tenant’s windows, live', () => {
       },
     });
     expect(rule.status).toBe(201);
+    // Rolled up when the rule was saved, before its first decision: the frontier stands at the minute before last
+    const saved = await h.services.db
+      .selectFrom('risk_signal_minutes_frontier')
+      .select('through')
+      .where('tenant', '=', `merchant:${m.id}`)
+      .executeTakeFirst();
+    const atSave = Math.floor((await h.services.clock.now()).getTime() / 60_000);
+    expect(saved?.through.getTime()).toBe((atSave - 1) * 60_000);
     // To the start of a minute, so the steps below land in known minutes
     const seconds = (await h.services.clock.now()).getUTCSeconds();
     await h.advanceClock(60 - seconds);

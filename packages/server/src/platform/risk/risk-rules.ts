@@ -5,6 +5,7 @@
 import type { Selectable } from 'kysely';
 import { noteChange } from '../audit/audit-changes.ts';
 import type { Clock } from '../clock/clock.ts';
+import { whenCommitted } from '../db/connection-scope.ts';
 import type { Executor } from '../db/database.ts';
 import type { RiskRulesTable } from '../db/schema.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
@@ -78,7 +79,22 @@ export const toRule = (row: Selectable<RiskRulesTable>): Rule => ({
 });
 
 export class RiskRules {
-  constructor(private readonly deps: { clock: Clock; cache: TenantCache; lists: RiskLists }) {}
+  constructor(
+    private readonly deps: {
+      clock: Clock;
+      cache: TenantCache;
+      lists: RiskLists;
+      /**
+       * Rolls a tenant's signals up into minutes ahead of its first decision (tenant-windows.ts): a
+       * tenant's first roll-up reads back 30 days, paid here by the save, not by a payment. Never throws.
+       */
+      prepareTenantWindows?: (
+        tenant: RiskScope,
+        point: DecisionPointName,
+        features: VelocityFeature[],
+      ) => Promise<void>;
+    },
+  ) {}
 
   /** POST /admin/risk/rules: checked against the decision point, its lists known in its scope. */
   async create(db: Executor, draft: RuleDraft): Promise<Rule> {
@@ -104,6 +120,7 @@ export class RiskRules {
       .executeTakeFirst();
     if (!row)
       throw new DomainError('conflict', `a rule named ${draft.name} exists in this scope`, { field: 'name' });
+    await this.prepare(draft.scope, draft.decisionPoint, features);
     return toRule(row);
   }
 
@@ -161,7 +178,20 @@ export class RiskRules {
         throw err;
       });
     noteChange('risk rule', describe(before), describe(after));
+    await this.prepare(after.scope, after.decisionPoint, features);
     return toRule(row);
+  }
+
+  /**
+   * A tenant's rule that reads its windows has them rolled up once the save is committed, before the
+   * answer (the roll-up reads the signals, not the rule). A platform rule's are rolled up by each tenant's
+   * first decision.
+   */
+  private async prepare(scope: RiskScope, point: DecisionPointName, features: string[]): Promise<void> {
+    const prepare = this.deps.prepareTenantWindows;
+    const read = features.map((name) => byName.get(name)).filter((f) => f !== undefined);
+    if (!prepare || scope === 'platform' || !read.some((f) => f.key === 'tenant')) return;
+    await whenCommitted(() => prepare(scope, point, read));
   }
 
   async remove(db: Executor, id: string, scopes?: readonly RiskScope[]): Promise<void> {

@@ -52,12 +52,26 @@ export function createRisk(deps: {
   ipCountry?: IpCountry;
 }): Risk {
   const lists = new RiskLists(deps);
-  const rules = new RiskRules({ ...deps, lists });
+  const tenantWindows = new TenantWindows();
+  const rules = new RiskRules({
+    ...deps,
+    lists,
+    prepareTenantWindows: async (tenant, point, features) => {
+      try {
+        await tenantWindows.read(deps.db, { tenant, point, at: deps.clock.now(), currency: '' }, features);
+      } catch (err) {
+        deps.logger.warn(
+          { tenant, point, err: (err as Error).message },
+          'a tenant’s windows were not rolled up ahead',
+        );
+      }
+    },
+  });
   const engine = new RiskEngine({
     rules,
     lists,
     logger: deps.logger,
-    tenantWindows: new TenantWindows(),
+    tenantWindows,
     sandboxOutcomes: deps.sandbox,
   });
   const labels = new Map<DecisionPointName, DisputeLabels>();
