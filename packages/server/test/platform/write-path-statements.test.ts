@@ -43,6 +43,28 @@ async function statementsOf(call: (i: number) => Promise<{ status: number }>): P
   return sent.map((s) => s.replace(/\s+/g, ' ').trim().slice(0, 60));
 }
 
+/** Ten rules at a decision point, every other one in shadow */
+async function tenRules(
+  decisionPoint: string,
+  scope: { kind: string; id: string },
+  action: string,
+  expression: (i: number) => string,
+) {
+  for (let i = 0; i < 10; i++) {
+    const created = await h.admin('POST', '/risk/rules', {
+      json: {
+        name: `rule ${i}`,
+        scope,
+        decisionPoint,
+        expression: expression(i),
+        action,
+        mode: i % 2 === 0 ? 'active' : 'shadow',
+      },
+    });
+    expect(created.status).toBe(201);
+  }
+}
+
 describe('round trips of the hot write paths', () => {
   it('a payments order: one read, one write', async () => {
     const merchant = await aMerchant(h);
@@ -61,20 +83,13 @@ describe('round trips of the hot write paths', () => {
   it('a payments order under ten risk rules reading velocity: the same round trips, velocity counted in the read', async () => {
     const merchant = await aMerchant(h);
     const customer = await aCustomer(h, merchant);
-    const scope = { kind: 'merchant', id: String(merchant.id) };
-    for (let i = 0; i < 10; i++) {
-      const created = await h.admin('POST', '/risk/rules', {
-        json: {
-          name: `rule ${i}`,
-          scope,
-          decisionPoint: 'payments.charge',
-          expression: `velocity.ip.count_10m > ${100 + i} || velocity.card.sum_24h > 1000000 || amount > ${9_000_000 + i}`,
-          action: 'block',
-          mode: i % 2 === 0 ? 'active' : 'shadow',
-        },
-      });
-      expect(created.status).toBe(201);
-    }
+    await tenRules(
+      'payments.charge',
+      { kind: 'merchant', id: String(merchant.id) },
+      'block',
+      (i) =>
+        `velocity.ip.count_10m > ${100 + i} || velocity.card.sum_24h > 1000000 || amount > ${9_000_000 + i}`,
+    );
     const sent = await statementsOf(() =>
       payments(h, merchant, 'POST', '/order', anOrder(customer, { ip: '192.0.2.1' })),
     );
@@ -97,8 +112,59 @@ describe('round trips of the hot write paths', () => {
     expect(sent).toEqual([expect.stringMatching(/^WITH p0 AS \( ?SELECT statement_guard/)]);
   });
 
+  it('a card authorization under ten risk rules reading velocity: one statement, velocity checked in it', async () => {
+    const partner = await h.admin<{ id: string; apiKey: string }>('POST', '/partners', {
+      json: { name: 'Counted under rules' },
+    });
+    await tenRules(
+      'issuing.authorization',
+      { kind: 'partner', id: partner.body.id },
+      'decline',
+      (i) =>
+        `velocity.card.count_10m > ${100 + i} || velocity.customer.sum_24h > 100000000 || amount > ${9_000_000 + i}`,
+    );
+    const cardholder = await aCardholder(h, partner.body.apiKey);
+    const authorize = (amount: string) =>
+      h.request<{ status: string; declineReason: string | null }>('POST', '/sandbox/issuing/authorizations', {
+        headers: { authorization: `Bearer ${h.adminToken}` },
+        json: { cardId: cardholder.cardId, amount, currency: 'EUR', merchant: 'Shop' },
+      });
+    const sent = await statementsOf(() => authorize('1.00'));
+    expect(sent).toEqual([expect.stringMatching(/^WITH p0 AS \( ?SELECT statement_guard/)]);
+    expect(fullStatements[0]).toContain('FROM risk_signals');
+    expect(fullStatements[0]).toContain('a risk rule may match on velocity');
+
+    // A rule that may match: the statement writes nothing, the rules decide with the velocity read
+    const rule = await h.admin<{ id: string }>('POST', '/risk/rules', {
+      json: {
+        name: 'a card used twice in ten minutes',
+        scope: { kind: 'partner', id: partner.body.id },
+        decisionPoint: 'issuing.authorization',
+        expression: 'velocity.card.count_10m >= 2',
+        action: 'decline',
+      },
+    });
+    expect(rule.status).toBe(201);
+    await tenantChangeSettled(h.services.db);
+    recording = [];
+    const declined = await authorize('1.00');
+    const sentThen = recording.map((q) => q.replace(/\s+/g, ' ').trim());
+    recording = undefined;
+    expect(declined.body).toMatchObject({ status: 'declined', declineReason: 'risk_declined' });
+    // (the rule set, changed, read again first)
+    const guarded = sentThen.findIndex((q) => /^WITH p0 AS \( ?SELECT statement_guard/.test(q));
+    expect(guarded).toBeGreaterThanOrEqual(0);
+    expect(sentThen[guarded + 1]).toMatch(/^SELECT \(SELECT json_build_array/);
+    const written = await h.services.db
+      .selectFrom('issuing_transactions')
+      .select('status')
+      .where('card_id', '=', cardholder.cardId)
+      .execute();
+    expect(written.map((t) => t.status).sort()).toEqual(['authorized', 'authorized', 'declined']);
+  });
+
   it('a crypto order: one statement (the order and its risk signal), keyed or not', async () => {
-    const store = await h.admin<{ clientId: string; clientSecret: string }>('POST', '/stores', {
+    const store = await h.admin<{ id: string; clientId: string; clientSecret: string }>('POST', '/stores', {
       json: { name: 'Counted' },
     });
     const session = await h.request<{ data: { id: string } }>('POST', '/crypto/api/stores/session', {
@@ -142,6 +208,21 @@ describe('round trips of the hot write paths', () => {
     // SELECT whose row description the driver would read).
     expect(fullStatements[0]).toMatch(/\)\s*INSERT INTO idempotency_keys/);
     expect(fullStatements[0]).not.toContain('SELECT NULL');
+
+    // Under ten rules reading the buyer's velocity: the same one statement, the velocity checked in it
+    await tenRules(
+      'crypto.order',
+      { kind: 'store', id: store.body.id },
+      'block',
+      (i) =>
+        `velocity.email.count_1h > ${100 + i} || velocity.email.sum_24h > 100000000 || amount > ${9_000_000 + i}`,
+    );
+    for (const key of [undefined, 'counted-under-rules']) {
+      expect(await statementsOf((i) => order(i, key))).toEqual([
+        expect.stringMatching(/^WITH p0 AS \( ?SELECT statement_guard/),
+      ]);
+      expect(fullStatements[0]).toMatch(/INSERT INTO crypto_orders/);
+    }
   });
 
   it('a payments order with an Idempotency-Key: the same round trips, the key in the write', async () => {

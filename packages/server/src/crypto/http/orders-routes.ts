@@ -99,8 +99,9 @@ export async function registerOrdersRoutes(app: ZodApp, deps: OrdersRoutesDeps):
     '/stores/orders',
     {
       onRequest: deps.authenticate,
-      // Its answer is the order's id and the payment page's URL made of it, both in the row in clear.
-      config: { answerInClear: true },
+      // Its answer is the order's id and the payment page's URL made of it, both in the row in clear. With
+      // a key, the one-statement order is sent with the key's answer; its velocity guard may refuse it there.
+      config: { answerInClear: true, idempotency: 'optimistic' },
       schema: {
         summary: 'Create an order; answers the URL of the hosted payment page',
         description: `Amounts are decimal strings in the order currency (${SETTLEMENT_CURRENCIES.join(', ')}). expires_at defaults to 15 minutes from now (5 minutes to 7 days). exchange_rate_id locks the rate of a quote from POST /stores/exchange_rates while it is valid.`,
@@ -178,16 +179,15 @@ export async function registerOrdersRoutes(app: ZodApp, deps: OrdersRoutesDeps):
         expiresAt: order.expires_at ? new Date(order.expires_at) : null,
         exchangeRateId: order.exchange_rate_id ?? null,
       });
-      return reply
-        .code(201)
-        .type('application/vnd.api+json')
-        .send({
-          data: {
-            type: 'orders_redirect',
-            id: created.id,
-            attributes: { redirect_url: created.redirectUrl },
-          },
-        });
+      // Returned, not sent: with a key, the request may run again (idempotency: 'optimistic')
+      reply.code(201).type('application/vnd.api+json');
+      return {
+        data: {
+          type: 'orders_redirect' as const,
+          id: created.id,
+          attributes: { redirect_url: created.redirectUrl },
+        },
+      };
     },
   );
 

@@ -14,8 +14,10 @@ import { addMonths } from '../../platform/clock/clock.ts';
 import type { Tx } from '../../platform/db/database.ts';
 import { preparedStatement } from '../../platform/db/prepared.ts';
 import type { CryptoOrderStatus, CryptoOrdersTable } from '../../platform/db/schema.ts';
-import { StatementBatch } from '../../platform/db/statement-batch.ts';
+import { StatementBatch, type StatementPart } from '../../platform/db/statement-batch.ts';
 import { DomainError, invalidState } from '../../platform/errors/domain-error.ts';
+import type { Verdict } from '../../platform/risk/risk-engine.ts';
+import { isVelocityGuardFailure } from '../../platform/risk/velocity-guard.ts';
 import type { Store } from '../../platform/tenants/stores-service.ts';
 import { CryptoRisk } from '../risk/crypto-risk.ts';
 import { OrderDeposits } from './order-deposits.ts';
@@ -114,21 +116,35 @@ export class OrdersService {
         order: { line_items: BigInt(input.lineItems.length), ttl_seconds: BigInt(Math.round(ttl)) },
       },
     });
-    const verdict = await this.risk.verdict(this.deps.db, signal);
+    // A new order is one row and its signal: one statement, committing by itself, answered from what was
+    // written (with an Idempotency-Key, sent with the key's answer). A key's velocity its rules read is
+    // checked in that statement (velocity-guard.ts); only the guard can refuse it.
+    const oneStatement = async (verdict: Verdict | undefined, guard?: StatementPart) => {
+      const batch = new StatementBatch();
+      if (guard) batch.add(guard);
+      batch.add({ sql: INSERT_ORDER, parameters: insert.parameters });
+      this.risk.stage(batch, signal, row.id, verdict);
+      await batch.run(this.deps.db, { deferrable: true, refusedBy: isVelocityGuardFailure });
+      return this.records.toOrder(row, [], undefined);
+    };
+    let { verdict, guard } = input.exchangeRateId
+      ? { verdict: await this.risk.verdict(this.deps.db, signal), guard: undefined }
+      : await this.risk.prejudge(this.deps.db, signal);
+    if (guard) {
+      try {
+        return await oneStatement(verdict, guard);
+      } catch (err) {
+        // A rule may match: nothing was written; the rules decide with the velocity read
+        if (!isVelocityGuardFailure(err)) throw err;
+        verdict = await this.risk.verdict(this.deps.db, signal);
+      }
+    }
     if (verdict?.action === 'block') {
       await this.risk.recordRefusal(this.deps.db, signal, row.id, verdict);
       throw this.risk.refusal('order');
     }
     const inReview = verdict?.action === 'review';
-    // A new order is one row and its signal: one statement, committing by itself, answered from what was
-    // written (with an Idempotency-Key, sent with the key's answer: nothing in it can refuse).
-    if (!input.exchangeRateId && !inReview) {
-      const batch = new StatementBatch();
-      batch.add({ sql: INSERT_ORDER, parameters: insert.parameters });
-      this.risk.stage(batch, signal, row.id, verdict);
-      await batch.run(this.deps.db, { deferrable: true });
-      return this.records.toOrder(row, [], undefined);
-    }
+    if (!input.exchangeRateId && !inReview) return oneStatement(verdict);
     const exchangeRateId = input.exchangeRateId;
     return this.deps.transact(async (tx) => {
       await tx.executeQuery(insert);

@@ -16,6 +16,7 @@ import {
   stageSignal,
   type Verdict,
 } from '../../platform/risk/risk-engine.ts';
+import { type Prejudged, prejudge } from '../../platform/risk/velocity-guard.ts';
 
 export const storeTenant = (storeId: string) => `store:${storeId}`;
 
@@ -68,6 +69,14 @@ export class CryptoRisk {
   /** The rules' verdict, or undefined when neither the store nor the platform has rules here (no read). */
   verdict(db: Executor, signal: Signal): Promise<Verdict | undefined> {
     return this.risk.engine.decideIfRuled(db, signal);
+  }
+
+  /**
+   * For a write of one statement: the verdict with no read of a key's velocity, and the guard that checks
+   * it in the statement when the rules read one (velocity-guard.ts).
+   */
+  prejudge(db: Executor, signal: Signal): Promise<Prejudged> {
+    return prejudge(this.risk.engine, db, signal);
   }
 
   /** The refusal of a blocked order or proposal (nothing of it is written; see `recordRefusal`). */

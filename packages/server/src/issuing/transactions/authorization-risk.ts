@@ -13,6 +13,7 @@ import {
   stageSignal,
   type Verdict,
 } from '../../platform/risk/risk-engine.ts';
+import { type Prejudged, prejudge } from '../../platform/risk/velocity-guard.ts';
 import type { MerchantFacts } from './transaction.ts';
 
 export const partnerTenant = (partnerId: string) => `partner:${partnerId}`;
@@ -85,6 +86,14 @@ export class AuthorizationRisk {
    */
   verdict(db: Executor, signal: Signal): Promise<Verdict | undefined> {
     return this.engine.decideIfRuled(db, signal);
+  }
+
+  /**
+   * For the one-statement way: the verdict with no read of a key's velocity, and the guard that checks it
+   * in the statement when the rules read one (velocity-guard.ts).
+   */
+  prejudge(db: Executor, signal: Signal): Promise<Prejudged> {
+    return prejudge(this.engine, db, signal);
   }
 
   /** The signal and the rules that matched, added to the authorization's write. */

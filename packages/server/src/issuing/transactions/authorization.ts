@@ -93,20 +93,22 @@ export class Authorizations {
     };
     // A card under spending controls is never remembered: it always takes the general way.
     if (this.deps.oneStatementWrites && !known && !card.has_controls) this.remember(card);
-    const judged = await this.judge(this.deps.db, card, request);
-    let shortOfFunds = false;
-    if (
+    const atOnce =
       this.deps.oneStatementWrites &&
       !request.threeDS &&
-      (judged.verdict?.action ?? 'allow') === 'allow' &&
       !card.has_controls &&
-      !declineFor(card, asset.code, amount)
-    ) {
+      !declineFor(card, asset.code, amount);
+    let judged = await this.judge(this.deps.db, card, request, atOnce);
+    let shortOfFunds = false;
+    if (atOnce && !request.threeDS && (judged.verdict?.action ?? 'allow') === 'allow') {
       const outcome = await this.atOnce.run(card, request, judged, {
         checkStatuses: known !== undefined,
       });
       if (typeof outcome === 'object') return outcome;
       shortOfFunds = outcome === 'short_of_funds';
+      // Its velocity guard raised (a rule may match), or the statement was refused before it ran: the
+      // rules decide with the velocity read, for the general way
+      if (judged.guard) judged = await this.judge(this.deps.db, card, request, false);
     }
     // The general way, on the card as it is now.
     const current = known ? await this.loadCard(this.deps.db, input.cardId) : card;
@@ -121,12 +123,22 @@ export class Authorizations {
     );
   }
 
-  /** The authorization's signal and what its partner's rules say of it (a challenge asks for 3-D Secure). */
-  private async judge(db: Executor, card: AuthorizingCard, request: AuthorizationRequest): Promise<Judged> {
+  /**
+   * The authorization's signal and what its partner's rules say of it (a challenge asks for 3-D Secure).
+   * For the one statement, a key's velocity is not read but checked in it (the guard).
+   */
+  private async judge(
+    db: Executor,
+    card: AuthorizingCard,
+    request: AuthorizationRequest,
+    oneStatement = false,
+  ): Promise<Judged> {
     const signal = this.deps.risk.signal(card, request, this.deps.clock.now());
-    const verdict = await this.deps.risk.verdict(db, signal);
+    const { verdict, guard } = oneStatement
+      ? await this.deps.risk.prejudge(db, signal)
+      : { verdict: await this.deps.risk.verdict(db, signal), guard: undefined };
     if (verdict?.action === 'challenge') request.threeDS = true;
-    return { signal, verdict };
+    return { signal, verdict, ...(guard ? { guard } : {}) };
   }
 
   /** A card's facts, for its next authorization: kept as active and open, which the statement checks. */

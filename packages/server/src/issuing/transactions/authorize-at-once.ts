@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import { type Db, pgErrorCode } from '../../platform/db/database.ts';
-import { StatementBatch } from '../../platform/db/statement-batch.ts';
+import { StatementBatch, type StatementPart } from '../../platform/db/statement-batch.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import { type Ledger, ledgerRefusal } from '../../platform/ledger/ledger.ts';
 import type { Signal, Verdict } from '../../platform/risk/risk-engine.ts';
@@ -73,6 +73,8 @@ export type AuthorizationRequest = MerchantFacts & {
 export interface Judged {
   signal: Signal;
   verdict: Verdict | undefined;
+  /** The one statement's check of the key velocity the verdict did not read (velocity-guard.ts) */
+  guard?: StatementPart;
 }
 
 export class AuthorizeAtOnce {
@@ -106,6 +108,7 @@ export class AuthorizeAtOnce {
     const holdExpiresAt = addSeconds(now, this.deps.holdSeconds);
     const batch = new StatementBatch();
     if (options.checkStatuses) batch.add({ sql: CARD_STILL_USABLE, parameters: [card.id], returns: true });
+    if (judged.guard) batch.add(judged.guard);
     const holdId = ledger.stageHold(batch, {
       operationId: `issuing-auth:${id}`,
       debitAccountId: card.ledger_account_id,

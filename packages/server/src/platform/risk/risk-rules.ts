@@ -21,6 +21,7 @@ import {
   velocityFeatures,
 } from './decision-points.ts';
 import type { RiskLists } from './risk-lists.ts';
+import { planResidual, type ResidualPlan } from './rule-residual.ts';
 
 export type { RiskScope } from './decision-points.ts';
 
@@ -55,6 +56,8 @@ export interface CompiledRule {
   priority: number;
   isPlatform: boolean;
   expression: CompiledExpression;
+  /** What is left of it once all but a key's velocity is known (undefined: it cannot be put into SQL) */
+  residual: ResidualPlan | undefined;
 }
 
 /** A decision point's rules for one tenant, in the order they are evaluated, and what they read. */
@@ -221,6 +224,7 @@ export class RiskRules {
           priority: row.priority,
           isPlatform: row.scope === 'platform',
           expression: compileExpression(point, row.expression),
+          residual: planResidual(point, row.expression),
         }))
         .sort(
           (a, b) =>

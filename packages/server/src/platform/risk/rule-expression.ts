@@ -3,7 +3,13 @@
 // once per change, then evaluated with no I/O of its own. `list('name')` reads one of the scope's block or
 // allow lists, which the engine hands in with the attributes: the function itself looks nothing up.
 import { BlockList, isIP } from 'node:net';
-import { Environment, type ObjectSchema, type ParseResult } from '@marcbachmann/cel-js';
+import {
+  type ASTNode,
+  Environment,
+  type ObjectSchema,
+  type ParseResult,
+  serialize,
+} from '@marcbachmann/cel-js';
 import {
   celSchema,
   type DecisionPointName,
@@ -140,3 +146,27 @@ export function compileExpression(point: DecisionPointName, expression: string):
     },
   };
 }
+
+/** A part of a checked expression, of any type, for its residual (rule-residual.ts): throws when it fails. */
+export function compileValue(
+  point: DecisionPointName,
+  expression: string,
+): (attributes: Record<string, unknown>, lists: ReadonlyMap<string, RiskList>) => unknown {
+  const parsed: ParseResult = environmentOf(point).parse(expression);
+  return (attributes, lists) => {
+    listsInScope = lists;
+    try {
+      return parsed(attributes);
+    } finally {
+      listsInScope = undefined;
+    }
+  };
+}
+
+/** A checked expression's syntax tree, as the library parses it (rule-residual.ts walks it) */
+export function syntaxTree(point: DecisionPointName, expression: string): unknown {
+  return environmentOf(point).parse(expression).ast;
+}
+
+/** A node of a syntax tree as an expression again */
+export const expressionOf = (node: unknown): string => serialize(node as ASTNode);

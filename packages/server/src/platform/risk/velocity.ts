@@ -46,6 +46,8 @@ export interface VelocityColumns {
   sql: string;
   parameters: unknown[];
   read(row: object): Velocity;
+  /** A key's feature as a numeric SQL expression over these columns selected as `v` (0 for a key the signal lacks) */
+  sqlOf(f: VelocityFeature): string;
 }
 
 /**
@@ -83,10 +85,11 @@ export function velocityColumns(
     windows.sort((a, b) => VELOCITY_WINDOWS[b] - VELOCITY_WINDOWS[a]);
   }
   const columns: string[] = [];
+  let until = '';
   if (windowsByKey.size > 0 || firstSeen.size > 0) {
     const tenant = p(probe.tenant);
     const point = p(probe.point);
-    const until = p(probe.at);
+    until = p(probe.at);
     const currency = windowsByKey.size > 0 ? p(probe.currency) : '';
     const keyValues = new Map<VelocityKey, string>();
     const keyed = (key: VelocityKey) => {
@@ -115,6 +118,16 @@ export function velocityColumns(
   return {
     sql: columns.join(', '),
     parameters,
+    sqlOf(f) {
+      if (!isWindowFeature(f)) {
+        if (!firstSeen.has(f.key)) return '0';
+        return `coalesce(greatest(0, floor(extract(epoch FROM (${until}::timestamptz - v.f_${f.key})) / 86400)), 0)`;
+      }
+      const window = windowsByKey.get(f.key)?.indexOf(f.window) ?? -1;
+      if (window < 0) return '0';
+      const metric = f.metric === 'count' ? 0 : f.metric === 'sum' ? 1 : 2;
+      return `coalesce((v.v_${f.key}->>${window * 3 + metric})::numeric, 0)`;
+    },
     read(row) {
       const velocity: Velocity = {};
       for (const f of features) {
