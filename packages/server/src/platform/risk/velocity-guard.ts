@@ -70,8 +70,10 @@ function velocityGuard(
   const parameter = (value: bigint) => `$${parameters.push(value.toString())}`;
   const conditions = residuals.map((r) => residualSql(r, columns.sqlOf, parameter));
   return {
+    // OFFSET 0 keeps the counts a subquery of their own, each counted once: pulled up into the condition,
+    // each key's count would be made again for every feature of it the condition reads
     sql: `SELECT statement_guard(NOT (${conditions.join(' OR ')}), '${GUARD_REASON}')
-      FROM (SELECT ${columns.sql || '1 AS nothing'}) v`,
+      FROM (SELECT ${columns.sql || '1 AS nothing'} OFFSET 0) v`,
     parameters,
     returns: true,
   };
