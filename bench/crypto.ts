@@ -20,7 +20,9 @@ export async function setUpCrypto(tessera: TesseraServer): Promise<PathSetup<Flo
       data: { type: 'session', attributes: { client_id: store.clientId, client_secret: store.clientSecret } },
     },
   );
-  const bodies = Array.from({ length: 100 }, (_, i) =>
+  // A shop's buyers: ten thousand emails, so velocity per email reads a buyer's few orders, not hundreds
+  // of the run's (with a hundred, each email had about a hundred orders of the run by its end)
+  const bodies = Array.from({ length: 10_000 }, (_, i) =>
     JSON.stringify({
       data: {
         type: 'orders',
@@ -31,7 +33,6 @@ export async function setUpCrypto(tessera: TesseraServer): Promise<PathSetup<Flo
             return_urls: { return_url: 'https://shop.example/return' },
             line_items: [{ sku: 'B-1', name: 'Bench item', price: '1090.00', currency: 'EUR', quantity: 1 }],
           },
-          // A shop's buyers: a hundred emails, so velocity per email reads a buyer's few orders, not the run's
           customer: { email: `bench-${i}@example.com`, country: 'RO' },
         },
       },
