@@ -3,8 +3,8 @@
 // their rules read a card's, an email's or a customer's velocity, the rules are first evaluated on all the
 // rest (rule-residual.ts); what is left is checked by a guard part in the write's own statement, which
 // counts the velocity there and raises (statement_guard, TG001) when a rule may match. Then nothing was
-// written, and the caller decides the usual way (velocity read first) and writes again: a round trip more
-// only for the payments a rule may refuse, not for every payment.
+// written, and the caller decides the usual way (velocity read first) and writes again: two round trips
+// more (the refused statement and the read) only for the payments a rule may refuse, none for the others.
 
 import type { Executor } from '../db/database.ts';
 import { pgErrorCode } from '../db/database.ts';
