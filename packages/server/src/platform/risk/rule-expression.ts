@@ -168,5 +168,33 @@ export function syntaxTree(point: DecisionPointName, expression: string): unknow
   return environmentOf(point).parse(expression).ast;
 }
 
-/** A node of a syntax tree as an expression again */
-export const expressionOf = (node: unknown): string => serialize(node as ASTNode);
+const OPERATORS = new Set(['||', '&&', '==', '!=', '<', '<=', '>', '>=', '+', '-', '*', '/', '%', 'in']);
+
+interface Node {
+  op: string;
+  args: unknown;
+}
+
+/**
+ * A node of a syntax tree as an expression again, every operator's operands in parentheses: the library's
+ * `serialize` drops the parentheses of a right operand of the same precedence (`a - (b - a)` comes back as
+ * `a - b - a`), so it only writes what holds no operator. Throws for a call, an index, a list or a map
+ * with an operator inside (a residual then leaves the rule to the usual way).
+ */
+export function expressionOf(node: unknown): string {
+  const { op, args } = node as Node;
+  const [a, b, c] = Array.isArray(args) ? args : [args];
+  if (OPERATORS.has(op)) return `(${expressionOf(a)}) ${op} (${expressionOf(b)})`;
+  if (op === '!_') return `!(${expressionOf(a)})`;
+  if (op === '-_') return `-(${expressionOf(a)})`;
+  if (op === '?:') return `(${expressionOf(a)}) ? (${expressionOf(b)}) : (${expressionOf(c)})`;
+  if (holdsOperator(args)) throw new Error(`an operator inside ${op}: not written back`);
+  return serialize(node as ASTNode);
+}
+
+function holdsOperator(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(holdsOperator);
+  if (typeof value !== 'object' || value === null || !('op' in value)) return false;
+  const { op, args } = value as Node;
+  return OPERATORS.has(op) || op === '!_' || op === '-_' || op === '?:' || holdsOperator(args);
+}

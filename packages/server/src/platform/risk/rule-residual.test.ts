@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { featureName } from './decision-points.ts';
-import { compileExpression, RiskList } from './rule-expression.ts';
+import { compileExpression, compileValue, expressionOf, RiskList, syntaxTree } from './rule-expression.ts';
 import { planResidual, type Residual, residualSql, Undecidable } from './rule-residual.ts';
 
 const KEY_FEATURES = ['card.count_10m', 'ip.sum_1h', 'email.first_seen_days', 'card.declines_1h'];
@@ -115,9 +115,33 @@ describe('a rule’s residual', () => {
         decided++;
         expect(interpret(residual, velocityOf(v.velocity, true))).toBe(whole);
       }),
-      { numRuns: 2_000 },
+      {
+        numRuns: 2_000,
+        // A known part with a right operand in parentheses, once written back without them
+        examples: [
+          [
+            '(0 - (0 + velocity.tenant.count_10m)) < velocity.card.count_10m',
+            { amount: 0n, bin: '411111', email: 'a@example.com', velocity: [0n, 0n, 0n, 0n, 1n] },
+          ],
+        ],
+      },
     );
     expect(decided).toBeGreaterThan(1_000);
+  });
+
+  it('writes a known part back with its parentheses', () => {
+    for (const expression of [
+      'amount - (amount - 1) * -(2 - amount)',
+      '10 - (4 - amount)',
+      'amount / (6 / 2)',
+    ]) {
+      const written = expressionOf(syntaxTree('payments.charge', expression));
+      for (const amount of [1n, 3n, 5n, 8n]) {
+        expect(compileValue('payments.charge', written)({ amount }, lists), written).toBe(
+          compileValue('payments.charge', expression)({ amount }, lists),
+        );
+      }
+    }
   });
 
   it('is refused at planning where it cannot be SQL, and renders known ints as parameters', () => {
