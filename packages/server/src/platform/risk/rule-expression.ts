@@ -170,7 +170,8 @@ export function syntaxTree(point: DecisionPointName, expression: string): unknow
 
 const OPERATORS = new Set(['||', '&&', '==', '!=', '<', '<=', '>', '>=', '+', '-', '*', '/', '%', 'in']);
 
-interface Node {
+/** A node of the library's syntax tree: an operator, a call, a literal…, and what it applies to */
+export interface SyntaxNode {
   op: string;
   args: unknown;
 }
@@ -182,7 +183,7 @@ interface Node {
  * with an operator inside (a residual then leaves the rule to the usual way).
  */
 export function expressionOf(node: unknown): string {
-  const { op, args } = node as Node;
+  const { op, args } = node as SyntaxNode;
   const [a, b, c] = Array.isArray(args) ? args : [args];
   if (OPERATORS.has(op)) return `(${expressionOf(a)}) ${op} (${expressionOf(b)})`;
   if (op === '!_') return `!(${expressionOf(a)})`;
@@ -195,6 +196,6 @@ export function expressionOf(node: unknown): string {
 function holdsOperator(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(holdsOperator);
   if (typeof value !== 'object' || value === null || !('op' in value)) return false;
-  const { op, args } = value as Node;
+  const { op, args } = value as SyntaxNode;
   return OPERATORS.has(op) || op === '!_' || op === '-_' || op === '?:' || holdsOperator(args);
 }

@@ -15,7 +15,13 @@ import {
   type VelocityFeature,
   velocityFeatures,
 } from './decision-points.ts';
-import { compileValue, expressionOf, type RiskList, syntaxTree } from './rule-expression.ts';
+import {
+  compileValue,
+  expressionOf,
+  type SyntaxNode as Node,
+  type RiskList,
+  syntaxTree,
+} from './rule-expression.ts';
 
 export type Residual =
   | { kind: 'known'; value: unknown }
@@ -32,11 +38,6 @@ export type ResidualPlan = (
 
 /** This signal's residual cannot be put into SQL (an evaluation error, a value not an int): decide the usual way. */
 export class Undecidable extends Error {}
-
-interface Node {
-  op: string;
-  args: unknown;
-}
 
 const COMPARISONS: Record<string, ResidualOp> = {
   '<': '<',
