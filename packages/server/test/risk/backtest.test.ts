@@ -33,7 +33,8 @@ describe('a backtest', () => {
     // Approved cards, and an amount the sandbox declines (0.05) so declines count too.
     const CARDS = ['4111111111111111', '5555555555554444', '4242424242424242'];
     const step = fc.record({
-      ip: fc.constantFrom(...IPS),
+      // An order with no IP: a key the signal lacks counts 0 (its first sighting too)
+      ip: fc.constantFrom(...IPS, undefined),
       card: fc.constantFrom(...CARDS),
       amount: fc.constantFrom('1.00', '0.05', '20.00', '7.50'),
       // Steps across whole minutes too: a tenant's windows are whole minutes (docs/risk.md)
@@ -52,7 +53,7 @@ describe('a backtest', () => {
       })
       .map(
         ({ count, sum, declines, tenant, days, withTenant }) =>
-          `velocity.ip.count_10m >= ${count} && velocity.card.sum_1h > ${sum} || velocity.ip.declines_1h >= ${declines} || velocity.card.first_seen_days >= ${days} && amount > 1000${withTenant ? ` || velocity.tenant.count_24h > 12 || velocity.tenant.count_10m >= ${tenant} && velocity.tenant.sum_1h > ${sum}` : ''}`,
+          `velocity.ip.count_10m >= ${count} && velocity.card.sum_1h > ${sum} || velocity.ip.declines_1h >= ${declines} || velocity.card.first_seen_days >= ${days} && amount > 1000 || velocity.ip.first_seen_days >= ${days} && amount < 100${withTenant ? ` || velocity.tenant.count_24h > 12 || velocity.tenant.count_10m >= ${tenant} && velocity.tenant.sum_1h > ${sum}` : ''}`,
       );
     // The period may start after some of the history: what came before it still counts in its velocity.
     const history = fc
@@ -86,7 +87,7 @@ describe('a backtest', () => {
             m,
             'POST',
             '/order',
-            anOrder(customerId, { amount: s.amount, ip: s.ip, cardNumber: s.card }),
+            anOrder(customerId, { amount: s.amount, cardNumber: s.card, ...(s.ip ? { ip: s.ip } : {}) }),
           );
           if (i >= before) inPeriod.add(String(order.body.data.transactionId));
         }
@@ -126,6 +127,18 @@ describe('a backtest', () => {
               1,
             ],
             'velocity.ip.declines_1h >= 1',
+          ],
+          // Orders with no IP over two days: no first sighting of an IP
+          [
+            [
+              [
+                { ip: undefined, card: CARDS[0] as string, amount: '1.00', wait: 0 },
+                { ip: undefined, card: CARDS[0] as string, amount: '1.00', wait: 50_000 },
+                { ip: undefined, card: CARDS[0] as string, amount: '1.00', wait: 50_000 },
+              ],
+              0,
+            ],
+            'velocity.ip.first_seen_days >= 1',
           ],
         ],
       },

@@ -93,14 +93,15 @@ export class Authorizations {
     };
     // A card under spending controls is never remembered: it always takes the general way.
     if (this.deps.oneStatementWrites && !known && !card.has_controls) this.remember(card);
-    const atOnce =
+    const oneStatement =
       this.deps.oneStatementWrites &&
       !request.threeDS &&
       !card.has_controls &&
       !declineFor(card, asset.code, amount);
-    let judged = await this.judge(this.deps.db, card, request, atOnce);
+    let judged = await this.judge(this.deps.db, card, request, oneStatement);
     let shortOfFunds = false;
-    if (atOnce && !request.threeDS && (judged.verdict?.action ?? 'allow') === 'allow') {
+    // (a challenge verdict sets threeDS)
+    if (oneStatement && !request.threeDS && (judged.verdict?.action ?? 'allow') === 'allow') {
       const outcome = await this.atOnce.run(card, request, judged, {
         checkStatuses: known !== undefined,
       });

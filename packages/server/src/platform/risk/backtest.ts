@@ -93,7 +93,7 @@ export async function backtest(
   // A key's windows are window functions over the signals; the tenant's whole minutes are summed as the
   // rows stream past (tenant-windows.ts), from the minutes before the period's first.
   const tenantWindows = new TenantWindowsOverHistory(velocity);
-  const keyed = velocity.filter((f) => f.key !== 'tenant' && isWindowFeature(f)) as WindowFeature[];
+  const keyed = velocity.filter(isWindowFeature).filter((f) => f.key !== 'tenant');
   const firstSeen = [...new Set(velocity.filter((f) => !isWindowFeature(f)).map((f) => f.key))];
   const longest =
     Math.max(0, ...velocity.filter(isWindowFeature).map((f) => VELOCITY_WINDOWS[f.window])) +
@@ -143,10 +143,11 @@ export async function backtest(
             ...keyed.map(
               (f) => sql`, ${velocityWindow(f)} AS ${sql.ref(`v_${f.key}_${f.metric}_${f.window}`)}`,
             ),
-            ...firstSeen.map(
-              (key) =>
-                sql`, least(min(at) OVER (PARTITION BY ${sql.ref(keyColumn(key))}), ${sql.ref(`first_${key}.first_at`)}) AS ${sql.ref(`f_${key}`)}`,
-            ),
+            // A signal without the key has no first sighting (0), as live
+            ...firstSeen.map((key) => {
+              const column = sql.ref(keyColumn(key));
+              return sql`, CASE WHEN ${column} IS NOT NULL THEN least(min(at) OVER (PARTITION BY ${column}), ${sql.ref(`first_${key}.first_at`)}) END AS ${sql.ref(`f_${key}`)}`;
+            }),
           ],
           sql``,
         )}

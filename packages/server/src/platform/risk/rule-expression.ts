@@ -134,17 +134,8 @@ export interface CompiledExpression {
 }
 
 export function compileExpression(point: DecisionPointName, expression: string): CompiledExpression {
-  const parsed: ParseResult = environmentOf(point).parse(expression);
-  return {
-    evaluate(attributes, lists) {
-      listsInScope = lists;
-      try {
-        return parsed(attributes) === true;
-      } finally {
-        listsInScope = undefined;
-      }
-    },
-  };
+  const value = compileValue(point, expression);
+  return { evaluate: (attributes, lists) => value(attributes, lists) === true };
 }
 
 /** A part of a checked expression, of any type, for its residual (rule-residual.ts): throws when it fails. */

@@ -2,6 +2,7 @@
 // windows (an IP, an email, a card, a customer) are counted from that key's past signals by an index range,
 // as columns of one SELECT, which may be the write's own read; the tenant's are whole minutes kept in
 // memory (tenant-windows.ts), since a tenant's traffic is too much to count on every signal.
+import { daysSince } from '../clock/clock.ts';
 import type { Executor } from '../db/database.ts';
 import { preparedByText } from '../db/prepared.ts';
 import {
@@ -11,6 +12,7 @@ import {
   type VelocityFeature,
   type VelocityKey,
   type VelocityWindow,
+  type WindowFeature,
 } from './decision-points.ts';
 
 /** The keys an evaluation is counted by: velocity reads past signals with the same key. */
@@ -115,6 +117,11 @@ export function velocityColumns(
       columns.push(`(SELECT min(at) FROM risk_signals WHERE ${keyed(key)} AND at <= ${until}) AS f_${key}`);
     }
   }
+  /** A window feature's place in its key's array: three values per window, in the key's window order (count, sum, declines); -1 when not counted */
+  const slotOf = (f: WindowFeature) => {
+    const window = windowsByKey.get(f.key)?.indexOf(f.window) ?? -1;
+    return window < 0 ? -1 : window * 3 + (f.metric === 'count' ? 0 : f.metric === 'sum' ? 1 : 2);
+  };
   return {
     sql: columns.join(', '),
     parameters,
@@ -123,10 +130,8 @@ export function velocityColumns(
         if (!firstSeen.has(f.key)) return '0';
         return `coalesce(greatest(0, floor(extract(epoch FROM (${until}::timestamptz - v.f_${f.key})) / 86400)), 0)`;
       }
-      const window = windowsByKey.get(f.key)?.indexOf(f.window) ?? -1;
-      if (window < 0) return '0';
-      const metric = f.metric === 'count' ? 0 : f.metric === 'sum' ? 1 : 2;
-      return `coalesce((v.v_${f.key}->>${window * 3 + metric})::numeric, 0)`;
+      const slot = slotOf(f);
+      return slot < 0 ? '0' : `coalesce((v.v_${f.key}->>${slot})::numeric, 0)`;
     },
     read(row) {
       const velocity: Velocity = {};
@@ -138,24 +143,19 @@ export function velocityColumns(
           slot.first_seen_days = daysBefore((row as Record<string, unknown>)[`f_${f.key}`], probe.at);
           continue;
         }
-        // Three values per window, in the key's window order: count, sum, declines
         const counted = (row as Record<string, unknown>)[`v_${f.key}`] as (number | string)[] | undefined;
-        const window = windowsByKey.get(f.key)?.indexOf(f.window) ?? -1;
-        const metric = f.metric === 'count' ? 0 : f.metric === 'sum' ? 1 : 2;
-        slot[`${f.metric}_${f.window}`] = BigInt(
-          counted && window >= 0 ? (counted[window * 3 + metric] ?? 0) : 0,
-        );
+        const at = slotOf(f);
+        slot[`${f.metric}_${f.window}`] = BigInt(counted && at >= 0 ? (counted[at] ?? 0) : 0);
       }
       return velocity;
     },
   };
 }
 
-/** Whole days from a key's first signal to `at`: 0 when none came before (this is its first). */
+/** Whole days from a key's first signal (a row's timestamp) to `at`: 0 when none came before (this is its first). */
 export function daysBefore(first: unknown, at: Date): bigint {
   if (first === null || first === undefined) return 0n;
-  const since = first instanceof Date ? first.getTime() : Date.parse(String(first));
-  return BigInt(Math.max(0, Math.floor((at.getTime() - since) / 86_400_000)));
+  return daysSince(first instanceof Date ? first : new Date(String(first)), at);
 }
 
 /** The velocity features, read by a statement of their own. */
