@@ -97,22 +97,24 @@ describe('a backtest', () => {
           'GET',
           `/risk/decisions?ruleId=${shadow.body.id}&limit=500`,
         );
-        const result = await h.services.risk.backtest(
-          h.services.db,
-          {
-            tenant: `merchant:${m.id}`,
-            decisionPoint: 'payments.charge',
-            expression: rule,
-            from,
-            to,
-            sampleSize: 0,
-          },
-          { keepIds: true },
-        );
-        expect(result.evaluated).toBe(steps.length - before);
-        expect(new Set(result.matchedIds)).toEqual(
-          new Set(decided.body.data.map((d) => d.objectId).filter((id) => inPeriod.has(id))),
-        );
+        const live = new Set(decided.body.data.map((d) => d.objectId).filter((id) => inPeriod.has(id)));
+        // Judged in the database (the rule's SQL), and in the process (CEL over the streamed history)
+        for (const inProcess of [false, true]) {
+          const result = await h.services.risk.backtest(
+            h.services.db,
+            {
+              tenant: `merchant:${m.id}`,
+              decisionPoint: 'payments.charge',
+              expression: rule,
+              from,
+              to,
+              sampleSize: 0,
+            },
+            { keepIds: true, inProcess },
+          );
+          expect(result.evaluated).toBe(steps.length - before);
+          expect(new Set(result.matchedIds), inProcess ? 'in the process' : 'in the database').toEqual(live);
+        }
       }),
       {
         numRuns: RUNS,

@@ -1,16 +1,16 @@
 // Velocity windows (docs/risk.md, Velocity). A tenant's are whole minutes that ended at least a minute
 // before the signal's own, summed from minute roll-ups, never from a scan of the tenant's traffic: through
 // the payments API on the sandbox clock, when a charge starts to count, what a decision records, what the
-// roll-up keeps and for how long. And the backtest's streamed sums of a tenant's minutes against counts
-// made by hand over random histories (a key's windows are the backtest property's, test/risk/backtest.test.ts).
+// roll-up keeps and for how long. And a backtest's history (its window functions over a tenant's minutes)
+// against counts made by hand over random histories in two currencies (a key's windows are the backtest
+// property's, test/risk/backtest.test.ts).
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { historySql } from '../../src/platform/risk/backtest-history.ts';
 import type { VelocityFeature, VelocityWindow } from '../../src/platform/risk/decision-points.ts';
-import {
-  TenantWindows,
-  TenantWindowsOverHistory,
-  tenantWindowMinutes,
-} from '../../src/platform/risk/tenant-windows.ts';
+import { featureColumn } from '../../src/platform/risk/rule-sql.ts';
+import { TenantWindows, tenantWindowMinutes } from '../../src/platform/risk/tenant-windows.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
 
@@ -173,28 +173,44 @@ describe('a tenant’s windows, a minute on', () => {
   });
 });
 
-describe('a tenant’s windows over a history', () => {
+describe('a tenant’s windows over a history (a backtest’s)', () => {
   const FEATURES: VelocityFeature[] = [
     { key: 'tenant', metric: 'count', window: '10m' },
     { key: 'tenant', metric: 'sum', window: '1h' },
     { key: 'tenant', metric: 'count', window: '24h' },
   ];
-  it('sum what a count by hand over the whole minutes before each signal finds', () => {
+  let histories = 0;
+  it('sum what a count by hand over the whole minutes before each signal finds', async () => {
     const signal = fc.record({
       wait: fc.constantFrom(0, 1_000, 30_000, 61_000, 600_000, 3_000_000),
       amount: fc.bigInt({ min: 1n, max: 10_000n }),
       currency: fc.constantFrom('EUR', 'USD'),
       declined: fc.boolean(),
     });
-    fc.assert(
-      fc.property(fc.array(signal, { maxLength: 60 }), (steps) => {
-        const over = new TenantWindowsOverHistory(FEATURES);
+    await fc.assert(
+      fc.asyncProperty(fc.array(signal, { minLength: 1, maxLength: 40 }), async (steps) => {
+        const tenant = `merchant:history-${++histories}`;
         const seen: { at: Date; amount: bigint; currency: string }[] = [];
         let t = Date.UTC(2026, 0, 1, 0, 0, 17);
-        for (const s of steps) {
+        for (const [i, s] of steps.entries()) {
           t += s.wait;
-          const at = new Date(t);
-          const got = over.featuresAt(at, s.currency);
+          seen.push({ at: new Date(t), amount: s.amount, currency: s.currency });
+          await sql`INSERT INTO risk_signals (decision_point, tenant, object_id, at, amount, currency, declined, attributes)
+            VALUES ('payments.charge', ${tenant}, ${`o${i}`}, ${new Date(t)}, ${s.amount}, ${s.currency},
+              ${s.declined}, '{}')`.execute(h.services.db);
+        }
+        const from = seen[0]?.at as Date;
+        const { rows } = await sql<Record<string, string>>`SELECT * FROM (${historySql({
+          tenant,
+          point: 'payments.charge',
+          from,
+          to: new Date(t + 1),
+          features: FEATURES,
+          columns: [],
+        })}) h ORDER BY id`.execute(h.services.db);
+        expect(rows).toHaveLength(steps.length);
+        rows.forEach((row, i) => {
+          const { at, currency } = seen[i] as { at: Date; currency: string };
           const inWindow = (window: VelocityWindow) => {
             const { from, to } = tenantWindowMinutes(at, window);
             return seen.filter((x) => {
@@ -202,18 +218,20 @@ describe('a tenant’s windows over a history', () => {
               return minute >= from && minute < to;
             });
           };
-          expect(got).toEqual({
+          expect({
+            count_10m: BigInt(row[featureColumn(FEATURES[0] as VelocityFeature)] as string),
+            sum_1h: BigInt(row[featureColumn(FEATURES[1] as VelocityFeature)] as string),
+            count_24h: BigInt(row[featureColumn(FEATURES[2] as VelocityFeature)] as string),
+          }).toEqual({
             count_10m: BigInt(inWindow('10m').length),
             sum_1h: inWindow('1h')
-              .filter((x) => x.currency === s.currency)
+              .filter((x) => x.currency === currency)
               .reduce((sum, x) => sum + x.amount, 0n),
             count_24h: BigInt(inWindow('24h').length),
           });
-          over.add(at, s.amount, s.currency, s.declined);
-          seen.push({ at, amount: s.amount, currency: s.currency });
-        }
+        });
       }),
-      { numRuns: 200 },
+      { numRuns: Number(process.env.TESSERA_PROPERTY_RUNS ?? 10) * 5 },
     );
   });
 });

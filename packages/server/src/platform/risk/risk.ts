@@ -33,7 +33,11 @@ export interface Risk {
   /** The country of an IP address, from the operator's database (ip-country.ts) */
   ipCountry: IpCountry;
   /** A draft rule over a tenant's history (backtest.ts) */
-  backtest(db: Db, request: BacktestRequest, options?: { keepIds?: boolean }): Promise<BacktestResult>;
+  backtest(
+    db: Db,
+    request: BacktestRequest,
+    options?: { keepIds?: boolean; inProcess?: boolean },
+  ): Promise<BacktestResult>;
   decisions(
     db: Executor,
     filter: { objectId?: string; ruleId?: string; tenants?: readonly RiskScope[] },

@@ -42,6 +42,10 @@ export class RiskList {
       this.ranges !== undefined && family !== 0 && this.ranges.check(value, family === 6 ? 'ipv6' : 'ipv4')
     );
   }
+  /** Its values when it holds no range (a backtest in the database compares with them: rule-sql.ts) */
+  exactValues(): readonly string[] | undefined {
+    return this.ranges ? undefined : [...this.values];
+  }
   static readonly empty = new RiskList('', new Set());
 }
 
