@@ -121,6 +121,11 @@ const backtestView = z.object({
   disputed: counts.describe('disputed later: of the matched, and of all'),
   fraud: counts.describe('disputed later as fraud: of the matched, and of all'),
   failed: z.number().int().describe('evaluations that failed (a division by zero): not matched'),
+  judgedIn: z
+    .enum(['database', 'process'])
+    .describe(
+      'where the rule was evaluated: in the database when it has an exact SQL translation, otherwise each signal by CEL in the process, slower (docs/risk.md, Backtests)',
+    ),
   sample: z.array(
     z.object({ objectId: z.string(), at: timestamp, amount: z.string(), currency: z.string() }),
   ),

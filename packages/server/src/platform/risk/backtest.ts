@@ -40,6 +40,8 @@ export interface BacktestResult {
   fraud: { matched: number; all: number };
   /** Evaluations that failed (a division by zero): not matched */
   failed: number;
+  /** In the database (the rule's exact SQL, rule-sql.ts), or each signal by CEL in the process */
+  judgedIn: 'database' | 'process';
   sample: { objectId: string; at: Date; amount: bigint; currency: string }[];
   /** The matched objects' ids when asked for (tests compare them with a rule's decisions) */
   matchedIds?: string[];
@@ -91,7 +93,7 @@ export async function backtest(
         options,
       );
     }
-    const result = emptyResult(options);
+    const result = emptyResult('process', options);
     await judgeInProcess(
       trx,
       { ...history, expression: request.expression, features, lists: riskLists },
@@ -101,7 +103,8 @@ export async function backtest(
   });
 }
 
-const emptyResult = (options: { keepIds?: boolean }): BacktestResult => ({
+const emptyResult = (judgedIn: 'database' | 'process', options: { keepIds?: boolean }): BacktestResult => ({
+  judgedIn,
   evaluated: 0,
   matched: 0,
   matchedAmounts: {},
@@ -198,7 +201,7 @@ async function judgeInDatabase(
     matched_ids: string[] | null;
   }>`${kept ? sql`WITH judged AS MATERIALIZED (${judgedSql}) ` : sql``}${reads}`.execute(trx);
   const row = rows[0];
-  const result = emptyResult(options);
+  const result = emptyResult('database', options);
   for (const t of row?.totals ?? []) {
     result.evaluated += t.evaluated;
     result.matched += t.matched;
