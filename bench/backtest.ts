@@ -62,7 +62,7 @@ async function main() {
          100 + (g * 7919) % 20000, 'EUR',
          '10.' || (g % 250) || '.' || (g / 250 % 250) || '.1', 'buyer' || (g % 50000) || '@example.com',
          md5((g % 400000)::text), (g % 20000)::text, g % 50 = 0,
-         jsonb_build_object('amount', 100 + (g * 7919) % 20000, 'currency', 'EUR', 'email_domain', 'example.com')
+         jsonb_build_object('amount', 100 + (g * 7919) % 20000, 'currency', 'EUR', 'email', 'buyer' || (g % 50000) || '@example.com', 'email_domain', 'example.com')
        FROM generate_series(1::bigint, $4::bigint) g`,
       [`merchant:${merchant.id}`, from, to, SIGNALS],
     );

@@ -125,6 +125,12 @@ export async function registerRiskBacktestConsoleRoutes(
               `${share(result.fraud.matched, result.matched)} matched; ${result.fraud.all} of all`,
             ],
             ['Failed to evaluate', result.failed],
+            [
+              'Judged',
+              result.judgedIn === 'database'
+                ? 'in the database'
+                : 'signal by signal in the process (the expression has no exact SQL form; slower)',
+            ],
           ],
         )}<p>${link(save, 'Save it as a rule…')}</p>${listView({
           caption: 'A sample of what it matched',
