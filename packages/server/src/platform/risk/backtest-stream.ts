@@ -13,7 +13,7 @@ import {
 import { compileExpression, type RiskList } from './rule-expression.ts';
 import { featureColumn } from './rule-sql.ts';
 
-/** A signal the rule matched, or whose evaluation failed */
+/** A signal of the history, judged */
 export interface Judged {
   objectId: string;
   at: Date;

@@ -194,3 +194,15 @@ function holdsOperator(value: unknown): boolean {
   const { op, args } = value as SyntaxNode;
   return OPERATORS.has(op) || op === '!_' || op === '-_' || op === '?:' || holdsOperator(args);
 }
+
+const featuresByName = new Map(ALL_FEATURES.map((f) => [featureName(f), f]));
+
+/** `velocity.<key>.<feature>` as written, the tenant's included */
+export function featureOf(node: SyntaxNode): VelocityFeature | undefined {
+  if (node.op !== '.' || !Array.isArray(node.args)) return undefined;
+  const [holder, name] = node.args as [SyntaxNode, string];
+  if (holder.op !== '.' || !Array.isArray(holder.args)) return undefined;
+  const [root, key] = holder.args as [SyntaxNode, string];
+  if (root.op !== 'id' || root.args !== 'velocity') return undefined;
+  return featuresByName.get(`${key}.${name}`);
+}

@@ -9,15 +9,11 @@
 // The guard only has to be safe in one direction: its "no rule can match" must be true. Whatever it
 // cannot put into SQL (a list of a velocity, a division, a ternary, an evaluation error) makes the
 // decision the usual one; so does a rule that matches whatever the velocity.
-import {
-  type DecisionPointName,
-  featureName,
-  type VelocityFeature,
-  velocityFeatures,
-} from './decision-points.ts';
+import type { DecisionPointName, VelocityFeature } from './decision-points.ts';
 import {
   compileValue,
   expressionOf,
+  featureOf,
   type SyntaxNode as Node,
   type RiskList,
   syntaxTree,
@@ -49,7 +45,6 @@ const COMPARISONS: Record<string, ResidualOp> = {
 };
 const ARITHMETIC: Record<string, ResidualOp> = { '+': '+', '-': '-', '*': '*' };
 
-const byName = new Map(velocityFeatures().map((f) => [featureName(f), f]));
 const known = (value: unknown): Residual => ({ kind: 'known', value });
 const isKnown = (r: Residual, value: unknown) => r.kind === 'known' && r.value === value;
 
@@ -96,16 +91,6 @@ export function planResidual(point: DecisionPointName, expression: string): Resi
 }
 
 class Unsupported extends Error {}
-
-/** `velocity.<key>.<feature>` as written, the tenant's included */
-function featureOf(node: Node): VelocityFeature | undefined {
-  if (node.op !== '.' || !Array.isArray(node.args)) return undefined;
-  const [holder, name] = node.args as [Node, string];
-  if (holder.op !== '.' || !Array.isArray(holder.args)) return undefined;
-  const [root, key] = holder.args as [Node, string];
-  if (root.op !== 'id' || root.args !== 'velocity') return undefined;
-  return byName.get(`${key}.${name}`);
-}
 
 /** Whether a node reads a key's velocity (a card's, an email's…): the tenant's is known in memory */
 function readsKeyVelocity(node: Node): boolean {

@@ -10,14 +10,8 @@
 // regular expression (RE2), has(), a map or an index, an IP list with CIDR ranges, a list named by
 // anything but a literal — is refused, and the backtest evaluates that rule in the process instead.
 import { type RawBuilder, sql } from 'kysely';
-import {
-  celSchema,
-  type DecisionPointName,
-  featureName,
-  type VelocityFeature,
-  velocityFeatures,
-} from './decision-points.ts';
-import { type SyntaxNode as Node, type RiskList, syntaxTree } from './rule-expression.ts';
+import { celSchema, type DecisionPointName, featureName, type VelocityFeature } from './decision-points.ts';
+import { featureOf, type SyntaxNode as Node, type RiskList, syntaxTree } from './rule-expression.ts';
 
 type CelType = 'int' | 'string' | 'bool';
 
@@ -45,7 +39,6 @@ export const featureColumn = (f: VelocityFeature) => `v_${f.key}_${f.metric}_${f
 class Unsupported extends Error {}
 
 const INT64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
-const byName = new Map(velocityFeatures().map((f) => [featureName(f), f]));
 const STRING_CALLS: Record<string, (s: RawBuilder<unknown>, t: RawBuilder<unknown>) => RawBuilder<unknown>> =
   {
     contains: (s, t) => sql`(strpos(${s}, ${t}) > 0)`,
@@ -224,17 +217,6 @@ function literal(value: unknown): { sql: RawBuilder<unknown>; type: CelType } {
 }
 
 const isCelType = (type: string): type is CelType => type === 'int' || type === 'string' || type === 'bool';
-
-/** `velocity.<key>.<feature>` as written */
-function featureOf(node: Node): VelocityFeature | undefined {
-  const [holder, name] = node.args as [Node, string];
-  if (holder?.op !== '.' || !Array.isArray(holder.args)) return undefined;
-  const [root, key] = holder.args as [Node, string];
-  if (root.op !== 'id' || root.args !== 'velocity') return undefined;
-  const feature = byName.get(`${key}.${name}`);
-  if (!feature) throw new Unsupported();
-  return feature;
-}
 
 /**
  * A recorded attribute as a backtest reads it from the signal's JSON (`attributes`), as the process-side
