@@ -13,7 +13,12 @@ import {
   velocityFeatures,
 } from '../../src/platform/risk/decision-points.ts';
 import { checkExpression, compileValue, RiskList } from '../../src/platform/risk/rule-expression.ts';
-import { featureColumn, recordedAttributeSql, ruleSql } from '../../src/platform/risk/rule-sql.ts';
+import {
+  attributeColumn,
+  featureColumn,
+  recordedAttributeSql,
+  ruleSql,
+} from '../../src/platform/risk/rule-sql.ts';
 import { createTestDatabase } from '../harness/test-database.ts';
 
 let database: DatabaseHandle;
@@ -127,10 +132,7 @@ async function sqlVerdicts(expression: string, cases: { record: unknown; counted
   const { rows } = await sql<{ verdict: boolean | null }>`
     SELECT ${rule.verdict} AS verdict FROM (
       SELECT c.i${sql.join(
-        rule.attributes.map(
-          (a) =>
-            sql`, ${recordedAttributeSql(a)} AS ${sql.ref(`a_${a.name}${a.member ? `__${a.member}` : ''}`)}`,
-        ),
+        rule.attributes.map((a) => sql`, ${recordedAttributeSql(a)} AS ${sql.ref(attributeColumn(a))}`),
         sql``,
       )}${sql.join(
         features.map((f, n) => sql`, (c.counted::numeric[])[${n + 1}] AS ${sql.ref(featureColumn(f))}`),
@@ -157,14 +159,8 @@ describe('a rule as SQL', () => {
           } catch {
             return; // not a valid rule (too deep): never saved, never backtested
           }
-          const cases = records.map(([record, counted]) => ({
-            record,
-            counted: counted.map((c) => c),
-          }));
-          const got = await sqlVerdicts(
-            expression,
-            cases.map((c) => ({ record: c.record, counted: c.counted })),
-          );
+          const cases = records.map(([record, counted]) => ({ record, counted }));
+          const got = await sqlVerdicts(expression, cases);
           if (!got) return;
           translated++;
           const expected = cases.map((c) =>

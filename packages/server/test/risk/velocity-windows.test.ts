@@ -192,13 +192,16 @@ describe('a tenant’s windows over a history (a backtest’s)', () => {
         const tenant = `merchant:history-${++histories}`;
         const seen: { at: Date; amount: bigint; currency: string }[] = [];
         let t = Date.UTC(2026, 0, 1, 0, 0, 17);
-        for (const [i, s] of steps.entries()) {
+        for (const s of steps) {
           t += s.wait;
           seen.push({ at: new Date(t), amount: s.amount, currency: s.currency });
-          await sql`INSERT INTO risk_signals (decision_point, tenant, object_id, at, amount, currency, declined, attributes)
-            VALUES ('payments.charge', ${tenant}, ${`o${i}`}, ${new Date(t)}, ${s.amount}, ${s.currency},
-              ${s.declined}, '{}')`.execute(h.services.db);
         }
+        // The history in one statement
+        await sql`INSERT INTO risk_signals (decision_point, tenant, object_id, at, amount, currency, declined, attributes)
+          SELECT 'payments.charge', ${tenant}, 'o' || i, at, amount, currency, declined, '{}'
+          FROM unnest(${seen.map((x) => x.at)}::timestamptz[], ${seen.map((x) => x.amount.toString())}::numeric[],
+            ${seen.map((x) => x.currency)}::text[], ${steps.map((x) => x.declined)}::boolean[])
+            WITH ORDINALITY AS u(at, amount, currency, declined, i) ORDER BY i`.execute(h.services.db);
         const from = seen[0]?.at as Date;
         const { rows } = await sql<Record<string, string>>`SELECT * FROM (${historySql({
           tenant,

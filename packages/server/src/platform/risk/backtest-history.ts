@@ -14,6 +14,7 @@ import {
   type WindowFeature,
 } from './decision-points.ts';
 import { featureColumn } from './rule-sql.ts';
+import { tenantWindowMinutes } from './tenant-windows.ts';
 import { VELOCITY_KEY } from './velocity.ts';
 
 export interface HistoryRequest {
@@ -33,7 +34,10 @@ export interface HistoryRequest {
  * Only the columns a rule reads are carried through the windows' sorts, never the recorded JSON whole.
  */
 export function historySql(r: HistoryRequest): RawBuilder<Record<string, unknown>> {
-  const tenantWindows = r.features.some((f) => f.key === 'tenant');
+  const tenantFeatures = r.features.filter(
+    (f): f is WindowFeature => f.key === 'tenant' && isWindowFeature(f),
+  );
+  const tenantWindows = tenantFeatures.length > 0;
   // A tenant's window ends a minute before its signal's own (tenant-windows.ts): two minutes more
   const longest =
     Math.max(0, ...r.features.filter(isWindowFeature).map((f) => VELOCITY_WINDOWS[f.window])) +
@@ -50,9 +54,6 @@ export function historySql(r: HistoryRequest): RawBuilder<Record<string, unknown
     ...r.columns.map((c) => sql`${sql.ref(c.name)}`),
     ...r.features.map((f) => sql`${featureSql(f)} AS ${sql.ref(featureColumn(f))}`),
   ];
-  const tenantFeatures = r.features.filter(
-    (f): f is WindowFeature => f.key === 'tenant' && isWindowFeature(f),
-  );
   // A key's first sighting before `start`: one index probe per key seen in the period
   const firsts = firstSeen.map((key) => {
     const column = sql.ref(keyColumn(key));
@@ -142,13 +143,13 @@ function keyWindow(f: WindowFeature): RawBuilder<unknown> {
 }
 
 /**
- * The tenant's window for a signal in minute m: its signals of the whole minutes [m − 1 − window, m − 1),
- * as the live windows sum them (tenant-windows.ts), a sum in the signal's own currency; over the rows of
- * `minutes` (a minute's signals by currency).
+ * The tenant's window for a signal in minute m: its signals of the whole minutes the live windows sum
+ * (tenantWindowMinutes: [m − 1 − window, m − 1)), a sum in the signal's own currency; over the rows of
+ * `minutes` (a minute's signals by currency). The frame's bounds are those minutes relative to minute 0.
  */
 function tenantWindow(f: WindowFeature): RawBuilder<unknown> {
-  const minutes = VELOCITY_WINDOWS[f.window] / 60;
-  const frame = sql`ORDER BY minute RANGE BETWEEN ${sql.lit(`${minutes + 1} minutes`)}::interval PRECEDING AND '2 minutes'::interval PRECEDING`;
+  const { from, to } = tenantWindowMinutes(new Date(0), f.window);
+  const frame = sql`ORDER BY minute RANGE BETWEEN ${sql.lit(`${-from} minutes`)}::interval PRECEDING AND ${sql.lit(`${1 - to} minutes`)}::interval PRECEDING`;
   if (f.metric === 'sum') return sql`coalesce(sum(amounts) OVER (PARTITION BY currency ${frame}), 0)`;
   return sql`coalesce(sum(${sql.ref(f.metric === 'count' ? 'signals' : 'declines')}) OVER (${frame}), 0)`;
 }

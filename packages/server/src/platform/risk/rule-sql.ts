@@ -213,7 +213,7 @@ function literal(value: unknown): { sql: RawBuilder<unknown>; type: CelType } {
     return { sql: sql`${value.toString()}::numeric`, type: 'int' };
   if (typeof value === 'string') return { sql: sql`${value}::text`, type: 'string' };
   if (typeof value === 'boolean') return { sql: sql.raw(value ? 'true' : 'false'), type: 'bool' };
-  throw new Unsupported(); // a double, a uint, bytes, null
+  throw new Unsupported(); // a double, a uint, bytes, null, an int the parser let past 64 bits
 }
 
 const isCelType = (type: string): type is CelType => type === 'int' || type === 'string' || type === 'bool';
