@@ -74,10 +74,10 @@ async function main() {
     await liveReads(databaseUrl, pool, `merchant:${merchant.id}`, new Date(to));
     for (const expression of RULES) {
       let best = Number.POSITIVE_INFINITY;
-      let answer = { evaluated: 0, matched: 0, judgedIn: '' };
+      let answer = { evaluated: 0, matched: 0, judgedIn: '', parts: 1 };
       for (let run = 0; run < RUNS; run++) {
         const started = performance.now();
-        answer = await tessera.call<{ evaluated: number; matched: number; judgedIn: string }>(
+        answer = await tessera.call<{ evaluated: number; matched: number; judgedIn: string; parts: number }>(
           'POST',
           '/admin/risk/rules/backtest',
           tessera.admin,
@@ -92,7 +92,7 @@ async function main() {
         best = Math.min(best, performance.now() - started);
       }
       process.stdout.write(
-        `${expression}\n  ${answer.evaluated.toLocaleString('en')} evaluated, ${answer.matched.toLocaleString('en')} matched, judged in the ${answer.judgedIn}, best of ${RUNS}: ${(best / 1000).toFixed(1)} s; server resident ${await residentMiB(tessera.pid)} MiB\n`,
+        `${expression}\n  ${answer.evaluated.toLocaleString('en')} evaluated, ${answer.matched.toLocaleString('en')} matched, judged in the ${answer.judgedIn} in ${answer.parts} part(s), best of ${RUNS}: ${(best / 1000).toFixed(1)} s; server resident ${await residentMiB(tessera.pid)} MiB\n`,
       );
     }
   } finally {

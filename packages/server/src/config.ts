@@ -46,6 +46,8 @@ export const ConfigSchema = z.object({
   TESSERA_SANDBOX_MESSAGE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** Days risk signals and decisions are kept: a backtest reaches this far back (default: 400) */
   TESSERA_RISK_RETENTION_DAYS: z.coerce.number().int().min(31).max(3650).default(400),
+  /** Connections one backtest judges its history on, a slice of the period each (default: the cores, at most 4) */
+  TESSERA_BACKTEST_PARTS: z.coerce.number().int().min(1).max(32).optional(),
   TESSERA_IP_COUNTRY_DB: z.string().min(1).optional(),
   TESSERA_REPORTING_CURRENCY: z
     .string()
@@ -196,6 +198,8 @@ export interface Config {
   };
   /** An IP-to-country database in the MaxMind DB format, for risk rules' `ip_country` (docs/risk.md) */
   ipCountryDb: string | undefined;
+  /** Connections (and slices of the period) a backtest judged in the database runs on (docs/risk.md) */
+  backtestParts: number;
   /** The currency risk rules compare amounts in (`amount_reporting`) */
   reportingCurrency: string;
   webhookAllowlist: string[];
@@ -289,6 +293,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       outboundMailDays: e.TESSERA_OUTBOUND_MAIL_RETENTION_DAYS,
     },
     ipCountryDb: e.TESSERA_IP_COUNTRY_DB,
+    backtestParts: e.TESSERA_BACKTEST_PARTS ?? Math.min(4, availableParallelism()),
     reportingCurrency: e.TESSERA_REPORTING_CURRENCY,
     webhookAllowlist: e.TESSERA_WEBHOOK_ALLOWLIST.split(',')
       .map((s) => s.trim())

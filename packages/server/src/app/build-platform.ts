@@ -34,6 +34,7 @@ import { PayoutLifecycle } from '../platform/payouts/payout-lifecycle.ts';
 import { PayoutsService } from '../platform/payouts/payouts-service.ts';
 import { TermsStore } from '../platform/payouts/terms.ts';
 import { purgeOldRows } from '../platform/retention/retention.ts';
+import { BacktestParts } from '../platform/risk/backtest-parts.ts';
 import { ipCountryLookup } from '../platform/risk/ip-country.ts';
 import { createRisk } from '../platform/risk/risk.ts';
 import { MerchantsService } from '../platform/tenants/merchants-service.ts';
@@ -166,6 +167,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     transact,
     sandbox: config.mode === 'sandbox',
     ipCountry: ipCountryLookup(config.ipCountryDb),
+    backtestParts: new BacktestParts(database.pool, config.backtestParts),
   });
   const idempotency = new IdempotencyStore(
     db,

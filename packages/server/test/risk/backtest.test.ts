@@ -8,7 +8,8 @@ import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-bui
 
 let h: Harness;
 beforeAll(async () => {
-  h = await Harness.start();
+  // A backtest may take three connections: the property cuts its periods into three slices
+  h = await Harness.start({ env: { TESSERA_BACKTEST_PARTS: '3' } });
 });
 afterAll(async () => {
   await h.close();
@@ -40,7 +41,7 @@ describe('a backtest', () => {
       amount: fc.constantFrom('1.00', '0.05', '20.00', '7.50'),
       // Steps across whole minutes too: a tenant's windows are whole minutes (docs/risk.md)
       // and days: a card's first sighting is counted in whole days
-      wait: fc.constantFrom(0, 0, 30, 61, 90, 400, 4_000, 50_000),
+      wait: fc.constantFrom(0, 0, 1, 30, 61, 90, 400, 3_599, 3_600, 4_000, 50_000),
     });
     const expression = fc
       .record({
@@ -99,8 +100,13 @@ describe('a backtest', () => {
           `/risk/decisions?ruleId=${shadow.body.id}&limit=500`,
         );
         const live = new Set(decided.body.data.map((d) => d.objectId).filter((id) => inPeriod.has(id)));
-        // Judged in the database (the rule's SQL), and in the process (CEL over the streamed history)
-        for (const inProcess of [false, true]) {
+        // Judged in the database (the rule's SQL) in one part and in three slices of the period at once,
+        // and in the process (CEL over the streamed history)
+        for (const { inProcess, slices } of [
+          { inProcess: false, slices: 1 },
+          { inProcess: false, slices: 3 },
+          { inProcess: true, slices: 1 },
+        ]) {
           const result = await h.services.risk.backtest(
             h.services.db,
             {
@@ -111,14 +117,17 @@ describe('a backtest', () => {
               to,
               sampleSize: 0,
             },
-            { keepIds: true, inProcess },
+            { keepIds: true, inProcess, slices },
           );
-          expect(result.evaluated).toBe(steps.length - before);
-          expect(new Set(result.matchedIds), inProcess ? 'in the process' : 'in the database').toEqual(live);
+          const how = inProcess ? 'in the process' : `in the database, in ${slices} part(s)`;
+          expect(result.parts, how).toBe(slices);
+          expect(result.evaluated, how).toBe(steps.length - before);
+          expect(new Set(result.matchedIds), how).toEqual(live);
         }
       }),
       {
-        numRuns: RUNS,
+        // The examples count in fast-check's runs: as many random ones after them as asked for
+        numRuns: RUNS + 4,
         // A decline before the period counts in the period's first charge (a backtest once dropped it)
         examples: [
           [
@@ -143,6 +152,36 @@ describe('a backtest', () => {
             ],
             'velocity.ip.first_seen_days >= 1',
           ],
+          // Three hours cut into three slices: charges on each boundary (three at one instant) are
+          // judged once, in the later slice, and counted in its windows from the earlier one
+          [
+            [
+              [
+                { ip: IPS[0] as string, card: CARDS[0] as string, amount: '1.00', wait: 0 },
+                { ip: IPS[0] as string, card: CARDS[0] as string, amount: '0.05', wait: 3_600 },
+                { ip: IPS[0] as string, card: CARDS[0] as string, amount: '1.00', wait: 0 },
+                { ip: IPS[1] as string, card: CARDS[0] as string, amount: '1.00', wait: 0 },
+                { ip: IPS[0] as string, card: CARDS[0] as string, amount: '20.00', wait: 3_599 },
+                { ip: IPS[0] as string, card: CARDS[0] as string, amount: '1.00', wait: 1 },
+                { ip: IPS[1] as string, card: CARDS[0] as string, amount: '1.00', wait: 3_599 },
+              ],
+              0,
+            ],
+            'velocity.card.count_1h >= 2 || velocity.ip.declines_1h >= 1',
+          ],
+          // Sums and declines of charges at one instant: only those written before count
+          [
+            [
+              [
+                { ip: IPS[0] as string, card: CARDS[0] as string, amount: '0.05', wait: 0 },
+                { ip: IPS[0] as string, card: CARDS[0] as string, amount: '20.00', wait: 0 },
+                { ip: IPS[1] as string, card: CARDS[0] as string, amount: '20.00', wait: 0 },
+                { ip: IPS[1] as string, card: CARDS[0] as string, amount: '20.00', wait: 0 },
+              ],
+              0,
+            ],
+            'velocity.card.sum_1h > 3000 || velocity.ip.declines_1h >= 1',
+          ],
         ],
       },
     );
@@ -164,13 +203,14 @@ describe('a backtest', () => {
     await payments(h, m, 'POST', '/order', anOrder(customerId, { amount: '12.00' }));
     await h.advanceClock(4 * 86_400);
     const to = (await now()).toISOString();
-    // In the database, with velocity (its judged rows kept for the sample) and without; in the process
-    // (an ordering of strings has no exact SQL): the same answer
-    for (const [expression, judgedIn] of [
-      ['card.bin == "400000"', 'database'],
-      ['card.bin == "400000" && velocity.card.count_24h >= 0', 'database'],
-      ['card.bin == "400000" && card.bin >= "4"', 'process'],
-    ]) {
+    // In the database, with velocity (its judged rows kept for the sample; four days are two slices of
+    // twice its longest window, judged at once outside the request's unit of work) and without; in the
+    // process (an ordering of strings has no exact SQL): the same answer
+    for (const [expression, judgedIn, parts] of [
+      ['card.bin == "400000"', 'database', 1],
+      ['card.bin == "400000" && velocity.card.count_24h >= 0', 'database', 2],
+      ['card.bin == "400000" && card.bin >= "4"', 'process', 1],
+    ] as const) {
       const result = await h.admin<Backtest>('POST', '/risk/rules/backtest', {
         json: {
           scope: { kind: 'merchant', id: String(m.id) },
@@ -188,6 +228,7 @@ describe('a backtest', () => {
         disputed: { matched: 1, all: 1 },
         fraud: { matched: 1, all: 1 },
         judgedIn,
+        parts,
         sample: [{ objectId: String(fraud.body.data.transactionId), amount: '50.00' }],
       });
     }

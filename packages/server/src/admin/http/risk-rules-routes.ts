@@ -126,6 +126,12 @@ const backtestView = z.object({
     .describe(
       'where the rule was evaluated: in the database when it has an exact SQL translation, otherwise each signal by CEL in the process, slower (docs/risk.md, Backtests)',
     ),
+  parts: z
+    .number()
+    .int()
+    .describe(
+      'slices of the period judged at once, each on its own database connection (TESSERA_BACKTEST_PARTS); 1 when the history was judged in one',
+    ),
   sample: z.array(
     z.object({ objectId: z.string(), at: timestamp, amount: z.string(), currency: z.string() }),
   ),

@@ -22,6 +22,8 @@ export interface HistoryRequest {
   point: DecisionPointName;
   from: Date;
   to: Date;
+  /** The period ends before `to` (a slice of a backtest judged in parts: backtest-parts.ts), not at it */
+  toExclusive?: boolean;
   features: readonly VelocityFeature[];
   /** What else each signal answers, read from its row (its recorded `attributes` among them), by name */
   columns: readonly { name: string; sql: RawBuilder<unknown> }[];
@@ -50,10 +52,6 @@ export function historySql(r: HistoryRequest): RawBuilder<Record<string, unknown
     ...(tenantWindows ? [sql`date_bin('1 minute', at, TIMESTAMPTZ 'epoch') AS minute`] : []),
     ...r.columns.map((c) => sql`${c.sql} AS ${sql.ref(c.name)}`),
   ];
-  const counted = [
-    ...r.columns.map((c) => sql`${sql.ref(c.name)}`),
-    ...r.features.map((f) => sql`${featureSql(f)} AS ${sql.ref(featureColumn(f))}`),
-  ];
   // A key's first sighting before `start`: one index probe per key seen in the period
   const firsts = firstSeen.map((key) => {
     const column = sql.ref(keyColumn(key));
@@ -78,40 +76,90 @@ export function historySql(r: HistoryRequest): RawBuilder<Record<string, unknown
         FROM minutes
       )`
     : sql``;
+  // Each key's windows over the signals sorted once by (key, time, id), a stage after another
+  const stages = keyStages(r).map(
+    (stage, i) => sql`, ${sql.ref(`stage_${i + 1}`)} AS (
+      SELECT s.*${sql.join(
+        stage.columns.map((c) => sql`, ${c}`),
+        sql``,
+      )}
+      FROM (SELECT * FROM ${sql.ref(i === 0 ? 'base' : `stage_${i}`)} ORDER BY ${sql.join(stage.order)}, at, id) s
+    )`,
+  );
+  const counted = [
+    ...r.columns.map((c) => sql`${sql.ref(c.name)}`),
+    ...r.features.map((f) => sql`${finalFeature(f)} AS ${sql.ref(featureColumn(f))}`),
+  ];
   const joins = [
     ...firstSeen.map(
       (key) =>
-        sql`LEFT JOIN ${sql.ref(`first_${key}`)} ON ${sql.ref(`first_${key}.first_key`)} = base.${sql.ref(keyColumn(key))}`,
+        sql`LEFT JOIN ${sql.ref(`first_${key}`)} ON ${sql.ref(`first_${key}.first_key`)} = s.${sql.ref(keyColumn(key))}`,
     ),
     ...(tenantWindows ? [sql`JOIN tenant USING (minute, currency)`] : []),
   ];
+  const signals = r.tenant;
+  void signals;
   return sql`WITH base AS (
       SELECT id, at, amount, currency, declined${sql.join(
         base.map((b) => sql`, ${b}`),
         sql``,
       )}
       FROM risk_signals
-      WHERE tenant = ${r.tenant} AND decision_point = ${r.point} AND at >= ${start} AND at <= ${r.to}
-    )${sql.join(firsts, sql``)}${minutes}
+      WHERE tenant = ${r.tenant} AND decision_point = ${r.point} AND at >= ${start}
+        AND at ${r.toExclusive ? sql`<` : sql`<=`} ${r.to}
+    )${sql.join(firsts, sql``)}${minutes}${sql.join(stages, sql``)}
     SELECT * FROM (
-      SELECT id, at, amount, base.currency${sql.join(
+      SELECT id, at, amount, currency${sql.join(
         counted.map((c) => sql`, ${c}`),
         sql``,
       )}
-      FROM base ${sql.join(joins, sql` `)}
+      FROM ${sql.ref(stages.length > 0 ? `stage_${stages.length}` : 'base')} s ${sql.join(joins, sql` `)}
     ) counted
     WHERE at >= ${r.from}`;
 }
+/** A feature as the history answers it: counted in a key's stage, by the tenant's minutes, or here */
+function finalFeature(f: VelocityFeature): RawBuilder<unknown> {
+  if (isWindowFeature(f)) return sql.ref(`${f.key === 'tenant' ? 'tenant' : 's'}.${featureColumn(f)}`);
+  // Whole days since the key's earliest signal, before the period or in it; none without the key (0)
+  const column = sql.ref(`s.${keyColumn(f.key)}`);
+  const first = sql`least(${sql.ref(`s.first_in_${f.key}`)}, ${sql.ref(`first_${f.key}.first_at`)})`;
+  return sql`CASE WHEN ${column} IS NOT NULL THEN greatest(0, floor(extract(epoch FROM s.at - ${first}) / 86400)) ELSE 0 END`;
+}
 
-function featureSql(f: VelocityFeature): RawBuilder<unknown> {
-  if (!isWindowFeature(f)) {
-    // Whole days since the key's earliest signal, before the period or in it; none without the key (0)
-    const column = sql.ref(keyColumn(f.key));
-    const first = sql`least(min(at) OVER (PARTITION BY ${column}), ${sql.ref(`first_${f.key}.first_at`)})`;
-    return sql`CASE WHEN ${column} IS NOT NULL THEN greatest(0, floor(extract(epoch FROM at - ${first}) / 86400)) ELSE 0 END`;
+interface KeyStage {
+  /** What the stage sorts by before (time, id): the key, and the currency for sums */
+  order: RawBuilder<unknown>[];
+  columns: RawBuilder<unknown>[];
+}
+
+/**
+ * The keys' stages: the signals sorted by a key (and the currency, for sums: they are counted in the
+ * signal's own currency), then (time, id), and that key's windows counted over the sorted rows, each
+ * stage reading the one before. Its own sort is what makes the peers' order (by id) known in a window.
+ */
+function keyStages(r: HistoryRequest): KeyStage[] {
+  const stages = new Map<string, KeyStage>();
+  const stageOf = (key: VelocityKey, byCurrency: boolean) => {
+    const id = `${key}${byCurrency ? ' by currency' : ''}`;
+    const stage = stages.get(id) ?? {
+      order: [sql.ref(keyColumn(key)), ...(byCurrency ? [sql.ref('currency')] : [])],
+      columns: [],
+    };
+    stages.set(id, stage);
+    return stage;
+  };
+  for (const key of new Set(r.features.filter((f) => !isWindowFeature(f)).map((f) => f.key))) {
+    const column = sql.ref(keyColumn(key));
+    stageOf(key, false).columns.push(
+      sql`min(at) OVER (PARTITION BY ${column}) AS ${sql.ref(`first_in_${key}`)}`,
+    );
   }
-  // The tenant's are counted by minute (tenant, above) and joined
-  return f.key === 'tenant' ? sql.ref(`tenant.${featureColumn(f)}`) : keyWindow(f);
+  for (const f of r.features) {
+    if (f.key === 'tenant' || !isWindowFeature(f)) continue;
+    const stage = stageOf(f.key, f.metric === 'sum');
+    stage.columns.push(sql`${keyWindow(r, f, stage.order)} AS ${sql.ref(featureColumn(f))}`);
+  }
+  return [...stages.values()];
 }
 
 /** What a window counts: its signals, their amounts (in this signal's currency) or their declines */
@@ -123,23 +171,32 @@ function metricOver(f: WindowFeature, over: RawBuilder<unknown>): RawBuilder<unk
 
 /**
  * A key's window, as the live read counts it for each signal: the same key's signals after `at − window`
- * and before this one (earlier in time, or at the same instant and written before it). In (at, id) order
- * that is every signal before this one less those at or before `at − window`: two running windows over one
- * sort, each O(1) a row.
+ * and before this one — earlier in time (one moving frame: after `at − window` and before `at`, to the
+ * microsecond Postgres keeps), or at the same instant and written before it. Those peers precede it in
+ * the stage's (time, id) order: `row_number − rank` of them, and for a sum or declines their rows, read
+ * by the key's index only where there are any (two signals of a key at one instant are rare but for a
+ * frozen sandbox clock).
  */
-function keyWindow(f: WindowFeature): RawBuilder<unknown> {
-  const column = keyColumn(f.key);
-  const partition = sql`PARTITION BY ${sql.join([sql.ref(column), ...(f.metric === 'sum' ? [sql.ref('currency')] : [])])}`;
+function keyWindow(
+  r: HistoryRequest,
+  f: WindowFeature,
+  partition: RawBuilder<unknown>[],
+): RawBuilder<unknown> {
+  const column = sql.ref(keyColumn(f.key));
   const span = sql.lit(`${VELOCITY_WINDOWS[f.window]} seconds`);
-  const before = metricOver(
-    f,
-    sql`${partition} ORDER BY at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING`,
-  );
-  const expired = metricOver(
-    f,
-    sql`${partition} ORDER BY at RANGE BETWEEN UNBOUNDED PRECEDING AND ${span}::interval PRECEDING`,
-  );
-  return sql`CASE WHEN ${sql.ref(column)} IS NULL THEN 0 ELSE ${before} - ${expired} END`;
+  const over = sql`PARTITION BY ${sql.join(partition)} ORDER BY at
+    RANGE BETWEEN (${span}::interval - INTERVAL '1 microsecond') PRECEDING AND INTERVAL '1 microsecond' PRECEDING`;
+  const peersBefore = sql`row_number() OVER (${over}) - rank() OVER (${over})`;
+  const peers =
+    f.metric === 'count'
+      ? peersBefore
+      : sql`CASE WHEN ${peersBefore} > 0 THEN (
+          SELECT ${f.metric === 'sum' ? sql`coalesce(sum(p.amount), 0)` : sql`count(*) FILTER (WHERE p.declined)`}
+          FROM risk_signals p
+          WHERE p.tenant = ${r.tenant} AND p.decision_point = ${r.point} AND p.${column} = s.${column}
+            ${f.metric === 'sum' ? sql`AND p.currency = s.currency` : sql``} AND p.at = s.at AND p.id < s.id
+        ) ELSE 0 END`;
+  return sql`CASE WHEN s.${column} IS NULL THEN 0 ELSE ${metricOver(f, over)} + ${peers} END`;
 }
 
 /**

@@ -4,12 +4,19 @@
 // sample come back; any other is streamed through the process (backtest-stream.ts), never loaded whole.
 // Disputes are the labels: how many of the charges the rule would have caught were later disputed, and
 // disputed as fraud, against all of the period's.
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { historySql } from './backtest-history.ts';
+import { type BacktestParts, SORT_MEMORY, slicesOf } from './backtest-parts.ts';
 import { type Judged, judgeInProcess } from './backtest-stream.ts';
-import type { DecisionPointName, RiskScope, VelocityFeature } from './decision-points.ts';
+import {
+  type DecisionPointName,
+  isWindowFeature,
+  type RiskScope,
+  VELOCITY_WINDOWS,
+  type VelocityFeature,
+} from './decision-points.ts';
 import type { RiskLists } from './risk-lists.ts';
 import { checkExpression, ExpressionError } from './rule-expression.ts';
 import { attributeColumn, type RuleSql, recordedAttributeSql, ruleSql } from './rule-sql.ts';
@@ -42,6 +49,8 @@ export interface BacktestResult {
   failed: number;
   /** In the database (the rule's exact SQL, rule-sql.ts), or each signal by CEL in the process */
   judgedIn: 'database' | 'process';
+  /** Slices of the period judged at once, each on its own connection (backtest-parts.ts); 1 when not cut */
+  parts: number;
   sample: { objectId: string; at: Date; amount: bigint; currency: string }[];
   /** The matched objects' ids when asked for (tests compare them with a rule's decisions) */
   matchedIds?: string[];
@@ -49,15 +58,19 @@ export interface BacktestResult {
 
 /** A period longer than this is refused (the signals' retention is 400 days by default) */
 const MAX_DAYS = 400;
-/** Memory for the windows' sorts: a year of a busy tenant's signals sorts in memory, not on disk */
-const SORT_MEMORY = '256MB';
+
+export interface BacktestDeps {
+  lists: RiskLists;
+  labels: DisputeLabels | undefined;
+  /** Connections to judge a long history on in parts (backtest-parts.ts); without it, one part */
+  parts?: BacktestParts;
+}
 
 export async function backtest(
   db: Db,
-  lists: RiskLists,
-  labels: DisputeLabels | undefined,
+  deps: BacktestDeps,
   request: BacktestRequest,
-  options: { keepIds?: boolean; inProcess?: boolean } = {},
+  options: { keepIds?: boolean; inProcess?: boolean; slices?: number } = {},
 ): Promise<BacktestResult> {
   const { tenant, decisionPoint: point, from, to } = request;
   if (from >= to) throw new DomainError('validation_failed', 'from must be before to', { field: 'from' });
@@ -79,19 +92,41 @@ export async function backtest(
     );
   }
   const [riskLists, disputes] = await Promise.all([
-    lists.listsFor(db, tenant),
-    labels ? labels(db, tenant, from) : Promise.resolve(new Map<string, 'fraud' | 'other'>()),
+    deps.lists.listsFor(db, tenant),
+    deps.labels ? deps.labels(db, tenant, from) : Promise.resolve(new Map<string, 'fraud' | 'other'>()),
   ]);
   const translated = options.inProcess ? undefined : ruleSql(point, request.expression, riskLists);
+  if (translated) {
+    const judged = { tenant, point, rule: translated, disputes, sampleSize: request.sampleSize };
+    // A rule that reads velocity costs the windows' sorts: a long period is judged in slices at once
+    const longest = Math.max(
+      0,
+      ...translated.features.filter(isWindowFeature).map((f) => VELOCITY_WINDOWS[f.window]),
+    );
+    const slices =
+      translated.features.length > 0 && deps.parts
+        ? slicesOf(from, to, longest, deps.parts.parts, options.slices)
+        : [];
+    if (slices.length > 1 && deps.parts) {
+      const parts = await deps.parts.run(
+        slices.map((slice) => judgedInDatabase({ ...judged, ...slice }, options).compile(db)),
+      );
+      if (parts)
+        return mergedParts(
+          parts.map((rows) => resultOf(rows[0], options)),
+          request.sampleSize,
+        );
+    }
+  }
   return db.transaction().execute(async (trx) => {
     await sql`SET LOCAL work_mem = ${sql.lit(SORT_MEMORY)}`.execute(trx);
     const history = { tenant, point, from, to };
     if (translated) {
-      return judgeInDatabase(
-        trx,
+      const { rows } = await judgedInDatabase(
         { ...history, rule: translated, disputes, sampleSize: request.sampleSize },
         options,
-      );
+      ).execute(trx);
+      return resultOf(rows[0], options);
     }
     const result = emptyResult('process', options);
     await judgeInProcess(
@@ -105,6 +140,7 @@ export async function backtest(
 
 const emptyResult = (judgedIn: 'database' | 'process', options: { keepIds?: boolean }): BacktestResult => ({
   judgedIn,
+  parts: 1,
   evaluated: 0,
   matched: 0,
   matchedAmounts: {},
@@ -145,19 +181,19 @@ function count(
  * its windows are the cost. One that does not is read three times: its first matched are then found by
  * the (tenant, point, time) index, stopping at the sample's size.
  */
-async function judgeInDatabase(
-  trx: Db,
+function judgedInDatabase(
   r: {
     tenant: RiskScope;
     point: DecisionPointName;
     from: Date;
     to: Date;
+    toExclusive?: boolean;
     rule: RuleSql;
     disputes: ReadonlyMap<string, 'fraud' | 'other'>;
     sampleSize: number;
   },
   options: { keepIds?: boolean },
-): Promise<BacktestResult> {
+): RawBuilder<JudgedRow> {
   // A charge's label is looked up as its row is read (a hashed ANY), so the object ids need not travel
   // through the windows' sorts: the sample's are read back by id
   const labelled = (kind: 'fraud' | 'other') =>
@@ -194,13 +230,17 @@ async function judgeInDatabase(
       (SELECT json_agg(s ORDER BY s.at, s.id) FROM (
         SELECT id, ${objectId} AS object_id, at, amount::text AS amount, currency FROM (
           SELECT * FROM ${judged} j WHERE verdict ORDER BY at, id LIMIT ${r.sampleSize}) j) s) AS sample,
-      ${options.keepIds ? sql`(SELECT array_agg(${objectId}) FROM ${judged} j WHERE verdict)` : sql`NULL`} AS matched_ids`;
-  const { rows } = await sql<{
-    totals: TotalsRow[] | null;
-    sample: { object_id: string; at: string; amount: string; currency: string }[] | null;
-    matched_ids: string[] | null;
-  }>`${kept ? sql`WITH judged AS MATERIALIZED (${judgedSql}) ` : sql``}${reads}`.execute(trx);
-  const row = rows[0];
+      ${options.keepIds ? sql`(SELECT array_agg(${objectId} ORDER BY j.at, j.id) FROM ${judged} j WHERE verdict)` : sql`NULL`} AS matched_ids`;
+  return sql<JudgedRow>`${kept ? sql`WITH judged AS MATERIALIZED (${judgedSql}) ` : sql``}${reads}`;
+}
+
+interface JudgedRow {
+  totals: TotalsRow[] | null;
+  sample: { object_id: string; at: string; amount: string; currency: string }[] | null;
+  matched_ids: string[] | null;
+}
+
+function resultOf(row: JudgedRow | undefined, options: { keepIds?: boolean }): BacktestResult {
   const result = emptyResult('database', options);
   for (const t of row?.totals ?? []) {
     result.evaluated += t.evaluated;
@@ -220,6 +260,28 @@ async function judgeInDatabase(
   }));
   if (options.keepIds) result.matchedIds = row?.matched_ids ?? [];
   return result;
+}
+
+/** The slices' results, in time order, as one: totals added, the sample the first matched of them all */
+function mergedParts(parts: readonly BacktestResult[], sampleSize: number): BacktestResult {
+  const [first, ...rest] = parts;
+  if (!first) throw new Error('a backtest in parts has at least one part');
+  const merged = { ...structuredClone(first), parts: parts.length };
+  for (const part of rest) {
+    merged.evaluated += part.evaluated;
+    merged.matched += part.matched;
+    merged.failed += part.failed;
+    for (const [currency, amount] of Object.entries(part.matchedAmounts)) {
+      merged.matchedAmounts[currency] = (merged.matchedAmounts[currency] ?? 0n) + amount;
+    }
+    for (const key of ['disputed', 'fraud'] as const) {
+      merged[key].matched += part[key].matched;
+      merged[key].all += part[key].all;
+    }
+    merged.sample.push(...part.sample.slice(0, sampleSize - merged.sample.length));
+    merged.matchedIds?.push(...(part.matchedIds ?? []));
+  }
+  return merged;
 }
 
 interface TotalsRow {

@@ -6,6 +6,7 @@ import type { Db, Executor } from '../db/database.ts';
 import type { Transact } from '../db/transact.ts';
 import type { TenantCache } from '../tenants/tenant-cache.ts';
 import { type BacktestRequest, type BacktestResult, backtest, type DisputeLabels } from './backtest.ts';
+import type { BacktestParts } from './backtest-parts.ts';
 import { type DecisionPointName, type RuleOnObject, ruleOnObject } from './decision-points.ts';
 import { type IpCountry, noIpCountry } from './ip-country.ts';
 import { RiskReviews } from './reviews.ts';
@@ -36,7 +37,7 @@ export interface Risk {
   backtest(
     db: Db,
     request: BacktestRequest,
-    options?: { keepIds?: boolean; inProcess?: boolean },
+    options?: { keepIds?: boolean; inProcess?: boolean; slices?: number },
   ): Promise<BacktestResult>;
   decisions(
     db: Executor,
@@ -54,6 +55,8 @@ export function createRisk(deps: {
   /** Sandbox mode: its test values force outcomes (risk-engine.ts, SANDBOX_OUTCOMES) */
   sandbox: boolean;
   ipCountry?: IpCountry;
+  /** Connections a long backtest is judged on in parts (backtest-parts.ts) */
+  backtestParts?: BacktestParts;
 }): Risk {
   const lists = new RiskLists(deps);
   const tenantWindows = new TenantWindows();
@@ -87,7 +90,12 @@ export function createRisk(deps: {
     reviews: new RiskReviews(deps),
     ipCountry: deps.ipCountry ?? noIpCountry,
     backtest: (db, request, options) =>
-      backtest(db, lists, labels.get(request.decisionPoint), request, options),
+      backtest(
+        db,
+        { lists, labels: labels.get(request.decisionPoint), parts: deps.backtestParts },
+        request,
+        options,
+      ),
     /** Newest first, a page before the last id seen; by object, rule or tenant (each index-backed). */
     async decisions(db, filter, page) {
       let query = db.selectFrom('risk_decisions').selectAll().orderBy('id', 'desc').limit(page.limit);

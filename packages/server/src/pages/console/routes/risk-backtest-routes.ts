@@ -128,7 +128,7 @@ export async function registerRiskBacktestConsoleRoutes(
             [
               'Judged',
               result.judgedIn === 'database'
-                ? 'in the database'
+                ? `in the database${result.parts > 1 ? `, in ${result.parts} slices of the period at once` : ''}`
                 : 'signal by signal in the process (the expression has no exact SQL form; slower)',
             ],
           ],
