@@ -48,6 +48,8 @@ export const ConfigSchema = z.object({
   TESSERA_RISK_RETENTION_DAYS: z.coerce.number().int().min(31).max(3650).default(400),
   /** Connections one backtest judges its history on, a slice of the period each (default: the cores, at most 4) */
   TESSERA_BACKTEST_PARTS: z.coerce.number().int().min(1).max(32).optional(),
+  /** The score (0–1) at which a screened name matches a sanctions list's entry (default: 0.9, docs/compliance.md) */
+  TESSERA_SCREENING_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.9),
   TESSERA_IP_COUNTRY_DB: z.string().min(1).optional(),
   TESSERA_REPORTING_CURRENCY: z
     .string()
@@ -200,6 +202,8 @@ export interface Config {
   ipCountryDb: string | undefined;
   /** Connections (and slices of the period) a backtest judged in the database runs on (docs/risk.md) */
   backtestParts: number;
+  /** The score at which a screened name matches a sanctions list's entry (docs/compliance.md) */
+  screeningThreshold: number;
   /** The currency risk rules compare amounts in (`amount_reporting`) */
   reportingCurrency: string;
   webhookAllowlist: string[];
@@ -293,6 +297,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       outboundMailDays: e.TESSERA_OUTBOUND_MAIL_RETENTION_DAYS,
     },
     ipCountryDb: e.TESSERA_IP_COUNTRY_DB,
+    screeningThreshold: e.TESSERA_SCREENING_THRESHOLD,
     backtestParts: e.TESSERA_BACKTEST_PARTS ?? Math.min(4, availableParallelism()),
     reportingCurrency: e.TESSERA_REPORTING_CURRENCY,
     webhookAllowlist: e.TESSERA_WEBHOOK_ALLOWLIST.split(',')

@@ -1,5 +1,6 @@
 // What the composition root (server.ts) builds and hands to what it mounts: the platform's capabilities,
 // the rails and each API's services. A type only, so that what is mounted never imports the root.
+
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { CryptoServices } from './crypto/crypto-services.ts';
@@ -10,6 +11,7 @@ import type { BankAccounts } from './platform/bank-accounts/bank-accounts.ts';
 import type { Clock } from './platform/clock/clock.ts';
 import type { Sweeps } from './platform/clock/sweeps.ts';
 import type { ProcessRegistry } from './platform/cluster/process-registry.ts';
+import type { SanctionsLists } from './platform/compliance/sanctions-lists.ts';
 import type { ConsoleUsers } from './platform/console/console-users.ts';
 import type { CapabilityTokens } from './platform/crypto/capability-tokens.ts';
 import type { Encryptor } from './platform/crypto/encryption.ts';
@@ -72,6 +74,8 @@ export interface Platform {
   consoleUsers: ConsoleUsers;
   /** Fraud rules, block and allow lists and their decisions at every decision point (docs/risk.md) */
   risk: Risk;
+  /** The EU, UN and OFAC sanctions lists and screening against them (docs/compliance.md) */
+  sanctions: SanctionsLists;
   /** Four eyes on money: the tenants' policies and the requests waiting for a second person */
   approvals: Approvals;
   encryptor: Encryptor;

@@ -10,6 +10,7 @@ import { type Clock, SandboxClock, systemClock } from '../platform/clock/clock.t
 import { CLOCK_CHANNEL, loadSandboxClockOffset } from '../platform/clock/sandbox-clock-state.ts';
 import { Sweeps } from '../platform/clock/sweeps.ts';
 import { ProcessRegistry, TENANTS_CHANNEL } from '../platform/cluster/process-registry.ts';
+import { SanctionsLists } from '../platform/compliance/sanctions-lists.ts';
 import { ConsoleUsers } from '../platform/console/console-users.ts';
 import { CapabilityTokens } from '../platform/crypto/capability-tokens.ts';
 import { derive, Encryptor } from '../platform/crypto/encryption.ts';
@@ -286,6 +287,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     db,
     clock,
     risk,
+    sanctions: new SanctionsLists({ clock, cache: tenantCache, threshold: config.screeningThreshold }),
     capabilities,
     bankAccounts: new BankAccounts(encryptor, clock, risk),
     moneyOut: { terms, payouts, lifecycle: payoutLifecycle, bank },

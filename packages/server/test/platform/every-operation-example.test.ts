@@ -142,6 +142,8 @@ function substitute(value: unknown, ids: Ids): unknown {
 
 /** The body as the reference sends it; a file field of a multipart body carries a small real PDF. */
 async function encoded(media: string, value: unknown): Promise<{ body: string; contentType: string }> {
+  // A file of its own format (a sanctions list's XML) is sent as it is
+  if (typeof value === 'string' && media.endsWith('xml')) return { body: value, contentType: media };
   if (media !== 'multipart/form-data') return { body: JSON.stringify(value), contentType: media };
   const form = new FormData();
   for (const [key, field] of Object.entries(value as Record<string, unknown>)) {

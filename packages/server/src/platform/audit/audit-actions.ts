@@ -71,6 +71,8 @@ export const AUDIT_ACTIONS: Readonly<Record<string, AuditAction>> = {
   'DELETE /admin/risk/rules/:id': { action: 'risk_rule.deleted', object: param('id') },
   'POST /admin/risk/reviews/:id/approve': { action: 'risk_review.approved', object: param('id') },
   'POST /admin/risk/reviews/:id/refuse': { action: 'risk_review.refused', object: param('id') },
+  'POST /admin/compliance/sanctions/imports': { action: 'sanctions_list.imported', object: answer('id') },
+  'POST /admin/compliance/screen': { action: 'compliance.screened', object: none },
   'POST /admin/risk/lists': { action: 'risk_list.created', object: answer('id') },
   'DELETE /admin/risk/lists/:id': { action: 'risk_list.deleted', object: param('id') },
   'POST /admin/risk/lists/:id/items': { action: 'risk_list.items_added', object: param('id') },

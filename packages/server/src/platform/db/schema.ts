@@ -392,6 +392,32 @@ export interface RiskSignalsTable {
   attributes: ColumnType<Record<string, unknown>, string, string>;
 }
 
+/** An official sanctions list file, imported once (docs/compliance.md) */
+export interface SanctionsImportsTable {
+  id: Generated<string>;
+  source: string;
+  sha256: string;
+  generated_at: Timestamp | null;
+  imported_at: Timestamp;
+  imported_by: string;
+  entries: number;
+  added: number;
+  changed: number;
+  removed: number;
+}
+
+/** One version of a sanctions list's entry */
+export interface SanctionsEntriesTable {
+  id: Generated<string>;
+  source: string;
+  source_id: string;
+  version: number;
+  content: ColumnType<Record<string, unknown>, string, string>;
+  content_sha256: string;
+  added_by: string;
+  closed_by: string | null;
+}
+
 /** A tenant's signals at a point in one whole minute and currency: its velocity windows (docs/risk.md) */
 export interface RiskSignalMinutesTable {
   tenant: string;
@@ -446,6 +472,8 @@ export interface PlatformTables {
   risk_lists: RiskListsTable;
   risk_list_items: RiskListItemsTable;
   risk_signals: RiskSignalsTable;
+  sanctions_imports: SanctionsImportsTable;
+  sanctions_entries: SanctionsEntriesTable;
   risk_signal_minutes: RiskSignalMinutesTable;
   risk_signal_minutes_frontier: RiskSignalMinutesFrontierTable;
   risk_decisions: RiskDecisionsTable;

@@ -56,6 +56,20 @@ export function completeDocument<T extends OpenAPIV3.Document>(
         };
         delete extended['x-multipart-body'];
       }
+      // A body that is a file of its own format (a sanctions list's XML) is described as `x-raw-body`.
+      const raw = operation as typeof operation & {
+        'x-raw-body'?: { mediaTypes: string[]; schema: OpenAPIV3.SchemaObject; example: string };
+      };
+      const rawBody = raw['x-raw-body'];
+      if (rawBody) {
+        operation.requestBody = {
+          required: true,
+          content: Object.fromEntries(
+            rawBody.mediaTypes.map((type) => [type, { schema: rawBody.schema, example: rawBody.example }]),
+          ),
+        };
+        delete raw['x-raw-body'];
+      }
       // An API that takes form bodies as well as JSON says so for every body (the same schema).
       const body = operation.requestBody as OpenAPIV3.RequestBodyObject | undefined;
       const json = body?.content?.['application/json'];

@@ -1,0 +1,227 @@
+// Importing the official sanctions lists and screening against them (docs/compliance.md). An import is one
+// transaction: the file is read whole first (a malformed one changes nothing), a file already imported is
+// answered as such (its content hash), and the entries are versioned — new, changed (its old version
+// closed, a new one opened) or gone (closed) — under a lock per list, so two imports of one list never
+// interleave. Every process keeps the current entries as an in-memory index (screening-index.ts), rebuilt
+// when it hears of a newer import.
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Clock } from '../clock/clock.ts';
+import type { Db, Executor } from '../db/database.ts';
+import type { TenantCache } from '../tenants/tenant-cache.ts';
+import { entryHash, type ListEntry, type ListFile, type SanctionsSource } from './sanctions-entry.ts';
+import { readEuList } from './sanctions-eu.ts';
+import { readOfacList } from './sanctions-ofac.ts';
+import { readUnList } from './sanctions-un.ts';
+import {
+  type IndexedEntry,
+  type ScreenedParty,
+  ScreeningIndex,
+  type ScreeningMatch,
+} from './screening-index.ts';
+
+const READERS: Record<SanctionsSource, (body: string) => ListFile> = {
+  eu: readEuList,
+  un: readUnList,
+  ofac: readOfacList,
+};
+
+export interface SanctionsImport {
+  id: string;
+  source: SanctionsSource;
+  sha256: string;
+  generatedAt: Date | null;
+  importedAt: Date;
+  importedBy: string;
+  entries: number;
+  added: number;
+  changed: number;
+  removed: number;
+}
+
+/** Rows written per statement: a list of tens of thousands of entries in a few round trips */
+const BATCH = 500;
+
+export class SanctionsLists {
+  #index: { importId: string; index: ScreeningIndex } | undefined;
+
+  constructor(private readonly deps: { clock: Clock; cache: TenantCache; threshold: number }) {}
+
+  get threshold(): number {
+    return this.deps.threshold;
+  }
+
+  /**
+   * Reads the file as `source`'s format and applies it: the import and its counts, and whether it was
+   * applied now (false: this very file was imported before, and nothing changed).
+   */
+  async import(
+    db: Db,
+    source: SanctionsSource,
+    body: string,
+    importedBy: string,
+  ): Promise<{ import: SanctionsImport; applied: boolean }> {
+    const file = READERS[source](body);
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    return db.transaction().execute(async (tx) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtext(${`sanctions:${source}`}))`.execute(tx);
+      const before = await tx
+        .selectFrom('sanctions_imports')
+        .selectAll()
+        .where('source', '=', source)
+        .where('sha256', '=', sha256)
+        .executeTakeFirst();
+      if (before) return { import: importOf(before), applied: false };
+      const row = await tx
+        .insertInto('sanctions_imports')
+        .values({
+          source,
+          sha256,
+          generated_at: file.generatedAt,
+          imported_at: this.deps.clock.now(),
+          imported_by: importedBy,
+          entries: file.entries.length,
+          added: 0,
+          changed: 0,
+          removed: 0,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const counts = await applyEntries(tx, source, row.id, file.entries);
+      const done = await tx
+        .updateTable('sanctions_imports')
+        .set(counts)
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { import: importOf(done), applied: true };
+    });
+  }
+
+  /** The imports, newest first, a page before the last id seen */
+  async imports(db: Executor, page: { before?: string; limit: number }): Promise<SanctionsImport[]> {
+    let query = db.selectFrom('sanctions_imports').selectAll().orderBy('id', 'desc').limit(page.limit);
+    if (page.before) query = query.where('id', '<', page.before);
+    return (await query.execute()).map(importOf);
+  }
+
+  /** The party's matches among the lists' current entries, best first (no side effect) */
+  async screen(
+    db: Executor,
+    party: ScreenedParty,
+    threshold = this.deps.threshold,
+  ): Promise<ScreeningMatch[]> {
+    return (await this.index(db)).screen(party, threshold);
+  }
+
+  /** The entries that list this digital-currency address */
+  async screenAddress(db: Executor, address: string): Promise<IndexedEntry[]> {
+    return (await this.index(db)).screenAddress(address);
+  }
+
+  /** The index of the current entries, rebuilt when a newer import is heard of */
+  async index(db: Executor): Promise<ScreeningIndex> {
+    const latest =
+      (await this.deps.cache.get<string>('sanctions:latest-import', async () => {
+        const row = await db
+          .selectFrom('sanctions_imports')
+          .select(sql<string>`coalesce(max(id), 0)::text`.as('id'))
+          .executeTakeFirst();
+        return { value: row?.id ?? '0' };
+      })) ?? '0';
+    if (this.#index?.importId !== latest) {
+      const rows = await db
+        .selectFrom('sanctions_entries')
+        .select(['id', 'source', 'content'])
+        .where('closed_by', 'is', null)
+        .orderBy('id')
+        .execute();
+      const entries = rows.map((r) => ({
+        id: r.id,
+        source: r.source as SanctionsSource,
+        entry: r.content as unknown as ListEntry,
+      }));
+      this.#index = { importId: latest, index: new ScreeningIndex(entries) };
+    }
+    return this.#index.index;
+  }
+}
+
+/** The file's entries against the list's current ones: new versions opened, old ones closed */
+async function applyEntries(
+  tx: Executor,
+  source: SanctionsSource,
+  importId: string,
+  entries: readonly ListEntry[],
+): Promise<{ added: number; changed: number; removed: number }> {
+  const current = new Map(
+    (
+      await tx
+        .selectFrom('sanctions_entries')
+        .select(['id', 'source_id', 'version', 'content_sha256'])
+        .where('source', '=', source)
+        .where('closed_by', 'is', null)
+        .execute()
+    ).map((r) => [r.source_id, r]),
+  );
+  const opened: { source_id: string; version: number; content: string; content_sha256: string }[] = [];
+  const closed: string[] = [];
+  let added = 0;
+  let changed = 0;
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    if (seen.has(entry.sourceId)) continue;
+    seen.add(entry.sourceId);
+    const hash = entryHash(entry);
+    const was = current.get(entry.sourceId);
+    if (was?.content_sha256 === hash) continue;
+    if (was) {
+      closed.push(was.id);
+      changed++;
+    } else added++;
+    opened.push({
+      source_id: entry.sourceId,
+      version: (was?.version ?? 0) + 1,
+      content: JSON.stringify(entry),
+      content_sha256: hash,
+    });
+  }
+  const gone = [...current.values()].filter((r) => !seen.has(r.source_id)).map((r) => r.id);
+  for (let i = 0; i < closed.length + gone.length; i += BATCH) {
+    const ids = [...closed, ...gone].slice(i, i + BATCH);
+    await tx.updateTable('sanctions_entries').set({ closed_by: importId }).where('id', 'in', ids).execute();
+  }
+  for (let i = 0; i < opened.length; i += BATCH) {
+    await tx
+      .insertInto('sanctions_entries')
+      .values(opened.slice(i, i + BATCH).map((o) => ({ ...o, source, added_by: importId })))
+      .execute();
+  }
+  return { added, changed, removed: gone.length };
+}
+
+function importOf(row: {
+  id: string;
+  source: string;
+  sha256: string;
+  generated_at: Date | null;
+  imported_at: Date;
+  imported_by: string;
+  entries: number;
+  added: number;
+  changed: number;
+  removed: number;
+}): SanctionsImport {
+  return {
+    id: row.id,
+    source: row.source as SanctionsSource,
+    sha256: row.sha256,
+    generatedAt: row.generated_at,
+    importedAt: row.imported_at,
+    importedBy: row.imported_by,
+    entries: row.entries,
+    added: row.added,
+    changed: row.changed,
+    removed: row.removed,
+  };
+}

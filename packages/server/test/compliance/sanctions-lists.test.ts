@@ -1,0 +1,159 @@
+// Sanctions lists (docs/compliance.md) through the admin API: each official format imported from its
+// fixture (fixtures/generate-lists.ts writes them in the EU's, the UN's and OFAC's own XML), the same file
+// applied once, the EU's next file applied as a diff of versions, bad files refused whole; and screening
+// against what was imported, names and digital-currency addresses.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Harness } from '../harness/harness.ts';
+
+const fixtures = join(import.meta.dirname, 'fixtures');
+const file = (name: string) => readFileSync(join(fixtures, name), 'utf8');
+const labelled = JSON.parse(file('screening-labelled.json')) as {
+  variants: { query: string; variant: string; dateOfBirth?: string; source: string; sourceId: string }[];
+};
+
+interface Import {
+  id: string;
+  source: string;
+  entries: number;
+  added: number;
+  changed: number;
+  removed: number;
+  generatedAt: string | null;
+  error?: { field?: string; message: string };
+}
+interface Screened {
+  matches: {
+    score: number;
+    matchedName: string;
+    entry: { source: string; sourceId: string; names: string[] };
+  }[];
+  addressMatches: { source: string; sourceId: string }[];
+  error?: { field?: string };
+}
+
+let h: Harness;
+beforeAll(async () => {
+  h = await Harness.start();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const importList = (source: string, body: string, contentType = 'application/xml') =>
+  h.admin<Import>('POST', `/compliance/sanctions/imports?source=${source}`, {
+    body,
+    headers: { 'content-type': contentType },
+  });
+const screen = (json: Record<string, unknown>) => h.admin<Screened>('POST', '/compliance/screen', { json });
+
+describe('sanctions lists', () => {
+  it('imports each list from its official format, once, and screens names and addresses against them', async () => {
+    for (const [source, name, entries, generatedAt] of [
+      ['eu', 'eu-consolidated.xml', 160, '2026-12-01T09:00:00.000Z'],
+      ['un', 'un-consolidated.xml', 110, '2026-11-30T23:00:03.913Z'],
+      ['ofac', 'ofac-sdn.xml', 160, '2026-12-01T00:00:00.000Z'],
+    ] as const) {
+      const imported = await importList(source, file(name));
+      expect(imported.status, source).toBe(201);
+      expect(imported.body).toMatchObject({
+        source,
+        entries,
+        added: entries,
+        changed: 0,
+        removed: 0,
+        generatedAt,
+      });
+      // The same file again: its first import, nothing applied
+      const again = await importList(source, file(name), 'text/xml');
+      expect(again.status).toBe(200);
+      expect(again.body.id).toBe(imported.body.id);
+    }
+    const listed = await h.admin<{ data: Import[] }>('GET', '/compliance/sanctions/imports?limit=2');
+    expect(listed.body.data.map((i) => i.source)).toEqual(['ofac', 'un']);
+
+    // A variant of a listed name in each way the labelled set writes them finds its entry
+    for (const kind of new Set(labelled.variants.map((v) => v.variant))) {
+      const variant = labelled.variants.find((v) => v.variant === kind);
+      if (!variant) continue;
+      const answer = await screen({
+        name: variant.query,
+        ...(variant.dateOfBirth ? { dateOfBirth: variant.dateOfBirth } : {}),
+      });
+      expect(answer.status).toBe(200);
+      expect(
+        answer.body.matches.map((m) => `${m.entry.source}:${m.entry.sourceId}`),
+        `${kind}: ${variant.query}`,
+      ).toContain(`${variant.source}:${variant.sourceId}`);
+    }
+    // A name on no list matches nothing; an address OFAC lists matches its entry, in any case for hex
+    expect((await screen({ name: 'Margaret Thompson', dateOfBirth: '1971-04-02' })).body.matches).toEqual([]);
+    const ofac = file('ofac-sdn.xml');
+    const address = /<idNumber>(0x[0-9a-f]{40})<\/idNumber>/.exec(ofac)?.[1] as string;
+    const uid = new RegExp(`<uid>(\\d+)</uid>(?:(?!<sdnEntry>)[\\s\\S])*?${address}`).exec(ofac)?.[1];
+    const byAddress = await screen({ name: 'Anyone', address: address.toUpperCase().replace('0X', '0x') });
+    expect(byAddress.body.addressMatches).toEqual([
+      expect.objectContaining({ source: 'ofac', sourceId: uid }),
+    ]);
+  });
+
+  it('applies a list’s next file as versions: entries added, changed and removed', async () => {
+    const first = file('eu-consolidated.xml');
+    const next = file('eu-consolidated-next.xml');
+    await importList('eu', first);
+    const removedId = /logicalId="(\d+)" designationDate/.exec(first)?.[1] as string;
+    const removedName = new RegExp(`logicalId="${removedId}"[\\s\\S]*?wholeName="([^"]+)"`).exec(
+      first,
+    )?.[1] as string;
+    expect((await screen({ name: removedName })).body.matches.map((m) => m.entry.sourceId)).toContain(
+      removedId,
+    );
+
+    const applied = await importList('eu', next);
+    expect(applied.status).toBe(201);
+    expect(applied.body).toMatchObject({ entries: 160, added: 5, changed: 5, removed: 5 });
+    // Removed from the list: no longer matched (every process hears of the import and rebuilds its index)
+    expect((await screen({ name: removedName })).body.matches.map((m) => m.entry.sourceId)).not.toContain(
+      removedId,
+    );
+    const versions = await h.services.db
+      .selectFrom('sanctions_entries')
+      .select(['source_id', 'version', 'closed_by'])
+      .where('source', '=', 'eu')
+      .where('closed_by', 'is not', null)
+      .execute();
+    // Five closed as removed, five closed as changed (each with a second version open)
+    expect(versions).toHaveLength(10);
+    const reopened = await h.services.db
+      .selectFrom('sanctions_entries')
+      .select('source_id')
+      .where('source', '=', 'eu')
+      .where('version', '=', 2)
+      .where('closed_by', 'is', null)
+      .execute();
+    expect(reopened).toHaveLength(5);
+  });
+
+  it('refuses a file that is not the list it is said to be, writing nothing', async () => {
+    const before = await h.admin<{ data: Import[] }>('GET', '/compliance/sanctions/imports');
+    const refused = async (source: string, body: string, field = 'body') => {
+      const answer = await importList(source, body);
+      expect(answer.status, body.slice(0, 40)).toBe(400);
+      expect(answer.body.error?.field).toBe(field);
+      return answer.body.error?.message ?? '';
+    };
+    expect(await refused('un', file('eu-consolidated.xml'))).toMatch(/root element is <export>/);
+    expect(await refused('ofac', '<sdnList><sdnEntry><uid>1</uid>')).toMatch(/not well-formed/);
+    expect(await refused('eu', '<export><sanctionEntity logicalId="7"/></export>')).toMatch(
+      /entry 1 has no name/,
+    );
+    expect(await refused('eu', '   ')).toMatch(/list file/);
+    expect(await refused('nato', file('un-consolidated.xml'), 'source')).toBeTruthy();
+    const after = await h.admin<{ data: Import[] }>('GET', '/compliance/sanctions/imports');
+    expect(after.body.data).toEqual(before.body.data);
+    // A screening's own bad input
+    expect((await screen({ name: '' })).body.error?.field).toBe('name');
+    expect((await screen({ name: 'A B', dateOfBirth: '12/01/1970' })).body.error?.field).toBe('dateOfBirth');
+  });
+});
