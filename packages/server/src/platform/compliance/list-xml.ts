@@ -2,7 +2,7 @@
 // never half-read), namespaces dropped (OFAC's has changed its namespace before), every value kept as
 // text. No DTD or external entity is ever fetched: the reader resolves only XML's own five entities.
 import { XMLParser } from 'fast-xml-parser';
-import { ListFormatError } from './sanctions-entry.ts';
+import { ListFormatError, text } from './sanctions-entry.ts';
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -30,3 +30,12 @@ export function readListXml(body: string, what: string, root: string): Record<st
   }
   return top as Record<string, unknown>;
 }
+
+/** An element as the reader gives it: child elements by name, attributes as `@_name` */
+export type XmlElement = Record<string, unknown>;
+
+/** A child element's text, trimmed; null when absent or empty */
+export const field = (element: XmlElement, name: string) => text(element[name]);
+
+/** An attribute's text, trimmed; null when absent or empty */
+export const attribute = (element: XmlElement, name: string) => text(element[`@_${name}`]);

@@ -2,28 +2,18 @@
 // (the Financial Sanctions Files' `xmlFullSanctionsList_1_1`): an `export` root of `sanctionEntity`
 // elements whose facts are attributes — `nameAlias` (wholeName, strong), `citizenship`, `birthdate`,
 // `address`, `regulation` (programme) — each entity identified by its `logicalId`.
-import { readListXml } from './list-xml.ts';
-import {
-  checked,
-  compact,
-  countryCode,
-  type ListEntry,
-  type ListFile,
-  many,
-  text,
-} from './sanctions-entry.ts';
+import { attribute as attr, readListXml, type XmlElement } from './list-xml.ts';
+import { checked, compact, countryCode, type ListEntry, type ListFile, many } from './sanctions-entry.ts';
 
-type Element = Record<string, unknown>;
-const attr = (element: Element, name: string) => text(element[`@_${name}`]);
 /** The EU writes `00` for a country it does not know */
 const known = (code: string | null) => (code && code !== '00' ? code : null);
 
 export function readEuList(body: string): ListFile {
   const root = readListXml(body, 'the EU consolidated list (FSF XML)', 'export');
   const generated = attr(root, 'generationDate');
-  const entries = many<Element>(root.sanctionEntity).map((e): ListEntry => {
-    const subject = attr((e.subjectType as Element | undefined) ?? {}, 'code');
-    const names = many<Element>(e.nameAlias).flatMap((a) => {
+  const entries = many<XmlElement>(root.sanctionEntity).map((e): ListEntry => {
+    const subject = attr((e.subjectType as XmlElement | undefined) ?? {}, 'code');
+    const names = many<XmlElement>(e.nameAlias).flatMap((a) => {
       const name =
         attr(a, 'wholeName') ??
         compact([attr(a, 'firstName'), attr(a, 'middleName'), attr(a, 'lastName')]).join(' ');
@@ -33,13 +23,13 @@ export function readEuList(body: string): ListFile {
       sourceId: attr(e, 'logicalId') ?? '',
       kind: subject === 'person' ? 'person' : 'entity',
       names,
-      birthDates: compact(many<Element>(e.birthdate).map((b) => attr(b, 'birthdate') ?? attr(b, 'year'))),
+      birthDates: compact(many<XmlElement>(e.birthdate).map((b) => attr(b, 'birthdate') ?? attr(b, 'year'))),
       nationalities: compact(
-        many<Element>(e.citizenship).map((c) =>
+        many<XmlElement>(e.citizenship).map((c) =>
           countryCode(known(attr(c, 'countryIso2Code')) ?? attr(c, 'countryDescription')),
         ),
       ),
-      addresses: many<Element>(e.address).map((a) => ({
+      addresses: many<XmlElement>(e.address).map((a) => ({
         text: compact([
           attr(a, 'street'),
           attr(a, 'city'),
@@ -49,7 +39,7 @@ export function readEuList(body: string): ListFile {
         country: countryCode(known(attr(a, 'countryIso2Code'))),
       })),
       cryptoAddresses: [],
-      programs: compact(many<Element>(e.regulation).map((r) => attr(r, 'programme'))),
+      programs: compact(many<XmlElement>(e.regulation).map((r) => attr(r, 'programme'))),
       reference: attr(e, 'euReferenceNumber'),
       listedOn: attr(e, 'designationDate'),
     };

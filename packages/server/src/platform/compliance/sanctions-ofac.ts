@@ -4,7 +4,7 @@
 // addressList, nationalityList and citizenshipList, dateOfBirthList (`12 Jan 1965`, `1965`, `circa 1965`),
 // and idList, whose `Digital Currency Address - XBT` (ETH, USDT, …) ids are the addresses a crypto store
 // must not take from or refund to.
-import { readListXml } from './list-xml.ts';
+import { field, readListXml, type XmlElement } from './list-xml.ts';
 import {
   checked,
   compact,
@@ -15,10 +15,8 @@ import {
   text,
 } from './sanctions-entry.ts';
 
-type Element = Record<string, unknown>;
-const field = (element: Element, name: string) => text(element[name]);
-const list = (element: Element, outer: string, inner: string) =>
-  many<Element>((element[outer] as Element | undefined)?.[inner]);
+const list = (element: XmlElement, outer: string, inner: string) =>
+  many<XmlElement>((element[outer] as XmlElement | undefined)?.[inner]);
 const KINDS: Record<string, ListEntry['kind']> = {
   Individual: 'person',
   Entity: 'entity',
@@ -30,10 +28,10 @@ const CRYPTO = /^Digital Currency Address - ([A-Z0-9]+)$/;
 
 export function readOfacList(body: string): ListFile {
   const root = readListXml(body, 'the OFAC SDN list (XML)', 'sdnList');
-  const published = field((root.publshInformation as Element | undefined) ?? {}, 'Publish_Date');
+  const published = field((root.publshInformation as XmlElement | undefined) ?? {}, 'Publish_Date');
   const [month, day, year] = published?.split('/') ?? [];
-  const entries = many<Element>(root.sdnEntry).map((e): ListEntry => {
-    const name = (n: Element) => compact([field(n, 'firstName'), field(n, 'lastName')]).join(' ');
+  const entries = many<XmlElement>(root.sdnEntry).map((e): ListEntry => {
+    const name = (n: XmlElement) => compact([field(n, 'firstName'), field(n, 'lastName')]).join(' ');
     const ids = list(e, 'idList', 'id');
     return {
       sourceId: field(e, 'uid') ?? '',
@@ -63,7 +61,7 @@ export function readOfacList(body: string): ListFile {
         const address = field(id, 'idNumber');
         return currency && address ? [{ currency, address }] : [];
       }),
-      programs: compact(many((e.programList as Element | undefined)?.program).map((p) => text(p))),
+      programs: compact(many((e.programList as XmlElement | undefined)?.program).map((p) => text(p))),
       reference: null,
       listedOn: null,
     };

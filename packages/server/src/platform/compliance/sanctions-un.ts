@@ -3,7 +3,7 @@
 // FIRST_NAME … FOURTH_NAME in order, with NAME_ORIGINAL_SCRIPT and INDIVIDUAL_ALIAS (QUALITY Good or Low)
 // beside it; NATIONALITY/VALUE, INDIVIDUAL_DATE_OF_BIRTH (an exact DATE, a YEAR, or FROM_YEAR–TO_YEAR),
 // INDIVIDUAL_ADDRESS. An entity's name is its FIRST_NAME, with ENTITY_ALIAS and ENTITY_ADDRESS.
-import { readListXml } from './list-xml.ts';
+import { field, readListXml, type XmlElement } from './list-xml.ts';
 import {
   checked,
   compact,
@@ -14,16 +14,13 @@ import {
   text,
 } from './sanctions-entry.ts';
 
-type Element = Record<string, unknown>;
-const field = (element: Element, name: string) => text(element[name]);
-
 export function readUnList(body: string): ListFile {
   const root = readListXml(body, 'the UN consolidated list (XML)', 'CONSOLIDATED_LIST');
   const generated = text(root['@_dateGenerated']);
-  const people = many<Element>((root.INDIVIDUALS as Element | undefined)?.INDIVIDUAL).map((e) =>
+  const people = many<XmlElement>((root.INDIVIDUALS as XmlElement | undefined)?.INDIVIDUAL).map((e) =>
     entry(e, 'person', 'INDIVIDUAL'),
   );
-  const entities = many<Element>((root.ENTITIES as Element | undefined)?.ENTITY).map((e) =>
+  const entities = many<XmlElement>((root.ENTITIES as XmlElement | undefined)?.ENTITY).map((e) =>
     entry(e, 'entity', 'ENTITY'),
   );
   return {
@@ -33,11 +30,11 @@ export function readUnList(body: string): ListFile {
   };
 }
 
-function entry(e: Element, kind: 'person' | 'entity', prefix: 'INDIVIDUAL' | 'ENTITY'): ListEntry {
+function entry(e: XmlElement, kind: 'person' | 'entity', prefix: 'INDIVIDUAL' | 'ENTITY'): ListEntry {
   const primary = compact(
     ['FIRST_NAME', 'SECOND_NAME', 'THIRD_NAME', 'FOURTH_NAME'].map((n) => field(e, n)),
   ).join(' ');
-  const aliases = many<Element>(e[`${prefix}_ALIAS`]).flatMap((a) => {
+  const aliases = many<XmlElement>(e[`${prefix}_ALIAS`]).flatMap((a) => {
     const name = field(a, 'ALIAS_NAME');
     return name ? [{ name, strong: field(a, 'QUALITY') !== 'Low' }] : [];
   });
@@ -51,7 +48,7 @@ function entry(e: Element, kind: 'person' | 'entity', prefix: 'INDIVIDUAL' | 'EN
       ...aliases,
     ],
     birthDates: compact(
-      many<Element>(e.INDIVIDUAL_DATE_OF_BIRTH).flatMap((d) => [
+      many<XmlElement>(e.INDIVIDUAL_DATE_OF_BIRTH).flatMap((d) => [
         field(d, 'DATE')?.slice(0, 10),
         field(d, 'YEAR'),
         field(d, 'FROM_YEAR'),
@@ -59,9 +56,9 @@ function entry(e: Element, kind: 'person' | 'entity', prefix: 'INDIVIDUAL' | 'EN
       ]),
     ),
     nationalities: compact(
-      many<Element>(e.NATIONALITY).flatMap((n) => many(n.VALUE).map((v) => countryCode(text(v)))),
+      many<XmlElement>(e.NATIONALITY).flatMap((n) => many(n.VALUE).map((v) => countryCode(text(v)))),
     ),
-    addresses: many<Element>(e[`${prefix}_ADDRESS`])
+    addresses: many<XmlElement>(e[`${prefix}_ADDRESS`])
       .map((a) => ({
         text: compact(['STREET', 'CITY', 'STATE_PROVINCE', 'COUNTRY'].map((n) => field(a, n))).join(', '),
         country: countryCode(field(a, 'COUNTRY')),
