@@ -96,43 +96,38 @@ export async function backtest(
     deps.labels ? deps.labels(db, tenant, from) : Promise.resolve(new Map<string, 'fraud' | 'other'>()),
   ]);
   const translated = options.inProcess ? undefined : ruleSql(point, request.expression, riskLists);
-  if (translated) {
-    const judged = { tenant, point, rule: translated, disputes, sampleSize: request.sampleSize };
+  const judged = translated && { tenant, point, rule: translated, disputes, sampleSize: request.sampleSize };
+  if (judged && deps.parts && translated.features.length > 0) {
     // A rule that reads velocity costs the windows' sorts: a long period is judged in slices at once
     const longest = Math.max(
       0,
       ...translated.features.filter(isWindowFeature).map((f) => VELOCITY_WINDOWS[f.window]),
     );
-    const slices =
-      translated.features.length > 0 && deps.parts
-        ? slicesOf(from, to, longest, deps.parts.parts, options.slices)
-        : [];
-    if (slices.length > 1 && deps.parts) {
-      const parts = await deps.parts.run(
-        slices.map((slice) => judgedInDatabase({ ...judged, ...slice }, options).compile(db)),
+    const slices = slicesOf(from, to, longest, deps.parts.parts, options.slices);
+    const parts =
+      slices.length > 1
+        ? await deps.parts.run(
+            slices.map((slice) => judgedInDatabase({ ...judged, ...slice }, options).compile(db)),
+          )
+        : undefined;
+    // Undefined too when another backtest holds the parts or the pool has no room: judged in one part
+    if (parts)
+      return mergedParts(
+        parts.map((rows) => resultOf(rows[0], options)),
+        request.sampleSize,
       );
-      if (parts)
-        return mergedParts(
-          parts.map((rows) => resultOf(rows[0], options)),
-          request.sampleSize,
-        );
-    }
   }
   return db.transaction().execute(async (trx) => {
     await sql`SET LOCAL work_mem = ${sql.lit(SORT_MEMORY)}`.execute(trx);
-    const history = { tenant, point, from, to };
-    if (translated) {
-      const { rows } = await judgedInDatabase(
-        { ...history, rule: translated, disputes, sampleSize: request.sampleSize },
-        options,
-      ).execute(trx);
+    if (judged) {
+      const { rows } = await judgedInDatabase({ ...judged, from, to }, options).execute(trx);
       return resultOf(rows[0], options);
     }
     const result = emptyResult('process', options);
     await judgeInProcess(
       trx,
-      { ...history, expression: request.expression, features, lists: riskLists },
-      (judged) => count(result, judged, disputes.get(judged.objectId), request.sampleSize),
+      { tenant, point, from, to, expression: request.expression, features, lists: riskLists },
+      (signal) => count(result, signal, disputes.get(signal.objectId), request.sampleSize),
     );
     return result;
   });
