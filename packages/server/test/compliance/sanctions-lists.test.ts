@@ -34,8 +34,16 @@ interface Screened {
 }
 
 let h: Harness;
+/** The next statement matching this is sent on a connection cut under it: the process died there */
+let cutAt: RegExp | undefined;
 beforeAll(async () => {
-  h = await Harness.start();
+  h = await Harness.start({
+    observeStatement: (statement, connection) => {
+      if (!cutAt?.test(statement)) return;
+      cutAt = undefined;
+      connection.destroy();
+    },
+  });
 });
 afterAll(async () => {
   await h.close();
@@ -133,6 +141,32 @@ describe('sanctions lists', () => {
       .where('closed_by', 'is', null)
       .execute();
     expect(reopened).toHaveLength(5);
+  });
+
+  it('leaves nothing of an import cut off while its entries were being written, and applies it whole again', async () => {
+    const count = async () =>
+      Number(
+        (
+          await h.services.db
+            .selectFrom('sanctions_entries')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('source', '=', 'un')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await count();
+    // A UN file this test alone imports: the list's entries and another DATAID each
+    const body = file('un-consolidated.xml').replace(/<DATAID>(\d+)<\/DATAID>/g, '<DATAID>9$1</DATAID>');
+    cutAt = /^insert into "sanctions_entries"/;
+    const cut = await importList('un', body);
+    expect(cut.status).toBeGreaterThanOrEqual(500);
+    expect(cutAt).toBeUndefined();
+    expect(await count()).toBe(before);
+    const again = await importList('un', body);
+    expect(again.status).toBe(201);
+    expect(again.body).toMatchObject({ entries: 110, added: 110, changed: 0 });
+    // The file's entries open, the previous file's closed (removed from the list by this one)
+    expect(again.body.removed).toBe(before > 0 ? 110 : 0);
   });
 
   it('refuses a file that is not the list it is said to be, writing nothing', async () => {
