@@ -78,6 +78,12 @@ describe('sanctions lists', () => {
       expect(again.status).toBe(200);
       expect(again.body.id).toBe(imported.body.id);
     }
+    // Each import is the operator's action in the audit trail, naming the import
+    const audited = await h.admin<{ data: { action: string; objectId: string | null }[] }>(
+      'GET',
+      '/audit-events?action=sanctions_list.imported',
+    );
+    expect(audited.body.data.map((a) => a.action)).toContain('sanctions_list.imported');
     const listed = await h.admin<{ data: Import[] }>('GET', '/compliance/sanctions/imports?limit=2');
     expect(listed.body.data.map((i) => i.source)).toEqual(['ofac', 'un']);
 

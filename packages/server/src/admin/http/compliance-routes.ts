@@ -7,7 +7,7 @@ import type { SanctionsImport, SanctionsLists } from '../../platform/compliance/
 import type { ScreeningMatch } from '../../platform/compliance/screening-index.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
-import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { asZod, type ZodApp } from '../../platform/http/api-scope.ts';
 import { int8Cursor } from '../../platform/http/fields.ts';
 import { pageQuery } from './risk-scope.ts';
 import { standardErrors, timestamp } from './schemas.ts';
@@ -93,51 +93,55 @@ export async function registerComplianceRoutes(
   deps: { db: Db; sanctions: SanctionsLists },
 ): Promise<void> {
   const { db, sanctions } = deps;
-  app.addContentTypeParser(
-    XML_TYPES,
-    { parseAs: 'string', bodyLimit: LIST_FILE_LIMIT },
-    (_request, body, done) => done(null, body),
-  );
+  // The import alone takes XML: every other admin route still answers it 415
+  await app.register(async (plugin) => {
+    const scoped = asZod(plugin);
+    scoped.addContentTypeParser(
+      XML_TYPES,
+      { parseAs: 'string', bodyLimit: LIST_FILE_LIMIT },
+      (_request, body, done) => done(null, body),
+    );
 
-  app.post(
-    '/compliance/sanctions/imports',
-    {
-      bodyLimit: LIST_FILE_LIMIT,
-      schema: {
-        summary:
-          'Import a sanctions list from its official file (the EU’s FSF XML, the UN’s consolidated XML, OFAC’s sdn.xml): applied once, its entries versioned',
-        tags: ['compliance'],
-        querystring: z.object({
-          source: z.enum(SANCTIONS_SOURCES).describe('whose list the file is').meta({ example: 'un' }),
-        }),
-        consumes: XML_TYPES,
-        'x-raw-body': {
-          mediaTypes: XML_TYPES,
-          schema: {
-            type: 'string',
-            description:
-              'The list file as published: the EU’s `export` XML, the UN’s `CONSOLIDATED_LIST` XML or OFAC’s `sdnList` XML (at most 64 MB)',
+    scoped.post(
+      '/compliance/sanctions/imports',
+      {
+        bodyLimit: LIST_FILE_LIMIT,
+        schema: {
+          summary:
+            'Import a sanctions list from its official file (the EU’s FSF XML, the UN’s consolidated XML, OFAC’s sdn.xml): applied once, its entries versioned',
+          tags: ['compliance'],
+          querystring: z.object({
+            source: z.enum(SANCTIONS_SOURCES).describe('whose list the file is').meta({ example: 'un' }),
+          }),
+          consumes: XML_TYPES,
+          'x-raw-body': {
+            mediaTypes: XML_TYPES,
+            schema: {
+              type: 'string',
+              description:
+                'The list file as published: the EU’s `export` XML, the UN’s `CONSOLIDATED_LIST` XML or OFAC’s `sdnList` XML (at most 64 MB)',
+            },
+            example: EXAMPLE_LIST,
           },
-          example: EXAMPLE_LIST,
+          response: { 200: importView, 201: importView, ...standardErrors },
         },
-        response: { 200: importView, 201: importView, ...standardErrors },
       },
-    },
-    async (request, reply) => {
-      if (typeof request.body !== 'string' || request.body.trim() === '') {
-        throw new DomainError('validation_failed', 'the body is the list file, as application/xml', {
-          field: 'body',
-        });
-      }
-      try {
-        const done = await sanctions.import(db, request.query.source, request.body, 'admin token');
-        return reply.code(done.applied ? 201 : 200).send(presentImport(done.import));
-      } catch (err) {
-        if (!(err instanceof ListFormatError)) throw err;
-        throw new DomainError('validation_failed', err.message, { field: 'body' });
-      }
-    },
-  );
+      async (request, reply) => {
+        if (typeof request.body !== 'string' || request.body.trim() === '') {
+          throw new DomainError('validation_failed', 'the body is the list file, as application/xml', {
+            field: 'body',
+          });
+        }
+        try {
+          const done = await sanctions.import(db, request.query.source, request.body, 'admin token');
+          return reply.code(done.applied ? 201 : 200).send(presentImport(done.import));
+        } catch (err) {
+          if (!(err instanceof ListFormatError)) throw err;
+          throw new DomainError('validation_failed', err.message, { field: 'body' });
+        }
+      },
+    );
+  });
 
   app.get(
     '/compliance/sanctions/imports',
