@@ -63,38 +63,41 @@ export const compact = <T>(values: (T | null | undefined)[]): T[] => [
   ...new Set(values.filter((v): v is T => v !== null && v !== undefined)),
 ];
 
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
 /** English country names (and the lists' other spellings) to ISO 3166 alpha-2, for nationality evidence */
-const COUNTRY_CODES: ReadonlyMap<string, string> = (() => {
-  const codes = new Map<string, string>();
-  for (let a = 65; a <= 90; a++) {
-    for (let b = 65; b <= 90; b++) {
-      const code = String.fromCharCode(a, b);
-      const name = regionNames.of(code);
-      if (name && name !== code) codes.set(name.toLowerCase(), code);
+let countryCodes: ReadonlyMap<string, string> | undefined;
+/** Built on the first list read, not at start-up: 676 region names asked of Intl */
+const COUNTRY_CODES = (): ReadonlyMap<string, string> =>
+  (countryCodes ??= (() => {
+    const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+    const codes = new Map<string, string>();
+    for (let a = 65; a <= 90; a++) {
+      for (let b = 65; b <= 90; b++) {
+        const code = String.fromCharCode(a, b);
+        const name = regionNames.of(code);
+        if (name && name !== code) codes.set(name.toLowerCase(), code);
+      }
     }
-  }
-  for (const [name, code] of Object.entries({
-    'russian federation': 'RU',
-    'iran (islamic republic of)': 'IR',
-    "democratic people's republic of korea": 'KP',
-    'korea, north': 'KP',
-    'syrian arab republic': 'SY',
-    'united states of america': 'US',
-    'united kingdom of great britain and northern ireland': 'GB',
-    'viet nam': 'VN',
-    'bolivarian republic of venezuela': 'VE',
-  })) {
-    codes.set(name, code);
-  }
-  return codes;
-})();
+    for (const [name, code] of Object.entries({
+      'russian federation': 'RU',
+      'iran (islamic republic of)': 'IR',
+      "democratic people's republic of korea": 'KP',
+      'korea, north': 'KP',
+      'syrian arab republic': 'SY',
+      'united states of america': 'US',
+      'united kingdom of great britain and northern ireland': 'GB',
+      'viet nam': 'VN',
+      'bolivarian republic of venezuela': 'VE',
+    })) {
+      codes.set(name, code);
+    }
+    return codes;
+  })());
 
 /** A country as an ISO code when it is one or its English name is known; else as the list wrote it */
 export function countryCode(value: string | null): string | null {
   if (!value) return null;
   if (/^[A-Z]{2}$/.test(value)) return value;
-  return COUNTRY_CODES.get(value.toLowerCase()) ?? value;
+  return COUNTRY_CODES().get(value.toLowerCase()) ?? value;
 }
 
 /** Every entry has its id and a name: one without is refused with the file, not skipped */

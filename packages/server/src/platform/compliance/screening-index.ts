@@ -45,7 +45,6 @@ export class ScreeningIndex {
   /** Token → the names holding it */
   private readonly postings: number[][] = [];
   private readonly names: IndexedName[] = [];
-  private readonly frequency = new Map<string, number>();
   private readonly addresses = new Map<string, number[]>();
 
   constructor(readonly entries: readonly IndexedEntry[]) {
@@ -55,7 +54,6 @@ export class ScreeningIndex {
         if (tokens.length === 0) continue;
         const at = this.names.push({ entry: e, name, tokens }) - 1;
         for (const token of new Set(tokens)) {
-          this.frequency.set(token, (this.frequency.get(token) ?? 0) + 1);
           let id = this.tokenIds.get(token);
           if (id === undefined) {
             id = this.tokens.push(token) - 1;
@@ -72,6 +70,12 @@ export class ScreeningIndex {
 
   get size(): number {
     return this.names.length;
+  }
+
+  /** How many names hold the token (its postings: a name holds each of its tokens once) */
+  private holding(token: string): number {
+    const id = this.tokenIds.get(token);
+    return id === undefined ? 0 : (this.postings[id]?.length ?? 0);
   }
 
   /** The entries whose names match the party's at or above `threshold`, best first */
@@ -100,8 +104,7 @@ export class ScreeningIndex {
         for (const at of this.postings[id] ?? []) hits.set(at, (hits.get(at) ?? 0) | (1 << t));
       }
     }
-    const weight = (token: string) =>
-      Math.log(1 + this.names.length / (1 + (this.frequency.get(token) ?? 0)));
+    const weight = (token: string) => Math.log(1 + this.names.length / (1 + this.holding(token)));
     const best = new Map<number, ScreeningMatch>();
     const needed = (name: IndexedName) => Math.min(2, tokens.length, name.tokens.length);
     for (const [at, seen] of hits) {
