@@ -195,5 +195,8 @@ describe('sanctions lists', () => {
     // A screening's own bad input
     expect((await screen({ name: '' })).body.error?.field).toBe('name');
     expect((await screen({ name: 'A B', dateOfBirth: '12/01/1970' })).body.error?.field).toBe('dateOfBirth');
+    expect((await screen({ name: 'A B', country: 'Russia' })).body.error?.field).toBe('country');
+    expect((await screen({ name: 'A B', threshold: 2 })).body.error?.field).toBe('threshold');
+    expect((await screen({ name: 'A B', nickname: 'x' })).status).toBe(400);
   });
 });
