@@ -11,7 +11,7 @@ import type { BankAccounts } from './platform/bank-accounts/bank-accounts.ts';
 import type { Clock } from './platform/clock/clock.ts';
 import type { Sweeps } from './platform/clock/sweeps.ts';
 import type { ProcessRegistry } from './platform/cluster/process-registry.ts';
-import type { SanctionsLists } from './platform/compliance/sanctions-lists.ts';
+import type { Compliance } from './platform/compliance/compliance.ts';
 import type { ConsoleUsers } from './platform/console/console-users.ts';
 import type { CapabilityTokens } from './platform/crypto/capability-tokens.ts';
 import type { Encryptor } from './platform/crypto/encryption.ts';
@@ -74,8 +74,8 @@ export interface Platform {
   consoleUsers: ConsoleUsers;
   /** Fraud rules, block and allow lists and their decisions at every decision point (docs/risk.md) */
   risk: Risk;
-  /** The EU, UN and OFAC sanctions lists and screening against them (docs/compliance.md) */
-  sanctions: SanctionsLists;
+  /** The EU, UN and OFAC sanctions lists, screening against them, alerts, cases and holds (docs/compliance.md) */
+  compliance: Compliance;
   /** Four eyes on money: the tenants' policies and the requests waiting for a second person */
   approvals: Approvals;
   encryptor: Encryptor;

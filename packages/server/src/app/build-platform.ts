@@ -10,7 +10,7 @@ import { type Clock, SandboxClock, systemClock } from '../platform/clock/clock.t
 import { CLOCK_CHANNEL, loadSandboxClockOffset } from '../platform/clock/sandbox-clock-state.ts';
 import { Sweeps } from '../platform/clock/sweeps.ts';
 import { ProcessRegistry, TENANTS_CHANNEL } from '../platform/cluster/process-registry.ts';
-import { SanctionsLists } from '../platform/compliance/sanctions-lists.ts';
+import { createCompliance } from '../platform/compliance/compliance.ts';
 import { ConsoleUsers } from '../platform/console/console-users.ts';
 import { CapabilityTokens } from '../platform/crypto/capability-tokens.ts';
 import { derive, Encryptor } from '../platform/crypto/encryption.ts';
@@ -31,6 +31,7 @@ import { formatAmountIn } from '../platform/money/amount.ts';
 import type { Tracing } from '../platform/observability/tracing.ts';
 import { startTracing, traced } from '../platform/observability/tracing.ts';
 import { sumBalanceDays } from '../platform/payouts/balance-days.ts';
+import { payoutHolds } from '../platform/payouts/payout-holds.ts';
 import { PayoutLifecycle } from '../platform/payouts/payout-lifecycle.ts';
 import { PayoutsService } from '../platform/payouts/payouts-service.ts';
 import { TermsStore } from '../platform/payouts/terms.ts';
@@ -230,6 +231,15 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     };
   });
   sweeps.register('balance-days', () => sumBalanceDays(db, clock.now()));
+  const compliance = createCompliance({
+    db,
+    clock,
+    cache: tenantCache,
+    threshold: config.screeningThreshold,
+  });
+  sweeps.register('sanctions-rescreen', () => compliance.screening.rescreenStep());
+  compliance.holds.kinds.set('site', payoutHolds(payoutLifecycle));
+  compliance.holds.kinds.set('store', payoutHolds(payoutLifecycle));
   const payouts = new PayoutsService({
     db,
     transact,
@@ -238,6 +248,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     outbox,
     terms,
     risk,
+    holds: compliance.holds,
     onRunFailure: (failure, error) => {
       logger.error(
         { err: error, tenant: failure.tenant, currency: failure.currency },
@@ -287,9 +298,9 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     db,
     clock,
     risk,
-    sanctions: new SanctionsLists({ clock, cache: tenantCache, threshold: config.screeningThreshold }),
+    compliance,
     capabilities,
-    bankAccounts: new BankAccounts(encryptor, clock, risk),
+    bankAccounts: new BankAccounts(encryptor, clock, risk, compliance.screening),
     moneyOut: { terms, payouts, lifecycle: payoutLifecycle, bank },
     logger,
     transact,

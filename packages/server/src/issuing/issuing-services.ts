@@ -2,6 +2,7 @@
 
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Sweeps } from '../platform/clock/sweeps.ts';
+import type { Compliance } from '../platform/compliance/compliance.ts';
 import type { CapabilityTokens } from '../platform/crypto/capability-tokens.ts';
 import { derive, type Encryptor } from '../platform/crypto/encryption.ts';
 import type { Db } from '../platform/db/database.ts';
@@ -59,6 +60,8 @@ export interface IssuingPlatform {
   encryptionKey: Buffer;
   capabilities: CapabilityTokens;
   risk: { engine: RiskEngine; labels: Map<DecisionPointName, DisputeLabels> };
+  /** Cardholders screened at KYC, and held by a compliance case (docs/compliance.md) */
+  compliance: Pick<Compliance, 'holds' | 'screening'>;
   rails: {
     notifier: Notifier;
     wallets: WalletVerifier;
@@ -102,6 +105,7 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     outbox,
     vendor: p.rails.kycVendor,
     notifier: p.rails.notifier,
+    screening: p.compliance.screening,
   });
   p.rails.kycVendor.connect((tx, result) => kyc.applyVendorResult(tx, result));
   const cards = new CardsService({
@@ -114,6 +118,7 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     bin: config.issuingBin,
     kyc,
     tokenization: p.rails.tokenization,
+    holds: p.compliance.holds,
   });
   // A backtest's labels at issuing.authorization are the partner's cardholder disputes.
   p.risk.labels.set('issuing.authorization', issuingDisputeLabels);

@@ -173,7 +173,12 @@ describe('money out’s reads on a seeded year', () => {
   });
 
   it('the payout run’s candidates: a skip scan of the unpaid index', async () => {
-    const payouts = new PayoutsService({ ...h.services, terms: h.services.moneyOut.terms, db: logged });
+    const payouts = new PayoutsService({
+      ...h.services,
+      terms: h.services.moneyOut.terms,
+      holds: h.services.compliance.holds,
+      db: logged,
+    });
     await expectIndexed(() => payouts.runDue(), ['balance_transactions_unpaid']);
   });
 

@@ -466,6 +466,19 @@ describe('every operation’s request example, sent as the reference sends it', 
       h,
       (await h.admin<{ apiKey: string }>('POST', '/partners', { json: { name: 'Cards' } })).body.apiKey,
     );
+    // A compliance case: a store's payout account held by a person a UN list names
+    await h.admin('POST', '/compliance/sanctions/imports?source=un', {
+      headers: { 'content-type': 'application/xml' },
+      body: `<CONSOLIDATED_LIST dateGenerated="2026-11-01T00:00:00Z"><INDIVIDUALS><INDIVIDUAL><DATAID>6900099</DATAID>
+        <FIRST_NAME>IVANA</FIRST_NAME><SECOND_NAME>EXAMPLEOVA</SECOND_NAME><UN_LIST_TYPE>DPRK</UN_LIST_TYPE>
+        <REFERENCE_NUMBER>KPi.099</REFERENCE_NUMBER><LISTED_ON>2026-01-15</LISTED_ON></INDIVIDUAL></INDIVIDUALS>
+        <ENTITIES/></CONSOLIDATED_LIST>`,
+    });
+    const listedStore = await aStore(h);
+    await h.admin('PUT', `/stores/${listedStore.id}/bank-account`, {
+      json: { iban: 'RO49AAAA1B31007593840000', holderName: 'Ivana Exampleova' },
+    });
+    const cases = await h.admin<{ data: { id: string }[] }>('GET', '/compliance/cases');
     const events = await payments(h, m, 'GET', '/events');
     const consoleUser = async () => {
       const users = await h.admin<{ data: { id: string; email: string }[] }>('GET', '/console-users');
@@ -514,6 +527,7 @@ describe('every operation’s request example, sent as the reference sends it', 
       [/^\/payouts\//, payoutId],
       [/^\/issuing\/accounts\//, holder.accountId],
       [/^\/events\//, events.body.data[0]?.eventId as string],
+      [/^\/compliance\/cases\//, cases.body.data[0]?.id as string],
       // A member of the merchant above.
       [/^\/console-users$/, String(m.id)],
     ];

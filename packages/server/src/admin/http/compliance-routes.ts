@@ -2,9 +2,10 @@
 // operator's own look-ups against them. An import's body is the list file itself (XML), read whole before
 // anything is written; the same file twice is answered with its first import, applied once.
 import { z } from 'zod';
+import type { Compliance } from '../../platform/compliance/compliance.ts';
 import { ListFormatError, SANCTIONS_SOURCES } from '../../platform/compliance/sanctions-entry.ts';
-import type { SanctionsImport, SanctionsLists } from '../../platform/compliance/sanctions-lists.ts';
-import type { ScreeningMatch } from '../../platform/compliance/screening-index.ts';
+import type { SanctionsImport } from '../../platform/compliance/sanctions-lists.ts';
+import { entrySummary, type ScreeningMatch } from '../../platform/compliance/screening-index.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { asZod, type ZodApp } from '../../platform/http/api-scope.ts';
@@ -47,11 +48,20 @@ const importView = z.object({
   added: z.number().int(),
   changed: z.number().int().describe('entries whose content changed: a new version each'),
   removed: z.number().int().describe('entries the previous file had and this one does not'),
+  rescreen: z
+    .object({
+      screened: z.number().int().describe('parties screened again so far'),
+      alerts: z.number().int().describe('alerts the re-screen raised'),
+      finishedAt: timestamp.nullable(),
+    })
+    .nullable()
+    .describe('everyone screened again after the import, in the background: how far it has come'),
 });
 const presentImport = (i: SanctionsImport) => ({
   ...i,
   generatedAt: i.generatedAt?.toISOString() ?? null,
   importedAt: i.importedAt.toISOString(),
+  rescreen: i.rescreen && { ...i.rescreen, finishedAt: i.rescreen.finishedAt?.toISOString() ?? null },
 });
 
 const matchView = z.object({
@@ -74,25 +84,16 @@ const presentMatch = (m: ScreeningMatch) => ({
   score: round(m.score),
   nameScore: round(m.nameScore),
   matchedName: m.matchedName,
-  entry: {
-    id: m.entry.id,
-    source: m.entry.source,
-    sourceId: m.entry.entry.sourceId,
-    kind: m.entry.entry.kind,
-    names: m.entry.entry.names.map((n) => n.name),
-    birthDates: m.entry.entry.birthDates,
-    nationalities: m.entry.entry.nationalities,
-    programs: m.entry.entry.programs,
-    reference: m.entry.entry.reference,
-  },
+  entry: entrySummary(m.entry),
 });
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
 export async function registerComplianceRoutes(
   app: ZodApp,
-  deps: { db: Db; sanctions: SanctionsLists },
+  deps: { db: Db; compliance: Compliance },
 ): Promise<void> {
-  const { db, sanctions } = deps;
+  const { db } = deps;
+  const { sanctions } = deps.compliance;
   // The import alone takes XML: every other admin route still answers it 415
   await app.register(async (plugin) => {
     const scoped = asZod(plugin);
@@ -213,9 +214,7 @@ export async function registerComplianceRoutes(
       return {
         threshold,
         matches: matches.slice(0, 20).map(presentMatch),
-        addressMatches: byAddress.map(
-          (entry) => presentMatch({ entry, matchedName: '', score: 1, nameScore: 0 }).entry,
-        ),
+        addressMatches: byAddress.map(entrySummary),
       };
     },
   );

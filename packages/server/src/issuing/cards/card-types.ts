@@ -1,6 +1,7 @@
 // What the cards' services take and answer, the card products and the limits of a card's life.
 
 import type { Clock } from '../../platform/clock/clock.ts';
+import type { ComplianceHolds } from '../../platform/compliance/compliance-holds.ts';
 import type { Encryptor } from '../../platform/crypto/encryption.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { CardStatus } from '../../platform/db/schema.ts';
@@ -74,6 +75,8 @@ export interface CardsDeps {
   bin: string;
   kyc: KycService;
   tokenization: WalletTokenization;
+  /** A cardholder a compliance case holds: cards suspended, none issued (docs/compliance.md, Holds) */
+  holds: ComplianceHolds;
 }
 
 /** An action the card's status does not allow (card.ts, TRANSITIONS), as the 409 its caller sees */

@@ -20,6 +20,7 @@ import {
   type ReissueReason,
   TRANSITIONS,
 } from './card.ts';
+import { cardHolds, refuseIfCardHeld, refuseIfCustomerHeld, setCardStatus } from './card-holds.ts';
 import { CardSecretReveals } from './card-secrets.ts';
 import {
   CARD_PRODUCTS,
@@ -40,6 +41,7 @@ export class CardsService {
 
   constructor(private readonly deps: CardsDeps) {
     this.secrets = new CardSecretReveals(deps, (tx, customer, cardId) => this.lockCard(tx, customer, cardId));
+    deps.holds.kinds.set('customer', cardHolds(deps));
   }
 
   get db(): Db {
@@ -154,6 +156,7 @@ export class CardsService {
           .executeTakeFirst()
       : undefined;
     if (!owner) throw notFound('card');
+    if (action === 'reinstate') await refuseIfCardHeld(this.deps.db, cardId);
     return this.apply({ customerId: owner.customer_id, partnerId: owner.partner_id }, cardId, action);
   }
 
@@ -206,18 +209,8 @@ export class CardsService {
     });
   }
 
-  private async setStatus(tx: Tx, customer: CustomerRef, cardId: string, status: CardStatus): Promise<void> {
-    await tx
-      .updateTable('issuing_cards')
-      .set({ status, updated_at: this.deps.clock.now() })
-      .where('id', '=', cardId)
-      .execute();
-    await publishIssuingEvent(this.deps.outbox, tx, {
-      partnerId: customer.partnerId,
-      customerId: customer.customerId,
-      eventType: 'cardStatusChanged',
-      data: { cardId, newStatus: status },
-    });
+  private setStatus(tx: Tx, customer: CustomerRef, cardId: string, status: CardStatus): Promise<void> {
+    return setCardStatus(this.deps, tx, customer, cardId, status);
   }
 
   async lockCard(tx: Tx, customer: CustomerRef, cardId: string) {
@@ -246,6 +239,7 @@ export class CardsService {
       replaces?: { cardId: string; reason: ReissueReason; pan: string | undefined };
     },
   ): Promise<Card> {
+    await refuseIfCustomerHeld(tx, this.deps.holds, customer.customerId);
     const now = this.deps.clock.now();
     const expiry = new Date(Date.UTC(now.getUTCFullYear() + CARD_VALIDITY_YEARS, now.getUTCMonth(), 1));
     const status: CardStatus = input.isVirtual ? 'active' : 'pending';

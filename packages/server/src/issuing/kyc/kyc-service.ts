@@ -2,7 +2,8 @@
 // document checks with the KYC vendor rail, applies the vendor's results and review decisions, and
 // publishes kycStatusChanged on every status change, in the same transaction.
 import type { Clock } from '../../platform/clock/clock.ts';
-import type { Db, Executor } from '../../platform/db/database.ts';
+import type { PartyScreening } from '../../platform/compliance/party-screening.ts';
+import type { Db, Executor, Tx } from '../../platform/db/database.ts';
 import type { KycDocumentKind, KycStatus } from '../../platform/db/schema.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
@@ -47,6 +48,8 @@ export interface KycDeps {
   outbox: Outbox;
   vendor: KycVendor;
   notifier: Notifier;
+  /** The cardholder's name screened against the sanctions lists when given or changed */
+  screening: PartyScreening;
 }
 
 type KycRow = {
@@ -86,8 +89,22 @@ export class KycService {
         .set({ steps: JSON.stringify(steps), updated_at: this.deps.clock.now() })
         .where('customer_id', '=', customer.customerId)
         .execute();
+      if (step === 'personal-info') await this.screen(tx, customer, data);
       await this.settleStatus(tx, customer, kyc.status);
       return this.view(tx, customer.customerId);
+    });
+  }
+
+  /** The cardholder as their personal information names them, screened (a match holds them) */
+  private async screen(tx: Tx, customer: CustomerRef, data: Record<string, unknown>): Promise<void> {
+    await this.deps.screening.screen(tx, {
+      kind: 'cardholder',
+      reference: `cardholder:${customer.customerId}`,
+      subject: `customer:${customer.customerId}`,
+      tenant: `partner:${customer.partnerId}`,
+      name: `${String(data.firstName)} ${String(data.lastName)}`,
+      dateOfBirth: String(data.dateOfBirth),
+      country: typeof data.nationality === 'string' ? data.nationality : null,
     });
   }
 

@@ -2,6 +2,7 @@
 // issued card. The card's checks, a ledger hold on the account, or a 3D Secure challenge first; a decline
 // is recorded with its reason. The common case is one statement (authorize-at-once.ts).
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import type { Db, Executor, Tx } from '../../platform/db/database.ts';
@@ -102,9 +103,7 @@ export class Authorizations {
     let shortOfFunds = false;
     // (a challenge verdict sets threeDS)
     if (oneStatement && !request.threeDS && (judged.verdict?.action ?? 'allow') === 'allow') {
-      const outcome = await this.atOnce.run(card, request, judged, {
-        checkStatuses: known !== undefined,
-      });
+      const outcome = await this.atOnce.run(card, request, judged);
       if (typeof outcome === 'object') return outcome;
       shortOfFunds = outcome === 'short_of_funds';
       // Its velocity guard raised (a rule may match), or the statement was refused before it ran: the
@@ -175,10 +174,18 @@ export class Authorizations {
 
   private async authorizeCard(
     tx: Tx,
-    card: AuthorizingCard,
+    loaded: AuthorizingCard,
     input: AuthorizationRequest,
     judged: Judged,
   ): Promise<IssuingTransaction> {
+    // The statuses as they are under the account's ledger lock (migration 0065): a compliance hold being
+    // placed is waited for and seen, or waits for this authorization to commit
+    let card = loaded;
+    if (input.decline === undefined) {
+      const { rows } = await sql<{ usable: boolean }>`
+        SELECT issuing_card_usable_now(${card.id}, ${card.ledger_account_id}) AS usable`.execute(tx);
+      if (!rows[0]?.usable) card = (await this.loadCard(tx, card.id)) ?? card;
+    }
     const asset = findAsset(input.currency);
     if (!asset) throw new Error(`unknown currency ${input.currency}`);
     const amount = input.amount;

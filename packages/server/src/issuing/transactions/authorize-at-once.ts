@@ -19,13 +19,14 @@ export const HAS_CONTROLS = `EXISTS (SELECT 1 FROM issuing_spending_controls s
     WHERE s.subject_id IN (c.id::text, c.account_id::text, c.partner_id))`;
 
 /**
- * The guard of an authorization on a card's remembered facts (statement_guard, migration 0027): still
- * active and open, and still without spending controls (controls set since take the general way).
+ * The guard of every one-statement authorization (statement_guard, migration 0027): the card still active
+ * and its account open, read under the account's ledger lock (issuing_card_usable_now, migration 0065, so
+ * that a compliance hold's suspension is seen), and still without spending controls (controls set since
+ * take the general way).
  */
 const CARD_STILL_USABLE = `
-  SELECT statement_guard(EXISTS (
-    SELECT 1 FROM issuing_cards c JOIN issuing_accounts a ON a.id = c.account_id
-    WHERE c.id = $1 AND c.status = 'active' AND a.status = 'open' AND NOT ${HAS_CONTROLS}),
+  SELECT statement_guard(issuing_card_usable_now($1, $2) AND NOT EXISTS (
+    SELECT 1 FROM issuing_cards c WHERE c.id = $1 AND ${HAS_CONTROLS}),
     'the card, its account or their controls changed')`;
 const STATEMENT_GUARD_FAILED = 'TG001';
 /** What refuses the one-statement authorization: the account short of funds, or a status changed. */
@@ -92,22 +93,21 @@ export class AuthorizeAtOnce {
 
   /**
    * The common case, an authorization without a challenge that the card's checks pass, in one statement
-   * (one round trip, atomic on its own): the transaction as authorized, its event and its hold; with
-   * `checkStatuses`, the card and its account still active and open, checked in the statement. Nothing
+   * (one round trip, atomic on its own): the transaction as authorized, its event and its hold, the card
+   * and its account still active and open, checked in the statement (CARD_STILL_USABLE). Nothing
    * is written when the account cannot cover it (the ledger refused) or a status changed.
    */
   async run(
     card: AuthorizingCard,
     input: AuthorizationRequest,
     judged: Judged,
-    options: { checkStatuses: boolean },
   ): Promise<IssuingTransaction | 'short_of_funds' | 'statuses_changed'> {
     const { db, clock, ledger, outbox } = this.deps;
     const id = randomUUID();
     const now = clock.now();
     const holdExpiresAt = addSeconds(now, this.deps.holdSeconds);
     const batch = new StatementBatch();
-    if (options.checkStatuses) batch.add({ sql: CARD_STILL_USABLE, parameters: [card.id], returns: true });
+    batch.add({ sql: CARD_STILL_USABLE, parameters: [card.id, card.ledger_account_id], returns: true });
     if (judged.guard) batch.add(judged.guard);
     const holdId = ledger.stageHold(batch, {
       operationId: `issuing-auth:${id}`,

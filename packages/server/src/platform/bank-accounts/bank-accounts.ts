@@ -9,13 +9,14 @@ import { z } from 'zod';
 import { noteChange } from '../audit/audit-changes.ts';
 import type { Clock } from '../clock/clock.ts';
 import { daysSince } from '../clock/clock.ts';
+import type { PartyScreening } from '../compliance/party-screening.ts';
 import type { Encryptor } from '../crypto/encryption.ts';
 import type { Db, Executor, Tx } from '../db/database.ts';
 import { runTransaction } from '../db/transact.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import { newId } from '../ids.ts';
 import { decideMoneyOut, moneyOutTenant } from '../payouts/money-out-risk.ts';
-import { type Owner, ownerKey } from '../payouts/terms.ts';
+import { type Owner, ownerKey, parseOwnerKey } from '../payouts/terms.ts';
 import type { Risk } from '../risk/risk.ts';
 import { actingRule } from '../risk/risk-engine.ts';
 
@@ -65,6 +66,7 @@ export class BankAccounts {
     private readonly encryptor: Encryptor,
     private readonly clock: Clock,
     private readonly risk: Risk,
+    private readonly screening: PartyScreening,
   ) {
     // A held change applied when a person approves it, dropped when refused or expired.
     risk.reviews.outcomes.set('bank_account.change', (tx, changeId, approved) =>
@@ -200,7 +202,7 @@ export class BankAccounts {
   }
 
   private async write(
-    db: Executor,
+    db: Tx,
     key: string,
     values: {
       iban_enc: string;
@@ -219,6 +221,14 @@ export class BankAccounts {
       .onConflict((oc) => oc.column('owner').doUpdateSet(values))
       .returning(['iban_masked', 'country', 'bic', 'holder_name', 'updated_at'])
       .executeTakeFirstOrThrow();
+    // The holder screened against the sanctions lists before a payout can go to them
+    await this.screening.screen(db, {
+      kind: 'bank_account_holder',
+      reference: `bank_account_holder:${key}`,
+      subject: key,
+      tenant: (await moneyOutTenant(db, parseOwnerKey(key), now)).scope,
+      name: row.holder_name,
+    });
     // Masked both: the audit trail never holds an IBAN.
     noteChange(
       `bank account of ${key}`,

@@ -37,6 +37,8 @@ export interface SanctionsImport {
   added: number;
   changed: number;
   removed: number;
+  /** Everyone screened again after it (party-screening.ts): how far that has come */
+  rescreen: { screened: number; alerts: number; finishedAt: Date | null } | null;
 }
 
 /** Rows written per statement: a list of tens of thousands of entries in a few round trips */
@@ -71,7 +73,8 @@ export class SanctionsLists {
         .where('source', '=', source)
         .where('sha256', '=', sha256)
         .executeTakeFirst();
-      if (before) return { import: importOf(before), applied: false };
+      if (before)
+        return { import: (await this.withRescreens(tx, [before]))[0] as SanctionsImport, applied: false };
       const row = await tx
         .insertInto('sanctions_imports')
         .values({
@@ -88,13 +91,18 @@ export class SanctionsLists {
         .returningAll()
         .executeTakeFirstOrThrow();
       const counts = await applyEntries(tx, source, row.id, file.entries);
+      // Everyone screened again, in the background, from this commit on (party-screening.ts)
+      await tx
+        .insertInto('compliance_rescreens')
+        .values({ import_id: row.id, started_at: this.deps.clock.now() })
+        .execute();
       const done = await tx
         .updateTable('sanctions_imports')
         .set(counts)
         .where('id', '=', row.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      return { import: importOf(done), applied: true };
+      return { import: (await this.withRescreens(tx, [done]))[0] as SanctionsImport, applied: true };
     });
   }
 
@@ -102,7 +110,26 @@ export class SanctionsLists {
   async imports(db: Executor, page: { before?: string; limit: number }): Promise<SanctionsImport[]> {
     let query = db.selectFrom('sanctions_imports').selectAll().orderBy('id', 'desc').limit(page.limit);
     if (page.before) query = query.where('id', '<', page.before);
-    return (await query.execute()).map(importOf);
+    return this.withRescreens(db, await query.execute());
+  }
+
+  private async withRescreens(db: Executor, rows: ImportRow[]): Promise<SanctionsImport[]> {
+    const ids = rows.map((r) => r.id);
+    const rescreens = new Map(
+      ids.length === 0
+        ? []
+        : (
+            await db
+              .selectFrom('compliance_rescreens')
+              .select(['import_id', 'screened', 'alerts', 'finished_at'])
+              .where('import_id', 'in', ids)
+              .execute()
+          ).map((r) => [
+            r.import_id,
+            { screened: Number(r.screened), alerts: r.alerts, finishedAt: r.finished_at },
+          ]),
+    );
+    return rows.map((row) => ({ ...importOf(row), rescreen: rescreens.get(row.id) ?? null }));
   }
 
   /** The party's matches among the lists' current entries, best first (no side effect) */
@@ -119,16 +146,23 @@ export class SanctionsLists {
     return (await this.index(db)).screenAddress(address);
   }
 
-  /** The index of the current entries, rebuilt when a newer import is heard of */
-  async index(db: Executor): Promise<ScreeningIndex> {
-    const latest =
-      (await this.deps.cache.get<string>('sanctions:latest-import', async () => {
-        const row = await db
-          .selectFrom('sanctions_imports')
-          .select(sql<string>`coalesce(max(id), 0)::text`.as('id'))
-          .executeTakeFirst();
-        return { value: row?.id ?? '0' };
-      })) ?? '0';
+  /**
+   * The index of the current entries, rebuilt when a newer import is heard of (or, with `atLeastImport`,
+   * known to exist: the news of it may not have reached this process yet)
+   */
+  async index(db: Executor, atLeastImport?: string): Promise<ScreeningIndex> {
+    const latestImport = async () => {
+      const row = await db
+        .selectFrom('sanctions_imports')
+        .select(sql<string>`coalesce(max(id), 0)::text`.as('id'))
+        .executeTakeFirst();
+      return row?.id ?? '0';
+    };
+    let latest =
+      (await this.deps.cache.get<string>('sanctions:latest-import', async () => ({
+        value: await latestImport(),
+      }))) ?? '0';
+    if (atLeastImport && BigInt(latest) < BigInt(atLeastImport)) latest = await latestImport();
     if (this.#index?.importId !== latest) {
       const rows = await db
         .selectFrom('sanctions_entries')
@@ -200,7 +234,7 @@ async function applyEntries(
   return { added, changed, removed: gone.length };
 }
 
-function importOf(row: {
+interface ImportRow {
   id: string;
   source: string;
   sha256: string;
@@ -211,7 +245,9 @@ function importOf(row: {
   added: number;
   changed: number;
   removed: number;
-}): SanctionsImport {
+}
+
+function importOf(row: ImportRow): Omit<SanctionsImport, 'rescreen'> {
   return {
     id: row.id,
     source: row.source as SanctionsSource,

@@ -31,6 +31,22 @@ export interface ScreeningMatch {
   nameScore: number;
 }
 
+/** What a match shows of the entry version it matched (the screening's answer, an alert's evidence) */
+export function entrySummary(indexed: IndexedEntry) {
+  const { entry } = indexed;
+  return {
+    id: indexed.id,
+    source: indexed.source,
+    sourceId: entry.sourceId,
+    kind: entry.kind,
+    names: entry.names.map((n) => n.name),
+    birthDates: entry.birthDates,
+    nationalities: entry.nationalities,
+    programs: entry.programs,
+    reference: entry.reference,
+  };
+}
+
 interface IndexedName {
   entry: number;
   name: string;

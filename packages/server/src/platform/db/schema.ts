@@ -418,6 +418,75 @@ export interface SanctionsEntriesTable {
   closed_by: string | null;
 }
 
+/** A name the platform screens against the sanctions lists (migration 0064) */
+export interface CompliancePartiesTable {
+  id: Generated<string>;
+  kind: string;
+  reference: string;
+  subject: string;
+  tenant: string;
+  name: string;
+  date_of_birth: string | null;
+  country: string | null;
+  content_sha256: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type ComplianceCaseStatus = 'open' | 'cleared' | 'confirmed';
+
+export interface ComplianceCasesTable {
+  id: Generated<string>;
+  subject: string;
+  tenant: string;
+  status: ComplianceCaseStatus;
+  assignee: string | null;
+  opened_at: Timestamp;
+  decided_at: Timestamp | null;
+  decided_by: string | null;
+  decision_reason: string | null;
+}
+
+export interface ComplianceAlertsTable {
+  id: Generated<string>;
+  case_id: string;
+  party_id: string;
+  party_sha256: string;
+  kind: string;
+  entry_id: string;
+  score: Numeric;
+  evidence: ColumnType<Record<string, unknown>, string, string>;
+  created_at: Timestamp;
+}
+
+export interface ComplianceCaseNotesTable {
+  id: Generated<string>;
+  case_id: string;
+  author: string;
+  body: string;
+  created_at: Timestamp;
+}
+
+export interface ComplianceHoldsTable {
+  id: Generated<string>;
+  case_id: string;
+  subject: string;
+  object_kind: string;
+  object_id: string;
+  previous_status: string | null;
+  placed_at: Timestamp;
+  released_at: Timestamp | null;
+}
+
+export interface ComplianceRescreensTable {
+  import_id: string;
+  cursor: Generated<string>;
+  screened: Generated<string>;
+  alerts: Generated<number>;
+  started_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
 /** A tenant's signals at a point in one whole minute and currency: its velocity windows (docs/risk.md) */
 export interface RiskSignalMinutesTable {
   tenant: string;
@@ -474,6 +543,12 @@ export interface PlatformTables {
   risk_signals: RiskSignalsTable;
   sanctions_imports: SanctionsImportsTable;
   sanctions_entries: SanctionsEntriesTable;
+  compliance_parties: CompliancePartiesTable;
+  compliance_cases: ComplianceCasesTable;
+  compliance_alerts: ComplianceAlertsTable;
+  compliance_case_notes: ComplianceCaseNotesTable;
+  compliance_holds: ComplianceHoldsTable;
+  compliance_rescreens: ComplianceRescreensTable;
   risk_signal_minutes: RiskSignalMinutesTable;
   risk_signal_minutes_frontier: RiskSignalMinutesFrontierTable;
   risk_decisions: RiskDecisionsTable;

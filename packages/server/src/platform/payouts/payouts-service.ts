@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import type { Clock } from '../clock/clock.ts';
 import { daysSince } from '../clock/clock.ts';
+import type { ComplianceHolds } from '../compliance/compliance-holds.ts';
 import type { Db, Executor, Tx } from '../db/database.ts';
 import type { Transact } from '../db/transact.ts';
 import { DomainError } from '../errors/domain-error.ts';
@@ -32,6 +33,8 @@ export interface PayoutsDeps {
   terms: TermsStore;
   /** The rules at the `payout` decision point (money-out-risk.ts) */
   risk: Risk;
+  /** A tenant a compliance case holds: its payouts are made held (docs/compliance.md, Holds) */
+  holds: ComplianceHolds;
   /** A tenant's step of the run threw: logged and counted (tessera_payout_run_failures_total) by the caller */
   onRunFailure?: (failure: RunFailure, error: unknown) => void;
 }
@@ -272,7 +275,8 @@ export class PayoutsService {
       await sql`UPDATE balance_transactions SET payout_id = NULL WHERE payout_id = ${id}`.execute(tx);
       return { refused: true, id };
     }
-    const held = verdict.action === 'hold';
+    const heldByCase = await this.deps.holds.caseHolding(tx, ownerKey(owner));
+    const held = heldByCase !== undefined || verdict.action === 'hold';
     const { inTransit } = await payoutAccounts(this.deps.ledger, tx, currency);
     await this.deps.ledger.transferFromShards(tx, {
       operationId: `payout:${id}`,
@@ -313,7 +317,10 @@ export class PayoutsService {
     // An itemized payout pays its own line; one by hand is paid (listed) by the next itemized payout.
     await insertBalanceTransactions(tx, [{ ...row, payout_id: options.itemized ? id : null }]);
     await publishPayoutEvent(this.deps.outbox, tx, 'payout.created', payoutView(payout));
-    if (held) {
+    if (heldByCase) {
+      await this.deps.holds.add(tx, ownerKey(owner), { kind: 'payout', id, previousStatus: 'pending' });
+    }
+    if (verdict.action === 'hold') {
       await this.deps.risk.reviews.open(tx, {
         tenant: tenant.scope,
         point: 'payout',

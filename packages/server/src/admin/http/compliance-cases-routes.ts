@@ -1,0 +1,232 @@
+// /admin/compliance/alerts and /cases (docs/compliance.md, Alerts and cases): what screening raised, the
+// cases the alerts gather in, and a compliance officer's work on each — notes, an assignee, the decision.
+// Clearing a case releases what it holds in the decision's transaction; confirming keeps it held. Each
+// write is audited; deciding a decided case (other than clearing a confirmed one) is a 409.
+import { z } from 'zod';
+import type { Compliance } from '../../platform/compliance/compliance.ts';
+import type { Alert, CaseSummary } from '../../platform/compliance/compliance-cases.ts';
+import type { Db } from '../../platform/db/database.ts';
+import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { int8Cursor } from '../../platform/http/fields.ts';
+import { pageQuery } from './risk-scope.ts';
+import { idParam, standardErrors, timestamp } from './schemas.ts';
+
+const caseStatus = z.enum(['open', 'cleared', 'confirmed']);
+const tenantQuery = z.string().max(120).optional().describe('partner:<id>, merchant:<id> or store:<id>');
+
+const caseView = z.object({
+  id: z.string(),
+  subject: z
+    .string()
+    .describe('whose money the case holds: customer:<id> (a cardholder), site:<id> or store:<id> (payouts)'),
+  tenant: z.string(),
+  status: caseStatus,
+  assignee: z.string().nullable(),
+  openedAt: timestamp,
+  decidedAt: timestamp.nullable(),
+  decidedBy: z.string().nullable(),
+  decisionReason: z.string().nullable(),
+  alerts: z.number().int(),
+});
+const presentCase = (c: CaseSummary) => ({
+  ...c,
+  openedAt: c.openedAt.toISOString(),
+  decidedAt: c.decidedAt?.toISOString() ?? null,
+});
+
+const alertView = z.object({
+  id: z.string(),
+  caseId: z.string(),
+  partyId: z.string(),
+  kind: z.string().describe('sanctions_match'),
+  entryId: z.string().describe('the version of the list entry matched'),
+  score: z.number(),
+  evidence: z
+    .record(z.string(), z.unknown())
+    .describe('the party as screened and the list entry matched, side by side (docs/compliance.md)'),
+  createdAt: timestamp,
+});
+const presentAlert = (a: Alert) => ({ ...a, createdAt: a.createdAt.toISOString() });
+
+const noteView = z.object({ id: z.string(), author: z.string(), body: z.string(), createdAt: timestamp });
+const presentNote = (n: { id: string; author: string; body: string; created_at: Date }) => ({
+  id: n.id,
+  author: n.author,
+  body: n.body,
+  createdAt: n.created_at.toISOString(),
+});
+
+const holdView = z.object({
+  objectKind: z.string().describe('subject (no card issued, no payout leaves), card or payout'),
+  objectId: z.string(),
+  previousStatus: z.string().nullable().describe('what the object is given back as, when cleared'),
+  placedAt: timestamp,
+  releasedAt: timestamp.nullable(),
+});
+
+const caseQuery = {
+  before: int8Cursor('a case id').optional(),
+  limit: pageQuery.limit,
+};
+
+export async function registerComplianceCaseRoutes(
+  app: ZodApp,
+  deps: { db: Db; compliance: Compliance },
+): Promise<void> {
+  const { db } = deps;
+  const { cases } = deps.compliance;
+
+  app.get(
+    '/compliance/alerts',
+    {
+      schema: {
+        summary: 'What screening raised, newest first',
+        tags: ['compliance'],
+        querystring: z.object({
+          caseId: int8Cursor('a case id').optional().describe('only this case’s, in the order raised'),
+          tenant: tenantQuery,
+          ...caseQuery,
+        }),
+        response: {
+          200: z.object({ data: z.array(alertView), nextBefore: z.string().nullable() }),
+          ...standardErrors,
+        },
+      },
+    },
+    async (request) => {
+      const { caseId, tenant, before, limit } = request.query;
+      const alerts = await cases.alerts(db, {
+        ...(caseId ? { caseId } : {}),
+        ...(tenant ? { tenant } : {}),
+        ...(before ? { before } : {}),
+        limit,
+      });
+      return {
+        data: alerts.map(presentAlert),
+        nextBefore: alerts.length === limit && !caseId ? (alerts.at(-1)?.id ?? null) : null,
+      };
+    },
+  );
+
+  app.get(
+    '/compliance/cases',
+    {
+      schema: {
+        summary: 'The cases, newest first',
+        tags: ['compliance'],
+        querystring: z.object({ status: caseStatus.optional(), tenant: tenantQuery, ...caseQuery }),
+        response: {
+          200: z.object({ data: z.array(caseView), nextBefore: z.string().nullable() }),
+          ...standardErrors,
+        },
+      },
+    },
+    async (request) => {
+      const { status, tenant, before, limit } = request.query;
+      const found = await cases.list(db, {
+        ...(status ? { status } : {}),
+        ...(tenant ? { tenant } : {}),
+        ...(before ? { before } : {}),
+        limit,
+      });
+      return {
+        data: found.map(presentCase),
+        nextBefore: found.length === limit ? (found.at(-1)?.id ?? null) : null,
+      };
+    },
+  );
+
+  const caseDetail = z.object({
+    case: caseView,
+    alerts: z.array(alertView),
+    notes: z.array(noteView),
+    holds: z.array(holdView),
+  });
+  const presentDetail = async (caseId: string) => {
+    const found = await cases.get(db, caseId);
+    return {
+      case: presentCase(found.case),
+      alerts: found.alerts.map(presentAlert),
+      notes: found.notes.map(presentNote),
+      holds: found.holds.map((h) => ({
+        objectKind: h.object_kind,
+        objectId: h.object_id,
+        previousStatus: h.previous_status,
+        placedAt: h.placed_at.toISOString(),
+        releasedAt: h.released_at?.toISOString() ?? null,
+      })),
+    };
+  };
+
+  app.get(
+    '/compliance/cases/:id',
+    {
+      schema: {
+        summary: 'A case: its alerts with their evidence, its notes, and what it holds',
+        tags: ['compliance'],
+        params: idParam,
+        response: { 200: caseDetail, ...standardErrors },
+      },
+    },
+    async (request) => presentDetail(request.params.id),
+  );
+
+  app.post(
+    '/compliance/cases/:id/notes',
+    {
+      schema: {
+        summary: 'Add a note to a case (decided ones too: what was learned later)',
+        tags: ['compliance'],
+        params: idParam,
+        body: z.strictObject({ body: z.string().trim().min(1).max(10_000) }),
+        response: { 201: noteView, ...standardErrors },
+      },
+    },
+    async (request, reply) => {
+      const note = await db
+        .transaction()
+        .execute((tx) => cases.addNote(tx, request.params.id, 'admin token', request.body.body));
+      return reply.code(201).send(presentNote(note));
+    },
+  );
+
+  app.post(
+    '/compliance/cases/:id/assign',
+    {
+      schema: {
+        summary: 'Give an open case to someone (null: to no one)',
+        tags: ['compliance'],
+        params: idParam,
+        body: z.strictObject({ assignee: z.string().trim().min(1).max(200).nullable() }),
+        response: { 200: caseDetail, ...standardErrors },
+      },
+    },
+    async (request) => {
+      await db.transaction().execute((tx) => cases.assign(tx, request.params.id, request.body.assignee));
+      return presentDetail(request.params.id);
+    },
+  );
+
+  app.post(
+    '/compliance/cases/:id/decision',
+    {
+      schema: {
+        summary:
+          'Decide a case: cleared (a false positive: what it holds is released) or confirmed (held until a later decision clears it)',
+        tags: ['compliance'],
+        params: idParam,
+        body: z.strictObject({
+          decision: z.enum(['cleared', 'confirmed']),
+          reason: z.string().trim().min(1).max(2000),
+        }),
+        response: { 200: caseDetail, ...standardErrors },
+      },
+    },
+    async (request) => {
+      await db
+        .transaction()
+        .execute((tx) => cases.decide(tx, request.params.id, { ...request.body, by: 'admin token' }));
+      return presentDetail(request.params.id);
+    },
+  );
+}

@@ -1,0 +1,31 @@
+// Compliance (docs/compliance.md): the sanctions lists, the screening of everyone on the other side, and
+// the alerts, cases and holds a compliance officer works, built once for every API.
+import type { Clock } from '../clock/clock.ts';
+import type { Db } from '../db/database.ts';
+import type { TenantCache } from '../tenants/tenant-cache.ts';
+import { ComplianceCases } from './compliance-cases.ts';
+import { ComplianceHolds } from './compliance-holds.ts';
+import { PartyScreening } from './party-screening.ts';
+import { SanctionsLists } from './sanctions-lists.ts';
+
+export interface Compliance {
+  sanctions: SanctionsLists;
+  /** The APIs register how a subject of theirs is held (`customer`, `site`, `store`) */
+  holds: ComplianceHolds;
+  cases: ComplianceCases;
+  screening: PartyScreening;
+}
+
+export function createCompliance(deps: {
+  db: Db;
+  clock: Clock;
+  cache: TenantCache;
+  threshold: number;
+}): Compliance {
+  const { db, clock, cache, threshold } = deps;
+  const sanctions = new SanctionsLists({ clock, cache, threshold });
+  const holds = new ComplianceHolds(clock);
+  const cases = new ComplianceCases({ clock, holds });
+  const screening = new PartyScreening({ db, clock, sanctions, cases });
+  return { sanctions, holds, cases, screening };
+}
