@@ -1,5 +1,6 @@
 // One zod schema over the environment, parsed once in main.ts; everything else receives Config.
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './config-error.ts';
 import { parseTopupLimits, type TopupLimits } from './issuing/topups/topup-limits.ts';
@@ -50,6 +51,8 @@ export const ConfigSchema = z.object({
   TESSERA_BACKTEST_PARTS: z.coerce.number().int().min(1).max(32).optional(),
   /** The score (0–1) at which a screened name matches a sanctions list's entry (default: 0.9, docs/compliance.md) */
   TESSERA_SCREENING_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.9),
+  /** Where official sanctions list files are dropped to be imported (default: DATA_DIR/sanctions/inbox) */
+  TESSERA_SANCTIONS_INBOX_DIR: optionalText,
   TESSERA_IP_COUNTRY_DB: z.string().min(1).optional(),
   TESSERA_REPORTING_CURRENCY: z
     .string()
@@ -204,6 +207,8 @@ export interface Config {
   backtestParts: number;
   /** The score at which a screened name matches a sanctions list's entry (docs/compliance.md) */
   screeningThreshold: number;
+  /** Where sanctions list files are dropped, imported by a sweep (docs/compliance.md) */
+  sanctionsInboxDir: string;
   /** The currency risk rules compare amounts in (`amount_reporting`) */
   reportingCurrency: string;
   webhookAllowlist: string[];
@@ -298,6 +303,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     ipCountryDb: e.TESSERA_IP_COUNTRY_DB,
     screeningThreshold: e.TESSERA_SCREENING_THRESHOLD,
+    sanctionsInboxDir: e.TESSERA_SANCTIONS_INBOX_DIR ?? join(e.TESSERA_DATA_DIR, 'sanctions', 'inbox'),
     backtestParts: e.TESSERA_BACKTEST_PARTS ?? Math.min(4, availableParallelism()),
     reportingCurrency: e.TESSERA_REPORTING_CURRENCY,
     webhookAllowlist: e.TESSERA_WEBHOOK_ALLOWLIST.split(',')

@@ -235,8 +235,11 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     db,
     clock,
     cache: tenantCache,
+    logger,
     threshold: config.screeningThreshold,
+    inboxDir: config.sanctionsInboxDir,
   });
+  sweeps.register('sanctions-inbox', () => compliance.inbox.collect());
   sweeps.register('sanctions-rescreen', () => compliance.screening.rescreenStep());
   compliance.holds.kinds.set('site', payoutHolds(payoutLifecycle));
   compliance.holds.kinds.set('store', payoutHolds(payoutLifecycle));

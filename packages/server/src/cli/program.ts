@@ -10,6 +10,7 @@ import { ConfigError } from '../config-error.ts';
 import { TESSERA_VERSION } from '../version.ts';
 import { describeFailure } from './describe-failure.ts';
 import { addRiskCommands } from './risk-commands.ts';
+import { addSanctionsCommands } from './sanctions-commands.ts';
 import { addServerCommands } from './server-commands.ts';
 
 // Each command loads what it drives when it runs: `--version`, `--help` and the commands that speak to a
@@ -98,6 +99,7 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
   addAdminCommands(program, { run, print, loadConfig });
   addServerCommands(program, { run, print, loadConfig });
   addRiskCommands(program, { run, print, loadConfig });
+  addSanctionsCommands(program, { run, print, loadConfig });
 
   return program;
 }

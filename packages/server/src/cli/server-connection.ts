@@ -61,6 +61,29 @@ export const sandboxRequest = <T>(
   body?: unknown,
 ) => operatorRequest<T>(connection, method, `/sandbox${path}`, body);
 
+/** A request body sent as it is, with its media type (a list file), not as JSON */
+class RawBody {
+  constructor(
+    readonly text: string,
+    readonly contentType: string,
+  ) {}
+}
+
+/** One admin API call whose body is a document (a list file), sent as it is with its media type. */
+export const adminUpload = async <T>(
+  connection: ServerConnection,
+  path: string,
+  document: { text: string; contentType: string },
+): Promise<T> =>
+  JSON.parse(
+    await operatorFetch(
+      connection,
+      'POST',
+      `/admin${path}`,
+      new RawBody(document.text, document.contentType),
+    ),
+  ) as T;
+
 /** One admin API call whose answer is a text document (a CSV report), answered as it came. */
 export const adminText = (connection: ServerConnection, path: string) =>
   operatorFetch(connection, 'GET', `/admin${path}`);
@@ -80,15 +103,21 @@ async function operatorFetch(
   path: string,
   body?: unknown,
 ): Promise<string> {
+  const sent =
+    body === undefined
+      ? undefined
+      : body instanceof RawBody
+        ? body
+        : { text: JSON.stringify(body), contentType: 'application/json' };
   let response: Response;
   try {
     response = await fetch(`${connection.url}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${connection.adminToken}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(sent ? { 'content-type': sent.contentType } : {}),
       },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(sent ? { body: sent.text } : {}),
     });
   } catch (err) {
     throw new CliError(

@@ -3,6 +3,8 @@
 // applied once, the EU's next file applied as a diff of versions, bad files refused whole; and screening
 // against what was imported, names and digital-currency addresses.
 import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
@@ -34,10 +36,13 @@ interface Screened {
 }
 
 let h: Harness;
+let inbox: string;
 /** The next statement matching this is sent on a connection cut under it: the process died there */
 let cutAt: RegExp | undefined;
 beforeAll(async () => {
+  inbox = await mkdtemp(join(tmpdir(), 'tessera-sanctions-inbox-'));
   h = await Harness.start({
+    env: { TESSERA_SANCTIONS_INBOX_DIR: inbox },
     observeStatement: (statement, connection) => {
       if (!cutAt?.test(statement)) return;
       cutAt = undefined;
@@ -198,5 +203,36 @@ describe('sanctions lists', () => {
     expect((await screen({ name: 'A B', country: 'Russia' })).body.error?.field).toBe('country');
     expect((await screen({ name: 'A B', threshold: 2 })).body.error?.field).toBe('threshold');
     expect((await screen({ name: 'A B', nickname: 'x' })).status).toBe(400);
+  });
+});
+
+describe('the inbox folder', () => {
+  it('imports each list file dropped into it once, whoever’s list it is, and rejects one that is not a list, saying why', async () => {
+    // The UN's file with ids of its own (DATAID 8…): a file no other test imports
+    const body = file('un-consolidated.xml').replace(/<DATAID>(\d+)<\/DATAID>/g, '<DATAID>8$1</DATAID>');
+    await writeFile(join(inbox, 'consolidated.xml'), body);
+    await writeFile(
+      join(inbox, 'notes.xml'),
+      '<?xml version="1.0"?>\n<notes><note>not a list</note></notes>',
+    );
+    await writeFile(join(inbox, 'readme.txt'), 'left alone: not XML');
+    const swept = await h.advanceClock(1);
+    expect(swept.processed['sanctions-inbox']).toBe(1);
+    const [latest] = (
+      await h.admin<{ data: (Import & { importedBy: string })[] }>('GET', '/compliance/sanctions/imports')
+    ).body.data;
+    expect(latest).toMatchObject({ source: 'un', entries: 110, importedBy: 'inbox' });
+    expect(await readdir(join(inbox, 'processed'))).toEqual(['consolidated.xml']);
+    expect(await readdir(join(inbox, 'rejected'))).toEqual(['notes.xml', 'notes.xml.reason']);
+    expect(await readFile(join(inbox, 'rejected', 'notes.xml.reason'), 'utf8')).toMatch(
+      /root element is <notes>/,
+    );
+    expect(await readdir(inbox)).toEqual(expect.arrayContaining(['readme.txt']));
+    // Dropped again: applied once, moved on
+    await writeFile(join(inbox, 'consolidated-again.xml'), body);
+    expect((await h.advanceClock(1)).processed['sanctions-inbox']).toBe(0);
+    const [still] = (await h.admin<{ data: Import[] }>('GET', '/compliance/sanctions/imports')).body.data;
+    expect(still?.id).toBe(latest?.id);
+    expect(await readdir(join(inbox, 'processed'))).toEqual(['consolidated-again.xml', 'consolidated.xml']);
   });
 });

@@ -1,7 +1,8 @@
 // The `tessera` command line as a developer meets it, each command a real process: help, version and
 // usage mistakes (exit codes, never a stack); `events` and `redeliver` against a running Tessera; and
 // `listen --forward-to`, which must post each new event to a local URL exactly as its webhook is signed;
-// `risk`: a rule written, a list imported from a CSV file, a held payment approved.
+// `risk`: a rule written, a list imported from a CSV file, a held payment approved; `sanctions`: a list file
+// imported (whose list read from the file), once.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -49,6 +50,7 @@ describe('help, version and mistakes', () => {
       'redeliver',
       'listen',
       'risk',
+      'sanctions',
     ]) {
       expect(help.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
     }
@@ -276,5 +278,29 @@ describe('risk', () => {
     const [review] = (await json(['reviews', '--tenant', `merchant:${m.id}`])).data;
     expect(review).toMatchObject({ decisionPoint: 'payments.charge', status: 'pending' });
     expect(await json(['approve', review.id])).toMatchObject({ id: review.id, status: 'approved' });
+  });
+});
+
+describe('sanctions', () => {
+  it('imports a list file, whose list read from the file, once; and refuses a file that is no list', async () => {
+    const fixture = fileURLToPath(new URL('../compliance/fixtures/ofac-sdn.xml', import.meta.url));
+    const first = await runCli(['sanctions', 'import', fixture], env);
+    expect(first.code, first.stderr).toBe(0);
+    const imported = JSON.parse(first.stdout) as { id: string; source: string; entries: number };
+    expect(imported).toMatchObject({ source: 'ofac', entries: 160 });
+    const again = await runCli(['sanctions', 'import', '--source', 'ofac', fixture], env);
+    expect(JSON.parse(again.stdout).id).toBe(imported.id);
+    const listed = await runCli(['sanctions', 'imports'], env);
+    expect(JSON.parse(listed.stdout).data[0]).toMatchObject({ id: imported.id, importedBy: 'admin token' });
+
+    const dir = await mkdtemp(join(tmpdir(), 'tessera-sanctions-cli-'));
+    const notAList = join(dir, 'list.csv');
+    await writeFile(notAList, 'name,country\nIvan,RU\n');
+    const refused = await runCli(['sanctions', 'import', notAList], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/not a sanctions list/);
+    const wrongSource = await runCli(['sanctions', 'import', '--source', 'un', fixture], env);
+    expect(wrongSource.code).toBe(1);
+    expect(wrongSource.stderr).toMatch(/answered 400/);
   });
 });

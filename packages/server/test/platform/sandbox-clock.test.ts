@@ -45,6 +45,7 @@ describe('sandbox clock', () => {
       'console-daily-figures',
       'approval-expiry',
       'balance-days',
+      'sanctions-inbox',
       'sanctions-rescreen',
       // The rails' own work first (rails/rails.ts), then the APIs'.
       'chain-confirmations',

@@ -1,11 +1,13 @@
 // Compliance (docs/compliance.md): the sanctions lists, the screening of everyone on the other side, and
 // the alerts, cases and holds a compliance officer works, built once for every API.
+import type { Logger } from 'pino';
 import type { Clock } from '../clock/clock.ts';
 import type { Db } from '../db/database.ts';
 import type { TenantCache } from '../tenants/tenant-cache.ts';
 import { ComplianceCases } from './compliance-cases.ts';
 import { ComplianceHolds } from './compliance-holds.ts';
 import { PartyScreening } from './party-screening.ts';
+import { SanctionsInbox } from './sanctions-inbox.ts';
 import { SanctionsLists } from './sanctions-lists.ts';
 
 export interface Compliance {
@@ -14,18 +16,23 @@ export interface Compliance {
   holds: ComplianceHolds;
   cases: ComplianceCases;
   screening: PartyScreening;
+  /** List files dropped into TESSERA_SANCTIONS_INBOX_DIR, imported by a sweep */
+  inbox: SanctionsInbox;
 }
 
 export function createCompliance(deps: {
   db: Db;
   clock: Clock;
   cache: TenantCache;
+  logger: Logger;
   threshold: number;
+  inboxDir: string;
 }): Compliance {
   const { db, clock, cache, threshold } = deps;
   const sanctions = new SanctionsLists({ clock, cache, threshold });
   const holds = new ComplianceHolds(clock);
   const cases = new ComplianceCases({ clock, holds });
   const screening = new PartyScreening({ db, clock, sanctions, cases });
-  return { sanctions, holds, cases, screening };
+  const inbox = new SanctionsInbox({ db, sanctions, logger: deps.logger, inboxDir: deps.inboxDir });
+  return { sanctions, holds, cases, screening, inbox };
 }
