@@ -53,6 +53,8 @@ export const ConfigSchema = z.object({
   TESSERA_SCREENING_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.9),
   /** Where official sanctions list files are dropped to be imported (default: DATA_DIR/sanctions/inbox) */
   TESSERA_SANCTIONS_INBOX_DIR: optionalText,
+  /** What waits for a tenant's business profile to be approved: off, or payouts (default: payouts in production, off in the sandbox) */
+  TESSERA_ONBOARDING_REQUIRED: z.enum(['off', 'payouts']).optional(),
   TESSERA_IP_COUNTRY_DB: z.string().min(1).optional(),
   TESSERA_REPORTING_CURRENCY: z
     .string()
@@ -209,6 +211,8 @@ export interface Config {
   screeningThreshold: number;
   /** Where sanctions list files are dropped, imported by a sweep (docs/compliance.md) */
   sanctionsInboxDir: string;
+  /** What waits for a tenant's business profile to be approved (docs/compliance.md, Onboarding) */
+  onboardingRequired: 'off' | 'payouts';
   /** The currency risk rules compare amounts in (`amount_reporting`) */
   reportingCurrency: string;
   webhookAllowlist: string[];
@@ -304,6 +308,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ipCountryDb: e.TESSERA_IP_COUNTRY_DB,
     screeningThreshold: e.TESSERA_SCREENING_THRESHOLD,
     sanctionsInboxDir: e.TESSERA_SANCTIONS_INBOX_DIR ?? join(e.TESSERA_DATA_DIR, 'sanctions', 'inbox'),
+    onboardingRequired:
+      e.TESSERA_ONBOARDING_REQUIRED ?? (e.TESSERA_MODE === 'production' ? 'payouts' : 'off'),
     backtestParts: e.TESSERA_BACKTEST_PARTS ?? Math.min(4, availableParallelism()),
     reportingCurrency: e.TESSERA_REPORTING_CURRENCY,
     webhookAllowlist: e.TESSERA_WEBHOOK_ALLOWLIST.split(',')

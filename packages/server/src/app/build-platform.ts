@@ -238,11 +238,13 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     logger,
     threshold: config.screeningThreshold,
     inboxDir: config.sanctionsInboxDir,
+    onboarding: config.onboardingRequired,
   });
   sweeps.register('sanctions-inbox', () => compliance.inbox.collect());
   sweeps.register('sanctions-rescreen', () => compliance.screening.rescreenStep());
   compliance.holds.kinds.set('site', payoutHolds(payoutLifecycle));
   compliance.holds.kinds.set('store', payoutHolds(payoutLifecycle));
+  compliance.holds.kinds.set('merchant', payoutHolds(payoutLifecycle));
   const payouts = new PayoutsService({
     db,
     transact,
@@ -252,6 +254,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     terms,
     risk,
     holds: compliance.holds,
+    profiles: compliance.profiles,
     onRunFailure: (failure, error) => {
       logger.error(
         { err: error, tenant: failure.tenant, currency: failure.currency },

@@ -200,6 +200,28 @@ describe('a cardholder newly listed', () => {
     expect(await boris.status()).toBe('active');
     expect((await authorize(boris.cardId)).body.status).toBe('authorized');
     expect((await decide(found?.id as string, 'confirmed')).status).toBe(409);
+    // Exported for a report: the case's story in time order, as JSON and as CSV
+    const exported = await h.admin<{ timeline: { kind: string; object: string | null }[] }>(
+      'GET',
+      `/compliance/cases/${found?.id}/export`,
+    );
+    expect(exported.body.timeline.map((t) => t.kind)).toEqual([
+      'opened',
+      'alert',
+      'held',
+      'held',
+      'note',
+      'released',
+      'released',
+      'decided',
+    ]);
+    expect(exported.body.timeline[1]?.object).toBe(`un:${BORIS.id}`);
+    const csv = await h.admin('GET', `/compliance/cases/${found?.id}/export?format=csv`);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    const lines = csv.text.trimEnd().split('\r\n');
+    expect(lines[0]).toBe('at,kind,object,detail');
+    expect(lines).toHaveLength(9);
+    expect(lines.at(-1)).toMatch(/,decided,admin token,cleared: a namesake: passport differs$/);
 
     // The list published again with another change: the match once cleared is not raised again
     expect((await importUn([EARLIER, BORIS, RUSLAN])).status).toBe(201);

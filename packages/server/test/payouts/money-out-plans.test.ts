@@ -177,6 +177,7 @@ describe('money out’s reads on a seeded year', () => {
       ...h.services,
       terms: h.services.moneyOut.terms,
       holds: h.services.compliance.holds,
+      profiles: h.services.compliance.profiles,
       db: logged,
     });
     await expectIndexed(() => payouts.runDue(), ['balance_transactions_unpaid']);

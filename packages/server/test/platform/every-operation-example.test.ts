@@ -7,6 +7,7 @@
 import type { OpenAPIV3 } from 'openapi-types';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLE_PROFILE } from '../../src/admin/http/business-profile-routes.ts';
 import { anOrder as aCryptoOrder, aStore, orderOf, pay } from '../harness/crypto-builders.ts';
 import { APIS, documentsOf } from '../harness/document-check.ts';
 import { Harness } from '../harness/harness.ts';
@@ -479,6 +480,10 @@ describe('every operation’s request example, sent as the reference sends it', 
       json: { iban: 'RO49AAAA1B31007593840000', holderName: 'Ivana Exampleova' },
     });
     const cases = await h.admin<{ data: { id: string }[] }>('GET', '/compliance/cases');
+    // Business profiles to read, submit and decide (the PUT's own example is sent too)
+    for (const path of [`/merchants/${m.id}/business-profile`, `/stores/${store.id}/business-profile`]) {
+      expect((await h.admin('PUT', path, { json: EXAMPLE_PROFILE })).status).toBe(200);
+    }
     const events = await payments(h, m, 'GET', '/events');
     const consoleUser = async () => {
       const users = await h.admin<{ data: { id: string; email: string }[] }>('GET', '/console-users');

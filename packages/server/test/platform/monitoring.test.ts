@@ -43,7 +43,7 @@ describe('monitoring', () => {
     () => {
       const promtool = (...args: string[]) =>
         execFileSync('promtool', args, { cwd: ops('prometheus'), encoding: 'utf8' });
-      expect(promtool('check', 'rules', 'alerts.yml')).toMatch(/SUCCESS: 14 rules found/);
+      expect(promtool('check', 'rules', 'alerts.yml')).toMatch(/SUCCESS: 16 rules found/);
       expect(promtool('check', 'config', 'prometheus.yml')).toMatch(/is valid prometheus config file/);
       expect(promtool('test', 'rules', 'alerts.test.yml')).toMatch(/SUCCESS/);
     },
@@ -65,7 +65,14 @@ describe('monitoring', () => {
     expect(read.size).toBeGreaterThan(12);
     expect([...read].filter((name) => !names.has(name))).toEqual([]);
     // The queues are read from the database at scrape time, with every queue named.
-    for (const queue of ['webhook_due', 'webhook_waiting', 'mail_due', 'payouts_awaiting_file'])
+    for (const queue of [
+      'webhook_due',
+      'webhook_waiting',
+      'mail_due',
+      'payouts_awaiting_file',
+      'compliance_cases_open',
+      'sanctions_rescreen',
+    ])
       expect(exposed).toContain(`tessera_queue_depth{queue="${queue}"} 0`);
     expect(exposed).toMatch(/tessera_sweep_last_success_timestamp_seconds\{sweep="webhook-deliveries"\} \d/);
     expect(exposed).toMatch(/tessera_db_pool_connections\{state="max"\} \d+/);
@@ -94,7 +101,14 @@ describe('monitoring', () => {
         const bornLater = (name: string) =>
           name.startsWith('tessera_http_') || name.startsWith('tessera_chain_');
         expect([...read].filter((name) => !bornLater(name) && !sampled.has(name))).toEqual([]);
-        for (const queue of ['webhook_due', 'webhook_waiting', 'mail_due', 'payouts_awaiting_file'])
+        for (const queue of [
+          'webhook_due',
+          'webhook_waiting',
+          'mail_due',
+          'payouts_awaiting_file',
+          'compliance_cases_open',
+          'sanctions_rescreen',
+        ])
           expect(exposed).toContain(`tessera_queue_oldest_seconds{queue="${queue}"} 0`);
         expect(exposed).toContain('tessera_bank_inbox_files_total{outcome="rejected"} 0');
         expect(exposed).toContain('tessera_sweep_failures_total{sweep="payout-runs"} 0');
@@ -151,13 +165,13 @@ describe('monitoring', () => {
       ),
     );
     const alerts = [...rulesText.matchAll(/- alert: (\w+)/g)].map((m) => m[1] as string);
-    expect(alerts).toHaveLength(14);
+    expect(alerts).toHaveLength(16);
     const runbooks = [...rulesText.matchAll(/runbook_url: docs\/operations\.md#(\S+)/g)].map(
       (m) => m[1] as string,
     );
     expect(runbooks).toEqual(alerts.map((alert) => alert.toLowerCase()));
     expect(runbooks.filter((anchor) => !anchors.has(anchor))).toEqual([]);
-    expect([...rulesText.matchAll(/severity: (\w+)/g)].map((m) => m[1])).toHaveLength(14);
+    expect([...rulesText.matchAll(/severity: (\w+)/g)].map((m) => m[1])).toHaveLength(16);
   });
 
   it('every panel reads the provisioned datasource', () => {

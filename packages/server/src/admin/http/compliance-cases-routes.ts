@@ -7,7 +7,9 @@ import type { Compliance } from '../../platform/compliance/compliance.ts';
 import type { Alert, CaseSummary } from '../../platform/compliance/compliance-cases.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
+import { sendCsv } from '../../platform/http/csv-reply.ts';
 import { int8Cursor } from '../../platform/http/fields.ts';
+import { toCsv } from '../../platform/payouts/reports.ts';
 import { pageQuery } from './risk-scope.ts';
 import { idParam, standardErrors, timestamp } from './schemas.ts';
 
@@ -63,6 +65,64 @@ const holdView = z.object({
   placedAt: timestamp,
   releasedAt: timestamp.nullable(),
 });
+
+const TIMELINE_KINDS = ['opened', 'alert', 'held', 'note', 'released', 'decided'] as const;
+type TimelineKind = (typeof TIMELINE_KINDS)[number];
+
+type Detail = {
+  case: ReturnType<typeof presentCase>;
+  alerts: ReturnType<typeof presentAlert>[];
+  notes: ReturnType<typeof presentNote>[];
+  holds: {
+    objectKind: string;
+    objectId: string;
+    previousStatus: string | null;
+    placedAt: string;
+    releasedAt: string | null;
+  }[];
+};
+
+/** The case's story in time order: opened, each alert, each hold and its release, each note, the decision */
+function timelineOf(d: Detail) {
+  const entries: { at: string; kind: TimelineKind; object: string | null; detail: string }[] = [
+    { at: d.case.openedAt, kind: 'opened', object: d.case.subject, detail: `case about ${d.case.subject}` },
+  ];
+  for (const a of d.alerts) {
+    const entry = a.evidence.entry as { source?: string; sourceId?: string } | undefined;
+    const party = a.evidence.party as { kind?: string; name?: string } | undefined;
+    entries.push({
+      at: a.createdAt,
+      kind: 'alert',
+      object: entry ? `${entry.source}:${entry.sourceId}` : null,
+      detail: `${party?.kind ?? 'party'} ${party?.name ?? ''} matched ${String(a.evidence.matchedName)} (score ${a.score})`,
+    });
+  }
+  for (const h of d.holds) {
+    const object = `${h.objectKind}:${h.objectId}`;
+    entries.push({
+      at: h.placedAt,
+      kind: 'held',
+      object,
+      detail: h.previousStatus ? `was ${h.previousStatus}` : 'held',
+    });
+    if (h.releasedAt) entries.push({ at: h.releasedAt, kind: 'released', object, detail: 'released' });
+  }
+  for (const n of d.notes) entries.push({ at: n.createdAt, kind: 'note', object: n.author, detail: n.body });
+  if (d.case.decidedAt) {
+    entries.push({
+      at: d.case.decidedAt,
+      kind: 'decided',
+      object: d.case.decidedBy,
+      detail: `${d.case.status}: ${d.case.decisionReason ?? ''}`,
+    });
+  }
+  // What happened at one instant in the order a case's life has: opened, alerted, held, noted, released, decided
+  const rank = (e: (typeof entries)[number]) => TIMELINE_KINDS.indexOf(e.kind);
+  return entries
+    .map((e, i) => ({ e, i }))
+    .sort((x, y) => x.e.at.localeCompare(y.e.at) || rank(x.e) - rank(y.e) || x.i - y.i)
+    .map(({ e }) => e);
+}
 
 const caseQuery = {
   before: int8Cursor('a case id').optional(),
@@ -169,6 +229,49 @@ export async function registerComplianceCaseRoutes(
       },
     },
     async (request) => presentDetail(request.params.id),
+  );
+
+  const timelineView = z.object({
+    at: timestamp,
+    kind: z.enum(TIMELINE_KINDS),
+    object: z.string().nullable().describe('the list entry (source:id), the object held, the note’s author'),
+    detail: z.string(),
+  });
+  const exportView = caseDetail.extend({
+    exportedAt: timestamp,
+    timeline: z.array(timelineView).describe('everything that happened to the case, in time order'),
+  });
+
+  app.get(
+    '/compliance/cases/:id/export',
+    {
+      schema: {
+        summary:
+          'A case for a suspicious-activity report: its detail and its timeline as JSON, or its timeline as CSV (at, kind, object, detail)',
+        tags: ['compliance'],
+        params: idParam,
+        querystring: z.object({ format: z.enum(['json', 'csv']).default('json') }),
+        response: {
+          200: z.union([exportView, z.string().describe('text/csv')]),
+          ...standardErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const detail = await presentDetail(request.params.id);
+      const timeline = timelineOf(detail);
+      if (request.query.format === 'csv') {
+        return sendCsv(
+          reply,
+          `compliance-case-${detail.case.id}.csv`,
+          toCsv(
+            ['at', 'kind', 'object', 'detail'],
+            timeline.map((t) => [t.at, t.kind, t.object ?? '', t.detail]),
+          ),
+        );
+      }
+      return { ...detail, exportedAt: new Date().toISOString(), timeline };
+    },
   );
 
   app.post(

@@ -47,6 +47,15 @@ export const AUDIT_ACTIONS: Readonly<Record<string, AuditAction>> = {
     object: param('siteId'),
   },
   'PUT /admin/merchants/:id/approval-thresholds': { action: 'approval_thresholds.set', object: param('id') },
+  'PUT /admin/merchants/:id/business-profile': { action: 'business_profile.set', object: param('id') },
+  'POST /admin/merchants/:id/business-profile/submit': {
+    action: 'business_profile.submitted',
+    object: param('id'),
+  },
+  'POST /admin/merchants/:id/business-profile/decision': {
+    action: 'business_profile.decided',
+    object: param('id'),
+  },
   'PUT /admin/merchants/:id/sites/:siteId/bank-account': {
     action: 'bank_account.set',
     object: param('siteId'),
@@ -60,6 +69,15 @@ export const AUDIT_ACTIONS: Readonly<Record<string, AuditAction>> = {
   'POST /admin/stores': { action: 'store.created', object: answer('id') },
   'PATCH /admin/stores/:id': { action: 'store.updated', object: param('id') },
   'PUT /admin/stores/:id/approval-thresholds': { action: 'approval_thresholds.set', object: param('id') },
+  'PUT /admin/stores/:id/business-profile': { action: 'business_profile.set', object: param('id') },
+  'POST /admin/stores/:id/business-profile/submit': {
+    action: 'business_profile.submitted',
+    object: param('id'),
+  },
+  'POST /admin/stores/:id/business-profile/decision': {
+    action: 'business_profile.decided',
+    object: param('id'),
+  },
   'PUT /admin/stores/:id/bank-account': { action: 'bank_account.set', object: param('id') },
   'PUT /admin/stores/:id/payout-schedule': { action: 'payout_schedule.set', object: param('id') },
   'PUT /admin/stores/:id/pricing': { action: 'pricing.set', object: param('id') },

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock/clock.ts';
 import type { Db } from '../db/database.ts';
 import type { TenantCache } from '../tenants/tenant-cache.ts';
+import { BusinessProfiles, type OnboardingRequirement } from './business-profiles.ts';
 import { ComplianceCases } from './compliance-cases.ts';
 import { ComplianceHolds } from './compliance-holds.ts';
 import { PartyScreening } from './party-screening.ts';
@@ -18,6 +19,8 @@ export interface Compliance {
   screening: PartyScreening;
   /** List files dropped into TESSERA_SANCTIONS_INBOX_DIR, imported by a sweep */
   inbox: SanctionsInbox;
+  /** Merchants' and stores' business profiles and their review (KYB) */
+  profiles: BusinessProfiles;
 }
 
 export function createCompliance(deps: {
@@ -27,6 +30,7 @@ export function createCompliance(deps: {
   logger: Logger;
   threshold: number;
   inboxDir: string;
+  onboarding: OnboardingRequirement;
 }): Compliance {
   const { db, clock, cache, threshold } = deps;
   const sanctions = new SanctionsLists({ clock, cache, threshold });
@@ -34,5 +38,6 @@ export function createCompliance(deps: {
   const cases = new ComplianceCases({ clock, holds });
   const screening = new PartyScreening({ db, clock, sanctions, cases });
   const inbox = new SanctionsInbox({ db, sanctions, logger: deps.logger, inboxDir: deps.inboxDir });
-  return { sanctions, holds, cases, screening, inbox };
+  const profiles = new BusinessProfiles({ clock, screening, requirement: deps.onboarding });
+  return { sanctions, holds, cases, screening, inbox, profiles };
 }

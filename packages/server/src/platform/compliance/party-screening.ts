@@ -11,7 +11,7 @@ import type { AlertedParty, ComplianceCases } from './compliance-cases.ts';
 import type { SanctionsLists } from './sanctions-lists.ts';
 
 export interface Party {
-  kind: 'cardholder' | 'bank_account_holder';
+  kind: 'cardholder' | 'bank_account_holder' | 'legal_entity' | 'owner' | 'director';
   /** What the party is, once (`cardholder:<customer id>`): a new name for it replaces the old */
   reference: string;
   /** Whose money a match holds: `customer:<id>`, `site:<id>`, `store:<id>` */
@@ -67,8 +67,14 @@ export class PartyScreening {
             country,
             content_sha256: contentSha256,
             updated_at: now,
+            retired_at: null,
           })
-          .where('compliance_parties.content_sha256', '!=', contentSha256),
+          .where((eb) =>
+            eb.or([
+              eb('compliance_parties.content_sha256', '!=', contentSha256),
+              eb('compliance_parties.retired_at', 'is not', null),
+            ]),
+          ),
       )
       .returning('id')
       .executeTakeFirst();
@@ -84,6 +90,20 @@ export class PartyScreening {
       dateOfBirth,
       country,
     });
+  }
+
+  /**
+   * The parties whose references start so and are not kept are no longer screened (an owner removed from
+   * a profile); their alerts stay with their cases
+   */
+  async retire(tx: Tx, prefix: string, keep: readonly string[]): Promise<void> {
+    let query = tx
+      .updateTable('compliance_parties')
+      .set({ retired_at: this.deps.clock.now() })
+      .where('reference', 'like', `${prefix.replace(/[\\%_]/g, '\\$&')}%`)
+      .where('retired_at', 'is', null);
+    if (keep.length > 0) query = query.where('reference', 'not in', keep);
+    await query.execute();
   }
 
   private async screenOne(tx: Tx, party: AlertedParty, atLeastImport?: string): Promise<number> {
@@ -126,6 +146,7 @@ export class PartyScreening {
           .selectFrom('compliance_parties')
           .select(['id', 'kind', 'subject', 'tenant', 'content_sha256', 'name', 'date_of_birth', 'country'])
           .where('id', '>', run.cursor)
+          .where('retired_at', 'is', null)
           .orderBy('id')
           .limit(RESCREEN_BATCH)
           .execute();

@@ -431,6 +431,22 @@ export interface CompliancePartiesTable {
   content_sha256: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  retired_at: Timestamp | null;
+}
+
+export type BusinessProfileStatus = 'draft' | 'submitted' | 'approved' | 'rejected' | 'more_information';
+
+/** A merchant's or a store's business profile and its review (migration 0066) */
+export interface BusinessProfilesTable {
+  tenant: string;
+  status: BusinessProfileStatus;
+  profile: ColumnType<Record<string, unknown>, string, string>;
+  decision_reason: string | null;
+  submitted_at: Timestamp | null;
+  decided_at: Timestamp | null;
+  decided_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export type ComplianceCaseStatus = 'open' | 'cleared' | 'confirmed';
@@ -544,6 +560,7 @@ export interface PlatformTables {
   sanctions_imports: SanctionsImportsTable;
   sanctions_entries: SanctionsEntriesTable;
   compliance_parties: CompliancePartiesTable;
+  business_profiles: BusinessProfilesTable;
   compliance_cases: ComplianceCasesTable;
   compliance_alerts: ComplianceAlertsTable;
   compliance_case_notes: ComplianceCaseNotesTable;

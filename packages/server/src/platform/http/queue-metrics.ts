@@ -1,6 +1,6 @@
 // The queues an operator watches, read from the database when Prometheus scrapes (not counted on every
 // write): webhook deliveries due and waiting for a down endpoint, mail due, payouts waiting for a bank
-// file, how far the chain scanner is behind the node's head, and how full the connection pool is. Each
+// file, compliance cases open and re-screens under way, how far the chain scanner is behind the node's head, and how full the connection pool is. Each
 // count reads a partial index and stops at COUNT_CAP, so a scrape stays cheap however large a backlog
 // grows; a scrape that cannot reach the database keeps the last values rather than failing.
 import { sql } from 'kysely';
@@ -10,7 +10,14 @@ import type { Clock } from '../clock/clock.ts';
 import type { Db } from '../db/database.ts';
 
 const COUNT_CAP = 100_000;
-const QUEUES = ['webhook_due', 'webhook_waiting', 'mail_due', 'payouts_awaiting_file'] as const;
+const QUEUES = [
+  'webhook_due',
+  'webhook_waiting',
+  'mail_due',
+  'payouts_awaiting_file',
+  'compliance_cases_open',
+  'sanctions_rescreen',
+] as const;
 
 export interface QueueSources {
   db: Db;
@@ -41,7 +48,7 @@ export function registerQueueMetrics(registry: Registry, sources: QueueSources):
   };
   const depth = new Gauge({
     name: 'tessera_queue_depth',
-    help: `Items due in each queue (webhook_due, webhook_waiting, mail_due, payouts_awaiting_file; counted up to ${COUNT_CAP})`,
+    help: `Items due in each queue (webhook_due, webhook_waiting, mail_due, payouts_awaiting_file, compliance_cases_open, sanctions_rescreen; counted up to ${COUNT_CAP})`,
     labelNames: ['queue'],
     registers: [registry],
     collect: read,
@@ -81,7 +88,16 @@ export function registerQueueMetrics(registry: Registry, sources: QueueSources):
         SELECT 'payouts_awaiting_file',
                (SELECT count(*) FROM (SELECT 1 FROM payouts
                  WHERE status = 'pending' AND bank_file_id IS NULL LIMIT ${COUNT_CAP}) d)::text,
-               (SELECT min(created_at) FROM payouts WHERE status = 'pending' AND bank_file_id IS NULL)`.execute(
+               (SELECT min(created_at) FROM payouts WHERE status = 'pending' AND bank_file_id IS NULL)
+        UNION ALL
+        SELECT 'compliance_cases_open',
+               (SELECT count(*) FROM (SELECT 1 FROM compliance_cases
+                 WHERE status = 'open' LIMIT ${COUNT_CAP}) d)::text,
+               (SELECT min(opened_at) FROM compliance_cases WHERE status = 'open')
+        UNION ALL
+        SELECT 'sanctions_rescreen',
+               (SELECT count(*) FROM compliance_rescreens WHERE finished_at IS NULL)::text,
+               (SELECT min(started_at) FROM compliance_rescreens WHERE finished_at IS NULL)`.execute(
         sources.db,
       );
       for (const row of rows) {

@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import type { Clock } from '../clock/clock.ts';
 import { daysSince } from '../clock/clock.ts';
+import type { BusinessProfiles } from '../compliance/business-profiles.ts';
 import type { ComplianceHolds } from '../compliance/compliance-holds.ts';
 import type { Db, Executor, Tx } from '../db/database.ts';
 import type { Transact } from '../db/transact.ts';
@@ -35,6 +36,8 @@ export interface PayoutsDeps {
   risk: Risk;
   /** A tenant a compliance case holds: its payouts are made held (docs/compliance.md, Holds) */
   holds: ComplianceHolds;
+  /** With TESSERA_ONBOARDING_REQUIRED=payouts, none leaves a tenant not approved (docs/compliance.md, Onboarding) */
+  profiles: Pick<BusinessProfiles, 'payoutsAllowed'>;
   /** A tenant's step of the run threw: logged and counted (tessera_payout_run_failures_total) by the caller */
   onRunFailure?: (failure: RunFailure, error: unknown) => void;
 }
@@ -70,6 +73,7 @@ export class PayoutsService {
     return this.deps
       .transact(async (tx) => {
         await this.lockBalance(tx, owner, asset.code);
+        await this.refuseUnlessOnboarded(tx, owner);
         // A payout being made in batches has taken its items but not yet its money from the ledger.
         if (await this.assemblyOf(tx, ownerKey(owner), asset.code)) {
           throw new DomainError(
@@ -145,6 +149,11 @@ export class PayoutsService {
           return { done: true as const, payout: finished };
         }
         if (!assembly) {
+          // Not approved yet: a scheduled payout waits (the balance stays), one asked for is refused
+          if (options.scheduledFor && !(await this.onboarded(tx, owner))) {
+            return { done: true as const, payout: undefined };
+          }
+          await this.refuseUnlessOnboarded(tx, owner);
           if (options.scheduledFor) {
             const paid = await tx
               .selectFrom('payouts')
@@ -226,6 +235,20 @@ export class PayoutsService {
     }
   }
 
+  private async onboarded(tx: Tx, owner: Owner): Promise<boolean> {
+    const tenant = await moneyOutTenant(tx, owner, this.deps.clock.now());
+    return this.deps.profiles.payoutsAllowed(tx, tenant.scope);
+  }
+
+  private async refuseUnlessOnboarded(tx: Tx, owner: Owner): Promise<void> {
+    if (await this.onboarded(tx, owner)) return;
+    throw new DomainError(
+      'invalid_state',
+      'no payout leaves until the business profile is approved (docs/compliance.md, Onboarding)',
+      { details: { reason: 'onboarding_required' } },
+    );
+  }
+
   private bankAccountOf(db: Executor, key: string) {
     return db.selectFrom('bank_accounts').selectAll().where('owner', '=', key).executeTakeFirst();
   }
@@ -275,8 +298,15 @@ export class PayoutsService {
       await sql`UPDATE balance_transactions SET payout_id = NULL WHERE payout_id = ${id}`.execute(tx);
       return { refused: true, id };
     }
-    const heldByCase = await this.deps.holds.caseHolding(tx, ownerKey(owner));
-    const held = heldByCase !== undefined || verdict.action === 'hold';
+    // Held by a case about the site or store, or about its merchant
+    const heldSubject = (
+      await Promise.all(
+        [ownerKey(owner), tenant.scope].map(async (s) =>
+          (await this.deps.holds.caseHolding(tx, s)) ? s : undefined,
+        ),
+      )
+    ).find((s) => s !== undefined);
+    const held = heldSubject !== undefined || verdict.action === 'hold';
     const { inTransit } = await payoutAccounts(this.deps.ledger, tx, currency);
     await this.deps.ledger.transferFromShards(tx, {
       operationId: `payout:${id}`,
@@ -317,8 +347,8 @@ export class PayoutsService {
     // An itemized payout pays its own line; one by hand is paid (listed) by the next itemized payout.
     await insertBalanceTransactions(tx, [{ ...row, payout_id: options.itemized ? id : null }]);
     await publishPayoutEvent(this.deps.outbox, tx, 'payout.created', payoutView(payout));
-    if (heldByCase) {
-      await this.deps.holds.add(tx, ownerKey(owner), { kind: 'payout', id, previousStatus: 'pending' });
+    if (heldSubject) {
+      await this.deps.holds.add(tx, heldSubject, { kind: 'payout', id, previousStatus: 'pending' });
     }
     if (verdict.action === 'hold') {
       await this.deps.risk.reviews.open(tx, {
