@@ -39,20 +39,26 @@ CREATE TABLE compliance_cases (
 CREATE UNIQUE INDEX compliance_cases_open_subject ON compliance_cases (subject) WHERE status = 'open';
 CREATE INDEX compliance_cases_status ON compliance_cases (status, id);
 
--- An alert: one party matching one version of one list entry. Unique per party content and entry
--- version, so a match once cleared is not raised again until the person or the list entry changes.
+-- An alert: a party matching one version of one list entry, or a monitoring scenario met. A match is
+-- unique per party content and entry version, so a match once cleared is not raised again until the
+-- person or the list entry changes; a scenario is unique by its key (what it saw, e.g. its first topup).
 CREATE TABLE compliance_alerts (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   case_id bigint NOT NULL REFERENCES compliance_cases (id),
-  party_id bigint NOT NULL REFERENCES compliance_parties (id),
-  party_sha256 text NOT NULL,
+  -- sanctions_match | scenario:<name>
   kind text NOT NULL,
-  entry_id bigint NOT NULL REFERENCES sanctions_entries (id),
+  party_id bigint REFERENCES compliance_parties (id),
+  party_sha256 text,
+  entry_id bigint REFERENCES sanctions_entries (id),
+  scenario_key text UNIQUE,
   score numeric NOT NULL,
-  -- The party as screened and the entry's names, dates and countries, side by side
+  -- The party as screened and the entry's names, dates and countries, side by side; or what the
+  -- scenario saw (its parameters and the objects that met it)
   evidence jsonb NOT NULL,
   created_at timestamptz NOT NULL,
-  UNIQUE (party_id, party_sha256, entry_id)
+  UNIQUE (party_id, party_sha256, entry_id),
+  CHECK ((kind = 'sanctions_match') = (entry_id IS NOT NULL AND party_id IS NOT NULL AND party_sha256 IS NOT NULL)),
+  CHECK ((kind LIKE 'scenario:%') = (scenario_key IS NOT NULL))
 );
 CREATE INDEX compliance_alerts_case ON compliance_alerts (case_id, id);
 CREATE INDEX compliance_alerts_recent ON compliance_alerts (id DESC);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './config-error.ts';
 import { parseTopupLimits, type TopupLimits } from './issuing/topups/topup-limits.ts';
+import { STRUCTURING_PATTERN } from './platform/compliance/aml-scenarios.ts';
 import { tracesUrlFrom } from './platform/observability/tracing.ts';
 import { type MoneyOutConfig, parseMoneyOutConfig } from './platform/payouts/money-out-config.ts';
 import { type EvmConfig, parseEvmConfig } from './rails/chain/evm/evm-config.ts';
@@ -55,6 +56,11 @@ export const ConfigSchema = z.object({
   TESSERA_SANCTIONS_INBOX_DIR: optionalText,
   /** What waits for a tenant's business profile to be approved: off, or payouts (default: payouts in production, off in the sandbox) */
   TESSERA_ONBOARDING_REQUIRED: z.enum(['off', 'payouts']).optional(),
+  /** The structuring scenario: THRESHOLD:COUNT:HOURS, or off (default 1000:3:24, docs/compliance.md) */
+  TESSERA_AML_STRUCTURING: z
+    .string()
+    .regex(STRUCTURING_PATTERN, 'THRESHOLD:COUNT:HOURS (e.g. 1000:3:24) or off')
+    .default('1000:3:24'),
   TESSERA_IP_COUNTRY_DB: z.string().min(1).optional(),
   TESSERA_REPORTING_CURRENCY: z
     .string()
@@ -213,6 +219,8 @@ export interface Config {
   sanctionsInboxDir: string;
   /** What waits for a tenant's business profile to be approved (docs/compliance.md, Onboarding) */
   onboardingRequired: 'off' | 'payouts';
+  /** The structuring scenario's settings, as written (docs/compliance.md, Monitoring) */
+  amlStructuring: string;
   /** The currency risk rules compare amounts in (`amount_reporting`) */
   reportingCurrency: string;
   webhookAllowlist: string[];
@@ -310,6 +318,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     sanctionsInboxDir: e.TESSERA_SANCTIONS_INBOX_DIR ?? join(e.TESSERA_DATA_DIR, 'sanctions', 'inbox'),
     onboardingRequired:
       e.TESSERA_ONBOARDING_REQUIRED ?? (e.TESSERA_MODE === 'production' ? 'payouts' : 'off'),
+    amlStructuring: e.TESSERA_AML_STRUCTURING,
     backtestParts: e.TESSERA_BACKTEST_PARTS ?? Math.min(4, availableParallelism()),
     reportingCurrency: e.TESSERA_REPORTING_CURRENCY,
     webhookAllowlist: e.TESSERA_WEBHOOK_ALLOWLIST.split(',')

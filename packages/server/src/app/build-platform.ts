@@ -239,6 +239,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     threshold: config.screeningThreshold,
     inboxDir: config.sanctionsInboxDir,
     onboarding: config.onboardingRequired,
+    structuring: config.amlStructuring,
   });
   sweeps.register('sanctions-inbox', () => compliance.inbox.collect());
   sweeps.register('sanctions-rescreen', () => compliance.screening.rescreenStep());

@@ -29,6 +29,7 @@ import { KycService } from './kyc/kyc-service.ts';
 import { CARD_TOPUP_OWNER, CardTopups } from './topups/card-topups.ts';
 import { CRYPTO_TOPUP_REFERENCE, CryptoTopups } from './topups/crypto-topups.ts';
 import type { TopupLimits } from './topups/topup-limits.ts';
+import { TopupMonitoring } from './topups/topup-monitoring.ts';
 import { TopupsService } from './topups/topups-service.ts';
 import { AuthorizationRisk, issuingDisputeLabels } from './transactions/authorization-risk.ts';
 import { IssuingOnUsIssuer } from './transactions/on-us-issuer.ts';
@@ -61,7 +62,7 @@ export interface IssuingPlatform {
   capabilities: CapabilityTokens;
   risk: { engine: RiskEngine; labels: Map<DecisionPointName, DisputeLabels> };
   /** Cardholders screened at KYC, and held by a compliance case (docs/compliance.md) */
-  compliance: Pick<Compliance, 'holds' | 'screening'>;
+  compliance: Pick<Compliance, 'holds' | 'screening' | 'cases' | 'structuring'>;
   rails: {
     notifier: Notifier;
     wallets: WalletVerifier;
@@ -146,6 +147,11 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     limits: config.topupLimits,
     capabilities: p.capabilities,
     risk: p.risk.engine,
+    monitoring: new TopupMonitoring({
+      clock,
+      cases: p.compliance.cases,
+      structuring: p.compliance.structuring,
+    }),
   });
   const cardTopups = new CardTopups({
     transact,

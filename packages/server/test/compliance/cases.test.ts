@@ -65,7 +65,7 @@ interface Tx {
 }
 
 let h: Harness;
-let partner: { apiKey: string };
+let partner: { apiKey: string; id: string };
 /** The next statement matching this is sent on a connection cut under it: the process died there */
 let cutAt: RegExp | undefined;
 let stamps = 0;
@@ -355,6 +355,61 @@ describe('a crash during a re-screen', () => {
     const detail = await caseDetail(found?.id as string);
     expect(detail.holds.filter((hold) => hold.objectKind === 'card')).toHaveLength(1);
     expect(await galina.status()).toBe('suspended');
+  });
+});
+
+describe('a structuring pattern of topups', () => {
+  it('raises exactly one alert, holds nothing until the case is confirmed', async () => {
+    const petra = await aNamedCardholder({
+      id: '0',
+      first: 'PETRA',
+      second: 'LINDQVIST',
+      dateOfBirth: '1990-01-30',
+    });
+    const accountId = (
+      await h.request<{ data: { accountId: string }[] }>('GET', '/issuing/v1/accounts', {
+        headers: await petra.relogin(),
+      })
+    ).body.data[0]?.accountId as string;
+    const topUp = async (amount: string) => {
+      const made = await h.request<{ topupId: string }>('POST', '/issuing/v1/topups/fiat', {
+        headers: { ...(await petra.relogin()), accept: 'application/json' },
+        json: { accountId, amount },
+      });
+      expect(made.status, made.text).toBe(201);
+      const done = await h.request<{ status: string }>(
+        'POST',
+        `/sandbox/issuing/topups/${made.body.topupId}/complete`,
+        { headers: { authorization: `Bearer ${h.adminToken}` } },
+      );
+      expect(done.body.status).toBe('completed');
+    };
+    const alerts = async () =>
+      (
+        await h.admin<{ data: { kind: string; caseId: string; evidence: { topups: unknown[] } }[] }>(
+          'GET',
+          `/compliance/alerts?tenant=partner:${partner.id}`,
+        )
+      ).body.data.filter((a) => a.kind === 'scenario:structuring');
+    // Three just under 1,000.00 EUR within 24 hours (an ordinary one between), then one more of the same run
+    await topUp('950.00');
+    await h.advanceClock(2 * 3600);
+    await topUp('980.00');
+    await h.advanceClock(2 * 3600);
+    await topUp('120.00');
+    expect(await alerts()).toEqual([]);
+    await topUp('999.99');
+    await h.advanceClock(3600);
+    await topUp('955.00');
+    const [alert, ...more] = await alerts();
+    expect(more).toEqual([]);
+    expect(alert?.evidence.topups).toHaveLength(3);
+    // An alert of a scenario holds nothing; a person confirming the case does
+    expect(await petra.status()).toBe('active');
+    expect(
+      (await decide(alert?.caseId as string, 'confirmed', 'structuring confirmed by the partner')).status,
+    ).toBe(200);
+    expect(await petra.status()).toBe('suspended');
   });
 });
 

@@ -39,13 +39,15 @@ const presentCase = (c: CaseSummary) => ({
 const alertView = z.object({
   id: z.string(),
   caseId: z.string(),
-  partyId: z.string(),
-  kind: z.string().describe('sanctions_match'),
-  entryId: z.string().describe('the version of the list entry matched'),
+  kind: z.string().describe('sanctions_match, or scenario:<name> (a monitoring scenario met)'),
+  partyId: z.string().nullable().describe('the party screened (a sanctions match)'),
+  entryId: z.string().nullable().describe('the version of the list entry matched (a sanctions match)'),
   score: z.number(),
   evidence: z
     .record(z.string(), z.unknown())
-    .describe('the party as screened and the list entry matched, side by side (docs/compliance.md)'),
+    .describe(
+      'a match: the party as screened and the list entry, side by side; a scenario: its parameters and what met it (docs/compliance.md)',
+    ),
   createdAt: timestamp,
 });
 const presentAlert = (a: Alert) => ({ ...a, createdAt: a.createdAt.toISOString() });
@@ -93,8 +95,10 @@ function timelineOf(d: Detail) {
     entries.push({
       at: a.createdAt,
       kind: 'alert',
-      object: entry ? `${entry.source}:${entry.sourceId}` : null,
-      detail: `${party?.kind ?? 'party'} ${party?.name ?? ''} matched ${String(a.evidence.matchedName)} (score ${a.score})`,
+      object: entry ? `${entry.source}:${entry.sourceId}` : a.kind,
+      detail: entry
+        ? `${party?.kind ?? 'party'} ${party?.name ?? ''} matched ${String(a.evidence.matchedName)} (score ${a.score})`
+        : String(a.evidence.summary ?? a.kind),
     });
   }
   for (const h of d.holds) {
@@ -140,7 +144,7 @@ export async function registerComplianceCaseRoutes(
     '/compliance/alerts',
     {
       schema: {
-        summary: 'What screening raised, newest first',
+        summary: 'What screening and monitoring raised, newest first',
         tags: ['compliance'],
         querystring: z.object({
           caseId: int8Cursor('a case id').optional().describe('only this case’s, in the order raised'),

@@ -15,6 +15,7 @@ import type { RiskEngine } from '../../platform/risk/risk-engine.ts';
 import { publishIssuingEvent } from '../events/publish-issuing-event.ts';
 import type { CustomerRef } from '../kyc/kyc-service.ts';
 import type { TopupLimits } from './topup-limits.ts';
+import type { TopupMonitoring } from './topup-monitoring.ts';
 import { TopupRisk, topupRefusal } from './topup-risk.ts';
 
 import {
@@ -40,6 +41,8 @@ export interface TopupsDeps {
   capabilities: CapabilityTokens;
   /** The rules at issuing.topup (topup-risk.ts) */
   risk: RiskEngine;
+  /** Completed topups judged by the monitoring scenarios (topup-monitoring.ts) */
+  monitoring: TopupMonitoring;
 }
 
 export class TopupsService {
@@ -194,6 +197,7 @@ export class TopupsService {
       credited_amount: amount,
       completed_at: this.deps.clock.now(),
     });
+    await this.deps.monitoring.completed(tx, topup);
   }
 
   /** Credits the topup's account from the paying rail's clearing account (nothing when amount is 0). */

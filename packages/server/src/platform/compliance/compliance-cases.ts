@@ -4,7 +4,8 @@
 // wait for a person. A person decides: `cleared` (a false positive: the holds released; the same match is
 // not raised again until the person or the list entry changes — the alert is unique per party content
 // and entry version) or `confirmed` (the holds stay, released only by a later `cleared`). Every step is in
-// the audit trail through the admin routes.
+// the audit trail through the admin routes. A monitoring scenario's alert (raiseScenario) opens or joins
+// the case the same way but holds nothing until the case is confirmed: its false positives are many.
 import type { Clock } from '../clock/clock.ts';
 import type { Executor, Tx } from '../db/database.ts';
 import type { ComplianceCaseStatus } from '../db/schema.ts';
@@ -42,9 +43,9 @@ export interface CaseSummary {
 export interface Alert {
   id: string;
   caseId: string;
-  partyId: string;
+  partyId: string | null;
   kind: string;
-  entryId: string;
+  entryId: string | null;
   score: number;
   evidence: Record<string, unknown>;
   createdAt: Date;
@@ -90,6 +91,8 @@ export class ComplianceCases {
     const fresh = matches.filter((m) => !known.has(m.entry.id));
     if (fresh.length === 0) return 0;
     const caseId = await this.openCase(tx, party);
+    // A sanctions match holds at once: an asset freeze does not wait for a person to look
+    await this.hold(tx, caseId, party.subject);
     const now = this.deps.clock.now();
     const inserted = await tx
       .insertInto('compliance_alerts')
@@ -111,30 +114,76 @@ export class ComplianceCases {
     return inserted.length;
   }
 
-  /** The subject's open case; a new one, holding the subject, when it has none */
-  private async openCase(tx: Tx, party: AlertedParty): Promise<string> {
+  /**
+   * A monitoring scenario met (aml-scenarios.ts): an alert in the subject's open case, raised once per
+   * key. It holds nothing until a person confirms the case. Answers whether it is new.
+   */
+  async raiseScenario(
+    tx: Tx,
+    alert: {
+      subject: string;
+      tenant: string;
+      scenario: string;
+      key: string;
+      evidence: Record<string, unknown>;
+    },
+  ): Promise<boolean> {
+    const seen = await tx
+      .selectFrom('compliance_alerts')
+      .select('id')
+      .where('scenario_key', '=', alert.key)
+      .executeTakeFirst();
+    if (seen) return false;
+    const caseId = await this.openCase(tx, alert);
+    const inserted = await tx
+      .insertInto('compliance_alerts')
+      .values({
+        case_id: caseId,
+        kind: `scenario:${alert.scenario}`,
+        scenario_key: alert.key,
+        score: '1',
+        evidence: JSON.stringify({ scenario: alert.scenario, ...alert.evidence }),
+        created_at: this.deps.clock.now(),
+      })
+      .onConflict((oc) => oc.column('scenario_key').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    return inserted !== undefined;
+  }
+
+  /** The subject's open case; a new one when it has none */
+  private async openCase(tx: Tx, subject: { subject: string; tenant: string }): Promise<string> {
     const opened = await tx
       .insertInto('compliance_cases')
       .values({
-        subject: party.subject,
-        tenant: party.tenant,
+        subject: subject.subject,
+        tenant: subject.tenant,
         status: 'open',
         opened_at: this.deps.clock.now(),
       })
       .onConflict((oc) => oc.column('subject').where('status', '=', 'open').doNothing())
       .returning('id')
       .executeTakeFirst();
-    if (opened) {
-      await this.deps.holds.place(tx, opened.id, party.subject);
-      return opened.id;
-    }
+    if (opened) return opened.id;
     const open = await tx
       .selectFrom('compliance_cases')
       .select('id')
-      .where('subject', '=', party.subject)
+      .where('subject', '=', subject.subject)
       .where('status', '=', 'open')
       .executeTakeFirstOrThrow();
     return open.id;
+  }
+
+  /** The case holds its subject, unless it does already */
+  private async hold(tx: Tx, caseId: string, subject: string): Promise<void> {
+    const holding = await tx
+      .selectFrom('compliance_holds')
+      .select('id')
+      .where('case_id', '=', caseId)
+      .where('object_kind', '=', 'subject')
+      .where('released_at', 'is', null)
+      .executeTakeFirst();
+    if (!holding) await this.deps.holds.place(tx, caseId, subject);
   }
 
   /** Cases, newest first; a status and a tenant narrow them */
@@ -267,6 +316,8 @@ export class ComplianceCases {
       })
       .where('id', '=', caseId)
       .execute();
+    // Confirmed, the case holds its subject (a scenario's case held nothing until now)
+    if (decision.decision === 'confirmed') await this.hold(tx, caseId, found.subject);
     const released = decision.decision === 'cleared' ? await this.deps.holds.release(tx, caseId) : 0;
     return { released };
   }
@@ -275,7 +326,7 @@ export class ComplianceCases {
     if (!isCaseId(caseId)) throw notFound('case');
     const found = await tx
       .selectFrom('compliance_cases')
-      .select(['id', 'status'])
+      .select(['id', 'status', 'subject'])
       .where('id', '=', caseId)
       .forUpdate()
       .executeTakeFirst();

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock/clock.ts';
 import type { Db } from '../db/database.ts';
 import type { TenantCache } from '../tenants/tenant-cache.ts';
+import { parseStructuring, type StructuringSettings } from './aml-scenarios.ts';
 import { BusinessProfiles, type OnboardingRequirement } from './business-profiles.ts';
 import { ComplianceCases } from './compliance-cases.ts';
 import { ComplianceHolds } from './compliance-holds.ts';
@@ -21,6 +22,8 @@ export interface Compliance {
   inbox: SanctionsInbox;
   /** Merchants' and stores' business profiles and their review (KYB) */
   profiles: BusinessProfiles;
+  /** The structuring scenario's settings (TESSERA_AML_STRUCTURING); undefined when off */
+  structuring: StructuringSettings | undefined;
 }
 
 export function createCompliance(deps: {
@@ -31,6 +34,7 @@ export function createCompliance(deps: {
   threshold: number;
   inboxDir: string;
   onboarding: OnboardingRequirement;
+  structuring: string;
 }): Compliance {
   const { db, clock, cache, threshold } = deps;
   const sanctions = new SanctionsLists({ clock, cache, threshold });
@@ -39,5 +43,13 @@ export function createCompliance(deps: {
   const screening = new PartyScreening({ db, clock, sanctions, cases });
   const inbox = new SanctionsInbox({ db, sanctions, logger: deps.logger, inboxDir: deps.inboxDir });
   const profiles = new BusinessProfiles({ clock, screening, requirement: deps.onboarding });
-  return { sanctions, holds, cases, screening, inbox, profiles };
+  return {
+    sanctions,
+    holds,
+    cases,
+    screening,
+    inbox,
+    profiles,
+    structuring: parseStructuring(deps.structuring),
+  };
 }

@@ -45,7 +45,7 @@ export interface SanctionsImport {
 const BATCH = 500;
 
 export class SanctionsLists {
-  #index: { importId: string; index: ScreeningIndex } | undefined;
+  #index: { importId: bigint; index: ScreeningIndex } | undefined;
 
   constructor(private readonly deps: { clock: Clock; cache: TenantCache; threshold: number }) {}
 
@@ -65,7 +65,7 @@ export class SanctionsLists {
   ): Promise<{ import: SanctionsImport; applied: boolean }> {
     const file = READERS[source](body);
     const sha256 = createHash('sha256').update(body).digest('hex');
-    return db.transaction().execute(async (tx) => {
+    const done = await db.transaction().execute(async (tx) => {
       await sql`SELECT pg_advisory_xact_lock(hashtext(${`sanctions:${source}`}))`.execute(tx);
       const before = await tx
         .selectFrom('sanctions_imports')
@@ -104,6 +104,10 @@ export class SanctionsLists {
         .executeTakeFirstOrThrow();
       return { import: (await this.withRescreens(tx, [done]))[0] as SanctionsImport, applied: true };
     });
+    // This process's next screening reads the newest import again rather than wait for the news of it
+    // (the news clears every process's cache too, a moment later)
+    if (done.applied) this.deps.cache.clear();
+    return done;
   }
 
   /** The imports, newest first, a page before the last id seen */
@@ -147,8 +151,9 @@ export class SanctionsLists {
   }
 
   /**
-   * The index of the current entries, rebuilt when a newer import is heard of (or, with `atLeastImport`,
-   * known to exist: the news of it may not have reached this process yet)
+   * The index of the current entries, rebuilt when a newer import is heard of or (with `atLeastImport`)
+   * known to exist. It is labelled with the newest import visible before its entries
+   * were read, so an index read while an import was committing is rebuilt once it can be seen.
    */
   async index(db: Executor, atLeastImport?: string): Promise<ScreeningIndex> {
     const latestImport = async () => {
@@ -156,14 +161,15 @@ export class SanctionsLists {
         .selectFrom('sanctions_imports')
         .select(sql<string>`coalesce(max(id), 0)::text`.as('id'))
         .executeTakeFirst();
-      return row?.id ?? '0';
+      return BigInt(row?.id ?? '0');
     };
-    let latest =
-      (await this.deps.cache.get<string>('sanctions:latest-import', async () => ({
+    const heard =
+      (await this.deps.cache.get<bigint>('sanctions:latest-import', async () => ({
         value: await latestImport(),
-      }))) ?? '0';
-    if (atLeastImport && BigInt(latest) < BigInt(atLeastImport)) latest = await latestImport();
-    if (this.#index?.importId !== latest) {
+      }))) ?? 0n;
+    const wanted = [heard, BigInt(atLeastImport ?? 0)].reduce((a, b) => (a > b ? a : b));
+    if (!this.#index || this.#index.importId < wanted) {
+      const visible = await latestImport();
       const rows = await db
         .selectFrom('sanctions_entries')
         .select(['id', 'source', 'content'])
@@ -175,7 +181,7 @@ export class SanctionsLists {
         source: r.source as SanctionsSource,
         entry: r.content as unknown as ListEntry,
       }));
-      this.#index = { importId: latest, index: new ScreeningIndex(entries) };
+      this.#index = { importId: visible, index: new ScreeningIndex(entries) };
     }
     return this.#index.index;
   }

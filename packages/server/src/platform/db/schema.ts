@@ -466,10 +466,11 @@ export interface ComplianceCasesTable {
 export interface ComplianceAlertsTable {
   id: Generated<string>;
   case_id: string;
-  party_id: string;
-  party_sha256: string;
+  party_id: string | null;
+  party_sha256: string | null;
   kind: string;
-  entry_id: string;
+  entry_id: string | null;
+  scenario_key: string | null;
   score: Numeric;
   evidence: ColumnType<Record<string, unknown>, string, string>;
   created_at: Timestamp;
