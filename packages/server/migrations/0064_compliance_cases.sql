@@ -38,6 +38,7 @@ CREATE TABLE compliance_cases (
 );
 CREATE UNIQUE INDEX compliance_cases_open_subject ON compliance_cases (subject) WHERE status = 'open';
 CREATE INDEX compliance_cases_status ON compliance_cases (status, id);
+CREATE INDEX compliance_cases_tenant ON compliance_cases (tenant, id);
 
 -- An alert: a party matching one version of one list entry, or a monitoring scenario met. A match is
 -- unique per party content and entry version, so a match once cleared is not raised again until the

@@ -7,7 +7,6 @@
 // (default 1000:3:24): COUNT topups completed within HOURS, each from 90 % of THRESHOLD (whole major units
 // of its currency) up to, not including, THRESHOLD.
 
-import { parseAmount } from '../money/amount.ts';
 import type { Asset } from '../money/assets.ts';
 
 export interface StructuringSettings {

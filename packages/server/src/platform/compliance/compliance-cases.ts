@@ -191,19 +191,7 @@ export class ComplianceCases {
     db: Executor,
     filter: { status?: ComplianceCaseStatus; tenant?: string; before?: string; limit: number },
   ): Promise<CaseSummary[]> {
-    let query = db
-      .selectFrom('compliance_cases as c')
-      .select([
-        ...CASE_COLUMNS,
-        (eb) =>
-          eb
-            .selectFrom('compliance_alerts as a')
-            .select(eb.fn.countAll<string>().as('n'))
-            .whereRef('a.case_id', '=', 'c.id')
-            .as('alerts'),
-      ])
-      .orderBy('c.id', 'desc')
-      .limit(filter.limit);
+    let query = casesWithAlertCounts(db).orderBy('c.id', 'desc').limit(filter.limit);
     if (filter.status) query = query.where('c.status', '=', filter.status);
     if (filter.tenant) query = query.where('c.tenant', '=', filter.tenant);
     if (filter.before) query = query.where('c.id', '<', filter.before);
@@ -213,30 +201,17 @@ export class ComplianceCases {
   /** The case with its alerts, notes and holds: its timeline is these in time order */
   async get(db: Executor, caseId: string) {
     if (!isCaseId(caseId)) throw notFound('case');
-    const row = await db
-      .selectFrom('compliance_cases as c')
-      .select([
-        ...CASE_COLUMNS,
-        (eb) =>
-          eb
-            .selectFrom('compliance_alerts as a')
-            .select(eb.fn.countAll<string>().as('n'))
-            .whereRef('a.case_id', '=', 'c.id')
-            .as('alerts'),
-      ])
-      .where('c.id', '=', caseId)
-      .executeTakeFirst();
+    const row = await casesWithAlertCounts(db).where('c.id', '=', caseId).executeTakeFirst();
     if (!row) throw notFound('case');
-    const [alerts, notes, holds] = await Promise.all([
-      this.alerts(db, { caseId, limit: 1000 }),
-      db
-        .selectFrom('compliance_case_notes')
-        .select(['id', 'author', 'body', 'created_at'])
-        .where('case_id', '=', caseId)
-        .orderBy('id')
-        .execute(),
-      this.deps.holds.of(db, caseId),
-    ]);
+    // One after another: the reader may be a request's one connection
+    const alerts = await this.alerts(db, { caseId, limit: 1000 });
+    const notes = await db
+      .selectFrom('compliance_case_notes')
+      .select(['id', 'author', 'body', 'created_at'])
+      .where('case_id', '=', caseId)
+      .orderBy('id')
+      .execute();
+    const holds = await this.deps.holds.of(db, caseId);
     return { case: caseOf(row), alerts, notes, holds };
   }
 
@@ -333,6 +308,21 @@ export class ComplianceCases {
     if (!found) throw notFound('case');
     return found;
   }
+}
+
+/** Cases with how many alerts each has */
+function casesWithAlertCounts(db: Executor) {
+  return db
+    .selectFrom('compliance_cases as c')
+    .select([
+      ...CASE_COLUMNS,
+      (eb) =>
+        eb
+          .selectFrom('compliance_alerts as a')
+          .select(eb.fn.countAll<string>().as('n'))
+          .whereRef('a.case_id', '=', 'c.id')
+          .as('alerts'),
+    ]);
 }
 
 /** A case's id is a bigint; anything else names no case */

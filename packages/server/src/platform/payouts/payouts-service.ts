@@ -299,13 +299,10 @@ export class PayoutsService {
       return { refused: true, id };
     }
     // Held by a case about the site or store, or about its merchant
-    const heldSubject = (
-      await Promise.all(
-        [ownerKey(owner), tenant.scope].map(async (s) =>
-          (await this.deps.holds.caseHolding(tx, s)) ? s : undefined,
-        ),
-      )
-    ).find((s) => s !== undefined);
+    let heldSubject: string | undefined;
+    for (const subject of new Set([ownerKey(owner), tenant.scope])) {
+      if (!heldSubject && (await this.deps.holds.caseHolding(tx, subject))) heldSubject = subject;
+    }
     const held = heldSubject !== undefined || verdict.action === 'hold';
     const { inTransit } = await payoutAccounts(this.deps.ledger, tx, currency);
     await this.deps.ledger.transferFromShards(tx, {
