@@ -8,12 +8,9 @@ import { AdminUsageError } from '../admin/cli/admin-usage-error.ts';
 import { type CommandContext, nonNegativeInt } from '../admin/cli/command-options.ts';
 import { listItemsOf } from '../platform/risk/list-csv.ts';
 import { MAX_ITEMS_PER_REQUEST } from '../platform/risk/risk-lists.ts';
-import { adminRequest, connect } from './server-connection.ts';
+import { adminRequest, type ConnectionOptions, connect, withConnection } from './server-connection.ts';
 
-interface Connection {
-  server?: string;
-  adminToken?: string;
-}
+type Connection = ConnectionOptions;
 
 /** `platform`, or `merchant:<id>`, `store:<id>`, `partner:<id>`, as the admin API takes a scope */
 function scopeOf(tenant: string | undefined): { kind: string; id?: string } {
@@ -28,13 +25,6 @@ export function addRiskCommands(program: Command, { run, print, loadConfig }: Co
   const risk = program
     .command('risk')
     .description('risk rules, lists and reviews of the running server (docs/risk.md), as JSON');
-  const withConnection = (command: Command) =>
-    command
-      .option('--server <url>', 'the running Tessera (default: TESSERA_PUBLIC_URL, else this machine’s PORT)')
-      .option(
-        '--admin-token <token>',
-        'the operator’s token (default: TESSERA_ADMIN_TOKEN, else the sandbox’s data directory)',
-      );
   const call = <T>(o: Connection, method: 'GET' | 'POST', path: string, body?: unknown) =>
     run(async () => {
       print(await adminRequest<T>(await connect(await loadConfig(), o), method, path, body));

@@ -7,24 +7,20 @@ import { AdminUsageError } from '../admin/cli/admin-usage-error.ts';
 import type { CommandContext } from '../admin/cli/command-options.ts';
 import { ListFormatError, SANCTIONS_SOURCES } from '../platform/compliance/sanctions-entry.ts';
 import { sourceOf } from '../platform/compliance/sanctions-inbox.ts';
-import { adminRequest, adminUpload, connect } from './server-connection.ts';
+import {
+  adminRequest,
+  adminUpload,
+  type ConnectionOptions,
+  connect,
+  withConnection,
+} from './server-connection.ts';
 
-interface Connection {
-  server?: string;
-  adminToken?: string;
-}
+type Connection = ConnectionOptions;
 
 export function addSanctionsCommands(program: Command, { run, print, loadConfig }: CommandContext): void {
   const sanctions = program
     .command('sanctions')
     .description('the sanctions lists of the running server (docs/compliance.md), as JSON');
-  const withConnection = (command: Command) =>
-    command
-      .option('--server <url>', 'the running Tessera (default: TESSERA_PUBLIC_URL, else this machine’s PORT)')
-      .option(
-        '--admin-token <token>',
-        'the operator’s token (default: TESSERA_ADMIN_TOKEN, else the sandbox’s data directory)',
-      );
 
   withConnection(
     sanctions

@@ -5,12 +5,29 @@
 // keeps the token it generated).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Command } from 'commander';
 import type { Config } from '../config.ts';
 import { runningServerUrl } from './running-server.ts';
 
 export interface ServerConnection {
   url: string;
   adminToken: string;
+}
+
+/** The options a command that speaks to the running server takes */
+export interface ConnectionOptions {
+  server?: string;
+  adminToken?: string;
+}
+
+/** Adds --server and --admin-token to a command that speaks to the running server */
+export function withConnection(command: Command): Command {
+  return command
+    .option('--server <url>', 'the running Tessera (default: TESSERA_PUBLIC_URL, else this machine’s PORT)')
+    .option(
+      '--admin-token <token>',
+      'the operator’s token (default: TESSERA_ADMIN_TOKEN, else the sandbox’s data directory)',
+    );
 }
 
 /** A failure the CLI reports in one line, with what to do about it. */

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUEUES } from '../../src/platform/http/queue-metrics.ts';
 import { Harness, OWN_HARNESS_TIMEOUT_MS } from '../harness/harness.ts';
 import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
 
@@ -65,15 +66,7 @@ describe('monitoring', () => {
     expect(read.size).toBeGreaterThan(12);
     expect([...read].filter((name) => !names.has(name))).toEqual([]);
     // The queues are read from the database at scrape time, with every queue named.
-    for (const queue of [
-      'webhook_due',
-      'webhook_waiting',
-      'mail_due',
-      'payouts_awaiting_file',
-      'compliance_cases_open',
-      'sanctions_rescreen',
-    ])
-      expect(exposed).toContain(`tessera_queue_depth{queue="${queue}"} 0`);
+    for (const queue of QUEUES) expect(exposed).toContain(`tessera_queue_depth{queue="${queue}"} 0`);
     expect(exposed).toMatch(/tessera_sweep_last_success_timestamp_seconds\{sweep="webhook-deliveries"\} \d/);
     expect(exposed).toMatch(/tessera_db_pool_connections\{state="max"\} \d+/);
   });
@@ -101,14 +94,7 @@ describe('monitoring', () => {
         const bornLater = (name: string) =>
           name.startsWith('tessera_http_') || name.startsWith('tessera_chain_');
         expect([...read].filter((name) => !bornLater(name) && !sampled.has(name))).toEqual([]);
-        for (const queue of [
-          'webhook_due',
-          'webhook_waiting',
-          'mail_due',
-          'payouts_awaiting_file',
-          'compliance_cases_open',
-          'sanctions_rescreen',
-        ])
+        for (const queue of QUEUES)
           expect(exposed).toContain(`tessera_queue_oldest_seconds{queue="${queue}"} 0`);
         expect(exposed).toContain('tessera_bank_inbox_files_total{outcome="rejected"} 0');
         expect(exposed).toContain('tessera_sweep_failures_total{sweep="payout-runs"} 0');

@@ -10,7 +10,8 @@ import type { Clock } from '../clock/clock.ts';
 import type { Db } from '../db/database.ts';
 
 const COUNT_CAP = 100_000;
-const QUEUES = [
+/** The queues read, each exported from the first scrape at 0 */
+export const QUEUES = [
   'webhook_due',
   'webhook_waiting',
   'mail_due',
