@@ -2,6 +2,7 @@
 // connects them to the chain rail's news and registers their sweeps.
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Sweeps } from '../platform/clock/sweeps.ts';
+import type { Compliance } from '../platform/compliance/compliance.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { Transact } from '../platform/db/transact.ts';
 import type { Outbox } from '../platform/events/outbox.ts';
@@ -31,6 +32,8 @@ export interface CryptoPlatform {
   rails: { chain: ChainRail; fx: FxRates; notifier: Notifier };
   terms: TermsStore;
   risk: Risk;
+  /** Refund addresses screened against OFAC's digital-currency addresses (docs/compliance.md) */
+  compliance: Pick<Compliance, 'sanctions' | 'cases'>;
 }
 
 export interface CryptoServices {
@@ -71,6 +74,7 @@ export function createCryptoServices(p: CryptoPlatform): CryptoServices {
     settlement,
     publicUrl,
     risk: p.risk,
+    compliance: p.compliance,
   });
   chain.connect(ORDER_REFERENCE, (tx, news) => orders.deposits.onChain(tx, news));
   chain.connect(REFUND_REFERENCE, (tx, news) => refunds.onChain(tx, news));

@@ -1,6 +1,8 @@
 // Refund proposals: every rule of the spec violated once, an accepted refund paid out on chain through
 // the ledger, one rejected then proposed again, one expiring after 30 days, the buyer's email, and the
 // refund webhooks verified.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleClient } from '../harness/console-client.ts';
 import { anOrder, aStore, cryptoHooks, orderOf, pay, type TestStore } from '../harness/crypto-builders.ts';
@@ -132,6 +134,44 @@ describe('refund rules', () => {
     expect(
       (await h.request('GET', `/crypto/api/stores/refund/${paymentId}`, { headers: other.auth })).status,
     ).toBe(404);
+  });
+});
+
+describe('a refund address OFAC lists', () => {
+  it('is refused, the refund left proposed for another address, and raised as an alert', async () => {
+    const ofac = readFileSync(
+      fileURLToPath(new URL('../compliance/fixtures/ofac-sdn.xml', import.meta.url)),
+      'utf8',
+    );
+    expect(
+      (
+        await h.admin('POST', '/compliance/sanctions/imports?source=ofac', {
+          body: ofac,
+          headers: { 'content-type': 'application/xml' },
+        })
+      ).status,
+    ).toBe(201);
+    const listed = /<idNumber>(0x[0-9a-f]{40})<\/idNumber>/.exec(ofac)?.[1] as string;
+    const { paymentId } = await aPaidOrder(store, { total: '20.00' });
+    const { decision_url } = (await propose(store, paymentId, '5.00')).body.data.attributes;
+    const page = new URL(decision_url ?? '').pathname;
+    const refused = await h.request('POST', `${page}/accept`, {
+      form: { address: listed.toUpperCase().replace('0X', '0x') },
+    });
+    expect(refused.status).toBe(403);
+    const refund = await h.request<RefundDoc>('GET', `/crypto/api/stores/refund/${paymentId}`, {
+      headers: store.auth,
+    });
+    expect(refund.body.data.attributes.status).toBe('proposed');
+    const alerts = await h.admin<{ data: { kind: string; evidence: { address: string } }[] }>(
+      'GET',
+      `/compliance/alerts?tenant=store:${store.id}`,
+    );
+    expect(alerts.body.data).toEqual([
+      expect.objectContaining({ kind: 'scenario:refund_to_listed_address' }),
+    ]);
+    const accepted = await h.request('POST', `${page}/accept`, { form: { address: `0x${'cd'.repeat(20)}` } });
+    expect(accepted.status).toBe(200);
   });
 });
 

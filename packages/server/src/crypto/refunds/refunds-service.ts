@@ -7,6 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addMonths, addSeconds, daysSince } from '../../platform/clock/clock.ts';
+import type { Compliance } from '../../platform/compliance/compliance.ts';
 import { hashToken } from '../../platform/crypto/hashing.ts';
 import type { Db, Tx } from '../../platform/db/database.ts';
 import type { CryptoOrderStatus } from '../../platform/db/schema.ts';
@@ -25,6 +26,7 @@ import { REFUND_AGE_LIMIT_MONTHS, storeBalance } from '../orders/orders-service.
 import type { StoreSettlement } from '../orders/store-settlement.ts';
 import { assetOf } from '../quotes/quotes-service.ts';
 import { CryptoRisk } from '../risk/crypto-risk.ts';
+import { refuseListedAddress } from './refund-address-screening.ts';
 import { findRefund, type Refund, type RefundLookup, refundQuery } from './refund-records.ts';
 
 export type { Refund } from './refund-records.ts';
@@ -45,6 +47,8 @@ export interface RefundsDeps {
   publicUrl: string;
   /** The rules at crypto.refund (crypto-risk.ts) */
   risk: Risk;
+  /** A refund address OFAC lists is refused, and raised as an alert (docs/compliance.md, Monitoring) */
+  compliance: Pick<Compliance, 'sanctions' | 'cases'>;
 }
 
 export class RefundsService {
@@ -245,6 +249,7 @@ export class RefundsService {
 
   /** The buyer accepts and gives an address: the payout is broadcast. */
   async accept(where: { token: string } | { paymentId: string }, address: string): Promise<Refund> {
+    await refuseListedAddress(this.deps, address, (tx) => this.lock(tx, lookupOf(where)));
     return this.decide(where, async (tx, refund) => {
       if (!this.deps.chain.isValidAddress(refund.network, address))
         throw new DomainError('validation_failed', `not a ${refund.network} address`, { field: 'address' });
@@ -363,10 +368,7 @@ export class RefundsService {
     step: (tx: Tx, refund: Awaited<ReturnType<RefundsService['lock']>>) => Promise<CryptoEventType>,
   ): Promise<Refund> {
     return this.deps.transact(async (tx) => {
-      const refund = await this.lock(
-        tx,
-        'token' in where ? { tokenHash: hashToken(where.token) } : { paymentId: where.paymentId },
-      );
+      const refund = await this.lock(tx, lookupOf(where));
       if (refund.status !== 'proposed')
         throw invalidState(`the refund is ${refund.status}; only a proposed refund can be decided`, {
           status: refund.status,
@@ -440,3 +442,7 @@ export class RefundsService {
     });
   }
 }
+
+/** A refund as the hosted page's link (its token) or the store's API (its payment) names it */
+const lookupOf = (where: { token: string } | { paymentId: string }): RefundLookup =>
+  'token' in where ? { tokenHash: hashToken(where.token) } : { paymentId: where.paymentId };
