@@ -46,6 +46,8 @@ CREATE INDEX compliance_cases_tenant ON compliance_cases (tenant, id);
 CREATE TABLE compliance_alerts (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   case_id bigint NOT NULL REFERENCES compliance_cases (id),
+  -- The case's tenant, kept on the alert so a tenant's alerts are one index read
+  tenant text NOT NULL,
   -- sanctions_match | scenario:<name>
   kind text NOT NULL,
   party_id bigint REFERENCES compliance_parties (id),
@@ -63,6 +65,7 @@ CREATE TABLE compliance_alerts (
 );
 CREATE INDEX compliance_alerts_case ON compliance_alerts (case_id, id);
 CREATE INDEX compliance_alerts_recent ON compliance_alerts (id DESC);
+CREATE INDEX compliance_alerts_tenant ON compliance_alerts (tenant, id);
 
 CREATE TABLE compliance_case_notes (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

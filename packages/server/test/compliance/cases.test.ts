@@ -438,5 +438,15 @@ describe('the case routes’ bad inputs', () => {
     }
     const badStatus = await h.admin<CaseDetail>('GET', '/compliance/cases?status=closed');
     expect(badStatus.body.error?.field).toBe('status');
+    const badAssignee = await h.admin<CaseDetail>('POST', `/compliance/cases/${id}/assign`, {
+      json: { assignee: 5 },
+    });
+    expect(badAssignee.status).toBe(400);
+    expect(badAssignee.body.error?.field).toBe('assignee');
+    const badCase = await h.admin<CaseDetail>('GET', '/compliance/alerts?caseId=abc');
+    expect(badCase.body.error?.field).toBe('caseId');
+    const badFormat = await h.admin<CaseDetail>('GET', `/compliance/cases/${id}/export?format=pdf`);
+    expect(badFormat.body.error?.field).toBe('format');
+    expect((await h.admin('GET', '/compliance/cases/999999999/export')).status).toBe(404);
   });
 });

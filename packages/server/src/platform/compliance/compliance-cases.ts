@@ -99,6 +99,7 @@ export class ComplianceCases {
       .values(
         fresh.map((m) => ({
           case_id: caseId,
+          tenant: party.tenant,
           party_id: party.id,
           party_sha256: party.contentSha256,
           kind: 'sanctions_match',
@@ -139,6 +140,7 @@ export class ComplianceCases {
       .insertInto('compliance_alerts')
       .values({
         case_id: caseId,
+        tenant: alert.tenant,
         kind: `scenario:${alert.scenario}`,
         scenario_key: alert.key,
         score: '1',
@@ -235,11 +237,7 @@ export class ComplianceCases {
       .limit(filter.limit);
     if (filter.caseId) query = query.where('a.case_id', '=', filter.caseId).orderBy('a.id', 'asc');
     else query = query.orderBy('a.id', 'desc');
-    if (filter.tenant) {
-      query = query
-        .innerJoin('compliance_cases as c', 'c.id', 'a.case_id')
-        .where('c.tenant', '=', filter.tenant);
-    }
+    if (filter.tenant) query = query.where('a.tenant', '=', filter.tenant);
     if (filter.before) query = query.where('a.id', '<', filter.before);
     return (await query.execute()).map((r) => ({
       id: r.id,

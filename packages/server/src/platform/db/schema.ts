@@ -466,6 +466,7 @@ export interface ComplianceCasesTable {
 export interface ComplianceAlertsTable {
   id: Generated<string>;
   case_id: string;
+  tenant: string;
   party_id: string | null;
   party_sha256: string | null;
   kind: string;

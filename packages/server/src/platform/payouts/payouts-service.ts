@@ -150,10 +150,10 @@ export class PayoutsService {
         }
         if (!assembly) {
           // Not approved yet: a scheduled payout waits (the balance stays), one asked for is refused
-          if (options.scheduledFor && !(await this.onboarded(tx, owner))) {
-            return { done: true as const, payout: undefined };
+          if (!(await this.onboarded(tx, owner))) {
+            if (options.scheduledFor) return { done: true as const, payout: undefined };
+            throw onboardingRequired();
           }
-          await this.refuseUnlessOnboarded(tx, owner);
           if (options.scheduledFor) {
             const paid = await tx
               .selectFrom('payouts')
@@ -241,12 +241,7 @@ export class PayoutsService {
   }
 
   private async refuseUnlessOnboarded(tx: Tx, owner: Owner): Promise<void> {
-    if (await this.onboarded(tx, owner)) return;
-    throw new DomainError(
-      'invalid_state',
-      'no payout leaves until the business profile is approved (docs/compliance.md, Onboarding)',
-      { details: { reason: 'onboarding_required' } },
-    );
+    if (!(await this.onboarded(tx, owner))) throw onboardingRequired();
   }
 
   private bankAccountOf(db: Executor, key: string) {
@@ -368,3 +363,10 @@ const noBankAccount = () =>
   new DomainError('invalid_state', 'set a bank account before paying out', {
     details: { reason: 'no_bank_account' },
   });
+
+const onboardingRequired = () =>
+  new DomainError(
+    'invalid_state',
+    'no payout leaves until the business profile is approved (docs/compliance.md, Onboarding)',
+    { details: { reason: 'onboarding_required' } },
+  );
