@@ -61,6 +61,8 @@ export const ConfigSchema = z.object({
     .string()
     .regex(STRUCTURING_PATTERN, 'THRESHOLD:COUNT:HOURS (e.g. 1000:3:24) or off')
     .default('1000:3:24'),
+  /** Which compliance case decisions need a second person: off, cleared, or all (default: off, docs/compliance.md) */
+  TESSERA_COMPLIANCE_FOUR_EYES: z.enum(['off', 'cleared', 'all']).default('off'),
   TESSERA_IP_COUNTRY_DB: z.string().min(1).optional(),
   TESSERA_REPORTING_CURRENCY: z
     .string()
@@ -221,6 +223,7 @@ export interface Config {
   onboardingRequired: 'off' | 'payouts';
   /** The structuring scenario's settings, as written (docs/compliance.md, Monitoring) */
   amlStructuring: string;
+  complianceFourEyes: 'off' | 'cleared' | 'all';
   /** The currency risk rules compare amounts in (`amount_reporting`) */
   reportingCurrency: string;
   webhookAllowlist: string[];
@@ -319,6 +322,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     onboardingRequired:
       e.TESSERA_ONBOARDING_REQUIRED ?? (e.TESSERA_MODE === 'production' ? 'payouts' : 'off'),
     amlStructuring: e.TESSERA_AML_STRUCTURING,
+    complianceFourEyes: e.TESSERA_COMPLIANCE_FOUR_EYES,
     backtestParts: e.TESSERA_BACKTEST_PARTS ?? Math.min(4, availableParallelism()),
     reportingCurrency: e.TESSERA_REPORTING_CURRENCY,
     webhookAllowlist: e.TESSERA_WEBHOOK_ALLOWLIST.split(',')

@@ -12,6 +12,7 @@ import type { Clock } from './platform/clock/clock.ts';
 import type { Sweeps } from './platform/clock/sweeps.ts';
 import type { ProcessRegistry } from './platform/cluster/process-registry.ts';
 import type { Compliance } from './platform/compliance/compliance.ts';
+import type { OnboardingInvitations } from './platform/compliance/onboarding-invitations.ts';
 import type { ConsoleUsers } from './platform/console/console-users.ts';
 import type { CapabilityTokens } from './platform/crypto/capability-tokens.ts';
 import type { Encryptor } from './platform/crypto/encryption.ts';
@@ -76,6 +77,8 @@ export interface Platform {
   risk: Risk;
   /** The EU, UN and OFAC sanctions lists, screening against them, alerts, cases and holds (docs/compliance.md) */
   compliance: Compliance;
+  /** Merchants and stores invited to the hosted onboarding page (docs/compliance.md, Onboarding) */
+  onboardingInvitations: OnboardingInvitations;
   /** Four eyes on money: the tenants' policies and the requests waiting for a second person */
   approvals: Approvals;
   encryptor: Encryptor;

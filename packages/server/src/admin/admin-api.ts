@@ -74,7 +74,11 @@ export function adminApi(services: PlatformServices, adminToken: string): ApiSco
       await registerAuditRoutes(routes, adminDeps);
       await registerComplianceRoutes(routes, { db: services.db, compliance: services.compliance });
       await registerComplianceCaseRoutes(routes, { db: services.db, compliance: services.compliance });
-      await registerBusinessProfileRoutes(routes, { ...adminDeps, compliance: services.compliance });
+      await registerBusinessProfileRoutes(routes, {
+        ...adminDeps,
+        compliance: services.compliance,
+        invitations: services.onboardingInvitations,
+      });
     },
   };
 }

@@ -11,6 +11,7 @@ import { presentAdminError } from '../admin/http/present-error.ts';
 import { registerConsole } from '../pages/console/console.ts';
 import { registerGuideRoutes } from '../pages/guide-routes.ts';
 import { registerLandingPageRoutes } from '../pages/landing-page-routes.ts';
+import { registerOnboardingPageRoutes } from '../pages/onboarding-page-routes.ts';
 import { SandboxClock } from '../platform/clock/clock.ts';
 import { DomainError } from '../platform/errors/domain-error.ts';
 import type { BuiltModule } from '../platform/http/api-module.ts';
@@ -128,6 +129,11 @@ export async function buildHttp(
   });
   registerPageAssets(app);
   await registerGuideRoutes(app);
+  await registerOnboardingPageRoutes(app, {
+    db: services.db,
+    invitations: services.onboardingInvitations,
+    profiles: services.compliance.profiles,
+  });
   await registerLandingPageRoutes(app, {
     version: TESSERA_VERSION,
     mode: config.mode,

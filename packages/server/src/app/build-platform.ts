@@ -11,6 +11,7 @@ import { CLOCK_CHANNEL, loadSandboxClockOffset } from '../platform/clock/sandbox
 import { Sweeps } from '../platform/clock/sweeps.ts';
 import { ProcessRegistry, TENANTS_CHANNEL } from '../platform/cluster/process-registry.ts';
 import { createCompliance } from '../platform/compliance/compliance.ts';
+import { OnboardingInvitations } from '../platform/compliance/onboarding-invitations.ts';
 import { ConsoleUsers } from '../platform/console/console-users.ts';
 import { CapabilityTokens } from '../platform/crypto/capability-tokens.ts';
 import { derive, Encryptor } from '../platform/crypto/encryption.ts';
@@ -199,6 +200,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
   const retention = purgeOldRows(db, clock, config.retention);
   sweeps.register('webhook-attempt-retention', () => retention.webhookAttempts());
   sweeps.register('sandbox-message-retention', () => retention.sandboxMessages());
+  sweeps.register('onboarding-invitation-retention', () => retention.onboardingInvitations());
   sweeps.register('risk-history-retention', () => retention.riskHistory());
   sweeps.register('risk-review-expiry', () => risk.reviews.expireDue());
 
@@ -231,6 +233,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     };
   });
   sweeps.register('balance-days', () => sumBalanceDays(db, clock.now()));
+  const consoleUsers = new ConsoleUsers({ db, encryptor });
   const compliance = createCompliance({
     db,
     clock,
@@ -240,6 +243,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     inboxDir: config.sanctionsInboxDir,
     onboarding: config.onboardingRequired,
     structuring: config.amlStructuring,
+    fourEyes: config.complianceFourEyes,
   });
   sweeps.register('sanctions-inbox', () => compliance.inbox.collect());
   sweeps.register('sanctions-rescreen', () => compliance.screening.rescreenStep());
@@ -332,7 +336,15 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     encryptor,
     encryptionKey: options.encryptionKey,
     oneStatementWrites: options.oneStatementWrites ?? true,
-    consoleUsers: new ConsoleUsers({ db, encryptor }),
+    consoleUsers,
+    onboardingInvitations: new OnboardingInvitations({
+      db,
+      clock,
+      notifier: rails.notifier,
+      publicUrl: config.publicUrl,
+      profiles: compliance.profiles,
+      users: consoleUsers,
+    }),
     approvals,
   };
 

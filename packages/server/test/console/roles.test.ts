@@ -22,7 +22,7 @@ afterAll(() => h.close());
 async function signedIn(role: ConsoleRole): Promise<{ client: ConsoleClient; id: string }> {
   const email = `${role}-${randomBytes(4).toString('hex')}@console.example`;
   const password = 'correct horse battery staple';
-  const operator = role === 'operator' || role === 'operator-viewer';
+  const operator = role === 'operator' || role === 'operator-viewer' || role === 'compliance';
   const created = await h.admin<{ id: string; role: string }>('POST', '/console-users', {
     json: {
       email,
@@ -42,7 +42,15 @@ const refused = (answer: { status: number; text: string }) =>
   answer.status === 403 && answer.text.includes('Your role');
 
 describe('console roles', () => {
-  const roles: ConsoleRole[] = ['viewer', 'developer', 'finance', 'admin', 'operator-viewer', 'operator'];
+  const roles: ConsoleRole[] = [
+    'viewer',
+    'developer',
+    'finance',
+    'admin',
+    'operator-viewer',
+    'compliance',
+    'operator',
+  ];
 
   it.each(roles)('%s: every page and action answers as the role allows', async (role) => {
     const { client } = await signedIn(role);

@@ -39,6 +39,7 @@ describe('sandbox clock', () => {
       'idempotency-keys',
       'webhook-attempt-retention',
       'sandbox-message-retention',
+      'onboarding-invitation-retention',
       'risk-history-retention',
       'risk-review-expiry',
       'ledger-rollup',

@@ -6,6 +6,10 @@ import { z } from 'zod';
 import { businessProfileInput } from '../../platform/compliance/business-profile.ts';
 import type { BusinessProfileView } from '../../platform/compliance/business-profiles.ts';
 import type { Compliance } from '../../platform/compliance/compliance.ts';
+import {
+  INVITATION_DAYS,
+  type OnboardingInvitations,
+} from '../../platform/compliance/onboarding-invitations.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import type { MerchantsService } from '../../platform/tenants/merchants-service.ts';
@@ -52,15 +56,29 @@ const present = (v: BusinessProfileView) => ({
   updatedAt: v.updatedAt.toISOString(),
 });
 
+const invitationView = z.object({
+  id: z.string(),
+  tenant: z.string(),
+  email: z.string(),
+  expiresAt: timestamp.describe('the link opens until then, once; the link itself is only in the email'),
+});
+
 export async function registerBusinessProfileRoutes(
   app: ZodApp,
-  deps: { db: Db; compliance: Compliance; merchants: MerchantsService; stores: StoresService },
+  deps: {
+    db: Db;
+    compliance: Compliance;
+    invitations: OnboardingInvitations;
+    merchants: MerchantsService;
+    stores: StoresService;
+  },
 ): Promise<void> {
-  const { db } = deps;
+  const { db, invitations } = deps;
   const { profiles } = deps.compliance;
   const tenants = [
     {
       path: '/merchants/:id/business-profile',
+      invitations: '/merchants/:id/onboarding-invitations',
       tag: 'merchants',
       whose: 'merchant',
       params: numericIdParam,
@@ -72,6 +90,7 @@ export async function registerBusinessProfileRoutes(
     },
     {
       path: '/stores/:id/business-profile',
+      invitations: '/stores/:id/onboarding-invitations',
       tag: 'stores',
       whose: 'store',
       params: idParam,
@@ -83,6 +102,30 @@ export async function registerBusinessProfileRoutes(
     },
   ];
   for (const t of tenants) {
+    app.post(
+      t.invitations,
+      {
+        schema: {
+          summary: `Invite the ${t.whose} by email to the hosted onboarding page: a link valid for ${INVITATION_DAYS} days (replacing any earlier one) to fill in the business profile and choose a console password`,
+          tags: [t.tag, 'compliance'],
+          params: t.params,
+          body: z
+            .strictObject({ email: z.email().max(254) })
+            .meta({ example: { email: 'owner@shop.example' } }),
+          response: { 201: invitationView, ...standardErrors },
+        },
+      },
+      async (request, reply) => {
+        const tenant = await t.tenantOf(request.params);
+        const invited = await db
+          .transaction()
+          .execute((tx) =>
+            invitations.invite(tx, { tenant, email: request.body.email.toLowerCase(), by: 'admin token' }),
+          );
+        return reply.code(201).send({ ...invited, expiresAt: invited.expiresAt.toISOString() });
+      },
+    );
+
     app.get(
       t.path,
       {

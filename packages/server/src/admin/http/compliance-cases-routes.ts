@@ -3,6 +3,7 @@
 // Clearing a case releases what it holds in the decision's transaction; confirming keeps it held. Each
 // write is audited; deciding a decided case (other than clearing a confirmed one) is a 409.
 import { z } from 'zod';
+import { type CaseDetail, TIMELINE_KINDS, timelineOf } from '../../platform/compliance/case-timeline.ts';
 import type { Compliance } from '../../platform/compliance/compliance.ts';
 import type { Alert, CaseSummary } from '../../platform/compliance/compliance-cases.ts';
 import type { Db } from '../../platform/db/database.ts';
@@ -29,11 +30,21 @@ const caseView = z.object({
   decidedBy: z.string().nullable(),
   decisionReason: z.string().nullable(),
   alerts: z.number().int(),
+  proposal: z
+    .object({
+      decision: z.enum(['cleared', 'confirmed']),
+      reason: z.string(),
+      by: z.string(),
+      at: timestamp,
+    })
+    .nullable()
+    .describe('a decision waiting for a second person (TESSERA_COMPLIANCE_FOUR_EYES, docs/compliance.md)'),
 });
 const presentCase = (c: CaseSummary) => ({
   ...c,
   openedAt: c.openedAt.toISOString(),
   decidedAt: c.decidedAt?.toISOString() ?? null,
+  proposal: c.proposal ? { ...c.proposal, at: c.proposal.at.toISOString() } : null,
 });
 
 const alertView = z.object({
@@ -67,66 +78,6 @@ const holdView = z.object({
   placedAt: timestamp,
   releasedAt: timestamp.nullable(),
 });
-
-const TIMELINE_KINDS = ['opened', 'alert', 'held', 'note', 'released', 'decided'] as const;
-type TimelineKind = (typeof TIMELINE_KINDS)[number];
-
-type Detail = {
-  case: ReturnType<typeof presentCase>;
-  alerts: ReturnType<typeof presentAlert>[];
-  notes: ReturnType<typeof presentNote>[];
-  holds: {
-    objectKind: string;
-    objectId: string;
-    previousStatus: string | null;
-    placedAt: string;
-    releasedAt: string | null;
-  }[];
-};
-
-/** The case's story in time order: opened, each alert, each hold and its release, each note, the decision */
-function timelineOf(d: Detail) {
-  const entries: { at: string; kind: TimelineKind; object: string | null; detail: string }[] = [
-    { at: d.case.openedAt, kind: 'opened', object: d.case.subject, detail: `case about ${d.case.subject}` },
-  ];
-  for (const a of d.alerts) {
-    const entry = a.evidence.entry as { source?: string; sourceId?: string } | undefined;
-    const party = a.evidence.party as { kind?: string; name?: string } | undefined;
-    entries.push({
-      at: a.createdAt,
-      kind: 'alert',
-      object: entry ? `${entry.source}:${entry.sourceId}` : a.kind,
-      detail: entry
-        ? `${party?.kind ?? 'party'} ${party?.name ?? ''} matched ${String(a.evidence.matchedName)} (score ${a.score})`
-        : String(a.evidence.summary ?? a.kind),
-    });
-  }
-  for (const h of d.holds) {
-    const object = `${h.objectKind}:${h.objectId}`;
-    entries.push({
-      at: h.placedAt,
-      kind: 'held',
-      object,
-      detail: h.previousStatus ? `was ${h.previousStatus}` : 'held',
-    });
-    if (h.releasedAt) entries.push({ at: h.releasedAt, kind: 'released', object, detail: 'released' });
-  }
-  for (const n of d.notes) entries.push({ at: n.createdAt, kind: 'note', object: n.author, detail: n.body });
-  if (d.case.decidedAt) {
-    entries.push({
-      at: d.case.decidedAt,
-      kind: 'decided',
-      object: d.case.decidedBy,
-      detail: `${d.case.status}: ${d.case.decisionReason ?? ''}`,
-    });
-  }
-  // What happened at one instant in the order a case's life has: opened, alerted, held, noted, released, decided
-  const rank = (e: (typeof entries)[number]) => TIMELINE_KINDS.indexOf(e.kind);
-  return entries
-    .map((e, i) => ({ e, i }))
-    .sort((x, y) => x.e.at.localeCompare(y.e.at) || rank(x.e) - rank(y.e) || x.i - y.i)
-    .map(({ e }) => e);
-}
 
 const caseQuery = {
   before: int8Cursor('a case id').optional(),
@@ -206,8 +157,7 @@ export async function registerComplianceCaseRoutes(
     notes: z.array(noteView),
     holds: z.array(holdView),
   });
-  const presentDetail = async (caseId: string) => {
-    const found = await cases.get(db, caseId);
+  const presentDetail = (found: CaseDetail) => {
     return {
       case: presentCase(found.case),
       alerts: found.alerts.map(presentAlert),
@@ -232,7 +182,7 @@ export async function registerComplianceCaseRoutes(
         response: { 200: caseDetail, ...standardErrors },
       },
     },
-    async (request) => presentDetail(request.params.id),
+    async (request) => presentDetail(await cases.get(db, request.params.id)),
   );
 
   const timelineView = z.object({
@@ -262,8 +212,9 @@ export async function registerComplianceCaseRoutes(
       },
     },
     async (request, reply) => {
-      const detail = await presentDetail(request.params.id);
-      const timeline = timelineOf(detail);
+      const found = await cases.get(db, request.params.id);
+      const detail = presentDetail(found);
+      const timeline = timelineOf(found).map((t) => ({ ...t, at: t.at.toISOString() }));
       if (request.query.format === 'csv') {
         return sendCsv(
           reply,
@@ -310,7 +261,7 @@ export async function registerComplianceCaseRoutes(
     },
     async (request) => {
       await db.transaction().execute((tx) => cases.assign(tx, request.params.id, request.body.assignee));
-      return presentDetail(request.params.id);
+      return presentDetail(await cases.get(db, request.params.id));
     },
   );
 
@@ -319,21 +270,22 @@ export async function registerComplianceCaseRoutes(
     {
       schema: {
         summary:
-          'Decide a case: cleared (a false positive: what it holds is released) or confirmed (held until a later decision clears it)',
+          'Decide a case: cleared (a false positive: what it holds is released) or confirmed (held until a later decision clears it). Under four eyes (TESSERA_COMPLIANCE_FOUR_EYES) the first person’s decision is proposed (202) and made when a second person makes the same one (200)',
         tags: ['compliance'],
         params: idParam,
         body: z.strictObject({
           decision: z.enum(['cleared', 'confirmed']),
           reason: z.string().trim().min(1).max(2000),
         }),
-        response: { 200: caseDetail, ...standardErrors },
+        response: { 200: caseDetail, 202: caseDetail, ...standardErrors },
       },
     },
-    async (request) => {
-      await db
+    async (request, reply) => {
+      const { proposed } = await db
         .transaction()
         .execute((tx) => cases.decide(tx, request.params.id, { ...request.body, by: 'admin token' }));
-      return presentDetail(request.params.id);
+      // Under four eyes the first person's decision is accepted, not done: it waits for a second
+      return reply.code(proposed ? 202 : 200).send(presentDetail(await cases.get(db, request.params.id)));
     },
   );
 }

@@ -56,6 +56,10 @@ export const AUDIT_ACTIONS: Readonly<Record<string, AuditAction>> = {
     action: 'business_profile.decided',
     object: param('id'),
   },
+  'POST /admin/merchants/:id/onboarding-invitations': {
+    action: 'onboarding_invitation.created',
+    object: answer('id'),
+  },
   'PUT /admin/merchants/:id/sites/:siteId/bank-account': {
     action: 'bank_account.set',
     object: param('siteId'),
@@ -77,6 +81,10 @@ export const AUDIT_ACTIONS: Readonly<Record<string, AuditAction>> = {
   'POST /admin/stores/:id/business-profile/decision': {
     action: 'business_profile.decided',
     object: param('id'),
+  },
+  'POST /admin/stores/:id/onboarding-invitations': {
+    action: 'onboarding_invitation.created',
+    object: answer('id'),
   },
   'PUT /admin/stores/:id/bank-account': { action: 'bank_account.set', object: param('id') },
   'PUT /admin/stores/:id/payout-schedule': { action: 'payout_schedule.set', object: param('id') },
@@ -116,6 +124,15 @@ export const AUDIT_ACTIONS: Readonly<Record<string, AuditAction>> = {
   'POST /console/members/:id/role': { action: 'console_user.role_changed', object: param('id') },
   'POST /console/members/:id/remove': { action: 'console_user.removed', object: param('id') },
   // The person's decision as sent (refused ones too); what it did is the service's approval.approved/rejected.
+  'POST /console/compliance/cases/:id/notes': { action: 'compliance_case.noted', object: param('id') },
+  'POST /console/compliance/cases/:id/assign': { action: 'compliance_case.assigned', object: param('id') },
+  'POST /console/compliance/cases/:id/clear': { action: 'compliance_case.decided', object: param('id') },
+  'POST /console/compliance/cases/:id/confirm': { action: 'compliance_case.decided', object: param('id') },
+  'POST /console/compliance/onboarding/:tenant/decide': {
+    action: 'business_profile.decided',
+    object: param('tenant'),
+  },
+  'POST /console/compliance/onboarding/invite': { action: 'onboarding_invitation.created', object: none },
   'POST /console/approvals/:id/approve': { action: 'approval.decided', object: param('id') },
   'POST /console/approvals/:id/reject': { action: 'approval.decided', object: param('id') },
   'POST /console/developers/keys/merchants/:merchantId/new': {
@@ -176,6 +193,7 @@ export const AUDIT_ACTIONS: Readonly<Record<string, AuditAction>> = {
   'approval approved': { action: 'approval.approved', object: param('id') },
   'approval rejected': { action: 'approval.rejected', object: param('id') },
   'approval expired': { action: 'approval.expired', object: param('id') },
+  'onboarding page finished': { action: 'business_profile.submitted', object: param('tenant') },
 };
 
 /** The stable name of a route's, command's or service's action (throws on one the table lacks). */

@@ -49,6 +49,33 @@ export class BusinessProfiles {
     return viewOf(row);
   }
 
+  /** Profiles in one status, the longest unchanged first (a review queue); `after` is the last one's cursor */
+  async list(
+    db: Executor,
+    filter: { status: BusinessProfileStatus; after?: string; limit: number },
+  ): Promise<{ rows: BusinessProfileView[]; nextCursor: string | null }> {
+    let query = db
+      .selectFrom('business_profiles')
+      .selectAll()
+      .where('status', '=', filter.status)
+      .orderBy('updated_at')
+      .orderBy('tenant')
+      .limit(filter.limit);
+    const [at, tenant] = (filter.after ?? '').split('~');
+    if (at && tenant && !Number.isNaN(Date.parse(at))) {
+      query = query.where((eb) =>
+        eb(eb.refTuple('updated_at', 'tenant'), '>', eb.tuple(new Date(at), tenant)),
+      );
+    }
+    const rows = (await query.execute()).map(viewOf);
+    const last = rows.at(-1);
+    return {
+      rows,
+      nextCursor:
+        rows.length === filter.limit && last ? `${last.updatedAt.toISOString()}~${last.tenant}` : null,
+    };
+  }
+
   /** Writes the profile (whole), moves its status as the header says, and screens its people */
   async put(tx: Tx, tenant: ProfileTenant, profile: BusinessProfile): Promise<BusinessProfileView> {
     const now = this.deps.clock.now();

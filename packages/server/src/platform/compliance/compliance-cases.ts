@@ -10,35 +10,22 @@ import type { Clock } from '../clock/clock.ts';
 import type { Executor, Tx } from '../db/database.ts';
 import type { ComplianceCaseStatus } from '../db/schema.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
+import {
+  type AlertedParty,
+  type CaseSummary,
+  caseOf,
+  casesWithAlertCounts,
+  evidenceOf,
+} from './case-rows.ts';
 import type { ComplianceHolds } from './compliance-holds.ts';
-import { entrySummary, type ScreeningMatch } from './screening-index.ts';
+import type { ScreeningMatch } from './screening-index.ts';
 
-/** A screened party as the alert records it */
-export interface AlertedParty {
-  id: string;
-  kind: string;
-  subject: string;
-  tenant: string;
-  contentSha256: string;
-  name: string;
-  dateOfBirth: string | null;
-  country: string | null;
-}
+export type { AlertedParty, CaseSummary };
 
 export type CaseDecision = Exclude<ComplianceCaseStatus, 'open'>;
 
-export interface CaseSummary {
-  id: string;
-  subject: string;
-  tenant: string;
-  status: ComplianceCaseStatus;
-  assignee: string | null;
-  openedAt: Date;
-  decidedAt: Date | null;
-  decidedBy: string | null;
-  decisionReason: string | null;
-  alerts: number;
-}
+/** Which decisions need a second person (TESSERA_COMPLIANCE_FOUR_EYES): none, clearing, or both */
+export type FourEyesPolicy = 'off' | 'cleared' | 'all';
 
 export interface Alert {
   id: string;
@@ -51,20 +38,8 @@ export interface Alert {
   createdAt: Date;
 }
 
-const CASE_COLUMNS = [
-  'c.id',
-  'c.subject',
-  'c.tenant',
-  'c.status',
-  'c.assignee',
-  'c.opened_at',
-  'c.decided_at',
-  'c.decided_by',
-  'c.decision_reason',
-] as const;
-
 export class ComplianceCases {
-  constructor(private readonly deps: { clock: Clock; holds: ComplianceHolds }) {}
+  constructor(private readonly deps: { clock: Clock; holds: ComplianceHolds; fourEyes: FourEyesPolicy }) {}
 
   /**
    * The party's matches as alerts in its subject's open case (opened, and the subject held, when there was
@@ -169,10 +144,18 @@ export class ComplianceCases {
     if (opened) return opened.id;
     const open = await tx
       .selectFrom('compliance_cases')
-      .select('id')
+      .select(['id', 'proposed_decision'])
       .where('subject', '=', subject.subject)
       .where('status', '=', 'open')
       .executeTakeFirstOrThrow();
+    // New evidence: a decision proposed without it waits no longer for a second person
+    if (open.proposed_decision) {
+      await tx
+        .updateTable('compliance_cases')
+        .set({ proposed_decision: null, proposed_reason: null, proposed_by: null, proposed_at: null })
+        .where('id', '=', open.id)
+        .execute();
+    }
     return open.id;
   }
 
@@ -220,7 +203,14 @@ export class ComplianceCases {
   /** Alerts, newest first (of one case: in the order raised) */
   async alerts(
     db: Executor,
-    filter: { caseId?: string; tenant?: string; before?: string; limit: number },
+    filter: {
+      caseId?: string;
+      tenant?: string;
+      /** Sanctions matches only, or monitoring scenarios' alerts only (each a partial index) */
+      kind?: 'matches' | 'scenarios';
+      before?: string;
+      limit: number;
+    },
   ): Promise<Alert[]> {
     let query = db
       .selectFrom('compliance_alerts as a')
@@ -238,6 +228,7 @@ export class ComplianceCases {
     if (filter.caseId) query = query.where('a.case_id', '=', filter.caseId).orderBy('a.id', 'asc');
     else query = query.orderBy('a.id', 'desc');
     if (filter.tenant) query = query.where('a.tenant', '=', filter.tenant);
+    if (filter.kind) query = query.where('a.kind', filter.kind === 'matches' ? '=' : '<>', 'sanctions_match');
     if (filter.before) query = query.where('a.id', '<', filter.before);
     return (await query.execute()).map((r) => ({
       id: r.id,
@@ -268,59 +259,85 @@ export class ComplianceCases {
 
   /**
    * A person's decision: an open case cleared or confirmed; a confirmed one cleared later (delisted, or
-   * found wrong). Clearing releases what the case holds, in this transaction.
+   * found wrong). Clearing releases what the case holds, in this transaction. Under four eyes
+   * (TESSERA_COMPLIANCE_FOUR_EYES) a decision the policy names is first proposed: it waits on the case,
+   * with a note saying so, until someone else makes the same decision; another decision replaces it, and
+   * the proposer never seconds their own.
    */
   async decide(
     tx: Tx,
     caseId: string,
     decision: { decision: CaseDecision; reason: string; by: string },
-  ): Promise<{ released: number }> {
+  ): Promise<{ released: number; proposed: boolean }> {
     const found = await this.lock(tx, caseId);
     const allowed =
       found.status === 'open' || (found.status === 'confirmed' && decision.decision === 'cleared');
     if (!allowed) throw decided(found.status);
+    const now = this.deps.clock.now();
+    const policy = this.deps.fourEyes;
+    if (policy === 'all' || (policy === 'cleared' && decision.decision === 'cleared')) {
+      const same = found.proposed_decision === decision.decision;
+      if (same && found.proposed_by === decision.by) {
+        throw new DomainError(
+          'invalid_state',
+          'four eyes: the decision you proposed waits for another person to make it',
+          { details: { proposedBy: found.proposed_by } },
+        );
+      }
+      if (!same) {
+        await tx
+          .updateTable('compliance_cases')
+          .set({
+            proposed_decision: decision.decision,
+            proposed_reason: decision.reason,
+            proposed_by: decision.by,
+            proposed_at: now,
+          })
+          .where('id', '=', caseId)
+          .execute();
+        await tx
+          .insertInto('compliance_case_notes')
+          .values({
+            case_id: caseId,
+            author: decision.by,
+            body: `Proposed ${decision.decision} (a second person decides): ${decision.reason}`,
+            created_at: now,
+          })
+          .execute();
+        return { released: 0, proposed: true };
+      }
+    }
     await tx
       .updateTable('compliance_cases')
       .set({
         status: decision.decision,
-        decided_at: this.deps.clock.now(),
+        decided_at: now,
         decided_by: decision.by,
         decision_reason: decision.reason,
+        proposed_decision: null,
+        proposed_reason: null,
+        proposed_by: null,
+        proposed_at: null,
       })
       .where('id', '=', caseId)
       .execute();
     // Confirmed, the case holds its subject (a scenario's case held nothing until now)
     if (decision.decision === 'confirmed') await this.hold(tx, caseId, found.subject);
     const released = decision.decision === 'cleared' ? await this.deps.holds.release(tx, caseId) : 0;
-    return { released };
+    return { released, proposed: false };
   }
 
   private async lock(tx: Tx, caseId: string) {
     if (!isCaseId(caseId)) throw notFound('case');
     const found = await tx
       .selectFrom('compliance_cases')
-      .select(['id', 'status', 'subject'])
+      .select(['id', 'status', 'subject', 'proposed_decision', 'proposed_by'])
       .where('id', '=', caseId)
       .forUpdate()
       .executeTakeFirst();
     if (!found) throw notFound('case');
     return found;
   }
-}
-
-/** Cases with how many alerts each has */
-function casesWithAlertCounts(db: Executor) {
-  return db
-    .selectFrom('compliance_cases as c')
-    .select([
-      ...CASE_COLUMNS,
-      (eb) =>
-        eb
-          .selectFrom('compliance_alerts as a')
-          .select(eb.fn.countAll<string>().as('n'))
-          .whereRef('a.case_id', '=', 'c.id')
-          .as('alerts'),
-    ]);
 }
 
 /** A case's id is a bigint; anything else names no case */
@@ -330,44 +347,3 @@ const decided = (status: string) =>
   new DomainError('invalid_state', `the case is ${status}: it cannot be decided that way`, {
     details: { status },
   });
-
-function evidenceOf(party: AlertedParty, m: ScreeningMatch): Record<string, unknown> {
-  return {
-    party: {
-      kind: party.kind,
-      name: party.name,
-      dateOfBirth: party.dateOfBirth,
-      country: party.country,
-    },
-    matchedName: m.matchedName,
-    score: Math.round(m.score * 1000) / 1000,
-    nameScore: Math.round(m.nameScore * 1000) / 1000,
-    entry: entrySummary(m.entry),
-  };
-}
-
-function caseOf(row: {
-  id: string;
-  subject: string;
-  tenant: string;
-  status: ComplianceCaseStatus;
-  assignee: string | null;
-  opened_at: Date;
-  decided_at: Date | null;
-  decided_by: string | null;
-  decision_reason: string | null;
-  alerts: string | null;
-}): CaseSummary {
-  return {
-    id: row.id,
-    subject: row.subject,
-    tenant: row.tenant,
-    status: row.status,
-    assignee: row.assignee,
-    openedAt: row.opened_at,
-    decidedAt: row.decided_at,
-    decidedBy: row.decided_by,
-    decisionReason: row.decision_reason,
-    alerts: Number(row.alerts ?? 0),
-  };
-}

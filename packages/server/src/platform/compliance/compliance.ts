@@ -6,7 +6,7 @@ import type { Db } from '../db/database.ts';
 import type { TenantCache } from '../tenants/tenant-cache.ts';
 import { parseStructuring, type StructuringSettings } from './aml-scenarios.ts';
 import { BusinessProfiles, type OnboardingRequirement } from './business-profiles.ts';
-import { ComplianceCases } from './compliance-cases.ts';
+import { ComplianceCases, type FourEyesPolicy } from './compliance-cases.ts';
 import { ComplianceHolds } from './compliance-holds.ts';
 import { PartyScreening } from './party-screening.ts';
 import { SanctionsInbox } from './sanctions-inbox.ts';
@@ -35,11 +35,12 @@ export function createCompliance(deps: {
   inboxDir: string;
   onboarding: OnboardingRequirement;
   structuring: string;
+  fourEyes: FourEyesPolicy;
 }): Compliance {
   const { db, clock, cache, threshold } = deps;
   const sanctions = new SanctionsLists({ clock, cache, threshold });
   const holds = new ComplianceHolds(clock);
-  const cases = new ComplianceCases({ clock, holds });
+  const cases = new ComplianceCases({ clock, holds, fourEyes: deps.fourEyes });
   const screening = new PartyScreening({ db, clock, sanctions, cases });
   const inbox = new SanctionsInbox({ db, sanctions, logger: deps.logger, inboxDir: deps.inboxDir });
   const profiles = new BusinessProfiles({ clock, screening, requirement: deps.onboarding });

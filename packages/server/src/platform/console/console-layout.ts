@@ -71,6 +71,16 @@ const SECTIONS: Section[] = [
       ['/console/risk/decisions', 'Decisions'],
     ],
   },
+  {
+    title: 'Compliance',
+    for: 'operator',
+    links: [
+      ['/console/compliance/cases', 'Cases'],
+      ['/console/compliance/screening', 'Screening'],
+      ['/console/compliance/monitoring', 'Monitoring'],
+      ['/console/compliance/onboarding', 'Onboarding'],
+    ],
+  },
   { title: 'Ledger', for: 'all', links: [['/console/ledger/accounts', 'Accounts']] },
   {
     title: 'Money out',
@@ -363,6 +373,12 @@ const DONE: Record<string, string> = {
   paid: 'The bank booked it: the payout is paid.',
   returned: 'The beneficiary’s bank returned it: its amount is back in the balance.',
   failed: 'The bank rejected it: its amount is back in the balance.',
+  noted: 'The note is added.',
+  proposed: 'Proposed: a second person makes the decision (four eyes). Nothing is released or held yet.',
+  cleared: 'Cleared: what the case held is released.',
+  confirmed: 'Confirmed: the subject stays held until a later decision clears the case.',
+  decided: 'Decided: the profile’s new status applies now.',
+  invited: 'Invited: the link is sent by email and valid for 7 days.',
 };
 
 /** The notice of an action just done (a fixed message per outcome: nothing from the address is echoed). */

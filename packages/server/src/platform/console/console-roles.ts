@@ -3,10 +3,11 @@
 import type { ConsoleRole } from '../db/schema.ts';
 
 /** The roles an operator's people take; the rest are a tenant's */
-export const OPERATOR_ROLES: readonly ConsoleRole[] = ['operator', 'operator-viewer'];
+export const OPERATOR_ROLES: readonly ConsoleRole[] = ['operator', 'operator-viewer', 'compliance'];
 export const CONSOLE_ROLES = [
   'operator',
   'operator-viewer',
+  'compliance',
   'viewer',
   'developer',
   'finance',

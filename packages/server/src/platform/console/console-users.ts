@@ -14,7 +14,7 @@ import {
   tokensEqual,
   verifyPassword,
 } from '../crypto/hashing.ts';
-import type { Db } from '../db/database.ts';
+import type { Db, Executor } from '../db/database.ts';
 import type { ConsoleRole } from '../db/schema.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import { newId } from '../ids.ts';
@@ -84,13 +84,16 @@ export class ConsoleUsers {
   }
 
   /** The operator adds a person; without a password one is generated and answered once. */
-  async create(input: {
-    email: string;
-    password?: string | undefined;
-    /** `member`: a tenant's admin (the name before roles) */
-    role: ConsoleRole | 'member';
-    tenant?: { kind: TenantKind; id: string } | undefined;
-  }): Promise<{ user: ConsoleUser; password?: string }> {
+  async create(
+    input: {
+      email: string;
+      password?: string | undefined;
+      /** `member`: a tenant's admin (the name before roles) */
+      role: ConsoleRole | 'member';
+      tenant?: { kind: TenantKind; id: string } | undefined;
+    },
+    db: Executor = this.deps.db,
+  ): Promise<{ user: ConsoleUser; password?: string }> {
     const email = input.email.trim().toLowerCase();
     if (!EMAIL.test(email)) throw invalid('email', 'email must be an email address');
     if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH) {
@@ -104,7 +107,7 @@ export class ConsoleUsers {
       throw invalid('tenant.id', `no ${input.tenant.kind} ${input.tenant.id}`);
     }
     const generated = input.password === undefined ? randomAlphanumeric(20) : undefined;
-    const row = await this.deps.db
+    const row = await db
       .insertInto('console_users')
       .values({
         id: newId('consoleUser'),

@@ -21,7 +21,9 @@ export type Permission =
   /** The team's people and their roles: a tenant's admins theirs, operators the operator's */
   | 'members'
   /** What only the operator sees: every partner */
-  | 'operator';
+  | 'operator'
+  /** Compliance cases, screening hits, monitoring alerts and onboarding applications, worked and decided (docs/compliance.md, Console) */
+  | 'compliance';
 
 const GRANTS: Record<ConsoleRole, readonly Permission[]> = {
   viewer: ['self', 'read'],
@@ -29,6 +31,9 @@ const GRANTS: Record<ConsoleRole, readonly Permission[]> = {
   finance: ['self', 'read', 'personal', 'finance', 'risk'],
   admin: ['self', 'read', 'personal', 'developer', 'finance', 'risk', 'audit', 'members'],
   'operator-viewer': ['self', 'read', 'audit', 'operator'],
+  // Compliance is its own duty: the operator's compliance officers work cases and review onboarding; an
+  // operator does not (segregation of duties), and no tenant ever sees its own cases (tipping off).
+  compliance: ['self', 'read', 'personal', 'audit', 'operator', 'compliance'],
   operator: ['self', 'read', 'personal', 'developer', 'finance', 'risk', 'audit', 'members', 'operator'],
 };
 
@@ -76,6 +81,24 @@ export const PERMISSIONS: Record<string, Permission> = {
   'GET /risk/reviews/:id/refuse': 'risk',
   'POST /risk/reviews/:id/refuse': 'risk',
   'GET /risk/decisions': 'read',
+  'GET /compliance/cases': 'compliance',
+  'GET /compliance/cases/:id': 'compliance',
+  'GET /compliance/cases/:id/timeline.csv': 'compliance',
+  'POST /compliance/cases/:id/notes': 'compliance',
+  'GET /compliance/cases/:id/assign': 'compliance',
+  'POST /compliance/cases/:id/assign': 'compliance',
+  'GET /compliance/cases/:id/clear': 'compliance',
+  'POST /compliance/cases/:id/clear': 'compliance',
+  'GET /compliance/cases/:id/confirm': 'compliance',
+  'POST /compliance/cases/:id/confirm': 'compliance',
+  'GET /compliance/screening': 'compliance',
+  'GET /compliance/monitoring': 'compliance',
+  'GET /compliance/onboarding': 'compliance',
+  'GET /compliance/onboarding/invite': 'compliance',
+  'POST /compliance/onboarding/invite': 'compliance',
+  'GET /compliance/onboarding/:tenant': 'compliance',
+  'GET /compliance/onboarding/:tenant/decide': 'compliance',
+  'POST /compliance/onboarding/:tenant/decide': 'compliance',
   'GET /payments/orders': 'read',
   'GET /payments/orders/:id': 'read',
   'GET /payments/transactions': 'read',

@@ -461,7 +461,14 @@ export interface ComplianceCasesTable {
   decided_at: Timestamp | null;
   decided_by: string | null;
   decision_reason: string | null;
+  /** A decision waiting for a second person (migration 0067) */
+  proposed_decision: ColumnType<CaseDecisionName | null, CaseDecisionName | null | undefined>;
+  proposed_reason: ColumnType<string | null, string | null | undefined>;
+  proposed_by: ColumnType<string | null, string | null | undefined>;
+  proposed_at: ColumnType<Date | null, Date | string | null | undefined>;
 }
+
+export type CaseDecisionName = 'cleared' | 'confirmed';
 
 export interface ComplianceAlertsTable {
   id: Generated<string>;
@@ -494,6 +501,18 @@ export interface ComplianceHoldsTable {
   previous_status: string | null;
   placed_at: Timestamp;
   released_at: Timestamp | null;
+}
+
+export interface OnboardingInvitationsTable {
+  id: Generated<string>;
+  tenant: string;
+  email: string;
+  token_sha256: string;
+  invited_by: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  closed_at: ColumnType<Date | null, Date | string | null | undefined>;
+  closed_as: ColumnType<'finished' | 'replaced' | null, 'finished' | 'replaced' | null | undefined>;
 }
 
 export interface ComplianceRescreensTable {
@@ -568,6 +587,7 @@ export interface PlatformTables {
   compliance_case_notes: ComplianceCaseNotesTable;
   compliance_holds: ComplianceHoldsTable;
   compliance_rescreens: ComplianceRescreensTable;
+  onboarding_invitations: OnboardingInvitationsTable;
   risk_signal_minutes: RiskSignalMinutesTable;
   risk_signal_minutes_frontier: RiskSignalMinutesFrontierTable;
   risk_decisions: RiskDecisionsTable;
@@ -1524,7 +1544,14 @@ export interface AuditEventsTable {
   hash: string;
 }
 
-export type ConsoleRole = 'operator' | 'operator-viewer' | 'viewer' | 'developer' | 'finance' | 'admin';
+export type ConsoleRole =
+  | 'operator'
+  | 'operator-viewer'
+  | 'compliance'
+  | 'viewer'
+  | 'developer'
+  | 'finance'
+  | 'admin';
 
 export interface ConsoleUsersTable {
   id: string;

@@ -7,6 +7,8 @@ import type { Db } from '../db/database.ts';
 
 /** Rows deleted per statement: a long backlog is cleared over several runs, never in one long lock */
 const BATCH = 5_000;
+/** Onboarding invitations are kept this long past their expiry: who was invited, when, by whom */
+const INVITATION_DAYS = 90;
 /** A tenant's minute roll-ups are kept a day past the longest velocity window */
 const TENANT_MINUTES_DAYS = 31;
 
@@ -48,6 +50,15 @@ export function purgeOldRows(
       const { numAffectedRows } = await sql`
         DELETE FROM sandbox_messages WHERE id IN (
           SELECT id FROM sandbox_messages WHERE created_at < ${before(retention.sandboxMessageDays)} LIMIT ${BATCH})`.execute(
+        db,
+      );
+      return Number(numAffectedRows ?? 0);
+    },
+    /** Onboarding invitations expired more than 90 days ago (docs/compliance.md, Onboarding). */
+    async onboardingInvitations(): Promise<number> {
+      const { numAffectedRows } = await sql`
+        DELETE FROM onboarding_invitations WHERE id IN (
+          SELECT id FROM onboarding_invitations WHERE expires_at < ${before(INVITATION_DAYS)} LIMIT ${BATCH})`.execute(
         db,
       );
       return Number(numAffectedRows ?? 0);
