@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './config-error.ts';
 import { parseTopupLimits, type TopupLimits } from './issuing/topups/topup-limits.ts';
-import { STRUCTURING_PATTERN } from './platform/compliance/aml-scenarios.ts';
+import {
+  COUNTRY_LIST_PATTERN,
+  pairPattern,
+  STRUCTURING_PATTERN,
+} from './platform/compliance/aml-scenarios.ts';
 import { tracesUrlFrom } from './platform/observability/tracing.ts';
 import { type MoneyOutConfig, parseMoneyOutConfig } from './platform/payouts/money-out-config.ts';
 import { type EvmConfig, parseEvmConfig } from './rails/chain/evm/evm-config.ts';
@@ -61,6 +65,32 @@ export const ConfigSchema = z.object({
     .string()
     .regex(STRUCTURING_PATTERN, 'THRESHOLD:COUNT:HOURS (e.g. 1000:3:24) or off')
     .default('1000:3:24'),
+  /** Many cards: COUNT new cards of one cardholder within DAYS, or off (default 5:30) */
+  TESSERA_AML_MANY_CARDS: z
+    .string()
+    .regex(pairPattern(99, 365), 'COUNT:DAYS (e.g. 5:30) or off')
+    .default('5:30'),
+  /** Rapid movement: PERCENT of a topup spent by card within HOURS, or off (default 80:24) */
+  TESSERA_AML_RAPID_MOVEMENT: z
+    .string()
+    .regex(pairPattern(100, 720), 'PERCENT:HOURS (e.g. 80:24) or off')
+    .refine((v) => v === 'off' || Number(v.split(':')[0]) <= 100, 'PERCENT is at most 100')
+    .default('80:24'),
+  /** Unusual volume: a tenant's day over FACTOR times its 90-day average and at least MINIMUM, or off (default 5:1000) */
+  TESSERA_AML_UNUSUAL_VOLUME: z
+    .string()
+    .regex(pairPattern(99, 999_999_999), 'FACTOR:MINIMUM (e.g. 5:1000) or off')
+    .default('5:1000'),
+  /** Refunds over captures: COUNT refunds and credits within DAYS exceeding the captures, or off (default 3:30) */
+  TESSERA_AML_REFUNDS_OVER_CAPTURES: z
+    .string()
+    .regex(pairPattern(999, 365), 'COUNT:DAYS (e.g. 3:30) or off')
+    .default('3:30'),
+  /** High-risk countries: ISO codes, comma-separated, or off (default: FATF's call for action, KP,IR,MM) */
+  TESSERA_AML_HIGH_RISK_COUNTRIES: z
+    .string()
+    .regex(COUNTRY_LIST_PATTERN, 'ISO 3166 alpha-2 codes, comma-separated (e.g. KP,IR,MM), or off')
+    .default('KP,IR,MM'),
   /** Which compliance case decisions need a second person: off, cleared, or all (default: off, docs/compliance.md) */
   TESSERA_COMPLIANCE_FOUR_EYES: z.enum(['off', 'cleared', 'all']).default('off'),
   TESSERA_IP_COUNTRY_DB: z.string().min(1).optional(),
@@ -222,7 +252,15 @@ export interface Config {
   /** What waits for a tenant's business profile to be approved (docs/compliance.md, Onboarding) */
   onboardingRequired: 'off' | 'payouts';
   /** The structuring scenario's settings, as written (docs/compliance.md, Monitoring) */
-  amlStructuring: string;
+  /** The monitoring scenarios' settings as configured (aml-scenarios.ts parses them) */
+  aml: {
+    structuring: string;
+    manyCards: string;
+    rapidMovement: string;
+    unusualVolume: string;
+    refundsOverCaptures: string;
+    highRiskCountries: string;
+  };
   complianceFourEyes: 'off' | 'cleared' | 'all';
   /** The currency risk rules compare amounts in (`amount_reporting`) */
   reportingCurrency: string;
@@ -321,7 +359,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     sanctionsInboxDir: e.TESSERA_SANCTIONS_INBOX_DIR ?? join(e.TESSERA_DATA_DIR, 'sanctions', 'inbox'),
     onboardingRequired:
       e.TESSERA_ONBOARDING_REQUIRED ?? (e.TESSERA_MODE === 'production' ? 'payouts' : 'off'),
-    amlStructuring: e.TESSERA_AML_STRUCTURING,
+    aml: {
+      structuring: e.TESSERA_AML_STRUCTURING,
+      manyCards: e.TESSERA_AML_MANY_CARDS,
+      rapidMovement: e.TESSERA_AML_RAPID_MOVEMENT,
+      unusualVolume: e.TESSERA_AML_UNUSUAL_VOLUME,
+      refundsOverCaptures: e.TESSERA_AML_REFUNDS_OVER_CAPTURES,
+      highRiskCountries: e.TESSERA_AML_HIGH_RISK_COUNTRIES,
+    },
     complianceFourEyes: e.TESSERA_COMPLIANCE_FOUR_EYES,
     backtestParts: e.TESSERA_BACKTEST_PARTS ?? Math.min(4, availableParallelism()),
     reportingCurrency: e.TESSERA_REPORTING_CURRENCY,

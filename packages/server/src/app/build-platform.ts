@@ -10,8 +10,10 @@ import { type Clock, SandboxClock, systemClock } from '../platform/clock/clock.t
 import { CLOCK_CHANNEL, loadSandboxClockOffset } from '../platform/clock/sandbox-clock-state.ts';
 import { Sweeps } from '../platform/clock/sweeps.ts';
 import { ProcessRegistry, TENANTS_CHANNEL } from '../platform/cluster/process-registry.ts';
+import { parseAmlSettings } from '../platform/compliance/aml-scenarios.ts';
 import { createCompliance } from '../platform/compliance/compliance.ts';
 import { OnboardingInvitations } from '../platform/compliance/onboarding-invitations.ts';
+import { unusualVolumeSweep } from '../platform/compliance/unusual-volume.ts';
 import { ConsoleUsers } from '../platform/console/console-users.ts';
 import { CapabilityTokens } from '../platform/crypto/capability-tokens.ts';
 import { derive, Encryptor } from '../platform/crypto/encryption.ts';
@@ -242,11 +244,15 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     threshold: config.screeningThreshold,
     inboxDir: config.sanctionsInboxDir,
     onboarding: config.onboardingRequired,
-    structuring: config.amlStructuring,
+    aml: parseAmlSettings(config.aml),
     fourEyes: config.complianceFourEyes,
   });
   sweeps.register('sanctions-inbox', () => compliance.inbox.collect());
   sweeps.register('sanctions-rescreen', () => compliance.screening.rescreenStep());
+  sweeps.register(
+    'aml-unusual-volume',
+    unusualVolumeSweep({ db, clock, cases: compliance.cases, settings: compliance.aml.unusualVolume }),
+  );
   compliance.holds.kinds.set('site', payoutHolds(payoutLifecycle));
   compliance.holds.kinds.set('store', payoutHolds(payoutLifecycle));
   compliance.holds.kinds.set('merchant', payoutHolds(payoutLifecycle));

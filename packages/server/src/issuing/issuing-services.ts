@@ -22,12 +22,14 @@ import type { WalletVerifier } from '../rails/wallet-verifier/port.ts';
 import { AccountsService } from './accounts/accounts-service.ts';
 import { AuthService } from './auth/auth-service.ts';
 import { TokenSigner } from './auth/tokens.ts';
+import { CardMonitoring } from './cards/card-monitoring.ts';
 import { CardsService } from './cards/cards-service.ts';
 import { SpendingControlsService } from './cards/spending-controls-service.ts';
 import { IssuingDisputesService } from './disputes/disputes-service.ts';
 import { KycService } from './kyc/kyc-service.ts';
 import { CARD_TOPUP_OWNER, CardTopups } from './topups/card-topups.ts';
 import { CRYPTO_TOPUP_REFERENCE, CryptoTopups } from './topups/crypto-topups.ts';
+import { rapidMovementSweep } from './topups/rapid-movement.ts';
 import type { TopupLimits } from './topups/topup-limits.ts';
 import { TopupMonitoring } from './topups/topup-monitoring.ts';
 import { TopupsService } from './topups/topups-service.ts';
@@ -62,7 +64,7 @@ export interface IssuingPlatform {
   capabilities: CapabilityTokens;
   risk: { engine: RiskEngine; labels: Map<DecisionPointName, DisputeLabels> };
   /** Cardholders screened at KYC, and held by a compliance case (docs/compliance.md) */
-  compliance: Pick<Compliance, 'holds' | 'screening' | 'cases' | 'structuring'>;
+  compliance: Pick<Compliance, 'holds' | 'screening' | 'cases' | 'aml'>;
   rails: {
     notifier: Notifier;
     wallets: WalletVerifier;
@@ -120,6 +122,11 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     kyc,
     tokenization: p.rails.tokenization,
     holds: p.compliance.holds,
+    monitoring: new CardMonitoring({
+      clock,
+      cases: p.compliance.cases,
+      manyCards: p.compliance.aml.manyCards,
+    }),
   });
   // A backtest's labels at issuing.authorization are the partner's cardholder disputes.
   p.risk.labels.set('issuing.authorization', issuingDisputeLabels);
@@ -150,7 +157,7 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
     monitoring: new TopupMonitoring({
       clock,
       cases: p.compliance.cases,
-      structuring: p.compliance.structuring,
+      structuring: p.compliance.aml.structuring,
     }),
   });
   const cardTopups = new CardTopups({
@@ -185,6 +192,10 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
   });
   p.sweeps.register('issuing-dispute-decisions', () => disputes.decideDue());
   p.sweeps.register('issuing-topups', () => topups.expireDue());
+  p.sweeps.register(
+    'aml-rapid-movement',
+    rapidMovementSweep({ db, clock, cases: p.compliance.cases, settings: p.compliance.aml.rapidMovement }),
+  );
   p.sweeps.register('issuing-crypto-topups', () => cryptoTopups.reportConfirmations());
   return {
     auth,

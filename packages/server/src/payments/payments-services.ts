@@ -1,8 +1,10 @@
 // Builds the payments API's services on the platform and its rails (card network, wallet tokens),
 // connects them to the card network's news and registers their sweeps.
+
 import type { Registry } from 'prom-client';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Sweeps } from '../platform/clock/sweeps.ts';
+import type { Compliance } from '../platform/compliance/compliance.ts';
 import type { CapabilityTokens } from '../platform/crypto/capability-tokens.ts';
 import type { Encryptor } from '../platform/crypto/encryption.ts';
 import type { Db } from '../platform/db/database.ts';
@@ -23,6 +25,7 @@ import { PaymentOrdersService } from './orders/orders-service.ts';
 import { ChargeRisk } from './risk/charge-risk.ts';
 import { paymentsDisputeLabels } from './risk/dispute-labels.ts';
 import { registerDisputeMetrics } from './risk/dispute-ratios.ts';
+import { refundsOverCapturesSweep } from './transactions/refund-monitoring.ts';
 import { NETWORK_OWNER, PaymentTransactionsService } from './transactions/transactions-service.ts';
 
 export interface PaymentsPlatform {
@@ -44,6 +47,8 @@ export interface PaymentsPlatform {
   terms: TermsStore;
   risk: Pick<Risk, 'engine' | 'labels' | 'reviews' | 'ipCountry'>;
   metrics: { registry: Registry };
+  /** The refunds-over-captures scenario's alerts (docs/compliance.md, Monitoring) */
+  compliance: Pick<Compliance, 'cases' | 'aml'>;
 }
 
 export interface PaymentsServices {
@@ -118,6 +123,15 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
     disputeFeeMajor: BigInt(p.disputeFeeMajor),
   });
   p.sweeps.register('payments-disputes', () => disputes.decideDue());
+  p.sweeps.register(
+    'aml-refunds-over-captures',
+    refundsOverCapturesSweep({
+      db,
+      clock,
+      cases: p.compliance.cases,
+      settings: p.compliance.aml.refundsOverCaptures,
+    }),
+  );
   const checkoutSessions = new CheckoutSessions({ capabilities: p.capabilities, clock });
   return { customers, cards, orders, transactions, disputes, links, checkoutSessions };
 }

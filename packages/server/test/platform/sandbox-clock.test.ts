@@ -48,6 +48,7 @@ describe('sandbox clock', () => {
       'balance-days',
       'sanctions-inbox',
       'sanctions-rescreen',
+      'aml-unusual-volume',
       // The rails' own work first (rails/rails.ts), then the APIs'.
       'chain-confirmations',
       'card-network-challenges',
@@ -58,12 +59,14 @@ describe('sandbox clock', () => {
       'issuing-authorization-holds',
       'issuing-dispute-decisions',
       'issuing-topups',
+      'aml-rapid-movement',
       'issuing-crypto-topups',
       'crypto-orders',
       'crypto-refunds',
       'payments-recurring-billing',
       'payments-authorizations',
       'payments-disputes',
+      'aml-refunds-over-captures',
       'payout-runs',
       'bank-news',
     ]);

@@ -10,6 +10,7 @@ import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
 import type { WalletTokenization } from '../../rails/wallet-tokenization/port.ts';
 import type { KycService } from '../kyc/kyc-service.ts';
+import type { CardMonitoring } from './card-monitoring.ts';
 
 /** The program's card products (`subscriptionCardId` in the real service's body). */
 export const CARD_PRODUCTS = {
@@ -77,6 +78,8 @@ export interface CardsDeps {
   tokenization: WalletTokenization;
   /** A cardholder a compliance case holds: cards suspended, none issued (docs/compliance.md, Holds) */
   holds: ComplianceHolds;
+  /** New cards counted by the many-cards scenario (docs/compliance.md, Monitoring) */
+  monitoring: CardMonitoring;
 }
 
 /** An action the card's status does not allow (card.ts, TRANSITIONS), as the 409 its caller sees */

@@ -280,6 +280,7 @@ export class CardsService {
           eventType: 'cardStatusChanged',
           data: { cardId: id, newStatus: status },
         });
+        if (!input.replaces) await this.deps.monitoring.issued(tx, customer);
         return this.get(tx, customer, id);
       } catch (err) {
         const isCollision =

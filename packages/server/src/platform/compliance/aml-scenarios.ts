@@ -53,3 +53,80 @@ export function structuringMet(
   );
   return justUnder.length >= settings.count ? justUnder : undefined;
 }
+
+// The other scenarios' settings, each `off` or its numbers (config.ts checks the patterns):
+//
+// Many cards: COUNT new cards (reissues not counted) of one cardholder within DAYS — one person holding
+// many cards is how cards are passed on to others. `TESSERA_AML_MANY_CARDS=COUNT:DAYS` (default 5:30).
+//
+// Rapid movement: a completed topup of which PERCENT or more is spent by card within HOURS — money that
+// only passes through. `TESSERA_AML_RAPID_MOVEMENT=PERCENT:HOURS` (default 80:24).
+//
+// Unusual volume: a merchant's or store's day (UTC) over FACTOR times its average day of the 90 before,
+// and at least MINIMUM major units, once it has 30 days of history. `TESSERA_AML_UNUSUAL_VOLUME=FACTOR:MINIMUM`
+// (default 5:1000).
+//
+// Refunds over captures: a merchant's refunds and card credits over DAYS exceed what it captured, with at
+// least COUNT of them — money sent out to cards that did not pay it. `TESSERA_AML_REFUNDS_OVER_CAPTURES=COUNT:DAYS`
+// (default 3:30).
+//
+// High-risk countries: a screened party (a cardholder's nationality, an owner's, a business's country) of
+// a country on the list. `TESSERA_AML_HIGH_RISK_COUNTRIES=KP,IR,MM` (default: FATF's jurisdictions under a
+// call for action), or off.
+
+/** `off`, or two whole numbers A:B each within its bounds */
+export const pairPattern = (maxA: number, maxB: number) =>
+  new RegExp(`^(off|[1-9]\\d{0,${String(maxA).length - 1}}:[1-9]\\d{0,${String(maxB).length - 1}})$`);
+
+export interface Pair {
+  a: number;
+  b: number;
+}
+
+/** `off` → undefined; `A:B` → the two numbers (the pattern checked them) */
+export function parsePair(text: string): Pair | undefined {
+  if (text === 'off') return undefined;
+  const [a = '0', b = '0'] = text.split(':');
+  return { a: Number(a), b: Number(b) };
+}
+
+export const COUNTRY_LIST_PATTERN = /^(off|[A-Z]{2}(,[A-Z]{2})*)$/;
+
+export function parseCountries(text: string): ReadonlySet<string> {
+  return new Set(text === 'off' ? [] : text.split(','));
+}
+
+export interface AmlSettings {
+  structuring: StructuringSettings | undefined;
+  /** COUNT new cards within DAYS */
+  manyCards: { count: number; days: number } | undefined;
+  /** PERCENT of a topup spent within HOURS */
+  rapidMovement: { percent: number; hours: number } | undefined;
+  /** A day over FACTOR times the 90-day average day, and at least MINIMUM major units */
+  unusualVolume: { factor: number; minimum: number } | undefined;
+  /** COUNT refunds and credits within DAYS exceeding the captures */
+  refundsOverCaptures: { count: number; days: number } | undefined;
+  highRiskCountries: ReadonlySet<string>;
+}
+
+export function parseAmlSettings(config: {
+  structuring: string;
+  manyCards: string;
+  rapidMovement: string;
+  unusualVolume: string;
+  refundsOverCaptures: string;
+  highRiskCountries: string;
+}): AmlSettings {
+  const pair = <K extends string, L extends string>(text: string, a: K, b: L) => {
+    const p = parsePair(text);
+    return p ? ({ [a]: p.a, [b]: p.b } as Record<K | L, number>) : undefined;
+  };
+  return {
+    structuring: parseStructuring(config.structuring),
+    manyCards: pair(config.manyCards, 'count', 'days'),
+    rapidMovement: pair(config.rapidMovement, 'percent', 'hours'),
+    unusualVolume: pair(config.unusualVolume, 'factor', 'minimum'),
+    refundsOverCaptures: pair(config.refundsOverCaptures, 'count', 'days'),
+    highRiskCountries: parseCountries(config.highRiskCountries),
+  };
+}

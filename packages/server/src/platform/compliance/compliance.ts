@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock/clock.ts';
 import type { Db } from '../db/database.ts';
 import type { TenantCache } from '../tenants/tenant-cache.ts';
-import { parseStructuring, type StructuringSettings } from './aml-scenarios.ts';
+import type { AmlSettings } from './aml-scenarios.ts';
 import { BusinessProfiles, type OnboardingRequirement } from './business-profiles.ts';
 import { ComplianceCases, type FourEyesPolicy } from './compliance-cases.ts';
 import { ComplianceHolds } from './compliance-holds.ts';
@@ -22,8 +22,8 @@ export interface Compliance {
   inbox: SanctionsInbox;
   /** Merchants' and stores' business profiles and their review (KYB) */
   profiles: BusinessProfiles;
-  /** The structuring scenario's settings (TESSERA_AML_STRUCTURING); undefined when off */
-  structuring: StructuringSettings | undefined;
+  /** The monitoring scenarios' settings (TESSERA_AML_*; each undefined when off) */
+  aml: AmlSettings;
 }
 
 export function createCompliance(deps: {
@@ -34,14 +34,20 @@ export function createCompliance(deps: {
   threshold: number;
   inboxDir: string;
   onboarding: OnboardingRequirement;
-  structuring: string;
+  aml: AmlSettings;
   fourEyes: FourEyesPolicy;
 }): Compliance {
   const { db, clock, cache, threshold } = deps;
   const sanctions = new SanctionsLists({ clock, cache, threshold });
   const holds = new ComplianceHolds(clock);
   const cases = new ComplianceCases({ clock, holds, fourEyes: deps.fourEyes });
-  const screening = new PartyScreening({ db, clock, sanctions, cases });
+  const screening = new PartyScreening({
+    db,
+    clock,
+    sanctions,
+    cases,
+    highRiskCountries: deps.aml.highRiskCountries,
+  });
   const inbox = new SanctionsInbox({ db, sanctions, logger: deps.logger, inboxDir: deps.inboxDir });
   const profiles = new BusinessProfiles({ clock, screening, requirement: deps.onboarding });
   return {
@@ -51,6 +57,6 @@ export function createCompliance(deps: {
     screening,
     inbox,
     profiles,
-    structuring: parseStructuring(deps.structuring),
+    aml: deps.aml,
   };
 }

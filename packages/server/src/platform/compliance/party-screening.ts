@@ -30,7 +30,14 @@ const RESCREEN_ROUND_MS = 500;
 
 export class PartyScreening {
   constructor(
-    private readonly deps: { db: Db; clock: Clock; sanctions: SanctionsLists; cases: ComplianceCases },
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      sanctions: SanctionsLists;
+      cases: ComplianceCases;
+      /** TESSERA_AML_HIGH_RISK_COUNTRIES (aml-scenarios.ts) */
+      highRiskCountries: ReadonlySet<string>;
+    },
   ) {}
 
   /**
@@ -80,6 +87,20 @@ export class PartyScreening {
       .executeTakeFirst();
     // Unchanged: screened when it was written, and again at every import since
     if (!row) return 0;
+    if (country && this.deps.highRiskCountries.has(country)) {
+      // A scenario, not a match: an alert for a person to look at, holding nothing until confirmed
+      await this.deps.cases.raiseScenario(tx, {
+        subject: party.subject,
+        tenant: party.tenant,
+        scenario: 'high_risk_country',
+        key: `high_risk_country:${row.id}:${contentSha256}`,
+        evidence: {
+          summary: `${party.kind.replace(/_/g, ' ')} ${party.name}: ${country} is a high-risk country`,
+          party: { kind: party.kind, name: party.name, country },
+          parameters: { highRiskCountries: [...this.deps.highRiskCountries] },
+        },
+      });
+    }
     return this.screenOne(tx, {
       id: row.id,
       kind: party.kind,

@@ -503,6 +503,11 @@ export interface ComplianceHoldsTable {
   released_at: Timestamp | null;
 }
 
+export interface ComplianceScenarioRunsTable {
+  scenario: string;
+  through: Timestamp;
+}
+
 export interface OnboardingInvitationsTable {
   id: Generated<string>;
   tenant: string;
@@ -588,6 +593,7 @@ export interface PlatformTables {
   compliance_holds: ComplianceHoldsTable;
   compliance_rescreens: ComplianceRescreensTable;
   onboarding_invitations: OnboardingInvitationsTable;
+  compliance_scenario_runs: ComplianceScenarioRunsTable;
   risk_signal_minutes: RiskSignalMinutesTable;
   risk_signal_minutes_frontier: RiskSignalMinutesFrontierTable;
   risk_decisions: RiskDecisionsTable;

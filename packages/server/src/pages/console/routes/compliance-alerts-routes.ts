@@ -125,7 +125,7 @@ ${filterForm(
       ...(f.before && isInt8Digits(f.before) ? { before: f.before } : {}),
       limit: PAGE,
     });
-    const structuring = compliance.structuring;
+    const structuring = compliance.aml.structuring;
     const content = h`${complianceTabs('monitoring')}<p>${
       structuring
         ? `Structuring: ${structuring.count} topups of one cardholder, each from 90 % of ${structuring.threshold} up to ${structuring.threshold} (major units), within ${structuring.windowHours} hours.`

@@ -1,0 +1,84 @@
+// Unusual volume (docs/compliance.md, Monitoring): a merchant's or a store's day (UTC) of succeeded
+// payments over FACTOR times its average day of the 90 before — its own baseline — and at least MINIMUM
+// major units, once it has 30 days of history. Read from the console's daily rollup (console_daily_figures,
+// migration 0035: one row per tenant, day and currency), so a year of payments costs a few rows a tenant;
+// a day is judged once the rollup holds it (scenario-runs.ts), and raises at most one alert per tenant,
+// currency and day.
+import { sql } from 'kysely';
+import type { Clock } from '../clock/clock.ts';
+import type { Db } from '../db/database.ts';
+import { formatAmount } from '../money/amount.ts';
+import { findAsset } from '../money/assets.ts';
+import type { AmlSettings } from './aml-scenarios.ts';
+import type { ComplianceCases } from './compliance-cases.ts';
+import { judgeSlices } from './scenario-runs.ts';
+
+const DAY_MS = 86_400_000;
+const BASELINE_DAYS = 90;
+const HISTORY_DAYS = 30;
+/** The rollup's API → the subject a case holds */
+const SUBJECT_KIND: Record<string, string> = { payments: 'merchant', crypto: 'store' };
+
+export function unusualVolumeSweep(deps: {
+  db: Db;
+  clock: Clock;
+  cases: Pick<ComplianceCases, 'raiseScenario'>;
+  settings: AmlSettings['unusualVolume'];
+}): () => Promise<number> {
+  return async () => {
+    const settings = deps.settings;
+    if (!settings) return 0;
+    const today = Math.floor(deps.clock.now().getTime() / DAY_MS) * DAY_MS;
+    const slice = { start: new Date(today - DAY_MS), end: new Date(today), maxMs: DAY_MS };
+    return judgeSlices(deps.db, 'unusual_volume', slice, async (tx, from) => {
+      const day = from.toISOString().slice(0, 10);
+      const counted = await sql`SELECT 1 FROM console_daily_figures_days WHERE day = ${day}::date`.execute(
+        tx,
+      );
+      if (counted.rows.length === 0) return 'not_yet';
+      const { rows } = await sql<{
+        api: string;
+        tenant_id: string;
+        currency: string;
+        volume: string;
+        total: string;
+        first: string;
+      }>`
+        SELECT d.api, d.tenant_id, d.currency, d.volume, b.total, b.first::text AS first
+        FROM console_daily_figures d
+        CROSS JOIN LATERAL (
+          SELECT coalesce(sum(p.volume), 0) AS total, min(p.day) AS first FROM console_daily_figures p
+          WHERE p.api = d.api AND p.tenant_id = d.tenant_id AND p.currency = d.currency
+            AND p.day >= ${day}::date - ${BASELINE_DAYS}::int AND p.day < ${day}::date) b
+        WHERE d.day = ${day}::date AND d.api IN ('payments', 'crypto')
+          AND b.first <= ${day}::date - ${HISTORY_DAYS}::int`.execute(tx);
+      let raised = 0;
+      for (const r of rows) {
+        const asset = findAsset(r.currency);
+        if (!asset) continue;
+        const volume = BigInt(r.volume);
+        // The average day since the first within the 90: a tenant of 40 days is judged on its 40
+        const days = BigInt(
+          Math.min(BASELINE_DAYS, Math.round((Date.parse(day) - Date.parse(r.first)) / DAY_MS)),
+        );
+        const total = BigInt(r.total);
+        const minimum = BigInt(settings.minimum) * 10n ** BigInt(asset.exponent);
+        if (volume < minimum || volume * days <= total * BigInt(settings.factor)) continue;
+        const subject = `${SUBJECT_KIND[r.api]}:${r.tenant_id}`;
+        const fresh = await deps.cases.raiseScenario(tx, {
+          subject,
+          tenant: subject,
+          scenario: 'unusual_volume',
+          key: `unusual_volume:${subject}:${r.currency}:${day}`,
+          evidence: {
+            summary: `${formatAmount(volume, asset)} ${r.currency} on ${day}, against an average day of ${formatAmount(total / days, asset)} over the ${days} before`,
+            parameters: settings,
+            day,
+          },
+        });
+        if (fresh) raised++;
+      }
+      return raised;
+    });
+  };
+}
