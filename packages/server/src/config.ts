@@ -58,8 +58,8 @@ export const ConfigSchema = z.object({
   TESSERA_SCREENING_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.9),
   /** Where official sanctions list files are dropped to be imported (default: DATA_DIR/sanctions/inbox) */
   TESSERA_SANCTIONS_INBOX_DIR: optionalText,
-  /** What waits for a tenant's business profile to be approved: off, or payouts (default: payouts in production, off in the sandbox) */
-  TESSERA_ONBOARDING_REQUIRED: z.enum(['off', 'payouts']).optional(),
+  /** What waits for a tenant's business profile to be approved: off, payouts, or charges and payouts (default: payouts in production, off in the sandbox) */
+  TESSERA_ONBOARDING_REQUIRED: z.enum(['off', 'payouts', 'charges']).optional(),
   /** The structuring scenario: THRESHOLD:COUNT:HOURS, or off (default 1000:3:24, docs/compliance.md) */
   TESSERA_AML_STRUCTURING: z
     .string()
@@ -250,7 +250,7 @@ export interface Config {
   /** Where sanctions list files are dropped, imported by a sweep (docs/compliance.md) */
   sanctionsInboxDir: string;
   /** What waits for a tenant's business profile to be approved (docs/compliance.md, Onboarding) */
-  onboardingRequired: 'off' | 'payouts';
+  onboardingRequired: 'off' | 'payouts' | 'charges';
   /** The structuring scenario's settings, as written (docs/compliance.md, Monitoring) */
   /** The monitoring scenarios' settings as configured (aml-scenarios.ts parses them) */
   aml: {

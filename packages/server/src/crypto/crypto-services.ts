@@ -33,7 +33,7 @@ export interface CryptoPlatform {
   terms: TermsStore;
   risk: Risk;
   /** Refund addresses screened against OFAC's digital-currency addresses (docs/compliance.md) */
-  compliance: Pick<Compliance, 'sanctions' | 'cases'>;
+  compliance: Pick<Compliance, 'sanctions' | 'cases' | 'profiles'>;
 }
 
 export interface CryptoServices {
@@ -61,6 +61,7 @@ export function createCryptoServices(p: CryptoPlatform): CryptoServices {
     settlement,
     publicUrl,
     risk: p.risk,
+    onboarding: p.compliance.profiles,
   });
   const refunds = new RefundsService({
     db,

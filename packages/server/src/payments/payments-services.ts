@@ -48,7 +48,7 @@ export interface PaymentsPlatform {
   risk: Pick<Risk, 'engine' | 'labels' | 'reviews' | 'ipCountry'>;
   metrics: { registry: Registry };
   /** The refunds-over-captures scenario's alerts (docs/compliance.md, Monitoring) */
-  compliance: Pick<Compliance, 'cases' | 'aml'>;
+  compliance: Pick<Compliance, 'cases' | 'aml' | 'profiles'>;
 }
 
 export interface PaymentsServices {
@@ -105,6 +105,7 @@ export function createPaymentsServices(p: PaymentsPlatform): PaymentsServices {
     links,
     risk,
     oneStatementWrites: p.oneStatementWrites ?? true,
+    onboarding: p.compliance.profiles,
   });
   customers.onDelete = (tx, _merchantId, customerId) => orders.billing.endForDeletedCustomer(tx, customerId);
   p.rails.cardNetwork.connect(NETWORK_OWNER, (tx, news) => transactions.onNetwork(tx, news));

@@ -1,8 +1,10 @@
 // A crypto order read whole (its deposits, their confirmations from the chain, its payment), the option
 // its buyer picked priced as the next transfer will be, its status moved, and its events published; and a
 // store's balance of one asset.
+
 import type { Selectable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
+import type { BusinessProfiles } from '../../platform/compliance/business-profiles.ts';
 import type { Db, Executor, Tx } from '../../platform/db/database.ts';
 import type {
   CryptoDepositsTable,
@@ -40,6 +42,8 @@ export interface OrdersDeps {
   publicUrl: string;
   /** The rules at crypto.order (order-risk.ts) */
   risk: Risk;
+  /** TESSERA_ONBOARDING_REQUIRED=charges: no order before the store's profile is approved */
+  onboarding: Pick<BusinessProfiles, 'refuseChargeUnlessApproved'>;
 }
 
 export class OrderRecords {

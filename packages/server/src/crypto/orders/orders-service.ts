@@ -59,6 +59,7 @@ export class OrdersService {
   }
 
   async create(store: Store, input: OrderInput): Promise<Order> {
+    await this.deps.onboarding.refuseChargeUnlessApproved(this.deps.db, `store:${store.id}`);
     const now = this.deps.clock.now();
     const expiresAt = input.expiresAt ?? new Date(now.getTime() + DEFAULT_ORDER_TTL_SECONDS * 1000);
     const ttl = (expiresAt.getTime() - now.getTime()) / 1000;

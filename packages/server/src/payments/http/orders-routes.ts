@@ -212,10 +212,18 @@ export async function registerOrdersRoutes(
     {
       ...common,
       schema: {
-        summary: 'Create an order and charge it (402 when the payment fails)',
+        summary:
+          'Create an order and charge it (402 when the payment fails; 403 while the merchant’s onboarding is required and not approved)',
         tags: ['orders'],
         body: createBody,
-        response: { 201: envelope(createdView), 402: errorEnvelope, ...standardErrors },
+        response: {
+          201: envelope(createdView),
+          402: errorEnvelope,
+          403: errorEnvelope.describe(
+            'TESSERA_ONBOARDING_REQUIRED=charges and the business profile not approved',
+          ),
+          ...standardErrors,
+        },
       },
     },
     async (request, reply) => {

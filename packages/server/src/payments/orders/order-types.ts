@@ -2,6 +2,7 @@
 // what they are built from.
 
 import type { Clock } from '../../platform/clock/clock.ts';
+import type { BusinessProfiles } from '../../platform/compliance/business-profiles.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { PaymentsCardMode, PaymentsOrderStatus, PaymentsOrderType } from '../../platform/db/schema.ts';
 import type { Transact } from '../../platform/db/transact.ts';
@@ -89,4 +90,6 @@ export interface OrdersDeps {
   risk: ChargeRisk;
   /** Common orders are written in one statement (createAtOnce); false runs every order the general way */
   oneStatementWrites: boolean;
+  /** TESSERA_ONBOARDING_REQUIRED=charges: no charge before the merchant's profile is approved */
+  onboarding: Pick<BusinessProfiles, 'refuseChargeUnlessApproved'>;
 }

@@ -63,6 +63,7 @@ export class PaymentOrdersService {
   async create(merchant: MerchantScope, input: CreateOrderCommand): Promise<ChargeResult> {
     const now = this.deps.clock.now();
     const { siteId, asset, amount, mode, recurring, splits } = checkOrderTerms(merchant, input, now);
+    await this.deps.onboarding.refuseChargeUnlessApproved(this.deps.db, `merchant:${merchant.merchantId}`);
 
     const given = input.instrument.source === 'stored' ? undefined : input.instrument;
     const atOnce =

@@ -15,7 +15,8 @@ import type { PartyScreening } from './party-screening.ts';
 /** `merchant:<id>` or `store:<id>` */
 export type ProfileTenant = string;
 
-export type OnboardingRequirement = 'off' | 'payouts';
+/** What waits for approval: nothing, payouts, or payouts and charges (TESSERA_ONBOARDING_REQUIRED) */
+export type OnboardingRequirement = 'off' | 'payouts' | 'charges';
 
 export interface BusinessProfileView {
   tenant: ProfileTenant;
@@ -139,7 +140,28 @@ export class BusinessProfiles {
 
   /** Whether a payout may leave the tenant (TESSERA_ONBOARDING_REQUIRED) */
   async payoutsAllowed(db: Executor, tenant: ProfileTenant): Promise<boolean> {
-    if (this.deps.requirement === 'off') return true;
+    return this.deps.requirement === 'off' || this.approved(db, tenant);
+  }
+
+  /**
+   * Whether the tenant may take a charge: with TESSERA_ONBOARDING_REQUIRED=charges, only once approved.
+   * Otherwise true without a read: the charge path pays for the check only where it is asked for.
+   */
+  async chargesAllowed(db: Executor, tenant: ProfileTenant): Promise<boolean> {
+    return this.deps.requirement !== 'charges' || this.approved(db, tenant);
+  }
+
+  /** A charge of a tenant not yet approved refused (403, reason `onboarding_required`), in its API's envelope */
+  async refuseChargeUnlessApproved(db: Executor, tenant: ProfileTenant): Promise<void> {
+    if (await this.chargesAllowed(db, tenant)) return;
+    throw new DomainError(
+      'forbidden',
+      'no charge is taken until the business profile is approved (onboarding)',
+      { details: { reason: 'onboarding_required' } },
+    );
+  }
+
+  private async approved(db: Executor, tenant: ProfileTenant): Promise<boolean> {
     const row = await db
       .selectFrom('business_profiles')
       .select('status')
