@@ -7,6 +7,7 @@ import { requireAdmin } from './http/admin-auth.ts';
 import { registerApprovalThresholdRoutes } from './http/approval-thresholds-routes.ts';
 import { registerAuditRoutes } from './http/audit-routes.ts';
 import { registerBankAccountRoutes } from './http/bank-accounts-routes.ts';
+import { registerBusinessDocumentRoutes } from './http/business-documents-routes.ts';
 import { registerBusinessProfileRoutes } from './http/business-profile-routes.ts';
 import { registerComplianceCaseRoutes } from './http/compliance-cases-routes.ts';
 import { registerComplianceRoutes } from './http/compliance-routes.ts';
@@ -74,6 +75,7 @@ export function adminApi(services: PlatformServices, adminToken: string): ApiSco
       await registerAuditRoutes(routes, adminDeps);
       await registerComplianceRoutes(routes, { db: services.db, compliance: services.compliance });
       await registerComplianceCaseRoutes(routes, { db: services.db, compliance: services.compliance });
+      await registerBusinessDocumentRoutes(routes, { ...adminDeps, compliance: services.compliance });
       await registerBusinessProfileRoutes(routes, {
         ...adminDeps,
         compliance: services.compliance,

@@ -246,6 +246,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     onboarding: config.onboardingRequired,
     aml: parseAmlSettings(config.aml),
     fourEyes: config.complianceFourEyes,
+    encryptor,
   });
   sweeps.register('sanctions-inbox', () => compliance.inbox.collect());
   sweeps.register('sanctions-rescreen', () => compliance.screening.rescreenStep());

@@ -199,7 +199,21 @@ describe('the compliance role’s console', () => {
     await h.admin('POST', `/merchants/${merchantId}/business-profile/submit`);
     const queue = await client.get('/console/compliance/onboarding');
     expect(queue.text).toContain(`/console/compliance/onboarding/merchant:${merchantId}`);
+    const form = new FormData();
+    form.append('kind', 'proof_of_address');
+    form.append('file', new Blob([Buffer.from('%PDF-1.4\n%%EOF\n')]), 'utility-bill.pdf');
+    const uploaded = await fetch(`${h.baseUrl}/admin/merchants/${merchantId}/business-profile/documents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.adminToken}` },
+      body: form,
+    });
+    const documentId = ((await uploaded.json()) as { data: { id: string }[] }).data[0]?.id;
     const profile = await client.get(`/console/compliance/onboarding/merchant:${merchantId}`);
+    expect(profile.text).toContain(`/documents/${documentId}">utility-bill.pdf</a>`);
+    const file = await client.get(
+      `/console/compliance/onboarding/merchant:${merchantId}/documents/${documentId}`,
+    );
+    expect(file.text).toBe('%PDF-1.4\n%%EOF\n');
     expect(profile.text).toContain('Delta Goods SRL');
     expect(profile.text).toContain(`Case ${caseId}`);
     const path = `/console/compliance/onboarding/merchant:${merchantId}/decide`;

@@ -207,3 +207,76 @@ describe('a merchant’s business profile', () => {
     expect(wrongDecision.body.error?.field).toBe('decision');
   });
 });
+
+describe('a business profile’s documents', () => {
+  const PDF = Buffer.from(
+    '%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n',
+  );
+  const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
+  const upload = (path: string, kind: string | undefined, files: [string, Buffer][]) => {
+    const form = new FormData();
+    if (kind !== undefined) form.append('kind', kind);
+    for (const [name, bytes] of files) form.append('file', new Blob([bytes]), name);
+    return fetch(`${h.baseUrl}/admin${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.adminToken}` },
+      body: form,
+    });
+  };
+
+  it('keeps them encrypted, reads them back whole, and refuses what is not a document, naming the field', async () => {
+    const merchant = await aMerchant(h);
+    const path = `/merchants/${merchant.id}/business-profile/documents`;
+    expect((await upload(path, 'registration_extract', [['extract.pdf', PDF]])).status).toBe(404);
+    await h.admin('PUT', `/merchants/${merchant.id}/business-profile`, { json: PROFILE });
+    const added = await upload(path, 'registration_extract', [
+      ['extract.pdf', PDF],
+      ['stamp.png', PNG],
+    ]);
+    expect(added.status).toBe(201);
+    const body = (await added.json()) as { data: { id: string; contentType: string; kind: string }[] };
+    expect(body.data.map((d) => [d.kind, d.contentType])).toEqual([
+      ['registration_extract', 'application/pdf'],
+      ['registration_extract', 'image/png'],
+    ]);
+    const listed = await h.admin<{ data: { filename: string; bytes: number }[] }>('GET', path);
+    expect(listed.body.data.map((d) => [d.filename, d.bytes])).toEqual([
+      ['extract.pdf', PDF.length],
+      ['stamp.png', PNG.length],
+    ]);
+    const file = await fetch(`${h.baseUrl}/admin${path}/${body.data[0]?.id}`, {
+      headers: { authorization: `Bearer ${h.adminToken}` },
+    });
+    expect(file.headers.get('content-type')).toBe('application/pdf');
+    expect(file.headers.get('content-disposition')).toBe('attachment; filename="extract.pdf"');
+    expect(Buffer.from(await file.arrayBuffer()).equals(PDF)).toBe(true);
+    const stored = await h.services.db
+      .selectFrom('business_profile_documents')
+      .select('content_enc')
+      .where('tenant', '=', `merchant:${merchant.id}`)
+      .execute();
+    for (const row of stored) expect(row.content_enc).not.toContain(PDF.toString('base64').slice(0, 12));
+    // Another merchant's path does not find it
+    const other = await aMerchant(h);
+    const foreign = await h.admin(
+      'GET',
+      `/merchants/${other.id}/business-profile/documents/${body.data[0]?.id}`,
+    );
+    expect(foreign.status).toBe(404);
+
+    const refusal = async (answer: Response) => {
+      expect(answer.status).toBe(400);
+      return ((await answer.json()) as { error: { field?: string; message: string } }).error;
+    };
+    expect(
+      await refusal(await upload(path, 'registration_extract', [['notes.txt', Buffer.from('not a pdf')]])),
+    ).toMatchObject({
+      field: 'file',
+      message: 'notes.txt is not a PDF, PNG or JPEG file',
+    });
+    expect((await refusal(await upload(path, 'passport_scan', [['extract.pdf', PDF]]))).field).toBe('kind');
+    expect((await refusal(await upload(path, undefined, [['extract.pdf', PDF]]))).field).toBe('kind');
+    expect((await refusal(await upload(path, 'other', []))).field).toBe('documents');
+    expect((await h.admin<{ data: unknown[] }>('GET', path)).body.data).toHaveLength(2);
+  });
+});

@@ -484,6 +484,22 @@ describe('every operation’s request example, sent as the reference sends it', 
     for (const path of [`/merchants/${m.id}/business-profile`, `/stores/${store.id}/business-profile`]) {
       expect((await h.admin('PUT', path, { json: EXAMPLE_PROFILE })).status).toBe(200);
     }
+    // A document on each profile, to read back
+    const documentOf = async (path: string) => {
+      const form = new FormData();
+      form.append('kind', 'other');
+      form.append('file', new Blob([Buffer.from('%PDF-1.4\n%%EOF\n')]), 'example.pdf');
+      const added = await fetch(`${h.baseUrl}/admin${path}/documents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${h.adminToken}` },
+        body: form,
+      });
+      return ((await added.json()) as { data: { id: string }[] }).data[0]?.id as string;
+    };
+    const documents = {
+      merchants: await documentOf(`/merchants/${m.id}/business-profile`),
+      stores: await documentOf(`/stores/${store.id}/business-profile`),
+    };
     const events = await payments(h, m, 'GET', '/events');
     const consoleUser = async () => {
       const users = await h.admin<{ data: { id: string; email: string }[] }>('GET', '/console-users');
@@ -544,6 +560,15 @@ describe('every operation’s request example, sent as the reference sends it', 
       },
       async (template) => {
         if (template.startsWith('/console-users/{id}')) return { ids: { id: await consoleUser() } };
+        if (template.endsWith('/documents/{documentId}')) {
+          const merchant = template.startsWith('/merchants/');
+          return {
+            ids: {
+              id: merchant ? m.id : store.id,
+              documentId: merchant ? documents.merchants : documents.stores,
+            },
+          };
+        }
         const byPath = idOf.find(([pattern]) => pattern.test(template));
         return byPath ? { ids: { id: byPath[1] } } : undefined;
       },

@@ -63,19 +63,10 @@ const invitationView = z.object({
   expiresAt: timestamp.describe('the link opens until then, once; the link itself is only in the email'),
 });
 
-export async function registerBusinessProfileRoutes(
-  app: ZodApp,
-  deps: {
-    db: Db;
-    compliance: Compliance;
-    invitations: OnboardingInvitations;
-    merchants: MerchantsService;
-    stores: StoresService;
-  },
-): Promise<void> {
-  const { db, invitations } = deps;
-  const { profiles } = deps.compliance;
-  const tenants = [
+/** The merchant and the store, as the profile routes name them: their paths and how each finds its tenant */
+export function profileTenants(deps: { db: Db; merchants: MerchantsService; stores: StoresService }) {
+  const { db } = deps;
+  return [
     {
       path: '/merchants/:id/business-profile',
       invitations: '/merchants/:id/onboarding-invitations',
@@ -101,6 +92,21 @@ export async function registerBusinessProfileRoutes(
       },
     },
   ];
+}
+
+export async function registerBusinessProfileRoutes(
+  app: ZodApp,
+  deps: {
+    db: Db;
+    compliance: Compliance;
+    invitations: OnboardingInvitations;
+    merchants: MerchantsService;
+    stores: StoresService;
+  },
+): Promise<void> {
+  const { db, invitations } = deps;
+  const { profiles } = deps.compliance;
+  const tenants = profileTenants(deps);
   for (const t of tenants) {
     app.post(
       t.invitations,

@@ -3,15 +3,11 @@
 // stored encrypted, and text fields) or its acceptance of the loss.
 import multipart from '@fastify/multipart';
 import { z } from 'zod';
-import { DomainError } from '../../platform/errors/domain-error.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
-import { multipartError } from '../../platform/http/as-domain-error.ts';
+import { readUploads } from '../../platform/http/uploaded-files.ts';
 import type { DisputeRow, PaymentDisputesService } from '../disputes/disputes-service.ts';
 import {
-  checkedEvidenceFile,
   EVIDENCE_TEXT_FIELDS,
-  type EvidenceFile,
-  evidenceTooLarge,
   MAX_EVIDENCE_BYTES,
   MAX_EVIDENCE_FILES,
   MAX_EVIDENCE_TEXT,
@@ -202,75 +198,14 @@ export async function registerDisputesRoutes(
         },
       },
       async (request) => {
-        if (!request.isMultipart()) {
-          throw new DomainError('validation_failed', 'send the evidence as multipart/form-data', {
-            field: 'evidence',
-          });
-        }
-        const files: EvidenceFile[] = [];
-        const text: Record<string, string> = {};
-        try {
-          for await (const part of request.parts()) {
-            if (!part.fieldname) {
-              throw new DomainError('validation_failed', 'every part of the body needs a name', {
-                field: 'evidence',
-              });
-            }
-            if (part.type === 'file') {
-              const name = part.filename || part.fieldname;
-              const bytes = await part.toBuffer().catch((err: { code?: string }) => {
-                throw err.code === 'FST_REQ_FILE_TOO_LARGE' ? evidenceTooLarge(name, part.fieldname) : err;
-              });
-              files.push(
-                checkedEvidenceFile({
-                  field: part.fieldname,
-                  filename: name,
-                  bytes,
-                  truncated: part.file.truncated,
-                }),
-              );
-            } else {
-              if (!(EVIDENCE_TEXT_FIELDS as readonly string[]).includes(part.fieldname)) {
-                throw new DomainError(
-                  'validation_failed',
-                  `unknown evidence field; use ${EVIDENCE_TEXT_FIELDS.join(', ')}`,
-                  {
-                    field: part.fieldname,
-                  },
-                );
-              }
-              const value = String(part.value).trim();
-              if (part.valueTruncated || value.length > MAX_EVIDENCE_TEXT) {
-                throw new DomainError('validation_failed', `at most ${MAX_EVIDENCE_TEXT} characters`, {
-                  field: part.fieldname,
-                });
-              }
-              if (value) text[part.fieldname] = value;
-            }
-          }
-        } catch (err) {
-          const code = (err as { code?: string }).code;
-          if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
-            throw new DomainError('validation_failed', `at most ${MAX_EVIDENCE_FILES} files and 20 fields`, {
-              field: 'evidence',
-            });
-          }
-          if (
-            code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' ||
-            code === 'FST_MULTIPART_INVALID_CONTENT_TYPE'
-          ) {
-            throw new DomainError('validation_failed', 'send the evidence as multipart/form-data', {
-              field: 'evidence',
-            });
-          }
-          if (err instanceof DomainError) throw err;
-          // Nothing but the body's parser runs in this loop: whatever else it throws (no boundary, a
-          // truncated body, a malformed part header) is the client's body, not our fault.
-          throw (
-            multipartError(err, 'evidence') ??
-            new DomainError('validation_failed', 'the multipart body is malformed', { field: 'evidence' })
-          );
-        }
+        const { files, text } = await readUploads(request, {
+          field: 'evidence',
+          what: 'the evidence',
+          maxFiles: MAX_EVIDENCE_FILES,
+          maxFields: 20,
+          textFields: EVIDENCE_TEXT_FIELDS,
+          maxText: MAX_EVIDENCE_TEXT,
+        });
         const d = await disputes.submitEvidence(merchantOf(request), request.params.id, { files, text });
         return ok(await presentDispute(d, disputes));
       },

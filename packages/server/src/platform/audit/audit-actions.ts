@@ -56,6 +56,10 @@ export const AUDIT_ACTIONS: Readonly<Record<string, AuditAction>> = {
     action: 'business_profile.decided',
     object: param('id'),
   },
+  'POST /admin/merchants/:id/business-profile/documents': {
+    action: 'business_profile.documents_added',
+    object: param('id'),
+  },
   'POST /admin/merchants/:id/onboarding-invitations': {
     action: 'onboarding_invitation.created',
     object: answer('id'),
@@ -80,6 +84,10 @@ export const AUDIT_ACTIONS: Readonly<Record<string, AuditAction>> = {
   },
   'POST /admin/stores/:id/business-profile/decision': {
     action: 'business_profile.decided',
+    object: param('id'),
+  },
+  'POST /admin/stores/:id/business-profile/documents': {
+    action: 'business_profile.documents_added',
     object: param('id'),
   },
   'POST /admin/stores/:id/onboarding-invitations': {

@@ -2,6 +2,7 @@
 // the alerts, cases and holds a compliance officer works, built once for every API.
 import type { Logger } from 'pino';
 import type { Clock } from '../clock/clock.ts';
+import type { Encryptor } from '../crypto/encryption.ts';
 import type { Db } from '../db/database.ts';
 import type { TenantCache } from '../tenants/tenant-cache.ts';
 import type { AmlSettings } from './aml-scenarios.ts';
@@ -9,6 +10,7 @@ import { BusinessProfiles, type OnboardingRequirement } from './business-profile
 import { ComplianceCases, type FourEyesPolicy } from './compliance-cases.ts';
 import { ComplianceHolds } from './compliance-holds.ts';
 import { PartyScreening } from './party-screening.ts';
+import { ProfileDocuments } from './profile-documents.ts';
 import { SanctionsInbox } from './sanctions-inbox.ts';
 import { SanctionsLists } from './sanctions-lists.ts';
 
@@ -22,6 +24,8 @@ export interface Compliance {
   inbox: SanctionsInbox;
   /** Merchants' and stores' business profiles and their review (KYB) */
   profiles: BusinessProfiles;
+  /** The profiles' documents, kept encrypted */
+  documents: ProfileDocuments;
   /** The monitoring scenarios' settings (TESSERA_AML_*; each undefined when off) */
   aml: AmlSettings;
 }
@@ -36,6 +40,7 @@ export function createCompliance(deps: {
   onboarding: OnboardingRequirement;
   aml: AmlSettings;
   fourEyes: FourEyesPolicy;
+  encryptor: Encryptor;
 }): Compliance {
   const { db, clock, cache, threshold } = deps;
   const sanctions = new SanctionsLists({ clock, cache, threshold });
@@ -57,6 +62,7 @@ export function createCompliance(deps: {
     screening,
     inbox,
     profiles,
+    documents: new ProfileDocuments({ clock, encryptor: deps.encryptor }),
     aml: deps.aml,
   };
 }

@@ -97,6 +97,7 @@ export const PERMISSIONS: Record<string, Permission> = {
   'GET /compliance/onboarding/invite': 'compliance',
   'POST /compliance/onboarding/invite': 'compliance',
   'GET /compliance/onboarding/:tenant': 'compliance',
+  'GET /compliance/onboarding/:tenant/documents/:documentId': 'compliance',
   'GET /compliance/onboarding/:tenant/decide': 'compliance',
   'POST /compliance/onboarding/:tenant/decide': 'compliance',
   'GET /payments/orders': 'read',

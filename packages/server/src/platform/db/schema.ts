@@ -503,6 +503,19 @@ export interface ComplianceHoldsTable {
   released_at: Timestamp | null;
 }
 
+export interface BusinessProfileDocumentsTable {
+  id: Generated<string>;
+  tenant: string;
+  kind: string;
+  filename: string;
+  content_type: string;
+  bytes: number;
+  sha256: string;
+  content_enc: string;
+  uploaded_by: string;
+  uploaded_at: Timestamp;
+}
+
 export interface ComplianceScenarioRunsTable {
   scenario: string;
   through: Timestamp;
@@ -594,6 +607,7 @@ export interface PlatformTables {
   compliance_rescreens: ComplianceRescreensTable;
   onboarding_invitations: OnboardingInvitationsTable;
   compliance_scenario_runs: ComplianceScenarioRunsTable;
+  business_profile_documents: BusinessProfileDocumentsTable;
   risk_signal_minutes: RiskSignalMinutesTable;
   risk_signal_minutes_frontier: RiskSignalMinutesFrontierTable;
   risk_decisions: RiskDecisionsTable;

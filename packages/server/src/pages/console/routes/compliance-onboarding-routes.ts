@@ -121,6 +121,7 @@ export async function registerComplianceOnboardingConsoleRoutes(
     const view = await profiles.get(db, tenant);
     const p = view.profile;
     const tenantCases = await cases.list(db, { tenant, limit: 10 });
+    const files = await compliance.documents.list(db, tenant);
     const address = [
       p.address.line1,
       p.address.line2,
@@ -173,6 +174,19 @@ export async function registerComplianceOnboardingConsoleRoutes(
         { label: 'Nationality', cell: (d) => d.nationality },
       ],
     })}${listView({
+      caption: 'Documents',
+      rows: files,
+      empty: 'No documents yet (POST /admin/…/business-profile/documents).',
+      columns: [
+        {
+          label: 'File',
+          cell: (d) => link(`/console/compliance/onboarding/${tenant}/documents/${d.id}`, d.filename),
+        },
+        { label: 'Kind', cell: (d) => d.kind.replace(/_/g, ' ') },
+        { label: 'Size', cell: (d) => `${Math.ceil(d.bytes / 1024)} KB` },
+        { label: 'Added', cell: (d) => when(d.uploadedAt) },
+      ],
+    })}${listView({
       caption: 'Compliance cases about this tenant',
       rows: tenantCases,
       empty: 'Screening its name, owners and directors raised nothing.',
@@ -185,6 +199,21 @@ export async function registerComplianceOnboardingConsoleRoutes(
     })}`;
     return sendConsolePage(request, reply, deps, p.legalName, content);
   });
+
+  app.get<{ Params: { tenant: string; documentId: string } }>(
+    '/compliance/onboarding/:tenant/documents/:documentId',
+    async (request, reply) => {
+      const found = await compliance.documents.read(
+        db,
+        tenantParam(request.params.tenant),
+        request.params.documentId,
+      );
+      return reply
+        .type(found.contentType)
+        .header('content-disposition', `attachment; filename="${found.filename.replace(/[^\w.-]/g, '_')}"`)
+        .send(found.content);
+    },
+  );
 
   const decide = confirmedAction<{ tenant: string }>(
     deps,
