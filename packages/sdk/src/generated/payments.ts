@@ -51,7 +51,7 @@ export interface paths {
         /** List orders */
         get: operations["getOrder"];
         put?: never;
-        /** Create an order and charge it (402 when the payment fails) */
+        /** Create an order and charge it (402 when the payment fails; 403 while the merchant’s onboarding is required and not approved) */
         post: operations["postOrder"];
         delete?: never;
         options?: never;
@@ -3488,6 +3488,49 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 402,
+                     *       "message": "Success",
+                     *       "data": {},
+                     *       "error": [
+                     *         {
+                     *           "code": 200,
+                     *           "message": "Success",
+                     *           "type": "Exception",
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "requestId": "requ_01JD3Q8Z9X0000000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        error: {
+                            code: number;
+                            message: string;
+                            /** @enum {string} */
+                            type: "Exception" | "Validation";
+                            field?: string;
+                        }[];
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description TESSERA_ONBOARDING_REQUIRED=charges and the business profile not approved */
+            403: {
+                headers: {
+                    /** @description This request’s id, also in the error envelope and the logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
                      *       "message": "Success",
                      *       "data": {},
                      *       "error": [

@@ -9,24 +9,11 @@ import { hasBrowser, launchBrowser } from '../harness/browser.ts';
 import { checkConsoleLayout, checkPage } from '../harness/console-page-checks.ts';
 import { Harness } from '../harness/harness.ts';
 import { aMerchant } from '../harness/payments-builders.ts';
+import { unList } from '../harness/un-list.ts';
 
-const UN_LIST = `<?xml version="1.0" encoding="UTF-8"?>
-<CONSOLIDATED_LIST dateGenerated="2026-12-03T10:00:00.000Z">
-  <INDIVIDUALS>
-    <INDIVIDUAL>
-      <DATAID>6930001</DATAID>
-      <FIRST_NAME>OKSANA</FIRST_NAME>
-      <SECOND_NAME>PETROVNA</SECOND_NAME>
-      <THIRD_NAME>ZHURAVLEVA</THIRD_NAME>
-      <UN_LIST_TYPE>Al-Qaida</UN_LIST_TYPE>
-      <REFERENCE_NUMBER>QDi.993</REFERENCE_NUMBER>
-      <LISTED_ON>2026-06-01</LISTED_ON>
-      <INDIVIDUAL_DATE_OF_BIRTH><TYPE_OF_DATE>EXACT</TYPE_OF_DATE><DATE>1975-10-04</DATE></INDIVIDUAL_DATE_OF_BIRTH>
-    </INDIVIDUAL>
-  </INDIVIDUALS>
-  <ENTITIES/>
-</CONSOLIDATED_LIST>
-`;
+const UN_LIST = unList([
+  { id: '6930001', first: 'OKSANA', second: 'PETROVNA', third: 'ZHURAVLEVA', dateOfBirth: '1975-10-04' },
+]);
 
 describe.skipIf(!hasBrowser)('compliance in Chromium', () => {
   let h: Harness;

@@ -8,37 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
 import { aCustomer, anAccount, fundAccount } from '../harness/issuing-builders.ts';
 import { aMerchant, anOrder, aCustomer as aPayer, payments } from '../harness/payments-builders.ts';
+import { type ListedPerson, unList } from '../harness/un-list.ts';
 
-interface Person {
-  id: string;
-  first: string;
-  second: string;
-  dateOfBirth: string;
-}
-/** A UN consolidated list (its own XML) of these people; `stamp` makes each file's bytes its own */
-function unList(people: Person[], stamp: string): string {
-  const individuals = people
-    .map(
-      (p) => `
-    <INDIVIDUAL>
-      <DATAID>${p.id}</DATAID>
-      <FIRST_NAME>${p.first}</FIRST_NAME>
-      <SECOND_NAME>${p.second}</SECOND_NAME>
-      <UN_LIST_TYPE>DPRK</UN_LIST_TYPE>
-      <REFERENCE_NUMBER>KPi.${p.id}</REFERENCE_NUMBER>
-      <LISTED_ON>2026-01-15</LISTED_ON>
-      <INDIVIDUAL_DATE_OF_BIRTH><TYPE_OF_DATE>EXACT</TYPE_OF_DATE><DATE>${p.dateOfBirth}</DATE></INDIVIDUAL_DATE_OF_BIRTH>
-    </INDIVIDUAL>`,
-    )
-    .join('');
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<CONSOLIDATED_LIST dateGenerated="${stamp}">
-  <INDIVIDUALS>${individuals}
-  </INDIVIDUALS>
-  <ENTITIES/>
-</CONSOLIDATED_LIST>
-`;
-}
+type Person = ListedPerson;
 
 const EARLIER: Person = { id: '6900001', first: 'IVAN', second: 'EXAMPLOV', dateOfBirth: '1961-05-04' };
 const BORIS: Person = { id: '6900002', first: 'BORIS', second: 'LISTOVSKY', dateOfBirth: '1970-03-04' };

@@ -9,24 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleClient } from '../harness/console-client.ts';
 import { Harness } from '../harness/harness.ts';
 import { aMerchant } from '../harness/payments-builders.ts';
+import { unList } from '../harness/un-list.ts';
 
-const UN_LIST = `<?xml version="1.0" encoding="UTF-8"?>
-<CONSOLIDATED_LIST dateGenerated="2026-12-03T10:00:00.000Z">
-  <INDIVIDUALS>
-    <INDIVIDUAL>
-      <DATAID>6920001</DATAID>
-      <FIRST_NAME>ZORAN</FIRST_NAME>
-      <SECOND_NAME>ILYICH</SECOND_NAME>
-      <THIRD_NAME>BEZRUKOV</THIRD_NAME>
-      <UN_LIST_TYPE>Al-Qaida</UN_LIST_TYPE>
-      <REFERENCE_NUMBER>QDi.992</REFERENCE_NUMBER>
-      <LISTED_ON>2026-06-01</LISTED_ON>
-      <INDIVIDUAL_DATE_OF_BIRTH><TYPE_OF_DATE>EXACT</TYPE_OF_DATE><DATE>1971-03-12</DATE></INDIVIDUAL_DATE_OF_BIRTH>
-    </INDIVIDUAL>
-  </INDIVIDUALS>
-  <ENTITIES/>
-</CONSOLIDATED_LIST>
-`;
+const UN_LIST = unList([
+  { id: '6920001', first: 'ZORAN', second: 'ILYICH', third: 'BEZRUKOV', dateOfBirth: '1971-03-12' },
+]);
 
 const director = { name: 'Maria Ionescu', dateOfBirth: '1980-01-02', nationality: 'RO' };
 const profileWith = (owners: unknown[]) => ({

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aStore } from '../harness/crypto-builders.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCustomer, aMerchant, anOrder, payments, type TestMerchant } from '../harness/payments-builders.ts';
+import { unList } from '../harness/un-list.ts';
 
 interface ProfileAnswer {
   tenant: string;
@@ -41,23 +42,9 @@ const LISTED_OWNER = {
   countryOfResidence: 'CY',
   ownershipPercent: 30,
 };
-const UN_LIST = `<?xml version="1.0" encoding="UTF-8"?>
-<CONSOLIDATED_LIST dateGenerated="2026-12-02T10:00:00.000Z">
-  <INDIVIDUALS>
-    <INDIVIDUAL>
-      <DATAID>6910001</DATAID>
-      <FIRST_NAME>DRAGOMIR</FIRST_NAME>
-      <SECOND_NAME>VASILYEVICH</SECOND_NAME>
-      <THIRD_NAME>KOSTENKO</THIRD_NAME>
-      <UN_LIST_TYPE>Al-Qaida</UN_LIST_TYPE>
-      <REFERENCE_NUMBER>QDi.991</REFERENCE_NUMBER>
-      <LISTED_ON>2026-06-01</LISTED_ON>
-      <INDIVIDUAL_DATE_OF_BIRTH><TYPE_OF_DATE>EXACT</TYPE_OF_DATE><DATE>1969-08-30</DATE></INDIVIDUAL_DATE_OF_BIRTH>
-    </INDIVIDUAL>
-  </INDIVIDUALS>
-  <ENTITIES/>
-</CONSOLIDATED_LIST>
-`;
+const UN_LIST = unList([
+  { id: '6910001', first: 'DRAGOMIR', second: 'VASILYEVICH', third: 'KOSTENKO', dateOfBirth: '1969-08-30' },
+]);
 
 let h: Harness;
 let m: TestMerchant;

@@ -70,7 +70,12 @@ export async function registerBusinessDocumentRoutes(
           tags: [t.tag, 'compliance'],
           params: t.params.extend({ documentId: z.string().max(20) }),
           response: {
-            200: z.string().describe('the file: application/pdf, image/png or image/jpeg'),
+            // The file as it was given: each type under its own media type in the document
+            200: z.union([
+              z.string().describe('application/pdf'),
+              z.string().describe('image/png'),
+              z.string().describe('image/jpeg'),
+            ]),
             ...standardErrors,
           },
         },

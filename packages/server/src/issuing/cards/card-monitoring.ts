@@ -27,8 +27,8 @@ export class CardMonitoring {
       .where('customer_id', '=', card.customerId)
       .where('replaces_card_id', 'is', null)
       .where('created_at', '>', since)
-      .orderBy('created_at')
-      .orderBy('id')
+      // In the order issued (seq: cards issued at one instant keep their order, so the run's first is stable)
+      .orderBy('seq')
       .execute();
     if (cards.length < settings.count) return;
     await this.deps.cases.raiseScenario(tx, {

@@ -3,22 +3,16 @@
 // topup once its window has closed, an hour of completions a round (platform/compliance/scenario-runs.ts);
 // a topup met raises an alert in the cardholder's case, which holds nothing until it is confirmed.
 import { sql } from 'kysely';
-import type { Clock } from '../../platform/clock/clock.ts';
 import type { AmlSettings } from '../../platform/compliance/aml-scenarios.ts';
-import type { ComplianceCases } from '../../platform/compliance/compliance-cases.ts';
-import { judgeSlices } from '../../platform/compliance/scenario-runs.ts';
-import type { Db } from '../../platform/db/database.ts';
+import { judgeSlices, type ScenarioSweepDeps } from '../../platform/compliance/scenario-runs.ts';
 import { formatAmount } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 
 const HOUR_MS = 3_600_000;
 
-export function rapidMovementSweep(deps: {
-  db: Db;
-  clock: Clock;
-  cases: Pick<ComplianceCases, 'raiseScenario'>;
-  settings: AmlSettings['rapidMovement'];
-}): () => Promise<number> {
+export function rapidMovementSweep(
+  deps: ScenarioSweepDeps<NonNullable<AmlSettings['rapidMovement']>>,
+): () => Promise<number> {
   return async () => {
     const settings = deps.settings;
     if (!settings) return 0;

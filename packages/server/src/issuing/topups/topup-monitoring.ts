@@ -34,8 +34,9 @@ export class TopupMonitoring {
       .where('currency', '=', asset.code)
       .where('status', '=', 'completed')
       .where('completed_at', '>', since)
+      // Topups completed at one instant in the order made (seq), so the run's first — its key — is stable
       .orderBy('completed_at')
-      .orderBy('id')
+      .orderBy('seq')
       .execute();
     const met = structuringMet(
       settings,

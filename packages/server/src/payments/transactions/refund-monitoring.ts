@@ -5,28 +5,21 @@
 // (platform/compliance/scenario-runs.ts); a merchant and currency meeting it raise an alert in the
 // merchant's case at most once per DAYS.
 import { sql } from 'kysely';
-import type { Clock } from '../../platform/clock/clock.ts';
 import type { AmlSettings } from '../../platform/compliance/aml-scenarios.ts';
-import type { ComplianceCases } from '../../platform/compliance/compliance-cases.ts';
-import { judgeSlices } from '../../platform/compliance/scenario-runs.ts';
-import type { Db } from '../../platform/db/database.ts';
+import { judgeSlices, type ScenarioSweepDeps, wholeDays } from '../../platform/compliance/scenario-runs.ts';
 import { formatAmount } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 
 const DAY_MS = 86_400_000;
 
-export function refundsOverCapturesSweep(deps: {
-  db: Db;
-  clock: Clock;
-  cases: Pick<ComplianceCases, 'raiseScenario'>;
-  settings: AmlSettings['refundsOverCaptures'];
-}): () => Promise<number> {
+export function refundsOverCapturesSweep(
+  deps: ScenarioSweepDeps<NonNullable<AmlSettings['refundsOverCaptures']>>,
+): () => Promise<number> {
   return async () => {
     const settings = deps.settings;
     if (!settings) return 0;
-    const today = Math.floor(deps.clock.now().getTime() / DAY_MS) * DAY_MS;
-    const slice = { start: new Date(today - DAY_MS), end: new Date(today), maxMs: DAY_MS };
-    return judgeSlices(deps.db, 'refunds_over_captures', slice, async (tx, _from, to) => {
+    const slices = wholeDays(deps.clock.now());
+    return judgeSlices(deps.db, 'refunds_over_captures', slices, async (tx, _from, to) => {
       const since = new Date(to.getTime() - settings.days * DAY_MS);
       const { rows } = await sql<{
         merchant_id: number;

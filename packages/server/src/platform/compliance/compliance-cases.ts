@@ -6,6 +6,7 @@
 // and entry version) or `confirmed` (the holds stay, released only by a later `cleared`). Every step is in
 // the audit trail through the admin routes. A monitoring scenario's alert (raiseScenario) opens or joins
 // the case the same way but holds nothing until the case is confirmed: its false positives are many.
+import { sql } from 'kysely';
 import type { Clock } from '../clock/clock.ts';
 import type { Executor, Tx } from '../db/database.ts';
 import type { ComplianceCaseStatus } from '../db/schema.ts';
@@ -228,7 +229,9 @@ export class ComplianceCases {
     if (filter.caseId) query = query.where('a.case_id', '=', filter.caseId).orderBy('a.id', 'asc');
     else query = query.orderBy('a.id', 'desc');
     if (filter.tenant) query = query.where('a.tenant', '=', filter.tenant);
-    if (filter.kind) query = query.where('a.kind', filter.kind === 'matches' ? '=' : '<>', 'sanctions_match');
+    // A literal, so the plan of any execution can use the kind's partial index (migration 0067)
+    if (filter.kind)
+      query = query.where('a.kind', filter.kind === 'matches' ? '=' : '<>', sql.lit('sanctions_match'));
     if (filter.before) query = query.where('a.id', '<', filter.before);
     return (await query.execute()).map((r) => ({
       id: r.id,

@@ -3,7 +3,25 @@
 // advance commit together. A run judges slices until it is caught up or its time is spent (a sweep behind
 // after a stop catches up in a few runs, never in one long one); another process judging the same
 // scenario holds its row, and this one skips the round.
+import type { Clock } from '../clock/clock.ts';
 import type { Db, Tx } from '../db/database.ts';
+import type { ComplianceCases } from './compliance-cases.ts';
+
+/** What a sweep scenario is built with: its settings undefined when it is off */
+export interface ScenarioSweepDeps<Settings> {
+  db: Db;
+  clock: Clock;
+  cases: Pick<ComplianceCases, 'raiseScenario'>;
+  settings: Settings | undefined;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Whole UTC days, one a slice, up to the start of today; a first run judges yesterday */
+export function wholeDays(now: Date): { start: Date; end: Date; maxMs: number } {
+  const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+  return { start: new Date(today - DAY_MS), end: new Date(today), maxMs: DAY_MS };
+}
 
 /** A run's time for judging slices: the other sweeps wait behind it */
 const ROUND_MS = 500;

@@ -5,13 +5,10 @@
 // a day is judged once the rollup holds it (scenario-runs.ts), and raises at most one alert per tenant,
 // currency and day.
 import { sql } from 'kysely';
-import type { Clock } from '../clock/clock.ts';
-import type { Db } from '../db/database.ts';
 import { formatAmount } from '../money/amount.ts';
 import { findAsset } from '../money/assets.ts';
 import type { AmlSettings } from './aml-scenarios.ts';
-import type { ComplianceCases } from './compliance-cases.ts';
-import { judgeSlices } from './scenario-runs.ts';
+import { judgeSlices, type ScenarioSweepDeps, wholeDays } from './scenario-runs.ts';
 
 const DAY_MS = 86_400_000;
 const BASELINE_DAYS = 90;
@@ -19,18 +16,13 @@ const HISTORY_DAYS = 30;
 /** The rollup's API → the subject a case holds */
 const SUBJECT_KIND: Record<string, string> = { payments: 'merchant', crypto: 'store' };
 
-export function unusualVolumeSweep(deps: {
-  db: Db;
-  clock: Clock;
-  cases: Pick<ComplianceCases, 'raiseScenario'>;
-  settings: AmlSettings['unusualVolume'];
-}): () => Promise<number> {
+export function unusualVolumeSweep(
+  deps: ScenarioSweepDeps<NonNullable<AmlSettings['unusualVolume']>>,
+): () => Promise<number> {
   return async () => {
     const settings = deps.settings;
     if (!settings) return 0;
-    const today = Math.floor(deps.clock.now().getTime() / DAY_MS) * DAY_MS;
-    const slice = { start: new Date(today - DAY_MS), end: new Date(today), maxMs: DAY_MS };
-    return judgeSlices(deps.db, 'unusual_volume', slice, async (tx, from) => {
+    return judgeSlices(deps.db, 'unusual_volume', wholeDays(deps.clock.now()), async (tx, from) => {
       const day = from.toISOString().slice(0, 10);
       const counted = await sql`SELECT 1 FROM console_daily_figures_days WHERE day = ${day}::date`.execute(
         tx,
