@@ -81,8 +81,9 @@ export const sandboxRequest = <T>(
 /** A request body sent as it is, with its media type (a list file), not as JSON */
 class RawBody {
   constructor(
-    readonly text: string,
-    readonly contentType: string,
+    /** A document as it is, or the parts of a multipart/form-data body (fetch writes its boundary) */
+    readonly text: string | FormData,
+    readonly contentType: string | undefined,
   ) {}
 }
 
@@ -90,14 +91,16 @@ class RawBody {
 export const adminUpload = async <T>(
   connection: ServerConnection,
   path: string,
-  document: { text: string; contentType: string },
+  document: { text: string; contentType: string } | { form: FormData },
 ): Promise<T> =>
   JSON.parse(
     await operatorFetch(
       connection,
       'POST',
       `/admin${path}`,
-      new RawBody(document.text, document.contentType),
+      'form' in document
+        ? new RawBody(document.form, undefined)
+        : new RawBody(document.text, document.contentType),
     ),
   ) as T;
 
@@ -132,7 +135,7 @@ async function operatorFetch(
       method,
       headers: {
         authorization: `Bearer ${connection.adminToken}`,
-        ...(sent ? { 'content-type': sent.contentType } : {}),
+        ...(sent?.contentType ? { 'content-type': sent.contentType } : {}),
       },
       ...(sent ? { body: sent.text } : {}),
     });

@@ -117,6 +117,63 @@ describe('sanctions lists', () => {
     ]);
   });
 
+  it('reads OFAC’s CSV files as the same entries as its XML, remarks carried on in sdn_comments.csv', async () => {
+    const csv = (name: string) => readFileSync(join(fixtures, 'ofac-csv', name));
+    const upload = (parts: [string, Buffer][]) => {
+      const form = new FormData();
+      for (const [name, bytes] of parts) form.append(name, new Blob([bytes]), name);
+      return fetch(`${h.baseUrl}/admin/compliance/sanctions/imports?source=ofac`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${h.adminToken}` },
+        body: form,
+      });
+    };
+    const all: [string, Buffer][] = ['sdn.csv', 'alt.csv', 'add.csv', 'sdn_comments.csv'].map((n) => [
+      n,
+      csv(n),
+    ]);
+    // After the XML of the same list (the test above): a new file, and not one entry changed
+    const imported = await upload(all);
+    expect(imported.status).toBe(201);
+    expect(await imported.json()).toMatchObject({
+      source: 'ofac',
+      entries: 160,
+      added: 0,
+      changed: 0,
+      removed: 0,
+    });
+    expect((await upload(all)).status).toBe(200);
+    // The address whose remark sdn_comments.csv finishes is found whole
+    const carried = /^(\d+),"(.*)"/.exec(csv('sdn_comments.csv').toString('utf8'))?.[1] as string;
+    const remark = new RegExp(`^${carried},.*Digital Currency Address - [A-Z]+ (\\S+)"$`, 'm').exec(
+      csv('sdn.csv').toString('utf8'),
+    )?.[1];
+    const rest = /"(.*)\."/.exec(csv('sdn_comments.csv').toString('utf8'))?.[1];
+    const byAddress = await screen({ name: 'Anyone', address: `${remark}${rest}` });
+    expect(byAddress.body.addressMatches).toEqual([expect.objectContaining({ sourceId: carried })]);
+
+    const refused = async (answer: Response) => {
+      expect(answer.status).toBe(400);
+      return ((await answer.json()) as { error: { field?: string; message: string } }).error;
+    };
+    expect((await refused(await upload([['alt.csv', csv('alt.csv')]]))).field).toBe('sdn.csv');
+    expect(await refused(await upload([['sdn.csv', Buffer.from('not,a,list\n')]]))).toMatchObject({
+      field: 'sdn.csv',
+      message: expect.stringMatching(/not OFAC's CSV/),
+    });
+    expect((await refused(await upload([['notes.txt', csv('sdn.csv')]]))).field).toBe('notes.txt');
+    const notOfac = await fetch(`${h.baseUrl}/admin/compliance/sanctions/imports?source=un`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.adminToken}` },
+      body: (() => {
+        const form = new FormData();
+        form.append('sdn.csv', new Blob([csv('sdn.csv')]), 'sdn.csv');
+        return form;
+      })(),
+    });
+    expect((await refused(notOfac)).message).toMatch(/XML/);
+  });
+
   it('applies a list’s next file as versions: entries added, changed and removed', async () => {
     const first = file('eu-consolidated.xml');
     const next = file('eu-consolidated-next.xml');

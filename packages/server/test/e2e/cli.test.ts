@@ -294,11 +294,23 @@ describe('sanctions', () => {
     expect(JSON.parse(listed.stdout).data[0]).toMatchObject({ id: imported.id, importedBy: 'admin token' });
 
     const dir = await mkdtemp(join(tmpdir(), 'tessera-sanctions-cli-'));
-    const notAList = join(dir, 'list.csv');
+    const notAList = join(dir, 'list.txt');
     await writeFile(notAList, 'name,country\nIvan,RU\n');
     const refused = await runCli(['sanctions', 'import', notAList], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/not a sanctions list/);
+    // OFAC's CSV files of the same list, sent together: a new import, not one entry changed
+    const csv = ['sdn.csv', 'alt.csv', 'add.csv', 'sdn_comments.csv'].map((name) =>
+      fileURLToPath(new URL(`../compliance/fixtures/ofac-csv/${name}`, import.meta.url)),
+    );
+    const fromCsv = await runCli(['sanctions', 'import', ...csv], env);
+    expect(fromCsv.code, fromCsv.stderr).toBe(0);
+    expect(JSON.parse(fromCsv.stdout)).toMatchObject({ source: 'ofac', entries: 160, added: 0, changed: 0 });
+    const strangeCsv = join(dir, 'list.csv');
+    await writeFile(strangeCsv, 'name,country\nIvan,RU\n');
+    const notOfac = await runCli(['sanctions', 'import', strangeCsv], env);
+    expect(notOfac.code).toBe(2);
+    expect(notOfac.stderr).toMatch(/OFAC’s CSV files are sdn.csv/);
     const wrongSource = await runCli(['sanctions', 'import', '--source', 'un', fixture], env);
     expect(wrongSource.code).toBe(1);
     expect(wrongSource.stderr).toMatch(/answered 400/);

@@ -1,14 +1,18 @@
 // /admin/compliance (docs/compliance.md): the sanctions lists imported from their official files, and the
 // operator's own look-ups against them. An import's body is the list file itself (XML), read whole before
 // anything is written; the same file twice is answered with its first import, applied once.
+import multipart from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Compliance } from '../../platform/compliance/compliance.ts';
 import { ListFormatError, SANCTIONS_SOURCES } from '../../platform/compliance/sanctions-entry.ts';
 import type { SanctionsImport } from '../../platform/compliance/sanctions-lists.ts';
+import { OFAC_CSV_FILES, type OfacCsvFiles } from '../../platform/compliance/sanctions-ofac-csv.ts';
 import { entrySummary, type ScreeningMatch } from '../../platform/compliance/screening-index.ts';
 import type { Db } from '../../platform/db/database.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { asZod, type ZodApp } from '../../platform/http/api-scope.ts';
+import { multipartError } from '../../platform/http/as-domain-error.ts';
 import { int8Cursor } from '../../platform/http/fields.ts';
 import { pageQuery } from './risk-scope.ts';
 import { standardErrors, timestamp } from './schemas.ts';
@@ -36,6 +40,36 @@ const EXAMPLE_LIST = `<?xml version="1.0" encoding="UTF-8"?>
   <ENTITIES/>
 </CONSOLIDATED_LIST>
 `;
+
+/** OFAC's CSV files from a multipart body, each part named sdn.csv, alt.csv, add.csv or sdn_comments.csv */
+async function ofacCsvFiles(request: FastifyRequest): Promise<OfacCsvFiles> {
+  const found: Partial<OfacCsvFiles> = {};
+  try {
+    for await (const part of request.parts()) {
+      const name =
+        OFAC_CSV_FILES[part.fieldname] ?? (part.type === 'file' ? OFAC_CSV_FILES[part.filename] : undefined);
+      if (part.type !== 'file' || !name) {
+        throw new DomainError(
+          'validation_failed',
+          `a part is one of ${Object.keys(OFAC_CSV_FILES).join(', ')}`,
+          {
+            field: part.fieldname || 'body',
+          },
+        );
+      }
+      found[name] = (await part.toBuffer()).toString('utf8');
+    }
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    throw (
+      multipartError(err, 'body') ??
+      new DomainError('validation_failed', 'the multipart body is malformed', { field: 'body' })
+    );
+  }
+  if (!found.sdn?.trim())
+    throw new DomainError('validation_failed', 'sdn.csv is required', { field: 'sdn.csv' });
+  return { ...found, sdn: found.sdn };
+}
 
 const importView = z.object({
   id: z.string(),
@@ -97,6 +131,8 @@ export async function registerComplianceRoutes(
   // The import alone takes XML: every other admin route still answers it 415
   await app.register(async (plugin) => {
     const scoped = asZod(plugin);
+    // OFAC's CSV files come as the parts of a multipart/form-data body
+    await scoped.register(multipart, { limits: { fileSize: LIST_FILE_LIMIT, files: 4, fields: 0 } });
     scoped.addContentTypeParser(
       XML_TYPES,
       { parseAs: 'string', bodyLimit: LIST_FILE_LIMIT },
@@ -114,13 +150,13 @@ export async function registerComplianceRoutes(
           querystring: z.object({
             source: z.enum(SANCTIONS_SOURCES).describe('whose list the file is').meta({ example: 'un' }),
           }),
-          consumes: XML_TYPES,
+          consumes: [...XML_TYPES, 'multipart/form-data'],
           'x-raw-body': {
             mediaTypes: XML_TYPES,
             schema: {
               type: 'string',
               description:
-                'The list file as published: the EU’s `export` XML, the UN’s `CONSOLIDATED_LIST` XML or OFAC’s `sdnList` XML (at most 64 MB)',
+                'The list file as published: the EU’s `export` XML, the UN’s `CONSOLIDATED_LIST` XML or OFAC’s `sdnList` XML (at most 64 MB). OFAC’s list may come instead as its CSV files, the parts of a multipart/form-data body named (by field or file name) sdn.csv (required), alt.csv, add.csv and sdn_comments.csv',
             },
             example: EXAMPLE_LIST,
           },
@@ -128,6 +164,16 @@ export async function registerComplianceRoutes(
         },
       },
       async (request, reply) => {
+        if (request.isMultipart()) {
+          const files = await ofacCsvFiles(request);
+          try {
+            const done = await sanctions.import(db, request.query.source, files, 'admin token');
+            return reply.code(done.applied ? 201 : 200).send(presentImport(done.import));
+          } catch (err) {
+            if (!(err instanceof ListFormatError)) throw err;
+            throw new DomainError('validation_failed', err.message, { field: 'sdn.csv' });
+          }
+        }
         if (typeof request.body !== 'string' || request.body.trim() === '') {
           throw new DomainError('validation_failed', 'the body is the list file, as application/xml', {
             field: 'body',

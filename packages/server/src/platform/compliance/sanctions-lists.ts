@@ -9,9 +9,16 @@ import { sql } from 'kysely';
 import type { Clock } from '../clock/clock.ts';
 import type { Db, Executor } from '../db/database.ts';
 import type { TenantCache } from '../tenants/tenant-cache.ts';
-import { entryHash, type ListEntry, type ListFile, type SanctionsSource } from './sanctions-entry.ts';
+import {
+  entryHash,
+  type ListEntry,
+  type ListFile,
+  ListFormatError,
+  type SanctionsSource,
+} from './sanctions-entry.ts';
 import { readEuList } from './sanctions-eu.ts';
 import { readOfacList } from './sanctions-ofac.ts';
+import { type OfacCsvFiles, readOfacCsv } from './sanctions-ofac-csv.ts';
 import { readUnList } from './sanctions-un.ts';
 import {
   type IndexedEntry,
@@ -19,6 +26,12 @@ import {
   ScreeningIndex,
   type ScreeningMatch,
 } from './screening-index.ts';
+
+/** The CSV files as one text to hash: each named, in one order, so the same files are the same import */
+const csvDigest = (files: OfacCsvFiles) =>
+  (['sdn', 'alt', 'add', 'comments'] as const)
+    .map((name) => `${name}\u0000${files[name] ?? ''}`)
+    .join('\u0000');
 
 const READERS: Record<SanctionsSource, (body: string) => ListFile> = {
   eu: readEuList,
@@ -60,11 +73,16 @@ export class SanctionsLists {
   async import(
     db: Db,
     source: SanctionsSource,
-    body: string,
+    /** The list file; OFAC's list may come as its CSV files instead */
+    body: string | OfacCsvFiles,
     importedBy: string,
   ): Promise<{ import: SanctionsImport; applied: boolean }> {
-    const file = READERS[source](body);
-    const sha256 = createHash('sha256').update(body).digest('hex');
+    if (typeof body !== 'string' && source !== 'ofac')
+      throw new ListFormatError(`the ${source.toUpperCase()} list is imported from its XML file`);
+    const file = typeof body === 'string' ? READERS[source](body) : readOfacCsv(body);
+    const sha256 = createHash('sha256')
+      .update(typeof body === 'string' ? body : csvDigest(body))
+      .digest('hex');
     const done = await db.transaction().execute(async (tx) => {
       await sql`SELECT pg_advisory_xact_lock(hashtext(${`sanctions:${source}`}))`.execute(tx);
       const before = await tx

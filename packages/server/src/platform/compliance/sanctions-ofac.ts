@@ -17,7 +17,7 @@ import {
 
 const list = (element: XmlElement, outer: string, inner: string) =>
   many<XmlElement>((element[outer] as XmlElement | undefined)?.[inner]);
-const KINDS: Record<string, ListEntry['kind']> = {
+export const KINDS: Record<string, ListEntry['kind']> = {
   Individual: 'person',
   Entity: 'entity',
   Vessel: 'vessel',
@@ -74,7 +74,7 @@ export function readOfacList(body: string): ListFile {
 }
 
 /** `12 Jan 1965` as 1965-01-12; `1965`, `circa 1965` or `Jan 1965` as its year */
-function birthDate(value: string | null): string | null {
+export function birthDate(value: string | null): string | null {
   if (!value) return null;
   const full = /^(\d{1,2}) ([A-Za-z]{3}) (\d{4})$/.exec(value);
   const month = full ? MONTHS.indexOf((full[2] ?? '').toLowerCase()) : -1;
