@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
-import { aCustomer, anAccount, fundAccount } from '../harness/issuing-builders.ts';
+import { aCompletedTopup, aCustomer, anAccount, fundAccount } from '../harness/issuing-builders.ts';
 import { aMerchant, anOrder, aCustomer as aPayer, payments } from '../harness/payments-builders.ts';
 import { type ListedPerson, unList } from '../harness/un-list.ts';
 
@@ -343,19 +343,7 @@ describe('a structuring pattern of topups', () => {
         headers: await petra.relogin(),
       })
     ).body.data[0]?.accountId as string;
-    const topUp = async (amount: string) => {
-      const made = await h.request<{ topupId: string }>('POST', '/issuing/v1/topups/fiat', {
-        headers: { ...(await petra.relogin()), accept: 'application/json' },
-        json: { accountId, amount },
-      });
-      expect(made.status, made.text).toBe(201);
-      const done = await h.request<{ status: string }>(
-        'POST',
-        `/sandbox/issuing/topups/${made.body.topupId}/complete`,
-        { headers: { authorization: `Bearer ${h.adminToken}` } },
-      );
-      expect(done.body.status).toBe('completed');
-    };
+    const topUp = (amount: string) => aCompletedTopup(h, petra, accountId, amount);
     const alerts = async () =>
       (
         await h.admin<{ data: { kind: string; caseId: string; evidence: { topups: unknown[] } }[] }>(

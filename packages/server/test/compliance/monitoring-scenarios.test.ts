@@ -5,7 +5,7 @@
 // subject's case, which holds nothing until a person confirms it; an ordinary pattern raises none.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
-import { aCustomer, anAccount } from '../harness/issuing-builders.ts';
+import { aCompletedTopup, aCustomer, anAccount } from '../harness/issuing-builders.ts';
 import { aMerchant, anOrder, aCustomer as aPayer, payments } from '../harness/payments-builders.ts';
 
 interface AlertView {
@@ -74,20 +74,7 @@ describe('rapid movement', () => {
       headers: await customer.relogin(),
       json: { isVirtual: true, currency: 'EUR' },
     });
-    const topUp = async (amount: string) => {
-      const made = await h.request<{ topupId: string }>('POST', '/issuing/v1/topups/fiat', {
-        headers: { ...(await customer.relogin()), accept: 'application/json' },
-        json: { accountId, amount },
-      });
-      expect(made.status, made.text).toBe(201);
-      const done = await h.request<{ status: string }>(
-        'POST',
-        `/sandbox/issuing/topups/${made.body.topupId}/complete`,
-        { headers: { authorization: `Bearer ${h.adminToken}` } },
-      );
-      expect(done.body.status).toBe('completed');
-      return made.body.topupId;
-    };
+    const topUp = (amount: string) => aCompletedTopup(h, customer, accountId, amount);
     const spend = async (amount: string) => {
       const paid = await h.request<{ status: string }>('POST', '/sandbox/issuing/authorizations', {
         headers: { authorization: `Bearer ${h.adminToken}` },

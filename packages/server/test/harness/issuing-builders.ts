@@ -140,3 +140,26 @@ export const KYC_STEPS: [string, unknown][] = [
   ],
   ['pep', { isPoliticallyExposed: false }],
 ];
+
+/** A fiat topup of the customer's account made and completed (the sandbox's bank transfer arriving); its id */
+export async function aCompletedTopup(
+  h: Harness,
+  customer: Pick<TestCustomer, 'relogin'>,
+  accountId: string,
+  amount: string,
+): Promise<string> {
+  const made = await h.request<{ topupId: string }>('POST', '/issuing/v1/topups/fiat', {
+    headers: { ...(await customer.relogin()), accept: 'application/json' },
+    json: { accountId, amount },
+  });
+  if (made.status !== 201) throw new Error(`topup: ${made.status} ${made.text}`);
+  const done = await h.request<{ status: string }>(
+    'POST',
+    `/sandbox/issuing/topups/${made.body.topupId}/complete`,
+    {
+      headers: { authorization: `Bearer ${h.adminToken}` },
+    },
+  );
+  if (done.body.status !== 'completed') throw new Error(`topup not completed: ${done.text}`);
+  return made.body.topupId;
+}
