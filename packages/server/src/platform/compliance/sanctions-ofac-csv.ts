@@ -37,13 +37,15 @@ export const OFAC_CSV_FILES: Record<string, keyof OfacCsvFiles> = {
   'sdn_comments.csv': 'comments',
 };
 
+/** The end-of-file mark OFAC's files may end with */
+const CTRL_Z = String.fromCharCode(0x1a);
 const CRYPTO = /^(?:alt\. )?Digital Currency Address - ([A-Z0-9]+) (\S+)$/;
 
 function rows(text: string | undefined, name: string, width: number): string[][] {
   if (!text) return [];
   let records: string[][];
   try {
-    records = parse(text.replace(/\u001a/g, ''), {
+    records = parse(text.replaceAll(CTRL_Z, ''), {
       relax_column_count: true,
       skip_empty_lines: true,
       relax_quotes: true,
