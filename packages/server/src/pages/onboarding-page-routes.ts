@@ -214,6 +214,12 @@ ${body}</div>`,
   );
 }
 
+/** Not found as undefined (a closed link, no profile yet); anything else stays the error it is */
+const unlessNotFound = (err: unknown): undefined => {
+  if (asDomainError(err).status === 404) return undefined;
+  throw err;
+};
+
 export async function registerOnboardingPageRoutes(
   app: FastifyInstance,
   deps: { db: Db; invitations: OnboardingInvitations; profiles: BusinessProfiles },
@@ -230,9 +236,9 @@ export async function registerOnboardingPageRoutes(
     );
 
   app.get<{ Params: { token: string } }>('/onboarding/:token', async (request, reply) => {
-    const invitation = await invitations.open(db, request.params.token).catch(() => undefined);
+    const invitation = await invitations.open(db, request.params.token).catch(unlessNotFound);
     if (!invitation) return gone(reply);
-    const existing = await profiles.get(db, invitation.tenant).catch(() => undefined);
+    const existing = await profiles.get(db, invitation.tenant).catch(unlessNotFound);
     const rows = Math.max(MIN_DIRECTOR_ROWS, (existing?.profile.directors.length ?? 0) + 1);
     return sendPage(
       reply,
@@ -249,7 +255,7 @@ export async function registerOnboardingPageRoutes(
 
   app.post<{ Params: { token: string } }>('/onboarding/:token', async (request, reply) => {
     const token = request.params.token;
-    const invitation = await invitations.open(db, token).catch(() => undefined);
+    const invitation = await invitations.open(db, token).catch(unlessNotFound);
     if (!invitation) return gone(reply);
     const form: Form = {};
     for (const [k, v] of Object.entries((request.body ?? {}) as Record<string, unknown>))
