@@ -38,6 +38,7 @@ interface CaseDetail {
     id: string;
     status: string;
     decidedBy: string | null;
+    assignee?: string | null;
     proposal: { decision: string; by: string; reason: string } | null;
   };
   notes: { author: string; body: string }[];
@@ -167,6 +168,13 @@ describe('the compliance role’s console', () => {
       body: '   ',
     });
     expect(empty.status).toBe(400);
+    const assign = `/console/compliance/cases/${caseId}/assign`;
+    const tooLong = await client.post(assign, { csrf: await client.csrf(assign), assignee: 'x'.repeat(201) });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.text).toMatch(/id="field-assignee"[^>]*aria-invalid="true"/);
+    const assigned = await client.post(assign, { csrf: await client.csrf(assign), assignee: officer.email });
+    expect(assigned.location).toBe(`/console/compliance/cases/${caseId}?done=saved`);
+    expect((await detail(caseId)).case).toMatchObject({ assignee: officer.email });
     const csv = await client.get(`/console/compliance/cases/${caseId}/timeline.csv`);
     expect(csv.text.split(/\r?\n/)[0]).toBe('at,kind,object,detail');
     expect(csv.text).toContain('asked the merchant for the owner’s passport');

@@ -96,15 +96,17 @@ export class OnboardingInvitations {
   }
 
   /** The invitation a link's token opens; not found when it is unknown, expired, used or replaced */
-  async open(db: Executor, token: string): Promise<OpenInvitation> {
+  async open(db: Executor, token: string, lock = false): Promise<OpenInvitation> {
     if (!/^[\w-]{20,64}$/.test(token)) throw notFound('invitation');
-    const row = await db
+    let query = db
       .selectFrom('onboarding_invitations')
       .select(['id', 'tenant', 'email', 'expires_at'])
       .where('token_sha256', '=', hashToken(token))
       .where('closed_at', 'is', null)
-      .where('expires_at', '>', this.deps.clock.now())
-      .executeTakeFirst();
+      .where('expires_at', '>', this.deps.clock.now());
+    // Locked: a second submission of the same page waits, then finds the link closed
+    if (lock) query = query.forUpdate();
+    const row = await query.executeTakeFirst();
     if (!row) throw notFound('invitation');
     const account = await db
       .selectFrom('console_users')
@@ -132,20 +134,12 @@ export class OnboardingInvitations {
     request: { id: string; ip: string },
   ): Promise<BusinessProfileView> {
     return this.deps.db.transaction().execute(async (tx) => {
-      const invitation = await this.open(tx, token);
-      // Locked: a second submission of the same page waits, then finds the link closed
-      await tx
-        .selectFrom('onboarding_invitations')
-        .select('id')
-        .where('id', '=', invitation.id)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
-      const again = await this.open(tx, token);
+      const invitation = await this.open(tx, token, true);
       const { profiles } = this.deps;
       let view = await profiles.put(tx, invitation.tenant, profile);
       if (view.status === 'draft') view = await profiles.submit(tx, invitation.tenant);
       const [kind, id = ''] = invitation.tenant.split(':') as ['merchant' | 'store', string];
-      if (!again.hasAccount) {
+      if (!invitation.hasAccount) {
         await this.deps.users.create(
           { email: invitation.email, password: password ?? '', role: 'admin', tenant: { kind, id } },
           tx,
@@ -164,7 +158,7 @@ export class OnboardingInvitations {
         action: auditActionName('onboarding page finished'),
         objectId: invitation.tenant,
         tenant: { kind, id },
-        detail: { invitation: invitation.id, accountCreated: !again.hasAccount },
+        detail: { invitation: invitation.id, accountCreated: !invitation.hasAccount },
         outcome: 'succeeded',
         status: 200,
         requestId: request.id,

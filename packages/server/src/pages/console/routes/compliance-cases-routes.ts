@@ -3,6 +3,7 @@
 // notes and its timeline; a compliance officer notes, assigns, clears or confirms it through the same
 // cases service as the admin API (under four eyes, the first decision waits for a second person's).
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { timelineOf } from '../../../platform/compliance/case-timeline.ts';
 import type { Alert, CaseDecision } from '../../../platform/compliance/compliance-cases.ts';
 import { contextOf, sendConsolePage } from '../../../platform/console/console-http.ts';
@@ -202,7 +203,9 @@ ${listView({
       };
     },
     async (_request, { id }, body) => {
-      const assignee = body.assignee?.trim().slice(0, 200) || null;
+      // As the admin API takes it: too long is refused, naming the field, never cut; empty is nobody
+      const assignee =
+        fieldOf(z.string().trim().max(200, 'at most 200 characters'), body, 'assignee') || null;
       await db.transaction().execute((tx) => cases.assign(tx, id, assignee));
       return `/console/compliance/cases/${id}?done=saved`;
     },
