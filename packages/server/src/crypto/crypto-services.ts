@@ -32,7 +32,7 @@ export interface CryptoPlatform {
   rails: { chain: ChainRail; fx: FxRates; notifier: Notifier };
   terms: TermsStore;
   risk: Risk;
-  /** Refund addresses screened against OFAC's digital-currency addresses (docs/compliance.md) */
+  /** Payers and refund addresses screened against OFAC's digital-currency addresses (docs/compliance.md) */
   compliance: Pick<Compliance, 'sanctions' | 'cases' | 'profiles'>;
 }
 
@@ -62,6 +62,7 @@ export function createCryptoServices(p: CryptoPlatform): CryptoServices {
     publicUrl,
     risk: p.risk,
     onboarding: p.compliance.profiles,
+    compliance: p.compliance,
   });
   const refunds = new RefundsService({
     db,

@@ -23,7 +23,10 @@ export type { ChallengeView, SimulatedOutcome, SubmittedDocument, VendorSession 
 
 export interface ChainSandbox {
   /** A transfer of `amount` (the asset's minor units) to an address, as a buyer's wallet would send it. */
-  pay(tx: Tx, input: { address: string; amount: bigint; offramp?: boolean }): Promise<ChainTransfer>;
+  pay(
+    tx: Tx,
+    input: { address: string; amount: bigint; offramp?: boolean; sender?: string },
+  ): Promise<ChainTransfer>;
   /**
    * A reorg drops the block holding an unconfirmed incoming transfer (`reverted` news); with `reinclude`
    * a new block holds it again at once (`seen` news, its confirmations counted afresh).

@@ -164,7 +164,7 @@ export async function orderOf(h: RunningTessera, store: TestStore, id: string) {
 export async function pay(
   h: Harness,
   orderId: string,
-  body: { currency?: string; network?: string; amount?: string; offramp?: boolean } = {},
+  body: { currency?: string; network?: string; amount?: string; offramp?: boolean; sender?: string } = {},
 ) {
   return h.request<{ transactionHash: string; amount: string; address: string }>(
     'POST',

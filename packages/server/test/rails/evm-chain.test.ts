@@ -72,6 +72,15 @@ async function sendEth(to: Hex, amount: string): Promise<Hex> {
   return anvil.wallet(buyer).sendTransaction({ to, value: parseEther(amount) });
 }
 
+const sendersOf = async (orderId: string) =>
+  (
+    await h.services.db
+      .selectFrom('crypto_deposits')
+      .select('sender')
+      .where('order_id', '=', orderId)
+      .execute()
+  ).map((d) => d.sender);
+
 async function eventsOf(orderId: string): Promise<string[]> {
   const res = await h.request<{ data: { attributes: { type: string; objectIds: string[] } }[] }>(
     'GET',
@@ -149,6 +158,8 @@ describe('EVM chain (anvil)', () => {
     expect(o.status).toBe('paid');
     expect(o.transfers[0]).toMatchObject({ status: 'confirmed', confirmations: CONFIRMATIONS });
     expect(await eventsOf(order.id)).toEqual(['ORDER.PAYMENT.DETECTED', 'ORDER.PAYMENT.RECEIVED']);
+    // Who paid is kept, for screening against OFAC's listed addresses (docs/compliance.md)
+    expect(await sendersOf(order.id)).toEqual([buyer.address.toLowerCase()]);
     // Another order never gets the same address.
     const next = await anOrder(h, store, { total: '1.00' });
     expect((await choose(next.id, 'ETH:ETH')).address).not.toBe(address);
@@ -182,6 +193,8 @@ describe('EVM chain (anvil)', () => {
       'ORDER.PAYMENT.DETECTED',
       'ORDER.PAYMENT.RECEIVED',
     ]);
+    // A token's sender is its Transfer log's `from`
+    expect(await sendersOf(order.id)).toEqual([buyer.address.toLowerCase(), buyer.address.toLowerCase()]);
   });
 
   it('an overpaid order is paid with the excess shown', async () => {

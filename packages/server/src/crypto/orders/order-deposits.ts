@@ -10,6 +10,7 @@ import type { ChainNews, ChainTransfer } from '../../rails/chain/port.ts';
 import { assetOf } from '../quotes/quotes-service.ts';
 import { type OrderRecords, type OrdersDeps, storeBalance } from './order-records.ts';
 import { type Deposit, ORDER_REFERENCE, type Order, type Payment } from './order-types.ts';
+import { screenPayer } from './payer-screening.ts';
 
 export class OrderDeposits {
   constructor(
@@ -93,12 +94,14 @@ export class OrderDeposits {
         requoted: !quoted,
         late,
         offramp: transfer.offramp,
+        sender: transfer.sender,
         status: 'detected',
         confirmations_required: transfer.confirmationsRequired,
         ledger_hold_id: hold.id,
         detected_at: now,
       })
       .execute();
+    await screenPayer(this.deps.compliance, tx, order, transfer);
     if (!late) {
       await tx
         .updateTable('crypto_orders')

@@ -5,6 +5,7 @@
 import type { Selectable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { BusinessProfiles } from '../../platform/compliance/business-profiles.ts';
+import type { Compliance } from '../../platform/compliance/compliance.ts';
 import type { Db, Executor, Tx } from '../../platform/db/database.ts';
 import type {
   CryptoDepositsTable,
@@ -44,6 +45,8 @@ export interface OrdersDeps {
   risk: Risk;
   /** TESSERA_ONBOARDING_REQUIRED=charges: no order before the store's profile is approved */
   onboarding: Pick<BusinessProfiles, 'refuseChargeUnlessApproved'>;
+  /** A payment's sender screened against OFAC's digital-currency addresses (payer-screening.ts) */
+  compliance: Pick<Compliance, 'sanctions' | 'cases'>;
 }
 
 export class OrderRecords {

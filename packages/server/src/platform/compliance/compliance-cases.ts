@@ -93,7 +93,9 @@ export class ComplianceCases {
 
   /**
    * A monitoring scenario met (aml-scenarios.ts): an alert in the subject's open case, raised once per
-   * key. It holds nothing until a person confirms the case. Answers whether it is new.
+   * key. It holds nothing until a person confirms the case, unless `hold` says the scenario is itself a
+   * list hit (money from a listed address), which holds at once as a sanctions match does. Answers
+   * whether it is new.
    */
   async raiseScenario(
     tx: Tx,
@@ -103,6 +105,7 @@ export class ComplianceCases {
       scenario: string;
       key: string;
       evidence: Record<string, unknown>;
+      hold?: boolean;
     },
   ): Promise<boolean> {
     const seen = await tx
@@ -112,6 +115,7 @@ export class ComplianceCases {
       .executeTakeFirst();
     if (seen) return false;
     const caseId = await this.openCase(tx, alert);
+    if (alert.hold) await this.hold(tx, caseId, alert.subject);
     const inserted = await tx
       .insertInto('compliance_alerts')
       .values({

@@ -989,6 +989,8 @@ export interface ChainTransfersTable {
   amount: Numeric;
   offramp: ColumnType<boolean, boolean | undefined, boolean>;
   reference: string;
+  /** The sending address of an incoming transfer (migration 0071) */
+  sender: ColumnType<string | null, string | null | undefined, string | null>;
   status: 'pending' | 'confirmed' | 'reverted';
   confirmations_required: number;
   broadcast_at: Timestamp;
@@ -1057,6 +1059,8 @@ export interface EvmTransfersTable {
   address: string;
   amount: Numeric;
   reference: string;
+  /** The sending address of an incoming transfer (migration 0071) */
+  sender: ColumnType<string | null, string | null | undefined, string | null>;
   status: 'queued' | 'broadcast' | 'pending' | 'confirmed' | 'reverted' | 'failed';
   confirmations_required: number;
   tx_hash: string | null;
@@ -1170,6 +1174,8 @@ export interface CryptoDepositsTable {
   requoted: boolean;
   late: boolean;
   offramp: boolean;
+  /** Who paid, where the chain said (migration 0071) */
+  sender: ColumnType<string | null, string | null | undefined, string | null>;
   status: 'detected' | 'confirmed' | 'reverted';
   inclusions: ColumnType<number, number | undefined, number>;
   confirmations_required: number;

@@ -58,7 +58,10 @@ export class ChainRouter implements ChainRail, ChainSandbox {
   }
 
   /** Sandbox: only simulated networks can be paid by the sandbox; a real chain is paid with a real wallet. */
-  async pay(tx: Tx, input: { address: string; amount: bigint; offramp?: boolean }): Promise<ChainTransfer> {
+  async pay(
+    tx: Tx,
+    input: { address: string; amount: bigint; offramp?: boolean; sender?: string },
+  ): Promise<ChainTransfer> {
     if (this.evm && (await this.evm.owns(tx, input.address)))
       throw invalidState(
         `${this.evm.network} is a real chain here (TESSERA_EVM_RPC_URL): send the payment from a wallet on it`,

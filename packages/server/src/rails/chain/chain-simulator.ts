@@ -96,8 +96,14 @@ export class ChainSimulator implements ChainRail {
     });
   }
 
-  /** Sandbox: someone sends `amount` to a deposit address this rail handed out. */
-  async pay(tx: Tx, input: { address: string; amount: bigint; offramp?: boolean }): Promise<ChainTransfer> {
+  /**
+   * Sandbox: someone sends `amount` to a deposit address this rail handed out, from `sender` (a fresh
+   * address of the network's shape when not given, as a buyer's wallet would be).
+   */
+  async pay(
+    tx: Tx,
+    input: { address: string; amount: bigint; offramp?: boolean; sender?: string },
+  ): Promise<ChainTransfer> {
     const owner = await tx
       .selectFrom('chain_addresses')
       .selectAll()
@@ -112,6 +118,7 @@ export class ChainSimulator implements ChainRail {
       amount: input.amount,
       offramp: input.offramp ?? false,
       reference: owner.reference,
+      sender: input.sender ?? simulatedAddress(owner.network),
     });
   }
 
@@ -163,7 +170,7 @@ export class ChainSimulator implements ChainRail {
   ): Promise<{ transactionHash: string }> {
     if (!this.isValidAddress(input.network, input.address))
       throw new DomainError('validation_failed', `not a ${input.network} address`, { field: 'address' });
-    const transfer = await this.broadcast(tx, { ...input, direction: 'out', offramp: false });
+    const transfer = await this.broadcast(tx, { ...input, direction: 'out', offramp: false, sender: null });
     return { transactionHash: transfer.id };
   }
 
@@ -212,6 +219,7 @@ export class ChainSimulator implements ChainRail {
         amount: input.amount,
         offramp: input.offramp,
         reference: input.reference,
+        sender: input.sender,
         status: 'pending',
         confirmations_required: network.confirmationsRequired,
         broadcast_at: now,
@@ -235,6 +243,7 @@ function toTransfer(row: Selectable<ChainTransfersTable>): ChainTransfer {
     amount: BigInt(row.amount),
     offramp: row.offramp,
     reference: row.reference,
+    sender: row.sender,
     status: row.status,
     confirmationsRequired: row.confirmations_required,
     broadcastAt: row.broadcast_at,

@@ -17,6 +17,8 @@ export interface ChainTransfer {
   /** Sent by an offramp provider on the buyer's behalf (such payments cannot be refunded) */
   offramp: boolean;
   reference: string;
+  /** The address an incoming transfer came from, where the chain says (null for one the platform sent) */
+  sender: string | null;
   status: 'pending' | 'confirmed' | 'reverted';
   confirmationsRequired: number;
   broadcastAt: Date;

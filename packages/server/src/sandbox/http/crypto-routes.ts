@@ -13,6 +13,7 @@ import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
 import { findNetwork } from '../../platform/money/assets.ts';
 import { formatRate, parseRate } from '../../platform/money/rates.ts';
+import { isWellFormedAddress } from '../../rails/chain/port.ts';
 import { type ChainSandbox, type FxSandbox, simulatedAddress } from '../../rails/sandbox.ts';
 
 const upper = z
@@ -39,7 +40,7 @@ export async function registerCryptoSandboxRoutes(
       schema: {
         summary: 'The buyer pays an order on chain: exactly what is due (amount omitted), less, or more',
         description:
-          'currency/network pick the payment option as the hosted page would (a fresh 60-second quote). amount is in the crypto currency. offramp marks the transfer as sent by an offramp provider (not refundable). Confirmations then accrue with the sandbox clock, per network.',
+          "currency/network pick the payment option as the hosted page would (a fresh 60-second quote). amount is in the crypto currency. offramp marks the transfer as sent by an offramp provider (not refundable). sender is the paying address (a fresh one of the network's shape when omitted); one OFAC lists raises a compliance alert and holds the store's payouts. Confirmations then accrue with the sandbox clock, per network.",
         tags: ['crypto'],
         params: z.object({ id: z.uuid() }),
         body: z
@@ -48,6 +49,7 @@ export async function registerCryptoSandboxRoutes(
             network: upper,
             amount: z.union([z.string().max(60), z.number()]).optional(),
             offramp: z.boolean().optional(),
+            sender: z.string().trim().min(1).max(100).optional(),
           })
           // Exactly what is due, in an asset the sandbox chain carries.
           .meta({ example: { currency: 'USDC', network: 'ETH' } }),
@@ -63,11 +65,13 @@ export async function registerCryptoSandboxRoutes(
       },
     },
     async (request, reply) => {
-      const { currency, network, offramp } = request.body;
+      const { currency, network, offramp, sender } = request.body;
       if (!findNetwork(currency, network))
         throw new DomainError('validation_failed', `${currency} on ${network} is not a supported pair`, {
           field: 'network',
         });
+      if (sender !== undefined && !isWellFormedAddress(network, sender))
+        throw new DomainError('validation_failed', `not a ${network} address`, { field: 'sender' });
       const asset = assetOf(currency);
       const target = await deps.orders.paymentTarget(request.params.id, { asset: currency, network });
       const amount =
@@ -77,7 +81,7 @@ export async function registerCryptoSandboxRoutes(
       if (amount <= 0n)
         throw new DomainError('validation_failed', 'nothing is due: give an amount', { field: 'amount' });
       const transfer = await deps.transact((tx) =>
-        deps.chain.pay(tx, { address: target.address, amount, offramp: offramp ?? false }),
+        deps.chain.pay(tx, { address: target.address, amount, offramp: offramp ?? false, sender }),
       );
       return reply.code(201).send({
         transactionHash: transfer.id,

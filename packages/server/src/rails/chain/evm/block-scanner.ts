@@ -11,7 +11,7 @@
 import { type Selectable, sql } from 'kysely';
 import type { Executor, Tx } from '../../../platform/db/database.ts';
 import type { EvmScanStateTable, EvmTransfersTable } from '../../../platform/db/schema.ts';
-import { unitsPerLedgerUnit } from './evm-config.ts';
+import { depositReceipts, type Receipt } from './deposit-receipts.ts';
 import { type EvmContext, toChainTransfer, wrongChain } from './evm-context.ts';
 import { errorText, type NodeBlock, senderOf } from './evm-node.ts';
 
@@ -21,14 +21,6 @@ const KEPT_BLOCKS = 128n;
 const BLOCKS_PER_SWEEP = 100;
 /** Forks followed per sweep before the rest is left to the next */
 const REWINDS_PER_SWEEP = 4;
-
-interface Receipt {
-  address: string;
-  asset: string;
-  reference: string;
-  txHash: string;
-  amount: bigint;
-}
 
 export class BlockScanner {
   private lastProblem: string | undefined;
@@ -231,7 +223,7 @@ export class BlockScanner {
     state: Selectable<EvmScanStateTable>,
     block: NodeBlock,
   ): Promise<Selectable<EvmScanStateTable>> {
-    const receipts = await this.receiptsIn(block);
+    const receipts = await depositReceipts(this.c, block);
     const ours = this.sender ? block.transactions.filter((t) => t.from === this.sender) : [];
     const mined = new Map<string, boolean>();
     for (const t of ours) mined.set(t.hash, (await this.c.node.succeeded(t.hash)) ?? false);
@@ -249,59 +241,6 @@ export class BlockScanner {
         .execute();
     });
     return { ...state, block_number: block.number.toString(), block_hash: block.hash, checked_at: now };
-  }
-
-  /**
-   * What the block sends to deposit addresses, by transfer id: the transaction hash, with -1, -2… for a
-   * second and further transfer in one transaction (native first, then logs in order), so ids stay the
-   * same when a reorg puts the transaction in another block.
-   */
-  private async receiptsIn(block: NodeBlock): Promise<Map<string, Receipt>> {
-    const { config, node, db } = this.c;
-    const found: { address: string; contractOrNative: string; txHash: string; value: bigint }[] = [];
-    if (config.nativeAsset) {
-      for (const t of block.transactions)
-        if (t.to && t.value > 0n)
-          found.push({ address: t.to, contractOrNative: 'native', txHash: t.hash, value: t.value });
-    }
-    const logs = await node.tokenTransfers(
-      block.hash,
-      config.tokens.map((t) => t.contract),
-    );
-    for (const log of logs)
-      found.push({ address: log.to, contractOrNative: log.contract, txHash: log.txHash, value: log.value });
-    if (found.length === 0) return new Map();
-    const owned = await db
-      .selectFrom('evm_addresses')
-      .select(['address', 'asset', 'reference'])
-      .where('network', '=', config.network)
-      .where('address', 'in', [...new Set(found.map((f) => f.address))])
-      .execute();
-    const receipts = new Map<string, Receipt>();
-    const perTransaction = new Map<string, number>();
-    for (const f of found) {
-      const owner = owned.find((o) => o.address === f.address);
-      if (!owner) continue;
-      const asset =
-        f.contractOrNative === 'native'
-          ? config.nativeAsset
-          : config.tokens.find((t) => t.contract === f.contractOrNative)?.asset;
-      if (asset !== owner.asset) {
-        this.c.logger.warn(
-          { network: config.network, txHash: f.txHash, sent: asset, expected: owner.asset },
-          'a deposit address received another asset than its own; it is in the merchant’s wallet, not credited',
-        );
-        continue;
-      }
-      // A native transfer in a block's list may have failed (a contract sender out of gas): receipts say.
-      if (f.contractOrNative === 'native' && !(await node.succeeded(f.txHash as `0x${string}`))) continue;
-      const amount = f.value / unitsPerLedgerUnit(config, asset);
-      if (amount === 0n) continue;
-      const n = perTransaction.get(f.txHash) ?? 0;
-      perTransaction.set(f.txHash, n + 1);
-      receipts.set(n === 0 ? f.txHash : `${f.txHash}-${n}`, { ...owner, txHash: f.txHash, amount });
-    }
-    return receipts;
   }
 
   private async received(tx: Tx, id: string, receipt: Receipt, block: NodeBlock): Promise<void> {
@@ -336,6 +275,7 @@ export class BlockScanner {
             address: receipt.address,
             amount: receipt.amount,
             reference: receipt.reference,
+            sender: receipt.from,
             confirmations_required: this.c.config.confirmations,
             created_at: now,
             ...at,

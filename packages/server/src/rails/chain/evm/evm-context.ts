@@ -37,6 +37,7 @@ export function toChainTransfer(row: Selectable<EvmTransfersTable>, at: Date): C
     amount: BigInt(row.amount),
     offramp: false,
     reference: row.reference,
+    sender: row.sender,
     status: row.status === 'confirmed' ? 'confirmed' : 'pending',
     confirmationsRequired: row.confirmations_required,
     broadcastAt: row.created_at,

@@ -31,6 +31,7 @@ export interface TokenTransfer {
   contract: string;
   txHash: Hex;
   logIndex: number;
+  from: string;
   to: string;
   value: bigint;
 }
@@ -97,12 +98,17 @@ export class EvmNode {
     if (contracts.length === 0) return [];
     const logs = await this.client.getLogs({ address: contracts, event: TRANSFER_EVENT, blockHash });
     return logs.flatMap((log) =>
-      log.args.to && log.args.value !== undefined && log.transactionHash && log.logIndex !== null
+      log.args.from &&
+      log.args.to &&
+      log.args.value !== undefined &&
+      log.transactionHash &&
+      log.logIndex !== null
         ? [
             {
               contract: log.address.toLowerCase(),
               txHash: log.transactionHash,
               logIndex: log.logIndex,
+              from: log.args.from.toLowerCase(),
               to: log.args.to.toLowerCase(),
               value: log.args.value,
             },
