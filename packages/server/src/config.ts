@@ -93,6 +93,12 @@ export const ConfigSchema = z.object({
     .default('KP,IR,MM'),
   /** Which compliance case decisions need a second person: off, cleared, or all (default: off, docs/compliance.md) */
   TESSERA_COMPLIANCE_FOUR_EYES: z.enum(['off', 'cleared', 'all']).default('off'),
+  /** The reporting entity's id the FIU registered the operator under, for goAML reports (docs/compliance.md) */
+  TESSERA_GOAML_RENTITY_ID: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+  /** The reporting entity's branch, where the FIU registered one (goAML's rentity_branch) */
+  TESSERA_GOAML_RENTITY_BRANCH: z.string().trim().min(1).max(255).optional(),
+  /** The goAML user code reports are made by (reporting_user_code), where the FIU's schema wants one */
+  TESSERA_GOAML_REPORTING_USER: z.string().trim().min(4).max(50).optional(),
   TESSERA_IP_COUNTRY_DB: z.string().min(1).optional(),
   TESSERA_REPORTING_CURRENCY: z
     .string()
@@ -262,6 +268,8 @@ export interface Config {
     highRiskCountries: string;
   };
   complianceFourEyes: 'off' | 'cleared' | 'all';
+  /** goAML's reporting entity, when configured (its reports are refused until it is) */
+  goaml: { rentityId: number; branch: string | null; reportingUser: string | null } | null;
   /** The currency risk rules compare amounts in (`amount_reporting`) */
   reportingCurrency: string;
   webhookAllowlist: string[];
@@ -368,6 +376,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       highRiskCountries: e.TESSERA_AML_HIGH_RISK_COUNTRIES,
     },
     complianceFourEyes: e.TESSERA_COMPLIANCE_FOUR_EYES,
+    goaml:
+      e.TESSERA_GOAML_RENTITY_ID === undefined
+        ? null
+        : {
+            rentityId: e.TESSERA_GOAML_RENTITY_ID,
+            branch: e.TESSERA_GOAML_RENTITY_BRANCH ?? null,
+            reportingUser: e.TESSERA_GOAML_REPORTING_USER ?? null,
+          },
     backtestParts: e.TESSERA_BACKTEST_PARTS ?? Math.min(4, availableParallelism()),
     reportingCurrency: e.TESSERA_REPORTING_CURRENCY,
     webhookAllowlist: e.TESSERA_WEBHOOK_ALLOWLIST.split(',')

@@ -74,7 +74,11 @@ export function adminApi(services: PlatformServices, adminToken: string): ApiSco
       await registerConsoleUserRoutes(routes, services.consoleUsers);
       await registerAuditRoutes(routes, adminDeps);
       await registerComplianceRoutes(routes, { db: services.db, compliance: services.compliance });
-      await registerComplianceCaseRoutes(routes, { db: services.db, compliance: services.compliance });
+      await registerComplianceCaseRoutes(routes, {
+        db: services.db,
+        clock: services.clock,
+        compliance: services.compliance,
+      });
       await registerBusinessDocumentRoutes(routes, { ...adminDeps, compliance: services.compliance });
       await registerBusinessProfileRoutes(routes, {
         ...adminDeps,

@@ -247,6 +247,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     aml: parseAmlSettings(config.aml),
     fourEyes: config.complianceFourEyes,
     encryptor,
+    goaml: config.goaml && { ...config.goaml, currency: config.reportingCurrency },
   });
   sweeps.register('sanctions-inbox', () => compliance.inbox.collect());
   sweeps.register('sanctions-rescreen', () => compliance.screening.rescreenStep());

@@ -194,6 +194,13 @@ describe('a cardholder newly listed', () => {
     expect(lines[0]).toBe('at,kind,object,detail');
     expect(lines).toHaveLength(9);
     expect(lines.at(-1)).toMatch(/,decided,admin token,cleared: a namesake: passport differs$/);
+    // goAML needs the reporting entity the FIU registered (test/compliance/goaml-export.test.ts)
+    const goaml = await h.admin<CaseDetail>(
+      'GET',
+      `/compliance/cases/${found?.id}/export?format=goaml&indicators=X`,
+    );
+    expect(goaml.status).toBe(409);
+    expect(goaml.body.error?.message).toContain('TESSERA_GOAML_RENTITY_ID');
 
     // The list published again with another change: the match once cleared is not raised again
     expect((await importUn([EARLIER, BORIS, RUSLAN])).status).toBe(201);

@@ -4,14 +4,14 @@
 // and a pain.002 status report rejecting transfers. Every camt.053 built here validates against the
 // official camt.053.001.08 XSD (test/fixtures/iso20022). `xmllint` validates files against an XSD.
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export const XSD_DIR = join(import.meta.dirname, '..', 'fixtures', 'iso20022');
 
-/** xmllint's verdict on a file against an XSD: '' when it validates, else its complaints. */
+/** xmllint's verdict on a file against an XSD (in XSD_DIR, or a path): '' when it validates, else its complaints. */
 export function xsdProblems(file: string, xsd: string): string {
   try {
-    execFileSync('xmllint', ['--noout', '--schema', join(XSD_DIR, xsd), file], { stdio: 'pipe' });
+    execFileSync('xmllint', ['--noout', '--schema', resolve(XSD_DIR, xsd), file], { stdio: 'pipe' });
     return '';
   } catch (err) {
     return String((err as { stderr?: Buffer }).stderr ?? err);

@@ -3,9 +3,11 @@
 // Clearing a case releases what it holds in the decision's transaction; confirming keeps it held. Each
 // write is audited; deciding a decided case (other than clearing a confirmed one) is a 409.
 import { z } from 'zod';
+import type { Clock } from '../../platform/clock/clock.ts';
 import { type CaseDetail, TIMELINE_KINDS, timelineOf } from '../../platform/compliance/case-timeline.ts';
 import type { Compliance } from '../../platform/compliance/compliance.ts';
 import type { Alert, CaseSummary } from '../../platform/compliance/compliance-cases.ts';
+import { caseAsGoaml, goamlIndicators, goamlReportCode } from '../../platform/compliance/goaml-report.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { sendCsv } from '../../platform/http/csv-reply.ts';
@@ -86,7 +88,7 @@ const caseQuery = {
 
 export async function registerComplianceCaseRoutes(
   app: ZodApp,
-  deps: { db: Db; compliance: Compliance },
+  deps: { db: Db; clock: Clock; compliance: Compliance },
 ): Promise<void> {
   const { db } = deps;
   const { cases } = deps.compliance;
@@ -201,21 +203,39 @@ export async function registerComplianceCaseRoutes(
     {
       schema: {
         summary:
-          'A case for a suspicious-activity report: its detail and its timeline as JSON, or its timeline as CSV (at, kind, object, detail)',
+          'A case for a suspicious-activity report: its detail and its timeline as JSON, its timeline as CSV (at, kind, object, detail), or a goAML report (XML)',
+        description:
+          'format=goaml writes the case as a goAML activity report for the FIU: reportCode (default SAR) and indicators (the FIU’s own indicator codes, comma-separated, at least one) are the compliance officer’s choice; the reporting entity is TESSERA_GOAML_RENTITY_ID (a 409 until it is set).',
         tags: ['compliance'],
         params: idParam,
-        querystring: z.object({ format: z.enum(['json', 'csv']).default('json') }),
+        querystring: z.object({
+          format: z.enum(['json', 'csv', 'goaml']).default('json'),
+          reportCode: goamlReportCode,
+          indicators: goamlIndicators,
+        }),
         response: {
-          200: z.union([exportView, z.string().describe('text/csv')]),
+          200: z.union([exportView, z.string().describe('text/csv'), z.string().describe('application/xml')]),
           ...standardErrors,
         },
       },
     },
     async (request, reply) => {
+      const { format, reportCode, indicators } = request.query;
       const found = await cases.get(db, request.params.id);
+      if (format === 'goaml') {
+        const report = await caseAsGoaml(db, deps.compliance.goaml, found, {
+          reportCode,
+          indicators,
+          at: deps.clock.now(),
+        });
+        return reply
+          .type('application/xml; charset=utf-8')
+          .header('content-disposition', `attachment; filename="goaml-case-${found.case.id}.xml"`)
+          .send(report);
+      }
       const detail = presentDetail(found);
       const timeline = timelineOf(found).map((t) => ({ ...t, at: t.at.toISOString() }));
-      if (request.query.format === 'csv') {
+      if (format === 'csv') {
         return sendCsv(
           reply,
           `compliance-case-${detail.case.id}.csv`,
@@ -225,7 +245,7 @@ export async function registerComplianceCaseRoutes(
           ),
         );
       }
-      return { ...detail, exportedAt: new Date().toISOString(), timeline };
+      return { ...detail, exportedAt: deps.clock.now().toISOString(), timeline };
     },
   );
 

@@ -9,6 +9,7 @@ import type { AmlSettings } from './aml-scenarios.ts';
 import { BusinessProfiles, type OnboardingRequirement } from './business-profiles.ts';
 import { ComplianceCases, type FourEyesPolicy } from './compliance-cases.ts';
 import { ComplianceHolds } from './compliance-holds.ts';
+import type { GoamlSettings } from './goaml-report.ts';
 import { PartyScreening } from './party-screening.ts';
 import { ProfileDocuments } from './profile-documents.ts';
 import { SanctionsInbox } from './sanctions-inbox.ts';
@@ -28,6 +29,8 @@ export interface Compliance {
   documents: ProfileDocuments;
   /** The monitoring scenarios' settings (TESSERA_AML_*; each undefined when off) */
   aml: AmlSettings;
+  /** goAML's reporting entity (TESSERA_GOAML_*), null until the operator configures it */
+  goaml: GoamlSettings | null;
 }
 
 export function createCompliance(deps: {
@@ -41,6 +44,7 @@ export function createCompliance(deps: {
   aml: AmlSettings;
   fourEyes: FourEyesPolicy;
   encryptor: Encryptor;
+  goaml: GoamlSettings | null;
 }): Compliance {
   const { db, clock, cache, threshold } = deps;
   const sanctions = new SanctionsLists({ clock, cache, threshold });
@@ -64,5 +68,6 @@ export function createCompliance(deps: {
     profiles,
     documents: new ProfileDocuments({ clock, encryptor: deps.encryptor }),
     aml: deps.aml,
+    goaml: deps.goaml,
   };
 }

@@ -84,6 +84,7 @@ export const PERMISSIONS: Record<string, Permission> = {
   'GET /compliance/cases': 'compliance',
   'GET /compliance/cases/:id': 'compliance',
   'GET /compliance/cases/:id/timeline.csv': 'compliance',
+  'GET /compliance/cases/:id/goaml.xml': 'compliance',
   'POST /compliance/cases/:id/notes': 'compliance',
   'GET /compliance/cases/:id/assign': 'compliance',
   'POST /compliance/cases/:id/assign': 'compliance',

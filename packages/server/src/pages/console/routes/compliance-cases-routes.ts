@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { timelineOf } from '../../../platform/compliance/case-timeline.ts';
 import type { Alert, CaseDecision } from '../../../platform/compliance/compliance-cases.ts';
+import { caseAsGoaml, goamlIndicators, goamlReportCode } from '../../../platform/compliance/goaml-report.ts';
 import { contextOf, sendConsolePage } from '../../../platform/console/console-http.ts';
 import {
   details,
@@ -159,8 +160,28 @@ ${listView({
         { label: 'Object', cell: (t) => t.object ?? '—' },
         { label: 'Detail', cell: (t) => t.detail },
       ],
-    })}<p>${link(`${path}/timeline.csv`, 'The timeline as CSV')} (for a suspicious activity report)</p>`;
+    })}<p>${link(`${path}/timeline.csv`, 'The timeline as CSV')} (for a suspicious activity report)</p>
+<h2>Report to the FIU</h2>${
+      compliance.goaml
+        ? h`<p>The case as a goAML report (XML) for the financial intelligence unit's portal. The indicators are the FIU's own codes, comma-separated.</p>
+<form class="filters" method="get" action="${path}/goaml.xml"><span class="filter-field"><label for="goaml-reportCode">Report code</label><input id="goaml-reportCode" name="reportCode" value="SAR" maxlength="10" required></span><span class="filter-field"><label for="goaml-indicators">Indicators</label><input id="goaml-indicators" name="indicators" maxlength="1050" required></span><button type="submit">Download the goAML report</button></form>`
+        : h`<p>goAML reports need the reporting entity the FIU registered the operator under: set <code>TESSERA_GOAML_RENTITY_ID</code>.</p>`
+    }`;
     return sendConsolePage(request, reply, deps, `Case ${c.id}`, content);
+  });
+
+  app.get<{ Params: { id: string } }>('/compliance/cases/:id/goaml.xml', async (request, reply) => {
+    const query = textQuery(request);
+    const found = await cases.get(db, request.params.id);
+    const report = await caseAsGoaml(db, compliance.goaml, found, {
+      reportCode: fieldOf(goamlReportCode, query, 'reportCode'),
+      indicators: fieldOf(goamlIndicators, query, 'indicators'),
+      at: deps.services.clock.now(),
+    });
+    return reply
+      .type('application/xml; charset=utf-8')
+      .header('content-disposition', `attachment; filename="goaml-case-${found.case.id}.xml"`)
+      .send(report);
   });
 
   app.get<{ Params: { id: string } }>('/compliance/cases/:id/timeline.csv', async (request, reply) => {
