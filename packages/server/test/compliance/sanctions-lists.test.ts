@@ -3,7 +3,7 @@
 // applied once, the EU's next file applied as a diff of versions, bad files refused whole; and screening
 // against what was imported, names and digital-currency addresses.
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -291,5 +291,34 @@ describe('the inbox folder', () => {
     const [still] = (await h.admin<{ data: Import[] }>('GET', '/compliance/sanctions/imports')).body.data;
     expect(still?.id).toBe(latest?.id);
     expect(await readdir(join(inbox, 'processed'))).toEqual(['consolidated-again.xml', 'consolidated.xml']);
+  });
+
+  it('imports OFAC’s CSV files dropped together as a folder, and rejects a loose one, saying why', async () => {
+    const csv = (name: string) => readFileSync(join(fixtures, 'ofac-csv', name), 'utf8');
+    // The fixture's list with one more entry (a copy of the first under a uid of its own)
+    const sdn = csv('sdn.csv');
+    const first = sdn.split('\n')[0] as string;
+    const added = first.replace(/^\d+,"[^"]*"/, '99000001,"NEWLY LISTED, Person"');
+    const staging = await mkdtemp(join(tmpdir(), 'ofac-set-'));
+    await writeFile(join(staging, 'sdn.csv'), `${sdn.trimEnd()}\n${added}\n`);
+    for (const name of ['alt.csv', 'add.csv', 'sdn_comments.csv'])
+      await writeFile(join(staging, name), csv(name));
+    // Moved in whole, as the docs ask (one rename on the same filesystem)
+    await rename(staging, join(inbox, 'ofac-2026-12-04'));
+    await writeFile(join(inbox, 'alt.csv'), csv('alt.csv'));
+    expect((await h.advanceClock(1)).processed['sanctions-inbox']).toBe(1);
+    const [latest] = (
+      await h.admin<{ data: (Import & { importedBy: string })[] }>('GET', '/compliance/sanctions/imports')
+    ).body.data;
+    expect(latest).toMatchObject({ source: 'ofac', entries: 161, added: 1, importedBy: 'inbox' });
+    expect(await readdir(join(inbox, 'processed'))).toContain('ofac-2026-12-04');
+    expect(await readFile(join(inbox, 'rejected', 'alt.csv.reason'), 'utf8')).toMatch(
+      /in a folder of their own/,
+    );
+    // A folder without its sdn.csv is rejected whole, with the reason beside it
+    await mkdir(join(inbox, 'half-a-set'));
+    await writeFile(join(inbox, 'half-a-set', 'alt.csv'), csv('alt.csv'));
+    expect((await h.advanceClock(1)).processed['sanctions-inbox']).toBe(0);
+    expect(await readFile(join(inbox, 'rejected', 'half-a-set.reason'), 'utf8')).toMatch(/needs its sdn.csv/);
   });
 });
