@@ -351,6 +351,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
       notifier: rails.notifier,
       publicUrl: config.publicUrl,
       profiles: compliance.profiles,
+      documents: compliance.documents,
       users: consoleUsers,
     }),
     approvals,

@@ -87,8 +87,21 @@ describe.skipIf(!hasBrowser)('compliance in Chromium', () => {
     await mcc.fill('5814');
     await page.getByLabel('Choose a password').fill('salt air and strong coffee');
     await page.getByLabel('The password again').fill('salt air and strong coffee');
+    // The registry extract goes with the form, as a file chosen on the phone
+    await page.getByLabel('Extract from the company register').setInputFiles({
+      name: 'extract.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n'),
+    });
     await page.getByRole('button', { name: 'Send for review' }).click();
     await expect.poll(() => page.locator('h1').textContent()).toBe('Sent for review');
+    const documents = await h.admin<{ data: { kind: string; filename: string }[] }>(
+      'GET',
+      `/merchants/${m.id}/business-profile/documents`,
+    );
+    expect(documents.body.data).toEqual([
+      expect.objectContaining({ kind: 'registration_extract', filename: 'extract.pdf' }),
+    ]);
 
     await page.getByRole('link', { name: 'Sign in to your console' }).click();
     await page.getByLabel('Email').fill(email);

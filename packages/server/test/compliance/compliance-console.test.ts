@@ -324,9 +324,44 @@ describe('an invitation to the hosted onboarding page', () => {
     ).toContain('at least one director');
     expect((await h.admin('GET', `/merchants/${m.id}/business-profile`)).status).toBe(404);
 
-    const done = await browser.post(link, form());
-    expect(done.status, done.text.slice(0, 400)).toBe(200);
-    expect(done.text).toContain('Sent for review');
+    // With its documents (multipart, as the page's form sends them): a file that is not a PDF, PNG or
+    // JPEG is refused beside its field, and the one that was fine is asked for again
+    const withFiles = (files: [string, string, Buffer][]) => {
+      const body = new FormData();
+      for (const [k, v] of Object.entries(form())) body.append(k, v);
+      for (const [field, name, bytes] of files) body.append(field, new Blob([bytes]), name);
+      // An input left empty is sent as a part with no file name and no bytes
+      body.append('ownership_structure', new Blob([]), '');
+      return fetch(`${h.baseUrl}${link}`, { method: 'POST', body });
+    };
+    const extract = Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n');
+    const wrongFile = await withFiles([
+      ['registration_extract', 'extract.pdf', extract],
+      ['proof_of_address', 'bill.txt', Buffer.from('a bill, typed out')],
+    ]);
+    expect(wrongFile.status).toBe(400);
+    const wrongPage = await wrongFile.text();
+    expect(wrongPage).toMatch(/id="f-proof_of_address"[^>]*aria-invalid="true"/);
+    expect(wrongPage).toContain('bill.txt is not a PDF, PNG or JPEG file');
+    expect(wrongPage).toContain('choose the file again');
+    expect((await h.admin('GET', `/merchants/${m.id}/business-profile`)).status).toBe(404);
+
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
+    const done = await withFiles([
+      ['registration_extract', 'extract.pdf', extract],
+      ['proof_of_address', 'bill.png', png],
+    ]);
+    const donePage = await done.text();
+    expect(done.status, donePage.slice(0, 400)).toBe(200);
+    expect(donePage).toContain('Sent for review');
+    const documents = await h.admin<{ data: { kind: string; filename: string; uploadedBy: string }[] }>(
+      'GET',
+      `/merchants/${m.id}/business-profile/documents`,
+    );
+    expect(documents.body.data.map((d) => [d.kind, d.filename, d.uploadedBy]).sort()).toEqual([
+      ['proof_of_address', 'bill.png', email],
+      ['registration_extract', 'extract.pdf', email],
+    ]);
     const profile = await h.admin<{ status: string; profile: { country: string } }>(
       'GET',
       `/merchants/${m.id}/business-profile`,

@@ -2,8 +2,9 @@
 // email to the hosted onboarding page (pages/onboarding-page-routes.ts). The link holds a random token,
 // kept hashed; it opens for 7 days, until the page is finished, or until a newer invitation for the same
 // tenant replaces it. The person needs no password to fill the page in: finishing it writes the business
-// profile (screened as any profile is), submits it for review, and gives them a console account — their
-// tenant's admin, with the password they chose there — all in one transaction.
+// profile (screened as any profile is) with the documents sent with it, submits it for review, and gives
+// them a console account — their tenant's admin, with the password they chose there — all in one
+// transaction.
 import { randomBytes } from 'node:crypto';
 import { auditActionName } from '../audit/audit-actions.ts';
 import { appendAudit } from '../audit/audit-trail.ts';
@@ -12,8 +13,10 @@ import type { ConsoleUsers } from '../console/console-users.ts';
 import { hashToken } from '../crypto/hashing.ts';
 import type { Db, Executor, Tx } from '../db/database.ts';
 import { notFound } from '../errors/domain-error.ts';
+import type { UploadedFile } from '../http/uploaded-files.ts';
 import type { BusinessProfile } from './business-profile.ts';
 import type { BusinessProfiles, BusinessProfileView, ProfileTenant } from './business-profiles.ts';
+import type { DocumentKind, ProfileDocuments } from './profile-documents.ts';
 
 export const INVITATION_DAYS = 7;
 
@@ -42,6 +45,7 @@ export class OnboardingInvitations {
       notifier: InvitationMailer;
       publicUrl: string;
       profiles: BusinessProfiles;
+      documents: ProfileDocuments;
       users: ConsoleUsers;
     },
   ) {}
@@ -132,11 +136,16 @@ export class OnboardingInvitations {
     profile: BusinessProfile,
     password: string | undefined,
     request: { id: string; ip: string },
+    documents: readonly { kind: DocumentKind; files: readonly UploadedFile[] }[] = [],
   ): Promise<BusinessProfileView> {
     return this.deps.db.transaction().execute(async (tx) => {
       const invitation = await this.open(tx, token, true);
       const { profiles } = this.deps;
       let view = await profiles.put(tx, invitation.tenant, profile);
+      for (const { kind, files } of documents) {
+        if (files.length > 0)
+          await this.deps.documents.add(tx, invitation.tenant, { files, kind, by: invitation.email });
+      }
       if (view.status === 'draft') view = await profiles.submit(tx, invitation.tenant);
       const [kind, id = ''] = invitation.tenant.split(':') as ['merchant' | 'store', string];
       if (!invitation.hasAccount) {
@@ -158,7 +167,11 @@ export class OnboardingInvitations {
         action: auditActionName('onboarding page finished'),
         objectId: invitation.tenant,
         tenant: { kind, id },
-        detail: { invitation: invitation.id, accountCreated: !invitation.hasAccount },
+        detail: {
+          invitation: invitation.id,
+          accountCreated: !invitation.hasAccount,
+          documents: documents.reduce((n, d) => n + d.files.length, 0),
+        },
         outcome: 'succeeded',
         status: 200,
         requestId: request.id,
