@@ -23,6 +23,7 @@ import { AccountsService } from './accounts/accounts-service.ts';
 import { AuthService } from './auth/auth-service.ts';
 import { TokenSigner } from './auth/tokens.ts';
 import { CardMonitoring } from './cards/card-monitoring.ts';
+import { cardholderVolumeSweep } from './cards/cardholder-volume.ts';
 import { CardsService } from './cards/cards-service.ts';
 import { SpendingControlsService } from './cards/spending-controls-service.ts';
 import { IssuingDisputesService } from './disputes/disputes-service.ts';
@@ -195,6 +196,10 @@ export function createIssuingServices(p: IssuingPlatform): IssuingServices {
   p.sweeps.register(
     'aml-rapid-movement',
     rapidMovementSweep({ db, clock, cases: p.compliance.cases, settings: p.compliance.aml.rapidMovement }),
+  );
+  p.sweeps.register(
+    'aml-cardholder-volume',
+    cardholderVolumeSweep({ db, clock, cases: p.compliance.cases, settings: p.compliance.aml.unusualVolume }),
   );
   p.sweeps.register('issuing-crypto-topups', () => cryptoTopups.reportConfirmations());
   return {

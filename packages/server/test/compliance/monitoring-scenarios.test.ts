@@ -155,6 +155,62 @@ describe('a merchant’s unusual volume', () => {
   });
 });
 
+describe('a cardholder’s unusual volume', () => {
+  it('raises one alert for a day of card spending far over their own baseline, none for their ordinary days', async () => {
+    const customer = await aCustomer(h, partner.apiKey);
+    const accountId = await anAccount(h, customer.auth);
+    await aCompletedTopup(h, customer, accountId, '1000.00');
+    const card = await h.request<{ cardId: string }>('POST', '/issuing/v1/cards', {
+      headers: await customer.relogin(),
+      json: { isVirtual: true, currency: 'EUR' },
+    });
+    const spend = async (amount: string) => {
+      const paid = await h.request<{ status: string }>('POST', '/sandbox/issuing/authorizations', {
+        headers: { authorization: `Bearer ${h.adminToken}` },
+        json: { cardId: card.body.cardId, amount, currency: 'EUR', merchant: 'Corner Shop' },
+      });
+      expect(paid.body.status).toBe('authorized');
+    };
+    await h.advanceClock(DAY);
+    // A month of ordinary days: 20.00 EUR every few days, each day judged once it is over
+    for (let day = 0; day < 32; day += 4) {
+      await spend('20.00');
+      await h.advanceClock(4 * DAY);
+      await h.advanceClock(1);
+    }
+    const unusual = async () =>
+      (await alertsOf(`partner:${partner.id}`, 'unusual_volume')).filter((a) =>
+        a.evidence.summary.includes('spent by card'),
+      );
+    expect(await unusual()).toEqual([]);
+    // Then one day of 600.00 EUR
+    for (let i = 0; i < 3; i++) await spend('200.00');
+    await h.advanceClock(DAY);
+    await h.advanceClock(1);
+    const alerts = await unusual();
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]?.evidence.summary).toMatch(
+      /^600\.00 EUR spent by card on \d{4}-\d{2}-\d{2}, against an average day of 5\.\d\d over the \d+ before$/,
+    );
+    const detail = await h.admin<{ case: { subject: string } }>(
+      'GET',
+      `/compliance/cases/${alerts[0]?.caseId}`,
+    );
+    expect(detail.body.case.subject).toBe(`customer:${customer.customerId}`);
+    expect(await holdsOf(alerts[0]?.caseId as string)).toEqual([]);
+    // The rollup keeps a row per day with payments, no more
+    const rows = await h.services.db
+      .selectFrom('issuing_cardholder_daily_spend')
+      .select(['day', 'spent', 'payments'])
+      .where('customer_id', '=', customer.customerId)
+      .execute();
+    expect(rows.map((r) => [r.spent, r.payments]).sort()).toEqual([
+      ...Array.from({ length: 8 }, () => ['2000', 1]),
+      ['60000', 3],
+    ]);
+  });
+});
+
 describe('a high-risk country', () => {
   it('raises one alert for an owner of a listed country, holding nothing', async () => {
     const m = await aMerchant(h);

@@ -60,6 +60,7 @@ describe('sandbox clock', () => {
       'issuing-dispute-decisions',
       'issuing-topups',
       'aml-rapid-movement',
+      'aml-cardholder-volume',
       'issuing-crypto-topups',
       'crypto-orders',
       'crypto-refunds',

@@ -6,13 +6,14 @@
 // currency and day.
 import { sql } from 'kysely';
 import { formatAmount } from '../money/amount.ts';
-import { findAsset } from '../money/assets.ts';
+import { type Asset, findAsset } from '../money/assets.ts';
 import type { AmlSettings } from './aml-scenarios.ts';
 import { judgeSlices, type ScenarioSweepDeps, wholeDays } from './scenario-runs.ts';
 
 const DAY_MS = 86_400_000;
-const BASELINE_DAYS = 90;
-const HISTORY_DAYS = 30;
+/** The days a baseline averages, and the history a subject needs before it is judged */
+export const BASELINE_DAYS = 90;
+export const HISTORY_DAYS = 30;
 /** The rollup's API → the subject a case holds */
 const SUBJECT_KIND: Record<string, string> = { payments: 'merchant', crypto: 'store' };
 
@@ -46,16 +47,9 @@ export function unusualVolumeSweep(
           AND b.first <= ${day}::date - ${HISTORY_DAYS}::int`.execute(tx);
       let raised = 0;
       for (const r of rows) {
-        const asset = findAsset(r.currency);
-        if (!asset) continue;
-        const volume = BigInt(r.volume);
-        // The average day since the first within the 90: a tenant of 40 days is judged on its 40
-        const days = BigInt(
-          Math.min(BASELINE_DAYS, Math.round((Date.parse(day) - Date.parse(r.first)) / DAY_MS)),
-        );
-        const total = BigInt(r.total);
-        const minimum = BigInt(settings.minimum) * 10n ** BigInt(asset.exponent);
-        if (volume < minimum || volume * days <= total * BigInt(settings.factor)) continue;
+        const over = overBaseline(day, r.currency, r.volume, r, settings);
+        if (!over) continue;
+        const { asset, volume, average, days } = over;
         const subject = `${SUBJECT_KIND[r.api]}:${r.tenant_id}`;
         const fresh = await deps.cases.raiseScenario(tx, {
           subject,
@@ -63,7 +57,7 @@ export function unusualVolumeSweep(
           scenario: 'unusual_volume',
           key: `unusual_volume:${subject}:${r.currency}:${day}`,
           evidence: {
-            summary: `${formatAmount(volume, asset)} ${r.currency} on ${day}, against an average day of ${formatAmount(total / days, asset)} over the ${days} before`,
+            summary: `${formatAmount(volume, asset)} ${r.currency} on ${day}, against an average day of ${formatAmount(average, asset)} over the ${days} before`,
             parameters: settings,
             day,
           },
@@ -73,4 +67,28 @@ export function unusualVolumeSweep(
       return raised;
     });
   };
+}
+
+/**
+ * A day's volume judged against the subject's own baseline (the rows of the 90 days before: their total
+ * and first day): over it when at least MINIMUM and over FACTOR times the average day, counted since the
+ * first day within the 90 (a subject of 40 days is judged on its 40). Undefined when not over.
+ */
+export function overBaseline(
+  day: string,
+  currency: string,
+  volumeText: string,
+  baseline: { total: string; first: string },
+  settings: NonNullable<AmlSettings['unusualVolume']>,
+): { asset: Asset; volume: bigint; average: bigint; days: bigint } | undefined {
+  const asset = findAsset(currency);
+  if (!asset) return undefined;
+  const volume = BigInt(volumeText);
+  const days = BigInt(
+    Math.min(BASELINE_DAYS, Math.round((Date.parse(day) - Date.parse(baseline.first)) / DAY_MS)),
+  );
+  const total = BigInt(baseline.total);
+  const minimum = BigInt(settings.minimum) * 10n ** BigInt(asset.exponent);
+  if (days <= 0n || volume < minimum || volume * days <= total * BigInt(settings.factor)) return undefined;
+  return { asset, volume, average: total / days, days };
 }

@@ -802,6 +802,16 @@ export type IssuingTransactionStatus =
   | 'expired';
 export type ThreeDsStatus = 'pending' | 'authorized' | 'declined' | 'cancelled' | 'timeout' | 'failed';
 
+/** A cardholder's approved card payments of one UTC day in one currency (migration 0072) */
+export interface IssuingCardholderDailySpendTable {
+  customer_id: string;
+  currency: string;
+  day: ColumnType<string, string, string>;
+  partner_id: string;
+  spent: Numeric;
+  payments: number;
+}
+
 export interface IssuingTransactionsTable {
   id: string;
   seq: Generated<string>;
@@ -927,6 +937,7 @@ export interface IssuingTables {
   issuing_topups: IssuingTopupsTable;
   issuing_topup_quotes: IssuingTopupQuotesTable;
   issuing_transactions: IssuingTransactionsTable;
+  issuing_cardholder_daily_spend: IssuingCardholderDailySpendTable;
   issuing_disputes: IssuingDisputesTable;
   issuing_3ds_challenges: Issuing3dsChallengesTable;
   issuing_cards: IssuingCardsTable;
