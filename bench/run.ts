@@ -31,7 +31,7 @@ import { type Measurement, measure } from './measure.ts';
 import { type PathSetup, setUpPayments } from './payments.ts';
 import { treeCpuMs } from './process-cpu.ts';
 import { FLOOR_APPLICATION, startFloor, startTessera } from './servers.ts';
-import { tableWrites, writesPerOperation } from './table-writes.ts';
+import { operationsBetween, tableWrites, walBreakdown, writesPerOperation } from './table-writes.ts';
 
 /** Requests in flight in the saturated runs (BENCH_CONCURRENCY; 64 is the 16-core figure's) */
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -91,6 +91,8 @@ async function main() {
     const server = await startEmbeddedPostgres({
       directory: dataDir,
       password: randomBytes(12).toString('hex'),
+      // The WAL of a measured run is read back (walBreakdown): kept past the checkpoints that would recycle it
+      postgresFlags: ['-c', 'wal_keep_size=4GB'],
     });
     await ensureDatabase(server.connectionString('postgres'), 'tessera_bench');
     databaseUrl = server.connectionString('tessera_bench');
@@ -454,7 +456,10 @@ async function measurePath(
     firstRound.push(measured);
     waits.push(await sampler.stop(measured.operations));
     const after = await tableWrites(handle.db);
-    rows.push(writesPerOperation(before, after, setup.table));
+    const operations = operationsBetween(before, after, setup.table);
+    rows.push(
+      `${writesPerOperation(before, after, setup.table)}\n${''.padEnd(4)}${await walBreakdown(handle.db, before, after, operations)}`,
+    );
     before = after;
   }
   const rounds = firstRound.map((measured) => [measured]);

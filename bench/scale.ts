@@ -22,6 +22,7 @@ import type { ConsoleClient } from '../packages/server/test/harness/console-clie
 import { type MoneyOutScene, makeMoneyOutScene, seedMoneyOut } from './scale-money-out.ts';
 import { makeScene, type Scene } from './scale-scene.ts';
 import { seed } from './scale-seed.ts';
+import { measureSweeps } from './scale-sweeps.ts';
 import { startTessera } from './servers.ts';
 
 const ORDERS = Number(process.env.BENCH_SCALE_ORDERS ?? 200_000);
@@ -82,7 +83,10 @@ async function main() {
       `seeded in ${seeded.seconds} s: ${JSON.stringify(seeded.rows)}; database ${size}\n\n`,
     );
     const big = await measureReads(scene, moneyOut);
-    const once = await measureOnce(scene, moneyOut, databaseUrl);
+    const once = {
+      ...(await measureOnce(scene, moneyOut, databaseUrl)),
+      ...(await measureSweeps(databaseUrl)),
+    };
     for (const [what, figure] of Object.entries(once)) process.stdout.write(`${what}: ${figure}\n`);
     const results = Object.keys(small).map((read) => {
       const [s, b] = [small[read] ?? 0, big[read] ?? 0];

@@ -13,6 +13,8 @@ export interface TableWrites {
   tables: Map<string, Counters>;
   /** The WAL's write position, in bytes from its start */
   walBytes: number;
+  /** The same position as an LSN, where pg_walinspect reads from */
+  walLsn: string;
 }
 
 /** Rows inserted, updated and deleted so far, by table (counters of committed work). */
@@ -22,8 +24,10 @@ export async function tableWrites(db: Db): Promise<TableWrites> {
   const { rows } = await sql<{ relname: string; ins: string; upd: string; del: string }>`
     SELECT relname, n_tup_ins::text AS ins, n_tup_upd::text AS upd, n_tup_del::text AS del
     FROM pg_stat_user_tables`.execute(db);
-  const wal = await sql<{ bytes: string }>`
-    SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS bytes`.execute(db);
+  const wal = await sql<{ bytes: string; lsn: string }>`
+    SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS bytes, pg_current_wal_lsn()::text AS lsn`.execute(
+    db,
+  );
   return {
     tables: new Map(
       rows.map((r) => [
@@ -32,7 +36,52 @@ export async function tableWrites(db: Db): Promise<TableWrites> {
       ]),
     ),
     walBytes: Number(wal.rows[0]?.bytes ?? 0),
+    walLsn: wal.rows[0]?.lsn ?? '0/0',
   };
+}
+
+/** Operations between two readings: the rows inserted into the path's own table (one per operation) */
+export function operationsBetween(before: TableWrites, after: TableWrites, primaryTable: string): number {
+  const inserted = (t: TableWrites) => t.tables.get(primaryTable)?.inserted ?? 0;
+  return Math.max(1, inserted(after) - inserted(before));
+}
+
+/**
+ * Where an operation's WAL goes (issue 54), read back from the WAL itself with pg_walinspect: per relation
+ * (its table or index; `-` for records that touch no block: commits, the transaction's own records) the
+ * bytes of its records, and of them the full-page images, per operation, the largest first. A record that
+ * touches several blocks (an index split, a heap update onto another page) is counted whole at each.
+ */
+export async function walBreakdown(
+  db: Db,
+  before: TableWrites,
+  after: TableWrites,
+  operations: number,
+): Promise<string> {
+  await sql`CREATE EXTENSION IF NOT EXISTS pg_walinspect`.execute(db);
+  const { rows } = await sql<{ relation: string; records: string; bytes: string; fpi: string }>`
+    WITH records AS (
+      SELECT r.start_lsn, r.record_length, r.fpi_length FROM pg_get_wal_records_info(
+        ${before.walLsn}::pg_lsn, ${after.walLsn}::pg_lsn) r),
+    blocks AS (
+      SELECT DISTINCT ON (b.start_lsn, b.relfilenode) b.start_lsn, b.relfilenode
+      FROM pg_get_wal_block_info(${before.walLsn}::pg_lsn, ${after.walLsn}::pg_lsn) b)
+    SELECT coalesce(c.relname, CASE WHEN b.relfilenode IS NULL THEN '-' ELSE b.relfilenode::text END) AS relation,
+      count(*)::text AS records, sum(r.record_length)::text AS bytes, sum(r.fpi_length)::text AS fpi
+    FROM records r
+    LEFT JOIN blocks b ON b.start_lsn = r.start_lsn
+    LEFT JOIN pg_class c ON c.relfilenode = b.relfilenode
+    GROUP BY 1 ORDER BY sum(r.record_length) DESC`.execute(db);
+  const per = (value: string) => Number(value) / operations;
+  const total = rows.reduce((sum, r) => sum + Number(r.bytes), 0);
+  const fpi = rows.reduce((sum, r) => sum + Number(r.fpi), 0);
+  const shown = rows
+    .filter((r) => per(r.bytes) >= 20)
+    .map(
+      (r) =>
+        `${r.relation} ${Math.round(per(r.bytes))} B${Number(r.fpi) > 0 ? ` (FPI ${Math.round(per(r.fpi))})` : ''} ×${per(r.records).toFixed(1)}`,
+    );
+  return `WAL by relation per op (records counted at each block they touch; ${Math.round(total / operations)} B, FPI ${Math.round(fpi / operations)} B): ${shown.join(', ')}`;
 }
 
 /**
@@ -44,7 +93,7 @@ export async function tableWrites(db: Db): Promise<TableWrites> {
 export function writesPerOperation(before: TableWrites, after: TableWrites, primaryTable: string): string {
   const delta = (table: string, key: keyof Counters) =>
     (after.tables.get(table)?.[key] ?? 0) - (before.tables.get(table)?.[key] ?? 0);
-  const operations = Math.max(1, delta(primaryTable, 'inserted'));
+  const operations = operationsBetween(before, after, primaryTable);
   const parts: string[] = [];
   for (const table of [...after.tables.keys()].sort()) {
     const rate = (key: keyof Counters) => Math.round((delta(table, key) / operations) * 100) / 100;

@@ -8,6 +8,7 @@ import { positiveInt } from '../admin/cli/command-options.ts';
 import type { Config } from '../config.ts';
 import { ConfigError } from '../config-error.ts';
 import { TESSERA_VERSION } from '../version.ts';
+import { addComplianceCommands } from './compliance-commands.ts';
 import { describeFailure } from './describe-failure.ts';
 import { addRiskCommands } from './risk-commands.ts';
 import { addSanctionsCommands } from './sanctions-commands.ts';
@@ -100,6 +101,7 @@ export function buildProgram(settle: (outcome: Outcome) => void): Command {
   addServerCommands(program, { run, print, loadConfig });
   addRiskCommands(program, { run, print, loadConfig });
   addSanctionsCommands(program, { run, print, loadConfig });
+  addComplianceCommands(program, { run, print, loadConfig });
 
   return program;
 }

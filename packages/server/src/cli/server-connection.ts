@@ -65,7 +65,7 @@ async function sandboxToken(dataDir: string): Promise<string | undefined> {
 /** One admin API call; a refusal or an unreachable server is a CliError saying so. */
 export const adminRequest = <T>(
   connection: ServerConnection,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   path: string,
   body?: unknown,
 ) => operatorRequest<T>(connection, method, `/admin${path}`, body);
@@ -110,7 +110,7 @@ export const adminText = (connection: ServerConnection, path: string) =>
 
 async function operatorRequest<T>(
   connection: ServerConnection,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   path: string,
   body?: unknown,
 ): Promise<T> {
@@ -119,7 +119,7 @@ async function operatorRequest<T>(
 
 async function operatorFetch(
   connection: ServerConnection,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   path: string,
   body?: unknown,
 ): Promise<string> {

@@ -2,7 +2,8 @@
 // usage mistakes (exit codes, never a stack); `events` and `redeliver` against a running Tessera; and
 // `listen --forward-to`, which must post each new event to a local URL exactly as its webhook is signed;
 // `risk`: a rule written, a list imported from a CSV file, a held payment approved; `sanctions`: a list file
-// imported (whose list read from the file), once.
+// imported (whose list read from the file), once; `compliance`: a business profile written from a file,
+// submitted, decided, a tenant invited, a case exported.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -51,6 +52,7 @@ describe('help, version and mistakes', () => {
       'listen',
       'risk',
       'sanctions',
+      'compliance',
     ]) {
       expect(help.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
     }
@@ -314,5 +316,71 @@ describe('sanctions', () => {
     const wrongSource = await runCli(['sanctions', 'import', '--source', 'un', fixture], env);
     expect(wrongSource.code).toBe(1);
     expect(wrongSource.stderr).toMatch(/answered 400/);
+  });
+});
+
+describe('compliance', () => {
+  it('writes a merchant’s profile from a file, submits and decides it, invites, and exports a case', async () => {
+    const m = await aMerchant(h);
+    const json = async (args: string[]) => {
+      const answer = await runCli(['compliance', ...args], env);
+      expect(answer.code, answer.stderr).toBe(0);
+      return JSON.parse(answer.stdout);
+    };
+    const dir = await mkdtemp(join(tmpdir(), 'tessera-compliance-cli-'));
+    const file = join(dir, 'profile.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        legalName: 'Harbour Lights Ltd',
+        registrationNumber: '07654321',
+        country: 'GB',
+        address: { line1: '1 Quay Street', city: 'Bristol', postalCode: 'BS1 4DJ', country: 'GB' },
+        mcc: '5942',
+        owners: [
+          {
+            name: 'Ada Pike',
+            dateOfBirth: '1980-02-02',
+            nationality: 'GB',
+            countryOfResidence: 'GB',
+            ownershipPercent: 100,
+          },
+        ],
+        directors: [{ name: 'Ada Pike', dateOfBirth: '1980-02-02', nationality: 'GB' }],
+      }),
+    );
+    const tenant = ['--tenant', `merchant:${m.id}`];
+    expect(await json(['put-profile', ...tenant, file])).toMatchObject({ status: 'draft' });
+    expect(await json(['submit', ...tenant])).toMatchObject({ status: 'submitted' });
+    expect(
+      await json(['decide', ...tenant, '--decision', 'approved', '--reason', 'registry extract checked']),
+    ).toMatchObject({ status: 'approved', decisionReason: 'registry extract checked' });
+    expect(await json(['profile', ...tenant])).toMatchObject({ status: 'approved' });
+    expect(await json(['invite', ...tenant, '--email', 'ada@harbour.example'])).toMatchObject({
+      tenant: `merchant:${m.id}`,
+    });
+    // Mistakes: a tenant that is no merchant or store (2), a file that is not JSON (2), the API's 400 (1)
+    expect((await runCli(['compliance', 'profile', '--tenant', 'partner:1'], env)).code).toBe(2);
+    await writeFile(join(dir, 'bad.json'), 'legalName: nope');
+    expect((await runCli(['compliance', 'put-profile', ...tenant, join(dir, 'bad.json')], env)).code).toBe(2);
+    const refused = await runCli(
+      ['compliance', 'decide', ...tenant, '--decision', 'maybe', '--reason', 'x'],
+      env,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/answered 400/);
+
+    // A case, and its export: JSON, and goAML refused until the reporting entity is set (409)
+    const cases = await json(['cases']);
+    const caseId = cases.data[0]?.id;
+    if (caseId) {
+      expect(await json(['export', caseId])).toMatchObject({ case: { id: caseId } });
+      const goaml = await runCli(
+        ['compliance', 'export', caseId, '--format', 'goaml', '--indicators', 'X'],
+        env,
+      );
+      expect(goaml.code).toBe(1);
+      expect(goaml.stderr).toMatch(/TESSERA_GOAML_RENTITY_ID/);
+    }
   });
 });

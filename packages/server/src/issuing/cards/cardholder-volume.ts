@@ -50,7 +50,11 @@ export function cardholderVolumeSweep(
           SELECT coalesce(sum(p.spent), 0) AS total, min(p.day) AS first FROM issuing_cardholder_daily_spend p
           WHERE p.customer_id = d.customer_id AND p.currency = d.currency
             AND p.day >= ${day}::date - ${BASELINE_DAYS}::int AND p.day < ${day}::date) b
-        WHERE d.day = ${day}::date AND b.first <= ${day}::date - ${HISTORY_DAYS}::int`.execute(tx);
+        WHERE d.day = ${day}::date AND b.first <= ${day}::date - ${HISTORY_DAYS}::int
+          -- Only the days over FACTOR times the average come back (the minimum is the currency's, judged below)
+          AND d.spent * least(${BASELINE_DAYS}::int, ${day}::date - b.first) > b.total * ${settings.factor}`.execute(
+        tx,
+      );
       let raised = 0;
       for (const r of rows) {
         const over = overBaseline(day, r.currency, r.spent, r, settings);

@@ -101,7 +101,7 @@ const PERSON_KINDS: Readonly<Record<string, string>> = {
  * The parties of the case: those screened under its subject (not retired), the tenant's business as its
  * profile describes it, and the digital-currency address a case about one is about.
  */
-export async function reportParties(db: Executor, detail: CaseDetail): Promise<ReportParty[]> {
+async function reportParties(db: Executor, detail: CaseDetail): Promise<ReportParty[]> {
   const { subject, tenant } = detail.case;
   const parties: ReportParty[] = [];
   if (subject.startsWith('crypto_address:')) {
@@ -162,7 +162,7 @@ export async function reportParties(db: Executor, detail: CaseDetail): Promise<R
   return parties;
 }
 
-export function writeGoamlReport(input: {
+function writeGoamlReport(input: {
   settings: GoamlSettings;
   request: GoamlRequest;
   detail: CaseDetail;
