@@ -320,5 +320,10 @@ describe('the inbox folder', () => {
     await writeFile(join(inbox, 'half-a-set', 'alt.csv'), csv('alt.csv'));
     expect((await h.advanceClock(1)).processed['sanctions-inbox']).toBe(0);
     expect(await readFile(join(inbox, 'rejected', 'half-a-set.reason'), 'utf8')).toMatch(/needs its sdn.csv/);
+    // A folder holding another folder is rejected too (the sweep goes on with the rest)
+    await mkdir(join(inbox, 'nested', 'more'), { recursive: true });
+    await writeFile(join(inbox, 'nested', 'sdn.csv'), sdn);
+    expect((await h.advanceClock(1)).processed['sanctions-inbox']).toBe(0);
+    expect(await readFile(join(inbox, 'rejected', 'nested.reason'), 'utf8')).toMatch(/more is not one of/);
   });
 });

@@ -90,8 +90,11 @@ const LOOSE_CSV =
 /** A folder's OFAC CSV files, each by its name (sdn.csv required); any other file in it is a mistake */
 async function readCsvSet(dir: string): Promise<OfacCsvFiles> {
   const files: Partial<OfacCsvFiles> = {};
-  for (const name of (await readdir(dir)).sort()) {
-    const part = OFAC_CSV_FILES[name.toLowerCase()];
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : 1,
+  )) {
+    const { name } = entry;
+    const part = entry.isFile() ? OFAC_CSV_FILES[name.toLowerCase()] : undefined;
     if (!part)
       throw new ListFormatError(
         `${name} is not one of OFAC's CSV files (sdn.csv, alt.csv, add.csv, sdn_comments.csv)`,
