@@ -91,8 +91,15 @@ async function main() {
     const server = await startEmbeddedPostgres({
       directory: dataDir,
       password: randomBytes(12).toString('hex'),
-      // The WAL of a measured run is read back (walBreakdown): kept past the checkpoints that would recycle it
-      postgresFlags: ['-c', 'wal_keep_size=4GB'],
+      // The WAL of a measured run is read back (walBreakdown): kept past the checkpoints that would recycle it.
+      // BENCH_WAL_COMPRESSION (off, pglz, …) compresses full-page images, to weigh it against its CPU.
+      postgresFlags: [
+        '-c',
+        'wal_keep_size=4GB',
+        ...(process.env.BENCH_WAL_COMPRESSION
+          ? ['-c', `wal_compression=${process.env.BENCH_WAL_COMPRESSION}`]
+          : []),
+      ],
     });
     await ensureDatabase(server.connectionString('postgres'), 'tessera_bench');
     databaseUrl = server.connectionString('tessera_bench');
@@ -451,6 +458,12 @@ async function measurePath(
   const firstRound: HttpMeasurement[] = [];
   let before = await tableWrites(handle.db);
   for (const side of sides) {
+    // BENCH_CHECKPOINT: each side starts a checkpoint cycle, so its WAL carries the full-page images every
+    // page it touches costs once per cycle (the worst case, the same for every side) rather than by chance
+    if (process.env.BENCH_CHECKPOINT) {
+      await sql`CHECKPOINT`.execute(handle.db);
+      before = await tableWrites(handle.db);
+    }
     const sampler = sampleLockWaits(handle, side.applicationName);
     const measured = await load(side, saturatedShape, '');
     firstRound.push(measured);
