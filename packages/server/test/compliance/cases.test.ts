@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../harness/harness.ts';
 import { aCompletedTopup, aCustomer, anAccount, fundAccount } from '../harness/issuing-builders.ts';
+import { expectReconciledToday } from '../harness/ledger-invariants.ts';
 import { aMerchant, anOrder, aCustomer as aPayer, payments } from '../harness/payments-builders.ts';
 import { type ListedPerson, unList } from '../harness/un-list.ts';
 
@@ -302,16 +303,7 @@ describe('a payout bank account whose holder is listed', () => {
     expect(confirmed.status).toBe(200);
     await h.advanceClock(86_400);
     expect(await payoutStatus()).toBe('held');
-    const date = (
-      await h.request<{ now: string }>('GET', '/sandbox/clock', {
-        headers: { authorization: `Bearer ${h.adminToken}` },
-      })
-    ).body.now.slice(0, 10);
-    const reconcile = await h.admin<{ clean: boolean; findings: unknown[] }>(
-      'GET',
-      `/reconcile?date=${date}`,
-    );
-    expect(reconcile.body, JSON.stringify(reconcile.body.findings)).toMatchObject({ clean: true });
+    await expectReconciledToday(h);
 
     // Delisted: a later decision clears it, and the payout goes on to the bank
     expect((await decide(found?.id as string, 'cleared', 'delisted on appeal')).status).toBe(200);

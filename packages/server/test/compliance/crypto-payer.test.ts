@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anOrder, aStore, orderOf, pay, type TestStore } from '../harness/crypto-builders.ts';
 import { Harness } from '../harness/harness.ts';
+import { expectReconciledToday } from '../harness/ledger-invariants.ts';
 
 const DAY = 86_400;
 const ofac = readFileSync(fileURLToPath(new URL('./fixtures/ofac-sdn.xml', import.meta.url)), 'utf8');
@@ -106,16 +107,7 @@ describe('a crypto payment’s sender', () => {
     const holds = (await h.admin<{ holds: { objectId: string }[] }>('GET', `/compliance/cases/${caseId}`))
       .body.holds;
     expect(holds.map((x) => x.objectId)).toEqual(expect.arrayContaining(held.map((p) => p.id)));
-    const date = (
-      await h.request<{ now: string }>('GET', '/sandbox/clock', {
-        headers: { authorization: `Bearer ${h.adminToken}` },
-      })
-    ).body.now.slice(0, 10);
-    const reconcile = await h.admin<{ clean: boolean; findings: unknown[] }>(
-      'GET',
-      `/reconcile?date=${date}`,
-    );
-    expect(reconcile.body, JSON.stringify(reconcile.body.findings)).toMatchObject({ clean: true });
+    await expectReconciledToday(h);
 
     const cleared = await h.admin('POST', `/compliance/cases/${caseId}/decision`, {
       json: { decision: 'cleared', reason: 'the address was reassigned; not the listed person' },

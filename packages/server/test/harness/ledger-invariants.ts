@@ -22,3 +22,15 @@ export async function expectLedgerInvariants(h: Harness): Promise<void> {
                                  WHERE e.account_id = a.id AND t.status = 'posted'), 0)`.execute(db);
   expect(drift.rows).toEqual([]);
 }
+
+/** `GET /admin/reconcile` for the sandbox clock's day: clean, or the findings said */
+export async function expectReconciledToday(h: Harness): Promise<void> {
+  const clock = await h.request<{ now: string }>('GET', '/sandbox/clock', {
+    headers: { authorization: `Bearer ${h.adminToken}` },
+  });
+  const reconcile = await h.admin<{ clean: boolean; findings: unknown[] }>(
+    'GET',
+    `/reconcile?date=${clock.body.now.slice(0, 10)}`,
+  );
+  expect(reconcile.body, JSON.stringify(reconcile.body.findings)).toMatchObject({ clean: true });
+}
