@@ -338,10 +338,11 @@ describe('compliance', () => {
         address: { line1: '1 Quay Street', city: 'Bristol', postalCode: 'BS1 4DJ', country: 'GB' },
         mcc: '5942',
         owners: [
+          // A national of a high-risk country (TESSERA_AML_HIGH_RISK_COUNTRIES): a case to export below
           {
             name: 'Ada Pike',
             dateOfBirth: '1980-02-02',
-            nationality: 'GB',
+            nationality: 'IR',
             countryOfResidence: 'GB',
             ownershipPercent: 100,
           },
@@ -370,17 +371,20 @@ describe('compliance', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/answered 400/);
 
-    // A case, and its export: JSON, and goAML refused until the reporting entity is set (409)
-    const cases = await json(['cases']);
-    const caseId = cases.data[0]?.id;
-    if (caseId) {
-      expect(await json(['export', caseId])).toMatchObject({ case: { id: caseId } });
-      const goaml = await runCli(
-        ['compliance', 'export', caseId, '--format', 'goaml', '--indicators', 'X'],
-        env,
-      );
-      expect(goaml.code).toBe(1);
-      expect(goaml.stderr).toMatch(/TESSERA_GOAML_RENTITY_ID/);
-    }
+    // The owner's case, and its export: JSON, CSV, a format there is not (2), and goAML refused until the
+    // reporting entity is set (the server's 409: 1)
+    const cases = (await json(['cases', '--status', 'open'])) as { data: { id: string; subject: string }[] };
+    const caseId = cases.data.find((c) => c.subject === `merchant:${m.id}`)?.id as string;
+    expect(caseId).toBeDefined();
+    expect(await json(['export', caseId])).toMatchObject({ case: { id: caseId } });
+    const csv = await runCli(['compliance', 'export', caseId, '--format', 'csv'], env);
+    expect(csv.stdout.split('\r\n')[0]).toBe('at,kind,object,detail');
+    expect((await runCli(['compliance', 'export', caseId, '--format', 'pdf'], env)).code).toBe(2);
+    const goaml = await runCli(
+      ['compliance', 'export', caseId, '--format', 'goaml', '--indicators', 'X'],
+      env,
+    );
+    expect(goaml.code).toBe(1);
+    expect(goaml.stderr).toMatch(/TESSERA_GOAML_RENTITY_ID/);
   });
 });

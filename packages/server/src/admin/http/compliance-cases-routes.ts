@@ -7,7 +7,12 @@ import type { Clock } from '../../platform/clock/clock.ts';
 import { type CaseDetail, TIMELINE_KINDS, timelineOf } from '../../platform/compliance/case-timeline.ts';
 import type { Compliance } from '../../platform/compliance/compliance.ts';
 import type { Alert, CaseSummary } from '../../platform/compliance/compliance-cases.ts';
-import { caseAsGoaml, goamlIndicators, goamlReportCode } from '../../platform/compliance/goaml-report.ts';
+import {
+  caseAsGoaml,
+  goamlIndicators,
+  goamlReportCode,
+  goamlRequestOf,
+} from '../../platform/compliance/goaml-report.ts';
 import type { Db } from '../../platform/db/database.ts';
 import type { ZodApp } from '../../platform/http/api-scope.ts';
 import { sendCsv } from '../../platform/http/csv-reply.ts';
@@ -224,8 +229,7 @@ export async function registerComplianceCaseRoutes(
       const found = await cases.get(db, request.params.id);
       if (format === 'goaml') {
         const report = await caseAsGoaml(db, deps.compliance.goaml, found, {
-          reportCode,
-          indicators,
+          ...goamlRequestOf(reportCode, indicators),
           at: deps.clock.now(),
         });
         return reply

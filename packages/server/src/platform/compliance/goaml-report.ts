@@ -25,7 +25,7 @@ export interface GoamlSettings {
   currency: string;
 }
 
-/** What the officer asks for, as the admin API and the console read it */
+/** What the officer asks for, as the admin API and the console read it (a query's text) */
 export const goamlReportCode = z
   .string()
   .regex(/^[A-Za-z0-9-]{1,10}$/, 'a goAML report code such as SAR or STR')
@@ -34,6 +34,12 @@ export const goamlIndicators = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,20}(,[A-Za-z0-9_-]{1,20}){0,49}$/, 'the FIU’s indicator codes, comma-separated')
   .optional();
+
+/** The query's fields as the report takes them: the code in capitals, the indicators one by one */
+export const goamlRequestOf = (reportCode: string, indicators: string | undefined) => ({
+  reportCode: reportCode.toUpperCase(),
+  indicators: indicators?.split(','),
+});
 
 export interface GoamlRequest {
   reportCode: string;
@@ -67,13 +73,13 @@ export async function caseAsGoaml(
   db: Executor,
   settings: GoamlSettings | null,
   detail: CaseDetail,
-  query: { reportCode: string; indicators?: string | undefined; at: Date },
+  query: { reportCode: string; indicators: readonly string[] | undefined; at: Date },
 ): Promise<string> {
   if (!settings)
     throw invalidState(
       'goAML reports need the reporting entity the FIU registered: set TESSERA_GOAML_RENTITY_ID',
     );
-  if (!query.indicators)
+  if (!query.indicators || query.indicators.length === 0)
     throw new DomainError('validation_failed', 'name at least one of the FIU’s indicator codes', {
       field: 'indicators',
     });
@@ -84,7 +90,7 @@ export async function caseAsGoaml(
     );
   return writeGoamlReport({
     settings,
-    request: { reportCode: query.reportCode.toUpperCase(), indicators: query.indicators.split(',') },
+    request: { reportCode: query.reportCode, indicators: query.indicators },
     detail,
     parties,
     at: query.at,

@@ -6,7 +6,12 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { timelineOf } from '../../../platform/compliance/case-timeline.ts';
 import type { Alert, CaseDecision } from '../../../platform/compliance/compliance-cases.ts';
-import { caseAsGoaml, goamlIndicators, goamlReportCode } from '../../../platform/compliance/goaml-report.ts';
+import {
+  caseAsGoaml,
+  goamlIndicators,
+  goamlReportCode,
+  goamlRequestOf,
+} from '../../../platform/compliance/goaml-report.ts';
 import { contextOf, sendConsolePage } from '../../../platform/console/console-http.ts';
 import {
   details,
@@ -174,8 +179,10 @@ ${listView({
     const query = textQuery(request);
     const found = await cases.get(db, request.params.id);
     const report = await caseAsGoaml(db, compliance.goaml, found, {
-      reportCode: fieldOf(goamlReportCode, query, 'reportCode'),
-      indicators: fieldOf(goamlIndicators, query, 'indicators'),
+      ...goamlRequestOf(
+        fieldOf(goamlReportCode, query, 'reportCode'),
+        fieldOf(goamlIndicators, query, 'indicators'),
+      ),
       at: deps.services.clock.now(),
     });
     return reply
