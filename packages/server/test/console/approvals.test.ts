@@ -225,7 +225,7 @@ describe('four eyes in the console', () => {
     // Policy: 2 hours. The sweep marks it expired and records that; approving it now is refused.
     await h.advanceClock(2 * 3600 + 1);
     const expiredPage = await admin.get(expirePath);
-    expect(expiredPage.text).toContain('status-expired');
+    expect(expiredPage.text).toContain('data-status="expired"');
     expect(expiredPage.text).not.toContain('Approve…');
     const late = await admin.post(`${expirePath}/approve`, { csrf: await admin.csrf(`${rejectPath}`) });
     expect(late.status).toBe(409);

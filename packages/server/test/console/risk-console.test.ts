@@ -244,7 +244,7 @@ describe('risk in the console', () => {
     const status = await payments(h, mine, 'GET', `/transaction/${transactionId}`);
     expect(status.body.data.transactionStatus).toBe('complete-ok');
     expect((await finance.get(`/console/risk/reviews/${reviewId}`)).text).toMatch(
-      /status-approved[\s\S]*by finance-/,
+      /data-status="approved"[\s\S]*by finance-/,
     );
     // Decided once: a second decision is refused on the form, nothing runs twice.
     expect((await submit(finance, `/console/risk/reviews/${reviewId}/refuse`, {})).status).toBe(409);
@@ -291,7 +291,7 @@ describe('risk in the console', () => {
     expect(done.status, done.text).toBe(303);
     expect(await payoutStatus()).toBe('pending');
     const review = await second.get(`/console/risk/reviews/${reviewId}`);
-    expect(review.text).toContain('status-approved');
+    expect(review.text).toContain('data-status="approved"');
     // Refusing lets no money out: it never waits for a second person.
     const another = await payments(
       h,

@@ -230,7 +230,9 @@ describe('refund outcomes', () => {
       .where('payment_id', '=', paymentId)
       .executeTakeFirstOrThrow();
     const consolePage = (await operator.get(`/console/crypto/refunds/${refundRow.id}`)).text;
-    expect(consolePage).toMatch(new RegExp(`<td[^>]*>${payout.id}</td><td[^>]*>out</td>.*?status-confirmed`));
+    expect(consolePage).toMatch(
+      new RegExp(`<td[^>]*>${payout.id}</td><td[^>]*>out</td>.*?data-status="confirmed"`),
+    );
     // A completed refund is the payment's one refund.
     expect((await propose(store, paymentId, '1.00')).status).toBe(409);
     expect((await refundHooks(paymentId, 3)).map((e) => e.event_type)).toEqual([

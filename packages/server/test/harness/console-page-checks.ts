@@ -4,6 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
+import { LABELS } from '../../src/platform/console/labels.ts';
+
+/** Every code the label table words: a cell or fact whose whole text is one of these shows a code, not words */
+const SLUGS = [...new Set(Object.values(LABELS).flatMap((table) => Object.keys(table)))];
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -12,7 +16,8 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
  * the screen. At any width a table wider than its box scrolls inside it, with the edge shadow showing so.
  */
 export async function checkConsoleLayout(page: Page, name: string, width: number, problems: string[]) {
-  const layout = (await page.evaluate(`(() => {
+  const layout = (await page.evaluate(
+    `(() => {
     const content = document.querySelector('#content');
     const cells = [...document.querySelectorAll('td')];
     const boxes = [...document.querySelectorAll('table')].filter((t) => !t.closest('.chart')).map((t) => t.closest('.scroll'));
@@ -26,8 +31,11 @@ export async function checkConsoleLayout(page: Page, name: string, width: number
       }).length,
       scrollersWithoutShadow: boxes.filter((b) => b && b.scrollWidth > b.clientWidth && !getComputedStyle(b).backgroundImage.includes('gradient')).length,
       scrollingTables: boxes.filter((b) => b && b.scrollWidth > b.clientWidth + 1).length,
+      slugs: [...document.querySelectorAll('td, dd')].map((c) => c.textContent.trim()).filter((t) => slugs.includes(t)),
     };
-  })()`)) as {
+  })()`.replace('slugs.includes', `${JSON.stringify(SLUGS)}.includes`),
+  )) as {
+    slugs: string[];
     contentTop: number;
     cellsPastScreen: number;
     labelsApartFromInputs: number;
@@ -42,6 +50,10 @@ export async function checkConsoleLayout(page: Page, name: string, width: number
   if (width <= 400 && layout.cellsPastScreen > 0)
     problems.push(`${name}: ${layout.cellsPastScreen} cells reach past the screen`);
   if (layout.labelsApartFromInputs > 0) problems.push(`${name}: a filter label not above its own input`);
+  if (layout.slugs.length > 0)
+    problems.push(
+      `${name}: codes shown where words belong (labels.ts): ${[...new Set(layout.slugs)].join(', ')}`,
+    );
   if (layout.tablesOutsideScroll > 0) problems.push(`${name}: a table outside a scroll box`);
   if (layout.scrollersWithoutShadow > 0)
     problems.push(`${name}: a table cut off with no sign that it scrolls`);

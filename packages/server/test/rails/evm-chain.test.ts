@@ -278,10 +278,14 @@ describe('EVM chain (anvil)', () => {
     const orderPage = (await operator.get(`/console/crypto/orders/${order.id}`)).text;
     const deposit = (await orderOf(h, store, order.id)).transfers[0]?.transaction_hash ?? '';
     const chainTable = orderPage.slice(orderPage.indexOf('<caption>Transfers on the chain'));
-    expect(chainTable).toMatch(new RegExp(`<td[^>]*>${deposit}</td><td[^>]*>in</td>.*?status-confirmed`));
+    expect(chainTable).toMatch(
+      new RegExp(`<td[^>]*>${deposit}</td><td[^>]*>in</td>.*?data-status="confirmed"`),
+    );
     const refundId = /href="\/console\/crypto\/refunds\/([^"]+)"/.exec(orderPage)?.[1];
     const refundPage = (await operator.get(`/console/crypto/refunds/${refundId}`)).text;
-    expect(refundPage).toMatch(new RegExp(`<td[^>]*>${second}</td><td[^>]*>out</td>.*?status-confirmed`));
+    expect(refundPage).toMatch(
+      new RegExp(`<td[^>]*>${second}</td><td[^>]*>out</td>.*?data-status="confirmed"`),
+    );
     // Nothing more is sent on later sweeps.
     await h.advanceClock(600);
     await anvil.mine(2);

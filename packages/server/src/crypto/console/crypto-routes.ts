@@ -12,6 +12,7 @@ import {
   listView,
   money,
   status,
+  statusFact,
   when,
 } from '../../platform/console/console-layout.ts';
 import { ownsTenant, sees } from '../../platform/console/console-scope.ts';
@@ -61,7 +62,7 @@ export async function registerCryptoConsoleRoutes(
     title: 'Crypto orders',
     read: listCryptoOrders,
     filters: [
-      { name: 'status', label: 'Status', options: CRYPTO_ORDER_STATUSES },
+      { name: 'status', label: 'Status', options: CRYPTO_ORDER_STATUSES, labels: 'crypto.order' },
       { name: 'reference', label: 'Store’s reference' },
     ],
     table: (rows, next) =>
@@ -73,7 +74,7 @@ export async function registerCryptoConsoleRoutes(
           { label: 'Created', cell: (o) => when(o.created_at) },
           { label: 'Store', cell: (o) => o.store_name },
           { label: 'Reference', cell: (o) => o.reference },
-          { label: 'Status', cell: (o) => status(o.status) },
+          { label: 'Status', cell: (o) => status(o.status, 'crypto.order') },
           { label: 'Total', cell: (o) => money(o.total, o.currency) },
           { label: 'Paying in', cell: (o) => (o.pay_asset ? `${o.pay_asset} on ${o.pay_network}` : '') },
         ],
@@ -96,7 +97,7 @@ export async function registerCryptoConsoleRoutes(
       `Crypto order ${o.reference}`,
       h`${details([
         ['Order id', o.id],
-        ['Status', status(o.status)],
+        ['Status', statusFact(o.status, 'crypto.order')],
         ['Total', money(o.total, o.currency)],
         ['Store', link(`/console/crypto/stores/${o.store_id}`, o.store_name)],
         ['Paying in', o.pay_asset ? `${o.pay_asset} on ${o.pay_network}` : null],
@@ -113,7 +114,7 @@ export async function registerCryptoConsoleRoutes(
           { label: 'Deposit', cell: (d) => d.id },
           { label: 'Amount', cell: (d) => money(d.amount, d.asset) },
           { label: 'Network', cell: (d) => d.network },
-          { label: 'Status', cell: (d) => status(d.status) },
+          { label: 'Status', cell: (d) => status(d.status, 'crypto.deposit') },
           { label: 'Late', cell: (d) => (d.late ? 'yes' : 'no') },
           { label: 'Confirmations needed', cell: (d) => d.confirmations_required },
           { label: 'Detected', cell: (d) => when(d.detected_at) },
@@ -129,7 +130,7 @@ export async function registerCryptoConsoleRoutes(
   listRoute(app, deps, '/crypto/refunds', {
     title: 'Crypto refunds',
     read: listCryptoRefunds,
-    filters: [{ name: 'status', label: 'Status', options: CRYPTO_REFUND_STATUSES }],
+    filters: [{ name: 'status', label: 'Status', options: CRYPTO_REFUND_STATUSES, labels: 'crypto.refund' }],
     table: refundTable,
   });
 
@@ -144,7 +145,7 @@ export async function registerCryptoConsoleRoutes(
       deps,
       `Crypto refund ${r.id}`,
       h`${details([
-        ['Status', status(r.status)],
+        ['Status', statusFact(r.status, 'crypto.refund')],
         ['Amount', money(r.amount, r.currency)],
         ['In crypto', money(r.crypto_amount, r.asset)],
         ['Network', r.network],
@@ -314,7 +315,7 @@ function transferTable(rows: Awaited<ReturnType<typeof chainTransfers>>) {
       { label: 'Direction', cell: (t) => t.direction },
       { label: 'Amount', cell: (t) => money(t.amount, t.asset) },
       { label: 'Network', cell: (t) => t.network },
-      { label: 'Status', cell: (t) => status(t.status) },
+      { label: 'Status', cell: (t) => status(t.status, 'crypto.transfer') },
       { label: 'Confirmations needed', cell: (t) => t.confirmations_required },
       { label: 'Broadcast', cell: (t) => when(t.broadcast_at) },
       { label: 'Confirmed', cell: (t) => when(t.confirmed_at) },
@@ -333,7 +334,7 @@ function refundTable(
     columns: [
       { label: 'Refund', cell: (r) => link(`/console/crypto/refunds/${r.id}`, r.id) },
       { label: 'Order', cell: (r) => link(`/console/crypto/orders/${r.order_id}`, r.order_id) },
-      { label: 'Status', cell: (r) => status(r.status) },
+      { label: 'Status', cell: (r) => status(r.status, 'crypto.refund') },
       { label: 'Amount', cell: (r) => money(r.amount, r.currency) },
       { label: 'In crypto', cell: (r) => money(r.crypto_amount, r.asset) },
       { label: 'Expires', cell: (r) => when(r.expires_at) },

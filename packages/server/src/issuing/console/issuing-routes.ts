@@ -12,6 +12,7 @@ import {
   listView,
   money,
   status,
+  statusFact,
   when,
 } from '../../platform/console/console-layout.ts';
 import { ownsTenant, sees } from '../../platform/console/console-scope.ts';
@@ -100,7 +101,7 @@ export async function registerIssuingConsoleRoutes(
     title: 'Issuing customers',
     read: listIssuingCustomers,
     filters: [
-      { name: 'kyc', label: 'KYC', options: KYC_STATUSES },
+      { name: 'kyc', label: 'KYC', options: KYC_STATUSES, labels: 'issuing.kyc' },
       { name: 'email', label: 'Email contains' },
     ],
     table: customerTable,
@@ -127,9 +128,9 @@ export async function registerIssuingConsoleRoutes(
         ['Email', c.email],
         ['Partner’s user id', c.external_user_id],
         ['Wallet', c.wallet_address],
-        ['Status', status(c.status)],
+        ['Status', statusFact(c.status, 'issuing.customer')],
         ['Two-step sign-in', c.two_factor_enabled ? 'on' : 'off'],
-        ['KYC', status(c.kyc_status ?? 'not_started')],
+        ['KYC', statusFact(c.kyc_status ?? 'not_started', 'issuing.kyc')],
         ['KYC rejection', c.reject_reason],
         ['Created', when(c.created_at)],
       ])}
@@ -140,7 +141,7 @@ export async function registerIssuingConsoleRoutes(
         columns: [
           { label: 'Verification', cell: (d) => d.id },
           { label: 'Kind', cell: (d) => d.kind },
-          { label: 'Status', cell: (d) => status(d.status) },
+          { label: 'Status', cell: (d) => status(d.status, 'issuing.kycVerification') },
           {
             label: 'Document',
             cell: (d) =>
@@ -190,7 +191,7 @@ export async function registerIssuingConsoleRoutes(
     title: 'Issued cards',
     read: listIssuedCards,
     filters: [
-      { name: 'status', label: 'Status', options: CARD_STATUSES },
+      { name: 'status', label: 'Status', options: CARD_STATUSES, labels: 'issuing.card' },
       { name: 'customerId', label: 'Customer id' },
     ],
     table: cardTable,
@@ -215,7 +216,7 @@ export async function registerIssuingConsoleRoutes(
       h`${doneNotice(textQuery(request).done)}
 ${action ? h`<p class="inline">${action}</p>` : ''}${details([
   ['Card', k.id],
-  ['Status', status(k.status)],
+  ['Status', statusFact(k.status, 'issuing.card')],
   ['Number', cardNumber(k)],
   ['Expiry', `${String(k.expiry_month).padStart(2, '0')}/${k.expiry_year}`],
   ['Kind', k.is_virtual ? 'virtual' : 'physical'],
@@ -262,6 +263,7 @@ ${action ? h`<p class="inline">${action}</p>` : ''}${details([
         name: 'status',
         label: 'Status',
         options: ['pending_3ds', 'authorized', 'declined', 'settled', 'reversed', 'expired'],
+        labels: 'issuing.transaction',
       },
       { name: 'cardId', label: 'Card id' },
     ],
@@ -277,13 +279,16 @@ ${action ? h`<p class="inline">${action}</p>` : ''}${details([
       deps,
       `Card transaction ${t.id}`,
       h`${details([
-        ['Status', status(t.status)],
+        ['Status', statusFact(t.status, 'issuing.transaction')],
         ['Type', t.type],
         ['Amount', money(t.amount, t.currency)],
         ['Settled', t.settled_amount ? money(t.settled_amount, t.currency) : null],
         ['Merchant', t.merchant],
         ['Decline', t.decline_reason],
-        ['3-D Secure challenge', t.challenge_status ? status(t.challenge_status) : null],
+        [
+          '3-D Secure challenge',
+          t.challenge_status ? statusFact(t.challenge_status, 'issuing.threeDs') : null,
+        ],
         ['Card', link(`/console/issuing/cards/${t.card_id}`, t.card_id)],
         ['Customer', link(`/console/issuing/customers/${t.customer_id}`, t.customer_id)],
         ['Created', when(t.created_at)],
@@ -299,6 +304,7 @@ ${action ? h`<p class="inline">${action}</p>` : ''}${details([
         name: 'status',
         label: 'Status',
         options: ['pending', 'authorized', 'declined', 'cancelled', 'timeout', 'failed'],
+        labels: 'issuing.threeDs',
       },
     ],
     table: (rows, next) =>
@@ -311,7 +317,7 @@ ${action ? h`<p class="inline">${action}</p>` : ''}${details([
             label: 'Transaction',
             cell: (c) => link(`/console/issuing/transactions/${c.transaction_id}`, c.transaction_id),
           },
-          { label: 'Status', cell: (c) => status(c.status) },
+          { label: 'Status', cell: (c) => status(c.status, 'issuing.threeDs') },
           { label: 'Amount', cell: (c) => money(c.amount, c.currency) },
           { label: 'Merchant', cell: (c) => c.merchant },
           { label: 'Expires', cell: (c) => when(c.expires_at) },
@@ -324,7 +330,12 @@ ${action ? h`<p class="inline">${action}</p>` : ''}${details([
     title: 'Topups',
     read: listTopups,
     filters: [
-      { name: 'status', label: 'Status', options: ['pending', 'confirming', 'completed', 'expired'] },
+      {
+        name: 'status',
+        label: 'Status',
+        options: ['pending', 'confirming', 'completed', 'expired'],
+        labels: 'issuing.topup',
+      },
       { name: 'customerId', label: 'Customer id' },
     ],
     table: topupTable,
@@ -342,8 +353,8 @@ function customerTable(
     columns: [
       { label: 'Customer', cell: (c) => link(`/console/issuing/customers/${c.id}`, c.id) },
       { label: 'Email or user id', cell: (c) => c.email ?? c.external_user_id ?? c.wallet_address },
-      { label: 'Status', cell: (c) => status(c.status) },
-      { label: 'KYC', cell: (c) => status(c.kyc_status ?? 'not_started') },
+      { label: 'Status', cell: (c) => status(c.status, 'issuing.customer') },
+      { label: 'KYC', cell: (c) => status(c.kyc_status ?? 'not_started', 'issuing.kyc') },
       { label: 'Created', cell: (c) => when(c.created_at) },
     ],
     nextHref: next,
@@ -358,7 +369,7 @@ function accountTable(rows: Awaited<ReturnType<typeof listAccounts>>['rows'], ne
     columns: [
       { label: 'Account', cell: (a) => a.id },
       { label: 'Customer', cell: (a) => link(`/console/issuing/customers/${a.customer_id}`, a.customer_id) },
-      { label: 'Status', cell: (a) => status(a.status) },
+      { label: 'Status', cell: (a) => status(a.status, 'issuing.account') },
       { label: 'Balance', cell: (a) => money(a.posted, a.currency) },
       { label: 'Held', cell: (a) => money(a.pending_debits, a.currency) },
       {
@@ -383,7 +394,7 @@ function cardTable(rows: Awaited<ReturnType<typeof listIssuedCards>>['rows'], ne
       { label: 'Card', cell: (k) => link(`/console/issuing/cards/${k.id}`, k.id) },
       { label: 'Label', cell: (k) => k.label },
       { label: 'Number', cell: (k) => cardNumber(k) },
-      { label: 'Status', cell: (k) => status(k.status) },
+      { label: 'Status', cell: (k) => status(k.status, 'issuing.card') },
       { label: 'Customer', cell: (k) => link(`/console/issuing/customers/${k.customer_id}`, k.customer_id) },
       { label: 'Created', cell: (k) => when(k.created_at) },
     ],
@@ -403,9 +414,9 @@ function cardTransactionTable(
       { label: 'Transaction', cell: (t) => link(`/console/issuing/transactions/${t.id}`, t.id) },
       { label: 'Created', cell: (t) => when(t.created_at) },
       { label: 'Merchant', cell: (t) => t.merchant },
-      { label: 'Status', cell: (t) => status(t.status) },
+      { label: 'Status', cell: (t) => status(t.status, 'issuing.transaction') },
       { label: 'Amount', cell: (t) => money(t.amount, t.currency) },
-      { label: '3-D Secure', cell: (t) => t.challenge_status },
+      { label: '3-D Secure', cell: (t) => status(t.challenge_status, 'issuing.threeDs') },
     ],
     nextHref: next,
   });
@@ -420,7 +431,7 @@ function topupTable(rows: Awaited<ReturnType<typeof listTopups>>['rows'], next: 
       { label: 'Topup', cell: (t) => t.id },
       { label: 'Customer', cell: (t) => link(`/console/issuing/customers/${t.customer_id}`, t.customer_id) },
       { label: 'Method', cell: (t) => t.method },
-      { label: 'Status', cell: (t) => status(t.status) },
+      { label: 'Status', cell: (t) => status(t.status, 'issuing.topup') },
       { label: 'Amount', cell: (t) => money(t.amount, t.currency) },
       { label: 'Credited', cell: (t) => (t.credited_amount ? money(t.credited_amount, t.currency) : '') },
       { label: 'Created', cell: (t) => when(t.created_at) },

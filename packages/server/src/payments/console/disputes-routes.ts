@@ -14,9 +14,11 @@ import {
   money,
   notice,
   status,
+  statusFact,
   when,
 } from '../../platform/console/console-layout.ts';
 import { h } from '../../platform/console/html-template.ts';
+import { disputeReasonLabel } from '../../platform/console/labels.ts';
 import { confirmedAction, listRoute, textQuery, viewerOf } from '../../platform/console/route-kit.ts';
 import type { DomainError } from '../../platform/errors/domain-error.ts';
 import { asDomainError } from '../../platform/http/as-domain-error.ts';
@@ -54,7 +56,7 @@ export async function registerDisputesConsoleRoutes(
     title: 'Disputes',
     read: listDisputes,
     filters: [
-      { name: 'status', label: 'Status', options: DISPUTE_STATUSES },
+      { name: 'status', label: 'Status', options: DISPUTE_STATUSES, labels: 'payments.dispute' },
       { name: 'transactionId', label: 'Payment (transaction id)' },
     ],
     table: (rows, next) =>
@@ -68,8 +70,8 @@ export async function registerDisputesConsoleRoutes(
             label: 'Payment',
             cell: (d) => link(`/console/payments/transactions/${d.transaction_id}`, d.transaction_id),
           },
-          { label: 'Status', cell: (d) => status(d.status) },
-          { label: 'Reason', cell: (d) => `${d.network} ${d.reason_code}` },
+          { label: 'Status', cell: (d) => status(d.status, 'payments.dispute') },
+          { label: 'Reason', cell: (d) => disputeReasonLabel(d.network, d.reason_code) },
           { label: 'Amount', cell: (d) => money(d.amount, d.currency) },
           {
             label: 'Answer by',
@@ -106,7 +108,7 @@ ${EVIDENCE_TEXT_FIELDS.map((name) => h`<label for="field-${name}">${FIELD_LABELS
       `Dispute ${d.id}`,
       h`${doneNotice(textQuery(request).done)}
 ${details([
-  ['Status', status(d.status)],
+  ['Status', statusFact(d.status, 'payments.dispute')],
   ['Payment', link(`/console/payments/transactions/${d.transaction_id}`, d.transaction_id)],
   [
     'Chargeback',
@@ -121,7 +123,7 @@ ${details([
         )
       : null,
   ],
-  ['Reason', `${d.network} ${d.reason_code}`],
+  ['Reason', disputeReasonLabel(d.network, d.reason_code)],
   ['Amount', money(d.amount, d.currency)],
   ['Dispute fee', money(d.fee, d.currency)],
   [

@@ -11,6 +11,8 @@ import {
   listView,
   money,
   status,
+  statusFact,
+  term,
   when,
 } from '../../platform/console/console-layout.ts';
 import { h } from '../../platform/console/html-template.ts';
@@ -53,7 +55,7 @@ export async function registerPaymentsConsoleRoutes(
     title: 'Payments orders',
     read: listOrders,
     filters: [
-      { name: 'status', label: 'Status', options: PAYMENTS_ORDER_STATUSES },
+      { name: 'status', label: 'Status', options: PAYMENTS_ORDER_STATUSES, labels: 'payments.order' },
       { name: 'siteId', label: 'Site id' },
       { name: 'customerId', label: 'Customer id' },
       { name: 'currency', label: 'Currency' },
@@ -70,8 +72,8 @@ export async function registerPaymentsConsoleRoutes(
             label: 'Customer',
             cell: (o) => link(`/console/payments/customers/${o.customer_id}`, o.customer_id),
           },
-          { label: 'Type', cell: (o) => o.order_type },
-          { label: 'Status', cell: (o) => status(o.status) },
+          { label: 'Type', cell: (o) => term(o.order_type, 'payments.orderType') },
+          { label: 'Status', cell: (o) => status(o.status, 'payments.order') },
           { label: 'Amount', cell: (o) => money(o.amount, o.currency) },
           { label: 'Description', cell: (o) => o.description },
         ],
@@ -89,9 +91,9 @@ export async function registerPaymentsConsoleRoutes(
       deps,
       `Order ${o.id}`,
       h`${details([
-        ['Status', status(o.status)],
+        ['Status', statusFact(o.status, 'payments.order')],
         ['Amount', money(o.amount, o.currency)],
-        ['Type', `${o.order_type} (${o.card_transaction_mode})`],
+        ['Type', h`${statusFact(o.order_type, 'payments.orderType')} (${o.card_transaction_mode})`],
         ['Site', link(`/console/payments/sites/${o.site_id}`, `${o.site_name} (${o.site_id})`)],
         ['Customer', link(`/console/payments/customers/${o.customer_id}`, o.customer_id)],
         ['Description', o.description],
@@ -115,8 +117,18 @@ export async function registerPaymentsConsoleRoutes(
     title: 'Payments transactions',
     read: listTransactions,
     filters: [
-      { name: 'status', label: 'Status', options: PAYMENTS_TRANSACTION_STATUSES },
-      { name: 'type', label: 'Type', options: ['deposit', 'refund', 'credit'] },
+      {
+        name: 'status',
+        label: 'Status',
+        options: PAYMENTS_TRANSACTION_STATUSES,
+        labels: 'payments.transaction',
+      },
+      {
+        name: 'type',
+        label: 'Type',
+        options: ['deposit', 'refund', 'credit'],
+        labels: 'payments.transactionType',
+      },
       { name: 'orderId', label: 'Order id' },
     ],
     table: transactionTable,
@@ -150,8 +162,8 @@ ${details(
   // is money going one way for one reason: its amount, what it is of, and why.
   t.type === 'deposit'
     ? [
-        ['Status', status(t.status)],
-        ['Type', `${t.type} (${t.mode})`],
+        ['Status', statusFact(t.status, 'payments.transaction')],
+        ['Type', h`${statusFact(t.type, 'payments.transactionType')} (${t.mode})`],
         ['Amount', money(t.amount, t.currency)],
         ['Captured', money(t.captured_amount, t.currency)],
         ['Refunded', money(t.refunded_amount, t.currency)],
@@ -163,8 +175,8 @@ ${details(
         ['Created', when(t.created_at)],
       ]
     : [
-        ['Status', status(t.status)],
-        ['Type', t.type],
+        ['Status', statusFact(t.status, 'payments.transaction')],
+        ['Type', statusFact(t.type, 'payments.transactionType')],
         ['Amount', money(t.amount, t.currency)],
         [
           `${t.type[0]?.toUpperCase()}${t.type.slice(1)} of`,
@@ -326,7 +338,7 @@ back to the buyer’s card and the site’s balance is debited.</p>`,
         rows: orders.rows,
         columns: [
           { label: 'Order', cell: (o) => link(`/console/payments/orders/${o.id}`, o.id) },
-          { label: 'Status', cell: (o) => status(o.status) },
+          { label: 'Status', cell: (o) => status(o.status, 'payments.order') },
           { label: 'Amount', cell: (o) => money(o.amount, o.currency) },
           { label: 'Created', cell: (o) => when(o.created_at) },
         ],
@@ -376,8 +388,8 @@ function transactionTable(rows: TransactionRows, next: string | null = null) {
       { label: 'Transaction', cell: (t) => link(`/console/payments/transactions/${t.id}`, t.id) },
       { label: 'Created', cell: (t) => when(t.created_at) },
       { label: 'Order', cell: (t) => link(`/console/payments/orders/${t.order_id}`, t.order_id) },
-      { label: 'Type', cell: (t) => t.type },
-      { label: 'Status', cell: (t) => status(t.status) },
+      { label: 'Type', cell: (t) => term(t.type, 'payments.transactionType') },
+      { label: 'Status', cell: (t) => status(t.status, 'payments.transaction') },
       { label: 'Amount', cell: (t) => money(t.amount, t.currency) },
       { label: 'Refunded', cell: (t) => money(t.refunded_amount, t.currency) },
       { label: 'Card', cell: (t) => (t.card_last4 ? `•••• ${t.card_last4}` : '') },
@@ -399,7 +411,7 @@ function storedCardTable(
       { label: 'Customer', cell: (k) => link(`/console/payments/customers/${k.customer_id}`, k.customer_id) },
       { label: 'Number', cell: (k) => `${k.brand} ${k.bin.slice(0, 6)}•• •••• ${k.last4}` },
       { label: 'Expiry', cell: (k) => `${String(k.expiry_month).padStart(2, '0')}/${k.expiry_year}` },
-      { label: 'Status', cell: (k) => status(k.status) },
+      { label: 'Status', cell: (k) => status(k.status, 'payments.storedCard') },
       { label: 'Saved', cell: (k) => when(k.created_at) },
     ],
     nextHref: next,

@@ -37,9 +37,9 @@ export function timelineOf(d: CaseDetail): TimelineEntry[] {
       at: h.placed_at,
       kind: 'held',
       object,
-      detail: h.previous_status ? `was ${h.previous_status}` : 'held',
+      detail: h.previous_status ? `was ${h.previous_status}` : 'held as a whole: what it starts waits',
     });
-    if (h.released_at) entries.push({ at: h.released_at, kind: 'released', object, detail: 'released' });
+    if (h.released_at) entries.push({ at: h.released_at, kind: 'released', object, detail: 'given back its status' });
   }
   for (const n of d.notes) entries.push({ at: n.created_at, kind: 'note', object: n.author, detail: n.body });
   if (d.case.decidedAt) {

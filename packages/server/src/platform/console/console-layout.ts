@@ -6,6 +6,7 @@ import { formatAmountIn } from '../money/amount.ts';
 import { findAsset } from '../money/assets.ts';
 import type { Viewer } from './console-users.ts';
 import { type Html, h } from './html-template.ts';
+import { type LabelKind, labelOf, readable } from './labels.ts';
 import { allows, permissionOf } from './permissions.ts';
 
 export interface PageContext {
@@ -212,6 +213,8 @@ export interface FilterField {
   name: string;
   label: string;
   options?: readonly string[];
+  /** The options' words (labels.ts); each option still sends its wire value */
+  labels?: LabelKind;
 }
 
 /** A GET form narrowing a list; its values come back filled in. */
@@ -231,7 +234,8 @@ export function filterForm(
     const value = values[f.name] ?? '';
     const input = f.options
       ? h`<select id="${id}" name="${f.name}"><option value="">any</option>${f.options.map(
-          (o) => h`<option${o === value ? h` selected` : ''}>${o}</option>`,
+          (o) =>
+            h`<option value="${o}"${o === value ? h` selected` : ''}>${f.labels ? labelOf(f.labels, o).label : o}</option>`,
         )}</select>`
       : h`<input id="${id}" name="${f.name}" value="${value}" maxlength="120">`;
     // Each label above its own input, the pair wrapping as one when the row is full.
@@ -345,8 +349,29 @@ export const when = (date: Date | null | undefined): Html | string =>
     ? h`<time datetime="${date.toISOString()}">${date.toISOString().replace('T', ' ').slice(0, 19)}</time>`
     : '—';
 
-export const status = (value: string | null | undefined): Html =>
-  h`<span class="status status-${(value ?? '').replace(/[^a-z-]/gi, '')}">${value ?? '—'}</span>`;
+/** A status as a badge: its words and tone (labels.ts), the wire value as its title */
+export const status = (value: string | null | undefined, kind: LabelKind): Html | string => {
+  if (value === null || value === undefined) return '—';
+  const { label, tone } = labelOf(kind, value);
+  return h`<span class="status tone-${tone}" data-status="${value}" title="${value}">${label}</span>`;
+};
+
+/**
+ * A code that is no state (a type, a purpose, a kind) in words: its label when a table words it, else the
+ * code made readable; the code as its title
+ */
+export const term = (value: string | null | undefined, kind?: LabelKind): Html | string => {
+  if (value === null || value === undefined) return '—';
+  return h`<span class="term" data-value="${value}" title="${value}">${kind ? labelOf(kind, value).label : readable(value)}</span>`;
+};
+
+/** A detail row's status: the badge, and beside it the wire value the API answers and search finds */
+export const statusFact = (value: string | null | undefined, kind: LabelKind): Html | string => {
+  if (value === null || value === undefined) return '—';
+  return labelOf(kind, value).label === value
+    ? status(value, kind)
+    : h`${status(value, kind)} <code class="wire">${value}</code>`;
+};
 
 export const notice = (text: string, kind: 'ok' | 'error' = 'ok'): Html =>
   h`<p class="notice${kind === 'error' ? ' error' : ''}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;

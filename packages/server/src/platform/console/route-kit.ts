@@ -194,7 +194,7 @@ export async function eventsAbout(deps: ConsoleRouteDeps, viewer: Viewer, object
     columns: [
       { label: 'Event', cell: (e) => link(`/console/developers/events/${e.eventId}`, e.eventId) },
       { label: 'Type', cell: (e) => e.type },
-      { label: 'Webhook', cell: (e) => status(e.deliveryState) },
+      { label: 'Webhook', cell: (e) => status(e.deliveryState, 'webhook') },
       { label: 'Created', cell: (e) => when(e.createdAt) },
     ],
   });

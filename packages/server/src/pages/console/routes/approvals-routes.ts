@@ -22,6 +22,7 @@ import {
   listView,
   money,
   status,
+  statusFact,
   when,
 } from '../../../platform/console/console-layout.ts';
 import { ownsTenant } from '../../../platform/console/console-scope.ts';
@@ -177,7 +178,7 @@ export async function registerApprovalsConsoleRoutes(
   listRoute(app, deps, '/approvals', {
     title: 'Approvals',
     read: listApprovals,
-    filters: [{ name: 'status', label: 'Status', options: APPROVAL_STATUSES }],
+    filters: [{ name: 'status', label: 'Status', options: APPROVAL_STATUSES, labels: 'approval' }],
     table: (rows, next) =>
       listView({
         caption: 'Money actions waiting for, or decided by, a second person, newest first',
@@ -189,7 +190,7 @@ export async function registerApprovalsConsoleRoutes(
           { label: 'Amount', cell: (a) => (a.currency ? money(a.amount, a.currency) : '—') },
           { label: 'Tenant', cell: (a) => `${a.tenant_kind} ${a.tenant_id}` },
           { label: 'Asked by', cell: (a) => a.requested_by_email },
-          { label: 'Status', cell: (a) => status(a.status) },
+          { label: 'Status', cell: (a) => status(a.status, 'approval') },
           { label: 'Expires', cell: (a) => when(a.expires_at) },
         ],
         nextHref: next,
@@ -212,7 +213,7 @@ export async function registerApprovalsConsoleRoutes(
       ['Action', a.action],
       ['Amount', a.currency && a.amount !== null ? money(a.amount, a.currency) : null],
       ['Tenant', `${a.tenant.kind} ${a.tenant.id}`],
-      ['Status', status(pending || a.status !== 'pending' ? a.status : 'expired')],
+      ['Status', statusFact(pending || a.status !== 'pending' ? a.status : 'expired', 'approval')],
       ['Asked by', a.requestedBy.email],
       ['Asked', when(a.createdAt)],
       ['Expires', when(a.expiresAt)],

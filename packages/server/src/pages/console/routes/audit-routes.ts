@@ -83,7 +83,7 @@ export async function registerAuditConsoleRoutes(
         { label: 'From', cell: (r) => r.source ?? '—' },
         { label: 'Action', cell: (r) => r.action },
         { label: 'Object', cell: (r) => r.objectId ?? '—' },
-        { label: 'Outcome', cell: (r) => status(r.outcome) },
+        { label: 'Outcome', cell: (r) => status(r.outcome, 'audit.outcome') },
       ],
       nextHref: nextHref('/console/audit', f, next),
     })}`;

@@ -22,9 +22,12 @@ import {
   notice,
   postForm,
   status,
+  statusFact,
+  term,
   when,
 } from '../../../platform/console/console-layout.ts';
 import { type Html, h } from '../../../platform/console/html-template.ts';
+import type { LabelKind } from '../../../platform/console/labels.ts';
 import {
   confirmedAction,
   fieldOf,
@@ -76,7 +79,7 @@ export async function registerComplianceCasesConsoleRoutes(
     const filters = filterForm(
       '/console/compliance/cases',
       [
-        { name: 'status', label: 'Status', options: STATUSES },
+        { name: 'status', label: 'Status', options: STATUSES, labels: 'compliance.case' },
         { name: 'tenant', label: 'Tenant (partner:ID, merchant:ID, store:ID)' },
       ],
       f,
@@ -127,7 +130,7 @@ export async function registerComplianceCasesConsoleRoutes(
         )
       : '';
     const content = h`${complianceTabs('cases')}${doneNotice(textQuery(request).done)}${proposal}${details([
-      ['Status', status(c.status)],
+      ['Status', statusFact(c.status, 'compliance.case')],
       ['About', c.subject],
       ['Tenant', c.tenant],
       ['Assignee', c.assignee ?? 'nobody'],
@@ -141,7 +144,7 @@ ${listView({
   empty: 'It holds nothing (a monitoring case holds its subject once confirmed).',
   columns: [
     { label: 'Held', cell: (x) => `${x.object_kind} ${x.object_id}` },
-    { label: 'Was', cell: (x) => x.previous_status ?? '—' },
+    { label: 'Was', cell: (x) => heldStatus(x.object_kind, x.previous_status) },
     { label: 'Since', cell: (x) => when(x.placed_at) },
     { label: 'Released', cell: (x) => when(x.released_at) },
   ],
@@ -161,7 +164,7 @@ ${listView({
       rows: timelineOf(found),
       columns: [
         { label: 'At', cell: (t) => when(t.at) },
-        { label: 'What', cell: (t) => t.kind },
+        { label: 'What', cell: (t) => term(t.kind, 'compliance.timeline') },
         { label: 'Object', cell: (t) => t.object ?? '—' },
         { label: 'Detail', cell: (t) => t.detail },
       ],
@@ -303,4 +306,11 @@ function alertView(a: Alert): Html {
 <thead><tr><th scope="col">Field</th><th scope="col">Screened</th><th scope="col">Listed</th></tr></thead>
 <tbody>${rows.map(([k, mine, listed]) => h`<tr><th scope="row">${k}</th><td data-label="Screened">${mine || '—'}</td><td data-label="Listed">${listed}</td></tr>`)}</tbody>
 </table></div>`;
+}
+
+/** The status a held object had, in its own lifecycle's words (a card's, a payout's) */
+const HELD_STATUSES: Record<string, LabelKind> = { card: 'issuing.card', payout: 'payout' };
+function heldStatus(kind: string, previous: string | null) {
+  const labels = HELD_STATUSES[kind];
+  return labels ? status(previous, labels) : term(previous);
 }

@@ -14,6 +14,7 @@ import {
   link,
   listView,
   status,
+  statusFact,
   when,
 } from '../../../platform/console/console-layout.ts';
 import { h } from '../../../platform/console/html-template.ts';
@@ -66,7 +67,7 @@ export async function registerComplianceOnboardingConsoleRoutes(
         { label: 'Tenant', cell: (p) => p.tenant },
         { label: 'Country', cell: (p) => p.profile.country },
         { label: 'Owners', cell: (p) => p.profile.owners.length },
-        { label: 'Status', cell: (p) => status(p.status) },
+        { label: 'Status', cell: (p) => status(p.status, 'compliance.profile') },
         { label: 'Changed', cell: (p) => when(p.updatedAt) },
       ],
     });
@@ -75,7 +76,7 @@ export async function registerComplianceOnboardingConsoleRoutes(
       reply,
       deps,
       'Onboarding',
-      h`${complianceTabs('onboarding')}${doneNotice(f.done)}<p class="inline">${link('/console/compliance/onboarding/invite', 'Invite a tenant…')}</p>${filterForm('/console/compliance/onboarding', [{ name: 'status', label: 'Status', options: STATUSES }], f)}${table}`,
+      h`${complianceTabs('onboarding')}${doneNotice(f.done)}<p class="inline">${link('/console/compliance/onboarding/invite', 'Invite a tenant…')}</p>${filterForm('/console/compliance/onboarding', [{ name: 'status', label: 'Status', options: STATUSES, labels: 'compliance.profile' }], f)}${table}`,
     );
   });
 
@@ -131,7 +132,7 @@ export async function registerComplianceOnboardingConsoleRoutes(
       .filter(Boolean)
       .join(', ');
     const content = h`${complianceTabs('onboarding')}${doneNotice(textQuery(request).done)}${details([
-      ['Status', status(view.status)],
+      ['Status', statusFact(view.status, 'compliance.profile')],
       ['Tenant', tenant],
       ['Legal name', p.legalName],
       ['Trading name', p.tradingName],
@@ -193,7 +194,7 @@ export async function registerComplianceOnboardingConsoleRoutes(
       columns: [
         { label: 'Case', cell: (c) => link(`/console/compliance/cases/${c.id}`, `Case ${c.id}`) },
         { label: 'About', cell: (c) => c.subject },
-        { label: 'Status', cell: (c) => status(c.status) },
+        { label: 'Status', cell: (c) => status(c.status, 'compliance.case') },
         { label: 'Opened', cell: (c) => when(c.openedAt) },
       ],
     })}`;

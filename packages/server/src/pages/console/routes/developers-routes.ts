@@ -14,6 +14,7 @@ import {
   link,
   listView,
   status,
+  statusFact,
   when,
 } from '../../../platform/console/console-layout.ts';
 import { ownsTenant, sees } from '../../../platform/console/console-scope.ts';
@@ -235,7 +236,7 @@ created the partner; it is not rotated from the console.</p>`);
           { label: 'Event', cell: (e) => link(`/console/developers/events/${e.eventId}`, e.eventId) },
           { label: 'API', cell: (e) => e.api },
           { label: 'Type', cell: (e) => e.type },
-          { label: 'Webhook', cell: (e) => status(e.deliveryState) },
+          { label: 'Webhook', cell: (e) => status(e.deliveryState, 'webhook') },
           { label: 'About', cell: (e) => labelledIds(e.objectIds, e.payload) },
           { label: 'Created', cell: (e) => when(e.createdAt) },
         ],
@@ -261,7 +262,7 @@ ${details([
   ['Event id', e.eventId],
   ['API', e.api],
   ['Tenant', e.tenantId],
-  ['Webhook', status(e.deliveryState)],
+  ['Webhook', statusFact(e.deliveryState, 'webhook')],
   ['About', labelledIds(e.objectIds, e.payload)],
   ['Created', when(e.createdAt)],
 ])}
@@ -271,7 +272,7 @@ ${details([
           ? h`<p>No delivery: no webhook URL was set when it happened.</p>`
           : e.deliveries.map(
               (d) => h`
-<h3>${d.reason} to ${d.url}: ${status(d.status)} (${d.attemptCount} of ${d.maxAttempts} attempts)</h3>
+<h3>${d.reason} to ${d.url}: ${status(d.status, 'webhook')} (${d.attemptCount} of ${d.maxAttempts} attempts)</h3>
 ${listView({
   caption: `Attempts of delivery ${d.deliveryId}`,
   rows: d.attempts,

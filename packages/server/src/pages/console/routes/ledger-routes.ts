@@ -10,6 +10,7 @@ import {
   listView,
   money,
   status,
+  term,
   when,
 } from '../../../platform/console/console-layout.ts';
 import { h } from '../../../platform/console/html-template.ts';
@@ -44,7 +45,7 @@ export async function registerLedgerConsoleRoutes(
         columns: [
           { label: 'Account', cell: (a) => link(`/console/ledger/accounts/${a.id}`, a.id) },
           { label: 'Owner', cell: ownerOf },
-          { label: 'Purpose', cell: (a) => a.purpose },
+          { label: 'Purpose', cell: (a) => term(a.purpose) },
           { label: 'Posted', cell: (a) => money(a.posted, a.asset) },
           { label: 'Pending debits', cell: (a) => money(a.pending_debits, a.asset) },
           { label: 'Pending credits', cell: (a) => money(a.pending_credits, a.asset) },
@@ -78,8 +79,8 @@ export async function registerLedgerConsoleRoutes(
         columns: [
           { label: 'When', cell: (e) => when(e.created_at) },
           { label: 'Amount', cell: (e) => money(e.amount, a.asset) },
-          { label: 'Kind', cell: (e) => e.kind },
-          { label: 'Status', cell: (e) => status(e.status) },
+          { label: 'Kind', cell: (e) => term(e.kind) },
+          { label: 'Status', cell: (e) => status(e.status, 'ledger.transaction') },
           { label: 'Operation', cell: (e) => e.operation_id },
           { label: 'Object', cell: (e) => idLink(objectOfOperation(e.operation_id)) },
         ],

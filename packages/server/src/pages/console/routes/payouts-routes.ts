@@ -20,6 +20,8 @@ import {
   money,
   postForm,
   status,
+  statusFact,
+  term,
   when,
 } from '../../../platform/console/console-layout.ts';
 import { h } from '../../../platform/console/html-template.ts';
@@ -206,7 +208,7 @@ export async function registerPayoutsConsoleRoutes(
     title: 'Payouts',
     read: listPayouts,
     filters: [
-      { name: 'status', label: 'Status', options: PAYOUT_STATUSES },
+      { name: 'status', label: 'Status', options: PAYOUT_STATUSES, labels: 'payout' },
       { name: 'tenant', label: 'Site or store (site:ID, store:ID)' },
     ],
     table: (rows, next) =>
@@ -217,7 +219,7 @@ export async function registerPayoutsConsoleRoutes(
           { label: 'Payout', cell: (p) => link(`/console/money/payouts/${p.id}`, p.id) },
           { label: 'Tenant', cell: (p) => p.owner },
           { label: 'Amount', cell: (p) => money(p.amount, p.currency) },
-          { label: 'Status', cell: (p) => status(p.status) },
+          { label: 'Status', cell: (p) => status(p.status, 'payout') },
           { label: 'Arrival', cell: (p) => p.arrival_date ?? '—' },
           { label: 'Created', cell: (p) => when(p.created_at) },
         ],
@@ -261,7 +263,7 @@ export async function registerPayoutsConsoleRoutes(
       h`${doneNotice(done)}${details([
         ['Tenant', p.owner],
         ['Amount', money(p.amount, p.currency)],
-        ['Status', status(p.status)],
+        ['Status', statusFact(p.status, 'payout')],
         ['Bank account', `${p.iban_masked} (${p.holder_name})`],
         ['Arrival', p.arrival_date],
         ['Failure', p.failure_code],
@@ -280,7 +282,7 @@ export async function registerPayoutsConsoleRoutes(
           empty: 'None.',
           columns: [
             { label: 'Balance transaction', cell: (b) => b.id },
-            { label: 'Type', cell: (b) => b.type },
+            { label: 'Type', cell: (b) => term(b.type, 'balance.type') },
             { label: 'Source', cell: (b) => `${b.source_type} ${b.source_id}` },
             { label: 'Gross', cell: (b) => money(b.gross, b.currency) },
             { label: 'Fee', cell: (b) => money(b.fee, b.currency) },
@@ -326,7 +328,7 @@ ${await reconcileSection(db, request, deps)}<h2>Files read from the bank</h2>${l
         columns: [
           { label: 'File', cell: (f) => f.file_name },
           { label: 'Kind', cell: (f) => f.kind },
-          { label: 'Status', cell: (f) => status(f.status) },
+          { label: 'Status', cell: (f) => status(f.status, 'bank.file') },
           { label: 'Detail', cell: (f) => f.detail },
           { label: 'Unmatched lines', cell: (f) => (f.unmatched.length ? JSON.stringify(f.unmatched) : '—') },
           { label: 'Received', cell: (f) => when(f.received_at) },

@@ -12,6 +12,7 @@ import {
   link,
   listView,
   status,
+  statusFact,
   when,
 } from '../../../platform/console/console-layout.ts';
 import { h } from '../../../platform/console/html-template.ts';
@@ -71,7 +72,7 @@ export async function registerRiskReviewsConsoleRoutes(
     const filters = filterForm(
       '/console/risk/reviews',
       [
-        { name: 'status', label: 'Status', options: STATUSES },
+        { name: 'status', label: 'Status', options: STATUSES, labels: 'risk.review' },
         ...(scope.tenants ? [] : [{ name: 'tenant', label: 'Tenant (merchant:ID, store:ID, …)' }]),
       ],
       f,
@@ -90,7 +91,7 @@ export async function registerRiskReviewsConsoleRoutes(
         },
         { label: 'Rule', cell: (r) => r.ruleName },
         { label: 'Tenant', cell: (r) => r.tenant },
-        { label: 'Status', cell: (r) => status(r.status) },
+        { label: 'Status', cell: (r) => status(r.status, 'risk.review') },
         {
           label: state === 'pending' ? 'Expires' : 'Decided',
           cell: (r) => when(state === 'pending' ? r.expiresAt : r.decidedAt),
@@ -120,7 +121,7 @@ export async function registerRiskReviewsConsoleRoutes(
         ? h`<p class="inline">${link(`/console/risk/reviews/${review.id}/approve`, 'Approve…')} ${link(`/console/risk/reviews/${review.id}/refuse`, 'Refuse…')}</p>`
         : '';
     const content = h`${riskTabs('reviews')}${doneNotice(textQuery(request).done)}${details([
-      ['Status', status(review.status)],
+      ['Status', statusFact(review.status, 'risk.review')],
       [
         'Held',
         h`${review.decisionPoint} ${link(`/console/search?q=${encodeURIComponent(review.objectId)}`, review.objectId)}`,

@@ -14,6 +14,7 @@ import {
   link,
   listView,
   status,
+  statusFact,
   when,
 } from '../../../platform/console/console-layout.ts';
 import { type Html, h } from '../../../platform/console/html-template.ts';
@@ -57,7 +58,7 @@ function ruleTable(rules: Rule[], next: string | null): Html {
       { label: 'Scope', cell: (r) => r.scope },
       { label: 'Decision point', cell: (r) => r.decisionPoint },
       { label: 'Action', cell: (r) => r.action },
-      { label: 'Mode', cell: (r) => status(r.mode) },
+      { label: 'Mode', cell: (r) => status(r.mode, 'risk.mode') },
       { label: 'Priority', cell: (r) => r.priority },
     ],
   });
@@ -192,7 +193,7 @@ export async function registerRiskRulesConsoleRoutes(
       ['Decision point', rule.decisionPoint],
       ['Expression', h`<code>${rule.expression}</code>`],
       ['Action', rule.action],
-      ['Mode', status(rule.mode)],
+      ['Mode', statusFact(rule.mode, 'risk.mode')],
       ['Priority', rule.priority],
       ['Created', when(rule.createdAt)],
       ['Changed', when(rule.updatedAt)],
