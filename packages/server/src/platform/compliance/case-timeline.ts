@@ -39,7 +39,8 @@ export function timelineOf(d: CaseDetail): TimelineEntry[] {
       object,
       detail: h.previous_status ? `was ${h.previous_status}` : 'held as a whole: what it starts waits',
     });
-    if (h.released_at) entries.push({ at: h.released_at, kind: 'released', object, detail: 'given back its status' });
+    if (h.released_at)
+      entries.push({ at: h.released_at, kind: 'released', object, detail: 'given back its status' });
   }
   for (const n of d.notes) entries.push({ at: n.created_at, kind: 'note', object: n.author, detail: n.body });
   if (d.case.decidedAt) {
