@@ -182,6 +182,10 @@ async function measureReads(scene: Scene, moneyOut: MoneyOutScene): Promise<Reco
       `/console/ledger/accounts/${scene.siteAccountId}`,
     ),
     'console events (operator)': page(operator, '/console/developers/events'),
+    // An object's page: its transactions and its story (the events naming it, by the GIN index)
+    'console payments order page (merchant)': page(merchant, `/console/payments/orders/${scene.orderId}`),
+    // A list's CSV export whole: 10,000 rows at most, read 25 at a time as its pages are
+    'console orders as CSV, 10,000 rows (merchant)': page(merchant, '/console/payments/orders.csv'),
     ...moneyOutReads(scene, moneyOut, api, page),
   };
   const medians: Record<string, number> = {};

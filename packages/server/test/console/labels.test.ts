@@ -4,6 +4,7 @@
 // the label as the headline with the wire value kept beside it in detail rows and filtering by it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRYPTO_REFUND_STATUSES } from '../../src/crypto/console/crypto-reads.ts';
+import { CRYPTO_EVENT_STATES } from '../../src/crypto/events/publish-crypto-event.ts';
 import { CARD_STATUSES, KYC_STATUSES } from '../../src/issuing/console/issuing-reads.ts';
 import { DISPUTE_STEPS as ISSUING_DISPUTE_STEPS } from '../../src/issuing/disputes/dispute.ts';
 import { PAYOUT_STATUSES } from '../../src/pages/console/reads/payouts-reads.ts';
@@ -12,7 +13,14 @@ import { DISPUTE_STATUSES } from '../../src/payments/console/payments-reads.ts';
 import { DISPUTE_STEPS, REASON_CODES } from '../../src/payments/disputes/dispute.ts';
 import { TIMELINE_KINDS } from '../../src/platform/compliance/case-timeline.ts';
 import { status, statusFact } from '../../src/platform/console/console-layout.ts';
-import { disputeReasonLabel, LABELS, type LabelKind, labelOf } from '../../src/platform/console/labels.ts';
+import {
+  disputeReasonLabel,
+  eventLabel,
+  LABELS,
+  type LabelKind,
+  labelOf,
+  readable,
+} from '../../src/platform/console/labels.ts';
 import {
   CRYPTO_ORDER_STATUSES,
   PAYMENTS_ORDER_STATUSES,
@@ -88,6 +96,22 @@ describe('the label table', () => {
     // A name of Object.prototype is no status
     expect(labelOf('payout', 'constructor').label).toBe('constructor');
     expect(String(status(null, 'payout'))).toBe('—');
+  });
+});
+
+describe('events in words', () => {
+  it('words every crypto event type, a payments step by its kind, and a payout’s by its status', () => {
+    for (const type of Object.keys(CRYPTO_EVENT_STATES))
+      expect(eventLabel(type, {}), type).not.toBe(readable(type));
+    expect(
+      eventLabel('transaction.complete-ok', { transactionType: 'refund', amount: 5.5, currency: 'EUR' }),
+    ).toBe('Refund succeeded — 5.50 EUR');
+    expect(
+      eventLabel('transaction.3d-pending', { transactionType: 'deposit', amount: 1000, currency: 'JPY' }),
+    ).toBe('Payment waiting for 3-D Secure — 1000 JPY');
+    expect(eventLabel('PAYOUT.RETURNED', {})).toBe('Payout returned by the bank');
+    expect(eventLabel('disputeCreated', {})).toBe('Dispute opened');
+    expect(eventLabel('something.new', null)).toBe('Something.new');
   });
 });
 

@@ -123,7 +123,7 @@ export async function registerCryptoConsoleRoutes(
       })}
 <h2>Chain transfers</h2>${transferTable(transfers)}
 <h2>Refunds</h2>${refundTable(refunds.rows)}
-<h2>Events</h2>${await eventsAbout(deps, viewer, o.id)}`,
+<h2>What happened</h2>${await eventsAbout(deps, viewer, o.id)}`,
     );
   });
 
@@ -155,7 +155,7 @@ export async function registerCryptoConsoleRoutes(
         ['Reason', r.reason],
         ['Expires', when(r.expires_at)],
         ['Proposed', when(r.created_at)],
-      ])}<h2>Payout</h2>${transferTable(payout)}<h2>Events</h2>${await eventsAbout(deps, viewer, r.id)}`,
+      ])}<h2>Payout</h2>${transferTable(payout)}<h2>What happened</h2>${await eventsAbout(deps, viewer, r.id)}`,
     );
   });
 

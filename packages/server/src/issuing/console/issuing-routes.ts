@@ -156,7 +156,7 @@ export async function registerIssuingConsoleRoutes(
 <h2>Accounts</h2>${accountTable(accounts.rows)}
 <h2>Cards</h2>${cardTable(cards.rows)}
 <h2>Topups</h2>${topupTable(topups.rows)}
-<h2>Events</h2>${await eventsAbout(deps, viewer, c.id)}`,
+<h2>What happened</h2>${await eventsAbout(deps, viewer, c.id)}`,
     );
   });
 
@@ -224,7 +224,7 @@ ${action ? h`<p class="inline">${action}</p>` : ''}${details([
   ['Customer', link(`/console/issuing/customers/${k.customer_id}`, k.customer_id)],
   ['Account', idLink(k.account_id)],
   ['Created', when(k.created_at)],
-])}<h2>Transactions</h2>${cardTransactionTable(transactions.rows)}<h2>Events</h2>${await eventsAbout(deps, viewer, k.id)}`,
+])}<h2>Transactions</h2>${cardTransactionTable(transactions.rows)}<h2>What happened</h2>${await eventsAbout(deps, viewer, k.id)}`,
     );
   });
 
@@ -292,7 +292,7 @@ ${action ? h`<p class="inline">${action}</p>` : ''}${details([
         ['Card', link(`/console/issuing/cards/${t.card_id}`, t.card_id)],
         ['Customer', link(`/console/issuing/customers/${t.customer_id}`, t.customer_id)],
         ['Created', when(t.created_at)],
-      ])}<h2>Events</h2>${await eventsAbout(deps, viewer, t.id)}`,
+      ])}<h2>What happened</h2>${await eventsAbout(deps, viewer, t.id)}`,
     );
   });
 

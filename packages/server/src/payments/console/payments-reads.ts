@@ -22,6 +22,9 @@ export interface OrderRow extends Cursor {
   site_id: number;
   site_name: string;
   customer_id: number;
+  /** The customer's name and email, shown beside the id to a role that may read personal data */
+  customer_name: string | null;
+  customer_email: string | null;
   order_type: string;
   status: string;
   amount: string;
@@ -31,9 +34,14 @@ export interface OrderRow extends Cursor {
   created_at: Date;
 }
 
+/** A customer's name and email beside its id: one primary-key probe per row of a page */
+const CUSTOMER_NAME = sql`nullif(concat_ws(' ', cu.first_name, cu.last_name), '') AS customer_name,
+  cu.email AS customer_email`;
+
 const ORDER_COLUMNS = sql`o.id, o.merchant_id, o.site_id, s.name AS site_name, o.customer_id, o.order_type, o.status,
-  o.amount, o.currency, o.description, o.external_order_id, o.created_at
-  FROM payments_orders o JOIN sites s ON s.id = o.site_id`;
+  o.amount, o.currency, o.description, o.external_order_id, o.created_at, ${CUSTOMER_NAME}
+  FROM payments_orders o JOIN sites s ON s.id = o.site_id
+  LEFT JOIN payments_customers cu ON cu.id = o.customer_id`;
 
 export function listOrders(db: Executor, viewer: Viewer, f: Filters) {
   return pageOf<OrderRow>(
@@ -83,6 +91,8 @@ export interface TransactionRow extends Cursor {
   site_id: number;
   order_id: number;
   customer_id: number;
+  customer_name: string | null;
+  customer_email: string | null;
   parent_id: number | null;
   type: string;
   status: string;
@@ -103,7 +113,8 @@ export interface TransactionRow extends Cursor {
 
 const TRANSACTION_COLUMNS = sql`t.id, t.merchant_id, t.site_id, t.order_id, t.customer_id, t.parent_id, t.type, t.status,
   t.mode, t.amount, t.captured_amount, t.refunded_amount, t.currency, t.card_brand, t.card_bin, t.card_last4,
-  t.decline_reason, t.error_message, t.reason, t.auth_expires_at, t.created_at FROM payments_transactions t`;
+  t.decline_reason, t.error_message, t.reason, t.auth_expires_at, t.created_at, ${CUSTOMER_NAME}
+  FROM payments_transactions t LEFT JOIN payments_customers cu ON cu.id = t.customer_id`;
 
 export function listTransactions(db: Executor, viewer: Viewer, f: Filters) {
   return pageOf<TransactionRow>(

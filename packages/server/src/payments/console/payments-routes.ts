@@ -29,6 +29,7 @@ import { ClientAmount, formatAmountIn, parseAmountField } from '../../platform/m
 import { findAsset } from '../../platform/money/assets.ts';
 import { loadMerchantScope } from '../sites.ts';
 import type { PaymentsConsoleDeps } from './console-deps.ts';
+import { customerLink } from './customer-link.ts';
 import {
   getCustomer,
   getOrder,
@@ -60,7 +61,7 @@ export async function registerPaymentsConsoleRoutes(
       { name: 'customerId', label: 'Customer id' },
       { name: 'currency', label: 'Currency' },
     ],
-    table: (rows, next) =>
+    table: (rows, next, viewer) =>
       listView({
         caption: 'Orders, newest first',
         rows,
@@ -68,10 +69,7 @@ export async function registerPaymentsConsoleRoutes(
           { label: 'Order', cell: (o) => link(`/console/payments/orders/${o.id}`, o.id) },
           { label: 'Created', cell: (o) => when(o.created_at) },
           { label: 'Site', cell: (o) => o.site_name },
-          {
-            label: 'Customer',
-            cell: (o) => link(`/console/payments/customers/${o.customer_id}`, o.customer_id),
-          },
+          { label: 'Customer', cell: (o) => customerLink(o, viewer) },
           { label: 'Type', cell: (o) => term(o.order_type, 'payments.orderType') },
           { label: 'Status', cell: (o) => status(o.status, 'payments.order') },
           { label: 'Amount', cell: (o) => money(o.amount, o.currency) },
@@ -95,7 +93,7 @@ export async function registerPaymentsConsoleRoutes(
         ['Amount', money(o.amount, o.currency)],
         ['Type', h`${statusFact(o.order_type, 'payments.orderType')} (${o.card_transaction_mode})`],
         ['Site', link(`/console/payments/sites/${o.site_id}`, `${o.site_name} (${o.site_id})`)],
-        ['Customer', link(`/console/payments/customers/${o.customer_id}`, o.customer_id)],
+        ['Customer', customerLink(o, viewer)],
         ['Description', o.description],
         ['Merchant’s order id', o.external_order_id],
         ['Back URL', o.back_url],
@@ -109,7 +107,7 @@ export async function registerPaymentsConsoleRoutes(
         ['Payment link', o.payment_link_hash],
         ['Cancel reason', o.cancel_reason],
         ['Created', when(o.created_at)],
-      ])}<h2>Transactions</h2>${transactionTable(transactions.rows)}<h2>Events</h2>${await eventsAbout(deps, viewer, String(o.id))}`,
+      ])}<h2>Transactions</h2>${transactionTable(transactions.rows)}<h2>What happened</h2>${await eventsAbout(deps, viewer, String(o.id))}`,
     );
   });
 
@@ -168,7 +166,7 @@ ${details(
         ['Captured', money(t.captured_amount, t.currency)],
         ['Refunded', money(t.refunded_amount, t.currency)],
         ['Order', link(`/console/payments/orders/${t.order_id}`, t.order_id)],
-        ['Customer', link(`/console/payments/customers/${t.customer_id}`, t.customer_id)],
+        ['Customer', customerLink(t, viewer)],
         ['Card', t.card_bin ? `${t.card_brand ?? ''} ${t.card_bin}•• •••• ${t.card_last4 ?? ''}` : null],
         ['Decline', t.decline_reason ?? t.error_message],
         ['Authorization expires', when(t.auth_expires_at)],
@@ -186,12 +184,12 @@ ${details(
         ],
         ['Reason', t.reason],
         ['Order', link(`/console/payments/orders/${t.order_id}`, t.order_id)],
-        ['Customer', link(`/console/payments/customers/${t.customer_id}`, t.customer_id)],
+        ['Customer', customerLink(t, viewer)],
         ['Created', when(t.created_at)],
       ],
 )}
 ${t.type === 'deposit' ? h`<h2>Refunds</h2>${transactionTable(refunds.rows)}` : ''}
-<h2>Events</h2>${await eventsAbout(deps, viewer, String(t.id))}`,
+<h2>What happened</h2>${await eventsAbout(deps, viewer, String(t.id))}`,
       );
     },
   );

@@ -8,6 +8,7 @@ import type { Db } from '../db/database.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import type { EventScope, EventsService } from '../events/events-service.ts';
 import { asDomainError } from '../http/as-domain-error.ts';
+import { sendCsv } from '../http/csv-reply.ts';
 import { type ConsoleFrame, contextOf, sendConsolePage } from './console-http.ts';
 import {
   type FilterField,
@@ -22,6 +23,8 @@ import {
 } from './console-layout.ts';
 import type { Viewer } from './console-users.ts';
 import { type Html, h } from './html-template.ts';
+import { eventLabel } from './labels.ts';
+import { EXPORT_ROWS, listCsv, tableText } from './list-export.ts';
 import type { Page } from './paging.ts';
 
 /** What the kit's helpers read; each room's pages ask for the services they use besides. */
@@ -181,24 +184,35 @@ export async function eventScopeOf(deps: ConsoleRouteDeps, viewer: Viewer): Prom
   return { api: kind === 'store' ? 'crypto' : 'issuing', tenantIds: [id] };
 }
 
-/** The newest events about one object, linked to their pages. */
+/**
+ * What happened to one object, oldest first: each event about it (the event log's GIN index on its object
+ * ids) in words, when, its webhook's state and a link to the event, its type kept as the wire says it.
+ */
 export async function eventsAbout(deps: ConsoleRouteDeps, viewer: Viewer, objectId: string): Promise<Html> {
   const { events } = await deps.services.events.list(
-    { objectId, limit: 20 },
+    { objectId, limit: TIMELINE_EVENTS },
     await eventScopeOf(deps, viewer),
   );
-  return listView({
-    caption: 'Events',
-    rows: events,
-    empty: 'No events yet.',
-    columns: [
-      { label: 'Event', cell: (e) => link(`/console/developers/events/${e.eventId}`, e.eventId) },
-      { label: 'Type', cell: (e) => e.type },
-      { label: 'Webhook', cell: (e) => status(e.deliveryState, 'webhook') },
-      { label: 'Created', cell: (e) => when(e.createdAt) },
-    ],
-  });
+  if (events.length === 0) return h`<p class="empty">Nothing has happened to it yet.</p>`;
+  // A state told again (a payment's IPN sent once more when a refund of it changed its amounts) says so
+  const told = new Set<string>();
+  const said = (e: (typeof events)[number]) => {
+    const about = (e.payload as { transactionId?: unknown } | null)?.transactionId ?? e.objectIds[0];
+    const key = `${e.type} ${String(about)}`;
+    const again = told.has(key);
+    told.add(key);
+    return `${eventLabel(e.type, e.payload)}${again ? ' (the same state, told again)' : ''}`;
+  };
+  return h`${events.length === TIMELINE_EVENTS ? h`<p>The newest ${TIMELINE_EVENTS} events.</p>` : ''}<ol class="timeline">${[
+    ...events,
+  ]
+    .reverse()
+    .map(
+      (e) =>
+        h`<li><span class="when">${when(e.createdAt)}</span> <strong>${said(e)}</strong> <span class="meta">webhook ${status(e.deliveryState, 'webhook')} · ${link(`/console/developers/events/${e.eventId}`, 'event')} <code class="wire">${e.type}</code></span></li>`,
+    )}</ol>`;
 }
+const TIMELINE_EVENTS = 50;
 
 /**
  * A list page: its filters (GET form), the rows the read gives for the viewer, and the next page's link —
@@ -212,15 +226,44 @@ export function listRoute<R>(
     title: string;
     read: (db: Db, viewer: Viewer, filters: Record<string, string | undefined>) => Promise<Page<R>>;
     filters?: FilterField[];
-    table: (rows: NoInfer<R>[], next: string | null) => Html;
+    /** The rows as a table: `viewer` for what its role may read (a customer's name beside its id) */
+    table: (rows: NoInfer<R>[], next: string | null, viewer: Viewer) => Html;
   },
 ): void {
   const href = `/console${path}`;
   app.get(path, async (request, reply) => {
     const f = textQuery(request);
-    const found = await page.read(deps.services.db, viewerOf(request, deps), f);
+    const viewer = viewerOf(request, deps);
+    const found = await page.read(deps.services.db, viewer, f);
     const filters = page.filters ? filterForm(href, page.filters, f) : '';
-    const table = page.table(found.rows, nextHref(href, f, found.nextCursor));
-    return sendConsolePage(request, reply, deps, page.title, h`${filters}${table}`);
+    const table = page.table(found.rows, nextHref(href, f, found.nextCursor), viewer);
+    const filtered = new URLSearchParams(
+      Object.entries(f).filter((e): e is [string, string] => e[0] !== 'cursor' && Boolean(e[1])),
+    ).toString();
+    const download =
+      found.rows.length > 0
+        ? h`<p class="export"><a href="${href}.csv${filtered ? `?${filtered}` : ''}" download>Download this list as CSV</a></p>`
+        : '';
+    return sendConsolePage(request, reply, deps, page.title, h`${filters}${download}${table}`);
+  });
+  // The filtered list whole (from its first page), as the page shows its cells
+  app.get(`${path}.csv`, async (request, reply) => {
+    const { cursor: _first, ...f } = textQuery(request);
+    const viewer = viewerOf(request, deps);
+    const header: string[] = [];
+    const rows: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const found = await page.read(deps.services.db, viewer, { ...f, cursor });
+      const table = tableText(page.table(found.rows, null, viewer));
+      if (header.length === 0) header.push(...table.header);
+      rows.push(...table.rows);
+      cursor = found.nextCursor ?? undefined;
+    } while (cursor && rows.length < EXPORT_ROWS);
+    return sendCsv(
+      reply,
+      `${path.slice(1).replace(/\//g, '-')}.csv`,
+      listCsv(header, rows.slice(0, EXPORT_ROWS)),
+    );
   });
 }

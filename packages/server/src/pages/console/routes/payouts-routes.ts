@@ -291,7 +291,7 @@ export async function registerPayoutsConsoleRoutes(
           ],
           nextHref: nextHref(`/console/money/payouts/${p.id}`, {}, items.nextCursor),
         },
-      )}${events}`,
+      )}<h2>What happened</h2>${events}`,
     );
   });
 
