@@ -4,7 +4,11 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dailyFigures, LIVE_DAYS } from '../../src/pages/console/reads/overview-reads.ts';
+import { change } from '../../src/pages/console/routes/overview-routes.ts';
 import type { Viewer } from '../../src/platform/console/console-users.ts';
+import { trusted } from '../../src/platform/console/html-template.ts';
+import { tableText } from '../../src/platform/console/list-export.ts';
+import { ConsoleClient } from '../harness/console-client.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
 
@@ -70,5 +74,44 @@ describe('the overview’s daily rollup', () => {
       h.services.db,
     );
     expect(days.rows[0]?.gaps).toBe('0');
+  });
+
+  it('sets the period beside the one before it: payments, volume and the change, for the tenant', async () => {
+    const merchant = await aMerchant(h);
+    const customer = await aCustomer(h, merchant);
+    for (const amount of ['10.00', '2.50', '7.25']) {
+      expect((await payments(h, merchant, 'POST', '/order', anOrder(customer, { amount }))).status).toBe(201);
+    }
+    await h.advanceClock(8 * 86_400);
+    expect(
+      (await payments(h, merchant, 'POST', '/order', anOrder(customer, { amount: '1.00' }))).status,
+    ).toBe(201);
+    const email = `overview-${merchant.id}@console.example`;
+    const password = 'correct horse battery staple';
+    await h.admin('POST', '/console-users', {
+      json: { email, password, role: 'viewer', tenant: { kind: 'merchant', id: String(merchant.id) } },
+    });
+    const viewer = new ConsoleClient(h.baseUrl);
+    await viewer.signIn({ email, password });
+    const page = await viewer.get('/console/?days=7');
+    expect(page.status).toBe(200);
+    const { header, rows } = tableText(trusted(page.text));
+    expect(header).toEqual([
+      'API',
+      'Currency',
+      'Payments',
+      'Volume',
+      'Payments before',
+      'Volume before',
+      'Volume change',
+    ]);
+    // 1.00 against 19.75 the week before: 94.9 % less, said in whole percent toward zero
+    expect(rows).toEqual([['payments', 'EUR', '1', '1.00 EUR', '3', '19.75 EUR', '−94 %']]);
+    expect([change(100n, 0n), change(0n, 0n), change(150n, 100n), change(100n, 100n)]).toEqual([
+      'new',
+      '—',
+      '+50 %',
+      '0 %',
+    ]);
   });
 });

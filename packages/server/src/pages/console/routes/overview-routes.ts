@@ -23,10 +23,14 @@ export async function registerOverviewRoutes(app: FastifyInstance, deps: Platfor
     const until = new Date(clock.now().getTime() + 86_400_000);
     until.setUTCHours(0, 0, 0, 0);
     const since = new Date(until.getTime() - period * 86_400_000);
-    const [figures, attention] = await Promise.all([
-      dailyFigures(db, viewer, since, until),
+    // The period before, as long, read with it: how the business is doing is a comparison
+    const [both, attention] = await Promise.all([
+      dailyFigures(db, viewer, new Date(since.getTime() - period * 86_400_000), until),
       needsAttention(db, viewer),
     ]);
+    const first = since.toISOString().slice(0, 10);
+    const figures = both.filter((f) => f.day >= first);
+    const before = both.filter((f) => f.day < first);
     const days = Array.from({ length: period }, (_, i) =>
       new Date(since.getTime() + i * 86_400_000).toISOString().slice(0, 10),
     );
@@ -46,14 +50,28 @@ export async function registerOverviewRoutes(app: FastifyInstance, deps: Platfor
       return h`<div class="chart" data-chart="${id}" role="img" aria-label="${id === 'counts' ? 'Payments per day' : 'Volume per day'}"></div>
 <script type="application/json" id="${id}">${trusted(JSON.stringify(data).replace(/</g, '\\u003c'))}</script>`;
     };
-    const totals = new Map<string, { api: string; currency: string; count: number; volume: bigint }>();
-    for (const f of figures) {
+    const totals = new Map<string, PeriodTotal>();
+    const add = (f: DayFigure, to: 'now' | 'before') => {
       const key = `${f.api} ${f.currency}`;
-      const t = totals.get(key) ?? { api: f.api, currency: f.currency, count: 0, volume: 0n };
-      t.count += f.count;
-      t.volume += BigInt(f.volume);
+      const t = totals.get(key) ?? {
+        api: f.api,
+        currency: f.currency,
+        count: 0,
+        volume: 0n,
+        countBefore: 0,
+        volumeBefore: 0n,
+      };
+      if (to === 'now') {
+        t.count += f.count;
+        t.volume += BigInt(f.volume);
+      } else {
+        t.countBefore += f.count;
+        t.volumeBefore += BigInt(f.volume);
+      }
       totals.set(key, t);
-    }
+    };
+    for (const f of figures) add(f, 'now');
+    for (const f of before) add(f, 'before');
     const perApi = (api: string) => figures.filter((f) => f.api === api).reduce((n, f) => n + f.count, 0);
     return sendConsolePage(
       request,
@@ -82,14 +100,17 @@ export async function registerOverviewRoutes(app: FastifyInstance, deps: Platfor
         (f) => `${f.api} ${f.currency}`,
       )}
 ${listView({
-  caption: `Totals over the last ${period} days`,
+  caption: `Totals over the last ${period} days, beside the ${period} days before`,
   rows: [...totals.values()],
-  empty: 'No payments in this period.',
+  empty: 'No payments in this period or the one before.',
   columns: [
     { label: 'API', cell: (t) => t.api },
     { label: 'Currency', cell: (t) => t.currency },
     { label: 'Payments', cell: (t) => t.count },
     { label: 'Volume', cell: (t) => `${formatAmountIn(t.volume, t.currency)} ${t.currency}` },
+    { label: 'Payments before', cell: (t) => t.countBefore },
+    { label: 'Volume before', cell: (t) => `${formatAmountIn(t.volumeBefore, t.currency)} ${t.currency}` },
+    { label: 'Volume change', cell: (t) => change(t.volume, t.volumeBefore) },
   ],
 })}
 <link rel="stylesheet" href="/console/assets/uplot.css">
@@ -120,6 +141,22 @@ ${listView({
       found.length === 0 ? 404 : 200,
     );
   });
+}
+
+interface PeriodTotal {
+  api: string;
+  currency: string;
+  count: number;
+  volume: bigint;
+  countBefore: number;
+  volumeBefore: bigint;
+}
+
+/** A change in whole percent, exactly rounded toward zero ("+12 %", "−5 %"); "new" when there was none before */
+export function change(now: bigint, before: bigint): string {
+  if (before === 0n) return now === 0n ? '—' : 'new';
+  const percent = ((now - before) * 100n) / before;
+  return percent > 0n ? `+${percent} %` : percent < 0n ? `−${-percent} %` : '0 %';
 }
 
 /** The sum of decimal strings ("12.50", "3"), exactly, written with the most decimals among them. */
