@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleClient } from '../harness/console-client.ts';
 import { Harness } from '../harness/harness.ts';
+import { aCardholder } from '../harness/issuing-builders.ts';
 import { aCustomer, aMerchant, anOrder, newCard, payments } from '../harness/payments-builders.ts';
 
 let h: Harness;
@@ -101,6 +102,27 @@ describe('what happened to an object', () => {
       'Payout created (payout.created)',
       'Payout on its way (payout.in_transit)',
       'Payout paid (payout.paid)',
+    ]);
+  });
+
+  it('a card: made active, frozen and unfrozen, three changes, neither read as the same told again', async () => {
+    const partner = await h.admin<{ apiKey: string }>('POST', '/partners', {
+      json: { name: 'Timeline partner' },
+    });
+    const holder = await aCardholder(h, partner.body.apiKey);
+    for (const step of ['freeze', 'unfreeze']) {
+      const res = await h.request('POST', `/issuing/v1/cards/${holder.cardId}/${step}`, {
+        headers: await holder.relogin(),
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    const operator = await ConsoleClient.operator(h);
+    const page = await operator.get(`/console/issuing/cards/${holder.cardId}`);
+    // Made active, frozen, unfrozen: three changes of one type about one card
+    expect(timeline(page.text).filter((entry) => entry.includes('cardStatusChanged'))).toEqual([
+      'Card status changed (cardStatusChanged)',
+      'Card status changed (cardStatusChanged)',
+      'Card status changed (cardStatusChanged)',
     ]);
   });
 });

@@ -194,12 +194,13 @@ export async function eventsAbout(deps: ConsoleRouteDeps, viewer: Viewer, object
     await eventScopeOf(deps, viewer),
   );
   if (events.length === 0) return h`<p class="empty">Nothing has happened to it yet.</p>`;
-  // A state told again (a payment's IPN sent once more when a refund of it changed its amounts) says so
+  // A payments transaction's state told again (its IPN sent once more when a refund of it changed its
+  // amounts: the type is the state) says so. Other APIs' types name a change, not a state: never "again".
   const told = new Set<string>();
   const said = (e: (typeof events)[number]) => {
-    const about = (e.payload as { transactionId?: unknown } | null)?.transactionId ?? e.objectIds[0];
-    const key = `${e.type} ${String(about)}`;
-    const again = told.has(key);
+    const transaction = (e.payload as { transactionId?: unknown } | null)?.transactionId;
+    const key = `${e.type} ${String(transaction)}`;
+    const again = e.api === 'payments' && transaction !== undefined && told.has(key);
     told.add(key);
     return `${eventLabel(e.type, e.payload)}${again ? ' (the same state, told again)' : ''}`;
   };
