@@ -101,10 +101,17 @@ describe('money out in the console', () => {
 
   it('lets a merchant’s member see its own money only', async () => {
     const own = await member(m.id);
-    expect((await own.get('/console/money/balances')).text).toContain(`site:${siteId}`);
+    // The site by its name, its key beside it: on the balances, the payouts list and a payout's page
+    expect((await own.get('/console/money/balances')).text).toContain(
+      `<td data-label="Tenant">Site 1 <small class="id">site:${siteId}</small></td>`,
+    );
     const list = await own.get('/console/money/payouts');
+    expect(list.text).toContain(`Site 1 <small class="id">site:${siteId}</small>`);
     const payoutId = /href="\/console\/money\/payouts\/(po_[0-9A-Z]+)"/.exec(list.text)?.[1];
     expect(payoutId).toBeDefined();
+    expect((await own.get(`/console/money/payouts/${payoutId}`)).text).toContain(
+      `<dd>Site 1 <small class="id">site:${siteId}</small></dd>`,
+    );
     const stranger = await member((await aMerchant(h)).id);
     expect((await stranger.get(`/console/money/payouts/${payoutId}`)).status).toBe(404);
     expect((await stranger.get(`/console/money/payouts/${payoutId}/report.csv`)).status).toBe(404);

@@ -26,6 +26,20 @@ export async function ownerFor(db: Executor, viewer: Viewer, key: string): Promi
   return key;
 }
 
+/** A site's or store's name for its owner key (`site:1`, `store:str_…`): one primary-key probe */
+const ownerName = (column: string) => sql<string | null>`CASE
+  WHEN ${sql.ref(column)} LIKE 'site:%' THEN (SELECT s.name FROM sites s WHERE s.id = substr(${sql.ref(column)}, 6)::int)
+  WHEN ${sql.ref(column)} LIKE 'store:%' THEN (SELECT st.name FROM stores st WHERE st.id = substr(${sql.ref(column)}, 7))
+END`;
+
+/** The names of owner keys the viewer was shown (a balance page's handful), by key */
+export async function ownerNames(db: Executor, keys: readonly string[]): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const { rows } = await sql<{ key: string; name: string | null }>`
+    SELECT k.key, ${ownerName('k.key')} AS name FROM unnest(${keys}::text[]) AS k(key)`.execute(db);
+  return new Map(rows.flatMap((r) => (r.name ? [[r.key, r.name] as const] : [])));
+}
+
 const scope = (owners: string[] | 'all', column: string) =>
   owners === 'all' ? sql<boolean>`true` : sql<boolean>`${sql.ref(column)} = ANY(${owners}::text[])`;
 
@@ -34,6 +48,7 @@ export const PAYOUT_STATUSES = ['held', 'pending', 'in_transit', 'paid', 'failed
 export interface PayoutListRow {
   id: string;
   owner: string;
+  owner_name: string | null;
   currency: string;
   amount: string;
   status: string;
@@ -51,7 +66,7 @@ export async function listPayouts(
   return pageOf(
     db,
     {
-      selectFrom: sql`p.id, p.owner, p.currency, p.amount::text, p.status, p.arrival_date, p.failure_code, p.created_at FROM payouts p`,
+      selectFrom: sql`p.id, p.owner, ${ownerName('p.owner')} AS owner_name, p.currency, p.amount::text, p.status, p.arrival_date, p.failure_code, p.created_at FROM payouts p`,
       where: [
         scope(owners, 'p.owner'),
         ...whenGiven(f, 'status', (v) => sql<boolean>`p.status = ${v}`, /^[a-z_]{1,20}$/),

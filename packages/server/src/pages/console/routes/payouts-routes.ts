@@ -51,6 +51,7 @@ import {
   getPayout,
   listPayouts,
   ownerFor,
+  ownerNames,
   ownersOf,
   PAYOUT_STATUSES,
   payoutItems,
@@ -71,6 +72,7 @@ export async function registerPayoutsConsoleRoutes(
     const owners = await ownersOf(db, viewer);
     const shown = owners === 'all' ? (f.tenant ? [await ownerFor(db, viewer, f.tenant)] : []) : owners;
     const rows = [];
+    const names = await ownerNames(db, shown);
     for (const key of shown) {
       const owner = parseOwnerKey(key);
       const account = await bankAccounts.get(db, owner).catch(() => undefined);
@@ -89,7 +91,7 @@ export async function registerPayoutsConsoleRoutes(
       rows,
       empty: owners === 'all' && !f.tenant ? 'Name a site or store.' : 'No money yet.',
       columns: [
-        { label: 'Tenant', cell: (r) => r.key },
+        { label: 'Tenant', cell: (r) => tenantOf(r.key, names.get(r.key)) },
         { label: 'Currency', cell: (r) => r.currency },
         { label: 'Available', cell: (r) => money(r.available, r.currency) },
         { label: 'Pending', cell: (r) => money(r.pending, r.currency) },
@@ -217,7 +219,7 @@ export async function registerPayoutsConsoleRoutes(
         rows,
         columns: [
           { label: 'Payout', cell: (p) => link(`/console/money/payouts/${p.id}`, p.id) },
-          { label: 'Tenant', cell: (p) => p.owner },
+          { label: 'Tenant', cell: (p) => tenantOf(p.owner, p.owner_name) },
           { label: 'Amount', cell: (p) => money(p.amount, p.currency) },
           { label: 'Status', cell: (p) => status(p.status, 'payout') },
           { label: 'Arrival', cell: (p) => p.arrival_date ?? '—' },
@@ -261,7 +263,7 @@ export async function registerPayoutsConsoleRoutes(
       deps,
       `Payout ${p.id}`,
       h`${doneNotice(done)}${details([
-        ['Tenant', p.owner],
+        ['Tenant', tenantOf(p.owner, (await ownerNames(db, [p.owner])).get(p.owner))],
         ['Amount', money(p.amount, p.currency)],
         ['Status', statusFact(p.status, 'payout')],
         ['Bank account', `${p.iban_masked} (${p.holder_name})`],
@@ -376,3 +378,7 @@ ${await reconcileSection(db, request, deps)}<h2>Files read from the bank</h2>${l
     return sendCsv(reply, `revenue-${from}-${to}.csv`, await revenueByDay(db, from, to));
   });
 }
+
+/** A site or store by its name, its owner key after it (the filter and the API's tenant) */
+const tenantOf = (key: string, name: string | null | undefined) =>
+  name ? h`${name} <small class="id">${key}</small>` : key;
