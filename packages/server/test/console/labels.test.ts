@@ -7,10 +7,12 @@ import { CRYPTO_REFUND_STATUSES } from '../../src/crypto/console/crypto-reads.ts
 import { CRYPTO_EVENT_STATES } from '../../src/crypto/events/publish-crypto-event.ts';
 import { CARD_STATUSES, KYC_STATUSES } from '../../src/issuing/console/issuing-reads.ts';
 import { DISPUTE_STEPS as ISSUING_DISPUTE_STEPS } from '../../src/issuing/disputes/dispute.ts';
+import type { DeclineReason as IssuingDeclineReason } from '../../src/issuing/transactions/transaction.ts';
 import { PAYOUT_STATUSES } from '../../src/pages/console/reads/payouts-reads.ts';
 import { APPROVAL_STATUSES } from '../../src/pages/console/routes/approvals-routes.ts';
 import { DISPUTE_STATUSES } from '../../src/payments/console/payments-reads.ts';
 import { DISPUTE_STEPS, REASON_CODES } from '../../src/payments/disputes/dispute.ts';
+import { FAILURES } from '../../src/payments/transactions/decline-codes.ts';
 import { TIMELINE_KINDS } from '../../src/platform/compliance/case-timeline.ts';
 import { status, statusFact } from '../../src/platform/console/console-layout.ts';
 import {
@@ -31,6 +33,21 @@ import { ConsoleClient } from '../harness/console-client.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
 
+/** Every reason the issuing wire declines a card payment with: a reason added there and not here fails to compile */
+const ISSUING_DECLINES: Record<IssuingDeclineReason, true> = {
+  card_not_active: true,
+  account_closed: true,
+  currency_not_supported: true,
+  amount_over_limit: true,
+  insufficient_funds: true,
+  spending_control: true,
+  risk_declined: true,
+  '3ds_declined': true,
+  '3ds_cancelled': true,
+  '3ds_timeout': true,
+  '3ds_failed': true,
+};
+
 /** Each lifecycle table the APIs export, against the label kind that words it */
 const LIFECYCLES: [LabelKind, readonly string[]][] = [
   ['payments.order', PAYMENTS_ORDER_STATUSES],
@@ -46,6 +63,8 @@ const LIFECYCLES: [LabelKind, readonly string[]][] = [
   ['approval', APPROVAL_STATUSES],
   ['balance.type', BALANCE_TRANSACTION_TYPES],
   ['compliance.timeline', TIMELINE_KINDS],
+  ['payments.decline', Object.keys(FAILURES)],
+  ['issuing.decline', Object.keys(ISSUING_DECLINES)],
 ];
 
 describe('the label table', () => {
@@ -149,5 +168,19 @@ describe('pages in words', () => {
     const transaction = await operator.get(`/console/payments/transactions/${order.body.data.transactionId}`);
     expect(transaction.text).toContain('<code class="wire">deposit</code>');
     expect(transaction.text).toContain('>Payment</span>');
+    // A decline's reason in words, the wire's reason beside it
+    const declined = await payments<{ data: { transactionId: number } }>(
+      h,
+      merchant,
+      'POST',
+      '/order',
+      anOrder(await aCustomer(h, merchant), { cardNumber: '4000000000009995' }),
+    );
+    const declinedPage = await operator.get(
+      `/console/payments/transactions/${declined.body.data.transactionId}`,
+    );
+    expect(declinedPage.text).toContain(
+      'Not enough funds</span> <code class="wire">insufficient_funds</code>',
+    );
   });
 });

@@ -284,7 +284,7 @@ ${action ? h`<p class="inline">${action}</p>` : ''}${details([
         ['Amount', money(t.amount, t.currency)],
         ['Settled', t.settled_amount ? money(t.settled_amount, t.currency) : null],
         ['Merchant', t.merchant],
-        ['Decline', t.decline_reason],
+        ['Decline', statusFact(t.decline_reason, 'issuing.decline')],
         [
           '3-D Secure challenge',
           t.challenge_status ? statusFact(t.challenge_status, 'issuing.threeDs') : null,

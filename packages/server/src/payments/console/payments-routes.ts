@@ -168,7 +168,7 @@ ${details(
         ['Order', link(`/console/payments/orders/${t.order_id}`, t.order_id)],
         ['Customer', customerLink(t, viewer)],
         ['Card', t.card_bin ? `${t.card_brand ?? ''} ${t.card_bin}•• •••• ${t.card_last4 ?? ''}` : null],
-        ['Decline', t.decline_reason ?? t.error_message],
+        ['Decline', t.decline_reason ? statusFact(t.decline_reason, 'payments.decline') : t.error_message],
         ['Authorization expires', when(t.auth_expires_at)],
         ['Created', when(t.created_at)],
       ]

@@ -73,6 +73,22 @@ export const LABELS = {
     chargeback: plain('Chargeback'),
     representment: plain('Chargeback reversed'),
   } satisfies Record<'deposit' | 'refund' | 'credit' | 'chargeback' | 'representment', Label>,
+  // Why a payment failed (the payments API's 402 reasons: test/console/labels.test.ts holds them to these)
+  'payments.decline': {
+    generic: bad('Declined by the card’s bank'),
+    insufficient_funds: bad('Not enough funds'),
+    expired_card: bad('Card expired'),
+    soft_decline: bad('The bank asks for 3-D Secure (soft decline)'),
+    authentication_failed: bad('3-D Secure failed'),
+    processor_timeout: bad('The network did not answer in time'),
+    card_not_active: bad('Card not active'),
+    invalid_card: bad('Card details match no card'),
+    currency_not_supported: bad('The card does not take this currency'),
+    amount_over_limit: bad('Over the card’s limit'),
+    merchant_balance_insufficient: bad('The site’s balance does not cover it'),
+    card_deleted: bad('Stored card deleted'),
+    risk_blocked: bad('Blocked by a risk rule'),
+  } satisfies Record<string, Label>,
   'payments.dispute': {
     needs_response: look('Needs your response'),
     under_review: wait('Under review by the bank'),
@@ -149,6 +165,20 @@ export const LABELS = {
     reversed: plain('Reversed'),
     expired: plain('Authorization expired'),
   } satisfies Record<IssuingTransactionStatus, Label>,
+  // Why an issued card's payment was declined (the issuing wire's declineReason)
+  'issuing.decline': {
+    card_not_active: bad('Card not active'),
+    account_closed: bad('Account closed'),
+    currency_not_supported: bad('Another currency than the card’s'),
+    amount_over_limit: bad('Over the largest payment the program allows'),
+    insufficient_funds: bad('Not enough funds'),
+    spending_control: bad('Refused by a spending control'),
+    risk_declined: bad('Declined by a risk rule'),
+    '3ds_declined': bad('The cardholder refused 3-D Secure'),
+    '3ds_cancelled': bad('3-D Secure canceled'),
+    '3ds_timeout': bad('3-D Secure timed out'),
+    '3ds_failed': bad('3-D Secure failed'),
+  } satisfies Record<string, Label>,
   'issuing.threeDs': {
     pending: wait('Waiting for the cardholder'),
     authorized: ok('Approved by the cardholder'),
