@@ -26,6 +26,13 @@ const ABANDON_XPUB =
 const ABANDON_XPRV =
   'xprv9zDSoJv1aBcjX6sNgEpE2J9K6MV2MUnXuqXsFgzVn3zY2aHyupaFQdYCtdCbNMkvcTdx9FeN49sgXw6mjrhrFLRSzJVnRYPfSCCgjeg4GxY';
 
+const SCREENSHOTS: Record<string, string> = {
+  '/console': 'home',
+  '/console/payments/orders/:id': 'order',
+  '/console/money/payouts/:id': 'payout',
+  '/console/payments/disputes/:id': 'dispute',
+};
+
 describe.skipIf(!hasBrowser)('the console in Chromium', () => {
   let h: Harness;
   let browser: Browser;
@@ -394,6 +401,17 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
         if (answer?.status() !== 200) problems.push(`${path}: ${answer?.status()}`);
         await checkPage(page, `${path} at ${width}`, problems);
         await checkConsoleLayout(page, `${path} at ${width}`, width, problems);
+        // docs/console.md's pictures: TESSERA_SCREENSHOTS=<folder> keeps the home, order, payout and
+        // dispute pages as a person sees them at 1280 px
+        const picture = SCREENSHOTS[path.replace(/\/[^/]*\d[^/]*$/, '/:id')];
+        if (process.env.TESSERA_SCREENSHOTS && width === 1280 && picture) {
+          await page.screenshot({
+            path: `${process.env.TESSERA_SCREENSHOTS}/${picture}.jpeg`,
+            type: 'jpeg',
+            quality: 70,
+            fullPage: true,
+          });
+        }
       }
       await page.close();
     }

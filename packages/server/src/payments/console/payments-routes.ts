@@ -13,6 +13,7 @@ import {
   status,
   statusFact,
   term,
+  termFact,
   when,
 } from '../../platform/console/console-layout.ts';
 import { h } from '../../platform/console/html-template.ts';
@@ -91,7 +92,7 @@ export async function registerPaymentsConsoleRoutes(
       h`${details([
         ['Status', statusFact(o.status, 'payments.order')],
         ['Amount', money(o.amount, o.currency)],
-        ['Type', h`${statusFact(o.order_type, 'payments.orderType')} (${o.card_transaction_mode})`],
+        ['Type', h`${termFact(o.order_type, 'payments.orderType')} (${o.card_transaction_mode})`],
         ['Site', link(`/console/payments/sites/${o.site_id}`, `${o.site_name} (${o.site_id})`)],
         ['Customer', customerLink(o, viewer)],
         ['Description', o.description],
@@ -161,7 +162,7 @@ ${details(
   t.type === 'deposit'
     ? [
         ['Status', statusFact(t.status, 'payments.transaction')],
-        ['Type', h`${statusFact(t.type, 'payments.transactionType')} (${t.mode})`],
+        ['Type', h`${termFact(t.type, 'payments.transactionType')} (${t.mode})`],
         ['Amount', money(t.amount, t.currency)],
         ['Captured', money(t.captured_amount, t.currency)],
         ['Refunded', money(t.refunded_amount, t.currency)],
@@ -174,7 +175,7 @@ ${details(
       ]
     : [
         ['Status', statusFact(t.status, 'payments.transaction')],
-        ['Type', statusFact(t.type, 'payments.transactionType')],
+        ['Type', termFact(t.type, 'payments.transactionType')],
         ['Amount', money(t.amount, t.currency)],
         [
           `${t.type[0]?.toUpperCase()}${t.type.slice(1)} of`,

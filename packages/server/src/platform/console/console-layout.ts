@@ -365,6 +365,10 @@ export const term = (value: string | null | undefined, kind?: LabelKind): Html |
   return h`<span class="term" data-value="${value}" title="${value}">${kind ? labelOf(kind, value).label : readable(value)}</span>`;
 };
 
+/** A detail row's type or kind: its words, and beside them the wire value */
+export const termFact = (value: string | null | undefined, kind: LabelKind): Html | string =>
+  value === null || value === undefined ? '—' : h`${term(value, kind)} <code class="wire">${value}</code>`;
+
 /** A detail row's status: the badge, and beside it the wire value the API answers and search finds */
 export const statusFact = (value: string | null | undefined, kind: LabelKind): Html | string => {
   if (value === null || value === undefined) return '—';
