@@ -107,6 +107,8 @@ describe('money out in the console', () => {
     );
     const list = await own.get('/console/money/payouts');
     expect(list.text).toContain(`Site 1 <small class="id">site:${siteId}</small>`);
+    // Where each payout goes, masked as the payout recorded it
+    expect(list.text).toMatch(/<td data-label="To">DE89\*+3000 \([^)]+\)<\/td>/);
     const payoutId = /href="\/console\/money\/payouts\/(po_[0-9A-Z]+)"/.exec(list.text)?.[1];
     expect(payoutId).toBeDefined();
     expect((await own.get(`/console/money/payouts/${payoutId}`)).text).toContain(

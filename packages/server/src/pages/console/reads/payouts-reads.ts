@@ -49,6 +49,9 @@ export interface PayoutListRow {
   id: string;
   owner: string;
   owner_name: string | null;
+  /** Where it goes: the bank account as the payout recorded it, masked */
+  iban_masked: string;
+  holder_name: string;
   currency: string;
   amount: string;
   status: string;
@@ -66,7 +69,7 @@ export async function listPayouts(
   return pageOf(
     db,
     {
-      selectFrom: sql`p.id, p.owner, ${ownerName('p.owner')} AS owner_name, p.currency, p.amount::text, p.status, p.arrival_date, p.failure_code, p.created_at FROM payouts p`,
+      selectFrom: sql`p.id, p.owner, ${ownerName('p.owner')} AS owner_name, p.iban_masked, p.holder_name, p.currency, p.amount::text, p.status, p.arrival_date, p.failure_code, p.created_at FROM payouts p`,
       where: [
         scope(owners, 'p.owner'),
         ...whenGiven(f, 'status', (v) => sql<boolean>`p.status = ${v}`, /^[a-z_]{1,20}$/),

@@ -222,6 +222,7 @@ export async function registerPayoutsConsoleRoutes(
           { label: 'Tenant', cell: (p) => tenantOf(p.owner, p.owner_name) },
           { label: 'Amount', cell: (p) => money(p.amount, p.currency) },
           { label: 'Status', cell: (p) => status(p.status, 'payout') },
+          { label: 'To', cell: (p) => `${p.iban_masked} (${p.holder_name})` },
           { label: 'Arrival', cell: (p) => p.arrival_date ?? '—' },
           { label: 'Created', cell: (p) => when(p.created_at) },
         ],
