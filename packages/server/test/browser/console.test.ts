@@ -14,6 +14,7 @@ import {
   aCustomer,
   aMerchant,
   anOrder,
+  aSitePayout,
   decryptIpns,
   payments,
   type TestMerchant,
@@ -346,24 +347,11 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
       { headers: { authorization: `Bearer ${h.adminToken}` }, json: { reasonCode: '10.4' } },
     );
     // A payout with items, so its page and its list are crawled too.
-    const paidOut = await aMerchant(h);
-    const site = paidOut.sites[0]?.id;
-    await h.admin('PUT', `/merchants/${paidOut.id}/sites/${site}/payout-schedule`, {
-      json: { interval: 'manual', delayDays: 0 },
-    });
-    await h.admin('PUT', `/merchants/${paidOut.id}/sites/${site}/bank-account`, {
-      json: { iban: 'DE89370400440532013000', holderName: 'Console Layout GmbH' },
-    });
-    await payments(h, paidOut, 'POST', '/order', anOrder(await aCustomer(h, paidOut)));
-    await h.advanceClock(1);
-    const payout = await h.admin<{ id: string }>('POST', `/merchants/${paidOut.id}/sites/${site}/payouts`, {
-      json: { currency: 'EUR' },
-    });
-    expect(payout.status, payout.text).toBe(201);
+    const { payoutId } = await aSitePayout(h, 'Console Layout GmbH');
     expect((await fetch(`${h.baseUrl}/favicon.ico`)).headers.get('content-type')).toBe('image/x-icon');
     const paths = [
       '/console',
-      `/console/money/payouts/${payout.body.id}`,
+      `/console/money/payouts/${payoutId}`,
       '/console/payments/orders',
       `/console/payments/orders/${order.orderId}`,
       `/console/payments/transactions/${order.transactionId}`,

@@ -15,9 +15,9 @@ import { DISPUTE_STEPS, REASON_CODES } from '../../src/payments/disputes/dispute
 import { FAILURES } from '../../src/payments/transactions/decline-codes.ts';
 import { TIMELINE_KINDS } from '../../src/platform/compliance/case-timeline.ts';
 import { status, statusFact } from '../../src/platform/console/console-layout.ts';
+import { eventLabel } from '../../src/platform/console/event-labels.ts';
 import {
   disputeReasonLabel,
-  eventLabel,
   LABELS,
   type LabelKind,
   labelOf,

@@ -104,6 +104,11 @@ describe('a list as CSV', () => {
     // Customers are personal data: a viewer may not read them, nor export them
     expect((await viewer.get('/console/payments/customers')).status).toBe(403);
     expect((await viewer.get('/console/payments/customers.csv')).status).toBe(403);
+    // A filter the list refuses, the export refuses alike, naming it, and writes no file
+    const bad = await viewer.get('/console/payments/orders.csv?customerId=not-a-number');
+    expect(bad.status).toBe((await viewer.get('/console/payments/orders?customerId=not-a-number')).status);
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('customerId');
     // Signed out, nothing
     expect((await new ConsoleClient(h.baseUrl).get('/console/payments/orders.csv')).status).toBe(303);
   });

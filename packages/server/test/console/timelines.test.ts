@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleClient } from '../harness/console-client.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCardholder } from '../harness/issuing-builders.ts';
-import { aCustomer, aMerchant, anOrder, newCard, payments } from '../harness/payments-builders.ts';
+import {
+  aCustomer,
+  aMerchant,
+  anOrder,
+  aSitePayout,
+  newCard,
+  payments,
+} from '../harness/payments-builders.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -79,25 +86,12 @@ describe('what happened to an object', () => {
   });
 
   it('a payout: created, sent, paid', async () => {
-    const m = await aMerchant(h);
-    const site = m.sites[0]?.id as number;
-    await h.admin('PUT', `/merchants/${m.id}/sites/${site}/payout-schedule`, {
-      json: { interval: 'manual', delayDays: 0 },
-    });
-    await h.admin('PUT', `/merchants/${m.id}/sites/${site}/bank-account`, {
-      json: { iban: 'DE89370400440532013000', holderName: 'Timeline GmbH' },
-    });
-    await payments(h, m, 'POST', '/order', anOrder(await aCustomer(h, m)));
-    await h.advanceClock(1);
-    const payout = await h.admin<{ id: string }>('POST', `/merchants/${m.id}/sites/${site}/payouts`, {
-      json: { currency: 'EUR' },
-    });
-    expect(payout.status, payout.text).toBe(201);
+    const { payoutId } = await aSitePayout(h, 'Timeline GmbH');
     await h.advanceClock(86_400);
-    const paid = await sandbox('POST', `/bank/payouts/${payout.body.id}/pay`, {});
+    const paid = await sandbox('POST', `/bank/payouts/${payoutId}/pay`, {});
     expect(paid.status, paid.text).toBe(200);
     const operator = await ConsoleClient.operator(h);
-    const page = await operator.get(`/console/money/payouts/${payout.body.id}`);
+    const page = await operator.get(`/console/money/payouts/${payoutId}`);
     expect(timeline(page.text)).toEqual([
       'Payout created (payout.created)',
       'Payout on its way (payout.in_transit)',

@@ -151,3 +151,28 @@ export function hiddenFields(html: string): Record<string, string> {
     ]),
   );
 }
+
+/**
+ * A new merchant's site paid out by hand: manual schedule, a bank account for `holderName`, one captured
+ * order, a second on the sandbox clock, then a payout of the site's EUR balance. Answers the payout's id.
+ */
+export async function aSitePayout(
+  h: Harness,
+  holderName: string,
+): Promise<{ merchant: TestMerchant; payoutId: string }> {
+  const merchant = await aMerchant(h);
+  const site = merchant.sites[0]?.id;
+  await h.admin('PUT', `/merchants/${merchant.id}/sites/${site}/payout-schedule`, {
+    json: { interval: 'manual', delayDays: 0 },
+  });
+  await h.admin('PUT', `/merchants/${merchant.id}/sites/${site}/bank-account`, {
+    json: { iban: 'DE89370400440532013000', holderName },
+  });
+  await payments(h, merchant, 'POST', '/order', anOrder(await aCustomer(h, merchant)));
+  await h.advanceClock(1);
+  const payout = await h.admin<{ id: string }>('POST', `/merchants/${merchant.id}/sites/${site}/payouts`, {
+    json: { currency: 'EUR' },
+  });
+  if (payout.status !== 201) throw new Error(`payout not created: ${payout.status} ${payout.text}`);
+  return { merchant, payoutId: payout.body.id };
+}

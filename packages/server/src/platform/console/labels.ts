@@ -23,7 +23,6 @@ import type {
   ThreeDsStatus,
   TopupStatus,
 } from '../db/schema.ts';
-import { findAsset } from '../money/assets.ts';
 import type { BalanceTransactionType } from '../payouts/balance-transactions.ts';
 
 /** How a badge reads at a glance: done well, still moving, a person should look, went wrong, or neither */
@@ -301,86 +300,6 @@ export function disputeReasonLabel(scheme: string, code: string): string {
   const words = DISPUTE_REASON_LABELS[scheme.toUpperCase()]?.[code];
   return words ? `${words} (${name} ${code})` : `${name} ${code}`;
 }
-
-/** The crypto API's and issuing API's event types in words (the payments API's are its statuses') */
-const EVENT_WORDS: Record<string, string> = {
-  'ORDER.PAYMENT.DETECTED': 'Payment seen on the chain',
-  'ORDER.PAYMENT.REVERTED': 'Payment reverted by the chain',
-  'ORDER.PAYMENT.PARTIAL': 'Part of the amount paid',
-  'ORDER.PAYMENT.RECEIVED': 'Payment received',
-  'ORDER.PAYMENT.LATE': 'Paid after the order expired',
-  'ORDER.PAYMENT.CANCELLED': 'Order canceled',
-  'ORDER.REFUND.PROPOSED': 'Refund proposed to the buyer',
-  'ORDER.REFUND.ACCEPTED': 'Refund accepted by the buyer',
-  'ORDER.REFUND.REJECTED': 'Refund rejected',
-  'ORDER.REFUND.EXPIRED': 'Refund proposal expired',
-  'ORDER.REFUND.COMPLETED': 'Refund sent',
-  kycStatusChanged: 'KYC status changed',
-  cardStatusChanged: 'Card status changed',
-  transaction3dsRequested: '3-D Secure asked of the cardholder',
-  transaction3dsCompleted: '3-D Secure answered',
-  transactionCreated: 'Card payment authorized or declined',
-  transactionSettled: 'Card payment settled',
-  transactionStatusChanged: 'Card payment reversed or expired',
-  topupCreated: 'Topup started',
-  topupStatusChanged: 'Topup status changed',
-  disputeCreated: 'Dispute opened',
-  disputeStatusChanged: 'Dispute decided',
-};
-
-/** A payments transaction's kind as its timeline names it, and its steps that read better said whole */
-const PAYMENT_NOUNS: Record<string, string> = {
-  deposit: 'Payment',
-  refund: 'Refund',
-  credit: 'Payout to a card',
-  chargeback: 'Chargeback',
-  representment: 'Chargeback reversal',
-};
-const PAYMENT_STEPS: Record<string, string> = {
-  'deposit in-progress': 'Payment authorized',
-  'deposit void-ok': 'Authorization voided',
-  'refund refund-ok': 'Refund succeeded',
-  'chargeback charge-back': 'Charged back by the cardholder’s bank',
-  'representment complete-ok': 'Dispute won: the chargeback reversed',
-};
-
-/**
- * An event in words, for an object's timeline: a payments transaction's step by its kind ("Refund
- * succeeded", "Charged back by the cardholder’s bank"), an order's or a payout's new status ("Payout
- * paid"), the other APIs' types by name; the amount when the event carries one.
- */
-export function eventLabel(type: string, payload: unknown): string {
-  const body = (typeof payload === 'object' && payload !== null ? payload : {}) as Record<string, unknown>;
-  const amount =
-    (typeof body.amount === 'number' || typeof body.amount === 'string') && typeof body.currency === 'string'
-      ? ` — ${wireAmount(String(body.amount), body.currency)} ${body.currency}`
-      : '';
-  const words = EVENT_WORDS[type];
-  if (words) return words;
-  const [object = '', step = ''] = type.toLowerCase().split(/\.(.*)/s);
-  if (object === 'transaction' && typeof body.transactionType === 'string') {
-    const kind = body.transactionType;
-    const said =
-      PAYMENT_STEPS[`${kind} ${step}`] ??
-      `${PAYMENT_NOUNS[kind] ?? readable(kind)} ${lowerFirst(labelOf('payments.transaction', step).label)}`;
-    return `${said}${amount}`;
-  }
-  const table: LabelKind | undefined =
-    object === 'order' ? 'payments.order' : object === 'payout' ? 'payout' : undefined;
-  if (!table) return readable(type);
-  const label: Record<string, Label> = LABELS[table];
-  const said = Object.hasOwn(label, step)
-    ? label[step]?.label
-    : { created: 'Created', released: 'Released' }[step];
-  return said ? `${readable(object)} ${lowerFirst(said)}` : readable(type);
-}
-/** A wire amount in major units (the IPN's number, as it printed) with the currency's own decimals, as text */
-function wireAmount(amount: string, currency: string): string {
-  const exponent = findAsset(currency)?.exponent ?? 0;
-  const [whole = amount, fraction = ''] = amount.split('.');
-  return exponent > fraction.length ? `${whole}.${fraction.padEnd(exponent, '0')}` : amount;
-}
-const lowerFirst = (text: string) => `${text[0]?.toLowerCase() ?? ''}${text.slice(1)}`;
 
 /** A code no table words (a ledger account's purpose, an entry's kind) made readable: `in_transit` → "In transit" */
 export function readable(code: string): string {

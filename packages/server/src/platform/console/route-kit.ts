@@ -15,15 +15,14 @@ import {
   type FormField,
   filterForm,
   link,
-  listView,
   plainConsolePage,
   postForm,
   status,
   when,
 } from './console-layout.ts';
 import type { Viewer } from './console-users.ts';
+import { eventLabel } from './event-labels.ts';
 import { type Html, h } from './html-template.ts';
-import { eventLabel } from './labels.ts';
 import { EXPORT_ROWS, listCsv, tableText } from './list-export.ts';
 import type { Page } from './paging.ts';
 
