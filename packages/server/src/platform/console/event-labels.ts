@@ -1,7 +1,6 @@
 // An event in words, for an object's timeline in the console (docs/console.md, What happened): the crypto
 // and issuing APIs' types by name, a payments transaction's step by its kind, an order's or a payout's new
 // status by the label table (labels.ts), with the amount the event carries.
-import { formatAmount, parseAmount } from '../money/amount.ts';
 import { findAsset } from '../money/assets.ts';
 import { LABELS, type Label, type LabelKind, labelOf, readable } from './labels.ts';
 
@@ -78,15 +77,16 @@ export function eventLabel(type: string, payload: unknown): string {
     : { created: 'Created', released: 'Released' }[step];
   return said ? `${readable(object)} ${lowerFirst(said)}` : readable(type);
 }
-/** The IPN's amount (a JSON number in major units) in the currency's own decimals; none when it is not one */
+/**
+ * The IPN's amount as it printed (a JSON number in major units) with the currency's own decimals, as text:
+ * shown, never computed with, so it is not parsed into money here (the console's kit parses no wire).
+ */
 function wireAmount(amount: number | string, currency: string): string | undefined {
-  const asset = findAsset(currency);
-  if (!asset) return undefined;
-  try {
-    return formatAmount(parseAmount(amount, asset, { allowZero: true }), asset);
-  } catch {
-    return undefined;
-  }
+  const exponent = findAsset(currency)?.exponent;
+  const text = String(amount);
+  if (exponent === undefined || !/^\d+(\.\d+)?$/.test(text)) return undefined;
+  const [whole = text, fraction = ''] = text.split('.');
+  return exponent > fraction.length ? `${whole}.${fraction.padEnd(exponent, '0')}` : text;
 }
 
 const lowerFirst = (text: string) => `${text[0]?.toLowerCase() ?? ''}${text.slice(1)}`;
