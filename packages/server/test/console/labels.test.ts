@@ -14,7 +14,6 @@ import { DISPUTE_STATUSES } from '../../src/payments/console/payments-reads.ts';
 import { DISPUTE_STEPS, REASON_CODES } from '../../src/payments/disputes/dispute.ts';
 import { FAILURES } from '../../src/payments/transactions/decline-codes.ts';
 import { TIMELINE_KINDS } from '../../src/platform/compliance/case-timeline.ts';
-import { status, statusFact } from '../../src/platform/console/console-layout.ts';
 import { eventLabel } from '../../src/platform/console/event-labels.ts';
 import {
   disputeReasonLabel,
@@ -23,6 +22,7 @@ import {
   labelOf,
   readable,
 } from '../../src/platform/console/labels.ts';
+import { status, statusFact } from '../../src/platform/console/values.ts';
 import {
   CRYPTO_ORDER_STATUSES,
   PAYMENTS_ORDER_STATUSES,

@@ -4,17 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { noteAuditObject } from '../../platform/audit/audit-actions.ts';
 import { sendConsolePage } from '../../platform/console/console-http.ts';
-import {
-  details,
-  doneNotice,
-  idLink,
-  link,
-  listView,
-  money,
-  status,
-  statusFact,
-  when,
-} from '../../platform/console/console-layout.ts';
+import { details, doneNotice, link, listView } from '../../platform/console/console-layout.ts';
 import { ownsTenant, sees } from '../../platform/console/console-scope.ts';
 import type { Viewer } from '../../platform/console/console-users.ts';
 import { h } from '../../platform/console/html-template.ts';
@@ -26,6 +16,7 @@ import {
   textQuery,
   viewerOf,
 } from '../../platform/console/route-kit.ts';
+import { idLink, money, status, statusFact, when } from '../../platform/console/values.ts';
 import { CRYPTO_ORDER_STATUSES } from '../../platform/db/schema.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';

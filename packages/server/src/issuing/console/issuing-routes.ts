@@ -4,17 +4,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import { sendConsolePage } from '../../platform/console/console-http.ts';
-import {
-  details,
-  doneNotice,
-  idLink,
-  link,
-  listView,
-  money,
-  status,
-  statusFact,
-  when,
-} from '../../platform/console/console-layout.ts';
+import { details, doneNotice, link, listView } from '../../platform/console/console-layout.ts';
 import { ownsTenant, sees } from '../../platform/console/console-scope.ts';
 import { h } from '../../platform/console/html-template.ts';
 import {
@@ -24,6 +14,7 @@ import {
   textQuery,
   viewerOf,
 } from '../../platform/console/route-kit.ts';
+import { idLink, money, status, statusFact, when } from '../../platform/console/values.ts';
 import { notFound } from '../../platform/errors/domain-error.ts';
 import { sendCsv } from '../../platform/http/csv-reply.ts';
 import { isUuid } from '../../platform/ids.ts';

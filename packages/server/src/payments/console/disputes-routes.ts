@@ -6,20 +6,11 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { contextOf, sendConsolePage } from '../../platform/console/console-http.ts';
-import {
-  details,
-  doneNotice,
-  link,
-  listView,
-  money,
-  notice,
-  status,
-  statusFact,
-  when,
-} from '../../platform/console/console-layout.ts';
+import { details, doneNotice, link, listView, notice } from '../../platform/console/console-layout.ts';
 import { h } from '../../platform/console/html-template.ts';
 import { disputeReasonLabel } from '../../platform/console/labels.ts';
 import { confirmedAction, listRoute, textQuery, viewerOf } from '../../platform/console/route-kit.ts';
+import { money, status, statusFact, when } from '../../platform/console/values.ts';
 import type { DomainError } from '../../platform/errors/domain-error.ts';
 import { asDomainError } from '../../platform/http/as-domain-error.ts';
 import {

@@ -4,9 +4,10 @@
 // every merchant with a dispute that month, a merchant's member only their own.
 import type { FastifyInstance } from 'fastify';
 import { sendConsolePage } from '../../platform/console/console-http.ts';
-import { filterForm, listView, money, notice } from '../../platform/console/console-layout.ts';
+import { filterForm, listView, notice } from '../../platform/console/console-layout.ts';
 import { h } from '../../platform/console/html-template.ts';
 import { textQuery, viewerOf } from '../../platform/console/route-kit.ts';
+import { money } from '../../platform/console/values.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { levelsReached, monthDisputes, ratio, SCHEME_LEVELS } from '../risk/dispute-ratios.ts';
 import type { PaymentsConsoleDeps } from './console-deps.ts';

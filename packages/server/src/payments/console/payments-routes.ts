@@ -4,18 +4,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import { sendConsolePage } from '../../platform/console/console-http.ts';
-import {
-  details,
-  doneNotice,
-  link,
-  listView,
-  money,
-  status,
-  statusFact,
-  term,
-  termFact,
-  when,
-} from '../../platform/console/console-layout.ts';
+import { details, doneNotice, link, listView } from '../../platform/console/console-layout.ts';
 import { h } from '../../platform/console/html-template.ts';
 import {
   confirmedAction,
@@ -24,6 +13,7 @@ import {
   textQuery,
   viewerOf,
 } from '../../platform/console/route-kit.ts';
+import { money, status, statusFact, term, termFact, when } from '../../platform/console/values.ts';
 import { PAYMENTS_ORDER_STATUSES, PAYMENTS_TRANSACTION_STATUSES } from '../../platform/db/schema.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { ClientAmount, formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';

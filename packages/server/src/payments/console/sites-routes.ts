@@ -3,9 +3,10 @@
 
 import type { FastifyInstance } from 'fastify';
 import { sendConsolePage } from '../../platform/console/console-http.ts';
-import { details, doneNotice, link, listView, when } from '../../platform/console/console-layout.ts';
+import { details, doneNotice, link, listView } from '../../platform/console/console-layout.ts';
 import { h } from '../../platform/console/html-template.ts';
 import { confirmedAction, listRoute, textQuery, viewerOf } from '../../platform/console/route-kit.ts';
+import { when } from '../../platform/console/values.ts';
 import { runTransaction } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';

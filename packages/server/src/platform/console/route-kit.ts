@@ -17,14 +17,13 @@ import {
   link,
   plainConsolePage,
   postForm,
-  status,
-  when,
 } from './console-layout.ts';
 import type { Viewer } from './console-users.ts';
 import { eventLabel } from './event-labels.ts';
 import { type Html, h } from './html-template.ts';
 import { EXPORT_ROWS, listCsv, tableText } from './list-export.ts';
 import type { Page } from './paging.ts';
+import { status, when } from './values.ts';
 
 /** What the kit's helpers read; each room's pages ask for the services they use besides. */
 export interface ConsoleKitServices {

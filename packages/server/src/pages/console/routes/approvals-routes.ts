@@ -15,22 +15,14 @@ import type {
   PolicyAction,
 } from '../../../platform/approvals/approvals.ts';
 import { sendConsolePage } from '../../../platform/console/console-http.ts';
-import {
-  details,
-  doneNotice,
-  link,
-  listView,
-  money,
-  status,
-  statusFact,
-  when,
-} from '../../../platform/console/console-layout.ts';
+import { details, doneNotice, link, listView } from '../../../platform/console/console-layout.ts';
 import { ownsTenant } from '../../../platform/console/console-scope.ts';
 import type { Viewer } from '../../../platform/console/console-users.ts';
 import { h } from '../../../platform/console/html-template.ts';
 import { type Page, pageOf, whenGiven } from '../../../platform/console/paging.ts';
 import { allows } from '../../../platform/console/permissions.ts';
 import { confirmedAction, listRoute, textQuery, viewerOf } from '../../../platform/console/route-kit.ts';
+import { money, status, statusFact, when } from '../../../platform/console/values.ts';
 import type { Db } from '../../../platform/db/database.ts';
 import { notFound } from '../../../platform/errors/domain-error.ts';
 import { ClientAmount } from '../../../platform/money/amount.ts';

@@ -5,11 +5,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type AuditFilters, auditCsv, listAudit } from '../../../platform/audit/audit-trail.ts';
 import { sendConsolePage } from '../../../platform/console/console-http.ts';
-import { filterForm, link, listView, status, when } from '../../../platform/console/console-layout.ts';
+import { filterForm, link, listView } from '../../../platform/console/console-layout.ts';
 import type { Viewer } from '../../../platform/console/console-users.ts';
 import { h } from '../../../platform/console/html-template.ts';
 import { PAGE_SIZE } from '../../../platform/console/paging.ts';
 import { nextHref, textQuery, viewerOf } from '../../../platform/console/route-kit.ts';
+import { status, when } from '../../../platform/console/values.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
 import { sendCsv } from '../../../platform/http/csv-reply.ts';
 import type { PlatformConsoleDeps } from '../console-deps.ts';

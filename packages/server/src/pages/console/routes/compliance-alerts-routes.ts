@@ -5,9 +5,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Alert } from '../../../platform/compliance/compliance-cases.ts';
 import { sendConsolePage } from '../../../platform/console/console-http.ts';
-import { filterForm, link, listView, notice, when } from '../../../platform/console/console-layout.ts';
+import { filterForm, link, listView, notice } from '../../../platform/console/console-layout.ts';
 import { h } from '../../../platform/console/html-template.ts';
 import { textQuery } from '../../../platform/console/route-kit.ts';
+import { when } from '../../../platform/console/values.ts';
 import { isInt8Digits } from '../../../platform/http/fields.ts';
 import type { PlatformConsoleDeps } from '../console-deps.ts';
 import { complianceTabs } from './compliance-console-kit.ts';

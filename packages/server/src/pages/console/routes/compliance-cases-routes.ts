@@ -21,10 +21,6 @@ import {
   listView,
   notice,
   postForm,
-  status,
-  statusFact,
-  term,
-  when,
 } from '../../../platform/console/console-layout.ts';
 import { type Html, h } from '../../../platform/console/html-template.ts';
 import type { LabelKind } from '../../../platform/console/labels.ts';
@@ -35,6 +31,7 @@ import {
   textQuery,
   viewerOf,
 } from '../../../platform/console/route-kit.ts';
+import { status, statusFact, term, when } from '../../../platform/console/values.ts';
 import { sendCsv } from '../../../platform/http/csv-reply.ts';
 import { isInt8Digits } from '../../../platform/http/fields.ts';
 import { toCsv } from '../../../platform/payouts/reports.ts';

@@ -7,18 +7,10 @@ import { z } from 'zod';
 import type { ProfileDecision } from '../../../platform/compliance/business-profiles.ts';
 import { INVITATION_DAYS } from '../../../platform/compliance/onboarding-invitations.ts';
 import { sendConsolePage } from '../../../platform/console/console-http.ts';
-import {
-  details,
-  doneNotice,
-  filterForm,
-  link,
-  listView,
-  status,
-  statusFact,
-  when,
-} from '../../../platform/console/console-layout.ts';
+import { details, doneNotice, filterForm, link, listView } from '../../../platform/console/console-layout.ts';
 import { h } from '../../../platform/console/html-template.ts';
 import { confirmedAction, fieldOf, textQuery, viewerOf } from '../../../platform/console/route-kit.ts';
+import { status, statusFact, when } from '../../../platform/console/values.ts';
 import { DomainError, notFound } from '../../../platform/errors/domain-error.ts';
 import { asDomainError } from '../../../platform/http/as-domain-error.ts';
 import type { PlatformConsoleDeps } from '../console-deps.ts';

@@ -6,17 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { listMerchantKeys } from '../../../payments/console/payments-reads.ts';
 import { noteAuditObject } from '../../../platform/audit/audit-actions.ts';
 import { sendConsolePage } from '../../../platform/console/console-http.ts';
-import {
-  details,
-  doneNotice,
-  filterForm,
-  labelledIds,
-  link,
-  listView,
-  status,
-  statusFact,
-  when,
-} from '../../../platform/console/console-layout.ts';
+import { details, doneNotice, filterForm, link, listView } from '../../../platform/console/console-layout.ts';
 import { ownsTenant, sees } from '../../../platform/console/console-scope.ts';
 import type { Viewer } from '../../../platform/console/console-users.ts';
 import { h } from '../../../platform/console/html-template.ts';
@@ -28,6 +18,7 @@ import {
   textQuery,
   viewerOf,
 } from '../../../platform/console/route-kit.ts';
+import { labelledIds, status, statusFact, when } from '../../../platform/console/values.ts';
 import { runTransaction } from '../../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../../platform/errors/domain-error.ts';
 import type { DeliveryState } from '../../../platform/events/events-service.ts';

@@ -3,18 +3,10 @@
 
 import type { FastifyInstance } from 'fastify';
 import { sendConsolePage } from '../../../platform/console/console-http.ts';
-import {
-  details,
-  idLink,
-  link,
-  listView,
-  money,
-  status,
-  term,
-  when,
-} from '../../../platform/console/console-layout.ts';
+import { details, link, listView } from '../../../platform/console/console-layout.ts';
 import { h } from '../../../platform/console/html-template.ts';
 import { listRoute, nextHref, textQuery, viewerOf } from '../../../platform/console/route-kit.ts';
+import { idLink, money, status, term, when } from '../../../platform/console/values.ts';
 import type { PlatformConsoleDeps } from '../console-deps.ts';
 import { entriesOf, getLedgerAccount, listLedgerAccounts, objectOfOperation } from '../reads/ledger-reads.ts';
 

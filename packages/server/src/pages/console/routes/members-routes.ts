@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { noteAuditObject } from '../../../platform/audit/audit-actions.ts';
 import { sendConsolePage } from '../../../platform/console/console-http.ts';
-import { doneNotice, link, listView, when } from '../../../platform/console/console-layout.ts';
+import { doneNotice, link, listView } from '../../../platform/console/console-layout.ts';
 import {
   type ConsoleRole,
   type ConsoleUser,
@@ -15,6 +15,7 @@ import {
 } from '../../../platform/console/console-users.ts';
 import { h } from '../../../platform/console/html-template.ts';
 import { confirmedAction, textQuery, viewerOf } from '../../../platform/console/route-kit.ts';
+import { when } from '../../../platform/console/values.ts';
 import { DomainError, notFound } from '../../../platform/errors/domain-error.ts';
 import type { PlatformConsoleDeps } from '../console-deps.ts';
 

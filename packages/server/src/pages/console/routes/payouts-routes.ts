@@ -17,12 +17,7 @@ import {
   filterForm,
   link,
   listView,
-  money,
   postForm,
-  status,
-  statusFact,
-  term,
-  when,
 } from '../../../platform/console/console-layout.ts';
 import { h } from '../../../platform/console/html-template.ts';
 import {
@@ -34,6 +29,7 @@ import {
   textQuery,
   viewerOf,
 } from '../../../platform/console/route-kit.ts';
+import { money, status, statusFact, term, when } from '../../../platform/console/values.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
 import { sendCsv } from '../../../platform/http/csv-reply.ts';
 import { formatAmount, formatAmountIn, parseAmountField } from '../../../platform/money/amount.ts';

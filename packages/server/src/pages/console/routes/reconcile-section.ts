@@ -4,9 +4,10 @@
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { contextOf } from '../../../platform/console/console-http.ts';
-import { details, listView, notice, postForm, when } from '../../../platform/console/console-layout.ts';
+import { details, listView, notice, postForm } from '../../../platform/console/console-layout.ts';
 import { type Html, h } from '../../../platform/console/html-template.ts';
 import { viewerOf } from '../../../platform/console/route-kit.ts';
+import { when } from '../../../platform/console/values.ts';
 import type { Db } from '../../../platform/db/database.ts';
 import { notFound } from '../../../platform/errors/domain-error.ts';
 import { lastReconcileRun, reconcile } from '../../../platform/payouts/reconcile.ts';

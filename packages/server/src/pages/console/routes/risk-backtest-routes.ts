@@ -9,9 +9,7 @@ import {
   type FormField,
   link,
   listView,
-  money,
   postForm,
-  when,
 } from '../../../platform/console/console-layout.ts';
 import { h } from '../../../platform/console/html-template.ts';
 import {
@@ -21,6 +19,7 @@ import {
   textQuery,
   viewerOf,
 } from '../../../platform/console/route-kit.ts';
+import { money, when } from '../../../platform/console/values.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
 import type { PlatformConsoleDeps } from '../console-deps.ts';
 import {

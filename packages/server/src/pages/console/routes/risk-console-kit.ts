@@ -4,11 +4,12 @@
 // operator's: a member does not see them). And the room's tabs, its paging and its decision records.
 
 import { z } from 'zod';
-import { link, listView, when } from '../../../platform/console/console-layout.ts';
+import { link, listView } from '../../../platform/console/console-layout.ts';
 import type { Viewer } from '../../../platform/console/console-users.ts';
 import { type Html, h } from '../../../platform/console/html-template.ts';
 import { allows } from '../../../platform/console/permissions.ts';
 import { nextHref } from '../../../platform/console/route-kit.ts';
+import { when } from '../../../platform/console/values.ts';
 import type { Db } from '../../../platform/db/database.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
 import {

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { sendConsolePage } from '../../../platform/console/console-http.ts';
-import { details, doneNotice, link, listView, when } from '../../../platform/console/console-layout.ts';
+import { details, doneNotice, link, listView } from '../../../platform/console/console-layout.ts';
 import { h } from '../../../platform/console/html-template.ts';
 import {
   confirmedAction,
@@ -14,6 +14,7 @@ import {
   textQuery,
   viewerOf,
 } from '../../../platform/console/route-kit.ts';
+import { when } from '../../../platform/console/values.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
 import { listItemsOf } from '../../../platform/risk/list-csv.ts';
 import { LIST_KINDS, LIST_NAME, MAX_ITEMS_PER_REQUEST } from '../../../platform/risk/risk-lists.ts';

@@ -5,18 +5,10 @@
 // decision record, by object or by rule.
 import type { FastifyInstance } from 'fastify';
 import { sendConsolePage } from '../../../platform/console/console-http.ts';
-import {
-  details,
-  doneNotice,
-  filterForm,
-  link,
-  listView,
-  status,
-  statusFact,
-  when,
-} from '../../../platform/console/console-layout.ts';
+import { details, doneNotice, filterForm, link, listView } from '../../../platform/console/console-layout.ts';
 import { h } from '../../../platform/console/html-template.ts';
 import { confirmedAction, textQuery, viewerOf } from '../../../platform/console/route-kit.ts';
+import { status, statusFact, when } from '../../../platform/console/values.ts';
 import { isInt8Digits } from '../../../platform/http/fields.ts';
 import type { DecisionPointName } from '../../../platform/risk/decision-points.ts';
 import type { Review } from '../../../platform/risk/reviews.ts';

@@ -13,9 +13,6 @@ import {
   filterForm,
   link,
   listView,
-  status,
-  statusFact,
-  when,
 } from '../../../platform/console/console-layout.ts';
 import { type Html, h } from '../../../platform/console/html-template.ts';
 import {
@@ -25,6 +22,7 @@ import {
   textQuery,
   viewerOf,
 } from '../../../platform/console/route-kit.ts';
+import { status, statusFact, when } from '../../../platform/console/values.ts';
 import { RULE_ACTIONS } from '../../../platform/risk/decision-points.ts';
 import type { Rule } from '../../../platform/risk/risk-rules.ts';
 import { tenantChangeSettled } from '../../../platform/tenants/tenant-changes.ts';

@@ -3,16 +3,10 @@
 
 import type { FastifyInstance } from 'fastify';
 import { contextOf, sendConsolePage } from '../../../platform/console/console-http.ts';
-import {
-  details,
-  idLink,
-  listView,
-  notice,
-  postForm,
-  when,
-} from '../../../platform/console/console-layout.ts';
+import { details, listView, notice, postForm } from '../../../platform/console/console-layout.ts';
 import { type Html, h } from '../../../platform/console/html-template.ts';
 import { textBody } from '../../../platform/console/route-kit.ts';
+import { idLink, when } from '../../../platform/console/values.ts';
 import { DomainError, notFound } from '../../../platform/errors/domain-error.ts';
 import { advanceAndRunSweeps, type ClockDeps } from '../../../sandbox/http/clock-routes.ts';
 import type { TriggerCatalog } from '../../../sandbox/triggers/trigger-catalog.ts';
