@@ -1,13 +1,13 @@
-// The overview's daily rollup (console_daily_figures, migration 0035): the console-daily-figures sweep
-// counts each day's succeeded payments per API, tenant and currency once the day is over, so the
-// overview reads 90 days of a busy tenant as a few hundred rows and counts only today live. It fills
-// upward from the newest day it holds to yesterday, then backward a year, a few days per run, so the
-// days it holds are always one unbroken run (overview-reads.ts relies on that). A payment that changes
-// after its day was counted (a 3-D Secure payment completing after midnight, a card transaction cleared
-// for another amount) is caught by counting the last RECOUNT_DAYS days again, hourly.
+// The overview's daily rollup (console_daily_figures, migrations 0035 and 0074): the console-daily-figures
+// sweep counts each day's payments (succeeded, declined or failed), refunds and disputes per API, tenant and
+// currency once the day is over, so the overview reads 90 days of a busy tenant as a few hundred rows and
+// counts only today live. It fills upward from the newest day it holds to yesterday, then backward a year,
+// a few days per run, so the days it holds are always one unbroken run (overview-reads.ts relies on that).
+// A payment that changes after its day was counted (a 3-D Secure payment completing after midnight, a card
+// transaction cleared for another amount) is caught by counting the last RECOUNT_DAYS days again, hourly.
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.ts';
-import { LIVE_DAYS } from './reads/overview-reads.ts';
+import { figuresByTenant, LIVE_DAYS, ROLLUP_SHAPE } from './reads/overview-reads.ts';
 
 /** How far back the rollup reaches */
 const HISTORY_DAYS = 400;
@@ -31,7 +31,15 @@ export async function rollUpDailyFigures(db: Executor, now: Date): Promise<numbe
     for (let d = newest; d >= oldest && due.length < DAYS_PER_RUN; d = day(-1, d)) due.push(d);
   } else {
     for (let d = day(1, held.max); d <= newest && due.length < DAYS_PER_RUN; d = day(1, d)) due.push(d);
-    for (let d = day(-1, held.min); d >= oldest && due.length < DAYS_PER_RUN; d = day(-1, d)) due.push(d);
+    // Days counted in an older shape (before migration 0074) are counted again, newest first, before the
+    // run grows backward: the days of the current shape stay one unbroken run, as the overview reads them.
+    const { rows: older } = await sql<{ day: Date }>`
+      SELECT day::timestamp AT TIME ZONE 'UTC' AS day FROM console_daily_figures_days
+      WHERE shape < ${ROLLUP_SHAPE} ORDER BY day DESC LIMIT ${DAYS_PER_RUN}`.execute(db);
+    for (const { day: d } of older) if (due.length < DAYS_PER_RUN) due.push(d);
+    if (older.length === 0) {
+      for (let d = day(-1, held.min); d >= oldest && due.length < DAYS_PER_RUN; d = day(-1, d)) due.push(d);
+    }
     const { rows: stale } = await sql<{ day: Date }>`
       SELECT day::timestamp AT TIME ZONE 'UTC' AS day FROM console_daily_figures_days
       WHERE day >= ${day(-RECOUNT_DAYS).toISOString().slice(0, 10)}::date
@@ -46,33 +54,31 @@ export async function rollUpDailyFigures(db: Executor, now: Date): Promise<numbe
 /** One day's figures, replaced whole in one statement (the day's marker with them). */
 async function rollUpDay(db: Executor, from: Date, to: Date, now: Date): Promise<void> {
   const date = from.toISOString().slice(0, 10);
+  const everyone = sql<boolean>`true`;
   await sql`
-    WITH figures AS (
-      SELECT 'payments' AS api, merchant_id::text AS tenant_id, currency, count(*) AS count, sum(captured_amount) AS volume
-      FROM payments_transactions
-      WHERE type = 'deposit' AND status IN ('complete-ok', 'refund-ok') AND created_at >= ${from} AND created_at < ${to}
-      GROUP BY 2, 3
-      UNION ALL
-      SELECT 'crypto', store_id, currency, count(*), sum(total)
-      FROM crypto_payments WHERE created_at >= ${from} AND created_at < ${to}
-      GROUP BY 2, 3
-      UNION ALL
-      SELECT 'issuing', partner_id, currency, count(*), sum(coalesce(settled_amount, amount))
-      FROM issuing_transactions
-      WHERE type = 'card_payment' AND status NOT IN ('declined', 'pending_3ds') AND created_at >= ${from}
-        AND created_at < ${to}
-      GROUP BY 2, 3
+    WITH counted AS (
+      ${figuresByTenant('merchant', from, to, everyone)}
+      UNION ALL ${figuresByTenant('store', from, to, everyone)}
+      UNION ALL ${figuresByTenant('partner', from, to, everyone)}
+    ), figures AS (
+      SELECT api, tenant_id, currency, sum(count) AS count, sum(volume) AS volume, sum(failed) AS failed,
+        sum(refunds) AS refunds, sum(refund_volume) AS refund_volume, sum(disputes) AS disputes,
+        sum(dispute_volume) AS dispute_volume
+      FROM counted GROUP BY 1, 2, 3
     ), stale AS (
       -- the parts write different rows: those no longer counted go, the counted ones are upserted
       DELETE FROM console_daily_figures f WHERE f.day = ${date}::date AND NOT EXISTS (
         SELECT 1 FROM figures g WHERE g.api = f.api AND g.tenant_id = f.tenant_id AND g.currency = f.currency)
     ), marked AS (
-      INSERT INTO console_daily_figures_days (day, computed_at) VALUES (${date}::date, ${now})
-      ON CONFLICT (day) DO UPDATE SET computed_at = EXCLUDED.computed_at
+      INSERT INTO console_daily_figures_days (day, computed_at, shape) VALUES (${date}::date, ${now}, ${ROLLUP_SHAPE})
+      ON CONFLICT (day) DO UPDATE SET computed_at = EXCLUDED.computed_at, shape = EXCLUDED.shape
     )
-    INSERT INTO console_daily_figures (api, tenant_id, day, currency, count, volume)
-    SELECT api, tenant_id, ${date}::date, currency, count, volume FROM figures
-    ON CONFLICT (api, tenant_id, day, currency) DO UPDATE SET count = EXCLUDED.count, volume = EXCLUDED.volume`.execute(
-    db,
-  );
+    INSERT INTO console_daily_figures
+      (api, tenant_id, day, currency, count, volume, failed, refunds, refund_volume, disputes, dispute_volume)
+    SELECT api, tenant_id, ${date}::date, currency, count, volume, failed, refunds, refund_volume, disputes,
+      dispute_volume
+    FROM figures
+    ON CONFLICT (api, tenant_id, day, currency) DO UPDATE SET count = EXCLUDED.count, volume = EXCLUDED.volume,
+      failed = EXCLUDED.failed, refunds = EXCLUDED.refunds, refund_volume = EXCLUDED.refund_volume,
+      disputes = EXCLUDED.disputes, dispute_volume = EXCLUDED.dispute_volume`.execute(db);
 }
