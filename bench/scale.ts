@@ -186,6 +186,16 @@ async function measureReads(scene: Scene, moneyOut: MoneyOutScene): Promise<Reco
     'console payments order page (merchant)': page(merchant, `/console/payments/orders/${scene.orderId}`),
     // A list's CSV export whole: 10,000 rows at most, read 25 at a time as its pages are
     'console orders as CSV, 10,000 rows (merchant)': page(merchant, '/console/payments/orders.csv'),
+    // A day half a year back: the dates found as a range of the order ids first (paging.ts), then that
+    // range of the merchant's index read
+    'console payments orders, one day 200 days back (merchant)': page(
+      merchant,
+      `/console/payments/orders?from=${dayBack(200)}&to=${dayBack(200)}`,
+    ),
+    'console card transactions, one day 200 days back (operator)': page(
+      operator,
+      `/console/issuing/transactions?from=${dayBack(200)}&to=${dayBack(200)}`,
+    ),
     ...moneyOutReads(scene, moneyOut, api, page),
   };
   const medians: Record<string, number> = {};

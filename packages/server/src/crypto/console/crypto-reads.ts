@@ -49,8 +49,9 @@ export function listCryptoOrders(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 'o.created_at',
       id: 'o.id',
       sequence: 'o.seq',
+      table: 'crypto_orders',
     },
-    f.cursor,
+    f,
   );
 }
 
@@ -154,7 +155,7 @@ export function listCryptoRefunds(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 'r.created_at',
       id: 'r.id',
     },
-    f.cursor,
+    f,
   );
 }
 
@@ -190,6 +191,6 @@ export function listStoreKeys(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 'k.created_at',
       id: 'k.id',
     },
-    f.cursor,
+    f,
   );
 }

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { noteAuditObject } from '../../platform/audit/audit-actions.ts';
 import { sendConsolePage } from '../../platform/console/console-http.ts';
-import { details, doneNotice, link, listView } from '../../platform/console/console-layout.ts';
+import { details, doneNotice, link, listView, objectHead } from '../../platform/console/console-layout.ts';
 import { ownsTenant, sees } from '../../platform/console/console-scope.ts';
 import type { Viewer } from '../../platform/console/console-users.ts';
 import { h } from '../../platform/console/html-template.ts';
@@ -86,17 +86,18 @@ export async function registerCryptoConsoleRoutes(
       reply,
       deps,
       `Crypto order ${o.reference}`,
-      h`${details([
-        ['Order id', o.id],
-        ['Status', statusFact(o.status, 'crypto.order')],
-        ['Total', money(o.total, o.currency)],
-        ['Store', link(`/console/crypto/stores/${o.store_id}`, o.store_name)],
-        ['Paying in', o.pay_asset ? `${o.pay_asset} on ${o.pay_network}` : null],
-        ['Deposit address', o.deposit_address ? h`<code>${o.deposit_address}</code>` : null],
-        ['Payment', idLink(o.payment_id)],
-        ['Expires', when(o.expires_at)],
-        ['Created', when(o.created_at)],
-      ])}
+      h`${objectHead(viewer, { amount: money(o.total, o.currency), status: status(o.status, 'crypto.order'), id: o.id })}${details(
+        [
+          ['Status', statusFact(o.status, 'crypto.order')],
+          ['Total', money(o.total, o.currency)],
+          ['Store', link(`/console/crypto/stores/${o.store_id}`, o.store_name)],
+          ['Paying in', o.pay_asset ? `${o.pay_asset} on ${o.pay_network}` : null],
+          ['Deposit address', o.deposit_address ? h`<code>${o.deposit_address}</code>` : null],
+          ['Payment', idLink(o.payment_id)],
+          ['Expires', when(o.expires_at)],
+          ['Created', when(o.created_at)],
+        ],
+      )}
 <h2>Deposits</h2>${listView({
         caption: 'What the buyer sent, as the order counted it',
         rows: deposits,
@@ -135,18 +136,20 @@ export async function registerCryptoConsoleRoutes(
       reply,
       deps,
       `Crypto refund ${r.id}`,
-      h`${details([
-        ['Status', statusFact(r.status, 'crypto.refund')],
-        ['Amount', money(r.amount, r.currency)],
-        ['In crypto', money(r.crypto_amount, r.asset)],
-        ['Network', r.network],
-        ['Order', link(`/console/crypto/orders/${r.order_id}`, r.order_id)],
-        ['Payment', idLink(r.payment_id)],
-        ['Buyer’s address', r.refund_address],
-        ['Reason', r.reason],
-        ['Expires', when(r.expires_at)],
-        ['Proposed', when(r.created_at)],
-      ])}<h2>Payout</h2>${transferTable(payout)}<h2>What happened</h2>${await eventsAbout(deps, viewer, r.id)}`,
+      h`${objectHead(viewer, { amount: money(r.amount, r.currency), status: status(r.status, 'crypto.refund'), id: r.id })}${details(
+        [
+          ['Status', statusFact(r.status, 'crypto.refund')],
+          ['Amount', money(r.amount, r.currency)],
+          ['In crypto', money(r.crypto_amount, r.asset)],
+          ['Network', r.network],
+          ['Order', link(`/console/crypto/orders/${r.order_id}`, r.order_id)],
+          ['Payment', idLink(r.payment_id)],
+          ['Buyer’s address', r.refund_address],
+          ['Reason', r.reason],
+          ['Expires', when(r.expires_at)],
+          ['Proposed', when(r.created_at)],
+        ],
+      )}<h2>Payout</h2>${transferTable(payout)}<h2>What happened</h2>${await eventsAbout(deps, viewer, r.id)}`,
     );
   });
 

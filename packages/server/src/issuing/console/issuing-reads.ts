@@ -56,7 +56,7 @@ export function listIssuingCustomers(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 'c.created_at',
       id: 'c.id',
     },
-    f.cursor,
+    f,
   );
 }
 
@@ -120,7 +120,7 @@ export function listAccounts(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 'a.created_at',
       id: 'a.id',
     },
-    f.cursor,
+    f,
   );
 }
 
@@ -138,10 +138,12 @@ export interface IssuedCardRow extends Cursor {
   expiry_month: number;
   expiry_year: number;
   created_at: Date;
+  partner_name: string | null;
 }
 
 const CARD_COLUMNS = sql`k.id, k.customer_id, k.partner_id, k.account_id, k.product_id, k.is_virtual, k.label, k.status,
-  k.bin, k.last4, k.expiry_month, k.expiry_year, k.created_at FROM issuing_cards k`;
+  k.bin, k.last4, k.expiry_month, k.expiry_year, k.created_at,
+  (SELECT p.name FROM partners p WHERE p.id = k.partner_id) AS partner_name FROM issuing_cards k`;
 
 export function listIssuedCards(db: Executor, viewer: Viewer, f: Filters) {
   return pageOf<IssuedCardRow>(
@@ -156,7 +158,7 @@ export function listIssuedCards(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 'k.created_at',
       id: 'k.id',
     },
-    f.cursor,
+    f,
   );
 }
 
@@ -183,11 +185,16 @@ export interface CardTransactionRow extends Cursor {
   decline_reason: string | null;
   challenge_status: string | null;
   created_at: Date;
+  /** The card's name as its holder knows it: its label and last four digits (one primary-key probe) */
+  card_label: string | null;
+  card_last4: string | null;
 }
 
 const CARD_TRANSACTION_COLUMNS = sql`t.id, t.card_id, t.customer_id, t.type, t.status, t.amount, t.settled_amount, t.currency,
-  t.merchant, t.decline_reason, c.status AS challenge_status, t.created_at
-  FROM issuing_transactions t LEFT JOIN issuing_3ds_challenges c ON c.transaction_id = t.id`;
+  t.merchant, t.decline_reason, c.status AS challenge_status, t.created_at,
+  kc.label AS card_label, kc.last4 AS card_last4
+  FROM issuing_transactions t LEFT JOIN issuing_3ds_challenges c ON c.transaction_id = t.id
+  LEFT JOIN issuing_cards kc ON kc.id = t.card_id`;
 
 export function listCardTransactions(db: Executor, viewer: Viewer, f: Filters) {
   return pageOf<CardTransactionRow>(
@@ -203,8 +210,9 @@ export function listCardTransactions(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 't.created_at',
       id: 't.id',
       sequence: 't.seq',
+      table: 'issuing_transactions',
     },
-    f.cursor,
+    f,
   );
 }
 
@@ -248,7 +256,7 @@ export function listChallenges(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 'c.requested_at',
       id: 'c.id',
     },
-    f.cursor,
+    f,
   );
 }
 
@@ -282,6 +290,6 @@ export function listTopups(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 't.created_at',
       id: 't.id',
     },
-    f.cursor,
+    f,
   );
 }

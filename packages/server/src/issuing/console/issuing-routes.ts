@@ -1,34 +1,25 @@
-// Console › Issuing: partners, customers with their KYC state and documents, accounts and balances, cards
-// (masked; freeze and unfreeze through the cards service, as the API does), card transactions with their
-// 3-D Secure challenges, and topups.
+// Console › Issuing: partners, customers with their KYC state and documents, accounts and balances (with
+// their statements), 3-D Secure challenges and topups; the cards and card transactions are in
+// issuing-cards-routes.ts.
 
 import type { FastifyInstance } from 'fastify';
 import { sendConsolePage } from '../../platform/console/console-http.ts';
-import { details, doneNotice, link, listView } from '../../platform/console/console-layout.ts';
+import { details, link, listView } from '../../platform/console/console-layout.ts';
 import { ownsTenant, sees } from '../../platform/console/console-scope.ts';
 import { h } from '../../platform/console/html-template.ts';
-import {
-  confirmedAction,
-  eventsAbout,
-  listRoute,
-  textQuery,
-  viewerOf,
-} from '../../platform/console/route-kit.ts';
-import { idLink, money, status, statusFact, when } from '../../platform/console/values.ts';
+import { eventsAbout, listRoute, textQuery, viewerOf } from '../../platform/console/route-kit.ts';
+import { money, status, statusFact, when } from '../../platform/console/values.ts';
 import { notFound } from '../../platform/errors/domain-error.ts';
 import { sendCsv } from '../../platform/http/csv-reply.ts';
 import { isUuid } from '../../platform/ids.ts';
 import { accountStatement } from '../accounts/account-statement.ts';
 import type { IssuingConsoleDeps } from './console-deps.ts';
+import { cardTable, registerIssuingCardsConsoleRoutes } from './issuing-cards-routes.ts';
 import {
-  CARD_STATUSES,
-  getCardTransaction,
-  getIssuedCard,
   getIssuingCustomer,
   KYC_STATUSES,
   kycDocumentsOf,
   listAccounts,
-  listCardTransactions,
   listChallenges,
   listIssuedCards,
   listIssuingCustomers,
@@ -178,114 +169,7 @@ export async function registerIssuingConsoleRoutes(
     table: accountTable,
   });
 
-  listRoute(app, deps, '/issuing/cards', {
-    title: 'Issued cards',
-    read: listIssuedCards,
-    filters: [
-      { name: 'status', label: 'Status', options: CARD_STATUSES, labels: 'issuing.card' },
-      { name: 'customerId', label: 'Customer id' },
-    ],
-    table: cardTable,
-  });
-
-  app.get<{ Params: IdParams }>('/issuing/cards/:id', async (request, reply) => {
-    const viewer = viewerOf(request, deps);
-    const k = await getIssuedCard(db, viewer, request.params.id);
-    const transactions = await listCardTransactions(db, viewer, { cardId: k.id });
-    const base = `/console/issuing/cards/${k.id}`;
-    const action =
-      k.status === 'active'
-        ? link(`${base}/freeze`, 'Freeze…')
-        : k.status === 'frozen'
-          ? link(`${base}/unfreeze`, 'Unfreeze…')
-          : '';
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      `Card ${k.label ?? k.id}`,
-      h`${doneNotice(textQuery(request).done)}
-${action ? h`<p class="inline">${action}</p>` : ''}${details([
-  ['Card', k.id],
-  ['Status', statusFact(k.status, 'issuing.card')],
-  ['Number', cardNumber(k)],
-  ['Expiry', `${String(k.expiry_month).padStart(2, '0')}/${k.expiry_year}`],
-  ['Kind', k.is_virtual ? 'virtual' : 'physical'],
-  ['Card product', h`<code>${k.product_id}</code>`],
-  ['Customer', link(`/console/issuing/customers/${k.customer_id}`, k.customer_id)],
-  ['Account', idLink(k.account_id)],
-  ['Created', when(k.created_at)],
-])}<h2>Transactions</h2>${cardTransactionTable(transactions.rows)}<h2>What happened</h2>${await eventsAbout(deps, viewer, k.id)}`,
-    );
-  });
-
-  for (const change of ['freeze', 'unfreeze'] as const) {
-    const action = confirmedAction<IdParams>(
-      deps,
-      async (request, params) => {
-        const k = await getIssuedCard(db, viewerOf(request, deps), params.id);
-        return {
-          title: `${change === 'freeze' ? 'Freeze' : 'Unfreeze'} card ${k.label ?? k.id}`,
-          explain:
-            change === 'freeze'
-              ? h`<p>New authorizations on this card are declined until it is unfrozen. The cardholder is told by webhook.</p>`
-              : h`<p>The card authorizes payments again.</p>`,
-          fields: [],
-          submit: change === 'freeze' ? 'Freeze the card' : 'Unfreeze the card',
-          ...(change === 'freeze' ? { danger: true } : {}),
-        };
-      },
-      async (request, params) => {
-        const k = await getIssuedCard(db, viewerOf(request, deps), params.id);
-        const customer = { customerId: k.customer_id, partnerId: k.partner_id };
-        await deps.services.issuing.cards[change](customer, k.id);
-        return `/console/issuing/cards/${k.id}?done=${change === 'freeze' ? 'frozen' : 'unfrozen'}`;
-      },
-    );
-    app.get(`/issuing/cards/:id/${change}`, action.get);
-    app.post(`/issuing/cards/:id/${change}`, action.post);
-  }
-
-  listRoute(app, deps, '/issuing/transactions', {
-    title: 'Card transactions',
-    read: listCardTransactions,
-    filters: [
-      {
-        name: 'status',
-        label: 'Status',
-        options: ['pending_3ds', 'authorized', 'declined', 'settled', 'reversed', 'expired'],
-        labels: 'issuing.transaction',
-      },
-      { name: 'cardId', label: 'Card id' },
-    ],
-    table: cardTransactionTable,
-  });
-
-  app.get<{ Params: IdParams }>('/issuing/transactions/:id', async (request, reply) => {
-    const viewer = viewerOf(request, deps);
-    const t = await getCardTransaction(db, viewer, request.params.id);
-    return sendConsolePage(
-      request,
-      reply,
-      deps,
-      `Card transaction ${t.id}`,
-      h`${details([
-        ['Status', statusFact(t.status, 'issuing.transaction')],
-        ['Type', t.type],
-        ['Amount', money(t.amount, t.currency)],
-        ['Settled', t.settled_amount ? money(t.settled_amount, t.currency) : null],
-        ['Merchant', t.merchant],
-        ['Decline', statusFact(t.decline_reason, 'issuing.decline')],
-        [
-          '3-D Secure challenge',
-          t.challenge_status ? statusFact(t.challenge_status, 'issuing.threeDs') : null,
-        ],
-        ['Card', link(`/console/issuing/cards/${t.card_id}`, t.card_id)],
-        ['Customer', link(`/console/issuing/customers/${t.customer_id}`, t.customer_id)],
-        ['Created', when(t.created_at)],
-      ])}<h2>What happened</h2>${await eventsAbout(deps, viewer, t.id)}`,
-    );
-  });
+  await registerIssuingCardsConsoleRoutes(app, deps);
 
   listRoute(app, deps, '/issuing/challenges', {
     title: '3-D Secure challenges',
@@ -376,43 +260,6 @@ function accountTable(rows: Awaited<ReturnType<typeof listAccounts>>['rows'], ne
   });
 }
 
-function cardTable(rows: Awaited<ReturnType<typeof listIssuedCards>>['rows'], next: string | null = null) {
-  return listView({
-    caption: 'Cards (masked)',
-    rows,
-    empty: 'No cards.',
-    columns: [
-      { label: 'Card', cell: (k) => link(`/console/issuing/cards/${k.id}`, k.id) },
-      { label: 'Label', cell: (k) => k.label },
-      { label: 'Number', cell: (k) => cardNumber(k) },
-      { label: 'Status', cell: (k) => status(k.status, 'issuing.card') },
-      { label: 'Customer', cell: (k) => link(`/console/issuing/customers/${k.customer_id}`, k.customer_id) },
-      { label: 'Created', cell: (k) => when(k.created_at) },
-    ],
-    nextHref: next,
-  });
-}
-
-function cardTransactionTable(
-  rows: Awaited<ReturnType<typeof listCardTransactions>>['rows'],
-  next: string | null = null,
-) {
-  return listView({
-    caption: 'Card transactions, newest first',
-    rows,
-    empty: 'No transactions.',
-    columns: [
-      { label: 'Transaction', cell: (t) => link(`/console/issuing/transactions/${t.id}`, t.id) },
-      { label: 'Created', cell: (t) => when(t.created_at) },
-      { label: 'Merchant', cell: (t) => t.merchant },
-      { label: 'Status', cell: (t) => status(t.status, 'issuing.transaction') },
-      { label: 'Amount', cell: (t) => money(t.amount, t.currency) },
-      { label: '3-D Secure', cell: (t) => status(t.challenge_status, 'issuing.threeDs') },
-    ],
-    nextHref: next,
-  });
-}
-
 function topupTable(rows: Awaited<ReturnType<typeof listTopups>>['rows'], next: string | null = null) {
   return listView({
     caption: 'Topups, newest first',
@@ -430,6 +277,3 @@ function topupTable(rows: Awaited<ReturnType<typeof listTopups>>['rows'], next: 
     nextHref: next,
   });
 }
-
-/** A card's number as the console shows it: the BIN and the last four, the rest masked (PCI DSS display rule). */
-const cardNumber = (k: { bin: string; last4: string }) => `${k.bin}•• •••• ${k.last4}`;

@@ -56,7 +56,12 @@ export class StoredCardsService {
 
   /** The card network's BIN table entry for a stored card's range. */
   binInfo(card: StoredCard): BinInfo {
-    return this.deps.network.binInfo(card.bin);
+    return this.binOf(card.bin);
+  }
+
+  /** The card network's BIN table entry for a card's first six digits (a transaction's card). */
+  binOf(bin: string): BinInfo {
+    return this.deps.network.binInfo(bin);
   }
 
   /**

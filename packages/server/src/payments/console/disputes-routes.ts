@@ -6,7 +6,14 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { contextOf, sendConsolePage } from '../../platform/console/console-http.ts';
-import { details, doneNotice, link, listView, notice } from '../../platform/console/console-layout.ts';
+import {
+  details,
+  doneNotice,
+  link,
+  listView,
+  notice,
+  objectHead,
+} from '../../platform/console/console-layout.ts';
 import { h } from '../../platform/console/html-template.ts';
 import { disputeReasonLabel } from '../../platform/console/labels.ts';
 import { confirmedAction, listRoute, textQuery, viewerOf } from '../../platform/console/route-kit.ts';
@@ -81,7 +88,7 @@ export async function registerDisputesConsoleRoutes(
     const answerable = d.status === 'needs_response' && d.evidence_due_at > deps.services.clock.now();
     const ctx = contextOf(request, deps);
     const form = answerable
-      ? h`<h2>Answer with evidence</h2>
+      ? h`<h2 id="answer">Answer with evidence</h2>
 <p>Up to ${MAX_EVIDENCE_FILES} files, each a PDF, PNG or JPEG of at most ${MAX_EVIDENCE_BYTES / 1024 / 1024} MB, and what you can tell. The network decides within 5 days of your answer.</p>
 <form method="post" action="${base}/evidence" enctype="multipart/form-data" class="action">
 <input type="hidden" name="csrf" value="${ctx.csrfToken}">
@@ -98,6 +105,17 @@ ${EVIDENCE_TEXT_FIELDS.map((name) => h`<label for="field-${name}">${FIELD_LABELS
       deps,
       `Dispute ${d.id}`,
       h`${doneNotice(textQuery(request).done)}
+${objectHead(viewer, {
+  amount: money(d.amount, d.currency),
+  status: status(d.status, 'payments.dispute'),
+  id: String(d.id),
+  actions: answerable
+    ? [
+        { href: '#answer', label: 'Answer with evidence', route: '/payments/disputes/:id/accept' },
+        { href: `${base}/accept`, label: 'Accept the chargeback…', route: '/payments/disputes/:id/accept' },
+      ]
+    : [],
+})}
 ${details([
   ['Status', statusFact(d.status, 'payments.dispute')],
   ['Payment', link(`/console/payments/transactions/${d.transaction_id}`, d.transaction_id)],

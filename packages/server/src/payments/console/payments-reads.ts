@@ -58,8 +58,9 @@ export function listOrders(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 'o.created_at',
       id: 'o.id',
       sequence: 'o.id',
+      table: 'payments_orders',
     },
-    f.cursor,
+    f,
   );
 }
 
@@ -104,6 +105,10 @@ export interface TransactionRow extends Cursor {
   card_brand: string | null;
   card_bin: string | null;
   card_last4: string | null;
+  card_expiry: string | null;
+  card_holder_name: string | null;
+  is_3d: boolean;
+  method: 'card' | 'wallet';
   decline_reason: string | null;
   error_message: string | null;
   reason: string | null;
@@ -113,6 +118,7 @@ export interface TransactionRow extends Cursor {
 
 const TRANSACTION_COLUMNS = sql`t.id, t.merchant_id, t.site_id, t.order_id, t.customer_id, t.parent_id, t.type, t.status,
   t.mode, t.amount, t.captured_amount, t.refunded_amount, t.currency, t.card_brand, t.card_bin, t.card_last4,
+  t.card_expiry, t.card_holder_name, t.is_3d, t.method,
   t.decline_reason, t.error_message, t.reason, t.auth_expires_at, t.created_at, ${CUSTOMER_NAME}
   FROM payments_transactions t LEFT JOIN payments_customers cu ON cu.id = t.customer_id`;
 
@@ -131,8 +137,9 @@ export function listTransactions(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 't.created_at',
       id: 't.id',
       sequence: 't.id',
+      table: 'payments_transactions',
     },
-    f.cursor,
+    f,
   );
 }
 
@@ -175,7 +182,7 @@ export function listCustomers(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 'c.created_at',
       id: 'c.id',
     },
-    f.cursor,
+    f,
   );
 }
 
@@ -214,7 +221,7 @@ export function listStoredCards(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 'k.created_at',
       id: 'k.id',
     },
-    f.cursor,
+    f,
   );
 }
 
@@ -241,7 +248,7 @@ export function listLinks(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 'l.created_at',
       id: 'l.hash',
     },
-    f.cursor,
+    f,
   );
 }
 
@@ -272,7 +279,7 @@ export function listSites(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 's.created_at',
       id: 's.id',
     },
-    f.cursor,
+    f,
   );
 }
 
@@ -304,7 +311,7 @@ export function listMerchantKeys(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 'k.created_at',
       id: 'k.id',
     },
-    f.cursor,
+    f,
   );
 }
 
@@ -348,8 +355,9 @@ export function listDisputes(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 'd.created_at',
       id: 'd.id',
       sequence: 'd.id',
+      table: 'payments_disputes',
     },
-    f.cursor,
+    f,
   );
 }
 

@@ -1,24 +1,14 @@
-// Console › Payments: orders, transactions (capture, refund, void — each confirmed first), customers, stored
-// cards and payment links; the sites (IPN URL, secret key rotation) are in payments-sites-routes.ts. Actions call the payments services the API
+// Console › Payments: orders, transactions (their actions and card in transaction-actions.ts), customers,
+// stored cards and payment links; the sites (IPN URL, secret key rotation) are in sites-routes.ts. Actions call the payments services the API
 // calls, with the merchant's scope, so validation, ledger postings and IPNs are the same.
 
 import type { FastifyInstance } from 'fastify';
 import { sendConsolePage } from '../../platform/console/console-http.ts';
-import { details, doneNotice, link, listView } from '../../platform/console/console-layout.ts';
+import { details, doneNotice, link, listView, objectHead } from '../../platform/console/console-layout.ts';
 import { h } from '../../platform/console/html-template.ts';
-import {
-  confirmedAction,
-  eventsAbout,
-  listRoute,
-  textQuery,
-  viewerOf,
-} from '../../platform/console/route-kit.ts';
+import { eventsAbout, listRoute, textQuery, viewerOf } from '../../platform/console/route-kit.ts';
 import { money, status, statusFact, term, termFact, when } from '../../platform/console/values.ts';
 import { PAYMENTS_ORDER_STATUSES, PAYMENTS_TRANSACTION_STATUSES } from '../../platform/db/schema.ts';
-import { DomainError } from '../../platform/errors/domain-error.ts';
-import { ClientAmount, formatAmountIn, parseAmountField } from '../../platform/money/amount.ts';
-import { findAsset } from '../../platform/money/assets.ts';
-import { loadMerchantScope } from '../sites.ts';
 import type { PaymentsConsoleDeps } from './console-deps.ts';
 import { customerLink } from './customer-link.ts';
 import {
@@ -32,6 +22,7 @@ import {
   listTransactions,
 } from './payments-reads.ts';
 import { registerPaymentsSitesConsoleRoutes } from './sites-routes.ts';
+import { cardPanel, registerTransactionActions, transactionActions } from './transaction-actions.ts';
 
 type IdParams = { id: string };
 
@@ -40,7 +31,6 @@ export async function registerPaymentsConsoleRoutes(
   deps: PaymentsConsoleDeps,
 ): Promise<void> {
   const { db } = deps.services;
-  const { eyes } = deps;
   const payments = deps.services.payments;
 
   listRoute(app, deps, '/payments/orders', {
@@ -79,7 +69,15 @@ export async function registerPaymentsConsoleRoutes(
       reply,
       deps,
       `Order ${o.id}`,
-      h`${details([
+      h`${objectHead(viewer, {
+        amount: money(o.amount, o.currency),
+        status: status(o.status, 'payments.order'),
+        id: String(o.id),
+        // The order's payment acts on its newest deposit (a recurring order's latest bill)
+        actions: ((d) => (d ? transactionActions(d) : []))(
+          transactions.rows.find((t) => t.type === 'deposit'),
+        ),
+      })}${details([
         ['Status', statusFact(o.status, 'payments.order')],
         ['Amount', money(o.amount, o.currency)],
         ['Type', h`${termFact(o.order_type, 'payments.orderType')} (${o.card_transaction_mode})`],
@@ -129,23 +127,18 @@ export async function registerPaymentsConsoleRoutes(
       const viewer = viewerOf(request, deps);
       const t = await getTransaction(db, viewer, request.params.id);
       const refunds = await listTransactions(db, viewer, { parentId: String(t.id) });
-      const base = `/console/payments/transactions/${t.id}`;
-      const actions = [
-        t.type === 'deposit' && t.status === 'in-progress' ? link(`${base}/capture`, 'Capture…') : '',
-        t.type === 'deposit' && t.status === 'in-progress' ? link(`${base}/void`, 'Void…') : '',
-        t.type === 'deposit' &&
-        (t.status === 'complete-ok' || t.status === 'refund-ok') &&
-        BigInt(t.captured_amount) > BigInt(t.refunded_amount)
-          ? link(`${base}/refund`, 'Refund…')
-          : '',
-      ].filter((a) => a !== '');
       return sendConsolePage(
         request,
         reply,
         deps,
         `Transaction ${t.id}`,
         h`${doneNotice(textQuery(request).done)}
-${actions.length ? h`<p class="inline">${actions}</p>` : ''}
+${objectHead(viewer, {
+  amount: money(t.amount, t.currency),
+  status: status(t.status, 'payments.transaction'),
+  id: String(t.id),
+  actions: transactionActions(t),
+})}
 ${details(
   // A deposit shows what was authorized, captured and refunded; a refund, chargeback or representment
   // is money going one way for one reason: its amount, what it is of, and why.
@@ -158,7 +151,6 @@ ${details(
         ['Refunded', money(t.refunded_amount, t.currency)],
         ['Order', link(`/console/payments/orders/${t.order_id}`, t.order_id)],
         ['Customer', customerLink(t, viewer)],
-        ['Card', t.card_bin ? `${t.card_brand ?? ''} ${t.card_bin}•• •••• ${t.card_last4 ?? ''}` : null],
         ['Decline', t.decline_reason ? statusFact(t.decline_reason, 'payments.decline') : t.error_message],
         ['Authorization expires', when(t.auth_expires_at)],
         ['Created', when(t.created_at)],
@@ -179,107 +171,14 @@ ${details(
         ['Created', when(t.created_at)],
       ],
 )}
+${t.type === 'deposit' ? cardPanel(t, viewer, payments.cards) : ''}
 ${t.type === 'deposit' ? h`<h2>Refunds</h2>${transactionTable(refunds.rows)}` : ''}
 <h2>What happened</h2>${await eventsAbout(deps, viewer, String(t.id))}`,
       );
     },
   );
 
-  const transactionAction = (kind: 'capture' | 'refund' | 'void') =>
-    confirmedAction<IdParams>(
-      deps,
-      async (request, params) => {
-        const t = await getTransaction(db, viewerOf(request, deps), params.id);
-        const left = BigInt(t.captured_amount) - BigInt(t.refunded_amount);
-        if (kind === 'capture') {
-          return {
-            title: `Capture transaction ${t.id}`,
-            explain: h`<p>Captures up to the authorized ${money(t.amount, t.currency)}; what is not captured is released.</p>`,
-            fields: [
-              {
-                name: 'amount',
-                label: `Amount (${t.currency})`,
-                value: formatAmountIn(BigInt(t.amount), t.currency),
-                required: true,
-                inputmode: 'decimal',
-              },
-            ],
-            submit: 'Capture',
-          };
-        }
-        if (kind === 'void') {
-          return {
-            title: `Void transaction ${t.id}`,
-            explain: h`<p>Releases the authorization of ${money(t.amount, t.currency)}: nothing will be charged.</p>`,
-            fields: [{ name: 'reason', label: 'Reason (optional)' }],
-            submit: 'Void the authorization',
-            danger: true,
-          };
-        }
-        return {
-          title: `Refund transaction ${t.id}`,
-          explain: h`<p>${money(left, t.currency)} of ${money(t.captured_amount, t.currency)} can still be refunded. The money goes
-back to the buyer’s card and the site’s balance is debited.</p>`,
-          fields: [
-            {
-              name: 'amount',
-              label: `Amount (${t.currency})`,
-              value: formatAmountIn(left, t.currency),
-              required: true,
-              inputmode: 'decimal',
-            },
-            { name: 'reason', label: 'Reason (optional)' },
-          ],
-          submit: 'Refund',
-          danger: true,
-        };
-      },
-      async (request, params, body) => {
-        const viewer = viewerOf(request, deps);
-        const t = await getTransaction(db, viewer, params.id);
-        const merchant = await loadMerchantScope(db, t.merchant_id);
-        const base = `/console/payments/transactions/${t.id}`;
-        if (kind === 'capture') {
-          await payments.transactions.capture(merchant, t.id, ClientAmount.read(body.amount ?? ''));
-          return `${base}?done=captured`;
-        }
-        if (kind === 'void') {
-          if (t.status !== 'in-progress')
-            throw new DomainError('invalid_state', `a ${t.status} transaction cannot be voided`);
-          await payments.transactions.refund(merchant, t.id, {
-            ...(body.reason ? { reason: body.reason } : {}),
-          });
-          return `${base}?done=voided`;
-        }
-        if (t.status === 'in-progress') {
-          throw new DomainError('invalid_state', 'an authorization not captured yet is voided, not refunded');
-        }
-        // Above the merchant's threshold the refund waits for a second person (approvals-routes.ts).
-        const asked = {
-          merchantId: String(t.merchant_id),
-          transactionId: String(t.id),
-          amount: body.amount ?? '',
-        };
-        const asset = findAsset(t.currency);
-        if (!asset)
-          throw new DomainError('invalid_state', `${t.currency} is not a currency this build knows`);
-        const amount = parseAmountField(body.amount ?? '', asset);
-        const done = await eyes.runOrAsk(request, {
-          tenant: { kind: 'merchant', id: String(t.merchant_id) },
-          action: 'refund',
-          objectId: String(t.id),
-          money: { currency: t.currency, amount },
-          summary: `refund ${money(amount, t.currency)} of transaction ${t.id}${body.reason ? ` (${body.reason})` : ''}`,
-          payload: { ...asked, ...(body.reason ? { reason: body.reason } : {}) },
-        });
-        return done.asked ? done.href : `${done.href}?done=refunded`;
-      },
-    );
-  for (const kind of ['capture', 'refund', 'void'] as const) {
-    const action = transactionAction(kind);
-    app.get(`/payments/transactions/:id/${kind}`, action.get);
-    app.post(`/payments/transactions/:id/${kind}`, action.post);
-  }
+  registerTransactionActions(app, deps);
 
   listRoute(app, deps, '/payments/customers', {
     title: 'Payments customers',

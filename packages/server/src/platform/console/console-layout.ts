@@ -214,6 +214,8 @@ export interface FilterField {
   options?: readonly string[];
   /** The options' words (labels.ts); each option still sends its wire value */
   labels?: LabelKind;
+  /** A date picker (the value YYYY-MM-DD) */
+  type?: 'date';
 }
 
 /** A GET form narrowing a list; its values come back filled in. */
@@ -236,10 +238,36 @@ export function filterForm(
           (o) =>
             h`<option value="${o}"${o === value ? h` selected` : ''}>${f.labels ? labelOf(f.labels, o).label : o}</option>`,
         )}</select>`
-      : h`<input id="${id}" name="${f.name}" value="${value}" maxlength="120">`;
+      : h`<input id="${id}" name="${f.name}" value="${value}"${f.type ? h` type="${f.type}"` : h` maxlength="120"`}>`;
     // Each label above its own input, the pair wrapping as one when the row is full.
     return h`<span class="filter-field"><label for="${id}">${f.label}</label>${input}</span>`;
   })}<button type="submit">Filter</button></form>`;
+}
+
+/** An action an object's page offers: where it opens, and its route (what it needs, permissions.ts) */
+export interface ObjectAction {
+  href: string;
+  label: string;
+  route: string;
+}
+
+/**
+ * The top of an object's page: its amount and status badge as the headline, its id with a button that
+ * copies it, and the actions this viewer's role may take on it now (the others are not offered).
+ */
+export function objectHead(
+  viewer: Viewer,
+  head: { amount?: string; status?: Html | string; id: string; actions?: ObjectAction[] },
+): Html {
+  const actions = (head.actions ?? []).filter((a) => {
+    const needed = permissionOf('GET', a.route);
+    return needed !== undefined && allows(viewer.access, needed);
+  });
+  return h`<div class="object-head">
+${head.amount || head.status ? h`<p class="headline">${head.amount ? h`<span class="amount">${head.amount}</span> ` : ''}${head.status ?? ''}</p>` : ''}
+<p class="object-id">Id <code>${head.id}</code> <button type="button" class="copy secondary" data-copy="${head.id}" aria-label="Copy the id ${head.id}">Copy</button></p>
+${actions.length ? h`<p class="inline actions">${actions.map((a) => h`<a class="button" href="${a.href}">${a.label}</a> `)}</p>` : ''}
+</div>`;
 }
 
 /** The facts of one object. */

@@ -56,7 +56,7 @@ export const LABELS = {
   } satisfies Record<PaymentsOrderType, Label>,
   'payments.transaction': {
     start: plain('Created'),
-    'in-progress': wait('Processing'),
+    'in-progress': wait('Authorized, not captured'),
     'complete-ok': ok('Succeeded'),
     'complete-failed': bad('Declined'),
     'cancel-ok': plain('Canceled'),

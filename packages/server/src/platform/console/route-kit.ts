@@ -213,6 +213,12 @@ export async function eventsAbout(deps: ConsoleRouteDeps, viewer: Viewer, object
 }
 const TIMELINE_EVENTS = 50;
 
+/** Every list narrows to the rows created between two dates (paging.ts, createdPeriod) */
+const CREATED_FILTERS: FilterField[] = [
+  { name: 'from', label: 'Created from', type: 'date' },
+  { name: 'to', label: 'Created to', type: 'date' },
+];
+
 /**
  * A list page: its filters (GET form), the rows the read gives for the viewer, and the next page's link —
  * the shape every console list shares.
@@ -234,7 +240,7 @@ export function listRoute<R>(
     const f = textQuery(request);
     const viewer = viewerOf(request, deps);
     const found = await page.read(deps.services.db, viewer, f);
-    const filters = page.filters ? filterForm(href, page.filters, f) : '';
+    const filters = filterForm(href, [...(page.filters ?? []), ...CREATED_FILTERS], f);
     const table = page.table(found.rows, nextHref(href, f, found.nextCursor), viewer);
     const filtered = new URLSearchParams(
       Object.entries(f).filter((e): e is [string, string] => e[0] !== 'cursor' && Boolean(e[1])),

@@ -54,7 +54,7 @@ export function listLedgerAccounts(db: Executor, viewer: Viewer, f: Filters) {
       createdAt: 'a.created_at',
       id: 'a.id',
     },
-    f.cursor,
+    f,
   );
 }
 

@@ -78,7 +78,7 @@ export async function listPayouts(
       createdAt: 'p.created_at',
       id: 'p.id',
     },
-    f.cursor,
+    f,
   );
 }
 

@@ -149,7 +149,7 @@ function listApprovals(
       createdAt: 'a.created_at',
       id: 'a.id',
     },
-    f.cursor,
+    f,
   );
 }
 

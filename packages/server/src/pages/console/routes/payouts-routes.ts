@@ -17,6 +17,7 @@ import {
   filterForm,
   link,
   listView,
+  objectHead,
   postForm,
 } from '../../../platform/console/console-layout.ts';
 import { h } from '../../../platform/console/html-template.ts';
@@ -259,22 +260,24 @@ export async function registerPayoutsConsoleRoutes(
       reply,
       deps,
       `Payout ${p.id}`,
-      h`${doneNotice(done)}${details([
-        ['Tenant', tenantOf(p.owner, (await ownerNames(db, [p.owner])).get(p.owner))],
-        ['Amount', money(p.amount, p.currency)],
-        ['Status', statusFact(p.status, 'payout')],
-        ['Bank account', `${p.iban_masked} (${p.holder_name})`],
-        ['Arrival', p.arrival_date],
-        ['Failure', p.failure_code],
+      h`${doneNotice(done)}${objectHead(viewer, { amount: money(p.amount, p.currency), status: status(p.status, 'payout'), id: p.id })}${details(
         [
-          'Itemized',
-          p.itemized
-            ? 'yes: its report lists every balance transaction it pays'
-            : 'no: an amount paid by hand',
+          ['Tenant', tenantOf(p.owner, (await ownerNames(db, [p.owner])).get(p.owner))],
+          ['Amount', money(p.amount, p.currency)],
+          ['Status', statusFact(p.status, 'payout')],
+          ['Bank account', `${p.iban_masked} (${p.holder_name})`],
+          ['Arrival', p.arrival_date],
+          ['Failure', p.failure_code],
+          [
+            'Itemized',
+            p.itemized
+              ? 'yes: its report lists every balance transaction it pays'
+              : 'no: an amount paid by hand',
+          ],
+          ['Bank file', p.bank_file_id],
+          ['Created', when(p.created_at)],
         ],
-        ['Bank file', p.bank_file_id],
-        ['Created', when(p.created_at)],
-      ])}<p>${link(`/console/money/payouts/${p.id}/report.csv`, 'Download the settlement report (CSV)')}</p>${bankLevers(request, p)}${listView(
+      )}<p>${link(`/console/money/payouts/${p.id}/report.csv`, 'Download the settlement report (CSV)')}</p>${bankLevers(request, p)}${listView(
         {
           caption: 'Balance transactions it pays, newest first',
           rows: items.rows,

@@ -25,3 +25,19 @@
     new uPlot({ width: width, height: 240, series: series, axes: [{}, { size: 70 }] }, values, holder);
   }
 })();
+// An object's id is copied in one click (the page's "Copy" beside it); where the clipboard is refused,
+// the id is selected for the person to copy.
+(() => {
+  for (const button of document.querySelectorAll('button.copy[data-copy]')) {
+    button.addEventListener('click', async () => {
+      const id = button.getAttribute('data-copy');
+      try {
+        await navigator.clipboard.writeText(id);
+        button.textContent = 'Copied';
+      } catch {
+        const code = button.previousElementSibling;
+        if (code) window.getSelection()?.selectAllChildren(code);
+      }
+    });
+  }
+})();

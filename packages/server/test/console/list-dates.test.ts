@@ -1,0 +1,88 @@
+// Every console list narrows to the rows created between two dates (docs/console.md, Lists): the page, its
+// next pages and its CSV alike; a list paged by a sequence finds the dates' range of the sequence by a
+// binary search over its index (paging.ts, sequenceAtOrAfter), checked here against a plain count.
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sequenceAtOrAfter } from '../../src/platform/console/paging.ts';
+import { ConsoleClient } from '../harness/console-client.ts';
+import { Harness } from '../harness/harness.ts';
+import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-builders.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await Harness.start();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const day = (d: Date) => d.toISOString().slice(0, 10);
+/** The ids a page's orders list links */
+const orderIds = (html: string) =>
+  [...html.matchAll(/<td data-label="Order"><a href="\/console\/payments\/orders\/(\d+)">/g)].map(
+    (m) => m[1],
+  );
+
+describe('a list between two dates', () => {
+  it('shows the orders created on those days, on the page and in the CSV; a bad date is refused by name', async () => {
+    const m = await aMerchant(h);
+    const customer = await aCustomer(h, m);
+    const made: { id: string; day: string }[] = [];
+    for (let d = 0; d < 4; d++) {
+      for (let i = 0; i < 2; i++) {
+        const res = await payments<{ data: { orderId: number } }>(
+          h,
+          m,
+          'POST',
+          '/order',
+          anOrder(customer, { amount: `${d + 1}.0${i}` }),
+        );
+        expect(res.status).toBe(201);
+        made.push({ id: String(res.body.data.orderId), day: day(h.services.clock.now()) });
+      }
+      await h.advanceClock(86_400);
+    }
+    const [, second, third] = [...new Set(made.map((o) => o.day))];
+    const operator = await ConsoleClient.operator(h);
+    const path = `/console/payments/orders?siteId=${m.sites[0]?.id}&from=${second}&to=${third}`;
+    const page = await operator.get(path);
+    expect(page.status).toBe(200);
+    const expected = made
+      .filter((o) => o.day === second || o.day === third)
+      .map((o) => o.id)
+      .reverse();
+    expect(orderIds(page.text)).toEqual(expected);
+    // The form keeps the dates, as date pickers
+    expect(page.text).toContain(`name="from" value="${second}" type="date"`);
+    const csv = await operator.get(path.replace('/orders?', '/orders.csv?'));
+    expect(csv.status).toBe(200);
+    expect(csv.text.trim().split('\n')).toHaveLength(expected.length + 1);
+
+    for (const [query, field] of [
+      ['from=2026-02-30', 'from'],
+      ['to=yesterday', 'to'],
+      [`from=${third}&to=${second}`, 'to'],
+    ] as const) {
+      const bad = await operator.get(`/console/payments/orders?${query}`);
+      expect(bad.status, query).toBe(400);
+      expect(bad.text).toContain(field);
+    }
+  });
+
+  it('finds the first row of a date by a binary search over the sequence, as a plain count finds it', async () => {
+    const { rows } = await sql<{ at: Date }>`
+      SELECT created_at AS at FROM payments_orders ORDER BY id`.execute(h.services.db);
+    expect(rows.length).toBeGreaterThan(5);
+    const first = rows[0]?.at.getTime() ?? 0;
+    const last = rows.at(-1)?.at.getTime() ?? 0;
+    const times = [first - 1, first, last, last + 1, ...rows.map((r) => r.at.getTime() + 1)];
+    for (const t of times) {
+      const at = new Date(t);
+      const { rows: found } = await sql<{ bound: number | null; plain: number | null }>`
+        SELECT ${sequenceAtOrAfter('payments_orders', 'id', 'created_at', at)}::int AS bound,
+          coalesce((SELECT min(id) FROM payments_orders WHERE created_at >= ${at}),
+                   (SELECT max(id) + 1 FROM payments_orders))::int AS plain`.execute(h.services.db);
+      expect(found[0]?.bound, at.toISOString()).toBe(found[0]?.plain);
+    }
+  });
+});
