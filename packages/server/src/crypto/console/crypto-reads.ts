@@ -50,6 +50,7 @@ export function listCryptoOrders(db: Executor, viewer: Viewer, f: Filters) {
       id: 'o.id',
       sequence: 'o.seq',
       table: 'crypto_orders',
+      amount: { column: 'o.total', currency: 'o.currency' },
     },
     f,
   );

@@ -52,6 +52,7 @@ export async function registerCryptoConsoleRoutes(
   listRoute(app, deps, '/crypto/orders', {
     title: 'Crypto orders',
     read: listCryptoOrders,
+    amounts: true,
     filters: [
       { name: 'status', label: 'Status', options: CRYPTO_ORDER_STATUSES, labels: 'crypto.order' },
       { name: 'reference', label: 'Store’s reference' },

@@ -108,6 +108,7 @@ ${objectHead(viewer, {
   listRoute(app, deps, '/issuing/transactions', {
     title: 'Card transactions',
     read: listCardTransactions,
+    amounts: true,
     filters: [
       {
         name: 'status',

@@ -211,6 +211,7 @@ export function listCardTransactions(db: Executor, viewer: Viewer, f: Filters) {
       id: 't.id',
       sequence: 't.seq',
       table: 'issuing_transactions',
+      amount: { column: 't.amount', currency: 't.currency' },
     },
     f,
   );

@@ -53,6 +53,7 @@ export async function registerDisputesConsoleRoutes(
   listRoute(app, deps, '/payments/disputes', {
     title: 'Disputes',
     read: listDisputes,
+    amounts: true,
     filters: [
       { name: 'status', label: 'Status', options: DISPUTE_STATUSES, labels: 'payments.dispute' },
       { name: 'transactionId', label: 'Payment (transaction id)' },

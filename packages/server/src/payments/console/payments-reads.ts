@@ -59,6 +59,7 @@ export function listOrders(db: Executor, viewer: Viewer, f: Filters) {
       id: 'o.id',
       sequence: 'o.id',
       table: 'payments_orders',
+      amount: { column: 'o.amount', currency: 'o.currency' },
     },
     f,
   );
@@ -138,6 +139,7 @@ export function listTransactions(db: Executor, viewer: Viewer, f: Filters) {
       id: 't.id',
       sequence: 't.id',
       table: 'payments_transactions',
+      amount: { column: 't.amount', currency: 't.currency' },
     },
     f,
   );
@@ -356,6 +358,7 @@ export function listDisputes(db: Executor, viewer: Viewer, f: Filters) {
       id: 'd.id',
       sequence: 'd.id',
       table: 'payments_disputes',
+      amount: { column: 'd.amount', currency: 'd.currency' },
     },
     f,
   );

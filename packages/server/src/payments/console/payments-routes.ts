@@ -36,6 +36,7 @@ export async function registerPaymentsConsoleRoutes(
   listRoute(app, deps, '/payments/orders', {
     title: 'Payments orders',
     read: listOrders,
+    amounts: true,
     filters: [
       { name: 'status', label: 'Status', options: PAYMENTS_ORDER_STATUSES, labels: 'payments.order' },
       { name: 'siteId', label: 'Site id' },
@@ -103,6 +104,7 @@ export async function registerPaymentsConsoleRoutes(
   listRoute(app, deps, '/payments/transactions', {
     title: 'Payments transactions',
     read: listTransactions,
+    amounts: true,
     filters: [
       {
         name: 'status',

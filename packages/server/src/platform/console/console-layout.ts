@@ -216,6 +216,10 @@ export interface FilterField {
   labels?: LabelKind;
   /** A date picker (the value YYYY-MM-DD) */
   type?: 'date';
+  /** The options' words where no label table has them */
+  optionLabels?: Record<string, string>;
+  /** A select with no "any": the first option is the default */
+  required?: boolean;
 }
 
 /** A GET form narrowing a list; its values come back filled in. */
@@ -234,9 +238,9 @@ export function filterForm(
     }-${f.name}`;
     const value = values[f.name] ?? '';
     const input = f.options
-      ? h`<select id="${id}" name="${f.name}"><option value="">any</option>${f.options.map(
+      ? h`<select id="${id}" name="${f.name}">${f.required ? '' : h`<option value="">any</option>`}${f.options.map(
           (o) =>
-            h`<option value="${o}"${o === value ? h` selected` : ''}>${f.labels ? labelOf(f.labels, o).label : o}</option>`,
+            h`<option value="${o}"${o === value ? h` selected` : ''}>${f.labels ? labelOf(f.labels, o).label : (f.optionLabels?.[o] ?? o)}</option>`,
         )}</select>`
       : h`<input id="${id}" name="${f.name}" value="${value}"${f.type ? h` type="${f.type}"` : h` maxlength="120"`}>`;
     // Each label above its own input, the pair wrapping as one when the row is full.

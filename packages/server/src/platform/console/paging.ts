@@ -3,6 +3,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import { DomainError } from '../errors/domain-error.ts';
+import { amountWithin, createdPeriod, createdWithin, sortOf } from './list-narrowing.ts';
 
 export const PAGE_SIZE = 25;
 
@@ -29,6 +30,8 @@ export interface ListQuery {
    * first (sequenceAtOrAfter), so the page stays a range read of the (tenant, sequence) index.
    */
   table?: string;
+  /** The row's amount (minor units) and currency: the list then narrows by amount and sorts by it */
+  amount?: { column: string; currency: string };
 }
 
 /** A list's filters as the query gives them: the cursor, and the creation dates `from` and `to` (inclusive) */
@@ -40,22 +43,39 @@ export async function pageOf<R extends { cursor_at: Date; cursor_id: string }>(
   at: string | undefined | ListFilters,
 ): Promise<Page<R>> {
   const f = typeof at === 'object' ? at : { cursor: at };
-  const where = [...q.where, ...createdWithin(q, createdPeriod(f))];
-  const after = decodeCursor(f.cursor);
-  const sequence = q.sequence;
-  if (after && sequence) {
+  const period = createdPeriod(f);
+  const sort = sortOf(f, q, period);
+  const where = [...q.where, ...createdWithin(q, period), ...amountWithin(q, f)];
+  const tiebreak = q.sequence ? sql`${sql.ref(q.sequence)}` : sql`${sql.ref(q.id)}::text`;
+  // Newest or oldest first by the sequence alone where there is one (its index serves the page), else by
+  // (created_at, id); by amount with the same tiebreak. The cursor is the last row's key and tiebreak.
+  const key =
+    sort === 'newest' || sort === 'oldest'
+      ? q.sequence
+        ? undefined
+        : sql`${sql.ref(q.createdAt)}`
+      : sql`${sql.ref(q.amount?.column ?? '')}`;
+  const descending = sort === 'newest' || sort === 'amount_desc';
+  const direction = descending ? sql`DESC` : sql`ASC`;
+  const byTime = sort === 'newest' || sort === 'oldest';
+  const cursor = decodeCursor(f.cursor);
+  // A cursor of another order (a link kept from before the sort changed) starts the list over.
+  const after =
+    cursor && (byTime ? /^\d{4}-\d{2}-\d{2}T/ : /^-?\d{1,40}$/).test(cursor.key) ? cursor : undefined;
+  if (after) {
+    const past = descending ? sql`<` : sql`>`;
+    const keyValue = byTime ? sql`${after.key}::timestamptz` : sql`${after.key}::numeric`;
     // The cursor's value takes the column's type (an untyped parameter), so the index compares it.
-    where.push(sql<boolean>`${sql.ref(sequence)} < ${after.id}`);
-  } else if (after) {
     where.push(
-      sql<boolean>`(${sql.ref(q.createdAt)}, ${sql.ref(q.id)}::text) < (${after.at}::timestamptz, ${after.id})`,
+      key
+        ? sql<boolean>`(${key}, ${tiebreak}) ${past} (${keyValue}, ${after.id})`
+        : sql<boolean>`${tiebreak} ${past} ${after.id}`,
     );
   }
-  const order = sequence
-    ? sql`${sql.ref(sequence)} DESC`
-    : sql`${sql.ref(q.createdAt)} DESC, ${sql.ref(q.id)}::text DESC`;
-  const { rows } = await sql<R>`
-    SELECT ${sql.ref(q.createdAt)} AS cursor_at, ${sql.ref(sequence ?? q.id)}::text AS cursor_id, ${q.selectFrom}
+  const order = key ? sql`${key} ${direction}, ${tiebreak} ${direction}` : sql`${tiebreak} ${direction}`;
+  const { rows } = await sql<R & { cursor_key: string }>`
+    SELECT ${sql.ref(q.createdAt)} AS cursor_at, ${tiebreak}::text AS cursor_id,
+      ${byTime ? sql`NULL` : sql`${key}::text`} AS cursor_key, ${q.selectFrom}
     WHERE ${sql.join(where, sql` AND `)}
     ORDER BY ${order}
     LIMIT ${PAGE_SIZE + 1}
@@ -64,88 +84,21 @@ export async function pageOf<R extends { cursor_at: Date; cursor_id: string }>(
   const last = page.at(-1);
   return {
     rows: page,
-    nextCursor: rows.length > PAGE_SIZE && last ? encodeCursor(last.cursor_at, last.cursor_id) : null,
+    nextCursor:
+      rows.length > PAGE_SIZE && last
+        ? encodeCursor(last.cursor_key ?? last.cursor_at.toISOString(), last.cursor_id)
+        : null,
   };
 }
 
-/** The creation dates a list is narrowed to: [from, to + 1 day) in UTC; a malformed or backward one refused */
-export function createdPeriod(f: ListFilters): { from?: Date; until?: Date } {
-  const date = (name: 'from' | 'to') => {
-    const v = f[name]?.trim();
-    if (!v) return undefined;
-    const at = /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(`${v}T00:00:00Z`) : undefined;
-    if (!at || Number.isNaN(at.getTime()) || at.toISOString().slice(0, 10) !== v) {
-      throw new DomainError('validation_failed', `the filter ${name} is not a date (YYYY-MM-DD)`, {
-        field: name,
-      });
-    }
-    return at;
-  };
-  const from = date('from');
-  const to = date('to');
-  if (from && to && to < from) {
-    throw new DomainError('validation_failed', 'the filter to is before from', { field: 'to' });
-  }
-  return { ...(from ? { from } : {}), ...(to ? { until: new Date(to.getTime() + 86_400_000) } : {}) };
-}
+const encodeCursor = (key: string, id: string) => Buffer.from(`${key}|${id}`).toString('base64url');
 
-/**
- * How far a row's creation time may stray from its sequence's order: a row's time is taken before its
- * insert draws the sequence, so two writes in flight may take them in either order, by as long as a
- * write lasts. The sequence range is widened by this much and the times themselves decide.
- */
-const SEQUENCE_SLACK_MS = 10 * 60_000;
-
-function createdWithin(q: ListQuery, period: { from?: Date; until?: Date }): RawBuilder<boolean>[] {
-  const conditions: RawBuilder<boolean>[] = [];
-  const { from, until } = period;
-  if (from) conditions.push(sql<boolean>`${sql.ref(q.createdAt)} >= ${from}`);
-  if (until) conditions.push(sql<boolean>`${sql.ref(q.createdAt)} < ${until}`);
-  if (q.sequence && q.table) {
-    const seq = sql.ref(q.sequence);
-    const column = (ref: string) => ref.slice(ref.lastIndexOf('.') + 1);
-    const bound = (time: Date) =>
-      sequenceAtOrAfter(q.table ?? '', column(q.sequence ?? ''), column(q.createdAt), time);
-    if (from) conditions.push(sql<boolean>`${seq} >= ${bound(new Date(from.getTime() - SEQUENCE_SLACK_MS))}`);
-    if (until)
-      conditions.push(sql<boolean>`${seq} < ${bound(new Date(until.getTime() + SEQUENCE_SLACK_MS))}`);
-  }
-  return conditions;
-}
-
-/**
- * The first value of a growing sequence whose row was created at or after `time` (past the last when none
- * was), by a binary search over the sequence's own index: about 30 probes of one row for a billion rows,
- * whatever the date, where a scan from the newest row would read every row after it.
- */
-export function sequenceAtOrAfter(
-  table: string,
-  sequence: string,
-  createdAt: string,
-  time: Date,
-): RawBuilder<unknown> {
-  const t = sql.table(table);
-  const seq = sql.ref(sequence);
-  const at = sql.ref(createdAt);
-  return sql`(WITH RECURSIVE search(lo, hi) AS (
-      SELECT (SELECT min(${seq}) FROM ${t}), (SELECT max(${seq}) FROM ${t}) + 1
-      UNION ALL
-      SELECT CASE WHEN probe.at IS NULL OR probe.at >= ${time} THEN s.lo ELSE probe.seq + 1 END,
-        CASE WHEN probe.at IS NULL OR probe.at >= ${time} THEN (s.lo + s.hi) / 2 ELSE s.hi END
-      FROM search s LEFT JOIN LATERAL (
-        SELECT ${seq} AS seq, ${at} AS at FROM ${t} WHERE ${seq} >= (s.lo + s.hi) / 2 ORDER BY ${seq} LIMIT 1
-      ) probe ON true
-      WHERE s.lo < s.hi
-    ) SELECT min(lo) FROM search WHERE lo >= hi)`;
-}
-
-const encodeCursor = (at: Date, id: string) => Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');
-
-function decodeCursor(cursor: string | undefined): { at: string; id: string } | undefined {
+/** The last row's sort key (a time or an amount) and tiebreak; a cursor that is neither starts over */
+function decodeCursor(cursor: string | undefined): { key: string; id: string } | undefined {
   if (!cursor || cursor.length > 200) return undefined;
-  const [at, ...id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (!at || Number.isNaN(Date.parse(at)) || id.length === 0) return undefined;
-  return { at, id: id.join('|') };
+  const [key, ...id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (!key || id.length === 0) return undefined;
+  return { key, id: id.join('|') };
 }
 
 /** A filter's condition when its value was given; a malformed value is refused, naming the filter. */

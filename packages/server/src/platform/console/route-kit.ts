@@ -22,6 +22,7 @@ import type { Viewer } from './console-users.ts';
 import { eventLabel } from './event-labels.ts';
 import { type Html, h } from './html-template.ts';
 import { EXPORT_ROWS, listCsv, tableText } from './list-export.ts';
+import { SORTS, type Sort } from './list-narrowing.ts';
 import type { Page } from './paging.ts';
 import { status, when } from './values.ts';
 
@@ -213,11 +214,29 @@ export async function eventsAbout(deps: ConsoleRouteDeps, viewer: Viewer, object
 }
 const TIMELINE_EVENTS = 50;
 
-/** Every list narrows to the rows created between two dates (paging.ts, createdPeriod) */
+/** Every list narrows to the rows created between two dates and sorts newest or oldest first (list-narrowing.ts) */
 const CREATED_FILTERS: FilterField[] = [
   { name: 'from', label: 'Created from', type: 'date' },
   { name: 'to', label: 'Created to', type: 'date' },
 ];
+const SORT_WORDS: Record<Sort, string> = {
+  newest: 'Newest first',
+  oldest: 'Oldest first',
+  amount_desc: 'Largest amount first',
+  amount_asc: 'Smallest amount first',
+};
+/** A list with an amount narrows by it too, and sorts by it over a period of at most a month */
+const AMOUNT_FILTERS: FilterField[] = [
+  { name: 'minAmount', label: 'Amount at least' },
+  { name: 'maxAmount', label: 'Amount at most' },
+];
+const sortField = (amounts: boolean): FilterField => ({
+  name: 'sort',
+  label: 'Sort',
+  options: amounts ? SORTS : SORTS.filter((s) => !s.startsWith('amount')),
+  optionLabels: SORT_WORDS,
+  required: true,
+});
 
 /**
  * A list page: its filters (GET form), the rows the read gives for the viewer, and the next page's link —
@@ -231,6 +250,8 @@ export function listRoute<R>(
     title: string;
     read: (db: Db, viewer: Viewer, filters: Record<string, string | undefined>) => Promise<Page<R>>;
     filters?: FilterField[];
+    /** Its rows have an amount (the read gives pageOf one): narrowed and sorted by it */
+    amounts?: boolean;
     /** The rows as a table: `viewer` for what its role may read (a customer's name beside its id) */
     table: (rows: NoInfer<R>[], next: string | null, viewer: Viewer) => Html;
   },
@@ -240,7 +261,13 @@ export function listRoute<R>(
     const f = textQuery(request);
     const viewer = viewerOf(request, deps);
     const found = await page.read(deps.services.db, viewer, f);
-    const filters = filterForm(href, [...(page.filters ?? []), ...CREATED_FILTERS], f);
+    const narrowing = [
+      ...(page.filters ?? []),
+      ...CREATED_FILTERS,
+      ...(page.amounts ? AMOUNT_FILTERS : []),
+      sortField(page.amounts ?? false),
+    ];
+    const filters = filterForm(href, narrowing, f);
     const table = page.table(found.rows, nextHref(href, f, found.nextCursor), viewer);
     const filtered = new URLSearchParams(
       Object.entries(f).filter((e): e is [string, string] => e[0] !== 'cursor' && Boolean(e[1])),

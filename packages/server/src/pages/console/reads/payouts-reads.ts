@@ -77,6 +77,7 @@ export async function listPayouts(
       ],
       createdAt: 'p.created_at',
       id: 'p.id',
+      amount: { column: 'p.amount', currency: 'p.currency' },
     },
     f,
   );

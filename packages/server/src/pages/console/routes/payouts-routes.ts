@@ -206,6 +206,7 @@ export async function registerPayoutsConsoleRoutes(
   listRoute(app, deps, '/money/payouts', {
     title: 'Payouts',
     read: listPayouts,
+    amounts: true,
     filters: [
       { name: 'status', label: 'Status', options: PAYOUT_STATUSES, labels: 'payout' },
       { name: 'tenant', label: 'Site or store (site:ID, store:ID)' },
