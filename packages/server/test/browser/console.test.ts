@@ -131,7 +131,7 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
     const open = Number(await page.locator('[data-field="open-disputes"]').textContent());
     expect(open).toBeGreaterThanOrEqual(1);
     await page.getByRole('link', { name: 'Disputes' }).first().click();
-    await page.getByRole('link', { name: String(raised.body.disputeId), exact: true }).click();
+    await page.getByRole('link', { name: `dispute ${raised.body.disputeId}`, exact: true }).click();
     await expect.poll(() => page.locator('h1').textContent()).toBe(`Dispute ${raised.body.disputeId}`);
 
     // A text file named .pdf: refused by its content, naming it, and nothing stored.

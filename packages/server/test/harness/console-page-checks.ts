@@ -1,6 +1,6 @@
 // What every console page is held to in Chromium (docs/console.md, Layout): no overflow at 390 px or
-// 1280 px, no serious or critical axe-core violation, the sandbox banner, and lists that fold or scroll as
-// they should. The console's browser tests walk their pages through these.
+// 1280 px, no serious or critical axe-core violation, the sandbox banner, lists that fold or scroll as
+// they should, no status code where its words belong and no link to an object that is a bare number. The console's browser tests walk their pages through these.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
@@ -32,10 +32,12 @@ export async function checkConsoleLayout(page: Page, name: string, width: number
       scrollersWithoutShadow: boxes.filter((b) => b && b.scrollWidth > b.clientWidth && !getComputedStyle(b).backgroundImage.includes('gradient')).length,
       scrollingTables: boxes.filter((b) => b && b.scrollWidth > b.clientWidth + 1).length,
       slugs: [...document.querySelectorAll('td, dd')].map((c) => c.textContent.trim()).filter((t) => slugs.includes(t)),
+      bareIds: [...document.querySelectorAll('td, dd')].filter((c) => c.querySelector('a') && /^\\d+$/.test(c.textContent.trim())).map((c) => (c.dataset.label || (c.previousElementSibling && c.previousElementSibling.textContent) || '') + ' ' + c.textContent.trim()),
     };
   })()`.replace('slugs.includes', `${JSON.stringify(SLUGS)}.includes`),
   )) as {
     slugs: string[];
+    bareIds: string[];
     contentTop: number;
     cellsPastScreen: number;
     labelsApartFromInputs: number;
@@ -53,6 +55,10 @@ export async function checkConsoleLayout(page: Page, name: string, width: number
   if (layout.slugs.length > 0)
     problems.push(
       `${name}: codes shown where words belong (labels.ts): ${[...new Set(layout.slugs)].join(', ')}`,
+    );
+  if (layout.bareIds.length > 0)
+    problems.push(
+      `${name}: a bare number where an object is linked (say what it is): ${layout.bareIds.join(', ')}`,
     );
   if (layout.tablesOutsideScroll > 0) problems.push(`${name}: a table outside a scroll box`);
   if (layout.scrollersWithoutShadow > 0)

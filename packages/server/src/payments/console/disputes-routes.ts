@@ -17,7 +17,7 @@ import {
 import { h } from '../../platform/console/html-template.ts';
 import { disputeReasonLabel } from '../../platform/console/labels.ts';
 import { confirmedAction, listRoute, textQuery, viewerOf } from '../../platform/console/route-kit.ts';
-import { money, status, statusFact, when } from '../../platform/console/values.ts';
+import { money, objectLink, status, statusFact, when } from '../../platform/console/values.ts';
 import type { DomainError } from '../../platform/errors/domain-error.ts';
 import { asDomainError } from '../../platform/http/as-domain-error.ts';
 import {
@@ -63,11 +63,19 @@ export async function registerDisputesConsoleRoutes(
         caption: 'Chargebacks, newest first',
         rows,
         columns: [
-          { label: 'Dispute', cell: (d) => link(`/console/payments/disputes/${d.id}`, d.id) },
+          {
+            label: 'Dispute',
+            cell: (d) => objectLink('dispute', `/console/payments/disputes/${d.id}`, d.id),
+          },
           { label: 'Opened', cell: (d) => when(d.created_at) },
           {
             label: 'Payment',
-            cell: (d) => link(`/console/payments/transactions/${d.transaction_id}`, d.transaction_id),
+            cell: (d) =>
+              objectLink(
+                'transaction',
+                `/console/payments/transactions/${d.transaction_id}`,
+                d.transaction_id,
+              ),
           },
           { label: 'Status', cell: (d) => status(d.status, 'payments.dispute') },
           { label: 'Reason', cell: (d) => disputeReasonLabel(d.network, d.reason_code) },
@@ -119,15 +127,23 @@ ${objectHead(viewer, {
 })}
 ${details([
   ['Status', statusFact(d.status, 'payments.dispute')],
-  ['Payment', link(`/console/payments/transactions/${d.transaction_id}`, d.transaction_id)],
+  [
+    'Payment',
+    objectLink('transaction', `/console/payments/transactions/${d.transaction_id}`, d.transaction_id),
+  ],
   [
     'Chargeback',
-    link(`/console/payments/transactions/${d.chargeback_transaction_id}`, d.chargeback_transaction_id),
+    objectLink(
+      'transaction',
+      `/console/payments/transactions/${d.chargeback_transaction_id}`,
+      d.chargeback_transaction_id,
+    ),
   ],
   [
     'Representment',
     d.representment_transaction_id
-      ? link(
+      ? objectLink(
+          'transaction',
           `/console/payments/transactions/${d.representment_transaction_id}`,
           d.representment_transaction_id,
         )

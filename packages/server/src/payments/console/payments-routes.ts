@@ -7,7 +7,15 @@ import { sendConsolePage } from '../../platform/console/console-http.ts';
 import { details, doneNotice, link, listView, objectHead } from '../../platform/console/console-layout.ts';
 import { h } from '../../platform/console/html-template.ts';
 import { eventsAbout, listRoute, textQuery, viewerOf } from '../../platform/console/route-kit.ts';
-import { money, status, statusFact, term, termFact, when } from '../../platform/console/values.ts';
+import {
+  money,
+  objectLink,
+  status,
+  statusFact,
+  term,
+  termFact,
+  when,
+} from '../../platform/console/values.ts';
 import { PAYMENTS_ORDER_STATUSES, PAYMENTS_TRANSACTION_STATUSES } from '../../platform/db/schema.ts';
 import type { PaymentsConsoleDeps } from './console-deps.ts';
 import { customerLink } from './customer-link.ts';
@@ -48,7 +56,7 @@ export async function registerPaymentsConsoleRoutes(
         caption: 'Orders, newest first',
         rows,
         columns: [
-          { label: 'Order', cell: (o) => link(`/console/payments/orders/${o.id}`, o.id) },
+          { label: 'Order', cell: (o) => objectLink('order', `/console/payments/orders/${o.id}`, o.id) },
           { label: 'Created', cell: (o) => when(o.created_at) },
           { label: 'Site', cell: (o) => o.site_name },
           { label: 'Customer', cell: (o) => customerLink(o, viewer) },
@@ -151,7 +159,7 @@ ${details(
         ['Amount', money(t.amount, t.currency)],
         ['Captured', money(t.captured_amount, t.currency)],
         ['Refunded', money(t.refunded_amount, t.currency)],
-        ['Order', link(`/console/payments/orders/${t.order_id}`, t.order_id)],
+        ['Order', objectLink('order', `/console/payments/orders/${t.order_id}`, t.order_id)],
         ['Customer', customerLink(t, viewer)],
         ['Decline', t.decline_reason ? statusFact(t.decline_reason, 'payments.decline') : t.error_message],
         ['Authorization expires', when(t.auth_expires_at)],
@@ -168,7 +176,7 @@ ${details(
             : null,
         ],
         ['Reason', t.reason],
-        ['Order', link(`/console/payments/orders/${t.order_id}`, t.order_id)],
+        ['Order', objectLink('order', `/console/payments/orders/${t.order_id}`, t.order_id)],
         ['Customer', customerLink(t, viewer)],
         ['Created', when(t.created_at)],
       ],
@@ -194,7 +202,10 @@ ${t.type === 'deposit' ? h`<h2>Refunds</h2>${transactionTable(refunds.rows)}` : 
         caption: 'Customers, newest first',
         rows,
         columns: [
-          { label: 'Customer', cell: (c) => link(`/console/payments/customers/${c.id}`, c.id) },
+          {
+            label: 'Customer',
+            cell: (c) => objectLink('customer', `/console/payments/customers/${c.id}`, c.id),
+          },
           { label: 'Identifier', cell: (c) => c.identifier },
           { label: 'Email', cell: (c) => c.email },
           { label: 'Name', cell: (c) => [c.first_name, c.last_name].filter(Boolean).join(' ') },
@@ -220,14 +231,14 @@ ${t.type === 'deposit' ? h`<h2>Refunds</h2>${transactionTable(refunds.rows)}` : 
         ['Email', c.email],
         ['Name', [c.first_name, c.last_name].filter(Boolean).join(' ') || null],
         ['Country / city', [c.country, c.city].filter(Boolean).join(' / ') || null],
-        ['Site', link(`/console/payments/sites/${c.site_id}`, c.site_id)],
+        ['Site', objectLink('site', `/console/payments/sites/${c.site_id}`, c.site_id)],
         ['Deleted', when(c.deleted_at)],
         ['Created', when(c.created_at)],
       ])}<h2>Stored cards</h2>${storedCardTable(cards.rows)}<h2>Orders</h2>${listView({
         caption: 'Orders of this customer',
         rows: orders.rows,
         columns: [
-          { label: 'Order', cell: (o) => link(`/console/payments/orders/${o.id}`, o.id) },
+          { label: 'Order', cell: (o) => objectLink('order', `/console/payments/orders/${o.id}`, o.id) },
           { label: 'Status', cell: (o) => status(o.status, 'payments.order') },
           { label: 'Amount', cell: (o) => money(o.amount, o.currency) },
           { label: 'Created', cell: (o) => when(o.created_at) },
@@ -275,9 +286,15 @@ function transactionTable(rows: TransactionRows, next: string | null = null) {
     rows,
     empty: 'No transactions.',
     columns: [
-      { label: 'Transaction', cell: (t) => link(`/console/payments/transactions/${t.id}`, t.id) },
+      {
+        label: 'Transaction',
+        cell: (t) => objectLink('transaction', `/console/payments/transactions/${t.id}`, t.id),
+      },
       { label: 'Created', cell: (t) => when(t.created_at) },
-      { label: 'Order', cell: (t) => link(`/console/payments/orders/${t.order_id}`, t.order_id) },
+      {
+        label: 'Order',
+        cell: (t) => objectLink('order', `/console/payments/orders/${t.order_id}`, t.order_id),
+      },
       { label: 'Type', cell: (t) => term(t.type, 'payments.transactionType') },
       { label: 'Status', cell: (t) => status(t.status, 'payments.transaction') },
       { label: 'Amount', cell: (t) => money(t.amount, t.currency) },
@@ -298,7 +315,10 @@ function storedCardTable(
     empty: 'No stored cards.',
     columns: [
       { label: 'Card', cell: (k) => k.id },
-      { label: 'Customer', cell: (k) => link(`/console/payments/customers/${k.customer_id}`, k.customer_id) },
+      {
+        label: 'Customer',
+        cell: (k) => objectLink('customer', `/console/payments/customers/${k.customer_id}`, k.customer_id),
+      },
       { label: 'Number', cell: (k) => `${k.brand} ${k.bin.slice(0, 6)}•• •••• ${k.last4}` },
       { label: 'Expiry', cell: (k) => `${String(k.expiry_month).padStart(2, '0')}/${k.expiry_year}` },
       { label: 'Status', cell: (k) => status(k.status, 'payments.storedCard') },

@@ -6,7 +6,7 @@ import { sendConsolePage } from '../../platform/console/console-http.ts';
 import { details, doneNotice, link, listView } from '../../platform/console/console-layout.ts';
 import { h } from '../../platform/console/html-template.ts';
 import { confirmedAction, listRoute, textQuery, viewerOf } from '../../platform/console/route-kit.ts';
-import { when } from '../../platform/console/values.ts';
+import { objectLink, when } from '../../platform/console/values.ts';
 import { runTransaction } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { tenantChangeSettled } from '../../platform/tenants/tenant-changes.ts';
@@ -30,7 +30,7 @@ export async function registerPaymentsSitesConsoleRoutes(
         caption: 'Sites',
         rows,
         columns: [
-          { label: 'Site', cell: (s) => link(`/console/payments/sites/${s.id}`, s.id) },
+          { label: 'Site', cell: (s) => objectLink('site', `/console/payments/sites/${s.id}`, s.id) },
           { label: 'Name', cell: (s) => s.name },
           { label: 'Merchant', cell: (s) => `${s.merchant_name} (${s.merchant_id})` },
           { label: 'IPN URL', cell: (s) => s.ipn_url },

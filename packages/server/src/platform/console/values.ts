@@ -6,6 +6,13 @@ import { link } from './console-layout.ts';
 import { type Html, h } from './html-template.ts';
 import { type LabelKind, labelOf, readable } from './labels.ts';
 
+/**
+ * A link to an object by its id, said as what it is (*order 10001*): a payments id is a number that names
+ * an order, a transaction and a customer alike, so a bare one says nothing (the console crawl refuses it).
+ */
+export const objectLink = (kind: string, href: string, id: string | number | bigint): Html =>
+  h`<a href="${href}"><span class="id-kind">${kind}</span> ${id}</a>`;
+
 /** An id that opens its object wherever it is (through the search). */
 export const idLink = (id: string | number | bigint | null | undefined): Html | string =>
   id === null || id === undefined ? '—' : link(`/console/search?q=${encodeURIComponent(String(id))}`, id);

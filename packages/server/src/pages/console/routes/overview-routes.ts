@@ -10,7 +10,7 @@ import { sees } from '../../../platform/console/console-scope.ts';
 import { h, trusted } from '../../../platform/console/html-template.ts';
 import { disputeReasonLabel } from '../../../platform/console/labels.ts';
 import { textQuery, viewerOf } from '../../../platform/console/route-kit.ts';
-import { money, when } from '../../../platform/console/values.ts';
+import { money, objectLink, when } from '../../../platform/console/values.ts';
 import { formatAmountIn } from '../../../platform/money/amount.ts';
 import type { PlatformConsoleDeps } from '../console-deps.ts';
 import { moneyAhead } from '../reads/money-ahead.ts';
@@ -218,7 +218,7 @@ ${
             rows: found,
             columns: [
               { label: 'What', cell: (f) => f.kind },
-              { label: 'Open', cell: (f) => link(f.href, f.id) },
+              { label: 'Open', cell: (f) => objectLink(f.kind, f.href, f.id) },
             ],
           }),
       found.length === 0 ? 404 : 200,
