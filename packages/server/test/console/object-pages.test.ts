@@ -32,18 +32,6 @@ function head(html: string) {
   };
 }
 
-async function member(m: { id: number }, role: 'viewer' | 'finance') {
-  const email = `${role}-${m.id}@objects.example`;
-  const password = 'correct horse battery staple';
-  const made = await h.admin('POST', '/console-users', {
-    json: { email, password, role, tenant: { kind: 'merchant', id: String(m.id) } },
-  });
-  expect(made.status, made.text).toBe(201);
-  const client = new ConsoleClient(h.baseUrl);
-  await client.signIn({ email, password });
-  return client;
-}
-
 describe('an object’s page', () => {
   it('a payment: amount and status first, its id to copy, the actions the role may take, the card', async () => {
     const m = await aMerchant(h);
@@ -58,8 +46,8 @@ describe('an object’s page', () => {
     expect(order.status, order.text).toBe(201);
     const { orderId, transactionId } = order.body.data;
     const base = `/console/payments/transactions/${transactionId}`;
-    const finance = await member(m, 'finance');
-    const viewer = await member(m, 'viewer');
+    const finance = await ConsoleClient.member(h, { kind: 'merchant', id: String(m.id) }, 'finance');
+    const viewer = await ConsoleClient.member(h, { kind: 'merchant', id: String(m.id) }, 'viewer');
 
     // Authorized: capture or void, for a role with finance; a viewer is offered neither.
     const authorized = head((await finance.get(base)).text);

@@ -95,13 +95,7 @@ describe('the overview’s daily rollup', () => {
     expect(
       (await payments(h, merchant, 'POST', '/order', anOrder(customer, { amount: '1.00' }))).status,
     ).toBe(201);
-    const email = `overview-${merchant.id}@console.example`;
-    const password = 'correct horse battery staple';
-    await h.admin('POST', '/console-users', {
-      json: { email, password, role: 'viewer', tenant: { kind: 'merchant', id: String(merchant.id) } },
-    });
-    const viewer = new ConsoleClient(h.baseUrl);
-    await viewer.signIn({ email, password });
+    const viewer = await ConsoleClient.member(h, { kind: 'merchant', id: String(merchant.id) }, 'viewer');
     const page = await viewer.get('/console/?days=7');
     expect(page.status).toBe(200);
     const { header, rows } = tableOf(page.text, 'The last 7 days');
@@ -199,13 +193,7 @@ describe('the overview’s daily rollup', () => {
     expect(await days()).toEqual({ gaps: '0', older: '0' });
 
     // The merchant's home page: the figures in words, the dispute to answer, the money and its payout.
-    const email = `home-${m.id}@console.example`;
-    const password = 'correct horse battery staple';
-    await h.admin('POST', '/console-users', {
-      json: { email, password, role: 'viewer', tenant: { kind: 'merchant', id: String(m.id) } },
-    });
-    const viewer = new ConsoleClient(h.baseUrl);
-    await viewer.signIn({ email, password });
+    const viewer = await ConsoleClient.member(h, { kind: 'merchant', id: String(m.id) }, 'viewer');
     const home = (await viewer.get('/console/')).text;
     expect(tableOf(home, 'The last 30 days').rows).toEqual([
       ['payments', '3 new', '30.00 EUR new', '75.0 % (before: —)', '1 · 2.50 EUR', '1 · 10.00 EUR'],

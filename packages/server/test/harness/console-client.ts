@@ -13,6 +13,29 @@ export class ConsoleClient {
     return client;
   }
 
+  /** A new member of a merchant, store or partner with this role (made through the admin API), signed in */
+  static async member(
+    h: {
+      baseUrl: string;
+      admin: (
+        method: string,
+        path: string,
+        options: { json: unknown },
+      ) => Promise<{ status: number; text: string }>;
+    },
+    tenant: { kind: 'merchant' | 'store' | 'partner'; id: string },
+    role: 'viewer' | 'developer' | 'finance' | 'admin',
+  ): Promise<ConsoleClient> {
+    const email = `${role}-${tenant.kind}-${tenant.id}-${Math.random().toString(36).slice(2, 8)}@members.example`;
+    const password = 'correct horse battery staple';
+    const made = await h.admin('POST', '/console-users', { json: { email, password, role, tenant } });
+    if (made.status !== 201) throw new Error(`the member was not made: ${made.status} ${made.text}`);
+    const client = new ConsoleClient(h.baseUrl);
+    const answer = await client.signIn({ email, password });
+    if (answer.status !== 303) throw new Error(`the member's sign-in answered ${answer.status}`);
+    return client;
+  }
+
   async get(path: string) {
     return this.send('GET', path);
   }
