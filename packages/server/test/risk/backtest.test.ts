@@ -52,10 +52,13 @@ describe('a backtest', () => {
         days: fc.integer({ min: 1, max: 2 }),
         // A rule without the tenant's windows reads no minutes before the period: only the keys' windows
         withTenant: fc.boolean(),
+        // A rule that reads only the IP's declines counts them from the declined signals outward
+        // (backtest-history.ts, sparseDeclines) rather than over the history sorted by IP
+        ipDeclinesOnly: fc.boolean(),
       })
       .map(
-        ({ count, sum, declines, tenant, days, withTenant }) =>
-          `velocity.ip.count_10m >= ${count} && velocity.card.sum_1h > ${sum} || velocity.ip.declines_1h >= ${declines} || velocity.card.first_seen_days >= ${days} && amount > 1000 || velocity.ip.first_seen_days >= ${days} && amount < 100${withTenant ? ` || velocity.tenant.count_24h > 12 || velocity.tenant.count_10m >= ${tenant} && velocity.tenant.sum_1h > ${sum}` : ''}`,
+        ({ count, sum, declines, tenant, days, withTenant, ipDeclinesOnly }) =>
+          `${ipDeclinesOnly ? `velocity.card.count_1h >= ${count}` : `velocity.ip.count_10m >= ${count}`} && velocity.card.sum_1h > ${sum} || velocity.ip.declines_1h >= ${declines} || velocity.card.first_seen_days >= ${days} && amount > 1000${ipDeclinesOnly ? '' : ` || velocity.ip.first_seen_days >= ${days} && amount < 100`}${withTenant ? ` || velocity.tenant.count_24h > 12 || velocity.tenant.count_10m >= ${tenant} && velocity.tenant.sum_1h > ${sum}` : ''}`,
       );
     // The period may start after some of the history: what came before it still counts in its velocity.
     const history = fc

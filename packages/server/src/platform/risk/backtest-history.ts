@@ -46,6 +46,7 @@ export function historySql(r: HistoryRequest): RawBuilder<Record<string, unknown
     (tenantWindows ? 120 : 0);
   const start = new Date(r.from.getTime() - longest * 1000);
   const firstSeen = [...new Set(r.features.filter((f) => !isWindowFeature(f)).map((f) => f.key))];
+  const sparse = sparseDeclineFeatures(r.features);
   const keys = [...new Set(r.features.filter((f) => f.key !== 'tenant').map((f) => f.key))];
   const base = [
     ...keys.map((key) => sql`${sql.ref(keyColumn(key))}`),
@@ -77,7 +78,7 @@ export function historySql(r: HistoryRequest): RawBuilder<Record<string, unknown
       )`
     : sql``;
   // Each key's windows over the signals sorted once by (key, time, id), a stage after another
-  const stages = keyStages(r).map(
+  const stages = keyStages(r, sparse).map(
     (stage, i) => sql`, ${sql.ref(`stage_${i + 1}`)} AS (
       SELECT s.*${sql.join(
         stage.columns.map((c) => sql`, ${c}`),
@@ -86,9 +87,14 @@ export function historySql(r: HistoryRequest): RawBuilder<Record<string, unknown
       FROM (SELECT * FROM ${sql.ref(i === 0 ? 'base' : `stage_${i}`)} ORDER BY ${sql.join(stage.order)}, at, id) s
     )`,
   );
+  // A key's declines, where they are all its rule reads: counted from the declined signals outward
+  const declineCounts = sparse.map((f) => sql`, ${sql.ref(sparseName(f))} AS (${sparseDeclines(f)})`);
   const counted = [
     ...r.columns.map((c) => sql`${sql.ref(c.name)}`),
-    ...r.features.map((f) => sql`${finalFeature(f)} AS ${sql.ref(featureColumn(f))}`),
+    ...r.features.map(
+      (f) =>
+        sql`${sparse.includes(f as WindowFeature) ? sql`coalesce(${sql.ref(`${sparseName(f as WindowFeature)}.n`)}, 0)` : finalFeature(f)} AS ${sql.ref(featureColumn(f))}`,
+    ),
   ];
   const joins = [
     ...firstSeen.map(
@@ -96,9 +102,10 @@ export function historySql(r: HistoryRequest): RawBuilder<Record<string, unknown
         sql`LEFT JOIN ${sql.ref(`first_${key}`)} ON ${sql.ref(`first_${key}.first_key`)} = s.${sql.ref(keyColumn(key))}`,
     ),
     ...(tenantWindows ? [sql`JOIN tenant USING (minute, currency)`] : []),
+    ...sparse.map(
+      (f) => sql`LEFT JOIN ${sql.ref(sparseName(f))} ON ${sql.ref(`${sparseName(f)}.signal`)} = s.id`,
+    ),
   ];
-  const signals = r.tenant;
-  void signals;
   return sql`WITH base AS (
       SELECT id, at, amount, currency, declined${sql.join(
         base.map((b) => sql`, ${b}`),
@@ -107,7 +114,7 @@ export function historySql(r: HistoryRequest): RawBuilder<Record<string, unknown
       FROM risk_signals
       WHERE tenant = ${r.tenant} AND decision_point = ${r.point} AND at >= ${start}
         AND at ${r.toExclusive ? sql`<` : sql`<=`} ${r.to}
-    )${sql.join(firsts, sql``)}${minutes}${sql.join(stages, sql``)}
+    )${sql.join(firsts, sql``)}${minutes}${sql.join(stages, sql``)}${sql.join(declineCounts, sql``)}
     SELECT * FROM (
       SELECT id, at, amount, currency${sql.join(
         counted.map((c) => sql`, ${c}`),
@@ -137,7 +144,7 @@ interface KeyStage {
  * signal's own currency), then (time, id), and that key's windows counted over the sorted rows, each
  * stage reading the one before. Its own sort is what makes the peers' order (by id) known in a window.
  */
-function keyStages(r: HistoryRequest): KeyStage[] {
+function keyStages(r: HistoryRequest, sparse: readonly WindowFeature[]): KeyStage[] {
   const stages = new Map<string, KeyStage>();
   const stageOf = (key: VelocityKey, byCurrency: boolean) => {
     const id = `${key}${byCurrency ? ' by currency' : ''}`;
@@ -155,7 +162,7 @@ function keyStages(r: HistoryRequest): KeyStage[] {
     );
   }
   for (const f of r.features) {
-    if (f.key === 'tenant' || !isWindowFeature(f)) continue;
+    if (f.key === 'tenant' || !isWindowFeature(f) || sparse.includes(f)) continue;
     const stage = stageOf(f.key, f.metric === 'sum');
     stage.columns.push(sql`${keyWindow(r, f, stage.order)} AS ${sql.ref(featureColumn(f))}`);
   }
@@ -216,4 +223,33 @@ function keyColumn(key: VelocityKey): string {
   const column = VELOCITY_KEY[key]?.column;
   if (!column) throw new Error(`velocity key ${key} has its own windows`);
   return column;
+}
+
+/**
+ * The declines features counted sparsely: a key's `declines_<window>` where the rule reads nothing else of
+ * that key. Declines are few (one charge in fifty in a busy tenant's year), so each signal's count is
+ * found from the declined signals outward — the same key's signals in the window after each — instead of
+ * sorting the whole history by the key for a window over every row: the sort is most of a backtest's time.
+ */
+function sparseDeclineFeatures(features: readonly VelocityFeature[]): WindowFeature[] {
+  const declines = features.filter(
+    (f): f is WindowFeature => isWindowFeature(f) && f.metric === 'declines' && f.key !== 'tenant',
+  );
+  return declines.filter((d) => features.every((f) => f.key !== d.key || f.metric === 'declines'));
+}
+
+const sparseName = (f: WindowFeature) => `declines_${f.key}_${f.window}`;
+
+/**
+ * For each signal with any, the key's declined signals in its window, as the live read counts them: after
+ * `at − window` and before `at`, or at the same instant and written before it (keyWindow's frame and its
+ * peers). A hash join of the declined signals with the history on the key, kept to the window.
+ */
+function sparseDeclines(f: WindowFeature): RawBuilder<unknown> {
+  const column = sql.ref(keyColumn(f.key));
+  const span = sql.lit(`${VELOCITY_WINDOWS[f.window]} seconds`);
+  return sql`SELECT s.id AS signal, count(*) AS n
+    FROM base d JOIN base s ON s.${column} = d.${column}
+    WHERE d.declined AND d.at > s.at - ${span}::interval AND (d.at < s.at OR d.at = s.at AND d.id < s.id)
+    GROUP BY s.id`;
 }
