@@ -85,12 +85,15 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
     const page = await browser.newPage();
     await signInWithToken(page);
     await search(page, order.transactionId);
-    await expect.poll(() => page.locator('h1').textContent()).toBe(`Transaction ${order.transactionId}`);
+    // An object's page is headed by what it is; its id is beside the Copy button, not the headline
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Payment');
+    expect(await page.locator('.object-id code').textContent()).toBe(String(order.transactionId));
     await page.getByRole('link', { name: 'Refund…' }).click();
     await page.getByLabel('Amount (EUR)').fill('2.50');
     await page.getByRole('button', { name: 'Refund' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Refunded.');
-    const refundId = Number((await page.locator('h1').textContent())?.replace('Transaction ', ''));
+    expect(await page.locator('h1').textContent()).toBe('Refund');
+    const refundId = Number(await page.locator('.object-id code').textContent());
     const refund = await payments(h, merchant, 'GET', `/transaction/${refundId}`);
     expect(refund.body.data).toMatchObject({
       transactionType: 'refund',
@@ -114,7 +117,7 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
 
     // The order and an object of another merchant open from the search too (the operator sees all).
     await search(page, otherOrderId);
-    await expect.poll(() => page.locator('h1').textContent()).toBe(`Order ${otherOrderId}`);
+    await expect.poll(() => page.locator('.object-id code').textContent()).toBe(String(otherOrderId));
     await page.close();
   });
 
@@ -132,7 +135,9 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
     expect(open).toBeGreaterThanOrEqual(1);
     await page.getByRole('link', { name: 'Disputes' }).first().click();
     await page.getByRole('link', { name: `dispute ${raised.body.disputeId}`, exact: true }).click();
-    await expect.poll(() => page.locator('h1').textContent()).toBe(`Dispute ${raised.body.disputeId}`);
+    await expect
+      .poll(() => page.locator('.object-id code').textContent())
+      .toBe(String(raised.body.disputeId));
 
     // A text file named .pdf: refused by its content, naming it, and nothing stored.
     await page
@@ -254,7 +259,7 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
 
     // Their own order opens; another merchant's is not found, by URL and by search.
     await search(page, order.orderId);
-    await expect.poll(() => page.locator('h1').textContent()).toBe(`Order ${order.orderId}`);
+    await expect.poll(() => page.locator('.object-id code').textContent()).toBe(String(order.orderId));
     const foreign = await page.goto(`${h.baseUrl}/console/payments/orders/${otherOrderId}`);
     expect(foreign?.status()).toBe(404);
     expect(await page.locator('h1').textContent()).toBe('Not found');

@@ -136,7 +136,7 @@ export async function registerCryptoConsoleRoutes(
       request,
       reply,
       deps,
-      `Crypto refund ${r.id}`,
+      { tab: `Crypto refund ${r.id}`, heading: 'Crypto refund' },
       h`${objectHead(viewer, { amount: money(r.amount, r.currency), status: status(r.status, 'crypto.refund'), id: r.id })}${details(
         [
           ['Status', statusFact(r.status, 'crypto.refund')],

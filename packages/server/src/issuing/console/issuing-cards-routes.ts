@@ -49,7 +49,7 @@ export async function registerIssuingCardsConsoleRoutes(
       request,
       reply,
       deps,
-      `Card ${k.label ?? k.id}`,
+      { tab: `Card ${k.label ?? k.id}`, heading: `Card ${cardName(k.label, k.last4)}` },
       h`${doneNotice(textQuery(request).done)}
 ${objectHead(viewer, {
   amount: `${k.label ? `${k.label} ` : ''}•••• ${k.last4}`,
@@ -128,7 +128,7 @@ ${objectHead(viewer, {
       request,
       reply,
       deps,
-      `Card transaction ${t.id}`,
+      { tab: `Card transaction ${t.id}`, heading: `Card payment at ${t.merchant}` },
       h`${objectHead(viewer, {
         amount: money(t.amount, t.currency),
         status: status(t.status, 'issuing.transaction'),

@@ -112,7 +112,7 @@ ${EVIDENCE_TEXT_FIELDS.map((name) => h`<label for="field-${name}">${FIELD_LABELS
       request,
       reply,
       deps,
-      `Dispute ${d.id}`,
+      { tab: `Dispute ${d.id}`, heading: `Dispute — ${disputeReasonLabel(d.network, d.reason_code)}` },
       h`${doneNotice(textQuery(request).done)}
 ${objectHead(viewer, {
   amount: money(d.amount, d.currency),

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { sendConsolePage } from '../../platform/console/console-http.ts';
 import { details, doneNotice, link, listView, objectHead } from '../../platform/console/console-layout.ts';
 import { h } from '../../platform/console/html-template.ts';
+import { labelOf } from '../../platform/console/labels.ts';
 import { eventsAbout, listRoute, textQuery, viewerOf } from '../../platform/console/route-kit.ts';
 import {
   money,
@@ -77,7 +78,7 @@ export async function registerPaymentsConsoleRoutes(
       request,
       reply,
       deps,
-      `Order ${o.id}`,
+      { tab: `Order ${o.id}`, heading: o.description ? `Order — ${o.description}` : 'Order' },
       h`${objectHead(viewer, {
         amount: money(o.amount, o.currency),
         status: status(o.status, 'payments.order'),
@@ -141,7 +142,7 @@ export async function registerPaymentsConsoleRoutes(
         request,
         reply,
         deps,
-        `Transaction ${t.id}`,
+        { tab: `Transaction ${t.id}`, heading: labelOf('payments.transactionType', t.type).label },
         h`${doneNotice(textQuery(request).done)}
 ${objectHead(viewer, {
   amount: money(t.amount, t.currency),

@@ -16,7 +16,7 @@ import { addIdempotencyHooks, IDEMPOTENCY_HEADER } from '../idempotency/idempote
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
 import { sendPage } from '../pages/html.ts';
 import { sameOrigin } from '../pages/same-origin.ts';
-import { consolePage, notice, type PageContext, plainConsolePage } from './console-layout.ts';
+import { consolePage, notice, type PageContext, type PageTitle, plainConsolePage } from './console-layout.ts';
 import type { ConsoleUsers, Session } from './console-users.ts';
 import { type Html, h } from './html-template.ts';
 import { allows, permissionOf } from './permissions.ts';
@@ -51,7 +51,7 @@ export function sendConsolePage(
   request: FastifyRequest,
   reply: FastifyReply,
   frame: ConsoleFrame,
-  title: string,
+  title: PageTitle,
   content: Html,
   status = 200,
 ): FastifyReply {

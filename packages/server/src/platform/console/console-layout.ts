@@ -130,7 +130,16 @@ function sectionsFor(viewer: Viewer, sandbox: boolean): Section[] {
     .filter((s) => s.links.length > 0);
 }
 
-export function consolePage(ctx: PageContext, title: string, content: Html, currentPath = ''): string {
+/**
+ * A page's title: one text for the tab and the heading, or an object's page, whose tab names it by its
+ * kind and id (what a browser's history and tabs need) and whose heading says what it is in words — the
+ * id is not the headline (objectHead shows it, with a button that copies it).
+ */
+export type PageTitle = string | { tab: string; heading: string };
+
+export function consolePage(ctx: PageContext, pageTitle: PageTitle, content: Html, currentPath = ''): string {
+  const title = typeof pageTitle === 'string' ? pageTitle : pageTitle.tab;
+  const heading = typeof pageTitle === 'string' ? pageTitle : pageTitle.heading;
   const nav = sectionsFor(ctx.viewer, ctx.sandbox).map(
     (s) =>
       h`<li><span class="nav-title">${s.title}</span><ul>${s.links.map(
@@ -156,7 +165,7 @@ ${postForm(ctx, '/console/sign-out', [], 'Sign out', { secondary: true })}
 </header>
 <div class="frame">
 <details class="menu" open><summary>Menu</summary><nav aria-label="Sections"><ul>${nav}</ul></nav></details>
-<div class="content" id="content"><h1>${title}</h1>${content}</div>
+<div class="content" id="content"><h1>${heading}</h1>${content}</div>
 </div>`,
   );
 }

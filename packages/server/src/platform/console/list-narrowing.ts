@@ -4,7 +4,24 @@
 import { type RawBuilder, sql } from 'kysely';
 import { DomainError } from '../errors/domain-error.ts';
 import { listAssets } from '../money/assets.ts';
-import type { ListFilters, ListQuery } from './paging.ts';
+
+/** A list's filters as the query gives them: its own, the cursor, and what this module reads */
+export type ListFilters = Record<string, string | undefined>;
+
+/** What narrowing reads of a list's query (paging.ts's ListQuery, which has these) */
+export interface Narrowable {
+  /** The row's creation time column */
+  createdAt: string;
+  /** A column that grows with every row (paging.ts pages by it) */
+  sequence?: string;
+  /**
+   * The table the sequence is a column of: a creation date range is then found as a range of the sequence
+   * first (sequenceAtOrAfter), so the page stays a range read of the (tenant, sequence) index.
+   */
+  table?: string;
+  /** The row's amount (minor units) and currency: the list then narrows by amount and sorts by it */
+  amount?: { column: string; currency: string };
+}
 
 /** The creation dates a list is narrowed to: [from, to + 1 day) in UTC; a malformed or backward one refused */
 export function createdPeriod(f: ListFilters): { from?: Date; until?: Date } {
@@ -34,7 +51,7 @@ export function createdPeriod(f: ListFilters): { from?: Date; until?: Date } {
  */
 const SEQUENCE_SLACK_MS = 10 * 60_000;
 
-export function createdWithin(q: ListQuery, period: { from?: Date; until?: Date }): RawBuilder<boolean>[] {
+export function createdWithin(q: Narrowable, period: { from?: Date; until?: Date }): RawBuilder<boolean>[] {
   const conditions: RawBuilder<boolean>[] = [];
   const { from, until } = period;
   if (from) conditions.push(sql<boolean>`${sql.ref(q.createdAt)} >= ${from}`);
@@ -89,7 +106,7 @@ export const AMOUNT_SORT_DAYS = 31;
  */
 export function sortOf(
   f: ListFilters,
-  q: Pick<ListQuery, 'amount'>,
+  q: Pick<Narrowable, 'amount'>,
   period: { from?: Date; until?: Date },
 ): Sort {
   const v = f.sort?.trim() || 'newest';
@@ -118,7 +135,7 @@ const MAJOR = /^\d{1,15}(\.\d{1,18})?$/;
  * row's own currency (a list may hold several): compared in minor units, each currency's decimals from
  * the assets this build knows. An amount with more decimals than a currency has is compared exactly.
  */
-export function amountWithin(q: Pick<ListQuery, 'amount'>, f: ListFilters): RawBuilder<boolean>[] {
+export function amountWithin(q: Pick<Narrowable, 'amount'>, f: ListFilters): RawBuilder<boolean>[] {
   if (!q.amount) return [];
   const { column, currency } = q.amount;
   const scale = sql`power(10::numeric, CASE ${sql.ref(currency)} ${sql.join(

@@ -1,9 +1,17 @@
-// Cursor pagination for the console's lists: newest first by (created_at, id), the cursor the last row's
-// pair, so a page never repeats or skips a row however many arrive meanwhile.
+// Cursor pagination for the console's lists: newest first (or as list-narrowing.ts sorts) by a growing
+// sequence or by (created_at, id), the cursor the last row's key and tiebreak, so a page never repeats or
+// skips a row however many arrive meanwhile.
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import { DomainError } from '../errors/domain-error.ts';
-import { amountWithin, createdPeriod, createdWithin, sortOf } from './list-narrowing.ts';
+import {
+  amountWithin,
+  createdPeriod,
+  createdWithin,
+  type ListFilters,
+  type Narrowable,
+  sortOf,
+} from './list-narrowing.ts';
 
 export const PAGE_SIZE = 25;
 
@@ -12,7 +20,7 @@ export interface Page<R> {
   nextCursor: string | null;
 }
 
-export interface ListQuery {
+export interface ListQuery extends Narrowable {
   /** The SELECT list and FROM clause, e.g. sql`o.id, o.status FROM payments_orders o` */
   selectFrom: RawBuilder<unknown>;
   /** Conditions joined by AND: the viewer's scope first, then the filters */
@@ -22,20 +30,11 @@ export interface ListQuery {
   id: string;
   /**
    * A column that grows with every row (a sequence, a time-ordered id): when given, pages go by it alone,
-   * newest first, so an index on (tenant, column) or the column serves the page without sorting the table.
+   * newest or oldest first, so an index on (tenant, column) or the column serves the page without sorting
+   * the table.
    */
   sequence?: string;
-  /**
-   * The table the sequence is a column of: a creation date range is then found as a range of the sequence
-   * first (sequenceAtOrAfter), so the page stays a range read of the (tenant, sequence) index.
-   */
-  table?: string;
-  /** The row's amount (minor units) and currency: the list then narrows by amount and sorts by it */
-  amount?: { column: string; currency: string };
 }
-
-/** A list's filters as the query gives them: the cursor, and the creation dates `from` and `to` (inclusive) */
-export type ListFilters = Record<string, string | undefined>;
 
 export async function pageOf<R extends { cursor_at: Date; cursor_id: string }>(
   db: Executor,

@@ -260,7 +260,7 @@ export async function registerPayoutsConsoleRoutes(
       request,
       reply,
       deps,
-      `Payout ${p.id}`,
+      { tab: `Payout ${p.id}`, heading: `Payout to ${p.iban_masked}` },
       h`${doneNotice(done)}${objectHead(viewer, { amount: money(p.amount, p.currency), status: status(p.status, 'payout'), id: p.id })}${details(
         [
           ['Tenant', tenantOf(p.owner, (await ownerNames(db, [p.owner])).get(p.owner))],

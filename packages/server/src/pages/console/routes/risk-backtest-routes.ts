@@ -24,6 +24,7 @@ import { DomainError } from '../../../platform/errors/domain-error.ts';
 import type { PlatformConsoleDeps } from '../console-deps.ts';
 import {
   attributeReference,
+  decidedObject,
   expressionField,
   pointOf,
   pointsFor,
@@ -138,7 +139,7 @@ export async function registerRiskBacktestConsoleRoutes(
           columns: [
             {
               label: 'Object',
-              cell: (s) => link(`/console/search?q=${encodeURIComponent(s.objectId)}`, s.objectId),
+              cell: (s) => decidedObject(point, s.objectId),
             },
             { label: 'At', cell: (s) => when(s.at) },
             { label: 'Amount', cell: (s) => money(s.amount, s.currency) },

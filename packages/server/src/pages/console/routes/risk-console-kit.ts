@@ -9,7 +9,7 @@ import type { Viewer } from '../../../platform/console/console-users.ts';
 import { type Html, h } from '../../../platform/console/html-template.ts';
 import { allows } from '../../../platform/console/permissions.ts';
 import { nextHref } from '../../../platform/console/route-kit.ts';
-import { when } from '../../../platform/console/values.ts';
+import { objectLink, when } from '../../../platform/console/values.ts';
 import type { Db } from '../../../platform/db/database.ts';
 import { DomainError } from '../../../platform/errors/domain-error.ts';
 import {
@@ -76,6 +76,25 @@ export const tenantsOf = (viewer: Viewer): { tenants?: RiskScope[] } => {
   return tenants ? { tenants } : {};
 };
 
+/** What a decision point decides about, in words: its object ids are the APIs' own (a payments one a number) */
+const OBJECT_KINDS: Record<DecisionPointName, string> = {
+  'payments.charge': 'transaction',
+  'issuing.authorization': 'card transaction',
+  'issuing.topup': 'topup',
+  'crypto.order': 'crypto order',
+  'crypto.refund': 'crypto refund',
+  payout: 'payout',
+  'bank_account.change': 'bank account',
+};
+
+/** A decided object, said as what it is (*transaction 70006*), opening its page through the search */
+export const decidedObject = (point: string, objectId: string): Html =>
+  objectLink(
+    OBJECT_KINDS[point as DecisionPointName] ?? 'object',
+    `/console/search?q=${encodeURIComponent(objectId)}`,
+    objectId,
+  );
+
 /** The risk room's tabs, atop each of its pages, the one it belongs to marked. */
 export type RiskTab = 'rules' | 'lists' | 'reviews' | 'decisions';
 export const riskTabs = (current: RiskTab): Html =>
@@ -122,7 +141,7 @@ export function decisionTable(
     columns: [
       {
         label: 'Object',
-        cell: (d) => link(`/console/search?q=${encodeURIComponent(d.objectId)}`, d.objectId),
+        cell: (d) => decidedObject(d.decisionPoint, d.objectId),
       },
       { label: 'Decision point', cell: (d) => d.decisionPoint },
       { label: 'Rule', cell: (d) => ruleLink(d) },
