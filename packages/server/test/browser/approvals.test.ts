@@ -78,7 +78,8 @@ describe.skipIf(!hasBrowser)('four eyes in Chromium', () => {
     ).toBe(60);
     // The result is one click away: the refund transaction.
     await approver.getByRole('link', { name: 'Open' }).click();
-    await expect.poll(() => approver.locator('h1').textContent()).toMatch(/^Transaction \d+/);
+    await expect.poll(() => approver.locator('h1').textContent()).toBe('Refund');
+    expect(await approver.locator('.object-id code').textContent()).toMatch(/^\d+$/);
     await requester.close();
     await approver.close();
   }, 60_000);
