@@ -24,6 +24,15 @@ afterAll(async () => {
 
 const DAY = 86_400_000;
 
+/** A merchant's admin as the reads see them (no session: the reads are called directly) */
+const merchantMember = (id: number): Viewer => ({
+  role: 'member',
+  access: 'admin',
+  userId: 'u',
+  email: 'm@example.com',
+  tenant: { kind: 'merchant', id: String(id) },
+});
+
 /** The page's table whose caption starts with these words, as text */
 function tableOf(html: string, caption: string) {
   const table = [...html.matchAll(/<table>[\s\S]*?<\/table>/g)].find((t) =>
@@ -41,13 +50,7 @@ describe('the overview’s daily rollup', () => {
       expect(res.status).toBe(201);
     }
     const operator: Viewer = { role: 'operator', access: 'operator', userId: null, email: 'ops@example.com' };
-    const member: Viewer = {
-      role: 'member',
-      access: 'admin',
-      userId: 'u',
-      email: 'm@example.com',
-      tenant: { kind: 'merchant', id: String(merchant.id) },
-    };
+    const member = merchantMember(merchant.id);
     const window = () => {
       const until = new Date(Math.ceil((h.services.clock.now().getTime() + 1) / DAY) * DAY);
       return [new Date(until.getTime() - 30 * DAY), until] as const;
@@ -136,13 +139,7 @@ describe('the overview’s daily rollup', () => {
     });
     expect(chargeback.status, chargeback.text).toBe(201);
 
-    const member: Viewer = {
-      role: 'member',
-      access: 'admin',
-      userId: 'u',
-      email: 'm@example.com',
-      tenant: { kind: 'merchant', id: String(m.id) },
-    };
+    const member = merchantMember(m.id);
     const until = () => new Date(Math.ceil((h.services.clock.now().getTime() + 1) / DAY) * DAY);
     const figures = async () =>
       (await dailyFigures(h.services.db, member, new Date(until().getTime() - 30 * DAY), until())).map(

@@ -2,10 +2,11 @@
 // awaiting the buyer, open disputes (the nearest deadlines listed), reviews held by a risk rule and
 // requests waiting for a second person; for an operator, the tenants with the most of them. Every count
 // reads a partial or status index of the few open rows, never a tenant's history.
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import { sees } from '../../../platform/console/console-scope.ts';
 import type { Viewer } from '../../../platform/console/console-users.ts';
 import type { Executor } from '../../../platform/db/database.ts';
+import { tenantIs } from './overview-reads.ts';
 import { eventVisible } from './search.ts';
 
 export interface Attention {
@@ -16,9 +17,6 @@ export interface Attention {
   pendingReviews: number;
   pendingApprovals: number;
 }
-
-const tenantIs = (viewer: Viewer, column: string): RawBuilder<boolean> =>
-  viewer.role === 'operator' ? sql<boolean>`true` : sql<boolean>`${sql.ref(column)} = ${viewer.tenant.id}`;
 
 /** A tenant's key as reviews and the attention list name it (`merchant:2001`); none for an operator */
 const tenantKey = (viewer: Viewer) =>

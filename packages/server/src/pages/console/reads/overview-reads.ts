@@ -21,7 +21,8 @@ export interface DayFigure {
   dispute_volume: string;
 }
 
-const tenantIs = (viewer: Viewer, column: string): RawBuilder<boolean> =>
+/** The viewer's own tenant's rows (an operator's: every tenant's) by the column naming the tenant */
+export const tenantIs = (viewer: Viewer, column: string): RawBuilder<boolean> =>
   viewer.role === 'operator' ? sql<boolean>`true` : sql<boolean>`${sql.ref(column)} = ${viewer.tenant.id}`;
 
 /** Days younger than this are counted from the tables (today); older ones come from the rollup. */

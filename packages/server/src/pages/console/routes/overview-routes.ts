@@ -34,7 +34,7 @@ export async function registerOverviewRoutes(app: FastifyInstance, deps: Platfor
     until.setUTCHours(0, 0, 0, 0);
     const since = new Date(until.getTime() - period * 86_400_000);
     // The period before, as long, read with it: how the business is doing is a comparison
-    const [both, attention, due, tenants, money_] = await Promise.all([
+    const [both, attention, due, tenants, balances] = await Promise.all([
       dailyFigures(db, viewer, new Date(since.getTime() - period * 86_400_000), until),
       needsAttention(db, viewer),
       disputesDue(db, viewer, LISTED),
@@ -169,10 +169,10 @@ ${listView({
   ],
 })}
 ${
-  money_.length
+  balances.length
     ? h`<h2>Your money</h2>${listView({
         caption: 'Balances and the next scheduled payout',
-        rows: money_,
+        rows: balances,
         columns: [
           { label: 'Where', cell: (m) => (m.name ? `${m.name} (${m.key})` : m.key) },
           { label: 'Available', cell: (m) => money(m.available, m.currency) },
