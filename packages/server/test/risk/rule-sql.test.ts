@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/platform/db/database.ts';
+import { hoistedColumn, recordedKey } from '../../src/platform/risk/backtest-hoisted.ts';
 import { attributesRead } from '../../src/platform/risk/backtest-stream.ts';
 import {
   featureName,
@@ -53,7 +54,7 @@ const { bool } = fc.letrec<{ int: string; str: string; bool: string }>((tie) => 
   str: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     fc.constantFrom('email', 'ip', 'card.bin', 'card.country'),
-    fc.constantFrom('""', '"a"', '"ab"', '"é"', '"😀"', '"b@x"'),
+    fc.constantFrom('""', '"a"', '"ab"', '"é"', '"😀"', '"b@x"', '"\uff41"', '"U0010ffff"'),
     fc.tuple(tie('str'), tie('str')).map(([a, b]) => `(${a} + ${b})`),
   ),
   bool: fc.oneof(
@@ -61,7 +62,9 @@ const { bool } = fc.letrec<{ int: string; str: string; bool: string }>((tie) => 
     fc
       .tuple(tie('int'), fc.constantFrom('<', '<=', '>', '>=', '==', '!='), tie('int'))
       .map(([a, op, b]) => `${a} ${op} ${b}`),
-    fc.tuple(tie('str'), fc.constantFrom('==', '!='), tie('str')).map(([a, op, b]) => `${a} ${op} ${b}`),
+    fc
+      .tuple(tie('str'), fc.constantFrom('<', '<=', '>', '>=', '==', '!='), tie('str'))
+      .map(([a, op, b]) => `${a} ${op} ${b}`),
     fc
       .tuple(tie('str'), fc.constantFrom('contains', 'startsWith', 'endsWith'), tie('str'))
       .map(([a, f, b]) => `${a}.${f}(${b})`),
@@ -71,6 +74,11 @@ const { bool } = fc.letrec<{ int: string; str: string; bool: string }>((tie) => 
     tie('int').map((i) => `${i} in [1, 3, 20]`),
     tie('str').map((s) => `${s} in []`),
     fc.constantFrom('authenticated', 'true', 'false'),
+    // No exact SQL: hoisted where a part reads one scalar at most (backtest-hoisted.ts), refused otherwise
+    tie('str').map((s) => `${s}.matches("^[ab]")`),
+    fc.tuple(tie('str'), tie('str')).map(([a, b]) => `(${a} + ${b}).matches("^a[b😀]")`),
+    tie('int').map((i) => `double(${i}) > 2.5`),
+    fc.constantFrom('has(card.bin)', '1.5 > 2.5'),
     tie('bool').map((b) => `!(${b})`),
     fc
       .tuple(tie('bool'), fc.constantFrom('&&', '||', '==', '!='), tie('bool'))
@@ -82,7 +90,20 @@ const { bool } = fc.letrec<{ int: string; str: string; bool: string }>((tie) => 
 const maybe = <T>(value: fc.Arbitrary<T>) => fc.option(value, { nil: undefined });
 /** A recorded group member: present, missing, null, or of another JSON type */
 const member = (value: fc.Arbitrary<unknown>) => maybe(fc.oneof(value, fc.constant(null), fc.constant(true)));
-const str = fc.constantFrom('', 'a', 'ab', 'é', '😀', 'b@x', 'a😀');
+// U+FF41 and U+E000 sort after 😀 in UTF-16 (its surrogates come first) and before it by code point
+const str = fc.constantFrom(
+  '',
+  'a',
+  'ab',
+  'é',
+  '😀',
+  'b@x',
+  'a😀',
+  'ａ',
+  'a\ue000',
+  '\u{10ffff}',
+  '\u{10ffff}a',
+);
 const recorded = fc.record(
   {
     amount: fc.oneof(fc.bigInt({ min: 0n, max: 50n }).map(Number), fc.constant(9007199254740991)),
@@ -125,9 +146,25 @@ function celVerdict(expression: string, record: Record<string, unknown>, counted
 /** A scalar as `->>` reads it from JSON: text, or null when missing */
 const scalarText = (value: unknown) => (value === undefined ? null : String(value));
 
+let hoistedRules = 0;
 async function sqlVerdicts(expression: string, cases: { record: unknown; counted: bigint[] }[]) {
-  const rule = ruleSql(POINT, expression, lists);
+  const rule = ruleSql(POINT, expression, lists, { hoist: true });
   if (!rule) return undefined;
+  if (rule.hoisted.length > 0) hoistedRules++;
+  // Each hoisted part answered over the values the records hold, as over a backtest's period
+  const records = JSON.stringify(cases.map((c) => c.record));
+  const hoisted = await Promise.all(
+    rule.hoisted.map(async (part) => {
+      const values =
+        part.attributes.length > 0
+          ? (
+              await sql<{ value: string | null }>`SELECT DISTINCT ${recordedKey(part.attributes)} AS value
+              FROM jsonb_array_elements(${records}::jsonb) AS e(attributes)`.execute(database.db)
+            ).rows.map((r) => r.value)
+          : [];
+      return sql`, ${hoistedColumn(POINT, part, lists, values)} AS ${sql.ref(part.column)}`;
+    }),
+  );
   const features = FEATURES.map((name) => byName.get(name) as VelocityFeature);
   const { rows } = await sql<{ verdict: boolean | null }>`
     SELECT ${rule.verdict} AS verdict FROM (
@@ -137,8 +174,8 @@ async function sqlVerdicts(expression: string, cases: { record: unknown; counted
       )}${sql.join(
         features.map((f, n) => sql`, (c.counted::numeric[])[${n + 1}] AS ${sql.ref(featureColumn(f))}`),
         sql``,
-      )}
-      FROM (SELECT i, value AS attributes, counted FROM jsonb_array_elements(${JSON.stringify(cases.map((c) => c.record))}::jsonb)
+      )}${sql.join(hoisted, sql``)}
+      FROM (SELECT i, value AS attributes, counted FROM jsonb_array_elements(${records}::jsonb)
         WITH ORDINALITY AS e(value, i)
         JOIN (SELECT i, counted FROM unnest(${cases.map((c) => `{${c.counted.join(',')}}`)}::text[]) WITH ORDINALITY AS u(counted, i)) u USING (i)) c
     ) h ORDER BY i`.execute(database.db);
@@ -175,11 +212,35 @@ describe('a rule as SQL', () => {
     // Most rules have an exact translation, and CEL's errors were exercised
     expect(translated).toBeGreaterThan(Number(process.env.TESSERA_PROPERTY_RUNS ?? 10) * 30);
     expect(failures).toBeGreaterThan(0);
+    // and parts with no exact SQL were hoisted
+    expect(hoistedRules).toBeGreaterThan(Number(process.env.TESSERA_PROPERTY_RUNS ?? 10) * 3);
+  });
+
+  it('orders strings by their UTF-16 code units, as CEL and JavaScript do', async () => {
+    const strings = [
+      '',
+      'a',
+      'ab',
+      'z',
+      '\ud7ff',
+      '\ue000',
+      '\uffff',
+      'ａ',
+      '😀',
+      '😀a',
+      '\u{10fffe}',
+      '\u{10ffff}',
+    ];
+    const pairs = strings.flatMap((a) => strings.map((b) => [a, b] as const));
+    const { rows } = await sql<{ before: boolean }>`
+      SELECT cel_string_order(a) COLLATE "C" < cel_string_order(b) COLLATE "C" AS before
+      FROM unnest(${pairs.map(([a]) => a)}::text[], ${pairs.map(([, b]) => b)}::text[]) WITH ORDINALITY AS p(a, b, i)
+      ORDER BY i`.execute(database.db);
+    expect(rows.map((r) => r.before)).toEqual(pairs.map(([a, b]) => a < b));
   });
 
   it('refuses what has no exact SQL', () => {
     for (const expression of [
-      'email < "b"',
       'email.matches("^a")',
       'has(card.bin)',
       'ip in list("ranges")',
@@ -190,5 +251,28 @@ describe('a rule as SQL', () => {
       expect(ruleSql(POINT, expression, lists), expression).toBeUndefined();
     }
     expect(ruleSql(POINT, 'ip in list("blocked") && amount > 100', lists)).toBeDefined();
+    expect(ruleSql(POINT, 'email >= "buyer5"', lists)).toBeDefined();
+  });
+
+  it('hoists the smallest part with no exact SQL that reads no velocity and no group whole', () => {
+    const hoisted = (expression: string) =>
+      ruleSql(POINT, expression, lists, { hoist: true })?.hoisted.map((p) => [
+        p.expression,
+        p.attributes.map(attributeColumn),
+      ]);
+    expect(hoisted('amount > 100 && email.matches("^a")')).toEqual([['email.matches("^a")', ['a_email']]]);
+    expect(hoisted('double(amount) > 1.5 || ip in list("ranges")')).toEqual([
+      ['double(amount) > 1.5', ['a_amount']],
+      ['ip in list("ranges")', ['a_ip']],
+    ]);
+    expect(hoisted('has(card.bin) || card.bin.matches(card.country + email)')).toEqual([
+      ['has(card.bin)', ['a_card__bin']],
+      ['card.bin.matches(card.country + email)', ['a_card__bin', 'a_card__country', 'a_email']],
+    ]);
+    expect(hoisted('1.5 > 2.5')).toEqual([['1.5 > 2.5', []]]);
+    // A group read whole, velocity: not hoisted, judged in the process
+    for (const expression of ['card["bin"] == "4"', 'double(velocity.card.count_10m) > 1.5']) {
+      expect(ruleSql(POINT, expression, lists, { hoist: true }), expression).toBeUndefined();
+    }
   });
 });

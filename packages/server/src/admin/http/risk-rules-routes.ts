@@ -124,7 +124,7 @@ const backtestView = z.object({
   judgedIn: z
     .enum(['database', 'process'])
     .describe(
-      'where the rule was evaluated: in the database when it has an exact SQL translation, otherwise each signal by CEL in the process, slower (docs/risk.md, Backtests)',
+      'where the rule was evaluated: in the database when it has an exact SQL translation (a part with none, reading one attribute, answered by CEL once per distinct value of it), otherwise each signal by CEL in the process, slower (docs/risk.md, Backtests)',
     ),
   parts: z
     .number()

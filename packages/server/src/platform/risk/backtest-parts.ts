@@ -13,6 +13,9 @@ export const SORT_MEMORY = '256MB';
 /** Connections left to the requests when a backtest takes its parts */
 const LEFT_FOR_REQUESTS = 4;
 
+/** A read on the parts' leader, in their snapshot */
+export type LeaderRead = <T>(query: CompiledQuery<T>) => Promise<T[]>;
+
 export class BacktestParts {
   #running = false;
 
@@ -23,16 +26,19 @@ export class BacktestParts {
   ) {}
 
   /**
-   * Runs the slices' queries at once, each on its own connection and all in one snapshot, and answers
+   * Runs `count` slices' queries at once, each on its own connection and all in one snapshot, and answers
    * their rows in the slices' order; undefined when another backtest holds the parts or the pool has no
-   * room for them (the caller then judges the history in one part).
+   * room for them (the caller then judges the history in one part). `queries` makes them, and may read
+   * in that snapshot first (a rule's hoisted parts: backtest-hoisted.ts).
    */
-  async run<R extends pg.QueryResultRow>(queries: readonly CompiledQuery<R>[]): Promise<R[][] | undefined> {
-    const [first, ...rest] = queries;
-    if (!first || this.#running || !this.#roomFor(queries.length)) return undefined;
+  async run<R extends pg.QueryResultRow>(
+    count: number,
+    queries: (read: LeaderRead) => Promise<readonly CompiledQuery<R>[]>,
+  ): Promise<R[][] | undefined> {
+    if (count < 1 || this.#running || !this.#roomFor(count)) return undefined;
     this.#running = true;
     try {
-      return await this.#inOneSnapshot(first, rest);
+      return await this.#inOneSnapshot(queries);
     } finally {
       this.#running = false;
     }
@@ -45,8 +51,7 @@ export class BacktestParts {
   }
 
   async #inOneSnapshot<R extends pg.QueryResultRow>(
-    first: CompiledQuery<R>,
-    rest: readonly CompiledQuery<R>[],
+    make: (read: LeaderRead) => Promise<readonly CompiledQuery<R>[]>,
   ): Promise<R[][]> {
     const leader = await this.pool.connect();
     let broken: Error | undefined;
@@ -54,6 +59,11 @@ export class BacktestParts {
       await this.#begin(leader);
       const { rows } = await leader.query<{ snapshot: string }>('SELECT pg_export_snapshot() AS snapshot');
       const snapshot = rows[0]?.snapshot ?? '';
+      const [first, ...rest] = await make(
+        async <T>(query: CompiledQuery<T>) =>
+          (await leader.query(query.sql, [...query.parameters])).rows as T[],
+      );
+      if (!first) return [];
       // The leader's transaction stays open until every other part has finished: their snapshot is its.
       const settled = await Promise.allSettled([
         leader.query<R>(first.sql, [...first.parameters]),

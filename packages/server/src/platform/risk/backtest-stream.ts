@@ -1,6 +1,9 @@
 // A backtest judged in the process (docs/risk.md, Backtests): for a rule with no exact SQL (rule-sql.ts), the
-// history streams through a cursor in time order, 5,000 rows a fetch, each evaluated by CEL — memory flat
-// whatever the period's size. Only the attributes the rule names are read from the recorded JSON.
+// history streams through a cursor, 5,000 rows a fetch, each evaluated by CEL — memory flat whatever the
+// period's size. Only the attributes the rule names are read from the recorded JSON. The rows come in no
+// order (the caller keeps the earliest matched for the sample), so that a rule reading no velocity streams
+// straight from the table's scan, and the next fetch is asked for before this one's rows are judged: the
+// database reads while the process judges, instead of sorting the period first while the process waits.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { historySql } from './backtest-history.ts';
@@ -11,19 +14,47 @@ import {
   type VelocityFeature,
 } from './decision-points.ts';
 import { compileExpression, type RiskList } from './rule-expression.ts';
-import { featureColumn } from './rule-sql.ts';
+import { featureColumn, recordedScalar } from './rule-sql.ts';
 
 /** A signal of the history, judged */
 export interface Judged {
+  /** The signal's id (digits), after the time in the order of a sample */
+  id: string;
   objectId: string;
-  at: Date;
-  amount: bigint;
+  /** When, in microseconds since the epoch, exact in a double (a Date only for the sample: parsing two
+   * million is seconds) */
+  atUs: number;
+  /** Minor units, as digits (a bigint only where it is summed: most are not matched) */
+  amount: string;
   currency: string;
   /** Matched (true), not (false), or failed (an evaluation error: a division by zero) */
   verdict: boolean | null;
 }
 
 const FETCH_ROWS = 5_000;
+
+/** Signals in the order a sample lists them: by time, then by id (digits: the shorter is the smaller) */
+export const inTimeOrder = (a: Judged, b: Judged) =>
+  a.atUs - b.atUs || a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** The earliest `size` signals offered, whatever the order they come in: a backtest's sample */
+export class Earliest {
+  private readonly kept: Judged[] = [];
+  constructor(private readonly size: number) {}
+
+  offer(judged: Judged): void {
+    const last = this.kept.at(-1);
+    if (this.kept.length === this.size && (!last || inTimeOrder(judged, last) >= 0)) return;
+    let at = this.kept.length;
+    while (at > 0 && inTimeOrder(judged, this.kept[at - 1] as Judged) < 0) at--;
+    this.kept.splice(at, 0, judged);
+    if (this.kept.length > this.size) this.kept.pop();
+  }
+
+  get signals(): readonly Judged[] {
+    return this.kept;
+  }
+}
 
 export async function judgeInProcess(
   trx: Db,
@@ -39,32 +70,53 @@ export async function judgeInProcess(
   each: (judged: Judged) => void,
 ): Promise<void> {
   const rule = compileExpression(request.point, request.expression);
-  const read = attributesRead(request.point, request.expression);
+  const read = attributesRead(request.point, request.expression).map((a) => ({
+    ...a,
+    column: `a_${a.name}`,
+  }));
+  const features = request.features.map((f) => ({
+    key: f.key,
+    name: `${f.metric}_${f.window}`,
+    column: featureColumn(f),
+  }));
   const history = historySql({
     ...request,
     columns: [
       { name: 'object_id', sql: sql`object_id` },
+      { name: 'at_us', sql: sql`floor(extract(epoch FROM at) * 1000000)::float8` },
       ...read.map((a) => ({
         name: `a_${a.name}`,
         sql: sql`attributes${sql.raw(a.type === 'object' ? '->' : '->>')}${a.name}`,
       })),
     ],
   });
-  await sql`DECLARE risk_backtest NO SCROLL CURSOR FOR SELECT * FROM (${history}) h ORDER BY at, id`.execute(
-    trx,
-  );
+  // Not `at` itself: the time travels as microseconds
+  const returned = [
+    'id',
+    'object_id',
+    'at_us',
+    'amount',
+    'currency',
+    ...read.map((a) => `a_${a.name}`),
+    ...request.features.map(featureColumn),
+  ].map((name) => sql.ref(`h.${name}`));
+  await sql`DECLARE risk_backtest NO SCROLL CURSOR FOR
+    SELECT ${sql.join(returned)} FROM (${history}) h`.execute(trx);
+  const fetch = () =>
+    sql<Record<string, unknown>>`FETCH ${sql.lit(FETCH_ROWS)} FROM risk_backtest`.execute(trx);
+  let next = fetch();
   for (;;) {
-    const { rows } = await sql<
-      Record<string, unknown>
-    >`FETCH ${sql.lit(FETCH_ROWS)} FROM risk_backtest`.execute(trx);
+    const { rows } = await next;
+    const more = rows.length === FETCH_ROWS;
+    if (more) next = fetch();
     for (const row of rows) {
       const attributes: Record<string, unknown> = {};
-      for (const a of read) attributes[a.name] = a.value(row[`a_${a.name}`]);
+      for (const a of read) attributes[a.name] = a.value(row[a.column]);
       const velocity: Record<string, Record<string, bigint>> = {};
-      for (const f of request.features) {
+      for (const f of features) {
         const slot = velocity[f.key] ?? {};
         velocity[f.key] = slot;
-        slot[`${f.metric}_${f.window}`] = BigInt(row[featureColumn(f)] as string | number);
+        slot[f.name] = BigInt(row[f.column] as string | number);
       }
       attributes.velocity = velocity;
       let verdict: boolean | null;
@@ -74,14 +126,15 @@ export async function judgeInProcess(
         verdict = null;
       }
       each({
+        id: row.id as string,
         objectId: row.object_id as string,
-        at: row.at as Date,
-        amount: BigInt(row.amount as string),
+        atUs: row.at_us as number,
+        amount: row.amount as string,
         currency: row.currency as string,
         verdict,
       });
     }
-    if (rows.length < FETCH_ROWS) break;
+    if (!more) break;
   }
   await sql`CLOSE risk_backtest`.execute(trx);
 }
@@ -112,15 +165,8 @@ export function attributesRead(point: DecisionPointName, expression: string): At
         },
       ];
     }
-    return [{ name, type, value: (recorded) => scalar(type, recorded) }];
+    return [{ name, type, value: (recorded) => recordedScalar(type, recorded) }];
   });
-}
-
-function scalar(type: string, recorded: unknown): unknown {
-  if (recorded === null || recorded === undefined) return type === 'int' ? 0n : type === 'bool' ? false : '';
-  if (type === 'int') return BigInt(recorded as string);
-  if (type === 'bool') return recorded === 'true' || recorded === true;
-  return recorded;
 }
 
 /** The attribute paths a group types as int */

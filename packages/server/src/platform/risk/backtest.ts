@@ -8,8 +8,9 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { historySql } from './backtest-history.ts';
+import { hoistedColumns, type SnapshotRead, TooManyValues } from './backtest-hoisted.ts';
 import { type BacktestParts, SORT_MEMORY, slicesOf } from './backtest-parts.ts';
-import { type Judged, judgeInProcess } from './backtest-stream.ts';
+import { Earliest, inTimeOrder, type Judged, judgeInProcess } from './backtest-stream.ts';
 import {
   type DecisionPointName,
   isWindowFeature,
@@ -95,8 +96,13 @@ export async function backtest(
     deps.lists.listsFor(db, tenant),
     deps.labels ? deps.labels(db, tenant, from) : Promise.resolve(new Map<string, 'fraud' | 'other'>()),
   ]);
-  const translated = options.inProcess ? undefined : ruleSql(point, request.expression, riskLists);
+  const translated = options.inProcess
+    ? undefined
+    : ruleSql(point, request.expression, riskLists, { hoist: true });
   const judged = translated && { tenant, point, rule: translated, disputes, sampleSize: request.sampleSize };
+  // The rule's hoisted parts answered, in the snapshot the judging reads (backtest-hoisted.ts)
+  const hoisting = (read: SnapshotRead) =>
+    hoistedColumns(read, { tenant, point, from, to, parts: translated?.hoisted ?? [], lists: riskLists });
   if (judged && deps.parts && translated.features.length > 0) {
     // A rule that reads velocity costs the windows' sorts: a long period is judged in slices at once
     const longest = Math.max(
@@ -106,9 +112,14 @@ export async function backtest(
     const slices = slicesOf(from, to, longest, deps.parts.parts, options.slices);
     const parts =
       slices.length > 1
-        ? await deps.parts.run(
-            slices.map((slice) => judgedInDatabase({ ...judged, ...slice }, options).compile(db)),
-          )
+        ? await deps.parts
+            .run(slices.length, async (read) => {
+              const hoisted = await hoisting((query) => read(query.compile(db)));
+              return slices.map((slice) =>
+                judgedInDatabase({ ...judged, ...slice, hoisted }, options).compile(db),
+              );
+            })
+            .catch(tooManyValues)
         : undefined;
     // Undefined too when another backtest holds the parts or the pool has no room: judged in one part
     if (parts)
@@ -117,20 +128,45 @@ export async function backtest(
         request.sampleSize,
       );
   }
-  return db.transaction().execute(async (trx) => {
-    await sql`SET LOCAL work_mem = ${sql.lit(SORT_MEMORY)}`.execute(trx);
-    if (judged) {
-      const { rows } = await judgedInDatabase({ ...judged, from, to }, options).execute(trx);
-      return resultOf(rows[0], options);
-    }
-    const result = emptyResult('process', options);
-    await judgeInProcess(
-      trx,
-      { tenant, point, from, to, expression: request.expression, features, lists: riskLists },
-      (signal) => count(result, signal, disputes.get(signal.objectId), request.sampleSize),
-    );
-    return result;
-  });
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      await sql`SET LOCAL work_mem = ${sql.lit(SORT_MEMORY)}`.execute(trx);
+      const hoisted =
+        judged && (await hoisting(async (query) => (await query.execute(trx)).rows).catch(tooManyValues));
+      if (judged && hoisted) {
+        const { rows } = await judgedInDatabase({ ...judged, from, to, hoisted }, options).execute(trx);
+        return resultOf(rows[0], options);
+      }
+      const result = emptyResult('process', options);
+      const sample = new Earliest(request.sampleSize);
+      const matched: Judged[] = [];
+      await judgeInProcess(
+        trx,
+        { tenant, point, from, to, expression: request.expression, features, lists: riskLists },
+        (signal) => {
+          count(result, signal, disputes.get(signal.objectId));
+          if (signal.verdict !== true) return;
+          sample.offer(signal);
+          if (options.keepIds) matched.push(signal);
+        },
+      );
+      result.sample = sample.signals.map(({ objectId, atUs, amount, currency }) => ({
+        objectId,
+        at: new Date(Math.floor(atUs / 1000)),
+        amount: BigInt(amount),
+        currency,
+      }));
+      if (options.keepIds) result.matchedIds = matched.sort(inTimeOrder).map((j) => j.objectId);
+      return result;
+    });
+}
+
+/** A hoisted part with too many distinct values: the rule is judged in the process */
+function tooManyValues(err: unknown): undefined {
+  if (err instanceof TooManyValues) return undefined;
+  throw err;
 }
 
 const emptyResult = (judgedIn: 'database' | 'process', options: { keepIds?: boolean }): BacktestResult => ({
@@ -146,27 +182,18 @@ const emptyResult = (judgedIn: 'database' | 'process', options: { keepIds?: bool
   ...(options.keepIds ? { matchedIds: [] } : {}),
 });
 
-/** One signal judged in the process, into the totals (in time order: the sample is the first matched) */
-function count(
-  result: BacktestResult,
-  judged: Judged,
-  label: 'fraud' | 'other' | undefined,
-  sampleSize: number,
-): void {
+/** One signal judged in the process, into the totals */
+function count(result: BacktestResult, judged: Judged, label: 'fraud' | 'other' | undefined): void {
   result.evaluated++;
   if (label) result.disputed.all++;
   if (label === 'fraud') result.fraud.all++;
   if (judged.verdict === null) result.failed++;
   if (judged.verdict !== true) return;
   result.matched++;
-  result.matchedAmounts[judged.currency] = (result.matchedAmounts[judged.currency] ?? 0n) + judged.amount;
+  result.matchedAmounts[judged.currency] =
+    (result.matchedAmounts[judged.currency] ?? 0n) + BigInt(judged.amount);
   if (label) result.disputed.matched++;
   if (label === 'fraud') result.fraud.matched++;
-  if (result.sample.length < sampleSize) {
-    const { objectId, at, amount, currency } = judged;
-    result.sample.push({ objectId, at, amount, currency });
-  }
-  result.matchedIds?.push(judged.objectId);
 }
 
 /**
@@ -184,6 +211,8 @@ function judgedInDatabase(
     to: Date;
     toExclusive?: boolean;
     rule: RuleSql;
+    /** The rule's hoisted parts, answered (backtest-hoisted.ts) */
+    hoisted: readonly { name: string; sql: RawBuilder<unknown> }[];
     disputes: ReadonlyMap<string, 'fraud' | 'other'>;
     sampleSize: number;
   },
@@ -198,6 +227,7 @@ function judgedInDatabase(
     features: r.rule.features,
     columns: [
       ...r.rule.attributes.map((a) => ({ name: attributeColumn(a), sql: recordedAttributeSql(a) })),
+      ...r.hoisted,
       {
         name: 'kind',
         sql:

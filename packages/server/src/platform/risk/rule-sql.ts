@@ -6,14 +6,26 @@
 // recorded group, a division by zero, an int past 64 bits. SQL's three-valued AND, OR and NOT then agree
 // with CEL's commutative ones (`false && error` is false, `true || error` true, an error otherwise), a
 // comparison or an arithmetic of an error is an error, and a rule matches where its SQL IS TRUE and failed
-// where it IS NULL. What has no exact SQL here — a string ordering (CEL compares UTF-16 code units), a
-// regular expression (RE2), has(), a map or an index, an IP list with CIDR ranges, a list named by
-// anything but a literal — is refused, and the backtest evaluates that rule in the process instead.
+// where it IS NULL. Strings are ordered as CEL orders them, by UTF-16 code units (cel_string_order).
+//
+// What has no exact SQL here — a regular expression (RE2), has(), a map or an index, a double or a uint, an
+// IP list with CIDR ranges, a list named by anything but a literal — is hoisted when it can be: the
+// smallest bool part around it that reads no velocity and no group whole (`email.matches("^a")`,
+// `double(amount) > 1.5`) becomes a column that CEL answers once per distinct value of what it reads in
+// the period (backtest-hoisted.ts). Otherwise the rule is refused, and the backtest evaluates it in the
+// process.
 import { type RawBuilder, sql } from 'kysely';
 import { celSchema, type DecisionPointName, featureName, type VelocityFeature } from './decision-points.ts';
-import { featureOf, type SyntaxNode as Node, type RiskList, syntaxTree } from './rule-expression.ts';
+import {
+  checkExpression,
+  expressionOf,
+  featureOf,
+  type SyntaxNode as Node,
+  type RiskList,
+  syntaxTree,
+} from './rule-expression.ts';
 
-type CelType = 'int' | 'string' | 'bool';
+export type CelType = 'int' | 'string' | 'bool';
 
 /** A recorded attribute a rule reads: a top-level scalar, or a member of a recorded group */
 export interface AttributePath {
@@ -29,6 +41,16 @@ export interface RuleSql {
   attributes: AttributePath[];
   /** The velocity features it reads, each a column named by `featureColumn` */
   features: VelocityFeature[];
+  /** Its parts CEL answers per distinct value (asked for with `hoist`), each a column named `column` */
+  hoisted: HoistedPart[];
+}
+
+/** A bool part of a rule with no exact SQL, and the recorded scalars and groups' members it reads */
+export interface HoistedPart {
+  column: string;
+  /** The part as CEL, checked on its own */
+  expression: string;
+  attributes: AttributePath[];
 }
 
 /** The column a backtest's history names a recorded attribute by */
@@ -51,10 +73,12 @@ export function ruleSql(
   point: DecisionPointName,
   expression: string,
   lists: ReadonlyMap<string, RiskList>,
+  options: { hoist?: boolean } = {},
 ): RuleSql | undefined {
   const schema = celSchema(point);
   const attributes = new Map<string, AttributePath>();
   const features = new Map<string, VelocityFeature>();
+  const hoisted: HoistedPart[] = [];
 
   const read = (path: AttributePath) => {
     const column = attributeColumn(path);
@@ -63,6 +87,64 @@ export function ruleSql(
   };
 
   function translate(node: Node): { sql: RawBuilder<unknown>; type: CelType } {
+    const before = hoisted.length;
+    try {
+      return exact(node);
+    } catch (err) {
+      if (!(err instanceof Unsupported) || !options.hoist) throw err;
+      hoisted.length = before; // the parts hoisted inside it are inside this one
+      return hoist(node);
+    }
+  }
+
+  function hoist(node: Node): { sql: RawBuilder<unknown>; type: CelType } {
+    let part: string;
+    try {
+      // The part as it was written: every node knows its place in the source
+      const { input, range } = node as Node & { input?: string; range?: { start: number; end: number } };
+      part = input && range ? input.slice(range.start, range.end) : expressionOf(node);
+      checkExpression(point, part); // a bool
+    } catch {
+      throw new Unsupported();
+    }
+    const reads = new Map<string, AttributePath>();
+    readsOf(node, reads);
+    const column = `x_${hoisted.length}`;
+    hoisted.push({ column, expression: part, attributes: [...reads.values()] });
+    return { sql: sql`${sql.ref(column)}`, type: 'bool' };
+  }
+
+  /** The recorded attributes a part reads: a scalar, or a group's member (`card.bin`); Unsupported for velocity or a group read whole */
+  function readsOf(node: unknown, into: Map<string, AttributePath>): void {
+    if (Array.isArray(node)) {
+      for (const n of node) readsOf(n, into);
+      return;
+    }
+    if (typeof node !== 'object' || node === null || !('op' in node)) return;
+    const { op, args } = node as Node;
+    if (op === 'id') {
+      const type = schema[args as string];
+      if (args === 'velocity' || (type !== undefined && (typeof type !== 'string' || !isCelType(type))))
+        throw new Unsupported();
+      // A name not in the schema is a comprehension's variable
+      if (type !== undefined) into.set(args as string, { name: args as string, type });
+      return;
+    }
+    if (op === '.') {
+      const [holder, member] = args as [Node, string];
+      const group = holder.op === 'id' ? schema[holder.args as string] : undefined;
+      if (typeof group === 'object' && group !== null) {
+        const type = (group as Record<string, unknown>)[member];
+        if (typeof type !== 'string' || !isCelType(type)) throw new Unsupported();
+        const path = { name: holder.args as string, member, type };
+        into.set(attributeColumn(path), path);
+        return;
+      }
+    }
+    readsOf(args, into);
+  }
+
+  function exact(node: Node): { sql: RawBuilder<unknown>; type: CelType } {
     const args = Array.isArray(node.args) ? (node.args as unknown[]) : [node.args];
     const operand = (i: number, type?: CelType) => {
       const translated = translate(args[i] as Node);
@@ -108,12 +190,18 @@ export function ruleSql(
       case '<':
       case '<=':
       case '>':
-      case '>=':
-        // Ints only: CEL orders strings by UTF-16 code units, SQL by code points
+      case '>=': {
+        const a = operand(0);
+        const b = operand(1, a.type);
+        if (a.type === 'int') return { sql: sql`(${a.sql} ${sql.raw(node.op)} ${b.sql})`, type: 'bool' };
+        if (a.type !== 'string') throw new Unsupported();
+        // CEL orders strings by UTF-16 code units: cel_string_order (migration 0075) maps them to a string
+        // whose code points, compared bytewise in "C", are in that order
         return {
-          sql: sql`(${operand(0, 'int').sql} ${sql.raw(node.op)} ${operand(1, 'int').sql})`,
+          sql: sql`(cel_string_order(${a.sql}) COLLATE "C" ${sql.raw(node.op)} cel_string_order(${b.sql}) COLLATE "C")`,
           type: 'bool',
         };
+      }
       case '+': {
         const a = operand(0);
         const b = operand(1, a.type);
@@ -201,6 +289,7 @@ export function ruleSql(
       verdict: verdict.sql as RawBuilder<boolean | null>,
       attributes: [...attributes.values()],
       features: [...features.values()],
+      hoisted,
     };
   } catch (err) {
     if (err instanceof Unsupported) return undefined;
@@ -217,6 +306,17 @@ function literal(value: unknown): { sql: RawBuilder<unknown>; type: CelType } {
 }
 
 const isCelType = (type: string): type is CelType => type === 'int' || type === 'string' || type === 'bool';
+
+/**
+ * A recorded top-level scalar as CEL reads it, from its text in the signal's JSON (`attributes->>name`,
+ * null when missing): a missing one is its type's zero, an int a bigint again.
+ */
+export function recordedScalar(type: string, recorded: unknown): unknown {
+  if (recorded === null || recorded === undefined) return type === 'int' ? 0n : type === 'bool' ? false : '';
+  if (type === 'int') return BigInt(recorded as string);
+  if (type === 'bool') return recorded === 'true' || recorded === true;
+  return recorded;
+}
 
 /**
  * A recorded attribute as a backtest reads it from the signal's JSON (`attributes`), as the process-side

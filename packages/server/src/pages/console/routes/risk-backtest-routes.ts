@@ -129,7 +129,7 @@ export async function registerRiskBacktestConsoleRoutes(
               'Judged',
               result.judgedIn === 'database'
                 ? `in the database${result.parts > 1 ? `, in ${result.parts} slices of the period at once` : ''}`
-                : 'signal by signal in the process (the expression has no exact SQL form; slower)',
+                : 'signal by signal in the process (a part of the expression with no exact SQL form reads more than one attribute, or velocity; slower)',
             ],
           ],
         )}<p>${link(save, 'Save it as a rule…')}</p>${listView({
