@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/platform/db/database.ts';
-import { hoistedColumn, recordedKey } from '../../src/platform/risk/backtest-hoisted.ts';
+import { distinctValuesSql, hoistedColumn } from '../../src/platform/risk/backtest-hoisted.ts';
 import { attributesRead } from '../../src/platform/risk/backtest-stream.ts';
 import {
   featureName,
@@ -155,13 +155,11 @@ async function sqlVerdicts(expression: string, cases: { record: unknown; counted
   const records = JSON.stringify(cases.map((c) => c.record));
   const hoisted = await Promise.all(
     rule.hoisted.map(async (part) => {
-      const values =
-        part.attributes.length > 0
-          ? (
-              await sql<{ value: string | null }>`SELECT DISTINCT ${recordedKey(part.attributes)} AS value
-              FROM jsonb_array_elements(${records}::jsonb) AS e(attributes)`.execute(database.db)
-            ).rows.map((r) => r.value)
-          : [];
+      const { rows: values } = await distinctValuesSql(
+        part.attributes,
+        sql`jsonb_array_elements(${records}::jsonb) AS e(attributes)`,
+        1_000,
+      ).execute(database.db);
       return sql`, ${hoistedColumn(POINT, part, lists, values)} AS ${sql.ref(part.column)}`;
     }),
   );
@@ -270,6 +268,10 @@ describe('a rule as SQL', () => {
       ['card.bin.matches(card.country + email)', ['a_card__bin', 'a_card__country', 'a_email']],
     ]);
     expect(hoisted('1.5 > 2.5')).toEqual([['1.5 > 2.5', []]]);
+    // A receiver in parentheses: its call's source range starts inside them
+    expect(hoisted('amount > 100 && ( (email + ip)).matches("^b")')).toEqual([
+      ['( (email + ip)).matches("^b")', ['a_email', 'a_ip']],
+    ]);
     // A group read whole, velocity: not hoisted, judged in the process
     for (const expression of ['card["bin"] == "4"', 'double(velocity.card.count_10m) > 1.5']) {
       expect(ruleSql(POINT, expression, lists, { hoist: true }), expression).toBeUndefined();

@@ -21,6 +21,12 @@ export class TooManyValues extends Error {}
 /** Runs a read in the judged query's snapshot */
 export type SnapshotRead = <R>(query: RawBuilder<R>) => Promise<R[]>;
 
+/** A distinct value of what a part reads: its key, and each attribute's recorded text */
+export interface DistinctValue {
+  key: string | null;
+  texts: (string | null)[];
+}
+
 /** Each hoisted part's column, answered over the period's distinct values: throws TooManyValues */
 export async function hoistedColumns(
   read: SnapshotRead,
@@ -35,60 +41,67 @@ export async function hoistedColumns(
 ): Promise<{ name: string; sql: RawBuilder<unknown> }[]> {
   const columns: { name: string; sql: RawBuilder<unknown> }[] = [];
   for (const part of r.parts) {
-    const values =
-      part.attributes.length > 0
-        ? await read(sql<{ value: string | null }>`SELECT DISTINCT ${recordedKey(part.attributes)} AS value
-          FROM risk_signals WHERE tenant = ${r.tenant} AND decision_point = ${r.point}
-            AND at >= ${r.from} AND at <= ${r.to}
-          LIMIT ${MAX_DISTINCT_VALUES + 1}`)
-        : [];
-    if (values.length > MAX_DISTINCT_VALUES) throw new TooManyValues();
-    columns.push({
-      name: part.column,
-      sql: hoistedColumn(
-        r.point,
-        part,
-        r.lists,
-        values.map((v) => v.value),
+    const values = await read(
+      distinctValuesSql(
+        part.attributes,
+        sql`risk_signals WHERE tenant = ${r.tenant} AND decision_point = ${r.point}
+          AND at >= ${r.from} AND at <= ${r.to}`,
+        MAX_DISTINCT_VALUES + 1,
       ),
-    });
+    );
+    if (values.length > MAX_DISTINCT_VALUES) throw new TooManyValues();
+    columns.push({ name: part.column, sql: hoistedColumn(r.point, part, r.lists, values) });
   }
   return columns;
 }
 
+/** The distinct values of what a part reads over `from` (a FROM clause whose rows hold `attributes`) */
+export function distinctValuesSql(
+  attributes: readonly AttributePath[],
+  from: RawBuilder<unknown>,
+  limit: number,
+): RawBuilder<DistinctValue> {
+  if (attributes.length === 0) return sql<DistinctValue>`SELECT NULL AS key, '{}'::text[] AS texts LIMIT 0`;
+  const texts = attributes.map(recordedText);
+  const grouped = texts.map((_, i) => sql.ref(`g.v${i}`));
+  return sql<DistinctValue>`SELECT ${keyOf(grouped)} AS key, ARRAY[${sql.join(grouped)}]::text[] AS texts
+    FROM (SELECT ${sql.join(texts.map((t, i) => sql`${t} AS ${sql.ref(`v${i}`)}`))} FROM ${from}
+      GROUP BY ${sql.join(texts.map((_, i) => sql.lit(i + 1)))} LIMIT ${limit}) g`;
+}
+
 /**
  * A hoisted part as SQL over the signal's recorded JSON, given its answers for the values it may meet:
- * true, false, or NULL where CEL fails — a value it never met reads as the larger of true and false.
+ * true, false, or NULL where CEL fails.
  */
 export function hoistedColumn(
   point: DecisionPointName,
   part: HoistedPart,
   lists: ReadonlyMap<string, RiskList>,
-  values: readonly (string | null)[],
+  values: readonly DistinctValue[],
 ): RawBuilder<boolean | null> {
   const value = compileValue(point, part.expression);
   const { attributes } = part;
-  const answer = (key: string | null): boolean | null => {
+  const answer = (texts: readonly (string | null)[]): boolean | null => {
     try {
-      const v = value(asCelReads(attributes, key), lists);
+      const v = value(asCelReads(attributes, texts), lists);
       return typeof v === 'boolean' ? v : null;
     } catch {
       return null;
     }
   };
-  const missing = literal(answer(null));
+  const missing = literal(answer(attributes.map(() => null)));
   if (attributes.length === 0) return missing;
   const answered = { true: [] as string[], false: [] as string[], failed: [] as string[] };
-  for (const recorded of values) {
-    if (recorded === null) continue;
-    const a = answer(recorded);
-    answered[a === null ? 'failed' : a ? 'true' : 'false'].push(recorded);
+  for (const { key, texts } of values) {
+    if (key === null) continue; // one attribute, not recorded: `missing`
+    const a = answer(texts);
+    answered[a === null ? 'failed' : a ? 'true' : 'false'].push(key);
   }
   const fewer = answered.true.length <= answered.false.length;
-  const text = recordedKey(attributes);
-  return sql<boolean | null>`(CASE WHEN ${text} IS NULL THEN ${missing}
-    WHEN ${text} = ANY(${fewer ? answered.true : answered.false}::text[]) THEN ${sql.raw(fewer ? 'true' : 'false')}
-    WHEN ${text} = ANY(${answered.failed}::text[]) THEN NULL
+  const key = keyOf(attributes.map(recordedText));
+  return sql<boolean | null>`(CASE WHEN ${key} IS NULL THEN ${missing}
+    WHEN ${key} = ANY(${fewer ? answered.true : answered.false}::text[]) THEN ${sql.raw(fewer ? 'true' : 'false')}
+    ${answered.failed.length > 0 ? sql`WHEN ${key} = ANY(${answered.failed}::text[]) THEN NULL` : sql``}
     ELSE ${sql.raw(fewer ? 'false' : 'true')} END)`;
 }
 
@@ -96,19 +109,22 @@ export function hoistedColumn(
 const recordedText = (a: AttributePath) =>
   a.member ? sql`((attributes->${a.name}->${a.member})::text)` : sql`(attributes->>${a.name})`;
 
-/** What a part reads, as one text: an attribute's own, or theirs as a JSON array (never null) */
-export const recordedKey = (attributes: readonly AttributePath[]) =>
-  attributes.length === 1
-    ? recordedText(attributes[0] as AttributePath)
-    : sql`(jsonb_build_array(${sql.join(attributes.map(recordedText))})::text)`;
+/**
+ * The texts of what a part reads as one key: an attribute's own, or theirs as a row's text (never null;
+ * a row's output quotes what needs it and writes a null as nothing, an empty string as "").
+ */
+const keyOf = (texts: readonly RawBuilder<unknown>[]) =>
+  texts.length === 1 ? (texts[0] as RawBuilder<unknown>) : sql`(ROW(${sql.join(texts)})::text)`;
 
 /**
- * The attributes as the process-side evaluation hands them to CEL (backtest-stream.ts), from their key: a
- * scalar from its text; a group as an object holding the members recorded (a missing member is CEL's
- * error), an int member a bigint.
+ * The attributes as the process-side evaluation hands them to CEL (backtest-stream.ts), from their recorded
+ * texts: a scalar from its text; a group as an object holding the members recorded (a missing member is
+ * CEL's error), an int member a bigint.
  */
-function asCelReads(attributes: readonly AttributePath[], key: string | null): Record<string, unknown> {
-  const texts = attributes.length === 1 ? [key] : (JSON.parse(key ?? '[]') as (string | null)[]);
+function asCelReads(
+  attributes: readonly AttributePath[],
+  texts: readonly (string | null)[],
+): Record<string, unknown> {
   const read: Record<string, unknown> = {};
   attributes.forEach((a, i) => {
     const recorded = texts[i] ?? null;

@@ -101,8 +101,7 @@ export function ruleSql(
     let part: string;
     try {
       // The part as it was written: every node knows its place in the source
-      const { input, range } = node as Node & { input?: string; range?: { start: number; end: number } };
-      part = input && range ? input.slice(range.start, range.end) : expressionOf(node);
+      part = sourceOf(point, node);
       checkExpression(point, part); // a bool
     } catch {
       throw new Unsupported();
@@ -303,6 +302,38 @@ function literal(value: unknown): { sql: RawBuilder<unknown>; type: CelType } {
   if (typeof value === 'string') return { sql: sql`${value}::text`, type: 'string' };
   if (typeof value === 'boolean') return { sql: sql.raw(value ? 'true' : 'false'), type: 'bool' };
   throw new Unsupported(); // a double, a uint, bytes, null, an int the parser let past 64 bits
+}
+
+/**
+ * A node of the syntax tree as written, from the range of the source it knows, when that parses to the
+ * same tree (a call's range leaves out a receiver in parentheses); else as expressionOf writes it back,
+ * which throws where it cannot.
+ */
+function sourceOf(point: DecisionPointName, node: Node): string {
+  const { input, range } = node as Node & { input?: string; range?: { start: number; end: number } };
+  if (!input || !range) return expressionOf(node);
+  // A call's range starts inside the parentheses of its receiver: taken in, one by one
+  for (let start = range.start, open = 0; open < 4; open++) {
+    const written = input.slice(start, range.end);
+    try {
+      if (sameTree(syntaxTree(point, written), node)) return written;
+    } catch {
+      // not an expression by itself
+    }
+    const before = input.slice(0, start).trimEnd();
+    if (!before.endsWith('(')) break;
+    start = before.length - 1;
+  }
+  return expressionOf(node);
+}
+
+/** Two syntax trees alike, wherever they were parsed from */
+function sameTree(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameTree(x, b[i]));
+  if (typeof a !== 'object' || a === null) return a === b;
+  if (!('op' in a) || typeof b !== 'object' || b === null || !('op' in b)) return false;
+  return (a as Node).op === (b as Node).op && sameTree((a as Node).args, (b as Node).args);
 }
 
 const isCelType = (type: string): type is CelType => type === 'int' || type === 'string' || type === 'bool';
