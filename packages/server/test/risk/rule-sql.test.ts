@@ -6,7 +6,12 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/platform/db/database.ts';
-import { distinctValuesSql, hoistedColumn } from '../../src/platform/risk/backtest-hoisted.ts';
+import {
+  distinctValuesSql,
+  hoistedColumn,
+  inputTexts,
+  keptInputColumns,
+} from '../../src/platform/risk/backtest-hoisted.ts';
 import { attributesRead } from '../../src/platform/risk/backtest-stream.ts';
 import {
   featureName,
@@ -147,36 +152,43 @@ function celVerdict(expression: string, record: Record<string, unknown>, counted
 const scalarText = (value: unknown) => (value === undefined ? null : String(value));
 
 let hoistedRules = 0;
+/**
+ * The rule's SQL over the records as a backtest's history: each hoisted part answered over the values the
+ * records hold — read from their JSON, or (a part reading velocity) from the history kept, as backtest.ts
+ */
 async function sqlVerdicts(expression: string, cases: { record: unknown; counted: bigint[] }[]) {
   const rule = ruleSql(POINT, expression, lists, { hoist: true });
   if (!rule) return undefined;
   if (rule.hoisted.length > 0) hoistedRules++;
-  // Each hoisted part answered over the values the records hold, as over a backtest's period
+  const readFrom = rule.hoisted.some((p) => p.features.length > 0) ? 'kept' : 'signals';
   const records = JSON.stringify(cases.map((c) => c.record));
+  const features = FEATURES.map((name) => byName.get(name) as VelocityFeature);
+  const history = sql`SELECT c.i, c.attributes${sql.join(
+    [
+      ...rule.attributes.map((a) => ({ name: attributeColumn(a), sql: recordedAttributeSql(a) })),
+      ...keptInputColumns(rule.hoisted),
+    ].map((c) => sql`, ${c.sql} AS ${sql.ref(c.name)}`),
+    sql``,
+  )}${sql.join(
+    features.map((f, n) => sql`, (c.counted::numeric[])[${n + 1}] AS ${sql.ref(featureColumn(f))}`),
+    sql``,
+  )}
+    FROM (SELECT i, value AS attributes, counted FROM jsonb_array_elements(${records}::jsonb)
+      WITH ORDINALITY AS e(value, i)
+      JOIN (SELECT i, counted FROM unnest(${cases.map((c) => `{${c.counted.join(',')}}`)}::text[]) WITH ORDINALITY AS u(counted, i)) u USING (i)) c`;
   const hoisted = await Promise.all(
     rule.hoisted.map(async (part) => {
       const { rows: values } = await distinctValuesSql(
-        part.attributes,
-        sql`jsonb_array_elements(${records}::jsonb) AS e(attributes)`,
+        inputTexts(part, readFrom),
+        sql`(${history}) AS k`,
         1_000,
       ).execute(database.db);
-      return sql`, ${hoistedColumn(POINT, part, lists, values)} AS ${sql.ref(part.column)}`;
+      return sql`, ${hoistedColumn(POINT, part, lists, values, readFrom)} AS ${sql.ref(part.column)}`;
     }),
   );
-  const features = FEATURES.map((name) => byName.get(name) as VelocityFeature);
   const { rows } = await sql<{ verdict: boolean | null }>`
-    SELECT ${rule.verdict} AS verdict FROM (
-      SELECT c.i${sql.join(
-        rule.attributes.map((a) => sql`, ${recordedAttributeSql(a)} AS ${sql.ref(attributeColumn(a))}`),
-        sql``,
-      )}${sql.join(
-        features.map((f, n) => sql`, (c.counted::numeric[])[${n + 1}] AS ${sql.ref(featureColumn(f))}`),
-        sql``,
-      )}${sql.join(hoisted, sql``)}
-      FROM (SELECT i, value AS attributes, counted FROM jsonb_array_elements(${records}::jsonb)
-        WITH ORDINALITY AS e(value, i)
-        JOIN (SELECT i, counted FROM unnest(${cases.map((c) => `{${c.counted.join(',')}}`)}::text[]) WITH ORDINALITY AS u(counted, i)) u USING (i)) c
-    ) h ORDER BY i`.execute(database.db);
+    SELECT ${rule.verdict} AS verdict FROM (SELECT k.*${sql.join(hoisted, sql``)} FROM (${history}) k) h
+    ORDER BY i`.execute(database.db);
   return rows.map((r) => r.verdict);
 }
 
@@ -272,8 +284,8 @@ describe('a rule as SQL', () => {
     expect(hoisted('amount > 100 && ( (email + ip)).matches("^b")')).toEqual([
       ['( (email + ip)).matches("^b")', ['a_email', 'a_ip']],
     ]);
-    // A group read whole, velocity: not hoisted, judged in the process
-    for (const expression of ['card["bin"] == "4"', 'double(velocity.card.count_10m) > 1.5']) {
+    // A group read whole, velocity read otherwise than by a feature's name: not hoisted
+    for (const expression of ['card["bin"] == "4"', 'double(size(velocity.card)) > 1.5']) {
       expect(ruleSql(POINT, expression, lists, { hoist: true }), expression).toBeUndefined();
     }
   });

@@ -10,7 +10,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { DecisionPointName, RiskScope } from './decision-points.ts';
 import { compileValue, type RiskList } from './rule-expression.ts';
-import { type AttributePath, type HoistedPart, recordedScalar } from './rule-sql.ts';
+import { type AttributePath, featureColumn, type HoistedPart, recordedScalar } from './rule-sql.ts';
 
 /** More distinct values than this in the period: the rule is judged in the process instead */
 export const MAX_DISTINCT_VALUES = 1_000_000;
@@ -27,6 +27,15 @@ export interface DistinctValue {
   texts: (string | null)[];
 }
 
+/** The history a backtest keeps in a temporary table when a part reads velocity (backtest.ts) */
+export const KEPT_HISTORY = 'risk_backtest_history';
+
+/**
+ * Where a part's inputs are read: the signals' recorded JSON (`attributes`), or the history kept, whose
+ * rows hold each part's attributes' texts (`keptInputColumns`) and the velocity features counted.
+ */
+export type HoistedFrom = 'signals' | 'kept';
+
 /** Each hoisted part's column, answered over the period's distinct values: throws TooManyValues */
 export async function hoistedColumns(
   read: SnapshotRead,
@@ -37,32 +46,49 @@ export async function hoistedColumns(
     to: Date;
     parts: readonly HoistedPart[];
     lists: ReadonlyMap<string, RiskList>;
+    readFrom: HoistedFrom;
   },
 ): Promise<{ name: string; sql: RawBuilder<unknown> }[]> {
   const columns: { name: string; sql: RawBuilder<unknown> }[] = [];
   for (const part of r.parts) {
     const values = await read(
       distinctValuesSql(
-        part.attributes,
-        sql`risk_signals WHERE tenant = ${r.tenant} AND decision_point = ${r.point}
-          AND at >= ${r.from} AND at <= ${r.to}`,
+        inputTexts(part, r.readFrom),
+        r.readFrom === 'kept'
+          ? sql.ref(KEPT_HISTORY)
+          : sql`risk_signals WHERE tenant = ${r.tenant} AND decision_point = ${r.point}
+              AND at >= ${r.from} AND at <= ${r.to}`,
         MAX_DISTINCT_VALUES + 1,
       ),
     );
     if (values.length > MAX_DISTINCT_VALUES) throw new TooManyValues();
-    columns.push({ name: part.column, sql: hoistedColumn(r.point, part, r.lists, values) });
+    columns.push({ name: part.column, sql: hoistedColumn(r.point, part, r.lists, values, r.readFrom) });
   }
   return columns;
 }
 
-/** The distinct values of what a part reads over `from` (a FROM clause whose rows hold `attributes`) */
+/** The kept history's columns for the parts' attributes, beside the features it counts */
+export const keptInputColumns = (parts: readonly HoistedPart[]) =>
+  parts.flatMap((part) =>
+    part.attributes.map((a, j) => ({ name: `${part.column}_${j}`, sql: recordedText(a) })),
+  );
+
+/** A part's inputs as texts: its attributes', then its velocity features' (kept only) */
+export function inputTexts(part: HoistedPart, from: HoistedFrom): RawBuilder<unknown>[] {
+  if (from === 'signals') return part.attributes.map(recordedText);
+  return [
+    ...part.attributes.map((_, j) => sql`${sql.ref(`${part.column}_${j}`)}`),
+    ...part.features.map((f) => sql`(${sql.ref(featureColumn(f))})::text`),
+  ];
+}
+
+/** The distinct values of a part's inputs over `from` (a FROM clause its texts read from) */
 export function distinctValuesSql(
-  attributes: readonly AttributePath[],
+  texts: readonly RawBuilder<unknown>[],
   from: RawBuilder<unknown>,
   limit: number,
 ): RawBuilder<DistinctValue> {
-  if (attributes.length === 0) return sql<DistinctValue>`SELECT NULL AS key, '{}'::text[] AS texts LIMIT 0`;
-  const texts = attributes.map(recordedText);
+  if (texts.length === 0) return sql<DistinctValue>`SELECT NULL AS key, '{}'::text[] AS texts LIMIT 0`;
   const grouped = texts.map((_, i) => sql.ref(`g.v${i}`));
   return sql<DistinctValue>`SELECT ${keyOf(grouped)} AS key, ARRAY[${sql.join(grouped)}]::text[] AS texts
     FROM (SELECT ${sql.join(texts.map((t, i) => sql`${t} AS ${sql.ref(`v${i}`)}`))} FROM ${from}
@@ -78,19 +104,20 @@ export function hoistedColumn(
   part: HoistedPart,
   lists: ReadonlyMap<string, RiskList>,
   values: readonly DistinctValue[],
+  from: HoistedFrom,
 ): RawBuilder<boolean | null> {
   const value = compileValue(point, part.expression);
-  const { attributes } = part;
   const answer = (texts: readonly (string | null)[]): boolean | null => {
     try {
-      const v = value(asCelReads(attributes, texts), lists);
+      const v = value(asCelReads(part, texts), lists);
       return typeof v === 'boolean' ? v : null;
     } catch {
       return null;
     }
   };
-  const missing = literal(answer(attributes.map(() => null)));
-  if (attributes.length === 0) return missing;
+  const texts = inputTexts(part, from);
+  const missing = texts.length === 1 ? literal(answer([null])) : literal(null);
+  if (texts.length === 0) return literal(answer([]));
   const answered = { true: [] as string[], false: [] as string[], failed: [] as string[] };
   for (const { key, texts } of values) {
     if (key === null) continue; // one attribute, not recorded: `missing`
@@ -98,7 +125,7 @@ export function hoistedColumn(
     answered[a === null ? 'failed' : a ? 'true' : 'false'].push(key);
   }
   const fewer = answered.true.length <= answered.false.length;
-  const key = keyOf(attributes.map(recordedText));
+  const key = keyOf(texts);
   return sql<boolean | null>`(CASE WHEN ${key} IS NULL THEN ${missing}
     WHEN ${key} = ANY(${fewer ? answered.true : answered.false}::text[]) THEN ${sql.raw(fewer ? 'true' : 'false')}
     ${answered.failed.length > 0 ? sql`WHEN ${key} = ANY(${answered.failed}::text[]) THEN NULL` : sql``}
@@ -121,12 +148,16 @@ const keyOf = (texts: readonly RawBuilder<unknown>[]) =>
  * texts: a scalar from its text; a group as an object holding the members recorded (a missing member is
  * CEL's error), an int member a bigint.
  */
-function asCelReads(
-  attributes: readonly AttributePath[],
-  texts: readonly (string | null)[],
-): Record<string, unknown> {
+function asCelReads(part: HoistedPart, texts: readonly (string | null)[]): Record<string, unknown> {
   const read: Record<string, unknown> = {};
-  attributes.forEach((a, i) => {
+  const velocity: Record<string, Record<string, bigint>> = {};
+  part.features.forEach((f, i) => {
+    const slot = velocity[f.key] ?? {};
+    velocity[f.key] = slot;
+    slot[`${f.metric}_${f.window}`] = BigInt(texts[part.attributes.length + i] ?? '0');
+  });
+  if (part.features.length > 0) read.velocity = velocity;
+  part.attributes.forEach((a, i) => {
     const recorded = texts[i] ?? null;
     if (!a.member) {
       read[a.name] = recordedScalar(a.type, recorded);

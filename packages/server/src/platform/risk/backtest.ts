@@ -8,7 +8,13 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { historySql } from './backtest-history.ts';
-import { hoistedColumns, type SnapshotRead, TooManyValues } from './backtest-hoisted.ts';
+import {
+  hoistedColumns,
+  KEPT_HISTORY,
+  keptInputColumns,
+  type SnapshotRead,
+  TooManyValues,
+} from './backtest-hoisted.ts';
 import { type BacktestParts, SORT_MEMORY, slicesOf } from './backtest-parts.ts';
 import { Earliest, inTimeOrder, type Judged, judgeInProcess } from './backtest-stream.ts';
 import {
@@ -100,10 +106,20 @@ export async function backtest(
     ? undefined
     : ruleSql(point, request.expression, riskLists, { hoist: true });
   const judged = translated && { tenant, point, rule: translated, disputes, sampleSize: request.sampleSize };
-  // The rule's hoisted parts answered, in the snapshot the judging reads (backtest-hoisted.ts)
+  // The rule's hoisted parts answered, in the snapshot the judging reads (backtest-hoisted.ts); a part that
+  // reads velocity over the history kept in a temporary table, counted once (then in one part)
+  const keep = translated?.hoisted.some((part) => part.features.length > 0) ?? false;
   const hoisting = (read: SnapshotRead) =>
-    hoistedColumns(read, { tenant, point, from, to, parts: translated?.hoisted ?? [], lists: riskLists });
-  if (judged && deps.parts && translated.features.length > 0) {
+    hoistedColumns(read, {
+      tenant,
+      point,
+      from,
+      to,
+      parts: translated?.hoisted ?? [],
+      lists: riskLists,
+      readFrom: keep ? 'kept' : 'signals',
+    });
+  if (judged && deps.parts && translated.features.length > 0 && !keep) {
     // A rule that reads velocity costs the windows' sorts: a long period is judged in slices at once
     const longest = Math.max(
       0,
@@ -133,10 +149,23 @@ export async function backtest(
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
       await sql`SET LOCAL work_mem = ${sql.lit(SORT_MEMORY)}`.execute(trx);
+      if (judged && keep) {
+        const history = historySql({
+          ...judged,
+          from,
+          to,
+          features: judged.rule.features,
+          columns: [...historyColumns(judged), ...keptInputColumns(judged.rule.hoisted)],
+        });
+        await sql`CREATE TEMPORARY TABLE ${sql.ref(KEPT_HISTORY)} ON COMMIT DROP AS ${history}`.execute(trx);
+      }
       const hoisted =
         judged && (await hoisting(async (query) => (await query.execute(trx)).rows).catch(tooManyValues));
       if (judged && hoisted) {
-        const { rows } = await judgedInDatabase({ ...judged, from, to, hoisted }, options).execute(trx);
+        const { rows } = await judgedInDatabase(
+          { ...judged, from, to, hoisted, kept: keep },
+          options,
+        ).execute(trx);
         return resultOf(rows[0], options);
       }
       const result = emptyResult('process', options);
@@ -213,34 +242,22 @@ function judgedInDatabase(
     rule: RuleSql;
     /** The rule's hoisted parts, answered (backtest-hoisted.ts) */
     hoisted: readonly { name: string; sql: RawBuilder<unknown> }[];
+    /** The history is kept in KEPT_HISTORY, counted already */
+    kept?: boolean;
     disputes: ReadonlyMap<string, 'fraud' | 'other'>;
     sampleSize: number;
   },
   options: { keepIds?: boolean },
 ): RawBuilder<JudgedRow> {
-  // A charge's label is looked up as its row is read (a hashed ANY), so the object ids need not travel
-  // through the windows' sorts: the sample's are read back by id
-  const labelled = (kind: 'fraud' | 'other') =>
-    [...r.disputes].filter(([, label]) => label === kind).map(([objectId]) => objectId);
-  const history = historySql({
-    ...r,
-    features: r.rule.features,
-    columns: [
-      ...r.rule.attributes.map((a) => ({ name: attributeColumn(a), sql: recordedAttributeSql(a) })),
-      ...r.hoisted,
-      {
-        name: 'kind',
-        sql:
-          r.disputes.size > 0
-            ? sql`CASE WHEN object_id = ANY(${labelled('fraud')}::text[]) THEN 'fraud'
-                WHEN object_id = ANY(${labelled('other')}::text[]) THEN 'other' END`
-            : sql`NULL::text`,
-      },
-    ],
-  });
+  const history = r.kept
+    ? sql`SELECT *${sql.join(
+        r.hoisted.map((h) => sql`, ${h.sql} AS ${sql.ref(h.name)}`),
+        sql``,
+      )} FROM ${sql.ref(KEPT_HISTORY)}`
+    : historySql({ ...r, features: r.rule.features, columns: [...historyColumns(r), ...r.hoisted] });
   const judgedSql = sql`SELECT h.id, h.at, h.amount, h.currency, h.kind, ${r.rule.verdict} AS verdict
     FROM (${history}) h`;
-  const kept = r.rule.features.length > 0;
+  const kept = r.rule.features.length > 0 && !r.kept;
   const judged = kept ? sql`judged` : sql`(${judgedSql})`;
   const objectId = sql`(SELECT object_id FROM risk_signals s WHERE s.id = j.id)`;
   const reads = sql`SELECT
@@ -257,6 +274,28 @@ function judgedInDatabase(
           SELECT * FROM ${judged} j WHERE verdict ORDER BY at, id LIMIT ${r.sampleSize}) j) s) AS sample,
       ${options.keepIds ? sql`(SELECT array_agg(${objectId} ORDER BY j.at, j.id) FROM ${judged} j WHERE verdict)` : sql`NULL`} AS matched_ids`;
   return sql<JudgedRow>`${kept ? sql`WITH judged AS MATERIALIZED (${judgedSql}) ` : sql``}${reads}`;
+}
+
+/** What a judged history carries besides its velocity: the attributes the rule reads, and each charge's label */
+function historyColumns(r: {
+  rule: RuleSql;
+  disputes: ReadonlyMap<string, 'fraud' | 'other'>;
+}): { name: string; sql: RawBuilder<unknown> }[] {
+  // A charge's label is looked up as its row is read (a hashed ANY), so the object ids need not travel
+  // through the windows' sorts: the sample's are read back by id
+  const labelled = (kind: 'fraud' | 'other') =>
+    [...r.disputes].filter(([, label]) => label === kind).map(([objectId]) => objectId);
+  return [
+    ...r.rule.attributes.map((a) => ({ name: attributeColumn(a), sql: recordedAttributeSql(a) })),
+    {
+      name: 'kind',
+      sql:
+        r.disputes.size > 0
+          ? sql`CASE WHEN object_id = ANY(${labelled('fraud')}::text[]) THEN 'fraud'
+              WHEN object_id = ANY(${labelled('other')}::text[]) THEN 'other' END`
+          : sql`NULL::text`,
+    },
+  ];
 }
 
 interface JudgedRow {

@@ -10,10 +10,10 @@
 //
 // What has no exact SQL here — a regular expression (RE2), has(), a map or an index, a double or a uint, an
 // IP list with CIDR ranges, a list named by anything but a literal — is hoisted when it can be: the
-// smallest bool part around it that reads no velocity and no group whole (`email.matches("^a")`,
-// `double(amount) > 1.5`) becomes a column that CEL answers once per distinct value of what it reads in
-// the period (backtest-hoisted.ts). Otherwise the rule is refused, and the backtest evaluates it in the
-// process.
+// smallest bool part around it that reads no group whole, and velocity only by features' full names
+// (`email.matches("^a")`, `double(amount) > 1.5`, `double(velocity.card.count_24h) > 1.5`), becomes a
+// column that CEL answers once per distinct value of what it reads in the period (backtest-hoisted.ts).
+// Otherwise the rule is refused, and the backtest evaluates it in the process.
 import { type RawBuilder, sql } from 'kysely';
 import { celSchema, type DecisionPointName, featureName, type VelocityFeature } from './decision-points.ts';
 import {
@@ -45,12 +45,14 @@ export interface RuleSql {
   hoisted: HoistedPart[];
 }
 
-/** A bool part of a rule with no exact SQL, and the recorded scalars and groups' members it reads */
+/** A bool part of a rule with no exact SQL, and what it reads: recorded attributes, velocity features */
 export interface HoistedPart {
   column: string;
   /** The part as CEL, checked on its own */
   expression: string;
   attributes: AttributePath[];
+  /** Counted by the history's windows: such a part is answered over the history kept (backtest.ts) */
+  features: VelocityFeature[];
 }
 
 /** The column a backtest's history names a recorded attribute by */
@@ -107,16 +109,30 @@ export function ruleSql(
       throw new Unsupported();
     }
     const reads = new Map<string, AttributePath>();
-    readsOf(node, reads);
+    const velocity = new Map<string, VelocityFeature>();
+    readsOf(node, reads, velocity);
+    for (const [name, f] of velocity) features.set(name, f); // counted by the history
     const column = `x_${hoisted.length}`;
-    hoisted.push({ column, expression: part, attributes: [...reads.values()] });
+    hoisted.push({
+      column,
+      expression: part,
+      attributes: [...reads.values()],
+      features: [...velocity.values()],
+    });
     return { sql: sql`${sql.ref(column)}`, type: 'bool' };
   }
 
-  /** The recorded attributes a part reads: a scalar, or a group's member (`card.bin`); Unsupported for velocity or a group read whole */
-  function readsOf(node: unknown, into: Map<string, AttributePath>): void {
+  /**
+   * What a part reads: recorded scalars, groups' members (`card.bin`), velocity features by their full
+   * names; Unsupported for a group or velocity read otherwise.
+   */
+  function readsOf(
+    node: unknown,
+    into: Map<string, AttributePath>,
+    velocity: Map<string, VelocityFeature>,
+  ): void {
     if (Array.isArray(node)) {
-      for (const n of node) readsOf(n, into);
+      for (const n of node) readsOf(n, into, velocity);
       return;
     }
     if (typeof node !== 'object' || node === null || !('op' in node)) return;
@@ -130,6 +146,11 @@ export function ruleSql(
       return;
     }
     if (op === '.') {
+      const feature = featureOf(node as Node);
+      if (feature) {
+        velocity.set(featureName(feature), feature);
+        return;
+      }
       const [holder, member] = args as [Node, string];
       const group = holder.op === 'id' ? schema[holder.args as string] : undefined;
       if (typeof group === 'object' && group !== null) {
@@ -140,7 +161,7 @@ export function ruleSql(
         return;
       }
     }
-    readsOf(args, into);
+    readsOf(args, into, velocity);
   }
 
   function exact(node: Node): { sql: RawBuilder<unknown>; type: CelType } {
