@@ -58,7 +58,7 @@ const { bool } = fc.letrec<{ int: string; str: string; bool: string }>((tie) => 
   ),
   str: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    fc.constantFrom('email', 'ip', 'card.bin', 'card.country'),
+    fc.constantFrom('email', 'ip', 'card.bin', 'card.country', 'card["country"]'),
     fc.constantFrom('""', '"a"', '"ab"', '"é"', '"😀"', '"b@x"', '"\uff41"', '"U0010ffff"'),
     fc.tuple(tie('str'), tie('str')).map(([a, b]) => `(${a} + ${b})`),
   ),
@@ -284,8 +284,9 @@ describe('a rule as SQL', () => {
     expect(hoisted('amount > 100 && ( (email + ip)).matches("^b")')).toEqual([
       ['( (email + ip)).matches("^b")', ['a_email', 'a_ip']],
     ]);
-    // A group read whole, velocity read otherwise than by a feature's name: not hoisted
-    for (const expression of ['card["bin"] == "4"', 'double(size(velocity.card)) > 1.5']) {
+    expect(hoisted('card["bin"] == "4"')).toEqual([['card["bin"] == "4"', ['a_card__bin']]]);
+    // A group indexed by what is no literal, velocity read otherwise than by a feature's name: not hoisted
+    for (const expression of ['card[email] == "4"', 'velocity.card["count_10m"] > 1']) {
       expect(ruleSql(POINT, expression, lists, { hoist: true }), expression).toBeUndefined();
     }
   });

@@ -188,6 +188,40 @@ export function expressionOf(node: unknown): string {
   return serialize(node as ASTNode);
 }
 
+/**
+ * A node of the syntax tree as written, from the range of the source it knows, when that parses to the
+ * same tree (a call's range leaves out a receiver in parentheses); else as expressionOf writes it back,
+ * which throws where it cannot.
+ */
+export function sourceOf(point: DecisionPointName, node: SyntaxNode): string {
+  const { input, range } = node as SyntaxNode & { input?: string; range?: { start: number; end: number } };
+  if (!input || !range) return expressionOf(node);
+  // A call's range starts inside the parentheses of its receiver: taken in, one by one
+  for (let start = range.start, open = 0; open < 4; open++) {
+    const written = input.slice(start, range.end);
+    try {
+      if (sameTree(syntaxTree(point, written), node)) return written;
+    } catch {
+      // not an expression by itself
+    }
+    const before = input.slice(0, start).trimEnd();
+    if (!before.endsWith('(')) break;
+    start = before.length - 1;
+  }
+  return expressionOf(node);
+}
+
+/** Two syntax trees alike, wherever they were parsed from */
+function sameTree(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameTree(x, b[i]));
+  if (typeof a !== 'object' || a === null) return a === b;
+  if (!('op' in a) || typeof b !== 'object' || b === null || !('op' in b)) return false;
+  return (
+    (a as SyntaxNode).op === (b as SyntaxNode).op && sameTree((a as SyntaxNode).args, (b as SyntaxNode).args)
+  );
+}
+
 function holdsOperator(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(holdsOperator);
   if (typeof value !== 'object' || value === null || !('op' in value)) return false;

@@ -18,10 +18,10 @@ import { type RawBuilder, sql } from 'kysely';
 import { celSchema, type DecisionPointName, featureName, type VelocityFeature } from './decision-points.ts';
 import {
   checkExpression,
-  expressionOf,
   featureOf,
   type SyntaxNode as Node,
   type RiskList,
+  sourceOf,
   syntaxTree,
 } from './rule-expression.ts';
 
@@ -123,8 +123,8 @@ export function ruleSql(
   }
 
   /**
-   * What a part reads: recorded scalars, groups' members (`card.bin`), velocity features by their full
-   * names; Unsupported for a group or velocity read otherwise.
+   * What a part reads: recorded scalars, groups' members (`card.bin`, `card["bin"]`), velocity features by
+   * their full names; Unsupported for a group or velocity read otherwise.
    */
   function readsOf(
     node: unknown,
@@ -145,15 +145,22 @@ export function ruleSql(
       if (type !== undefined) into.set(args as string, { name: args as string, type });
       return;
     }
-    if (op === '.') {
-      const feature = featureOf(node as Node);
+    if (op === '.' || op === '[]') {
+      const feature = op === '.' ? featureOf(node as Node) : undefined;
       if (feature) {
         velocity.set(featureName(feature), feature);
         return;
       }
-      const [holder, member] = args as [Node, string];
+      // A member by name, or by a literal index (`card["bin"]`)
+      const [holder, selected] = args as [Node, string | Node];
+      const member =
+        typeof selected === 'string'
+          ? selected
+          : selected.op === 'value' && typeof selected.args === 'string'
+            ? selected.args
+            : undefined;
       const group = holder.op === 'id' ? schema[holder.args as string] : undefined;
-      if (typeof group === 'object' && group !== null) {
+      if (member !== undefined && typeof group === 'object' && group !== null) {
         const type = (group as Record<string, unknown>)[member];
         if (typeof type !== 'string' || !isCelType(type)) throw new Unsupported();
         const path = { name: holder.args as string, member, type };
@@ -323,38 +330,6 @@ function literal(value: unknown): { sql: RawBuilder<unknown>; type: CelType } {
   if (typeof value === 'string') return { sql: sql`${value}::text`, type: 'string' };
   if (typeof value === 'boolean') return { sql: sql.raw(value ? 'true' : 'false'), type: 'bool' };
   throw new Unsupported(); // a double, a uint, bytes, null, an int the parser let past 64 bits
-}
-
-/**
- * A node of the syntax tree as written, from the range of the source it knows, when that parses to the
- * same tree (a call's range leaves out a receiver in parentheses); else as expressionOf writes it back,
- * which throws where it cannot.
- */
-function sourceOf(point: DecisionPointName, node: Node): string {
-  const { input, range } = node as Node & { input?: string; range?: { start: number; end: number } };
-  if (!input || !range) return expressionOf(node);
-  // A call's range starts inside the parentheses of its receiver: taken in, one by one
-  for (let start = range.start, open = 0; open < 4; open++) {
-    const written = input.slice(start, range.end);
-    try {
-      if (sameTree(syntaxTree(point, written), node)) return written;
-    } catch {
-      // not an expression by itself
-    }
-    const before = input.slice(0, start).trimEnd();
-    if (!before.endsWith('(')) break;
-    start = before.length - 1;
-  }
-  return expressionOf(node);
-}
-
-/** Two syntax trees alike, wherever they were parsed from */
-function sameTree(a: unknown, b: unknown): boolean {
-  if (Array.isArray(a))
-    return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameTree(x, b[i]));
-  if (typeof a !== 'object' || a === null) return a === b;
-  if (!('op' in a) || typeof b !== 'object' || b === null || !('op' in b)) return false;
-  return (a as Node).op === (b as Node).op && sameTree((a as Node).args, (b as Node).args);
 }
 
 const isCelType = (type: string): type is CelType => type === 'int' || type === 'string' || type === 'bool';
