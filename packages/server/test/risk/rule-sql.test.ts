@@ -285,8 +285,12 @@ describe('a rule as SQL', () => {
       ['( (email + ip)).matches("^b")', ['a_email', 'a_ip']],
     ]);
     expect(hoisted('card["bin"] == "4"')).toEqual([['card["bin"] == "4"', ['a_card__bin']]]);
+    // A feature indexed by its name is the feature
+    expect(ruleSql(POINT, 'velocity.card["count_10m"] > 1', lists)?.features).toEqual([
+      { key: 'card', metric: 'count', window: '10m' },
+    ]);
     // A group indexed by what is no literal, velocity read otherwise than by a feature's name: not hoisted
-    for (const expression of ['card[email] == "4"', 'velocity.card["count_10m"] > 1']) {
+    for (const expression of ['card[email] == "4"', 'velocity.card[email] > 1']) {
       expect(ruleSql(POINT, expression, lists, { hoist: true }), expression).toBeUndefined();
     }
   });

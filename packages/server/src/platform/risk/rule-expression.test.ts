@@ -140,7 +140,16 @@ describe('rule expressions', () => {
     expect(checkExpression('payments.charge', 'velocity.ip.count_10m > 3').velocity).toEqual([
       { key: 'ip', metric: 'count', window: '10m' },
     ]);
-    expect(checkExpression('payments.charge', 'velocity.ip["count_10m"] > 3').velocity).toHaveLength(
+    // Indexed by its name, or named twice, a feature is one feature
+    for (const expression of [
+      'velocity.ip["count_10m"] > 3',
+      "velocity.ip['count_10m'] > 3 && velocity.ip.count_10m < 9",
+    ]) {
+      expect(checkExpression('payments.charge', expression).velocity, expression).toEqual([
+        { key: 'ip', metric: 'count', window: '10m' },
+      ]);
+    }
+    expect(checkExpression('payments.charge', 'velocity.ip[email] > 3').velocity).toHaveLength(
       velocityFeatures().length,
     );
   });

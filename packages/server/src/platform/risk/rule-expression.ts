@@ -98,7 +98,9 @@ export interface CheckedExpression {
 }
 
 const ALL_FEATURES = velocityFeatures();
-const FEATURE_REFERENCE = /\bvelocity\.([a-z]+)\.([a-z_]+_[0-9a-z]+)\b/g;
+/** `velocity.<key>.<feature>`, or the feature indexed by a literal: `velocity.<key>["<feature>"]` */
+const FEATURE_REFERENCE =
+  /\bvelocity\.([a-z]+)(?:\.([a-z_]+_[0-9a-z]+)\b|\[\s*"([a-z_]+_[0-9a-z]+)"\s*\]|\[\s*'([a-z_]+_[0-9a-z]+)'\s*\])/g;
 const LIST_REFERENCE = /\blist\(\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\)/g;
 
 /** Type-checks an expression at a decision point: it must be a bool. Throws an ExpressionError. */
@@ -113,9 +115,11 @@ export function checkExpression(point: DecisionPointName, expression: string): C
 
 /** The velocity features an expression reads; every one when it reads `velocity` otherwise than by a feature's full name. */
 function velocityRead(expression: string): VelocityFeature[] {
-  const named = new Set([...expression.matchAll(FEATURE_REFERENCE)].map((m) => `${m[1]}.${m[2]}`));
+  const references = [...expression.matchAll(FEATURE_REFERENCE)];
+  const named = new Set(references.map((m) => `${m[1]}.${m[2] ?? m[3] ?? m[4]}`));
+  // Each mention of velocity a feature's reference (one feature named twice is still one)
   const mentions = expression.match(/\bvelocity\b/g)?.length ?? 0;
-  if (mentions > named.size) return ALL_FEATURES;
+  if (mentions > references.length) return ALL_FEATURES;
   return ALL_FEATURES.filter((f) => named.has(featureName(f)));
 }
 
@@ -233,8 +237,11 @@ const featuresByName = new Map(ALL_FEATURES.map((f) => [featureName(f), f]));
 
 /** `velocity.<key>.<feature>` as written, the tenant's included */
 export function featureOf(node: SyntaxNode): VelocityFeature | undefined {
-  if (node.op !== '.' || !Array.isArray(node.args)) return undefined;
-  const [holder, name] = node.args as [SyntaxNode, string];
+  if ((node.op !== '.' && node.op !== '[]') || !Array.isArray(node.args)) return undefined;
+  const [holder, selected] = node.args as [SyntaxNode, string | SyntaxNode];
+  // `velocity.card.count_10m`, or `velocity.card["count_10m"]`: the same feature
+  const name = typeof selected === 'string' ? selected : selected.op === 'value' ? selected.args : undefined;
+  if (typeof name !== 'string') return undefined;
   if (holder.op !== '.' || !Array.isArray(holder.args)) return undefined;
   const [root, key] = holder.args as [SyntaxNode, string];
   if (root.op !== 'id' || root.args !== 'velocity') return undefined;

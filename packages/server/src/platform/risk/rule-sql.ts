@@ -146,7 +146,7 @@ export function ruleSql(
       return;
     }
     if (op === '.' || op === '[]') {
-      const feature = op === '.' ? featureOf(node as Node) : undefined;
+      const feature = featureOf(node as Node);
       if (feature) {
         velocity.set(featureName(feature), feature);
         return;
@@ -186,12 +186,14 @@ export function ruleSql(
         if (typeof type !== 'string' || !isCelType(type)) throw new Unsupported();
         return read({ name: node.args as string, type });
       }
+      case '[]':
       case '.': {
         const feature = featureOf(node);
         if (feature) {
           features.set(featureName(feature), feature);
           return { sql: sql`${sql.ref(featureColumn(feature))}`, type: 'int' };
         }
+        if (node.op === '[]') throw new Unsupported(); // a group indexed: hoisted, where it can be
         const [holder, member] = args as [Node, string];
         if (holder.op !== 'id' || holder.args === 'velocity') throw new Unsupported();
         const group = schema[holder.args as string];
