@@ -248,6 +248,32 @@ describe('a backtest', () => {
         sample: [{ objectId: String(fraud.body.data.transactionId), amount: '50.00' }],
       });
     }
+    // A part with more distinct values than the backtest allows (here none; a million by default) sends the
+    // rule to the process, whether it would be judged in parts or not: the same answer
+    for (const expression of [
+      'card.bin == "400000" && !email.matches("^zz")',
+      'card.bin == "400000" && !email.matches("^zz") && velocity.card.count_24h >= 0',
+    ]) {
+      const result = await h.services.risk.backtest(
+        h.services.db,
+        {
+          tenant: `merchant:${m.id}`,
+          decisionPoint: 'payments.charge',
+          expression,
+          from,
+          to: new Date(to),
+          sampleSize: 5,
+        },
+        { maxDistinctValues: 0, keepIds: true },
+      );
+      expect(result, expression).toMatchObject({
+        judgedIn: 'process',
+        parts: 1,
+        evaluated: 2,
+        matched: 1,
+        matchedIds: [String(fraud.body.data.transactionId)],
+      });
+    }
   });
 
   it('refuses what it cannot read: the platform, a period backwards or past 400 days, a bad expression', async () => {

@@ -8,6 +8,7 @@
 // The values are read in the judged query's own snapshot (the caller's repeatable-read transaction, or the
 // parts' leader), so every value the query meets was answered.
 import { type RawBuilder, sql } from 'kysely';
+import { velocityRead } from './backtest-stream.ts';
 import type { DecisionPointName, RiskScope } from './decision-points.ts';
 import { compileValue, type RiskList } from './rule-expression.ts';
 import { type AttributePath, featureColumn, type HoistedPart, recordedScalar } from './rule-sql.ts';
@@ -15,7 +16,7 @@ import { type AttributePath, featureColumn, type HoistedPart, recordedScalar } f
 /** More distinct values than this in the period: the rule is judged in the process instead */
 export const MAX_DISTINCT_VALUES = 1_000_000;
 
-/** A hoisted part met more distinct values than MAX_DISTINCT_VALUES */
+/** A hoisted part met more distinct values than the backtest allows (MAX_DISTINCT_VALUES) */
 export class TooManyValues extends Error {}
 
 /** Runs a read in the judged query's snapshot */
@@ -47,6 +48,7 @@ export async function hoistedColumns(
     parts: readonly HoistedPart[];
     lists: ReadonlyMap<string, RiskList>;
     readFrom: HoistedFrom;
+    maxDistinctValues: number;
   },
 ): Promise<{ name: string; sql: RawBuilder<unknown> }[]> {
   const columns: { name: string; sql: RawBuilder<unknown> }[] = [];
@@ -58,10 +60,10 @@ export async function hoistedColumns(
           ? sql.ref(KEPT_HISTORY)
           : sql`risk_signals WHERE tenant = ${r.tenant} AND decision_point = ${r.point}
               AND at >= ${r.from} AND at <= ${r.to}`,
-        MAX_DISTINCT_VALUES + 1,
+        r.maxDistinctValues + 1,
       ),
     );
-    if (values.length > MAX_DISTINCT_VALUES) throw new TooManyValues();
+    if (values.length > r.maxDistinctValues) throw new TooManyValues();
     columns.push({ name: part.column, sql: hoistedColumn(r.point, part, r.lists, values, r.readFrom) });
   }
   return columns;
@@ -115,17 +117,18 @@ export function hoistedColumn(
       return null;
     }
   };
-  const texts = inputTexts(part, from);
-  const missing = texts.length === 1 ? literal(answer([null])) : literal(null);
-  if (texts.length === 0) return literal(answer([]));
+  const inputs = inputTexts(part, from);
+  if (inputs.length === 0) return literal(answer([]));
+  // A key is null only for one input not recorded
+  const missing = inputs.length === 1 ? literal(answer([null])) : literal(null);
   const answered = { true: [] as string[], false: [] as string[], failed: [] as string[] };
   for (const { key, texts } of values) {
-    if (key === null) continue; // one attribute, not recorded: `missing`
+    if (key === null) continue;
     const a = answer(texts);
     answered[a === null ? 'failed' : a ? 'true' : 'false'].push(key);
   }
   const fewer = answered.true.length <= answered.false.length;
-  const key = keyOf(texts);
+  const key = keyOf(inputs);
   return sql<boolean | null>`(CASE WHEN ${key} IS NULL THEN ${missing}
     WHEN ${key} = ANY(${fewer ? answered.true : answered.false}::text[]) THEN ${sql.raw(fewer ? 'true' : 'false')}
     ${answered.failed.length > 0 ? sql`WHEN ${key} = ANY(${answered.failed}::text[]) THEN NULL` : sql``}
@@ -150,13 +153,10 @@ const keyOf = (texts: readonly RawBuilder<unknown>[]) =>
  */
 function asCelReads(part: HoistedPart, texts: readonly (string | null)[]): Record<string, unknown> {
   const read: Record<string, unknown> = {};
-  const velocity: Record<string, Record<string, bigint>> = {};
-  part.features.forEach((f, i) => {
-    const slot = velocity[f.key] ?? {};
-    velocity[f.key] = slot;
-    slot[`${f.metric}_${f.window}`] = BigInt(texts[part.attributes.length + i] ?? '0');
-  });
-  if (part.features.length > 0) read.velocity = velocity;
+  if (part.features.length > 0) {
+    const first = part.attributes.length;
+    read.velocity = velocityRead(part.features, (f) => texts[first + part.features.indexOf(f)] ?? '0');
+  }
   part.attributes.forEach((a, i) => {
     const recorded = texts[i] ?? null;
     if (!a.member) {

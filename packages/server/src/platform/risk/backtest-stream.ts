@@ -33,6 +33,20 @@ export interface Judged {
 
 const FETCH_ROWS = 5_000;
 
+/** The `velocity` attribute as CEL reads it: each feature read, as `velocity.<key>.<metric>_<window>` */
+export function velocityRead(
+  features: readonly VelocityFeature[],
+  count: (f: VelocityFeature) => string | number,
+): Record<string, Record<string, bigint>> {
+  const velocity: Record<string, Record<string, bigint>> = {};
+  for (const f of features) {
+    const slot = velocity[f.key] ?? {};
+    velocity[f.key] = slot;
+    slot[`${f.metric}_${f.window}`] = BigInt(count(f));
+  }
+  return velocity;
+}
+
 /** Signals in the order a sample lists them: by time, then by id (digits: the shorter is the smaller) */
 export const inTimeOrder = (a: Judged, b: Judged) =>
   a.atUs - b.atUs || a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -74,22 +88,18 @@ export async function judgeInProcess(
     ...a,
     column: `a_${a.name}`,
   }));
-  const features = request.features.map((f) => ({
-    key: f.key,
-    name: `${f.metric}_${f.window}`,
-    column: featureColumn(f),
-  }));
   const history = historySql({
     ...request,
     columns: [
       { name: 'object_id', sql: sql`object_id` },
       { name: 'at_us', sql: sql`floor(extract(epoch FROM at) * 1000000)::float8` },
       ...read.map((a) => ({
-        name: `a_${a.name}`,
+        name: a.column,
         sql: sql`attributes${sql.raw(a.type === 'object' ? '->' : '->>')}${a.name}`,
       })),
     ],
   });
+  const columnOf = new Map(request.features.map((f) => [f, featureColumn(f)]));
   // Not `at` itself: the time travels as microseconds
   const returned = [
     'id',
@@ -97,7 +107,7 @@ export async function judgeInProcess(
     'at_us',
     'amount',
     'currency',
-    ...read.map((a) => `a_${a.name}`),
+    ...read.map((a) => a.column),
     ...request.features.map(featureColumn),
   ].map((name) => sql.ref(`h.${name}`));
   await sql`DECLARE risk_backtest NO SCROLL CURSOR FOR
@@ -112,13 +122,7 @@ export async function judgeInProcess(
     for (const row of rows) {
       const attributes: Record<string, unknown> = {};
       for (const a of read) attributes[a.name] = a.value(row[a.column]);
-      const velocity: Record<string, Record<string, bigint>> = {};
-      for (const f of features) {
-        const slot = velocity[f.key] ?? {};
-        velocity[f.key] = slot;
-        slot[f.name] = BigInt(row[f.column] as string | number);
-      }
-      attributes.velocity = velocity;
+      attributes.velocity = velocityRead(request.features, (f) => row[columnOf.get(f) as string] as string);
       let verdict: boolean | null;
       try {
         verdict = rule.evaluate(attributes, request.lists);

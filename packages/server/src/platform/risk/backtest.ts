@@ -12,6 +12,7 @@ import {
   hoistedColumns,
   KEPT_HISTORY,
   keptInputColumns,
+  MAX_DISTINCT_VALUES,
   type SnapshotRead,
   TooManyValues,
 } from './backtest-hoisted.ts';
@@ -73,11 +74,20 @@ export interface BacktestDeps {
   parts?: BacktestParts;
 }
 
+/** How a backtest is judged, where tests choose: the matched ids kept, in the process, in so many slices, at
+ * what number of a hoisted part's distinct values the process takes over (MAX_DISTINCT_VALUES) */
+export interface BacktestOptions {
+  keepIds?: boolean;
+  inProcess?: boolean;
+  slices?: number;
+  maxDistinctValues?: number;
+}
+
 export async function backtest(
   db: Db,
   deps: BacktestDeps,
   request: BacktestRequest,
-  options: { keepIds?: boolean; inProcess?: boolean; slices?: number } = {},
+  options: BacktestOptions = {},
 ): Promise<BacktestResult> {
   const { tenant, decisionPoint: point, from, to } = request;
   if (from >= to) throw new DomainError('validation_failed', 'from must be before to', { field: 'from' });
@@ -118,7 +128,15 @@ export async function backtest(
       parts: translated?.hoisted ?? [],
       lists: riskLists,
       readFrom: keep ? 'kept' : 'signals',
+      maxDistinctValues: options.maxDistinctValues ?? MAX_DISTINCT_VALUES,
     });
+  // False once a part has met too many distinct values: judged in the process, not hoisted again
+  let hoistable = true;
+  const tooManyValues = (err: unknown): undefined => {
+    if (!(err instanceof TooManyValues)) throw err;
+    hoistable = false;
+    return undefined;
+  };
   if (judged && deps.parts && translated.features.length > 0 && !keep) {
     // A rule that reads velocity costs the windows' sorts: a long period is judged in slices at once
     const longest = Math.max(
@@ -160,7 +178,9 @@ export async function backtest(
         await sql`CREATE TEMPORARY TABLE ${sql.ref(KEPT_HISTORY)} ON COMMIT DROP AS ${history}`.execute(trx);
       }
       const hoisted =
-        judged && (await hoisting(async (query) => (await query.execute(trx)).rows).catch(tooManyValues));
+        judged &&
+        hoistable &&
+        (await hoisting(async (query) => (await query.execute(trx)).rows).catch(tooManyValues));
       if (judged && hoisted) {
         const { rows } = await judgedInDatabase(
           { ...judged, from, to, hoisted, kept: keep },
@@ -168,34 +188,39 @@ export async function backtest(
         ).execute(trx);
         return resultOf(rows[0], options);
       }
-      const result = emptyResult('process', options);
-      const sample = new Earliest(request.sampleSize);
-      const matched: Judged[] = [];
-      await judgeInProcess(
+      return judgedInTheProcess(
         trx,
         { tenant, point, from, to, expression: request.expression, features, lists: riskLists },
-        (signal) => {
-          count(result, signal, disputes.get(signal.objectId));
-          if (signal.verdict !== true) return;
-          sample.offer(signal);
-          if (options.keepIds) matched.push(signal);
-        },
+        { disputes, sampleSize: request.sampleSize },
+        options,
       );
-      result.sample = sample.signals.map(({ objectId, atUs, amount, currency }) => ({
-        objectId,
-        at: new Date(Math.floor(atUs / 1000)),
-        amount: BigInt(amount),
-        currency,
-      }));
-      if (options.keepIds) result.matchedIds = matched.sort(inTimeOrder).map((j) => j.objectId);
-      return result;
     });
 }
 
-/** A hoisted part with too many distinct values: the rule is judged in the process */
-function tooManyValues(err: unknown): undefined {
-  if (err instanceof TooManyValues) return undefined;
-  throw err;
+/** The history streamed through CEL (backtest-stream.ts), into the totals and the earliest matched */
+async function judgedInTheProcess(
+  trx: Db,
+  history: Parameters<typeof judgeInProcess>[1],
+  r: { disputes: ReadonlyMap<string, 'fraud' | 'other'>; sampleSize: number },
+  options: { keepIds?: boolean },
+): Promise<BacktestResult> {
+  const result = emptyResult('process', options);
+  const sample = new Earliest(r.sampleSize);
+  const matched: Judged[] = [];
+  await judgeInProcess(trx, history, (signal) => {
+    count(result, signal, r.disputes.get(signal.objectId));
+    if (signal.verdict !== true) return;
+    sample.offer(signal);
+    if (options.keepIds) matched.push(signal);
+  });
+  result.sample = sample.signals.map(({ objectId, atUs, amount, currency }) => ({
+    objectId,
+    at: new Date(Math.floor(atUs / 1000)),
+    amount: BigInt(amount),
+    currency,
+  }));
+  if (options.keepIds) result.matchedIds = matched.sort(inTimeOrder).map((j) => j.objectId);
+  return result;
 }
 
 const emptyResult = (judgedIn: 'database' | 'process', options: { keepIds?: boolean }): BacktestResult => ({

@@ -5,7 +5,13 @@ import type { Clock } from '../clock/clock.ts';
 import type { Db, Executor } from '../db/database.ts';
 import type { Transact } from '../db/transact.ts';
 import type { TenantCache } from '../tenants/tenant-cache.ts';
-import { type BacktestRequest, type BacktestResult, backtest, type DisputeLabels } from './backtest.ts';
+import {
+  type BacktestOptions,
+  type BacktestRequest,
+  type BacktestResult,
+  backtest,
+  type DisputeLabels,
+} from './backtest.ts';
 import type { BacktestParts } from './backtest-parts.ts';
 import { type DecisionPointName, type RuleOnObject, ruleOnObject } from './decision-points.ts';
 import { type IpCountry, noIpCountry } from './ip-country.ts';
@@ -34,11 +40,7 @@ export interface Risk {
   /** The country of an IP address, from the operator's database (ip-country.ts) */
   ipCountry: IpCountry;
   /** A draft rule over a tenant's history (backtest.ts) */
-  backtest(
-    db: Db,
-    request: BacktestRequest,
-    options?: { keepIds?: boolean; inProcess?: boolean; slices?: number },
-  ): Promise<BacktestResult>;
+  backtest(db: Db, request: BacktestRequest, options?: BacktestOptions): Promise<BacktestResult>;
   decisions(
     db: Executor,
     filter: { objectId?: string; ruleId?: string; tenants?: readonly RiskScope[] },

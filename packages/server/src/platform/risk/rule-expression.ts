@@ -236,12 +236,19 @@ function holdsOperator(value: unknown): boolean {
 const featuresByName = new Map(ALL_FEATURES.map((f) => [featureName(f), f]));
 
 /** `velocity.<key>.<feature>` as written, the tenant's included */
-export function featureOf(node: SyntaxNode): VelocityFeature | undefined {
+/** The member a selection names: `holder.name`, or `holder["name"]` (a literal index); undefined otherwise */
+export function selectedName(node: SyntaxNode): string | undefined {
   if ((node.op !== '.' && node.op !== '[]') || !Array.isArray(node.args)) return undefined;
-  const [holder, selected] = node.args as [SyntaxNode, string | SyntaxNode];
+  const [, selected] = node.args as [SyntaxNode, string | SyntaxNode];
+  if (typeof selected === 'string') return selected;
+  return selected.op === 'value' && typeof selected.args === 'string' ? selected.args : undefined;
+}
+
+export function featureOf(node: SyntaxNode): VelocityFeature | undefined {
   // `velocity.card.count_10m`, or `velocity.card["count_10m"]`: the same feature
-  const name = typeof selected === 'string' ? selected : selected.op === 'value' ? selected.args : undefined;
-  if (typeof name !== 'string') return undefined;
+  const name = selectedName(node);
+  if (name === undefined) return undefined;
+  const [holder] = node.args as [SyntaxNode];
   if (holder.op !== '.' || !Array.isArray(holder.args)) return undefined;
   const [root, key] = holder.args as [SyntaxNode, string];
   if (root.op !== 'id' || root.args !== 'velocity') return undefined;

@@ -21,6 +21,7 @@ import {
   featureOf,
   type SyntaxNode as Node,
   type RiskList,
+  selectedName,
   sourceOf,
   syntaxTree,
 } from './rule-expression.ts';
@@ -152,13 +153,8 @@ export function ruleSql(
         return;
       }
       // A member by name, or by a literal index (`card["bin"]`)
-      const [holder, selected] = args as [Node, string | Node];
-      const member =
-        typeof selected === 'string'
-          ? selected
-          : selected.op === 'value' && typeof selected.args === 'string'
-            ? selected.args
-            : undefined;
+      const [holder] = args as [Node];
+      const member = selectedName(node as Node);
       const group = holder.op === 'id' ? schema[holder.args as string] : undefined;
       if (member !== undefined && typeof group === 'object' && group !== null) {
         const type = (group as Record<string, unknown>)[member];
