@@ -9,17 +9,22 @@
 // parts' leader), so every value the query meets was answered.
 import { type RawBuilder, sql } from 'kysely';
 import { velocityRead } from './backtest-stream.ts';
-import type { DecisionPointName, RiskScope } from './decision-points.ts';
+import type { DecisionPointName, RiskScope, VelocityFeature } from './decision-points.ts';
 import { compileValue, type RiskList } from './rule-expression.ts';
-import { type AttributePath, featureColumn, type HoistedPart, recordedScalar } from './rule-sql.ts';
+import { type AttributePath, type VariableIndex, variableIndexes } from './rule-reads.ts';
+import { featureColumn, type HoistedPart, recordedScalar } from './rule-sql.ts';
 
 /** More distinct values than this in the period: the rule is judged in the process instead */
 export const MAX_DISTINCT_VALUES = 1_000_000;
 
-/** A hoisted part met more distinct values than the backtest allows (MAX_DISTINCT_VALUES) */
-export class TooManyValues extends Error {}
+/**
+ * A hoisted part met more distinct values than the backtest allows (MAX_DISTINCT_VALUES), or a variable
+ * index a member it had not been found to name (a signal written since it was read): the rule is judged
+ * in the process
+ */
+export class NotHoisted extends Error {}
 
-/** Runs a read in the judged query's snapshot */
+/** Runs a read in the judged query's snapshot (on one of its connections, when it is judged in parts) */
 export type SnapshotRead = <R>(query: RawBuilder<R>) => Promise<R[]>;
 
 /** A distinct value of what a part reads: its key, and each attribute's recorded text */
@@ -39,7 +44,7 @@ export type HoistedFrom = 'signals' | 'kept';
 
 /** Each hoisted part's column, answered over the period's distinct values: throws TooManyValues */
 export async function hoistedColumns(
-  read: SnapshotRead,
+  reads: readonly SnapshotRead[],
   r: {
     tenant: RiskScope;
     point: DecisionPointName;
@@ -53,20 +58,71 @@ export async function hoistedColumns(
 ): Promise<{ name: string; sql: RawBuilder<unknown> }[]> {
   const columns: { name: string; sql: RawBuilder<unknown> }[] = [];
   for (const part of r.parts) {
-    const values = await read(
-      distinctValuesSql(
-        inputTexts(part, r.readFrom),
-        r.readFrom === 'kept'
-          ? sql.ref(KEPT_HISTORY)
-          : sql`risk_signals WHERE tenant = ${r.tenant} AND decision_point = ${r.point}
-              AND at >= ${r.from} AND at <= ${r.to}`,
-        r.maxDistinctValues + 1,
-      ),
+    const query = distinctValuesSql(
+      inputTexts(part, r.readFrom),
+      r.readFrom === 'kept' ? sql.ref(KEPT_HISTORY) : signalsOf(r),
+      r.maxDistinctValues + 1,
     );
-    if (values.length > r.maxDistinctValues) throw new TooManyValues();
-    columns.push({ name: part.column, sql: hoistedColumn(r.point, part, r.lists, values, r.readFrom) });
+    // Each connection's values (a slice's history kept on each: backtest.ts), as one set
+    const values = new Map<string | null, DistinctValue>();
+    for (const read of await Promise.all(reads.map((read) => read(query)))) {
+      for (const value of read) values.set(value.key, value);
+    }
+    if (values.size > r.maxDistinctValues) throw new NotHoisted();
+    columns.push({
+      name: part.column,
+      sql: hoistedColumn(r.point, part, r.lists, [...values.values()], r.readFrom),
+    });
   }
   return columns;
+}
+
+/** A tenant's signals at a decision point over a period, as a FROM clause */
+export const signalsOf = (r: { tenant: RiskScope; point: DecisionPointName; from: Date; to: Date }) =>
+  sql`risk_signals WHERE tenant = ${r.tenant} AND decision_point = ${r.point}
+    AND at >= ${r.from} AND at <= ${r.to}`;
+
+/**
+ * The members each variable index of a rule names in the period (rule-reads.ts): its index answered by CEL
+ * once per distinct value of what it reads; an index inside another's first. Throws NotHoisted past the
+ * distinct values allowed.
+ */
+export async function namesIndexed(
+  read: SnapshotRead,
+  r: {
+    point: DecisionPointName;
+    expression: string;
+    /** What the signals are read from (signalsOf: a tenant's, at a point, over a period) */
+    signals: RawBuilder<unknown>;
+    lists: ReadonlyMap<string, RiskList>;
+    maxDistinctValues: number;
+  },
+): Promise<Map<string, ReadonlySet<string>>> {
+  const named = new Map<string, ReadonlySet<string>>();
+  for (;;) {
+    const indexes = variableIndexes(r.point, r.expression, named).filter((i) => !named.has(i.read));
+    if (indexes.length === 0) return named;
+    for (const index of indexes) named.set(index.read, await membersNamed(read, index, r));
+  }
+}
+
+/** The members an index's values name over the signals */
+async function membersNamed(
+  read: SnapshotRead,
+  index: VariableIndex,
+  r: Parameters<typeof namesIndexed>[1],
+): Promise<Set<string>> {
+  const values = await read(
+    distinctValuesSql(index.attributes.map(recordedText), r.signals, r.maxDistinctValues + 1),
+  );
+  if (values.length > r.maxDistinctValues) throw new NotHoisted();
+  const value = compileValue(r.point, index.expression);
+  const members = new Set<string>();
+  for (const { texts } of values) {
+    const name = answerOf(value, celReads(index.attributes, [], texts), r.lists);
+    if (typeof name === 'string' && index.members.includes(name)) members.add(name);
+  }
+  return members;
 }
 
 /** The kept history's columns for the parts' attributes, beside the features it counts */
@@ -109,24 +165,31 @@ export function hoistedColumn(
   from: HoistedFrom,
 ): RawBuilder<boolean | null> {
   const value = compileValue(point, part.expression);
+  const indexes = part.indexes.map((index) => ({ ...index, value: compileValue(point, index.expression) }));
   const answer = (texts: readonly (string | null)[]): boolean | null => {
-    try {
-      const v = value(asCelReads(part, texts), lists);
-      return typeof v === 'boolean' ? v : null;
-    } catch {
-      return null;
+    const reads = celReads(part.attributes, part.features, texts);
+    // A variable index naming a member not read for it would read it as missing
+    for (const index of indexes) {
+      const name = answerOf(index.value, reads, lists);
+      if (typeof name === 'string' && index.members.includes(name) && !index.named.has(name))
+        throw new NotHoisted();
     }
+    const v = answerOf(value, reads, lists);
+    return typeof v === 'boolean' ? v : null;
   };
   const inputs = inputTexts(part, from);
   if (inputs.length === 0) return literal(answer([]));
   // A key is null only for one input not recorded
   const missing = inputs.length === 1 ? literal(answer([null])) : literal(null);
   const answered = { true: [] as string[], false: [] as string[], failed: [] as string[] };
+  const met = new Set<boolean | null>();
   for (const { key, texts } of values) {
-    if (key === null) continue;
-    const a = answer(texts);
-    answered[a === null ? 'failed' : a ? 'true' : 'false'].push(key);
+    const a = key === null ? answer([null]) : answer(texts);
+    met.add(a);
+    if (key !== null) answered[a === null ? 'failed' : a ? 'true' : 'false'].push(key);
   }
+  // One answer for every value met (an index that names no member fails on all): the answer itself
+  if (met.size === 1) return literal([...met][0] ?? null);
   const fewer = answered.true.length <= answered.false.length;
   const key = keyOf(inputs);
   return sql<boolean | null>`(CASE WHEN ${key} IS NULL THEN ${missing}
@@ -146,18 +209,35 @@ const recordedText = (a: AttributePath) =>
 const keyOf = (texts: readonly RawBuilder<unknown>[]) =>
   texts.length === 1 ? (texts[0] as RawBuilder<unknown>) : sql`(ROW(${sql.join(texts)})::text)`;
 
+/** A compiled expression's value, or undefined where CEL fails */
+function answerOf(
+  value: ReturnType<typeof compileValue>,
+  reads: Record<string, unknown>,
+  lists: ReadonlyMap<string, RiskList>,
+): unknown {
+  try {
+    return value(reads, lists);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The attributes as the process-side evaluation hands them to CEL (backtest-stream.ts), from their recorded
- * texts: a scalar from its text; a group as an object holding the members recorded (a missing member is
- * CEL's error), an int member a bigint.
+ * texts (the attributes', then the features'): a scalar from its text; a group as an object holding the
+ * members recorded (a missing member is CEL's error), an int member a bigint.
  */
-function asCelReads(part: HoistedPart, texts: readonly (string | null)[]): Record<string, unknown> {
+function celReads(
+  attributes: readonly AttributePath[],
+  features: readonly VelocityFeature[],
+  texts: readonly (string | null)[],
+): Record<string, unknown> {
   const read: Record<string, unknown> = {};
-  if (part.features.length > 0) {
-    const first = part.attributes.length;
-    read.velocity = velocityRead(part.features, (f) => texts[first + part.features.indexOf(f)] ?? '0');
+  if (features.length > 0) {
+    const first = attributes.length;
+    read.velocity = velocityRead(features, (f) => texts[first + features.indexOf(f)] ?? '0');
   }
-  part.attributes.forEach((a, i) => {
+  attributes.forEach((a, i) => {
     const recorded = texts[i] ?? null;
     if (!a.member) {
       read[a.name] = recordedScalar(a.type, recorded);

@@ -13,8 +13,8 @@ export const SORT_MEMORY = '256MB';
 /** Connections left to the requests when a backtest takes its parts */
 const LEFT_FOR_REQUESTS = 4;
 
-/** A read on the parts' leader, in their snapshot */
-export type LeaderRead = <T>(query: CompiledQuery<T>) => Promise<T[]>;
+/** A read on one part's connection, in the parts' snapshot */
+export type PartRead = <T>(query: CompiledQuery<T>) => Promise<T[]>;
 
 export class BacktestParts {
   #running = false;
@@ -26,19 +26,17 @@ export class BacktestParts {
   ) {}
 
   /**
-   * Runs `count` slices' queries at once, each on its own connection and all in one snapshot, and answers
-   * their rows in the slices' order; undefined when another backtest holds the parts or the pool has no
-   * room for them (the caller then judges the history in one part). `queries` makes them, and may read
-   * in that snapshot first (a rule's hoisted parts: backtest-hoisted.ts).
+   * Hands `work` a read on each of `count` connections, all in one snapshot (the first, the leader's,
+   * exported to the others), and answers what it answers; undefined when another backtest holds the
+   * parts or the pool has no room for them (the caller then judges the history in one part). The work
+   * runs its slices' queries at once, one on each connection, in as many rounds as it needs: a rule's
+   * hoisted parts are answered between two (backtest-hoisted.ts).
    */
-  async run<R extends pg.QueryResultRow>(
-    count: number,
-    queries: (read: LeaderRead) => Promise<readonly CompiledQuery<R>[]>,
-  ): Promise<R[][] | undefined> {
+  async run<T>(count: number, work: (parts: readonly PartRead[]) => Promise<T>): Promise<T | undefined> {
     if (count < 1 || this.#running || !this.#roomFor(count)) return undefined;
     this.#running = true;
     try {
-      return await this.#inOneSnapshot(queries);
+      return await this.#inOneSnapshot(count, work);
     } finally {
       this.#running = false;
     }
@@ -50,59 +48,46 @@ export class BacktestParts {
     return pool.waitingCount === 0 && max - (pool.totalCount - pool.idleCount) >= parts + LEFT_FOR_REQUESTS;
   }
 
-  async #inOneSnapshot<R extends pg.QueryResultRow>(
-    make: (read: LeaderRead) => Promise<readonly CompiledQuery<R>[]>,
-  ): Promise<R[][]> {
-    const leader = await this.pool.connect();
+  async #inOneSnapshot<T>(count: number, work: (parts: readonly PartRead[]) => Promise<T>): Promise<T> {
+    const clients: pg.PoolClient[] = [];
     let broken: Error | undefined;
     try {
+      const leader = await this.pool.connect();
+      clients.push(leader);
       await this.#begin(leader);
       const { rows } = await leader.query<{ snapshot: string }>('SELECT pg_export_snapshot() AS snapshot');
       const snapshot = rows[0]?.snapshot ?? '';
-      const [first, ...rest] = await make(
-        async <T>(query: CompiledQuery<T>) =>
-          (await leader.query(query.sql, [...query.parameters])).rows as T[],
+      if (!/^[0-9A-F-]+$/i.test(snapshot)) throw new Error(`an unexpected snapshot id: ${snapshot}`);
+      // The leader's transaction stays open until every other part has finished: their snapshot is its
+      for (let i = 1; i < count; i++) {
+        const client = await this.pool.connect();
+        clients.push(client);
+        await this.#begin(client, snapshot);
+      }
+      return await work(
+        clients.map(
+          (client) =>
+            async <R>(query: CompiledQuery<R>) =>
+              (await client.query(query.sql, [...query.parameters])).rows as R[],
+        ),
       );
-      if (!first) return [];
-      // The leader's transaction stays open until every other part has finished: their snapshot is its.
-      const settled = await Promise.allSettled([
-        leader.query<R>(first.sql, [...first.parameters]),
-        ...rest.map((query) => this.#follow(snapshot, query)),
-      ]);
-      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      if (failed) throw failed.reason;
-      return settled.map((s) => (s as PromiseFulfilledResult<pg.QueryResult<R>>).value.rows);
     } catch (err) {
       broken = err as Error;
       throw err;
     } finally {
-      // A read-only transaction: ending it either way changes nothing
-      await leader.query('ROLLBACK').catch(() => undefined);
-      leader.release(broken);
-    }
-  }
-
-  async #follow<R extends pg.QueryResultRow>(
-    snapshot: string,
-    query: CompiledQuery<R>,
-  ): Promise<pg.QueryResult<R>> {
-    if (!/^[0-9A-F-]+$/i.test(snapshot)) throw new Error(`an unexpected snapshot id: ${snapshot}`);
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await this.#begin(client, snapshot);
-      return await client.query<R>(query.sql, [...query.parameters]);
-    } catch (err) {
-      broken = err as Error;
-      throw err;
-    } finally {
-      await client.query('ROLLBACK').catch(() => undefined);
-      client.release(broken);
+      // Nothing a part does outlives it (a temporary table is dropped with its transaction)
+      await Promise.all(
+        clients.map(async (client) => {
+          await client.query('ROLLBACK').catch(() => undefined);
+          client.release(broken);
+        }),
+      );
     }
   }
 
   async #begin(client: pg.PoolClient, snapshot?: string): Promise<void> {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    // Not read only: a part may keep its slice's history in a temporary table (backtest.ts)
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     // The first statement of the transaction: a snapshot is taken by the first query otherwise
     if (snapshot) await client.query(`SET TRANSACTION SNAPSHOT '${snapshot}'`);
     await client.query(`SET LOCAL work_mem = '${SORT_MEMORY}'`);

@@ -7,16 +7,25 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { DomainError } from '../errors/domain-error.ts';
-import { historySql } from './backtest-history.ts';
+import { type HistoryRequest, historySql } from './backtest-history.ts';
 import {
   hoistedColumns,
   KEPT_HISTORY,
   keptInputColumns,
   MAX_DISTINCT_VALUES,
+  NotHoisted,
+  namesIndexed,
   type SnapshotRead,
-  TooManyValues,
+  signalsOf,
 } from './backtest-hoisted.ts';
-import { type BacktestParts, SORT_MEMORY, slicesOf } from './backtest-parts.ts';
+import { type BacktestParts, type PartRead, SORT_MEMORY, slicesOf } from './backtest-parts.ts';
+import {
+  type BacktestResult,
+  emptyResult,
+  type JudgedRow,
+  mergedParts,
+  resultOf,
+} from './backtest-result.ts';
 import { Earliest, inTimeOrder, type Judged, judgeInProcess } from './backtest-stream.ts';
 import {
   type DecisionPointName,
@@ -27,7 +36,8 @@ import {
 } from './decision-points.ts';
 import type { RiskLists } from './risk-lists.ts';
 import { checkExpression, ExpressionError } from './rule-expression.ts';
-import { attributeColumn, type RuleSql, recordedAttributeSql, ruleSql } from './rule-sql.ts';
+import { attributeColumn, variableIndexes } from './rule-reads.ts';
+import { type RuleSql, recordedAttributeSql, ruleSql } from './rule-sql.ts';
 
 /** The disputed objects of a tenant since a time: 'fraud' or 'other', by object id (an API's disputes). */
 export type DisputeLabels = (
@@ -36,6 +46,8 @@ export type DisputeLabels = (
   since: Date,
 ) => Promise<Map<string, 'fraud' | 'other'>>;
 
+export type { BacktestResult } from './backtest-result.ts';
+
 export interface BacktestRequest {
   tenant: RiskScope;
   decisionPoint: DecisionPointName;
@@ -43,25 +55,6 @@ export interface BacktestRequest {
   from: Date;
   to: Date;
   sampleSize: number;
-}
-
-export interface BacktestResult {
-  evaluated: number;
-  matched: number;
-  /** The matched objects' amounts, minor units by currency */
-  matchedAmounts: Record<string, bigint>;
-  /** Disputed later: of the matched, and of all evaluated */
-  disputed: { matched: number; all: number };
-  fraud: { matched: number; all: number };
-  /** Evaluations that failed (a division by zero): not matched */
-  failed: number;
-  /** In the database (the rule's exact SQL, rule-sql.ts), or each signal by CEL in the process */
-  judgedIn: 'database' | 'process';
-  /** Slices of the period judged at once, each on its own connection (backtest-parts.ts); 1 when not cut */
-  parts: number;
-  sample: { objectId: string; at: Date; amount: bigint; currency: string }[];
-  /** The matched objects' ids when asked for (tests compare them with a rule's decisions) */
-  matchedIds?: string[];
 }
 
 /** A period longer than this is refused (the signals' retention is 400 days by default) */
@@ -112,15 +105,36 @@ export async function backtest(
     deps.lists.listsFor(db, tenant),
     deps.labels ? deps.labels(db, tenant, from) : Promise.resolve(new Map<string, 'fraud' | 'other'>()),
   ]);
-  const translated = options.inProcess
-    ? undefined
-    : ruleSql(point, request.expression, riskLists, { hoist: true });
+  const maxDistinctValues = options.maxDistinctValues ?? MAX_DISTINCT_VALUES;
+  // False once a part has met too many distinct values (or an index a member unread): judged in the
+  // process, not hoisted again
+  let hoistable = !options.inProcess;
+  const notHoisted = (err: unknown): undefined => {
+    if (!(err instanceof NotHoisted)) throw err;
+    hoistable = false;
+    return undefined;
+  };
+  // A variable index (`card[email]`) is hoisted reading the members its values name in the period
+  const indexed =
+    !hoistable || variableIndexes(point, request.expression).length === 0
+      ? new Map<string, ReadonlySet<string>>()
+      : await namesIndexed(async (query) => (await query.execute(db)).rows, {
+          point,
+          expression: request.expression,
+          signals: signalsOf({ tenant, point, from, to }),
+          lists: riskLists,
+          maxDistinctValues,
+        }).catch(notHoisted);
+  const translated =
+    hoistable && indexed
+      ? ruleSql(point, request.expression, riskLists, { hoist: true, indexed })
+      : undefined;
   const judged = translated && { tenant, point, rule: translated, disputes, sampleSize: request.sampleSize };
   // The rule's hoisted parts answered, in the snapshot the judging reads (backtest-hoisted.ts); a part that
-  // reads velocity over the history kept in a temporary table, counted once (then in one part)
+  // reads velocity over the history kept in a temporary table, counted once
   const keep = translated?.hoisted.some((part) => part.features.length > 0) ?? false;
-  const hoisting = (read: SnapshotRead) =>
-    hoistedColumns(read, {
+  const hoisting = (reads: readonly SnapshotRead[]) =>
+    hoistedColumns(reads, {
       tenant,
       point,
       from,
@@ -128,59 +142,49 @@ export async function backtest(
       parts: translated?.hoisted ?? [],
       lists: riskLists,
       readFrom: keep ? 'kept' : 'signals',
-      maxDistinctValues: options.maxDistinctValues ?? MAX_DISTINCT_VALUES,
+      maxDistinctValues,
     });
-  // False once a part has met too many distinct values: judged in the process, not hoisted again
-  let hoistable = true;
-  const tooManyValues = (err: unknown): undefined => {
-    if (!(err instanceof TooManyValues)) throw err;
-    hoistable = false;
-    return undefined;
-  };
-  if (judged && deps.parts && translated.features.length > 0 && !keep) {
+  if (judged && deps.parts && translated.features.length > 0) {
     // A rule that reads velocity costs the windows' sorts: a long period is judged in slices at once
     const longest = Math.max(
       0,
       ...translated.features.filter(isWindowFeature).map((f) => VELOCITY_WINDOWS[f.window]),
     );
     const slices = slicesOf(from, to, longest, deps.parts.parts, options.slices);
-    const parts =
-      slices.length > 1
-        ? await deps.parts
-            .run(slices.length, async (read) => {
-              const hoisted = await hoisting((query) => read(query.compile(db)));
-              return slices.map((slice) =>
-                judgedInDatabase({ ...judged, ...slice, hoisted }, options).compile(db),
-              );
-            })
-            .catch(tooManyValues)
-        : undefined;
-    // Undefined too when another backtest holds the parts or the pool has no room: judged in one part
-    if (parts)
-      return mergedParts(
-        parts.map((rows) => resultOf(rows[0], options)),
-        request.sampleSize,
+    // Each slice on its own connection: its history kept there first where a hoisted part reads velocity,
+    // the parts' distinct values answered (over every slice's history kept, or by the leader), then judged
+    const inParts = async (parts: readonly PartRead[]) => {
+      const reads = parts.map(
+        (part): SnapshotRead =>
+          (query) =>
+            part(query.compile(db)),
       );
+      const sliced = slices.map((slice, i) => ({ slice, read: reads[i] as SnapshotRead }));
+      if (keep)
+        await Promise.all(sliced.map(({ slice, read }) => read(keptHistory({ ...judged, ...slice }))));
+      const hoisted = await hoisting(keep ? reads : reads.slice(0, 1));
+      return Promise.all(
+        sliced.map(async ({ slice, read }) => {
+          const rows = await read(judgedInDatabase({ ...judged, ...slice, hoisted, kept: keep }, options));
+          return resultOf(rows[0], options);
+        }),
+      );
+    };
+    const parts =
+      slices.length > 1 ? await deps.parts.run(slices.length, inParts).catch(notHoisted) : undefined;
+    // Undefined too when another backtest holds the parts or the pool has no room: judged in one part
+    if (parts) return mergedParts(parts, request.sampleSize);
   }
   return db
     .transaction()
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
       await sql`SET LOCAL work_mem = ${sql.lit(SORT_MEMORY)}`.execute(trx);
-      if (judged && keep) {
-        const history = historySql({
-          ...judged,
-          from,
-          to,
-          features: judged.rule.features,
-          columns: [...historyColumns(judged), ...keptInputColumns(judged.rule.hoisted)],
-        });
-        await sql`CREATE TEMPORARY TABLE ${sql.ref(KEPT_HISTORY)} ON COMMIT DROP AS ${history}`.execute(trx);
-      }
+      if (judged && keep) await keptHistory({ ...judged, from, to }).execute(trx);
       const hoisted =
         judged &&
         hoistable &&
-        (await hoisting(async (query) => (await query.execute(trx)).rows).catch(tooManyValues));
+        (await hoisting([async (query) => (await query.execute(trx)).rows]).catch(notHoisted));
       if (judged && hoisted) {
         const { rows } = await judgedInDatabase(
           { ...judged, from, to, hoisted, kept: keep },
@@ -195,6 +199,22 @@ export async function backtest(
         options,
       );
     });
+}
+
+/**
+ * The history a rule with a hoisted part that reads velocity is judged over, kept in a temporary table
+ * for the connection's transaction (no WAL): its windows counted once, then its distinct values read and
+ * the rule judged over it (backtest-hoisted.ts)
+ */
+function keptHistory(
+  r: Omit<HistoryRequest, 'features' | 'columns'> & Parameters<typeof historyColumns>[0],
+): RawBuilder<unknown> {
+  const history = historySql({
+    ...r,
+    features: r.rule.features,
+    columns: [...historyColumns(r), ...keptInputColumns(r.rule.hoisted)],
+  });
+  return sql`CREATE TEMPORARY TABLE ${sql.ref(KEPT_HISTORY)} ON COMMIT DROP AS ${history}`;
 }
 
 /** The history streamed through CEL (backtest-stream.ts), into the totals and the earliest matched */
@@ -222,19 +242,6 @@ async function judgedInTheProcess(
   if (options.keepIds) result.matchedIds = matched.sort(inTimeOrder).map((j) => j.objectId);
   return result;
 }
-
-const emptyResult = (judgedIn: 'database' | 'process', options: { keepIds?: boolean }): BacktestResult => ({
-  judgedIn,
-  parts: 1,
-  evaluated: 0,
-  matched: 0,
-  matchedAmounts: {},
-  disputed: { matched: 0, all: 0 },
-  fraud: { matched: 0, all: 0 },
-  failed: 0,
-  sample: [],
-  ...(options.keepIds ? { matchedIds: [] } : {}),
-});
 
 /** One signal judged in the process, into the totals */
 function count(result: BacktestResult, judged: Judged, label: 'fraud' | 'other' | undefined): void {
@@ -321,66 +328,4 @@ function historyColumns(r: {
           : sql`NULL::text`,
     },
   ];
-}
-
-interface JudgedRow {
-  totals: TotalsRow[] | null;
-  sample: { object_id: string; at: string; amount: string; currency: string }[] | null;
-  matched_ids: string[] | null;
-}
-
-function resultOf(row: JudgedRow | undefined, options: { keepIds?: boolean }): BacktestResult {
-  const result = emptyResult('database', options);
-  for (const t of row?.totals ?? []) {
-    result.evaluated += t.evaluated;
-    result.matched += t.matched;
-    result.failed += t.failed;
-    if (t.matched > 0) result.matchedAmounts[t.currency] = BigInt(t.matched_amount);
-    result.disputed.all += t.disputed;
-    result.disputed.matched += t.disputed_matched;
-    result.fraud.all += t.fraud;
-    result.fraud.matched += t.fraud_matched;
-  }
-  result.sample = (row?.sample ?? []).map((s) => ({
-    objectId: s.object_id,
-    at: new Date(s.at),
-    amount: BigInt(s.amount),
-    currency: s.currency,
-  }));
-  if (options.keepIds) result.matchedIds = row?.matched_ids ?? [];
-  return result;
-}
-
-/** The slices' results, in time order, as one: totals added, the sample the first matched of them all */
-function mergedParts(parts: readonly BacktestResult[], sampleSize: number): BacktestResult {
-  const [first, ...rest] = parts;
-  if (!first) throw new Error('a backtest in parts has at least one part');
-  const merged = { ...structuredClone(first), parts: parts.length };
-  for (const part of rest) {
-    merged.evaluated += part.evaluated;
-    merged.matched += part.matched;
-    merged.failed += part.failed;
-    for (const [currency, amount] of Object.entries(part.matchedAmounts)) {
-      merged.matchedAmounts[currency] = (merged.matchedAmounts[currency] ?? 0n) + amount;
-    }
-    for (const key of ['disputed', 'fraud'] as const) {
-      merged[key].matched += part[key].matched;
-      merged[key].all += part[key].all;
-    }
-    merged.sample.push(...part.sample.slice(0, sampleSize - merged.sample.length));
-    merged.matchedIds?.push(...(part.matchedIds ?? []));
-  }
-  return merged;
-}
-
-interface TotalsRow {
-  currency: string;
-  evaluated: number;
-  matched: number;
-  failed: number;
-  matched_amount: string;
-  disputed: number;
-  disputed_matched: number;
-  fraud: number;
-  fraud_matched: number;
 }

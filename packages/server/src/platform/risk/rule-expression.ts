@@ -200,19 +200,36 @@ export function expressionOf(node: unknown): string {
 export function sourceOf(point: DecisionPointName, node: SyntaxNode): string {
   const { input, range } = node as SyntaxNode & { input?: string; range?: { start: number; end: number } };
   if (!input || !range) return expressionOf(node);
-  // A call's range starts inside the parentheses of its receiver: taken in, one by one
-  for (let start = range.start, open = 0; open < 4; open++) {
-    const written = input.slice(start, range.end);
-    try {
-      if (sameTree(syntaxTree(point, written), node)) return written;
-    } catch {
-      // not an expression by itself
+  // A call's range starts inside the parentheses of its receiver, and a node's ends inside those of its last
+  // operand: taken in, one by one
+  const starts = widened(range.start, (at) => {
+    const before = input.slice(0, at).trimEnd();
+    return before.endsWith('(') ? before.length - 1 : undefined;
+  });
+  const ends = widened(range.end, (at) => {
+    const after = input.slice(at);
+    const skipped = after.length - after.trimStart().length;
+    return after.trimStart().startsWith(')') ? at + skipped + 1 : undefined;
+  });
+  for (const end of ends) {
+    for (const start of starts) {
+      const written = input.slice(start, end);
+      try {
+        if (sameTree(syntaxTree(point, written), node)) return written;
+      } catch {
+        // not an expression by itself
+      }
     }
-    const before = input.slice(0, start).trimEnd();
-    if (!before.endsWith('(')) break;
-    start = before.length - 1;
   }
   return expressionOf(node);
+}
+
+/** A place in the source, then each `next` of it (up to seven) */
+function widened(at: number, next: (at: number) => number | undefined): number[] {
+  const places = [at];
+  for (let place = next(at); place !== undefined && places.length < 8; place = next(place))
+    places.push(place);
+  return places;
 }
 
 /** Two syntax trees alike, wherever they were parsed from */

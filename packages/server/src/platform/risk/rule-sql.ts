@@ -21,19 +21,19 @@ import {
   featureOf,
   type SyntaxNode as Node,
   type RiskList,
-  selectedName,
   sourceOf,
   syntaxTree,
 } from './rule-expression.ts';
-
-export type CelType = 'int' | 'string' | 'bool';
-
-/** A recorded attribute a rule reads: a top-level scalar, or a member of a recorded group */
-export interface AttributePath {
-  name: string;
-  member?: string;
-  type: CelType;
-}
+import {
+  type AttributePath,
+  attributeColumn,
+  type CelType,
+  isCelType,
+  type NamedIndex,
+  type Reads,
+  readsOf,
+  Unsupported,
+} from './rule-reads.ts';
 
 export interface RuleSql {
   /** The rule's verdict: true (matched), false, or NULL (CEL would fail) */
@@ -54,14 +54,12 @@ export interface HoistedPart {
   attributes: AttributePath[];
   /** Counted by the history's windows: such a part is answered over the history kept (backtest.ts) */
   features: VelocityFeature[];
+  /** The variable indexes inside it, with the members they were found to name (VariableIndex) */
+  indexes: NamedIndex[];
 }
 
-/** The column a backtest's history names a recorded attribute by */
-export const attributeColumn = (a: AttributePath) => `a_${a.name}${a.member ? `__${a.member}` : ''}`;
 /** The column a backtest's history names a velocity feature by */
 export const featureColumn = (f: VelocityFeature) => `v_${f.key}_${f.metric}_${f.window}`;
-
-class Unsupported extends Error {}
 
 const INT64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
 const STRING_CALLS: Record<string, (s: RawBuilder<unknown>, t: RawBuilder<unknown>) => RawBuilder<unknown>> =
@@ -76,7 +74,11 @@ export function ruleSql(
   point: DecisionPointName,
   expression: string,
   lists: ReadonlyMap<string, RiskList>,
-  options: { hoist?: boolean } = {},
+  options: {
+    hoist?: boolean;
+    /** The members each variable index names, by its read as written (`card[email]`): the parts around them hoisted */
+    indexed?: ReadonlyMap<string, ReadonlySet<string>>;
+  } = {},
 ): RuleSql | undefined {
   const schema = celSchema(point);
   const attributes = new Map<string, AttributePath>();
@@ -109,62 +111,18 @@ export function ruleSql(
     } catch {
       throw new Unsupported();
     }
-    const reads = new Map<string, AttributePath>();
-    const velocity = new Map<string, VelocityFeature>();
-    readsOf(node, reads, velocity);
-    for (const [name, f] of velocity) features.set(name, f); // counted by the history
+    const reads: Reads = { attributes: new Map(), velocity: new Map(), indexes: [] };
+    readsOf(point, node, reads, options.indexed ?? new Map());
+    for (const [name, f] of reads.velocity) features.set(name, f); // counted by the history
     const column = `x_${hoisted.length}`;
     hoisted.push({
       column,
       expression: part,
-      attributes: [...reads.values()],
-      features: [...velocity.values()],
+      attributes: [...reads.attributes.values()],
+      features: [...reads.velocity.values()],
+      indexes: reads.indexes,
     });
     return { sql: sql`${sql.ref(column)}`, type: 'bool' };
-  }
-
-  /**
-   * What a part reads: recorded scalars, groups' members (`card.bin`, `card["bin"]`), velocity features by
-   * their full names; Unsupported for a group or velocity read otherwise.
-   */
-  function readsOf(
-    node: unknown,
-    into: Map<string, AttributePath>,
-    velocity: Map<string, VelocityFeature>,
-  ): void {
-    if (Array.isArray(node)) {
-      for (const n of node) readsOf(n, into, velocity);
-      return;
-    }
-    if (typeof node !== 'object' || node === null || !('op' in node)) return;
-    const { op, args } = node as Node;
-    if (op === 'id') {
-      const type = schema[args as string];
-      if (args === 'velocity' || (type !== undefined && (typeof type !== 'string' || !isCelType(type))))
-        throw new Unsupported();
-      // A name not in the schema is a comprehension's variable
-      if (type !== undefined) into.set(args as string, { name: args as string, type });
-      return;
-    }
-    if (op === '.' || op === '[]') {
-      const feature = featureOf(node as Node);
-      if (feature) {
-        velocity.set(featureName(feature), feature);
-        return;
-      }
-      // A member by name, or by a literal index (`card["bin"]`)
-      const [holder] = args as [Node];
-      const member = selectedName(node as Node);
-      const group = holder.op === 'id' ? schema[holder.args as string] : undefined;
-      if (member !== undefined && typeof group === 'object' && group !== null) {
-        const type = (group as Record<string, unknown>)[member];
-        if (typeof type !== 'string' || !isCelType(type)) throw new Unsupported();
-        const path = { name: holder.args as string, member, type };
-        into.set(attributeColumn(path), path);
-        return;
-      }
-    }
-    readsOf(args, into, velocity);
   }
 
   function exact(node: Node): { sql: RawBuilder<unknown>; type: CelType } {
@@ -329,8 +287,6 @@ function literal(value: unknown): { sql: RawBuilder<unknown>; type: CelType } {
   if (typeof value === 'boolean') return { sql: sql.raw(value ? 'true' : 'false'), type: 'bool' };
   throw new Unsupported(); // a double, a uint, bytes, null, an int the parser let past 64 bits
 }
-
-const isCelType = (type: string): type is CelType => type === 'int' || type === 'string' || type === 'bool';
 
 /**
  * A recorded top-level scalar as CEL reads it, from its text in the signal's JSON (`attributes->>name`,
