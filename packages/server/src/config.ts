@@ -54,6 +54,8 @@ export const ConfigSchema = z.object({
   TESSERA_RISK_RETENTION_DAYS: z.coerce.number().int().min(31).max(3650).default(400),
   /** Connections one backtest judges its history on, a slice of the period each (default: the cores, at most 4) */
   TESSERA_BACKTEST_PARTS: z.coerce.number().int().min(1).max(32).optional(),
+  /** How long one backtest may run before it is stopped and refused (seconds, default 120) */
+  TESSERA_BACKTEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
   /** The score (0–1) at which a screened name matches a sanctions list's entry (default: 0.9, docs/compliance.md) */
   TESSERA_SCREENING_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.9),
   /** Where official sanctions list files are dropped to be imported (default: DATA_DIR/sanctions/inbox) */
@@ -251,6 +253,7 @@ export interface Config {
   ipCountryDb: string | undefined;
   /** Connections (and slices of the period) a backtest judged in the database runs on (docs/risk.md) */
   backtestParts: number;
+  backtestTimeoutSeconds: number;
   /** The score at which a screened name matches a sanctions list's entry (docs/compliance.md) */
   screeningThreshold: number;
   /** Where sanctions list files are dropped, imported by a sweep (docs/compliance.md) */
@@ -385,6 +388,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
             reportingUser: e.TESSERA_GOAML_REPORTING_USER ?? null,
           },
     backtestParts: e.TESSERA_BACKTEST_PARTS ?? Math.min(4, availableParallelism()),
+    backtestTimeoutSeconds: e.TESSERA_BACKTEST_TIMEOUT_SECONDS,
     reportingCurrency: e.TESSERA_REPORTING_CURRENCY,
     webhookAllowlist: e.TESSERA_WEBHOOK_ALLOWLIST.split(',')
       .map((s) => s.trim())

@@ -173,6 +173,7 @@ export async function buildPlatform(options: AppOptions): Promise<BuiltPlatform>
     sandbox: config.mode === 'sandbox',
     ipCountry: ipCountryLookup(config.ipCountryDb),
     backtestParts: new BacktestParts(database.pool, config.backtestParts),
+    backtestTimeoutMs: config.backtestTimeoutSeconds * 1000,
   });
   const idempotency = new IdempotencyStore(
     db,

@@ -308,4 +308,41 @@ describe('a backtest', () => {
     });
     expect((await refused({ to: 'yesterday' }))?.field).toBe('to');
   });
+
+  it('stops a backtest past its time and refuses it, naming the period', async () => {
+    const m = await aMerchant(h);
+    const customerId = await aCustomer(h, m);
+    const from = await now();
+    await payments(h, m, 'POST', '/order', anOrder(customerId, { amount: '12.00' }));
+    await h.advanceClock(60);
+    // In the process (velocity by a variable key): left past the deadline, before its first rows are judged
+    const late = h.services.risk.backtest(
+      h.services.db,
+      {
+        tenant: `merchant:${m.id}`,
+        decisionPoint: 'payments.charge',
+        expression: 'velocity[email].count_1h > 0',
+        from,
+        to: await now(),
+        sampleSize: 5,
+      },
+      { timeoutMs: -1 },
+    );
+    await expect(late).rejects.toMatchObject({
+      code: 'limit_exceeded',
+      field: 'to',
+      details: { timeoutSeconds: expect.any(Number) },
+    });
+    // The request's connection is usable again
+    const ok = await h.admin<Backtest>('POST', '/risk/rules/backtest', {
+      json: {
+        scope: { kind: 'merchant', id: String(m.id) },
+        decisionPoint: 'payments.charge',
+        expression: 'velocity[email].count_1h > 0',
+        from: from.toISOString(),
+        to: (await now()).toISOString(),
+      },
+    });
+    expect(ok.body).toMatchObject({ evaluated: 1, judgedIn: 'process' });
+  });
 });

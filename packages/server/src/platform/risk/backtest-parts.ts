@@ -32,11 +32,16 @@ export class BacktestParts {
    * runs its slices' queries at once, one on each connection, in as many rounds as it needs: a rule's
    * hoisted parts are answered between two (backtest-hoisted.ts).
    */
-  async run<T>(count: number, work: (parts: readonly PartRead[]) => Promise<T>): Promise<T | undefined> {
+  async run<T>(
+    count: number,
+    work: (parts: readonly PartRead[]) => Promise<T>,
+    /** Each part's statements are cancelled past this (statement_timeout) */
+    timeoutMs: number,
+  ): Promise<T | undefined> {
     if (count < 1 || this.#running || !this.#roomFor(count)) return undefined;
     this.#running = true;
     try {
-      return await this.#inOneSnapshot(count, work);
+      return await this.#inOneSnapshot(count, work, Math.max(1, Math.round(timeoutMs)));
     } finally {
       this.#running = false;
     }
@@ -48,13 +53,17 @@ export class BacktestParts {
     return pool.waitingCount === 0 && max - (pool.totalCount - pool.idleCount) >= parts + LEFT_FOR_REQUESTS;
   }
 
-  async #inOneSnapshot<T>(count: number, work: (parts: readonly PartRead[]) => Promise<T>): Promise<T> {
+  async #inOneSnapshot<T>(
+    count: number,
+    work: (parts: readonly PartRead[]) => Promise<T>,
+    timeoutMs: number,
+  ): Promise<T> {
     const clients: pg.PoolClient[] = [];
     let broken: Error | undefined;
     try {
       const leader = await this.pool.connect();
       clients.push(leader);
-      await this.#begin(leader);
+      await this.#begin(leader, timeoutMs);
       const { rows } = await leader.query<{ snapshot: string }>('SELECT pg_export_snapshot() AS snapshot');
       const snapshot = rows[0]?.snapshot ?? '';
       if (!/^[0-9A-F-]+$/i.test(snapshot)) throw new Error(`an unexpected snapshot id: ${snapshot}`);
@@ -62,7 +71,7 @@ export class BacktestParts {
       for (let i = 1; i < count; i++) {
         const client = await this.pool.connect();
         clients.push(client);
-        await this.#begin(client, snapshot);
+        await this.#begin(client, timeoutMs, snapshot);
       }
       return await work(
         clients.map(
@@ -85,12 +94,13 @@ export class BacktestParts {
     }
   }
 
-  async #begin(client: pg.PoolClient, snapshot?: string): Promise<void> {
+  async #begin(client: pg.PoolClient, timeoutMs: number, snapshot?: string): Promise<void> {
     // Not read only: a part may keep its slice's history in a temporary table (backtest.ts)
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     // The first statement of the transaction: a snapshot is taken by the first query otherwise
     if (snapshot) await client.query(`SET TRANSACTION SNAPSHOT '${snapshot}'`);
     await client.query(`SET LOCAL work_mem = '${SORT_MEMORY}'`);
+    await client.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
   }
 }
 

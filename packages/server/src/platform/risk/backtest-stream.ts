@@ -70,6 +70,9 @@ export class Earliest {
   }
 }
 
+/** A backtest judged in the process ran past its time */
+export class TimedOut extends Error {}
+
 export async function judgeInProcess(
   trx: Db,
   request: {
@@ -81,6 +84,8 @@ export async function judgeInProcess(
     features: readonly VelocityFeature[];
     lists: ReadonlyMap<string, RiskList>;
   },
+  /** When the stream is left (TimedOut), in ms since the epoch: checked before each fetch is judged */
+  deadline: number,
   each: (judged: Judged) => void,
 ): Promise<void> {
   const rule = compileExpression(request.point, request.expression);
@@ -117,6 +122,7 @@ export async function judgeInProcess(
   let next = fetch();
   for (;;) {
     const { rows } = await next;
+    if (Date.now() > deadline) throw new TimedOut();
     const more = rows.length === FETCH_ROWS;
     if (more) next = fetch();
     for (const row of rows) {

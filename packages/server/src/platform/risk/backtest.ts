@@ -26,7 +26,7 @@ import {
   mergedParts,
   resultOf,
 } from './backtest-result.ts';
-import { Earliest, inTimeOrder, type Judged, judgeInProcess } from './backtest-stream.ts';
+import { Earliest, inTimeOrder, type Judged, judgeInProcess, TimedOut } from './backtest-stream.ts';
 import {
   type DecisionPointName,
   isWindowFeature,
@@ -65,15 +65,22 @@ export interface BacktestDeps {
   labels: DisputeLabels | undefined;
   /** Connections to judge a long history on in parts (backtest-parts.ts); without it, one part */
   parts?: BacktestParts;
+  /** How long one backtest may run before it is stopped (DEFAULT_TIMEOUT_MS without it) */
+  timeoutMs?: number;
 }
 
+/** How long a backtest may run, where the operator has not said (TESSERA_BACKTEST_TIMEOUT_SECONDS) */
+const DEFAULT_TIMEOUT_MS = 120_000;
+
 /** How a backtest is judged, where tests choose: the matched ids kept, in the process, in so many slices, at
- * what number of a hoisted part's distinct values the process takes over (MAX_DISTINCT_VALUES) */
+ * what number of a hoisted part's distinct values the process takes over (MAX_DISTINCT_VALUES), and in
+ * how long (the deps' timeout) */
 export interface BacktestOptions {
   keepIds?: boolean;
   inProcess?: boolean;
   slices?: number;
   maxDistinctValues?: number;
+  timeoutMs?: number;
 }
 
 export async function backtest(
@@ -82,7 +89,7 @@ export async function backtest(
   request: BacktestRequest,
   options: BacktestOptions = {},
 ): Promise<BacktestResult> {
-  const { tenant, decisionPoint: point, from, to } = request;
+  const { decisionPoint: point, from, to } = request;
   if (from >= to) throw new DomainError('validation_failed', 'from must be before to', { field: 'from' });
   if (to.getTime() - from.getTime() > MAX_DAYS * 86_400_000) {
     throw new DomainError('validation_failed', `a backtest covers at most ${MAX_DAYS} days`, { field: 'to' });
@@ -101,6 +108,36 @@ export async function backtest(
       },
     );
   }
+  // A backtest stopped past its time (a rule read so that every velocity feature is counted, judged in the
+  // process over a long period, runs for minutes): its statements cancelled, its stream left
+  const timeoutMs = options.timeoutMs ?? deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  try {
+    return await judged(db, deps, request, options, { features, deadline: Date.now() + timeoutMs });
+  } catch (err) {
+    if (!(err instanceof TimedOut) && (err as { code?: unknown }).code !== QUERY_CANCELED) throw err;
+    const seconds = Math.round(timeoutMs / 1000);
+    throw new DomainError(
+      'limit_exceeded',
+      `the backtest ran past ${seconds} s: backtest a shorter period, or read velocity by the features' full names`,
+      { field: 'to', details: { timeoutSeconds: seconds } },
+    );
+  }
+}
+
+/** Postgres's code for a statement cancelled by its statement_timeout */
+const QUERY_CANCELED = '57014';
+
+/** A backtest judged, from the tenant's lists and labels on (backtest() checked the request) */
+async function judged(
+  db: Db,
+  deps: BacktestDeps,
+  request: BacktestRequest,
+  options: BacktestOptions,
+  r: { features: VelocityFeature[]; deadline: number },
+): Promise<BacktestResult> {
+  const { tenant, decisionPoint: point, from, to } = request;
+  const { features, deadline } = r;
+  const timeLeft = () => Math.max(1, deadline - Date.now());
   const [riskLists, disputes] = await Promise.all([
     deps.lists.listsFor(db, tenant),
     deps.labels ? deps.labels(db, tenant, from) : Promise.resolve(new Map<string, 'fraud' | 'other'>()),
@@ -171,7 +208,9 @@ export async function backtest(
       );
     };
     const parts =
-      slices.length > 1 ? await deps.parts.run(slices.length, inParts).catch(notHoisted) : undefined;
+      slices.length > 1
+        ? await deps.parts.run(slices.length, inParts, timeLeft()).catch(notHoisted)
+        : undefined;
     // Undefined too when another backtest holds the parts or the pool has no room: judged in one part
     if (parts) return mergedParts(parts, request.sampleSize);
   }
@@ -180,6 +219,7 @@ export async function backtest(
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
       await sql`SET LOCAL work_mem = ${sql.lit(SORT_MEMORY)}`.execute(trx);
+      await sql`SET LOCAL statement_timeout = ${sql.lit(timeLeft())}`.execute(trx);
       if (judged && keep) await keptHistory({ ...judged, from, to }).execute(trx);
       const hoisted =
         judged &&
@@ -195,7 +235,7 @@ export async function backtest(
       return judgedInTheProcess(
         trx,
         { tenant, point, from, to, expression: request.expression, features, lists: riskLists },
-        { disputes, sampleSize: request.sampleSize },
+        { disputes, sampleSize: request.sampleSize, deadline },
         options,
       );
     });
@@ -221,13 +261,13 @@ function keptHistory(
 async function judgedInTheProcess(
   trx: Db,
   history: Parameters<typeof judgeInProcess>[1],
-  r: { disputes: ReadonlyMap<string, 'fraud' | 'other'>; sampleSize: number },
+  r: { disputes: ReadonlyMap<string, 'fraud' | 'other'>; sampleSize: number; deadline: number },
   options: { keepIds?: boolean },
 ): Promise<BacktestResult> {
   const result = emptyResult('process', options);
   const sample = new Earliest(r.sampleSize);
   const matched: Judged[] = [];
-  await judgeInProcess(trx, history, (signal) => {
+  await judgeInProcess(trx, history, r.deadline, (signal) => {
     count(result, signal, r.disputes.get(signal.objectId));
     if (signal.verdict !== true) return;
     sample.offer(signal);

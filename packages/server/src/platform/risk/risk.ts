@@ -59,6 +59,8 @@ export function createRisk(deps: {
   ipCountry?: IpCountry;
   /** Connections a long backtest is judged on in parts (backtest-parts.ts) */
   backtestParts?: BacktestParts;
+  /** How long one backtest may run (TESSERA_BACKTEST_TIMEOUT_SECONDS) */
+  backtestTimeoutMs?: number;
 }): Risk {
   const lists = new RiskLists(deps);
   const tenantWindows = new TenantWindows();
@@ -94,7 +96,12 @@ export function createRisk(deps: {
     backtest: (db, request, options) =>
       backtest(
         db,
-        { lists, labels: labels.get(request.decisionPoint), parts: deps.backtestParts },
+        {
+          lists,
+          labels: labels.get(request.decisionPoint),
+          parts: deps.backtestParts,
+          timeoutMs: deps.backtestTimeoutMs,
+        },
         request,
         options,
       ),
