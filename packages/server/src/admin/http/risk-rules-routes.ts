@@ -124,7 +124,7 @@ const backtestView = z.object({
   judgedIn: z
     .enum(['database', 'process'])
     .describe(
-      'where the rule was evaluated: in the database when it has an exact SQL translation (a part with none, reading one attribute, answered by CEL once per distinct value of it), otherwise each signal by CEL in the process, slower (docs/risk.md, Backtests)',
+      'where the rule was evaluated: in the database when it has an exact SQL translation (a part with none answered by CEL once per distinct value of what it reads), otherwise each signal by CEL in the process, slower (docs/risk.md, Backtests)',
     ),
   parts: z
     .number()
@@ -253,6 +253,8 @@ export async function registerRiskRuleRoutes(app: ZodApp, deps: AdminDeps & { ri
       schema: {
         summary:
           'Evaluate a draft rule over a tenant’s history: what it would have matched, its amounts, how many were later disputed',
+        description:
+          'A backtest that runs past TESSERA_BACKTEST_TIMEOUT_SECONDS (default 120) is stopped and refused with a 422 (limit_exceeded, field `to`): backtest a shorter period.',
         tags: ['risk'],
         body: backtestBody,
         response: { 200: backtestView, ...standardErrors },
