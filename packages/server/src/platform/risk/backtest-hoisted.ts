@@ -42,7 +42,7 @@ export const KEPT_HISTORY = 'risk_backtest_history';
  */
 export type HoistedFrom = 'signals' | 'kept';
 
-/** Each hoisted part's column, answered over the period's distinct values: throws TooManyValues */
+/** Each hoisted part's column, answered over the period's distinct values: throws NotHoisted */
 export async function hoistedColumns(
   reads: readonly SnapshotRead[],
   r: {

@@ -69,7 +69,7 @@ export function readsOf(
     return;
   }
   if (typeof node !== 'object' || node === null || !('op' in node)) return;
-  const schema = celSchema(point);
+  const schema = schemaOf(point);
   const { op, args } = node as Node;
   if (op === 'id') {
     const type = schema[args as string];
@@ -115,6 +115,14 @@ export function readsOf(
   }
 }
 
+const schemas = new Map<DecisionPointName, Record<string, unknown>>();
+/** A decision point's attributes and their types, built once */
+function schemaOf(point: DecisionPointName): Record<string, unknown> {
+  const schema = schemas.get(point) ?? celSchema(point);
+  schemas.set(point, schema);
+  return schema;
+}
+
 /**
  * What a holder's members read, by name: a recorded group's (`card`), or a velocity key's features
  * (`velocity.card`); undefined for anything else
@@ -158,7 +166,7 @@ export function variableIndexes(
   expression: string,
   indexed: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
 ): VariableIndex[] {
-  const schema = celSchema(point);
+  const schema = schemaOf(point);
   const found: VariableIndex[] = [];
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) {
