@@ -112,7 +112,7 @@ export async function backtest(
   // process over a long period, runs for minutes): its statements cancelled, its stream left
   const timeoutMs = options.timeoutMs ?? deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   try {
-    return await judged(db, deps, request, options, { features, deadline: Date.now() + timeoutMs });
+    return await judgedBacktest(db, deps, request, options, { features, deadline: Date.now() + timeoutMs });
   } catch (err) {
     if (!(err instanceof TimedOut) && (err as { code?: unknown }).code !== QUERY_CANCELED) throw err;
     const seconds = Math.round(timeoutMs / 1000);
@@ -128,7 +128,7 @@ export async function backtest(
 const QUERY_CANCELED = '57014';
 
 /** A backtest judged, from the tenant's lists and labels on (backtest() checked the request) */
-async function judged(
+async function judgedBacktest(
   db: Db,
   deps: BacktestDeps,
   request: BacktestRequest,
@@ -155,13 +155,20 @@ async function judged(
   const indexed =
     !hoistable || variableIndexes(point, request.expression).length === 0
       ? new Map<string, ReadonlySet<string>>()
-      : await namesIndexed(async (query) => (await query.execute(db)).rows, {
-          point,
-          expression: request.expression,
-          signals: signalsOf({ tenant, point, from, to }),
-          lists: riskLists,
-          maxDistinctValues,
-        }).catch(notHoisted);
+      : await db
+          .transaction()
+          .execute(async (trx) => {
+            // Under the backtest's time too
+            await sql`SET LOCAL statement_timeout = ${sql.lit(timeLeft())}`.execute(trx);
+            return namesIndexed(async (query) => (await query.execute(trx)).rows, {
+              point,
+              expression: request.expression,
+              signals: signalsOf({ tenant, point, from, to }),
+              lists: riskLists,
+              maxDistinctValues,
+            });
+          })
+          .catch(notHoisted);
   const translated =
     hoistable && indexed
       ? ruleSql(point, request.expression, riskLists, { hoist: true, indexed })
@@ -220,7 +227,8 @@ async function judged(
     .execute(async (trx) => {
       await sql`SET LOCAL work_mem = ${sql.lit(SORT_MEMORY)}`.execute(trx);
       await sql`SET LOCAL statement_timeout = ${sql.lit(timeLeft())}`.execute(trx);
-      if (judged && keep) await keptHistory({ ...judged, from, to }).execute(trx);
+      // Not where the parts' hoisting failed: the rule goes to the process then
+      if (judged && keep && hoistable) await keptHistory({ ...judged, from, to }).execute(trx);
       const hoisted =
         judged &&
         hoistable &&

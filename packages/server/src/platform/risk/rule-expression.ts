@@ -252,7 +252,6 @@ function holdsOperator(value: unknown): boolean {
 
 const featuresByName = new Map(ALL_FEATURES.map((f) => [featureName(f), f]));
 
-/** `velocity.<key>.<feature>` as written, the tenant's included */
 /** The member a selection names: `holder.name`, or `holder["name"]` (a literal index); undefined otherwise */
 export function selectedName(node: SyntaxNode): string | undefined {
   if ((node.op !== '.' && node.op !== '[]') || !Array.isArray(node.args)) return undefined;
@@ -261,6 +260,7 @@ export function selectedName(node: SyntaxNode): string | undefined {
   return selected.op === 'value' && typeof selected.args === 'string' ? selected.args : undefined;
 }
 
+/** `velocity.<key>.<feature>` as written (or its feature indexed by name), the tenant's included */
 export function featureOf(node: SyntaxNode): VelocityFeature | undefined {
   // `velocity.card.count_10m`, or `velocity.card["count_10m"]`: the same feature
   const name = selectedName(node);

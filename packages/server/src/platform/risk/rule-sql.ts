@@ -10,8 +10,9 @@
 //
 // What has no exact SQL here — a regular expression (RE2), has(), a map or an index, a double or a uint, an
 // IP list with CIDR ranges, a list named by anything but a literal — is hoisted when it can be: the
-// smallest bool part around it that reads no group whole, and velocity only by features' full names
-// (`email.matches("^a")`, `double(amount) > 1.5`, `double(velocity.card.count_24h) > 1.5`), becomes a
+// smallest bool part around it that reads no group whole, and velocity only by features' full names or
+// through a variable index (`email.matches("^a")`, `double(amount) > 1.5`, `double(velocity.card.count_24h)
+// > 1.5`, `card[email] == "x"`: rule-reads.ts), becomes a
 // column that CEL answers once per distinct value of what it reads in the period (backtest-hoisted.ts).
 // Otherwise the rule is refused, and the backtest evaluates it in the process.
 import { type RawBuilder, sql } from 'kysely';
