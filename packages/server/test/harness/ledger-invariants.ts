@@ -1,8 +1,10 @@
 // The ledger's invariants over the whole test database: per asset the entries sum to zero, no bounded
-// account is negative, and every balance equals the sum of its posted entries.
+// account is negative, and every balance equals the sum of its posted entries. The writes that post are
+// the hot paths, so their references without a foreign key are checked with them (reference-invariants.ts).
 import { sql } from 'kysely';
 import { expect } from 'vitest';
 import type { Harness } from './harness.ts';
+import { expectReferencesHold } from './reference-invariants.ts';
 
 export async function expectLedgerInvariants(h: Harness): Promise<void> {
   const db = h.services.db;
@@ -21,6 +23,7 @@ export async function expectLedgerInvariants(h: Harness): Promise<void> {
     WHERE a.posted <> coalesce((SELECT sum(e.amount) FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
                                  WHERE e.account_id = a.id AND t.status = 'posted'), 0)`.execute(db);
   expect(drift.rows).toEqual([]);
+  await expectReferencesHold(h);
 }
 
 /** `GET /admin/reconcile` for the sandbox clock's day: clean, or the findings said */
