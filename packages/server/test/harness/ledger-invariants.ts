@@ -23,6 +23,14 @@ export async function expectLedgerInvariants(h: Harness): Promise<void> {
     WHERE a.posted <> coalesce((SELECT sum(e.amount) FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
                                  WHERE e.account_id = a.id AND t.status = 'posted'), 0)`.execute(db);
   expect(drift.rows).toEqual([]);
+  // One leg per account and transaction, with no key to hold it (migration 0077): ledger_post merges them.
+  expect(
+    (
+      await sql`SELECT transaction_id FROM ledger_entries GROUP BY transaction_id, account_id HAVING count(*) > 1`.execute(
+        db,
+      )
+    ).rows,
+  ).toEqual([]);
   await expectReferencesHold(h);
 }
 

@@ -549,6 +549,12 @@ async function assertLedgerInvariants(): Promise<void> {
     WHERE NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.id = e.transaction_id)
        OR NOT EXISTS (SELECT 1 FROM ledger_accounts a WHERE a.id = e.account_id)`.execute(handle.db);
   expect(dangling.rows).toEqual([]);
+  // Nor a key (migration 0077): ledger_post merges a transaction's legs, one per account.
+  const twoLegsOnOneAccount = await sql<{ transaction_id: string }>`
+    SELECT transaction_id FROM ledger_entries GROUP BY transaction_id, account_id HAVING count(*) > 1`.execute(
+    handle.db,
+  );
+  expect(twoLegsOnOneAccount.rows).toEqual([]);
   const negative = await sql<{ id: string }>`
     SELECT id FROM ledger_accounts WHERE is_bounded AND (posted < 0 OR posted - pending_debits < 0)`.execute(
     handle.db,
