@@ -20,9 +20,11 @@ import {
   type VelocityFeature,
   velocityFeatures,
 } from '../../src/platform/risk/decision-points.ts';
+import { attributesJson } from '../../src/platform/risk/risk-engine.ts';
 import { checkExpression, compileValue, RiskList } from '../../src/platform/risk/rule-expression.ts';
 import { attributeColumn } from '../../src/platform/risk/rule-reads.ts';
 import { featureColumn, recordedAttributeSql, ruleSql } from '../../src/platform/risk/rule-sql.ts';
+import { recordedAttributes } from '../../src/platform/risk/signal-json.ts';
 import { createTestDatabase } from '../harness/test-database.ts';
 
 let database: DatabaseHandle;
@@ -58,7 +60,9 @@ const { bool } = fc.letrec<{ int: string; str: string; bool: string }>((tie) => 
   ),
   str: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    fc.constantFrom('email', 'ip', 'card.bin', 'card.country', 'card["country"]'),
+    fc.constantFrom('email', 'ip', 'currency', 'card.bin', 'card.country', 'card["country"]'),
+    // Recorded in the signal's columns, and left out of its JSON where they give it back (signal-json.ts)
+    fc.constantFrom('card.fingerprint', 'customer.id'),
     // A group indexed by a variable: hoisted reading the members its values name (rule-reads.ts)
     tie('str').map((s) => `card[${s}]`),
     fc.constantFrom('""', '"a"', '"ab"', '"é"', '"😀"', '"b@x"', '"\uff41"', '"U0010ffff"'),
@@ -117,12 +121,19 @@ const str = fc.constantFrom(
 const recorded = fc.record(
   {
     amount: fc.oneof(fc.bigInt({ min: 0n, max: 50n }).map(Number), fc.constant(9007199254740991)),
+    currency: fc.constantFrom('EUR', 'a'),
     email: str,
     ip: fc.constantFrom('', '192.0.2.7', 'a'),
     authenticated: fc.boolean(),
-    card: fc.record({ bin: member(str), country: member(str) }, { requiredKeys: [] }),
+    card: fc.record(
+      { bin: member(str), country: member(str), fingerprint: member(str) },
+      { requiredKeys: [] },
+    ),
     customer: fc.record(
-      { age_days: member(fc.oneof(fc.integer({ min: 0, max: 30 }), fc.constant('12'))) },
+      {
+        age_days: member(fc.oneof(fc.integer({ min: 0, max: 30 }), fc.constant('12'))),
+        id: member(str),
+      },
       {
         requiredKeys: [],
       },
@@ -131,6 +142,49 @@ const recorded = fc.record(
   { requiredKeys: [] },
 );
 const velocity = fc.tuple(...FEATURES.map(() => fc.bigInt({ min: -3n, max: 40n })));
+/** Which of the signal's columns hold what its attributes say (left out of its JSON then), which another value */
+const columnsGiveBack = fc.array(fc.boolean(), { minLength: 6, maxLength: 6 });
+
+const ALL_GIVEN_BACK = [true, true, true, true, true, true];
+
+/**
+ * A record as the risk engine writes its signal: the columns (each its attribute's value, or another), and
+ * the JSON with what they give back left out (signal-json.ts)
+ */
+function signalRow(record: Record<string, unknown>, giveBack: boolean[]) {
+  const [amount, currency, ip, email, fingerprint, customer] = giveBack;
+  const text = (given: boolean | undefined, value: unknown, other: string | null) =>
+    given && typeof value === 'string' ? value : other;
+  const member = (group: unknown, name: string) =>
+    typeof group === 'object' && group !== null ? (group as Record<string, unknown>)[name] : undefined;
+  const columns = {
+    amount: amount && typeof record.amount === 'number' ? BigInt(record.amount) : 7n,
+    currency: text(currency, record.currency, 'XXX') as string,
+    keys: {
+      ip: text(ip, record.ip, null),
+      email: text(email, record.email, 'b@x'),
+      cardFingerprint: text(fingerprint, member(record.card, 'fingerprint'), null),
+      customerId: text(customer, member(record.customer, 'id'), 'a'),
+    },
+  };
+  const attributes =
+    typeof record.amount === 'number' ? { ...record, amount: BigInt(record.amount) } : record;
+  return {
+    attributes: JSON.parse(attributesJson(recordedAttributes(attributes, columns))),
+    amount: columns.amount.toString(),
+    currency: columns.currency,
+    ip: columns.keys.ip,
+    email: columns.keys.email,
+    card_fingerprint: columns.keys.cardFingerprint,
+    customer_id: columns.keys.customerId,
+  };
+}
+
+/** The rows as a table of signals: `i` (from 1), the JSON and the columns the attributes are read from */
+const signalsSql = (rows: ReturnType<typeof signalRow>[]) => sql`(SELECT i, value->'attributes' AS attributes,
+    (value->>'amount')::numeric AS amount, value->>'currency' AS currency, value->>'ip' AS ip,
+    value->>'email' AS email, value->>'card_fingerprint' AS card_fingerprint, value->>'customer_id' AS customer_id
+  FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS e(value, i))`;
 
 /** What CEL answers for a record as a backtest in the process reads it: true, false, or null (it failed) */
 function celVerdict(expression: string, record: Record<string, unknown>, counted: bigint[]): boolean | null {
@@ -161,12 +215,15 @@ let hoistedRules = 0;
  * The rule's SQL over the records as a backtest's history: each hoisted part answered over the values the
  * records hold — read from their JSON, or (a part reading velocity) from the history kept, as backtest.ts
  */
-async function sqlVerdicts(expression: string, cases: { record: unknown; counted: bigint[] }[]) {
-  const records = JSON.stringify(cases.map((c) => c.record));
+async function sqlVerdicts(
+  expression: string,
+  cases: { record: Record<string, unknown>; counted: bigint[]; giveBack: boolean[] }[],
+) {
+  const signals = cases.map((c) => signalRow(c.record, c.giveBack));
   // The members the variable indexes name in the records, read first as a backtest does
   const indexed = await namesIndexed(async (query) => (await query.execute(database.db)).rows, {
     point: POINT,
-    signals: sql`jsonb_array_elements(${records}::jsonb) AS e(attributes)`,
+    signals: sql`${signalsSql(signals)} AS e`,
     expression,
     lists,
     maxDistinctValues: 1_000,
@@ -176,7 +233,7 @@ async function sqlVerdicts(expression: string, cases: { record: unknown; counted
   if (rule.hoisted.length > 0) hoistedRules++;
   const readFrom = rule.hoisted.some((p) => p.features.length > 0) ? 'kept' : 'signals';
   const features = FEATURES.map((name) => byName.get(name) as VelocityFeature);
-  const history = sql`SELECT c.i, c.attributes${sql.join(
+  const history = sql`SELECT c.*${sql.join(
     [
       ...rule.attributes.map((a) => ({ name: attributeColumn(a), sql: recordedAttributeSql(a) })),
       ...keptInputColumns(rule.hoisted),
@@ -186,8 +243,7 @@ async function sqlVerdicts(expression: string, cases: { record: unknown; counted
     features.map((f, n) => sql`, (c.counted::numeric[])[${n + 1}] AS ${sql.ref(featureColumn(f))}`),
     sql``,
   )}
-    FROM (SELECT i, value AS attributes, counted FROM jsonb_array_elements(${records}::jsonb)
-      WITH ORDINALITY AS e(value, i)
+    FROM (SELECT s.*, counted FROM ${signalsSql(signals)} s
       JOIN (SELECT i, counted FROM unnest(${cases.map((c) => `{${c.counted.join(',')}}`)}::text[]) WITH ORDINALITY AS u(counted, i)) u USING (i)) c`;
   const hoisted = await Promise.all(
     rule.hoisted.map(async (part) => {
@@ -212,20 +268,22 @@ describe('a rule as SQL', () => {
     await fc.assert(
       fc.asyncProperty(
         bool,
-        fc.array(fc.tuple(recorded, velocity), { minLength: 4, maxLength: 8 }),
+        fc.array(fc.tuple(recorded, velocity, columnsGiveBack), { minLength: 4, maxLength: 8 }),
         async (expression, records) => {
           try {
             checkExpression(POINT, expression);
           } catch {
             return; // not a valid rule (too deep): never saved, never backtested
           }
-          const cases = records.map(([record, counted]) => ({ record, counted }));
+          const cases = records.map(([record, counted, giveBack]) => ({
+            record: record as Record<string, unknown>,
+            counted,
+            giveBack,
+          }));
           const got = await sqlVerdicts(expression, cases);
           if (!got) return;
           translated++;
-          const expected = cases.map((c) =>
-            celVerdict(expression, c.record as Record<string, unknown>, c.counted),
-          );
+          const expected = cases.map((c) => celVerdict(expression, c.record, c.counted));
           failures += expected.filter((e) => e === null).length;
           expect(got, expression).toEqual(expected);
         },
@@ -238,10 +296,10 @@ describe('a rule as SQL', () => {
           [
             '(amount < -(velocity.card[email]) ? false : card[email] in list("missing"))',
             [
-              [{}, [0n, 0n, 0n, 0n]],
-              [{ email: 'bin' }, [0n, 0n, 0n, 0n]],
-              [{ email: 'count_10m' }, [1n, 0n, 0n, 0n]],
-              [{ email: 'bin', card: { bin: 'a' } }, [0n, 0n, 0n, 0n]],
+              [{}, [0n, 0n, 0n, 0n], ALL_GIVEN_BACK],
+              [{ email: 'bin' }, [0n, 0n, 0n, 0n], ALL_GIVEN_BACK],
+              [{ email: 'count_10m' }, [1n, 0n, 0n, 0n], ALL_GIVEN_BACK],
+              [{ email: 'bin', card: { bin: 'a' } }, [0n, 0n, 0n, 0n], ALL_GIVEN_BACK],
             ],
           ],
         ],

@@ -13,6 +13,7 @@ import type { DecisionPointName, RiskScope, VelocityFeature } from './decision-p
 import { compileValue, type RiskList } from './rule-expression.ts';
 import { type AttributePath, type VariableIndex, variableIndexes } from './rule-reads.ts';
 import { featureColumn, type HoistedPart, recordedScalar } from './rule-sql.ts';
+import { recordedMemberSql, recordedTextSql } from './signal-json.ts';
 
 /** More distinct values than this in the period: the rule is judged in the process instead */
 export const MAX_DISTINCT_VALUES = 1_000_000;
@@ -200,7 +201,7 @@ export function hoistedColumn(
 
 /** A recorded attribute's text: a scalar's (`->>`), or a group member's JSON (null when missing) */
 const recordedText = (a: AttributePath) =>
-  a.member ? sql`((attributes->${a.name}->${a.member})::text)` : sql`(attributes->>${a.name})`;
+  a.member ? sql`(${recordedMemberSql(a.name, a.member)}::text)` : recordedTextSql(a.name);
 
 /**
  * The texts of what a part reads as one key: an attribute's own, or theirs as a row's text (never null;

@@ -15,6 +15,7 @@ import {
 } from './decision-points.ts';
 import { compileExpression, type RiskList } from './rule-expression.ts';
 import { featureColumn, recordedScalar } from './rule-sql.ts';
+import { recordedGroupSql, recordedTextSql } from './signal-json.ts';
 
 /** A signal of the history, judged */
 export interface Judged {
@@ -100,7 +101,7 @@ export async function judgeInProcess(
       { name: 'at_us', sql: sql`floor(extract(epoch FROM at) * 1000000)::float8` },
       ...read.map((a) => ({
         name: a.column,
-        sql: sql`attributes${sql.raw(a.type === 'object' ? '->' : '->>')}${a.name}`,
+        sql: a.type === 'object' ? recordedGroupSql(a.name) : recordedTextSql(a.name),
       })),
     ],
   });

@@ -12,6 +12,7 @@ import type { DecisionPointName, RuleAction, VelocityFeature } from './decision-
 import type { RiskLists } from './risk-lists.ts';
 import type { RiskRules, RiskScope, RuleSet } from './risk-rules.ts';
 import type { RiskList } from './rule-expression.ts';
+import { recordedAttributes } from './signal-json.ts';
 import type { TenantWindows } from './tenant-windows.ts';
 import { readVelocity, type SignalKeys, type Velocity, type VelocityProbe, withTenant } from './velocity.ts';
 
@@ -236,7 +237,7 @@ function signalRow(signal: Signal, objectId: string, declined: boolean): SignalR
     card_fingerprint: signal.keys.cardFingerprint,
     customer_id: signal.keys.customerId,
     declined,
-    attributes: attributesJson(signal.attributes),
+    attributes: attributesJson(recordedAttributes(signal.attributes, signal)),
   };
 }
 

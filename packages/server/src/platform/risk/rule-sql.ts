@@ -35,6 +35,7 @@ import {
   readsOf,
   Unsupported,
 } from './rule-reads.ts';
+import { recordedMemberSql, recordedTextSql } from './signal-json.ts';
 
 export interface RuleSql {
   /** The rule's verdict: true (matched), false, or NULL (CEL would fail) */
@@ -307,13 +308,13 @@ export function recordedScalar(type: string, recorded: unknown): unknown {
  */
 export function recordedAttributeSql(a: AttributePath): RawBuilder<unknown> {
   if (!a.member) {
-    const text = sql`(attributes->>${a.name})`;
+    const text = recordedTextSql(a.name);
     if (a.type === 'int') return sql`coalesce(${text}::numeric, 0)`;
     if (a.type === 'bool') return sql`coalesce(${text} = 'true', false)`;
     return sql`coalesce(${text}, '')`;
   }
-  const value = sql`(attributes->${a.name}->${a.member})`;
-  const text = sql`(attributes->${a.name}->>${a.member})`;
+  const value = recordedMemberSql(a.name, a.member);
+  const text = sql`(${value} #>> '{}')`;
   if (a.type === 'int')
     return sql`(CASE WHEN jsonb_typeof(${value}) IN ('number', 'string') THEN ${text}::numeric END)`;
   if (a.type === 'bool') return sql`(CASE WHEN jsonb_typeof(${value}) = 'boolean' THEN ${text} = 'true' END)`;
