@@ -277,10 +277,10 @@ describe('keys', () => {
     await h.advanceClock(24 * 3600 + 1);
     const purged = await h.services.db
       .selectFrom('idempotency_keys')
-      .select('response_body_enc')
+      .select(['response_body', 'response_body_enc'])
       .where('key', '=', 'secret-answer')
       .executeTakeFirstOrThrow();
-    expect(purged.response_body_enc).toBeNull();
+    expect(purged).toEqual({ response_body: null, response_body_enc: null });
     const late = await h.admin<{ error: { code: string; field: string } }>('POST', '/partners', {
       headers: { 'idempotency-key': 'secret-answer' },
       json: { name: 'Keyed partner' },

@@ -320,7 +320,9 @@ export interface IdempotencyKeysTable {
   request_hash: string;
   response_status: number;
   response_content_type: string;
-  /** The answer, encrypted; null once the replay window has passed */
+  /** The answer (its first byte says how it is kept: idempotency-store.ts); null once the replay window has passed */
+  response_body: Buffer | null;
+  /** An answer stored as text before migration 0078 (null once its replay window has passed) */
   response_body_enc: string | null;
   created_at: Timestamp;
   /** End of the replay window */

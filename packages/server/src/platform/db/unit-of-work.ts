@@ -312,6 +312,8 @@ function inlined(part: StatementPart, literal: (value: string) => string): strin
   return part.sql.replace(/\$(\d+)/g, (_, n: string) => {
     const value = part.parameters[Number(n) - 1];
     if (value === null || value === undefined) return 'NULL';
+    // bytea's hex input form (a stored answer: idempotency-store.ts)
+    if (Buffer.isBuffer(value)) return literal(`\\x${value.toString('hex')}`);
     return literal(value instanceof Date ? value.toISOString() : String(value));
   });
 }

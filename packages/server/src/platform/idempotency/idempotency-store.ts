@@ -141,10 +141,10 @@ export class IdempotencyStore {
     return rows[0];
   }
 
-  /** Deletes the key's row if it is past its retention (a row the purge sweep has not reached yet). */
   /** The routes marked `answerInClear` (their test proves each answer holds nothing kept encrypted). */
   readonly answersInClear = new Set<string>();
 
+  /** Deletes the key's row if it is past its retention (a row the purge sweep has not reached yet). */
   private async forgetIfRetired(claim: IdempotencyClaim): Promise<void> {
     await this.db
       .deleteFrom('idempotency_keys')
@@ -159,14 +159,15 @@ export class IdempotencyStore {
     const now = this.clock.now();
     if (existing.retain_until <= now) return undefined;
     if (existing.request_hash !== claim.requestHash) return { outcome: 'mismatch' };
-    if (existing.expires_at <= now || existing.response_body_enc === null) {
+    const stored = existing.response_body ?? existing.response_body_enc;
+    if (existing.expires_at <= now || stored === null) {
       return { outcome: 'expired', usedAt: existing.created_at, status: existing.response_status };
     }
     return {
       outcome: 'replay',
       status: existing.response_status,
       contentType: existing.response_content_type,
-      body: openAnswer(this.encryptor, existing.response_body_enc, associatedData(claim)),
+      body: openAnswer(this.encryptor, stored, associatedData(claim)),
     };
   }
 
@@ -182,7 +183,7 @@ export class IdempotencyStore {
         answer.status,
         answer.contentType,
         claim.answerInClear
-          ? `${IN_CLEAR}${answer.body}`
+          ? Buffer.concat([ANSWER_IN_CLEAR, Buffer.from(answer.body, 'utf8')])
           : sealAnswer(this.encryptor, answer.body, associatedData(claim)),
         now,
         addSeconds(now, IDEMPOTENCY_TTL_SECONDS),
@@ -193,14 +194,15 @@ export class IdempotencyStore {
 
   /**
    * Drops answers past their replay window, and tombstones past their retention, up to PURGE_BATCH rows
-   * of each per run (each served by its own index: idempotency_keys_purgeable, idempotency_keys_retention).
+   * of each per run (each served by its own index: idempotency_keys_answered, idempotency_keys_retention).
    */
   async purgeExpired(): Promise<number> {
     const now = this.clock.now();
     const purged = await sql`
-      UPDATE idempotency_keys SET response_body_enc = NULL WHERE (scope, key) IN (
+      UPDATE idempotency_keys SET response_body = NULL, response_body_enc = NULL WHERE (scope, key) IN (
         SELECT scope, key FROM idempotency_keys
-        WHERE expires_at <= ${now} AND response_body_enc IS NOT NULL LIMIT ${PURGE_BATCH})`.execute(this.db);
+        WHERE expires_at <= ${now} AND (response_body IS NOT NULL OR response_body_enc IS NOT NULL)
+        LIMIT ${PURGE_BATCH})`.execute(this.db);
     const deleted = await sql`
       DELETE FROM idempotency_keys WHERE (scope, key) IN (
         SELECT scope, key FROM idempotency_keys WHERE retain_until <= ${now} LIMIT ${PURGE_BATCH})`.execute(
@@ -214,6 +216,8 @@ interface KeyRow {
   request_hash: string;
   response_status: number;
   response_content_type: string;
+  response_body: Buffer | null;
+  /** An answer stored before migration 0078, as text */
   response_body_enc: string | null;
   created_at: Date;
   expires_at: Date;
@@ -225,10 +229,10 @@ interface KeyRow {
  * just before the lock: a request with this key that committed in between is missed here, and then its
  * row stops this one at commit (the primary key), so the effect is never doubled.
  */
-const KEY_ROW = `SELECT request_hash, response_status, response_content_type, response_body_enc, created_at,
-  expires_at, retain_until FROM idempotency_keys`;
+const KEY_ROW = `SELECT request_hash, response_status, response_content_type, response_body, response_body_enc,
+  created_at, expires_at, retain_until FROM idempotency_keys`;
 const INSERT_KEY = `INSERT INTO idempotency_keys (scope, key, request_hash, response_status, response_content_type,
-  response_body_enc, created_at, expires_at, retain_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+  response_body, created_at, expires_at, retain_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
 
 const lockKey = (claim: IdempotencyClaim) => `${claim.scope}\n${claim.key}`;
 
@@ -243,21 +247,41 @@ function isKeyTaken(err: unknown): boolean {
 const COMPRESS_FROM_CHARS = 1024;
 
 /**
- * A stored answer, encrypted; a long one compressed first (ciphertext does not compress, and the
- * answer's row is written with every keyed write: its bytes are WAL), marked `z:`. A short one — most
- * answers, an order or a transaction — is encrypted as it is: deflating 400 bytes costs some 35 µs of
- * CPU (most of it setting up the compressor) to save under 100 bytes once base64 is paid.
+ * A stored answer is bytes (`response_body`, migration 0078): a first byte that says what follows, then
+ * the answer in clear (UTF-8), sealed (Encryptor.seal: nonce, ciphertext, tag), or deflated and sealed.
+ * As bytes, a sealed answer is a third smaller than the text format's base64 was, and the row is written
+ * with every keyed write: its bytes are WAL (docs/benchmarks.md, issue 54).
  */
-function sealAnswer(encryptor: Encryptor, body: string, associated: string): string {
-  if (body.length < COMPRESS_FROM_CHARS) return encryptor.encrypt(body, associated);
-  return `z:${encryptor.encrypt(deflateRawSync(body).toString('base64'), associated)}`;
+const IN_CLEAR = 0;
+const SEALED = 1;
+const DEFLATED_SEALED = 2;
+const ANSWER_IN_CLEAR = Buffer.of(IN_CLEAR);
+
+/**
+ * A long answer is compressed first (ciphertext does not compress). A short one — most answers, an order
+ * or a transaction — is sealed as it is: deflating 400 bytes costs some 35 µs of CPU (most of it setting
+ * up the compressor) to save under 100 bytes.
+ */
+function sealAnswer(encryptor: Encryptor, body: string, associated: string): Buffer {
+  const plain = Buffer.from(body, 'utf8');
+  if (body.length < COMPRESS_FROM_CHARS)
+    return Buffer.concat([Buffer.of(SEALED), encryptor.seal(plain, associated)]);
+  return Buffer.concat([Buffer.of(DEFLATED_SEALED), encryptor.seal(deflateRawSync(plain), associated)]);
 }
 
-/** The mark of an answer stored in clear (an encrypted one starts `v1:` or `z:`). */
-const IN_CLEAR = 'clear:';
+function openAnswer(encryptor: Encryptor, stored: Buffer | string, associated: string): string {
+  if (typeof stored === 'string') return openTextAnswer(encryptor, stored, associated);
+  const kind = stored[0];
+  const rest = stored.subarray(1);
+  if (kind === IN_CLEAR) return rest.toString('utf8');
+  if (kind === SEALED) return encryptor.open(rest, associated).toString('utf8');
+  if (kind === DEFLATED_SEALED) return inflateRawSync(encryptor.open(rest, associated)).toString('utf8');
+  throw new Error('unknown stored answer format');
+}
 
-function openAnswer(encryptor: Encryptor, stored: string, associated: string): string {
-  if (stored.startsWith(IN_CLEAR)) return stored.slice(IN_CLEAR.length);
+/** An answer stored as text before migration 0078: `clear:…`, `v1:…` (encrypted) or `z:v1:…` (deflated) */
+function openTextAnswer(encryptor: Encryptor, stored: string, associated: string): string {
+  if (stored.startsWith('clear:')) return stored.slice('clear:'.length);
   if (!stored.startsWith('z:')) return encryptor.decrypt(stored, associated);
   return inflateRawSync(Buffer.from(encryptor.decrypt(stored.slice(2), associated), 'base64')).toString(
     'utf8',

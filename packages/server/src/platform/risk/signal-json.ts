@@ -84,7 +84,8 @@ export function recordedAttributes(
   return recorded;
 }
 
-const leftOut = (c: InColumn) => sql`(coalesce((attributes->>${sql.lit(LEFT_OUT)})::int, 0) & ${sql.lit(c.bit)} <> 0)`;
+const leftOut = (c: InColumn) =>
+  sql`(coalesce((attributes->>${sql.lit(LEFT_OUT)})::int, 0) & ${sql.lit(c.bit)} <> 0)`;
 
 /** The column's value as the JSON had it: an amount as a number, a string as a string */
 const columnJson = (c: InColumn) => sql`to_jsonb(${sql.ref(c.column)})`;
