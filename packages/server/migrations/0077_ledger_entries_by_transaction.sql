@@ -5,5 +5,7 @@
 -- before it inserts them, so no key is needed to keep them one per account. The index on the transaction
 -- alone is half as wide, and btree deduplication keeps a transaction's legs as one entry once its page
 -- fills; the invariant tests check that no transaction has two legs on one account.
+-- (On a large existing database, build the index with CREATE INDEX CONCURRENTLY before upgrading: the
+-- migration then finds it, and only drops the key; docs/operations.md, Upgrading a large database.)
+CREATE INDEX IF NOT EXISTS ledger_entries_transaction ON ledger_entries (transaction_id);
 ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_pkey;
-CREATE INDEX ledger_entries_transaction ON ledger_entries (transaction_id);

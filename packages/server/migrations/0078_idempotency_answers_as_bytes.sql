@@ -4,7 +4,9 @@
 -- every keyed write (docs/benchmarks.md, issue 54). Answers stored before this stay readable in
 -- response_body_enc until their replay window (24 hours) passes and the purge empties them; a later
 -- migration can drop that column.
-ALTER TABLE idempotency_keys ADD COLUMN response_body bytea;
-CREATE INDEX idempotency_keys_answered ON idempotency_keys (expires_at)
+-- (On a large existing database, add the column and build the index CONCURRENTLY before upgrading:
+-- docs/operations.md, Upgrading a large database.)
+ALTER TABLE idempotency_keys ADD COLUMN IF NOT EXISTS response_body bytea;
+CREATE INDEX IF NOT EXISTS idempotency_keys_answered ON idempotency_keys (expires_at)
   WHERE response_body IS NOT NULL OR response_body_enc IS NOT NULL;
 DROP INDEX idempotency_keys_purgeable;

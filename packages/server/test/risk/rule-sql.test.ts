@@ -1,7 +1,8 @@
 // A rule as SQL (rule-sql.ts) against CEL itself: over random expressions and recorded attributes — groups
 // with members missing, null or of another JSON type, ints near 64 bits, divisions by zero, strings with
-// letters outside the BMP — the SQL's verdict on real Postgres is CEL's on the same record as a backtest in
-// the process reads it: true, false, or NULL where CEL fails. What has no exact SQL is refused.
+// letters outside the BMP, values left to the signal's columns or not — the SQL's verdict on real Postgres
+// is CEL's on the same record as a backtest in the process reads it: true, false, or NULL where CEL fails.
+// What has no exact SQL is refused.
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 // A signal's row keeps its amount, currency, IP, email, card fingerprint and customer in columns (the
 // velocity keys' indexes read them there); its JSON of attributes does not keep them a second time (issue
-// 54: 150-200 bytes of a signal's write-ahead log, a tenth of a card authorization's). An attribute is
+// 54: 136-148 bytes of a signal's write-ahead log, measured in docs/benchmarks.md). An attribute is
 // left out only where the column gives back its JSON to the byte, and the JSON says which were left out
 // (the bits of `"~"`), so every reader of recorded attributes (the backtests, in SQL) puts back exactly
 // what was taken, and a row written before this, with no `"~"`, reads as it did.
