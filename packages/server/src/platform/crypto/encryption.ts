@@ -37,8 +37,8 @@ export class Encryptor {
   decrypt(ciphertext: string, associatedData = ''): string {
     const [version, nonceText, bodyText] = ciphertext.split(':');
     if (version !== VERSION || !nonceText || !bodyText) throw new Error('unknown ciphertext format');
-    const sealed = Buffer.concat([Buffer.from(nonceText, 'base64url'), Buffer.from(bodyText, 'base64url')]);
-    return this.open(sealed, associatedData).toString('utf8');
+    const body = Buffer.from(bodyText, 'base64url');
+    return this.openBody(Buffer.from(nonceText, 'base64url'), body, associatedData).toString('utf8');
   }
 
   /**
@@ -55,13 +55,15 @@ export class Encryptor {
 
   open(sealed: Buffer, associatedData = ''): Buffer {
     if (sealed.length < NONCE_BYTES + TAG_BYTES) throw new Error('unknown ciphertext format');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, sealed.subarray(0, NONCE_BYTES));
+    return this.openBody(sealed.subarray(0, NONCE_BYTES), sealed.subarray(NONCE_BYTES), associatedData);
+  }
+
+  /** The ciphertext followed by its tag, opened with its nonce */
+  private openBody(nonce: Buffer, body: Buffer, associatedData: string): Buffer {
+    const decipher = createDecipheriv('aes-256-gcm', this.key, nonce);
     decipher.setAAD(Buffer.from(associatedData));
-    decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
-    return Buffer.concat([
-      decipher.update(sealed.subarray(NONCE_BYTES, sealed.length - TAG_BYTES)),
-      decipher.final(),
-    ]);
+    decipher.setAuthTag(body.subarray(body.length - TAG_BYTES));
+    return Buffer.concat([decipher.update(body.subarray(0, body.length - TAG_BYTES)), decipher.final()]);
   }
 }
 

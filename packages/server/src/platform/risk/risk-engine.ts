@@ -12,7 +12,7 @@ import type { DecisionPointName, RuleAction, VelocityFeature } from './decision-
 import type { RiskLists } from './risk-lists.ts';
 import type { RiskRules, RiskScope, RuleSet } from './risk-rules.ts';
 import type { RiskList } from './rule-expression.ts';
-import { recordedAttributes } from './signal-json.ts';
+import { isSafeInteger, recordedAttributes } from './signal-json.ts';
 import type { TenantWindows } from './tenant-windows.ts';
 import { readVelocity, type SignalKeys, type Velocity, type VelocityProbe, withTenant } from './velocity.ts';
 
@@ -335,10 +335,6 @@ export function actingRule(verdict: Verdict): { ruleId: string; ruleName: string
 /** JSON of attributes: exact integers as JSON numbers when safe, else as text. */
 export function attributesJson(attributes: Record<string, unknown>): string {
   return JSON.stringify(attributes, (_key, value) =>
-    typeof value === 'bigint'
-      ? value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)
-        ? Number(value)
-        : value.toString()
-      : value,
+    typeof value === 'bigint' ? (isSafeInteger(value) ? Number(value) : value.toString()) : value,
   );
 }

@@ -7,26 +7,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { SignalKeys } from './velocity.ts';
 
-/** An attribute a column holds: a top-level one, or a group's member */
-interface InColumn {
-  bit: number;
-  name: string;
-  member?: string;
-  column: 'amount' | 'currency' | 'ip' | 'email' | 'card_fingerprint' | 'customer_id';
-}
-
-const IN_COLUMNS: readonly InColumn[] = [
-  { bit: 1, name: 'amount', column: 'amount' },
-  { bit: 2, name: 'currency', column: 'currency' },
-  { bit: 4, name: 'ip', column: 'ip' },
-  { bit: 8, name: 'email', column: 'email' },
-  { bit: 16, name: 'card', member: 'fingerprint', column: 'card_fingerprint' },
-  { bit: 32, name: 'customer', member: 'id', column: 'customer_id' },
-];
-
-/** The JSON key whose bits say which attributes were left to their columns */
-const LEFT_OUT = '~';
-
 /** The columns' values as the signal's row has them */
 export interface SignalColumns {
   amount: bigint;
@@ -34,14 +14,33 @@ export interface SignalColumns {
   keys: SignalKeys;
 }
 
-function columnValue(c: InColumn, row: SignalColumns): unknown {
-  if (c.column === 'amount') return row.amount;
-  if (c.column === 'currency') return row.currency;
-  if (c.column === 'ip') return row.keys.ip;
-  if (c.column === 'email') return row.keys.email;
-  if (c.column === 'card_fingerprint') return row.keys.cardFingerprint;
-  return row.keys.customerId;
+/** An attribute a column holds: a top-level one, or a group's member */
+interface InColumn {
+  bit: number;
+  name: string;
+  member?: string;
+  column: string;
+  /** The column's value in the row being written */
+  of: (row: SignalColumns) => unknown;
 }
+
+const IN_COLUMNS: readonly InColumn[] = [
+  { bit: 1, name: 'amount', column: 'amount', of: (r) => r.amount },
+  { bit: 2, name: 'currency', column: 'currency', of: (r) => r.currency },
+  { bit: 4, name: 'ip', column: 'ip', of: (r) => r.keys.ip },
+  { bit: 8, name: 'email', column: 'email', of: (r) => r.keys.email },
+  {
+    bit: 16,
+    name: 'card',
+    member: 'fingerprint',
+    column: 'card_fingerprint',
+    of: (r) => r.keys.cardFingerprint,
+  },
+  { bit: 32, name: 'customer', member: 'id', column: 'customer_id', of: (r) => r.keys.customerId },
+];
+
+/** The JSON key whose bits say which attributes were left to their columns */
+const LEFT_OUT = '~';
 
 /**
  * Whether the column gives the attribute back as it was: the same string, or the same int where the JSON
@@ -49,13 +48,14 @@ function columnValue(c: InColumn, row: SignalColumns): unknown {
  */
 function givesBack(value: unknown, column: unknown): boolean {
   if (typeof value === 'string') return value === column;
-  return (
-    typeof value === 'bigint' &&
-    value === column &&
-    value <= BigInt(Number.MAX_SAFE_INTEGER) &&
-    value >= BigInt(Number.MIN_SAFE_INTEGER)
-  );
+  return typeof value === 'bigint' && value === column && isSafeInteger(value);
 }
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+
+/** An int JSON holds as a number (attributesJson); past 2^53 it is written as a string */
+export const isSafeInteger = (value: bigint) => value <= MAX_SAFE && value >= MIN_SAFE;
 
 /** The attributes to record: those the columns hold left out, and the bits that say which */
 export function recordedAttributes(
@@ -65,7 +65,7 @@ export function recordedAttributes(
   const recorded: Record<string, unknown> = { ...attributes };
   let bits = 0;
   for (const c of IN_COLUMNS) {
-    const column = columnValue(c, row);
+    const column = c.of(row);
     if (!c.member) {
       if (givesBack(recorded[c.name], column)) {
         delete recorded[c.name];
