@@ -65,6 +65,7 @@ describe('a keyed card authorization', () => {
     expect((await authorize(holder.cardId, '1.00', 'warm-card')).status).toBe(201);
     const { result, sent } = await recorded(() => authorize(holder.cardId, '2.00', 'one-statement'));
     expect(result.body).toMatchObject({ status: 'authorized', amount: '2.00' });
+    if (sent.length !== 1) console.log('EXTRA', JSON.stringify(sent.map((x) => x.slice(0, 300))));
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatch(/^WITH p0 AS \( ?SELECT statement_guard/);
     expect(sent[0]).toContain('INSERT INTO idempotency_keys');

@@ -14,6 +14,7 @@ import {
   type WindowFeature,
 } from './decision-points.ts';
 import { featureColumn } from './rule-sql.ts';
+import { type SignalKeyColumn, signalsMatching } from './signal-index.ts';
 import { tenantWindowMinutes } from './tenant-windows.ts';
 import { VELOCITY_KEY } from './velocity.ts';
 
@@ -58,7 +59,7 @@ export function historySql(r: HistoryRequest): RawBuilder<Record<string, unknown
     const column = sql.ref(keyColumn(key));
     return sql`, ${sql.ref(`first_${key}`)} AS (
       SELECT d.first_key, (SELECT min(r.at) FROM risk_signals r
-        WHERE r.tenant = ${r.tenant} AND r.decision_point = ${r.point} AND r.${column} = d.first_key
+        WHERE ${signalsMatching('r', r, { column: keyColumn(key), value: sql`d.first_key` })}
           AND r.at < ${start}) AS first_at
       FROM (SELECT DISTINCT ${column} AS first_key FROM base WHERE ${column} IS NOT NULL) d
     )`;
@@ -112,7 +113,7 @@ export function historySql(r: HistoryRequest): RawBuilder<Record<string, unknown
         sql``,
       )}
       FROM risk_signals
-      WHERE tenant = ${r.tenant} AND decision_point = ${r.point} AND at >= ${start}
+      WHERE ${signalsMatching('', r)} AND at >= ${start}
         AND at ${r.toExclusive ? sql`<` : sql`<=`} ${r.to}
     )${sql.join(firsts, sql``)}${minutes}${sql.join(stages, sql``)}${sql.join(declineCounts, sql``)}
     SELECT * FROM (
@@ -200,7 +201,7 @@ function keyWindow(
       : sql`CASE WHEN ${peersBefore} > 0 THEN (
           SELECT ${f.metric === 'sum' ? sql`coalesce(sum(p.amount), 0)` : sql`count(*) FILTER (WHERE p.declined)`}
           FROM risk_signals p
-          WHERE p.tenant = ${r.tenant} AND p.decision_point = ${r.point} AND p.${column} = s.${column}
+          WHERE ${signalsMatching('p', r, { column: keyColumn(f.key), value: sql`s.${column}` })}
             ${f.metric === 'sum' ? sql`AND p.currency = s.currency` : sql``} AND p.at = s.at AND p.id < s.id
         ) ELSE 0 END`;
   return sql`CASE WHEN s.${column} IS NULL THEN 0 ELSE ${metricOver(f, over)} + ${peers} END`;
@@ -219,7 +220,7 @@ function tenantWindow(f: WindowFeature): RawBuilder<unknown> {
 }
 
 /** The signals' column a key counts by */
-function keyColumn(key: VelocityKey): string {
+function keyColumn(key: VelocityKey): SignalKeyColumn {
   const column = VELOCITY_KEY[key]?.column;
   if (!column) throw new Error(`velocity key ${key} has its own windows`);
   return column;

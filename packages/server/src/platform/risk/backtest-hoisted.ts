@@ -13,6 +13,7 @@ import type { DecisionPointName, RiskScope, VelocityFeature } from './decision-p
 import { compileValue, type RiskList } from './rule-expression.ts';
 import { type AttributePath, type VariableIndex, variableIndexes } from './rule-reads.ts';
 import { featureColumn, type HoistedPart, recordedScalar } from './rule-sql.ts';
+import { signalsMatching } from './signal-index.ts';
 import { recordedMemberSql, recordedTextSql } from './signal-json.ts';
 
 /** More distinct values than this in the period: the rule is judged in the process instead */
@@ -80,8 +81,7 @@ export async function hoistedColumns(
 
 /** A tenant's signals at a decision point over a period, as a FROM clause */
 export const signalsOf = (r: { tenant: RiskScope; point: DecisionPointName; from: Date; to: Date }) =>
-  sql`risk_signals WHERE tenant = ${r.tenant} AND decision_point = ${r.point}
-    AND at >= ${r.from} AND at <= ${r.to}`;
+  sql`risk_signals WHERE ${signalsMatching('', r)} AND at >= ${r.from} AND at <= ${r.to}`;
 
 /**
  * The members each variable index of a rule names in the period (rule-reads.ts): its index answered by CEL

@@ -15,6 +15,7 @@ import {
   type VelocityFeature,
   type VelocityWindow,
 } from './decision-points.ts';
+import { signalsMatching } from './signal-index.ts';
 
 const MINUTE_MS = 60_000;
 /** The longest window, in minutes: how far back a tenant's first roll-up reaches */
@@ -147,7 +148,7 @@ export class TenantWindows {
         UNION ALL
         SELECT date_bin('1 minute', at, TIMESTAMPTZ 'epoch'), currency, count(*), sum(amount), count(*) FILTER (WHERE declined)
         FROM risk_signals, f
-        WHERE tenant = ${tenant} AND decision_point = ${point} AND at >= greatest(${from}, f.through) AND at < ${to}
+        WHERE ${signalsMatching('risk_signals', { tenant, point })} AND at >= greatest(${from}, f.through) AND at < ${to}
         GROUP BY 1, 2)
       SELECT currency ${sql.join(sums, sql``)} FROM m GROUP BY currency`.execute(db);
     const result = new Map<VelocityWindow, WindowTotals>(windows.map((w) => [w, emptyTotals()]));
@@ -243,7 +244,7 @@ async function rollUp(db: Db, tenant: string, point: DecisionPointName, to: Date
       SELECT ${tenant}, ${point}, date_bin('1 minute', at, TIMESTAMPTZ 'epoch'), currency,
         count(*), sum(amount), count(*) FILTER (WHERE declined)
       FROM risk_signals
-      WHERE tenant = ${tenant} AND decision_point = ${point} AND at >= ${from} AND at < ${to}
+      WHERE ${signalsMatching('', { tenant, point })} AND at >= ${from} AND at < ${to}
       GROUP BY 3, 4
       ON CONFLICT (tenant, decision_point, minute, currency) DO NOTHING`.execute(tx);
     await tx

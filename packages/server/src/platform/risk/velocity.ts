@@ -14,6 +14,7 @@ import {
   type VelocityWindow,
   type WindowFeature,
 } from './decision-points.ts';
+import { type SignalKeyColumn, signalHashOf, signalHashOfRow } from './signal-index.ts';
 
 /** The keys an evaluation is counted by: velocity reads past signals with the same key. */
 export interface SignalKeys {
@@ -24,7 +25,7 @@ export interface SignalKeys {
 }
 
 /** Each velocity key: the signal's key it counts by and that key's column; the tenant's has its own windows */
-export const VELOCITY_KEY: Record<VelocityKey, { key: keyof SignalKeys; column: string } | null> = {
+export const VELOCITY_KEY: Record<VelocityKey, { key: keyof SignalKeys; column: SignalKeyColumn } | null> = {
   ip: { key: 'ip', column: 'ip' },
   email: { key: 'email', column: 'email' },
   card: { key: 'cardFingerprint', column: 'card_fingerprint' },
@@ -101,7 +102,9 @@ export function velocityColumns(
         value = p(probe.keys[byKey.key]);
         keyValues.set(key, value);
       }
-      return `tenant = ${tenant} AND decision_point = ${point} AND ${byKey.column} = ${value}`;
+      // The key's index is on its hash (signal-index.ts); the columns recheck what the hash found
+      return `${signalHashOfRow('', byKey.column)} = ${signalHashOf(tenant, point, value)}
+        AND tenant = ${tenant} AND decision_point = ${point} AND ${byKey.column} = ${value}`;
     };
     for (const [key, windows] of windowsByKey) {
       const bounds = windows.map((w) => p(new Date(probe.at.getTime() - VELOCITY_WINDOWS[w] * 1000)));

@@ -1,0 +1,46 @@
+// How the risk signals' indexes are searched (migration 0079). They are on an 8-byte hash of what a read
+// names: the tenant and the decision point, and for a velocity key also the key's value, joined by a space
+// (a tenant or a point name has none) — not on the text, which cost every signal some 100 bytes of the
+// write-ahead log per index. A read names the same hash as the index (the expression over the row's
+// columns, compared with the one over the values sought) and the columns themselves beside it: two keys
+// that share a hash are both found by the index, and the row's own columns keep the one asked for.
+import { type RawBuilder, sql } from 'kysely';
+
+/** The columns a velocity key is kept in, each with an index of its own */
+export type SignalKeyColumn = 'ip' | 'email' | 'card_fingerprint' | 'customer_id';
+
+/**
+ * The indexed expression over a signal's row (`alias.` before each column when given): the tenant's and
+ * point's index without `column`, a key's index with it. Text, as the index was made: the planner matches
+ * an index by its expression, so this must stay the migration's, character for character in meaning.
+ */
+export function signalHashOfRow(alias: string, column?: SignalKeyColumn): string {
+  const of = (name: string) => (alias ? `${alias}.${name}` : name);
+  const key = column ? ` || ' ' || ${of(column)}` : '';
+  return `hashtextextended(${of('tenant')} || ' ' || ${of('decision_point')}${key}, 0)`;
+}
+
+/** The same hash over the values sought: SQL expressions (parameters, columns of another row) */
+export function signalHashOf(tenant: string, point: string, value?: string): string {
+  const key = value === undefined ? '' : ` || ' ' || ${value}::text`;
+  return `hashtextextended(${tenant}::text || ' ' || ${point}::text${key}, 0)`;
+}
+
+/**
+ * A backtest's condition that a signal row (`alias`) is the tenant's at the point, with `column` equal to
+ * `value` (an SQL expression) when given: the index's hash first, the columns to recheck it.
+ */
+export function signalsMatching(
+  alias: string,
+  r: { tenant: string; point: string },
+  key?: { column: SignalKeyColumn; value: RawBuilder<unknown> },
+): RawBuilder<unknown> {
+  const ref = (name: string) => sql.ref(alias ? `${alias}.${name}` : name);
+  const probe = key
+    ? sql`hashtextextended(${r.tenant}::text || ' ' || ${r.point}::text || ' ' || ${key.value}::text, 0)`
+    : sql`hashtextextended(${r.tenant}::text || ' ' || ${r.point}::text, 0)`;
+  const recheck = sql`${ref('tenant')} = ${r.tenant} AND ${ref('decision_point')} = ${r.point}`;
+  return key
+    ? sql`${sql.raw(signalHashOfRow(alias, key.column))} = ${probe} AND ${recheck} AND ${ref(key.column)} = ${key.value}`
+    : sql`${sql.raw(signalHashOfRow(alias))} = ${probe} AND ${recheck}`;
+}
