@@ -110,4 +110,25 @@ describe('retention', () => {
     await h.advanceClock(1);
     expect(await backlog()).toBe(0);
   });
+
+  it('drops a backlog of answers past their replay window 5,000 per sweep, and keeps the keys', async () => {
+    const db = h.services.db;
+    await sql`
+      INSERT INTO idempotency_keys (scope, key, request_hash, response_status, response_content_type,
+        response_body, created_at, expires_at, retain_until)
+      SELECT 'answer-backlog', 'k' || n, 'h', 201, 'application/json', decode('007b7d', 'hex'), now() - interval '3 days',
+        now() - interval '2 days', now() + interval '20 days'
+      FROM generate_series(1, 5001) AS n`.execute(db);
+    const answered = async () => {
+      const { rows } = await sql<{ keys: string; answers: string }>`
+        SELECT count(*)::text AS keys, count(response_body)::text AS answers
+        FROM idempotency_keys WHERE scope = 'answer-backlog'`.execute(db);
+      return rows[0];
+    };
+    const first = await h.advanceClock(1);
+    expect(first.processed['idempotency-keys']).toBeGreaterThanOrEqual(5_000);
+    expect(await answered()).toEqual({ keys: '5001', answers: '1' });
+    await h.advanceClock(1);
+    expect(await answered()).toEqual({ keys: '5001', answers: '0' });
+  });
 });
