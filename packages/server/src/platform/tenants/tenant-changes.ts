@@ -17,18 +17,19 @@ const HEARD_TIMEOUT_MS = 2000;
  */
 export function tenantChangeSettled(db: Db, logger?: Pick<Logger, 'warn'>): Promise<void> {
   return whenCommitted(async () => {
-    if (!(await everyProcessHeard(db))) {
+    if (!(await everyProcessHeard(db, HEARD_TIMEOUT_MS))) {
       logger?.warn('a process did not hear of a tenant change in time; its cache lapses within its TTL');
     }
   });
 }
 
-async function everyProcessHeard(db: Db): Promise<boolean> {
+/** Whether every live process heard of every tenant change committed so far, waiting up to `timeoutMs` */
+export async function everyProcessHeard(db: Db, timeoutMs: number): Promise<boolean> {
   const { rows } = await sql<{ version: string }>`SELECT (${CURRENT_TENANT_CHANGE})::text AS version`.execute(
     db,
   );
   const version = rows[0]?.version ?? '0';
-  const deadline = Date.now() + HEARD_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const behind = await db
       .selectFrom('tessera_processes')
