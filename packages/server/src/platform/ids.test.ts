@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId, ulid } from './ids.ts';
+import { isUuid, newId, ulid, uuidv7 } from './ids.ts';
 
 describe('ids', () => {
   it('are prefixed ULIDs', () => {
@@ -23,5 +23,18 @@ describe('ids', () => {
     );
     expect(decoded).toBe(at);
     expect(ulid(at + 1000).slice(0, 10) > id.slice(0, 10)).toBe(true);
+  });
+
+  it('make version 7 UUIDs that start with their time and differ within one millisecond', () => {
+    const at = Date.UTC(2026, 11, 4, 23, 59, 59, 123);
+    const ids = Array.from({ length: 1000 }, () => uuidv7(at));
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(isUuid(id)).toBe(true);
+      expect(Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16)).toBe(at);
+    }
+    expect(new Set(ids).size).toBe(1000);
+    const later = uuidv7(at + 1);
+    expect(ids.every((id) => id < later)).toBe(true);
   });
 });

@@ -1,9 +1,9 @@
 // A crypto order's money, transfer by transfer, as the chain rail reports it (seen, confirmed, reverted,
 // included again): each valued and held in the ledger, the payment recorded once confirmed value reaches
 // the total, and the sweep that ends orders whose time is up as `expired`.
-import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../platform/db/database.ts';
 import { transactEach } from '../../platform/db/transact.ts';
+import { uuidv7 } from '../../platform/ids.ts';
 import { formatAmount } from '../../platform/money/amount.ts';
 import { convert } from '../../platform/money/rates.ts';
 import type { ChainNews, ChainTransfer } from '../../rails/chain/port.ts';
@@ -275,7 +275,7 @@ export class OrderDeposits {
         offramp: values.offramp,
       };
     }
-    const id = randomUUID();
+    const id = uuidv7();
     await tx
       .insertInto('crypto_payments')
       .values({

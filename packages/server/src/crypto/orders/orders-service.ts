@@ -8,7 +8,6 @@
 // value reaching the total makes the order `paid`; less leaves it `pending` (partial) until it expires;
 // anything arriving after the order ended is `late`. Nothing received is ever dropped: every confirmed
 // transfer belongs to the order's payment, which the store can refund.
-import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { addMonths } from '../../platform/clock/clock.ts';
 import type { Tx } from '../../platform/db/database.ts';
@@ -16,6 +15,7 @@ import { preparedStatement } from '../../platform/db/prepared.ts';
 import type { CryptoOrderStatus, CryptoOrdersTable } from '../../platform/db/schema.ts';
 import { StatementBatch, type StatementPart } from '../../platform/db/statement-batch.ts';
 import { DomainError, invalidState } from '../../platform/errors/domain-error.ts';
+import { uuidv7 } from '../../platform/ids.ts';
 import type { Verdict } from '../../platform/risk/risk-engine.ts';
 import { isVelocityGuardFailure } from '../../platform/risk/velocity-guard.ts';
 import type { Store } from '../../platform/tenants/stores-service.ts';
@@ -68,7 +68,7 @@ export class OrdersService {
         field: 'data.attributes.order.expires_at',
       });
     const row: Selectable<CryptoOrdersTable> = {
-      id: randomUUID(),
+      id: uuidv7(),
       seq: '0',
       store_id: store.id,
       reference: input.reference,

@@ -2,11 +2,11 @@
 // rail (test cards, 3D Secure on the hosted ACS page, on-us cards included). An approved payment is
 // captured with its approval and credits the account through the ledger in the same transaction; a
 // declined one leaves the topup payable (by another card, or by the bank transfer).
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Tx } from '../../platform/db/database.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
+import { uuidv7 } from '../../platform/ids.ts';
 import type {
   CardDetails,
   CardNetwork,
@@ -46,7 +46,7 @@ export class CardTopups {
   async pay(paymentToken: string, card: CardDetails): Promise<CardTopupResult> {
     return this.deps.transact(async (tx) => {
       const topup = await this.payable(tx, paymentToken);
-      const reference = `${CARD_TOPUP_OWNER}:${randomUUID()}`;
+      const reference = `${CARD_TOPUP_OWNER}:${uuidv7()}`;
       await tx
         .updateTable('issuing_topups')
         .set({ network_reference: reference, last_decline: null })

@@ -11,7 +11,7 @@ import { StatementBatch } from '../../platform/db/statement-batch.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
-import { isUuid } from '../../platform/ids.ts';
+import { isUuid, uuidv7 } from '../../platform/ids.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { type ClientAmount, formatAmount } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
@@ -199,7 +199,7 @@ export class Authorizations {
     const refusal = decline ? undefined : await this.deps.controls.refusal(tx, card, input, controls);
     if (refusal) decline = 'spending_control';
 
-    const id = randomUUID();
+    const id = uuidv7();
     const now = this.deps.clock.now();
     await tx
       .insertInto('issuing_transactions')

@@ -1,12 +1,12 @@
 // The common authorization in one statement (docs/issuing.md, Card transactions): one without a challenge
 // that the card's checks pass, of a card with no spending controls — the transaction as authorized, its
 // event, its hold and its risk signal in one round trip, atomic on its own.
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import { type Db, pgErrorCode } from '../../platform/db/database.ts';
 import { StatementBatch, type StatementPart } from '../../platform/db/statement-batch.ts';
 import type { Outbox } from '../../platform/events/outbox.ts';
+import { uuidv7 } from '../../platform/ids.ts';
 import { type Ledger, ledgerRefusal } from '../../platform/ledger/ledger.ts';
 import type { Signal, Verdict } from '../../platform/risk/risk-engine.ts';
 import { stageIssuingEvent } from '../events/publish-issuing-event.ts';
@@ -103,7 +103,7 @@ export class AuthorizeAtOnce {
     judged: Judged,
   ): Promise<IssuingTransaction | 'short_of_funds' | 'statuses_changed'> {
     const { db, clock, ledger, outbox } = this.deps;
-    const id = randomUUID();
+    const id = uuidv7();
     const now = clock.now();
     const holdExpiresAt = addSeconds(now, this.deps.holdSeconds);
     const batch = new StatementBatch();

@@ -3,12 +3,12 @@
 // within a tolerance, or after the hold lapsed (late presentment); reversals, whole or partial; the
 // hold's lapse. Force posts, refunds and credits are unheld-postings.ts. Each step is one database
 // transaction: the record, the ledger move and the events.
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Db, Tx } from '../../platform/db/database.ts';
 import type { IssuingTransactionStatus } from '../../platform/db/schema.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
+import { uuidv7 } from '../../platform/ids.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { type ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
 import {
@@ -180,7 +180,7 @@ export class Clearing {
   /** Holds `amount` again until the original hold's expiry (what is left after a part or a partial reversal). */
   private async holdAgain(tx: Tx, t: TransactionRow, amount: bigint): Promise<string> {
     const hold = await this.deps.ledger.hold(tx, {
-      operationId: `issuing-hold:${t.id}:${randomUUID()}`,
+      operationId: `issuing-hold:${t.id}:${uuidv7()}`,
       debitAccountId: await this.ledgerAccountOf(tx, t),
       creditAccountId: await this.deps.records.settlementAccount(tx, t.currency, t.id),
       amount,

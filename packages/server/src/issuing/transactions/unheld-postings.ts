@@ -2,13 +2,13 @@
 // Clearing): a force post (a clearing that was never authorized), the merchant's refund of a cleared
 // payment, and credits pushed by the network (an on-us refund). Each is a settled transaction of its
 // own, with its ledger move and its events, in one database transaction.
-import { randomUUID } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Tx } from '../../platform/db/database.ts';
 import type { IssuingTransactionsTable } from '../../platform/db/schema.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
+import { uuidv7 } from '../../platform/ids.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import { type ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
@@ -166,7 +166,7 @@ export class UnheldPostings {
     merchant: string,
     extra: Partial<Insertable<IssuingTransactionsTable>>,
   ): Promise<string> {
-    const id = randomUUID();
+    const id = uuidv7();
     const now = this.deps.clock.now();
     await tx
       .insertInto('issuing_transactions')

@@ -1,11 +1,11 @@
 // Refunds and voids of payments card transactions (docs/payments.md, Transactions; the spec's DELETE
 // /transaction/{id}): an authorization not yet captured is voided; a captured one is refunded, in full or
 // in part, as a transaction of its own, the sites' balances debited in the same database transaction.
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Tx } from '../../platform/db/database.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
+import { uuidv7 } from '../../platform/ids.ts';
 import { type ClientAmount, formatAmountIn } from '../../platform/money/amount.ts';
 import type { CardNetwork } from '../../rails/card-network/port.ts';
 import { openDisputeOf } from '../disputes/dispute.ts';
@@ -100,7 +100,7 @@ export class Refunds {
       await this.deps.network.refund(
         tx,
         this.deps.writes.reference(t),
-        `${NETWORK_OWNER}:${randomUUID()}`,
+        `${NETWORK_OWNER}:${uuidv7()}`,
         amount,
       );
       const refunded = BigInt(t.refunded_amount) + amount;

@@ -4,7 +4,6 @@
 // across sites when the order says so); refunds and credits debit it. Each step is one database
 // transaction with its ledger postings, and the order module hears of every change (status, IPN).
 
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { addSeconds } from '../../platform/clock/clock.ts';
 import type { CapabilityTokens } from '../../platform/crypto/capability-tokens.ts';
@@ -12,6 +11,7 @@ import type { Db, Tx } from '../../platform/db/database.ts';
 import type { StatementBatch } from '../../platform/db/statement-batch.ts';
 import { type Transact, transactEach } from '../../platform/db/transact.ts';
 import { DomainError, notFound } from '../../platform/errors/domain-error.ts';
+import { uuidv7 } from '../../platform/ids.ts';
 import type { Ledger } from '../../platform/ledger/ledger.ts';
 import type { ClientAmount } from '../../platform/money/amount.ts';
 import {
@@ -155,7 +155,7 @@ export class PaymentTransactionsService {
     const inserted = await tx
       .insertInto('payments_transactions')
       // The card network's reference for this payment, unique and known before the insert.
-      .values(startedTransaction(r, `${NETWORK_OWNER}:${randomUUID()}`, now))
+      .values(startedTransaction(r, `${NETWORK_OWNER}:${uuidv7()}`, now))
       .returningAll()
       .executeTakeFirstOrThrow();
     const t = inserted;
@@ -197,7 +197,7 @@ export class PaymentTransactionsService {
    */
   authorizeAtOnce(batch: StatementBatch, r: ChargeRequest): ChargeDecided | undefined {
     if (r.type !== 'deposit' || !this.deps.network.authorizeAtOnce) return undefined;
-    const reference = `${NETWORK_OWNER}:${randomUUID()}`;
+    const reference = `${NETWORK_OWNER}:${uuidv7()}`;
     const answer = this.deps.network.authorizeAtOnce(batch, authorizationRequest(r, reference));
     if (answer?.outcome !== 'approved' && answer?.outcome !== 'declined') return undefined;
     // A sale is captured with its approval (one network message); anything else needs the network's state.
