@@ -27,8 +27,10 @@ export function signalHashOf(tenant: string, point: string, value?: string): str
 }
 
 /**
- * A backtest's condition that a signal row (`alias`) is the tenant's at the point, with `column` equal to
- * `value` (an SQL expression) when given: the index's hash first, the columns to recheck it.
+ * The condition that a signal row (`alias`) is the tenant's at the point, with `column` equal to `value`
+ * (an SQL expression) when given, for the backtests and the tenant's windows: the index's hash first, the
+ * columns to recheck it. (velocity.ts writes its own with numbered parameters: signalHashOf.)
+ * test/risk/signal-indexes.test.ts plans each read and fails if one stops searching its index.
  */
 export function signalsMatching(
   alias: string,
