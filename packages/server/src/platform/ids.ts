@@ -72,7 +72,8 @@ export function ulid(timeMs: number = Date.now()): string {
  * each); ids that start with the time go to the index's right edge, as sequence numbers do.
  */
 export function uuidv7(timeMs: number = Date.now()): string {
-  const bytes = Buffer.from(pooledRandomBytes(16));
+  // The pool's bytes, this call's alone (the pool moves past them): written over in place
+  const bytes = pooledRandomBytes(16);
   bytes.writeUIntBE(Math.max(0, Math.floor(timeMs)), 0, 6);
   bytes[6] = 0x70 | ((bytes[6] as number) & 0x0f);
   bytes[8] = 0x80 | ((bytes[8] as number) & 0x3f);

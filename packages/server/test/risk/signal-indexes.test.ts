@@ -40,8 +40,9 @@ async function planOf(query: CompiledQuery): Promise<string> {
   });
 }
 
-const compiled = (condition: RawBuilder<unknown>) =>
-  sql`SELECT count(*) FROM risk_signals WHERE ${condition} AND at > now() - interval '1 day'`.compile(
+/** A count of the signals a condition names over `risk_signals`, aliased `alias` when given */
+const compiled = (condition: RawBuilder<unknown>, alias = '') =>
+  sql`SELECT count(*) FROM risk_signals ${sql.raw(alias)} WHERE ${condition} AND at > now() - interval '1 day'`.compile(
     h.services.db,
   );
 
@@ -60,14 +61,14 @@ describe('the risk signals’ hashed indexes', () => {
     expect(await searched(compiled(signalsMatching('', { tenant, point })))).toEqual([
       'risk_signals_point_hash',
     ]);
-    expect(await searched(compiled(signalsMatching('risk_signals', { tenant, point })))).toEqual([
+    expect(await searched(compiled(signalsMatching('r', { tenant, point }), 'r'))).toEqual([
       'risk_signals_point_hash',
     ]);
   });
 
   it.each(KEYS)('serve a backtest’s probe of a key by %s', async (column, index) => {
-    const probe = signalsMatching('', { tenant, point }, { column, value: sql`${'a value'}` });
-    expect(await searched(compiled(probe))).toEqual([index]);
+    const probe = signalsMatching('p', { tenant, point }, { column, value: sql`${'a value'}` });
+    expect(await searched(compiled(probe, 'p'))).toEqual([index]);
   });
 
   it('serve every velocity key’s live read', async () => {

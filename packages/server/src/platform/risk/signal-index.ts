@@ -9,6 +9,9 @@ import { type RawBuilder, sql } from 'kysely';
 /** The columns a velocity key is kept in, each with an index of its own */
 export type SignalKeyColumn = 'ip' | 'email' | 'card_fingerprint' | 'customer_id';
 
+/** The hash of parts (SQL text) joined by a space, as the indexes have it */
+const hashOf = (parts: string[]) => `hashtextextended(${parts.join(` || ' ' || `)}, 0)`;
+
 /**
  * The indexed expression over a signal's row (`alias.` before each column when given): the tenant's and
  * point's index without `column`, a key's index with it. Text, as the index was made: the planner matches
@@ -16,14 +19,12 @@ export type SignalKeyColumn = 'ip' | 'email' | 'card_fingerprint' | 'customer_id
  */
 export function signalHashOfRow(alias: string, column?: SignalKeyColumn): string {
   const of = (name: string) => (alias ? `${alias}.${name}` : name);
-  const key = column ? ` || ' ' || ${of(column)}` : '';
-  return `hashtextextended(${of('tenant')} || ' ' || ${of('decision_point')}${key}, 0)`;
+  return hashOf([of('tenant'), of('decision_point'), ...(column ? [of(column)] : [])]);
 }
 
 /** The same hash over the values sought: SQL expressions (parameters, columns of another row) */
 export function signalHashOf(tenant: string, point: string, value?: string): string {
-  const key = value === undefined ? '' : ` || ' ' || ${value}::text`;
-  return `hashtextextended(${tenant}::text || ' ' || ${point}::text${key}, 0)`;
+  return hashOf([tenant, point, ...(value === undefined ? [] : [value])].map((v) => `${v}::text`));
 }
 
 /**
@@ -38,11 +39,9 @@ export function signalsMatching(
   key?: { column: SignalKeyColumn; value: RawBuilder<unknown> },
 ): RawBuilder<unknown> {
   const ref = (name: string) => sql.ref(alias ? `${alias}.${name}` : name);
-  const probe = key
-    ? sql`hashtextextended(${r.tenant}::text || ' ' || ${r.point}::text || ' ' || ${key.value}::text, 0)`
-    : sql`hashtextextended(${r.tenant}::text || ' ' || ${r.point}::text, 0)`;
-  const recheck = sql`${ref('tenant')} = ${r.tenant} AND ${ref('decision_point')} = ${r.point}`;
-  return key
-    ? sql`${sql.raw(signalHashOfRow(alias, key.column))} = ${probe} AND ${recheck} AND ${ref(key.column)} = ${key.value}`
-    : sql`${sql.raw(signalHashOfRow(alias))} = ${probe} AND ${recheck}`;
+  const sought = [sql`${r.tenant}::text`, sql`${r.point}::text`, ...(key ? [sql`${key.value}::text`] : [])];
+  const probe = sql`hashtextextended(${sql.join(sought, sql` || ' ' || `)}, 0)`;
+  const keyed = key ? sql` AND ${ref(key.column)} = ${key.value}` : sql``;
+  return sql`${sql.raw(signalHashOfRow(alias, key?.column))} = ${probe}
+    AND ${ref('tenant')} = ${r.tenant} AND ${ref('decision_point')} = ${r.point}${keyed}`;
 }

@@ -5,6 +5,7 @@
 // (the bits of `"~"`), so every reader of recorded attributes (the backtests, in SQL) puts back exactly
 // what was taken, and a row written before this, with no `"~"`, reads as it did.
 import { type RawBuilder, sql } from 'kysely';
+import type { SignalKeyColumn } from './signal-index.ts';
 import type { SignalKeys } from './velocity.ts';
 
 /** The columns' values as the signal's row has them */
@@ -19,7 +20,7 @@ interface InColumn {
   bit: number;
   name: string;
   member?: string;
-  column: string;
+  column: 'amount' | 'currency' | SignalKeyColumn;
   /** The column's value in the row being written */
   of: (row: SignalColumns) => unknown;
 }

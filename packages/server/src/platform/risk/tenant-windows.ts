@@ -148,7 +148,7 @@ export class TenantWindows {
         UNION ALL
         SELECT date_bin('1 minute', at, TIMESTAMPTZ 'epoch'), currency, count(*), sum(amount), count(*) FILTER (WHERE declined)
         FROM risk_signals, f
-        WHERE ${signalsMatching('risk_signals', { tenant, point })} AND at >= greatest(${from}, f.through) AND at < ${to}
+        WHERE ${signalsMatching('', { tenant, point })} AND at >= greatest(${from}, f.through) AND at < ${to}
         GROUP BY 1, 2)
       SELECT currency ${sql.join(sums, sql``)} FROM m GROUP BY currency`.execute(db);
     const result = new Map<VelocityWindow, WindowTotals>(windows.map((w) => [w, emptyTotals()]));
