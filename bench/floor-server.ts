@@ -101,9 +101,8 @@ async function serve() {
         ARRAY[order_id::text, $2::text, $3::text, transaction_id::text], $7
       FROM ids
     ), lt AS (
-      INSERT INTO ledger_transactions (id, operation_id, request_hash, kind, status, asset, metadata, created_at)
-      SELECT $13, 'payments-capture:' || transaction_id, $14, 'transfer', 'posted', $5,
-        jsonb_build_object('transactionId', transaction_id), $7 FROM ids
+      INSERT INTO ledger_transactions (id, operation_id, request_hash, kind, status, asset, created_at)
+      SELECT $13, 'payments-capture:' || transaction_id, $14, 'transfer', 'posted', $5, $7 FROM ids
     ), le AS (
       INSERT INTO ledger_entries (transaction_id, account_id, asset, amount)
       VALUES ($13, $15, $5, -$4::numeric), ($13, $16, $5, $4::numeric)
@@ -176,8 +175,8 @@ async function serve() {
       INSERT INTO events (id, api, tenant_id, type, payload, object_ids, created_at)
       VALUES ($12, 'issuing', $3, 'transactionCreated', $13, ARRAY[$2, $1::text], $11)
     ), lt AS (
-      INSERT INTO ledger_transactions (id, operation_id, request_hash, kind, status, asset, expires_at, metadata, created_at)
-      VALUES ($9, 'issuing-auth:' || $1, $14, 'hold', 'pending', $6, $10, jsonb_build_object('transactionId', $1::text), $11)
+      INSERT INTO ledger_transactions (id, operation_id, request_hash, kind, status, asset, expires_at, created_at)
+      VALUES ($9, 'issuing-auth:' || $1, $14, 'hold', 'pending', $6, $10, $11)
     ), le AS (
       INSERT INTO ledger_entries (transaction_id, account_id, asset, amount)
       VALUES ($9, $15, $6, -$7::numeric), ($9, $16, $6, $7::numeric)

@@ -278,7 +278,6 @@ export class Authorizations {
         creditAccountId: networkAccountId,
         amount,
         expiresAt: addSeconds(now, this.deps.holdSeconds),
-        metadata: { transactionId },
       });
       await tx
         .updateTable('issuing_transactions')

@@ -115,7 +115,6 @@ export class AuthorizeAtOnce {
       creditAccountId: await this.deps.records.settlementAccount(db, input.currency, id),
       amount: input.amount,
       expiresAt: holdExpiresAt,
-      metadata: { transactionId: id },
     });
     batch.add({
       sql: INSERT_AUTHORIZED,

@@ -241,7 +241,6 @@ export class PaymentTransactionsService {
       this.deps.ledger.stageTransfer(batch, {
         operationId: `payments-capture:${t.id}`,
         legs,
-        metadata: { transactionId: t.id },
       });
       stageBalanceTransactions(batch, rows);
     }
@@ -422,7 +421,6 @@ export class PaymentTransactionsService {
     await this.deps.ledger.transfer(tx, {
       operationId: `payments-capture:${t.id}`,
       legs,
-      metadata: { transactionId: t.id },
     });
     await insertBalanceTransactions(tx, rows);
     return captured;

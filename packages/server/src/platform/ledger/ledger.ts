@@ -176,18 +176,6 @@ export class Ledger extends LedgerAccounts {
     }
   }
 
-  /** Holds still pending whose expiry has passed on the injected clock, oldest first. */
-  async dueHolds(db: Executor, limit = 100): Promise<{ id: string; metadata: Record<string, unknown> }[]> {
-    return db
-      .selectFrom('ledger_transactions')
-      .select(['id', 'metadata'])
-      .where('status', '=', 'pending')
-      .where('expires_at', '<=', this.now())
-      .orderBy('expires_at')
-      .limit(limit)
-      .execute();
-  }
-
   async getTransaction(db: Executor, id: string): Promise<LedgerTransaction | undefined> {
     const row = await db
       .selectFrom('ledger_transactions')
