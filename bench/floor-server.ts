@@ -90,15 +90,14 @@ async function serve() {
       INSERT INTO card_network_authorizations (reference, owner, route, currency, amount, captured, status, created_at)
       VALUES ($10, 'payments', 'simulator', $5, $4, $4, 'approved', $7)
     ), e AS (
-      INSERT INTO events (id, api, tenant_id, type, payload, object_ids, created_at)
+      INSERT INTO events (id, api, tenant_id, type, payload, created_at)
       SELECT $11, 'payments', $2::text, 'transaction.complete-ok',
         json_build_object('eventId', $11::text, 'status', 'complete-ok', 'orderStatus', 'complete-ok',
           'orderType', 'purchase', 'orderId', order_id, 'externalOrderId', null, 'siteId', $2::int,
           'customerId', $3::int, 'identifier', $12::text, 'externalCustomData', null, 'customData', null,
           'customFields', null, 'timestamp', extract(epoch from $7::timestamptz)::bigint,
           'transactionId', transaction_id, 'transactionStatus', 'complete-ok', 'transactionType', 'deposit',
-          'transactionMethod', 'card', 'amount', $4::numeric / 100, 'currency', $5::text, 'cardId', null)::text,
-        ARRAY[order_id::text, $2::text, $3::text, transaction_id::text], $7
+          'transactionMethod', 'card', 'amount', $4::numeric / 100, 'currency', $5::text, 'cardId', null)::text, $7
       FROM ids
     ), lt AS (
       INSERT INTO ledger_transactions (id, operation_id, request_hash, kind, status, asset, created_at)
@@ -172,8 +171,8 @@ async function serve() {
         amount, merchant, hold_id, hold_expires_at, created_at, authorized_at, updated_at)
       VALUES ($1, $2, $3, $4, $5, 'card_payment', 'authorized', $6, $7, $8, $9, $10, $11, $11, $11)
     ), e AS (
-      INSERT INTO events (id, api, tenant_id, type, payload, object_ids, created_at)
-      VALUES ($12, 'issuing', $3, 'transactionCreated', $13, ARRAY[$2, $1::text], $11)
+      INSERT INTO events (id, api, tenant_id, type, payload, created_at)
+      VALUES ($12, 'issuing', $3, 'transactionCreated', $13, $11)
     ), lt AS (
       INSERT INTO ledger_transactions (id, operation_id, request_hash, kind, status, asset, expires_at, created_at)
       VALUES ($9, 'issuing-auth:' || $1, $14, 'hold', 'pending', $6, $10, $11)

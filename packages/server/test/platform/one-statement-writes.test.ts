@@ -44,7 +44,6 @@ function normalize(value: unknown, seen = new Map<string, string>()): unknown {
           return [key, placeholder(String(v))];
         }
         if (key === 'payload' && typeof v === 'string') return [key, normalize(JSON.parse(v), seen)];
-        if (key === 'object_ids' && Array.isArray(v)) return [key, v.map((id) => placeholder(String(id)))];
         // Capabilities are random; each app has its own port.
         if (key === 'creq') return [key, '<capability>'];
         if (typeof v === 'string') return [key, v.replace(/^http:\/\/127\.0\.0\.1:\d+/, '<base>')];
@@ -69,7 +68,7 @@ async function written(h: Harness): Promise<unknown> {
     ),
     issuing: await q('SELECT * FROM issuing_transactions ORDER BY seq'),
     events: await q(
-      "SELECT e.type, e.tenant_id, e.payload, e.object_ids, e.target_url, d.url, d.max_attempts FROM events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id WHERE e.api IN ('payments', 'issuing') ORDER BY e.created_at, e.id",
+      "SELECT e.type, e.tenant_id, e.payload, e.target_url, d.url, d.max_attempts FROM events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id WHERE e.api IN ('payments', 'issuing') ORDER BY e.created_at, e.id",
     ),
     ledger: await q(`
       SELECT t.operation_id, t.kind, t.status, t.asset, t.metadata, a.owner_type,

@@ -282,8 +282,6 @@ export interface EventsTable {
   payload: string;
   target_url: string | null;
   created_at: Timestamp;
-  /** The ids the event is about (derived from its body by the outbox) */
-  object_ids: ColumnType<string[], string[] | undefined, string[]>;
 }
 
 export interface WebhookDeliveriesTable {

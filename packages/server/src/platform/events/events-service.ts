@@ -1,13 +1,14 @@
 // Reading the outbox back: events with their deliveries and attempts, redelivery of one event and
 // replay of every event since a time. Tenants see their own events through a scope; the operator sees all.
 
-import { type ExpressionBuilder, sql } from 'kysely';
+import type { ExpressionBuilder } from 'kysely';
 import type { Db, Executor } from '../db/database.ts';
 import type { WebhookApi } from '../db/schema.ts';
 import { runTransaction, type Transact } from '../db/transact.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import { newAttemptId } from '../webhooks/channels.ts';
 import type { DeliveryEngine } from '../webhooks/delivery-engine.ts';
+import { aboutObject, objectIdsOf } from './object-ids.ts';
 
 /** Restricts a query to one tenant's events (a merchant's: those of every one of its sites); the operator passes none. */
 export interface EventScope {
@@ -227,18 +228,11 @@ export class EventsService {
     filter: { api?: WebhookApi; tenantId?: string },
     objectId?: string,
   ) {
-    // An object's events are few and found by the object_ids GIN index, then ordered: read first, behind
+    // An object's events are few and found by the GIN index of their ids' hashes, then ordered: read first, behind
     // an OFFSET 0 fence, so the planner never walks a busy tenant's events newest first looking for them
     // (an object with fewer events than the page read them all: 948 ms on 1.5 million, docs/scale.md).
     let query = objectId
-      ? db.selectFrom(
-          db
-            .selectFrom('events')
-            .selectAll()
-            .where('object_ids', '@>', sql<string[]>`ARRAY[${objectId}]::text[]`)
-            .offset(0)
-            .as('e'),
-        )
+      ? db.selectFrom(db.selectFrom('events').selectAll().where(aboutObject(objectId)).offset(0).as('e'))
       : db.selectFrom('events as e');
     const api = scope?.api ?? filter.api;
     if (api) query = query.where('e.api', '=', api);
@@ -269,18 +263,18 @@ function toEventView(row: {
   tenant_id: string;
   type: string;
   created_at: Date;
-  object_ids: string[];
   delivery_status: string | null;
   payload: string;
 }): EventView {
+  const payload = JSON.parse(row.payload);
   return {
     eventId: row.id,
     api: row.api,
     tenantId: row.tenant_id,
     type: row.type,
     createdAt: row.created_at,
-    objectIds: row.object_ids,
+    objectIds: objectIdsOf(payload),
     deliveryState: (row.delivery_status ?? 'none') as DeliveryState,
-    payload: JSON.parse(row.payload),
+    payload,
   };
 }

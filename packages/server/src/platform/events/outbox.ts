@@ -62,7 +62,6 @@ export class Outbox {
         event.tenant_id,
         event.type,
         event.payload,
-        event.object_ids,
         event.target_url,
         event.created_at,
       ],
@@ -86,7 +85,6 @@ export class Outbox {
       tenant_id: input.tenantId,
       type: input.type,
       payload: JSON.stringify(body),
-      object_ids: objectIdsOf(body),
       target_url: input.targetUrl ?? null,
       created_at: createdAt,
     };
@@ -94,28 +92,5 @@ export class Outbox {
 }
 
 const INSERT_EVENT = `
-  INSERT INTO events (id, api, tenant_id, type, payload, object_ids, target_url, created_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
-
-const OBJECT_ID_KEY = /(Id|_id)$/;
-
-/**
- * The ids an event is about, for finding the events of one object: values of keys ending in "Id" or
- * "_id", and "reference", at the top level and inside "data" or "resource" (migration 0016 backfilled
- * older events with the same rule).
- */
-export function objectIdsOf(body: Record<string, unknown>): string[] {
-  const ids = new Set<string>();
-  const collect = (record: unknown) => {
-    if (record === null || typeof record !== 'object' || Array.isArray(record)) return;
-    for (const [key, value] of Object.entries(record)) {
-      if (key === 'eventId' || key === 'event_id') continue;
-      if (!OBJECT_ID_KEY.test(key) && key !== 'reference') continue;
-      if ((typeof value === 'string' && value !== '') || typeof value === 'number') ids.add(String(value));
-    }
-  };
-  collect(body);
-  collect(body.data);
-  collect(body.resource);
-  return [...ids];
-}
+  INSERT INTO events (id, api, tenant_id, type, payload, target_url, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7)`;
