@@ -3,9 +3,8 @@
 -- payload says (57-97 bytes of an event's row, the ids as text once more), and its GIN index held each id
 -- as text: 40-50 bytes an id in every entry the index's pending list logs. Now the rule of migration 0016
 -- is a function of the payload (the outbox's objectIdsOf is the same rule, and a test holds them equal),
--- and the index holds an 8-byte hash of each id. A read names the hash to find the few candidate events,
--- and the ids themselves to keep only the object's (two ids sharing a hash are both found, the recheck
--- keeps the one asked).
+-- and the index holds an 8-byte hash of each id. A read names the hash to find the candidate events, and
+-- keeps those whose ids name the object (platform/events/object-ids.ts).
 -- (On a large existing database, create the two functions and build events_object_keys with CREATE INDEX
 -- CONCURRENTLY before upgrading: the migration then finds it, and only drops the column and the old index;
 -- docs/operations.md, Upgrading a large database.)
