@@ -5,6 +5,7 @@ import { tenantCondition } from '../../platform/console/console-scope.ts';
 import type { Viewer } from '../../platform/console/console-users.ts';
 import { pageOf, UUID, whenGiven } from '../../platform/console/paging.ts';
 import type { Executor } from '../../platform/db/database.ts';
+import { ownedBy } from '../../platform/db/owner-hash.ts';
 import { notFound } from '../../platform/errors/domain-error.ts';
 
 type Filters = Record<string, string | undefined>;
@@ -202,10 +203,10 @@ export function listCardTransactions(db: Executor, viewer: Viewer, f: Filters) {
     {
       selectFrom: CARD_TRANSACTION_COLUMNS,
       where: [
-        tenantCondition(viewer, 'partner', 't.partner_id'),
+        tenantCondition(viewer, 'partner', 't.partner_id', true),
         ...whenGiven(f, 'status', (v) => sql`t.status = ${v}`),
         ...whenGiven(f, 'cardId', (v) => sql`t.card_id = ${v}`, UUID),
-        ...whenGiven(f, 'customerId', (v) => sql`t.customer_id = ${v}`),
+        ...whenGiven(f, 'customerId', (v) => ownedBy('t.customer_id', v)),
       ],
       createdAt: 't.created_at',
       id: 't.id',

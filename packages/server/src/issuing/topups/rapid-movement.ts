@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import type { AmlSettings } from '../../platform/compliance/aml-scenarios.ts';
 import { judgeSlices, type ScenarioSweepDeps } from '../../platform/compliance/scenario-runs.ts';
+import { ownedBy } from '../../platform/db/owner-hash.ts';
 import { formatAmount } from '../../platform/money/amount.ts';
 import { findAsset } from '../../platform/money/assets.ts';
 
@@ -31,7 +32,7 @@ export function rapidMovementSweep(
       }>`
         SELECT t.id, t.customer_id, t.partner_id, t.currency, t.amount, t.completed_at,
           (SELECT coalesce(sum(coalesce(x.settled_amount, x.amount)), 0) FROM issuing_transactions x
-            WHERE x.customer_id = t.customer_id AND x.currency = t.currency AND x.type = 'card_payment'
+            WHERE ${ownedBy('x.customer_id', sql.ref('t.customer_id'))} AND x.currency = t.currency AND x.type = 'card_payment'
               AND x.status IN ('authorized', 'settled') AND x.created_at >= t.completed_at
               AND x.created_at < t.completed_at + make_interval(hours => ${settings.hours})) AS spent
         FROM issuing_topups t

@@ -5,6 +5,7 @@
 // authorization.ts, three-ds.ts, clearing.ts; this service is what the routes and other services call.
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Db, Executor, Tx } from '../../platform/db/database.ts';
+import { ownedBy } from '../../platform/db/owner-hash.ts';
 import type { IssuingTransactionStatus } from '../../platform/db/schema.ts';
 import type { Transact } from '../../platform/db/transact.ts';
 import { notFound } from '../../platform/errors/domain-error.ts';
@@ -197,7 +198,7 @@ export class TransactionsService {
   ): Promise<{ items: IssuingTransaction[]; total: number }> {
     let query = this.deps.db
       .selectFrom('issuing_transactions')
-      .where('customer_id', '=', customer.customerId);
+      .where(ownedBy('customer_id', customer.customerId));
     if (filter.type) query = query.where('type', '=', filter.type as 'card_payment' | 'refund');
     if (filter.status) query = query.where('status', '=', filter.status);
     if (filter.startDate) query = query.where('created_at', '>=', filter.startDate);
