@@ -2,11 +2,11 @@
 // and Postgres uses an expression index only for a read that names the very expression it was built on. If
 // a read's condition and the migration's drifted apart, the lists would scan the table and still answer
 // right: so each read's shape is planned here with sequential scans priced out, and must search its index.
-import { CompiledQuery, type RawBuilder, sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/platform/db/database.ts';
 import { ownedBy } from '../../src/platform/db/owner-hash.ts';
 import { Harness } from '../harness/harness.ts';
+import { hashSearched, planWithoutSeqScans } from '../harness/query-plans.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,23 +17,8 @@ afterAll(async () => {
 });
 
 /** The indexes a query searches by an owner's hash, with sequential scans priced out */
-async function searched(query: RawBuilder<unknown>): Promise<string[]> {
-  const compiled = query.compile(h.services.db);
-  const plan = await h.services.db.transaction().execute(async (tx: Db) => {
-    await sql`SET LOCAL enable_seqscan = off`.execute(tx);
-    const { rows } = await tx.executeQuery<{ 'QUERY PLAN': string }>(
-      CompiledQuery.raw(`EXPLAIN ${compiled.sql}`, [...compiled.parameters]),
-    );
-    return rows.map((r) => r['QUERY PLAN']);
-  });
-  return plan.flatMap((line, i) => {
-    const index = /(?:Index|Bitmap Index) Scan (?:Backward )?using (\w+)|Bitmap Index Scan on (\w+)/.exec(
-      line,
-    );
-    const name = index?.[1] ?? index?.[2];
-    return name && /Index Cond: \(+hashtextextended/.test(plan[i + 1] ?? '') ? [name] : [];
-  });
-}
+const searched = async (query: RawBuilder<unknown>) =>
+  hashSearched(await planWithoutSeqScans(h.services.db, query.compile(h.services.db)));
 
 describe('a card transaction’s per-owner indexes', () => {
   it('serve the console’s list of a partner’s transactions, newest first', async () => {

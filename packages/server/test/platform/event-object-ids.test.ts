@@ -4,11 +4,11 @@
 // not find; so here they are held equal over every shape of body, and the search is planned with
 // sequential scans priced out and must name the index.
 import fc from 'fast-check';
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/platform/db/database.ts';
 import { aboutObject, objectIdsOf } from '../../src/platform/events/object-ids.ts';
 import { Harness } from '../harness/harness.ts';
+import { planWithoutSeqScans } from '../harness/query-plans.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -72,13 +72,7 @@ describe('an event’s object ids', () => {
 
   it('are found by the events’ index of their hashes', async () => {
     const query = sql`SELECT id FROM events WHERE ${aboutObject('ord_1')}`.compile(h.services.db);
-    const plan = await h.services.db.transaction().execute(async (tx: Db) => {
-      await sql`SET LOCAL enable_seqscan = off`.execute(tx);
-      const { rows } = await tx.executeQuery<{ 'QUERY PLAN': string }>(
-        CompiledQuery.raw(`EXPLAIN ${query.sql}`, [...query.parameters]),
-      );
-      return rows.map((r) => r['QUERY PLAN']).join('\n');
-    });
+    const plan = (await planWithoutSeqScans(h.services.db, query)).join('\n');
     expect(plan).toMatch(
       /Bitmap Index Scan on events_object_keys .*\n *Index Cond: \(event_object_keys\(payload\) @>/,
     );

@@ -4,11 +4,11 @@
 // so each read is planned here with sequential scans priced out, and must name its index.
 import { CompiledQuery, type RawBuilder, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/platform/db/database.ts';
 import type { VelocityFeature } from '../../src/platform/risk/decision-points.ts';
 import { type SignalKeyColumn, signalsMatching } from '../../src/platform/risk/signal-index.ts';
 import { velocityColumns } from '../../src/platform/risk/velocity.ts';
 import { Harness } from '../harness/harness.ts';
+import { hashSearched, planWithoutSeqScans } from '../harness/query-plans.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,27 +18,9 @@ afterAll(async () => {
   await h.close();
 });
 
-/**
- * The indexes a read searches by their hash, with sequential scans priced out (a plan may then walk a whole
- * index instead, without a condition: that is not a use)
- */
-async function searched(query: CompiledQuery): Promise<string[]> {
-  const lines = (await planOf(query)).split('\n');
-  return lines.flatMap((line, i) => {
-    const index = /(?:Index|Bitmap Index) Scan (?:Backward )?using (\w+)/.exec(line)?.[1];
-    return index && /Index Cond: \(+hashtextextended/.test(lines[i + 1] ?? '') ? [index] : [];
-  });
-}
-
-async function planOf(query: CompiledQuery): Promise<string> {
-  return h.services.db.transaction().execute(async (tx: Db) => {
-    await sql`SET LOCAL enable_seqscan = off`.execute(tx);
-    const { rows } = await tx.executeQuery<{ 'QUERY PLAN': string }>(
-      CompiledQuery.raw(`EXPLAIN ${query.sql}`, [...query.parameters]),
-    );
-    return rows.map((r) => r['QUERY PLAN']).join('\n');
-  });
-}
+/** The indexes a read searches by their hash, with sequential scans priced out */
+const searched = async (query: CompiledQuery) =>
+  hashSearched(await planWithoutSeqScans(h.services.db, query));
 
 /** A count of the signals a condition names over `risk_signals`, aliased `alias` when given */
 const compiled = (condition: RawBuilder<unknown>, alias = '') =>
