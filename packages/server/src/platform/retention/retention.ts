@@ -32,10 +32,11 @@ export function purgeOldRows(
     async riskHistory(): Promise<number> {
       const cutoff = before(retention.riskDays);
       let deleted = 0;
+      // By place: risk_signals has no key (migration 0083); a row moved meanwhile waits for the next run
       for (const table of ['risk_signals', 'risk_decisions']) {
         const { numAffectedRows } = await sql`
-          DELETE FROM ${sql.table(table)} WHERE id IN (
-            SELECT id FROM ${sql.table(table)} WHERE at < ${cutoff} LIMIT ${BATCH})`.execute(db);
+          DELETE FROM ${sql.table(table)} WHERE ctid = ANY(ARRAY(
+            SELECT ctid FROM ${sql.table(table)} WHERE at < ${cutoff} LIMIT ${BATCH}))`.execute(db);
         deleted += Number(numAffectedRows ?? 0);
       }
       // A tenant's minute roll-ups: no window reads past 30 days (tenant-windows.ts)
