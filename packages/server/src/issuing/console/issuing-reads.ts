@@ -203,7 +203,7 @@ export function listCardTransactions(db: Executor, viewer: Viewer, f: Filters) {
     {
       selectFrom: CARD_TRANSACTION_COLUMNS,
       where: [
-        tenantCondition(viewer, 'partner', 't.partner_id', true),
+        tenantCondition(viewer, 'partner', 't.partner_id', { hashed: true }),
         ...whenGiven(f, 'status', (v) => sql`t.status = ${v}`),
         ...whenGiven(f, 'cardId', (v) => sql`t.card_id = ${v}`, UUID),
         ...whenGiven(f, 'customerId', (v) => ownedBy('t.customer_id', v)),

@@ -13,12 +13,12 @@ export function tenantCondition(
   viewer: Viewer,
   kind: TenantKind,
   column: string,
-  /** The column's index is on its hash (platform/db/owner-hash.ts) */
-  hashed = false,
+  /** `hashed`: the column's index is on its hash (platform/db/owner-hash.ts) */
+  options: { hashed?: boolean } = {},
 ): RawBuilder<boolean> {
   if (viewer.role === 'operator') return sql<boolean>`true`;
   if (viewer.tenant.kind !== kind) throw notFound('page');
-  if (hashed) return ownedBy(column, viewer.tenant.id);
+  if (options.hashed) return ownedBy(column, viewer.tenant.id);
   // Compared in the column's own type (an untyped parameter), so the column's indexes serve it.
   return sql<boolean>`${sql.ref(column)} = ${viewer.tenant.id}`;
 }

@@ -106,13 +106,12 @@ export class EventsService {
     const rows = await query.execute();
     const page = rows.slice(0, filter.limit);
     const events = page.map(toEventView);
+    const { objectId } = filter;
     return {
       // The index found the object's events by a 64-bit hash of its id; one whose ids share that hash
       // without naming the object is left out here, where its ids are read anyway (the page is one short;
       // the cursor still moves past it)
-      events: filter.objectId
-        ? events.filter((e) => e.objectIds.includes(filter.objectId as string))
-        : events,
+      events: objectId ? events.filter((e) => e.objectIds.includes(objectId)) : events,
       nextCursor: rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null,
     };
   }
