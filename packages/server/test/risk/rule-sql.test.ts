@@ -48,7 +48,12 @@ const lists = new Map([
 const { bool } = fc.letrec<{ int: string; str: string; bool: string }>((tie) => ({
   int: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    fc.constantFrom('amount', 'customer.age_days', ...FEATURES.map((f) => `velocity.${f}`)),
+    fc.constantFrom(
+      'amount',
+      'amount_reporting',
+      'customer.age_days',
+      ...FEATURES.map((f) => `velocity.${f}`),
+    ),
     // … and a key's velocity, its features named by the records' values (count_10m among them)
     tie('str').map((s) => `velocity.card[${s}]`),
     fc.constantFrom('0', '1', '3', '20', '9223372036854775807', '4611686018427387904'),
@@ -122,6 +127,8 @@ const str = fc.constantFrom(
 const recorded = fc.record(
   {
     amount: fc.oneof(fc.bigInt({ min: 0n, max: 50n }).map(Number), fc.constant(9007199254740991)),
+    // the amount itself, as in the reporting currency (left to the amount's column then), or another
+    amount_reporting: fc.oneof(fc.constantFrom(7, 9007199254740991), fc.integer({ min: 0, max: 50 })),
     currency: fc.constantFrom('EUR', 'a'),
     email: str,
     ip: fc.constantFrom('', '192.0.2.7', 'a'),
@@ -168,8 +175,9 @@ function signalRow(record: Record<string, unknown>, giveBack: boolean[]) {
       customerId: text(customer, member(record.customer, 'id'), 'a'),
     },
   };
-  const attributes =
-    typeof record.amount === 'number' ? { ...record, amount: BigInt(record.amount) } : record;
+  const attributes = { ...record };
+  for (const name of ['amount', 'amount_reporting'])
+    if (typeof record[name] === 'number') attributes[name] = BigInt(record[name]);
   return {
     attributes: JSON.parse(attributesJson(recordedAttributes(attributes, columns))),
     amount: columns.amount.toString(),

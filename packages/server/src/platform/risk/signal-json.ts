@@ -3,7 +3,9 @@
 // 54: 136-148 bytes of a signal's write-ahead log, measured in docs/benchmarks.md). An attribute is
 // left out only where the column gives back its JSON to the byte, and the JSON says which were left out
 // (the bits of `"~"`), so every reader of recorded attributes (the backtests, in SQL) puts back exactly
-// what was taken, and a row written before this, with no `"~"`, reads as it did.
+// what was taken, and a row written before this, with no `"~"`, reads as it did. The amount in the
+// reporting currency is left to the amount's column the same way when it is the amount itself (a signal
+// in that currency: 30 bytes of its row).
 import { type RawBuilder, sql } from 'kysely';
 import type { SignalKeyColumn } from './signal-index.ts';
 import type { SignalKeys } from './velocity.ts';
@@ -38,6 +40,8 @@ const IN_COLUMNS: readonly InColumn[] = [
     of: (r) => r.keys.cardFingerprint,
   },
   { bit: 32, name: 'customer', member: 'id', column: 'customer_id', of: (r) => r.keys.customerId },
+  // Every signal's amount in the reporting currency: the amount itself when that is the signal's currency
+  { bit: 64, name: 'amount_reporting', column: 'amount', of: (r) => r.amount },
 ];
 
 /** The JSON key whose bits say which attributes were left to their columns */
