@@ -1,5 +1,7 @@
 // Idempotency keys (docs/architecture.md), on the admin API's mutating routes (every API scope shares the same hooks).
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyDigest } from '../../src/platform/idempotency/idempotency-store.ts';
 import { Harness } from '../harness/harness.ts';
 
 let h: Harness;
@@ -66,7 +68,7 @@ describe('Idempotency-Key', () => {
     expect(await countPartners('Raced')).toBe(1);
   });
 
-  it('stores a short answer encrypted as it is and a long one compressed, and replays both byte for byte', async () => {
+  it('stores an answer deflated with the dictionary and sealed, and replays it byte for byte', async () => {
     const short = { name: 'Short answer' };
     const long = {
       name: 'Long answer',
@@ -92,11 +94,10 @@ describe('Idempotency-Key', () => {
       const sealed = await stored(key);
       // Never the answer itself: its secrets (API keys) are not readable in the table.
       expect(sealed.toString('latin1')).not.toContain((first.body as { apiKey: string }).apiKey);
-      expect(first.text.length >= 1024).toBe(key === 'k-long');
-      // Its first byte: sealed (1), or deflated and sealed (2)
-      expect(sealed[0]).toBe(key === 'k-long' ? 2 : 1);
-      // As bytes: the answer, 12 bytes of nonce and 16 of tag (a third less than base64 would be)
-      if (key === 'k-short') expect(sealed.length).toBe(1 + 12 + Buffer.byteLength(first.text) + 16);
+      // Its first byte: deflated with the dictionary, then sealed (4); as bytes, 12 of nonce and 16 of
+      // tag beside what deflate left of the answer, shorter than the answer itself
+      expect(sealed[0]).toBe(4);
+      expect(sealed.length).toBeLessThan(1 + 12 + Buffer.byteLength(first.text) + 16);
     }
   });
 
@@ -105,6 +106,45 @@ describe('Idempotency-Key', () => {
     const second = await h.admin('POST', '/merchants/987654/api-keys', { headers: withKey('k-404') });
     expect([first.status, second.status]).toEqual([404, 404]);
     expect(second.headers.get('idempotency-replayed')).toBe('true');
+  });
+
+  it('never answers for another key whose row holds the same digest: a row is its digest, scope and key', async () => {
+    const db = h.services.db;
+    const json = { name: 'Shared digest' };
+    await h.admin('POST', '/partners', { headers: withKey('k-digest-first'), json });
+    const { scope } = await db
+      .selectFrom('idempotency_keys')
+      .select('scope')
+      .where('key', '=', 'k-digest-first')
+      .executeTakeFirstOrThrow();
+    // Another caller's row for the same request, forged to hold the digest of this caller's next key
+    await sql`INSERT INTO idempotency_keys (key_digest, scope, key, request_sha256, response_status,
+        response_content_type, response_body, created_at, expires_at, retain_until)
+      SELECT ${keyDigest({ scope, key: 'k-digest-next' })}::uuid, 'another-caller', 'k-digest-next',
+        request_sha256, response_status, response_content_type, response_body, created_at, expires_at,
+        retain_until
+      FROM idempotency_keys WHERE key = 'k-digest-first'`.execute(db);
+    const next = await h.admin('POST', '/partners', { headers: withKey('k-digest-next'), json });
+    // Not that row's answer, and nothing done twice: the key is refused as one in use
+    expect(next.headers.get('idempotency-replayed')).toBeNull();
+    expect(next.status).toBe(409);
+    expect(await countPartners('Shared digest')).toBe(1);
+  });
+
+  it('finds a key stored before migration 0084 by the digest that migration gave it', async () => {
+    const pairs = [
+      ['issuing:partner:ptn_01', 'order-1'],
+      ['anonymous:127.0.0.1', 'k~!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}'],
+      ['payments:merchant:1001', 'x'.repeat(255)],
+    ];
+    // The migration's own expression (0084_idempotency_keys_by_digest.sql)
+    const { rows } = await sql<{ digest: string }>`
+      SELECT encode(substr(sha256(convert_to(scope || E'\n' || key, 'UTF8')), 1, 16), 'hex')::uuid::text AS digest
+      FROM unnest(${pairs.map(([scope]) => scope)}::text[], ${pairs.map(([, key]) => key)}::text[])
+        WITH ORDINALITY AS p(scope, key, i) ORDER BY i`.execute(h.services.db);
+    expect(rows.map((r) => r.digest)).toEqual(
+      pairs.map(([scope = '', key = '']) => keyDigest({ scope, key })),
+    );
   });
 
   it('refuses malformed keys naming the header', async () => {

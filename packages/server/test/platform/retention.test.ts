@@ -92,9 +92,9 @@ describe('retention', () => {
   it('clears a backlog of key tombstones 5,000 rows per sweep, not in one statement', async () => {
     const db = h.services.db;
     await sql`
-      INSERT INTO idempotency_keys (scope, key, request_hash, response_status, response_content_type,
+      INSERT INTO idempotency_keys (key_digest, scope, key, request_sha256, response_status, response_content_type,
         response_body_enc, created_at, expires_at, retain_until)
-      SELECT 'retention-backlog', 'k' || n, 'h', 201, 'application/json', NULL, now() - interval '40 days',
+      SELECT gen_random_uuid(), 'retention-backlog', 'k' || n, decode('00', 'hex'), 201, 'application/json', NULL, now() - interval '40 days',
         now() - interval '39 days', now() - interval '10 days'
       FROM generate_series(1, 5001) AS n`.execute(db);
     const backlog = async () =>
@@ -114,9 +114,9 @@ describe('retention', () => {
   it('drops a backlog of answers past their replay window 5,000 per sweep, and keeps the keys', async () => {
     const db = h.services.db;
     await sql`
-      INSERT INTO idempotency_keys (scope, key, request_hash, response_status, response_content_type,
+      INSERT INTO idempotency_keys (key_digest, scope, key, request_sha256, response_status, response_content_type,
         response_body, created_at, expires_at, retain_until)
-      SELECT 'answer-backlog', 'k' || n, 'h', 201, 'application/json', decode('007b7d', 'hex'), now() - interval '3 days',
+      SELECT gen_random_uuid(), 'answer-backlog', 'k' || n, decode('00', 'hex'), 201, 'application/json', decode('007b7d', 'hex'), now() - interval '3 days',
         now() - interval '2 days', now() + interval '20 days'
       FROM generate_series(1, 5001) AS n`.execute(db);
     const answered = async () => {

@@ -313,9 +313,12 @@ export interface WebhookAttemptsTable {
 }
 
 export interface IdempotencyKeysTable {
+  /** The primary key (migration 0084): the first 16 bytes of SHA-256 of scope and key, as a uuid */
+  key_digest: string;
   scope: string;
   key: string;
-  request_hash: string;
+  /** The request's SHA-256 (hashRequest) */
+  request_sha256: Buffer;
   response_status: number;
   response_content_type: string;
   /** The answer (its first byte says how it is kept: idempotency-store.ts); null once the replay window has passed */

@@ -14,6 +14,7 @@ import { type Db, pgErrorCode } from '../db/database.ts';
 import { preparedStatement } from '../db/prepared.ts';
 import type { OnOpen } from '../db/unit-of-work.ts';
 import { inSpan } from '../observability/tracing.ts';
+import { ANSWER_DICTIONARY_V1 } from './answer-dictionary.ts';
 
 /** How long an answer is replayed (default: 24 h, as Stripe) */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -38,7 +39,8 @@ export type UsedKey =
 export interface IdempotencyClaim {
   scope: string;
   key: string;
-  requestHash: string;
+  /** The request's SHA-256 (hashRequest): a key sent again with another request is refused */
+  requestHash: Buffer;
   /**
    * The route's answer holds only what its rows keep in clear (route config `answerInClear`): stored
    * with its key unencrypted, saving the cipher's set-up on a hot path (docs/architecture.md, Idempotency).
@@ -96,11 +98,12 @@ export class IdempotencyStore {
   private async claim(claim: IdempotencyClaim, begin: Parameters<OnOpen>[0], literal: Parameters<OnOpen>[1]) {
     const rows = await begin(
       `SELECT pg_try_advisory_xact_lock(hashtextextended(${literal(lockKey(claim))}, 0)) AS locked, k.*
-         FROM (SELECT 1) one LEFT JOIN (${KEY_ROW} WHERE scope = ${literal(claim.scope)} AND key = ${literal(claim.key)}) k ON true`,
+         FROM (SELECT 1) one LEFT JOIN (${KEY_ROW} WHERE key_digest = ${literal(keyDigest(claim))}
+           AND scope = ${literal(claim.scope)} AND key = ${literal(claim.key)}) k ON true`,
     );
     const row = rows[0] as (KeyRow & { locked: boolean }) | undefined;
     if (!row?.locked) throw new KeyAlreadyUsed({ outcome: 'in_progress' });
-    if (row.request_hash === null) return;
+    if (row.request_sha256 === null) return;
     const decision = this.decide(claim, row);
     if (decision) throw new KeyAlreadyUsed(decision);
     // Past its retention and not yet purged: forgotten, and this request runs.
@@ -133,10 +136,11 @@ export class IdempotencyStore {
 
   private async find(claim: IdempotencyClaim): Promise<KeyRow | undefined> {
     const { rows } = await this.db.executeQuery<KeyRow>(
-      preparedStatement('idempotency_key_row', `${KEY_ROW} WHERE scope = $1 AND key = $2`, [
-        claim.scope,
-        claim.key,
-      ]),
+      preparedStatement(
+        'idempotency_key_row',
+        `${KEY_ROW} WHERE key_digest = $1 AND scope = $2 AND key = $3`,
+        [keyDigest(claim), claim.scope, claim.key],
+      ),
     );
     return rows[0];
   }
@@ -148,6 +152,7 @@ export class IdempotencyStore {
   private async forgetIfRetired(claim: IdempotencyClaim): Promise<void> {
     await this.db
       .deleteFrom('idempotency_keys')
+      .where('key_digest', '=', keyDigest(claim))
       .where('scope', '=', claim.scope)
       .where('key', '=', claim.key)
       .where('retain_until', '<=', this.clock.now())
@@ -158,7 +163,7 @@ export class IdempotencyStore {
   private decide(claim: IdempotencyClaim, existing: KeyRow): UsedKey | undefined {
     const now = this.clock.now();
     if (existing.retain_until <= now) return undefined;
-    if (existing.request_hash !== claim.requestHash) return { outcome: 'mismatch' };
+    if (!existing.request_sha256.equals(claim.requestHash)) return { outcome: 'mismatch' };
     const stored = existing.response_body ?? existing.response_body_enc;
     if (existing.expires_at <= now || stored === null) {
       return { outcome: 'expired', usedAt: existing.created_at, status: existing.response_status };
@@ -177,14 +182,13 @@ export class IdempotencyStore {
     return {
       sql: INSERT_KEY,
       parameters: [
+        keyDigest(claim),
         claim.scope,
         claim.key,
         claim.requestHash,
         answer.status,
         answer.contentType,
-        claim.answerInClear
-          ? Buffer.concat([ANSWER_IN_CLEAR, Buffer.from(answer.body, 'utf8')])
-          : sealAnswer(this.encryptor, answer.body, associatedData(claim)),
+        storeAnswer(this.encryptor, answer.body, associatedData(claim), claim.answerInClear),
         now,
         addSeconds(now, IDEMPOTENCY_TTL_SECONDS),
         addSeconds(now, this.retentionDays * 86_400),
@@ -217,7 +221,7 @@ export class IdempotencyStore {
 }
 
 interface KeyRow {
-  request_hash: string;
+  request_sha256: Buffer;
   response_status: number;
   response_content_type: string;
   response_body: Buffer | null;
@@ -233,12 +237,22 @@ interface KeyRow {
  * just before the lock: a request with this key that committed in between is missed here, and then its
  * row stops this one at commit (the primary key), so the effect is never doubled.
  */
-const KEY_ROW = `SELECT request_hash, response_status, response_content_type, response_body, response_body_enc,
+const KEY_ROW = `SELECT request_sha256, response_status, response_content_type, response_body, response_body_enc,
   created_at, expires_at, retain_until FROM idempotency_keys`;
-const INSERT_KEY = `INSERT INTO idempotency_keys (scope, key, request_hash, response_status, response_content_type,
-  response_body, created_at, expires_at, retain_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+const INSERT_KEY = `INSERT INTO idempotency_keys (key_digest, scope, key, request_sha256, response_status,
+  response_content_type, response_body, created_at, expires_at, retain_until)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
 
-const lockKey = (claim: IdempotencyClaim) => `${claim.scope}\n${claim.key}`;
+const lockKey = (claim: Pick<IdempotencyClaim, 'scope' | 'key'>) => `${claim.scope}\n${claim.key}`;
+
+/**
+ * The key's primary key (migration 0084): the first 16 bytes of the SHA-256 of its scope and key, as a
+ * uuid. Every lookup names the scope and the key beside it, so a shared digest never answers for another.
+ */
+export function keyDigest(claim: Pick<IdempotencyClaim, 'scope' | 'key'>): string {
+  const hex = hash('sha256', lockKey(claim), 'hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
 
 /** The key's row exists already: another request with it committed first. */
 function isKeyTaken(err: unknown): boolean {
@@ -247,41 +261,52 @@ function isKeyTaken(err: unknown): boolean {
   );
 }
 
-/** Answers shorter than this many characters are stored uncompressed (see sealAnswer). */
-const COMPRESS_FROM_CHARS = 1024;
-
 /**
  * A stored answer is bytes (`response_body`, migration 0078): a first byte that says what follows, then
- * the answer in clear (UTF-8), sealed (Encryptor.seal: nonce, ciphertext, tag), or deflated and sealed.
- * As bytes, a sealed answer is a third smaller than the text format's base64 was, and the row is written
- * with every keyed write: its bytes are WAL (docs/benchmarks.md, issue 54).
+ * the answer in clear (UTF-8) or sealed (Encryptor.seal: nonce, ciphertext, tag), either of them first
+ * deflated with the answers' dictionary (answer-dictionary.ts) where that makes it shorter. The row is
+ * written with every keyed write: its bytes are WAL (docs/benchmarks.md, issue 54).
  */
 const IN_CLEAR = 0;
 const SEALED = 1;
+/** Deflated without a dictionary past 1,024 characters, then sealed: written before issue 54, still read */
 const DEFLATED_SEALED = 2;
-const ANSWER_IN_CLEAR = Buffer.of(IN_CLEAR);
+const PACKED_IN_CLEAR = 3;
+const PACKED_SEALED = 4;
 
 /**
- * A long answer is compressed first (ciphertext does not compress). A short one — most answers, an order
- * or a transaction — is sealed as it is: deflating 400 bytes costs some 35 µs of CPU (most of it setting
- * up the compressor) to save under 100 bytes.
+ * The answer as stored. Ciphertext does not compress, so an answer is deflated first: with the dictionary a
+ * card transaction's 549 bytes become 118, an order's 184 bytes 23, for some 20 µs of CPU.
  */
-function sealAnswer(encryptor: Encryptor, body: string, associated: string): Buffer {
+export function storeAnswer(
+  encryptor: Encryptor,
+  body: string,
+  associated: string,
+  inClear: boolean | undefined,
+): Buffer {
   const plain = Buffer.from(body, 'utf8');
-  if (body.length < COMPRESS_FROM_CHARS)
-    return Buffer.concat([Buffer.of(SEALED), encryptor.seal(plain, associated)]);
-  return Buffer.concat([Buffer.of(DEFLATED_SEALED), encryptor.seal(deflateRawSync(plain), associated)]);
+  const deflated = deflateRawSync(plain, { dictionary: ANSWER_DICTIONARY_V1 });
+  const packed = deflated.length < plain.length;
+  const bytes = packed ? deflated : plain;
+  if (inClear) return Buffer.concat([Buffer.of(packed ? PACKED_IN_CLEAR : IN_CLEAR), bytes]);
+  return Buffer.concat([Buffer.of(packed ? PACKED_SEALED : SEALED), encryptor.seal(bytes, associated)]);
 }
 
-function openAnswer(encryptor: Encryptor, stored: Buffer | string, associated: string): string {
+/** The answer a stored one holds, in any format written since the first */
+export function openAnswer(encryptor: Encryptor, stored: Buffer | string, associated: string): string {
   if (typeof stored === 'string') return openTextAnswer(encryptor, stored, associated);
   const kind = stored[0];
   const rest = stored.subarray(1);
   if (kind === IN_CLEAR) return rest.toString('utf8');
   if (kind === SEALED) return encryptor.open(rest, associated).toString('utf8');
+  if (kind === PACKED_IN_CLEAR) return unpack(rest);
+  if (kind === PACKED_SEALED) return unpack(encryptor.open(rest, associated));
   if (kind === DEFLATED_SEALED) return inflateRawSync(encryptor.open(rest, associated)).toString('utf8');
   throw new Error('unknown stored answer format');
 }
+
+const unpack = (packed: Buffer) =>
+  inflateRawSync(packed, { dictionary: ANSWER_DICTIONARY_V1 }).toString('utf8');
 
 /** An answer stored as text before migration 0078: `clear:…`, `v1:…` (encrypted) or `z:v1:…` (deflated) */
 function openTextAnswer(encryptor: Encryptor, stored: string, associated: string): string {
@@ -295,8 +320,8 @@ function openTextAnswer(encryptor: Encryptor, stored: string, associated: string
 const associatedData = (claim: IdempotencyClaim) => `idempotency:${claim.scope}\n${claim.key}`;
 
 /** Method, path and the parsed body with keys sorted: form and JSON spellings of one request agree. */
-export function hashRequest(method: string, url: string, body: unknown): string {
-  return hash('sha256', `${method} ${url}\n${stableStringify(body ?? null)}`, 'hex');
+export function hashRequest(method: string, url: string, body: unknown): Buffer {
+  return hash('sha256', `${method} ${url}\n${stableStringify(body ?? null)}`, 'buffer');
 }
 
 /**

@@ -58,7 +58,7 @@ describe('the request hash', () => {
     expect(stableStringify(request)).toBe(
       '{"Z":true,"b":[1,{"c":"é\\"\\\\n","d":null}],"order":{"amount":{"currency":"EUR","total":"10.00"},"reference":"R-1"}}',
     );
-    expect(hashRequest('POST', '/crypto/api/stores/orders', request)).toBe(
+    expect(hashRequest('POST', '/crypto/api/stores/orders', request).toString('hex')).toBe(
       'ca6ab032701b80bf5356ad9d57236691e07d388f61c373932b518e3c8afd27cd',
     );
   });
