@@ -3,7 +3,8 @@
 -- key as text in every entry, some 90 bytes, where the first 16 bytes of their SHA-256 make a 24-byte
 -- index tuple, written with every keyed write. A lookup names the digest and then the scope and the key
 -- themselves (idempotency-store.ts), so two keys that shared a digest would still never answer for each
--- other. The request's hash is kept as its 32 bytes instead of 64 hex characters.
+-- other. The request's hash is kept as its 32 bytes instead of 64 hex characters, and the content type
+-- most answers have (application/json; charset=utf-8) as NULL.
 -- (On a large existing database, add the columns, fill them in batches and build idempotency_keys_digest
 -- CONCURRENTLY before upgrading: the statements below then find nothing to do but the swap;
 -- docs/operations.md, Upgrading a large database.)
@@ -17,6 +18,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS idempotency_keys_digest ON idempotency_keys (k
 ALTER TABLE idempotency_keys
   ALTER COLUMN key_digest SET NOT NULL,
   ALTER COLUMN request_sha256 SET NOT NULL,
+  ALTER COLUMN response_content_type DROP NOT NULL,
   DROP COLUMN request_hash,
   DROP CONSTRAINT idempotency_keys_pkey,
   ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY USING INDEX idempotency_keys_digest;

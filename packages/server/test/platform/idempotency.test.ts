@@ -82,6 +82,14 @@ describe('Idempotency-Key', () => {
           .where('key', '=', key)
           .executeTakeFirstOrThrow()
       ).response_body ?? Buffer.alloc(0);
+    const contentTypeStored = async (key: string) =>
+      (
+        await h.services.db
+          .selectFrom('idempotency_keys')
+          .select('response_content_type')
+          .where('key', '=', key)
+          .executeTakeFirstOrThrow()
+      ).response_content_type;
     for (const [key, path, json] of [
       ['k-short', '/partners', short],
       ['k-long', '/merchants', long],
@@ -98,6 +106,9 @@ describe('Idempotency-Key', () => {
       // tag beside what deflate left of the answer, shorter than the answer itself
       expect(sealed[0]).toBe(4);
       expect(sealed.length).toBeLessThan(1 + 12 + Buffer.byteLength(first.text) + 16);
+      // The usual JSON content type stored as null, replayed as it was sent
+      expect(again.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(await contentTypeStored(key)).toBeNull();
     }
   });
 

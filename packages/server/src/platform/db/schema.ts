@@ -320,7 +320,8 @@ export interface IdempotencyKeysTable {
   /** The request's SHA-256 (hashRequest) */
   request_sha256: Buffer;
   response_status: number;
-  response_content_type: string;
+  /** Null for 'application/json; charset=utf-8' (migration 0084) */
+  response_content_type: string | null;
   /** The answer (its first byte says how it is kept: idempotency-store.ts); null once the replay window has passed */
   response_body: Buffer | null;
   /** An answer stored as text before migration 0078 (null once its replay window has passed) */

@@ -171,7 +171,7 @@ export class IdempotencyStore {
     return {
       outcome: 'replay',
       status: existing.response_status,
-      contentType: existing.response_content_type,
+      contentType: existing.response_content_type ?? JSON_UTF8,
       body: openAnswer(this.encryptor, stored, associatedData(claim)),
     };
   }
@@ -187,7 +187,7 @@ export class IdempotencyStore {
         claim.key,
         claim.requestHash,
         answer.status,
-        answer.contentType,
+        answer.contentType === JSON_UTF8 ? null : answer.contentType,
         storeAnswer(this.encryptor, answer.body, associatedData(claim), claim.answerInClear),
         now,
         addSeconds(now, IDEMPOTENCY_TTL_SECONDS),
@@ -223,7 +223,8 @@ export class IdempotencyStore {
 interface KeyRow {
   request_sha256: Buffer;
   response_status: number;
-  response_content_type: string;
+  /** Null for the usual JSON (JSON_UTF8) */
+  response_content_type: string | null;
   response_body: Buffer | null;
   /** An answer stored before migration 0078, as text */
   response_body_enc: string | null;
@@ -242,6 +243,9 @@ const KEY_ROW = `SELECT request_sha256, response_status, response_content_type, 
 const INSERT_KEY = `INSERT INTO idempotency_keys (key_digest, scope, key, request_sha256, response_status,
   response_content_type, response_body, created_at, expires_at, retain_until)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
+
+/** The content type most answers have, stored as null (migration 0084): 32 bytes of every key's row */
+const JSON_UTF8 = 'application/json; charset=utf-8';
 
 const lockKey = (claim: Pick<IdempotencyClaim, 'scope' | 'key'>) => `${claim.scope}\n${claim.key}`;
 
