@@ -5,6 +5,7 @@
 // movements of the balance yet.
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/database.ts';
+import { ownedBy } from '../../platform/db/owner-hash.ts';
 import { DomainError } from '../../platform/errors/domain-error.ts';
 import { formatAmountIn } from '../../platform/money/amount.ts';
 import { reportMonth, toCsv } from '../../platform/payouts/reports.ts';
@@ -29,7 +30,7 @@ export async function accountStatement(
   const { rows: opening } = await sql<{ total: string | null }>`
     SELECT sum(e.amount)::text AS total FROM ledger_entries e
     JOIN ledger_transactions t ON t.id = e.transaction_id
-    WHERE e.account_id = ${account.ledgerAccountId} AND t.status = 'posted'
+    WHERE ${ownedBy('e.account_id', account.ledgerAccountId)} AND t.status = 'posted'
       AND t.created_at < ${start}::date`.execute(db);
   const { rows } = await sql<{
     created_at: Date;
@@ -42,7 +43,7 @@ export async function accountStatement(
     JOIN ledger_transactions t ON t.id = e.transaction_id
     LEFT JOIN issuing_transactions it
       ON it.id::text = substring(t.operation_id FROM '^issuing-(?:clear|credit|auth):(.*)$')
-    WHERE e.account_id = ${account.ledgerAccountId} AND t.status = 'posted'
+    WHERE ${ownedBy('e.account_id', account.ledgerAccountId)} AND t.status = 'posted'
       AND t.created_at >= ${start}::date AND t.created_at < (${start}::date + interval '1 month')
     ORDER BY t.created_at, t.id`.execute(db);
   let balance = BigInt(opening[0]?.total ?? 0);

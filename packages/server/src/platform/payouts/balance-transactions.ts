@@ -4,6 +4,7 @@
 // of that balance is available, pending or reserved.
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
+import { ownedBy } from '../db/owner-hash.ts';
 import type { StatementBatch } from '../db/statement-batch.ts';
 import { rowInsert } from '../db/statement-batch.ts';
 import { newId } from '../ids.ts';
@@ -144,7 +145,7 @@ export async function balancesOf(db: Executor, ledger: Ledger, owner: Owner, now
   const currencies = await sql<{ currency: string }>`
     SELECT DISTINCT a.asset AS currency FROM ledger_accounts a
     WHERE a.owner_type = ${ownerType} AND a.owner_id = ${ownerId} AND a.purpose = ANY(${purposes}::text[])
-      AND (SELECT 1 FROM ledger_entries e WHERE e.account_id = a.id LIMIT 1) IS NOT NULL
+      AND (SELECT 1 FROM ledger_entries e WHERE ${ownedBy('e.account_id', sql.ref('a.id'))} LIMIT 1) IS NOT NULL
     ORDER BY 1`.execute(db);
   const balances: Balance[] = [];
   for (const { currency } of currencies.rows)

@@ -14,6 +14,7 @@
 // result is kept (reconcile_runs) for the console's Reports page.
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Executor } from '../db/database.ts';
+import { ownedBy } from '../db/owner-hash.ts';
 import { SITE_BALANCE_PURPOSES } from './balance-accounts.ts';
 import { nextDay } from './balance-days.ts';
 
@@ -269,7 +270,7 @@ export async function lastReconcileRun(db: Executor): Promise<ReconcileRun | und
 
 /**
  * What the ledger's posted entries of the accounts matching `where` total per key, up to `end`: each
- * account's entries by its `(account_id, transaction_id)` index, never a scan of every entry.
+ * account's entries by its index on the account's hash (owner-hash.ts), never a scan of every entry.
  */
 function ledgerTotals(key: RawBuilder<unknown>, where: RawBuilder<unknown>, end: RawBuilder<unknown>) {
   // Each entry's transaction by its key (a subquery per entry): a join would let the planner, guessing an
@@ -277,7 +278,7 @@ function ledgerTotals(key: RawBuilder<unknown>, where: RawBuilder<unknown>, end:
   return sql`SELECT ${key} AS key, sum(x.total) AS total FROM ledger_accounts a
     CROSS JOIN LATERAL (
       SELECT sum(e.amount) AS total FROM ledger_entries e
-      WHERE e.account_id = a.id
+      WHERE ${ownedBy('e.account_id', sql.ref('a.id'))}
         AND (SELECT t.status = 'posted' AND t.created_at < ${end} FROM ledger_transactions t
              WHERE t.id = e.transaction_id)
     ) x

@@ -4,6 +4,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Viewer } from '../../../platform/console/console-users.ts';
 import { pageOf, whenGiven } from '../../../platform/console/paging.ts';
 import type { Executor } from '../../../platform/db/database.ts';
+import { ownedBy as ownedByHash } from '../../../platform/db/owner-hash.ts';
 import { notFound } from '../../../platform/errors/domain-error.ts';
 
 type Filters = Record<string, string | undefined>;
@@ -85,10 +86,10 @@ export function entriesOf(db: Executor, accountId: string, cursor: string | unde
     {
       selectFrom: sql`e.transaction_id, t.operation_id, t.kind, t.status, e.amount, t.metadata, t.created_at
         FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id`,
-      where: [sql<boolean>`e.account_id = ${accountId}`],
+      where: [ownedByHash('e.account_id', accountId)],
       createdAt: 't.created_at',
       id: 'e.transaction_id',
-      // Ledger transaction ids grow with time: (account_id, transaction_id) serves the page.
+      // Ledger transaction ids grow with time: the index on (the account's hash, transaction_id) serves the page.
       sequence: 'e.transaction_id',
     },
     cursor,
