@@ -42,7 +42,7 @@ export function listCryptoOrders(db: Executor, viewer: Viewer, f: Filters) {
     {
       selectFrom: ORDER_COLUMNS,
       where: [
-        tenantCondition(viewer, 'store', 'o.store_id'),
+        tenantCondition(viewer, 'store', 'o.store_id', { hashed: true }),
         ...whenGiven(f, 'status', (v) => sql`o.status = ${v}`),
         ...whenGiven(f, 'reference', (v) => sql`o.reference = ${v}`),
       ],

@@ -11,6 +11,7 @@
 import type { Selectable } from 'kysely';
 import { addMonths } from '../../platform/clock/clock.ts';
 import type { Tx } from '../../platform/db/database.ts';
+import { ownedBy } from '../../platform/db/owner-hash.ts';
 import { preparedStatement } from '../../platform/db/prepared.ts';
 import type { CryptoOrderStatus, CryptoOrdersTable } from '../../platform/db/schema.ts';
 import { StatementBatch, type StatementPart } from '../../platform/db/statement-batch.ts';
@@ -180,7 +181,7 @@ export class OrdersService {
     let q = this.deps.db
       .selectFrom('crypto_orders')
       .select(['id', 'seq'])
-      .where('store_id', '=', store.id)
+      .where(ownedBy('store_id', store.id))
       .orderBy('seq', 'desc')
       .limit(query.limit + 1);
     if (query.status) q = q.where('status', '=', query.status);
