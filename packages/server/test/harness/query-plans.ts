@@ -22,3 +22,8 @@ export function hashSearched(plan: string[]): string[] {
     return found && /Index Cond: \(+hashtextextended/.test(plan[i + 1] ?? '') ? [found] : [];
   });
 }
+
+/** The indexes a read searches by a hash, planned with sequential scans priced out */
+export async function searchedByHash(db: Db, query: CompiledQuery): Promise<string[]> {
+  return hashSearched(await planWithoutSeqScans(db, query));
+}

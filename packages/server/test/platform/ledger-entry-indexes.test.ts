@@ -6,7 +6,7 @@ import { type RawBuilder, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownedBy } from '../../src/platform/db/owner-hash.ts';
 import { Harness } from '../harness/harness.ts';
-import { hashSearched, planWithoutSeqScans } from '../harness/query-plans.ts';
+import { searchedByHash } from '../harness/query-plans.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -16,8 +16,7 @@ afterAll(async () => {
   await h.close();
 });
 
-const searched = async (query: RawBuilder<unknown>) =>
-  hashSearched(await planWithoutSeqScans(h.services.db, query.compile(h.services.db)));
+const searched = (query: RawBuilder<unknown>) => searchedByHash(h.services.db, query.compile(h.services.db));
 
 describe('a ledger entry’s per-account index', () => {
   it('serves the console’s page of an account’s entries, newest first', async () => {

@@ -8,7 +8,7 @@ import type { VelocityFeature } from '../../src/platform/risk/decision-points.ts
 import { type SignalKeyColumn, signalsMatching } from '../../src/platform/risk/signal-index.ts';
 import { velocityColumns } from '../../src/platform/risk/velocity.ts';
 import { Harness } from '../harness/harness.ts';
-import { hashSearched, planWithoutSeqScans } from '../harness/query-plans.ts';
+import { searchedByHash } from '../harness/query-plans.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -19,8 +19,7 @@ afterAll(async () => {
 });
 
 /** The indexes a read searches by their hash, with sequential scans priced out */
-const searched = async (query: CompiledQuery) =>
-  hashSearched(await planWithoutSeqScans(h.services.db, query));
+const searched = (query: CompiledQuery) => searchedByHash(h.services.db, query);
 
 /** A count of the signals a condition names over `risk_signals`, aliased `alias` when given */
 const compiled = (condition: RawBuilder<unknown>, alias = '') =>
