@@ -134,6 +134,8 @@ async function seed(pool: pg.Pool, scene: Scene, orders: number) {
   rows.ledger_entries = entries;
   rows.idempotency_keys = await copy('idempotency_keys', `key = 'scale-0'`, half, {
     key: `'year-' || g`,
+    // The key's primary key: its digest, as idempotency-store.ts makes it (migration 0084)
+    key_digest: `encode(substr(sha256(convert_to(t0.scope || E'\\n' || 'year-' || g, 'UTF8')), 1, 16), 'hex')::uuid`,
   });
   // Every charge's risk signal (docs/risk.md), keys varied so velocity has something to count: 62,500
   // IPs, 50,000 emails, 400,000 cards, one in fifty declined.
