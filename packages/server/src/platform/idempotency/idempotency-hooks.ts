@@ -15,6 +15,7 @@ import {
   type IdempotencyClaim,
   type IdempotencyStore,
   KeyAlreadyUsed,
+  keyDigest,
   type UsedKey,
 } from './idempotency-store.ts';
 
@@ -178,9 +179,12 @@ export function addIdempotencyHooks(
         return unit.run(async () => handler.call(this, request, reply));
       }
       if (key === undefined || !MUTATING.has(request.method)) return handler.call(this, request, reply);
+      const scope = request.principal?.scope ?? `anonymous:${request.ip}`;
+      const checked = checkKey(key);
       const claim = {
-        scope: request.principal?.scope ?? `anonymous:${request.ip}`,
-        key: checkKey(key),
+        scope,
+        key: checked,
+        digest: keyDigest({ scope, key: checked }),
         requestHash: hashRequest(request.method, request.url, request.body),
         ...(answerInClear ? { answerInClear } : {}),
       };

@@ -39,6 +39,8 @@ export type UsedKey =
 export interface IdempotencyClaim {
   scope: string;
   key: string;
+  /** The key's row's primary key (keyDigest): made once per request */
+  digest: string;
   /** The request's SHA-256 (hashRequest): a key sent again with another request is refused */
   requestHash: Buffer;
   /**
@@ -98,7 +100,7 @@ export class IdempotencyStore {
   private async claim(claim: IdempotencyClaim, begin: Parameters<OnOpen>[0], literal: Parameters<OnOpen>[1]) {
     const rows = await begin(
       `SELECT pg_try_advisory_xact_lock(hashtextextended(${literal(lockKey(claim))}, 0)) AS locked, k.*
-         FROM (SELECT 1) one LEFT JOIN (${KEY_ROW} WHERE key_digest = ${literal(keyDigest(claim))}
+         FROM (SELECT 1) one LEFT JOIN (${KEY_ROW} WHERE key_digest = ${literal(claim.digest)}
            AND scope = ${literal(claim.scope)} AND key = ${literal(claim.key)}) k ON true`,
     );
     const row = rows[0] as (KeyRow & { locked: boolean }) | undefined;
@@ -139,7 +141,7 @@ export class IdempotencyStore {
       preparedStatement(
         'idempotency_key_row',
         `${KEY_ROW} WHERE key_digest = $1 AND scope = $2 AND key = $3`,
-        [keyDigest(claim), claim.scope, claim.key],
+        [claim.digest, claim.scope, claim.key],
       ),
     );
     return rows[0];
@@ -152,7 +154,7 @@ export class IdempotencyStore {
   private async forgetIfRetired(claim: IdempotencyClaim): Promise<void> {
     await this.db
       .deleteFrom('idempotency_keys')
-      .where('key_digest', '=', keyDigest(claim))
+      .where('key_digest', '=', claim.digest)
       .where('scope', '=', claim.scope)
       .where('key', '=', claim.key)
       .where('retain_until', '<=', this.clock.now())
@@ -182,7 +184,7 @@ export class IdempotencyStore {
     return {
       sql: INSERT_KEY,
       parameters: [
-        keyDigest(claim),
+        claim.digest,
         claim.scope,
         claim.key,
         claim.requestHash,
