@@ -132,10 +132,14 @@ async function seed(pool: pg.Pool, scene: Scene, orders: number) {
     [receivable.rows[0]?.id, -1090 * orders],
   );
   rows.ledger_entries = entries;
-  rows.idempotency_keys = await copy('idempotency_keys', `key = 'scale-0'`, half, {
-    key: `'year-' || g`,
-    // The key's primary key: its digest, as idempotency-store.ts makes it (migration 0084)
-    key_digest: `encode(substr(sha256(convert_to(t0.scope || E'\\n' || 'year-' || g, 'UTF8')), 1, 16), 'hex')::uuid`,
+  // A key's row is its scope's and key's SHA-256: the first 16 bytes its primary key, the rest its check
+  // (idempotency-store.ts, keyDigest; migrations 0084 and 0087)
+  const keySha = (key: string) =>
+    `sha256(convert_to('payments:merchant:${m.id}' || E'\\n' || ${key}, 'UTF8'))`;
+  const digestOf = (key: string) => `encode(substr(${keySha(key)}, 1, 16), 'hex')::uuid`;
+  rows.idempotency_keys = await copy('idempotency_keys', `key_digest = ${digestOf(`'scale-0'`)}`, half, {
+    key_digest: digestOf(`'year-' || g`),
+    key_check: `substr(${keySha(`'year-' || g`)}, 17, 16)`,
   });
   // Every charge's risk signal (docs/risk.md), keys varied so velocity has something to count: 62,500
   // IPs, 50,000 emails, 400,000 cards, one in fifty declined.

@@ -7,6 +7,7 @@
 import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_DICTIONARY_V1 } from '../../src/platform/idempotency/answer-dictionary.ts';
+import { keyDigest } from '../../src/platform/idempotency/idempotency-store.ts';
 import { aStore, orderDocument } from '../harness/crypto-builders.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCustomer, aMerchant, anOrder } from '../harness/payments-builders.ts';
@@ -19,9 +20,13 @@ afterAll(() => h.close());
 
 interface Case {
   /** Makes the keyed request; answers its text and the row it wrote */
-  run: (
-    key: string,
-  ) => Promise<{ text: string; replay: () => Promise<string>; row: Record<string, unknown> }>;
+  run: (key: string) => Promise<{
+    text: string;
+    replay: () => Promise<string>;
+    row: Record<string, unknown>;
+    /** The caller's scope, which with the key finds the key's row */
+    scope: string;
+  }>;
 }
 
 const CASES: Record<string, Case> = {
@@ -40,17 +45,22 @@ const CASES: Record<string, Case> = {
         .selectAll()
         .where('id', '=', made.body.data.id)
         .executeTakeFirstOrThrow();
-      return { text: made.text, replay: async () => (await send()).text, row };
+      return {
+        text: made.text,
+        replay: async () => (await send()).text,
+        row,
+        scope: `crypto:store:${store.id}`,
+      };
     },
   },
 };
 
-const storedAnswer = async (key: string) =>
+const storedAnswer = async (scope: string, key: string) =>
   (
     await h.services.db
       .selectFrom('idempotency_keys')
       .select('response_body')
-      .where('key', '=', key)
+      .where('key_digest', '=', keyDigest({ scope, key }).digest)
       .executeTakeFirstOrThrow()
   ).response_body as Buffer;
 
@@ -67,8 +77,8 @@ describe('answers stored in clear', () => {
 
   it.each(Object.keys(CASES))('%s: holds only what its row keeps in clear', async (route) => {
     const key = `clear-${Math.random().toString(36).slice(2)}`;
-    const { text, replay, row } = await (CASES[route] as Case).run(key);
-    const stored = await storedAnswer(key);
+    const { text, replay, row, scope } = await (CASES[route] as Case).run(key);
+    const stored = await storedAnswer(scope, key);
     // Its first byte says in clear, deflated with the answers' dictionary (3), then the answer as sent
     expect(stored[0]).toBe(3);
     expect(inflateRawSync(stored.subarray(1), { dictionary: ANSWER_DICTIONARY_V1 }).toString('utf8')).toBe(
@@ -107,7 +117,7 @@ describe('answers stored in clear', () => {
       form: anOrder(await aCustomer(h, m)),
     });
     expect(made.status).toBe(201);
-    const stored = await storedAnswer(key);
+    const stored = await storedAnswer(`payments:merchant:${m.id}`, key);
     // Sealed, deflated first where that is shorter (4, else 1), and not a byte of the answer readable
     expect([1, 4]).toContain(stored[0]);
     expect(stored.includes(Buffer.from(made.text.slice(0, 16)))).toBe(false);

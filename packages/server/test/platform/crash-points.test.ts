@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentUnit } from '../../src/platform/db/connection-scope.ts';
+import { keyDigest } from '../../src/platform/idempotency/idempotency-store.ts';
 import { aStore, orderDocument } from '../harness/crypto-builders.ts';
 import { Harness } from '../harness/harness.ts';
 import { aCardholder } from '../harness/issuing-builders.ts';
@@ -270,7 +271,7 @@ describe('keys', () => {
     const stored = await h.services.db
       .selectFrom('idempotency_keys')
       .selectAll()
-      .where('key', '=', 'secret-answer')
+      .where('key_digest', '=', keyDigest({ scope: 'admin', key: 'secret-answer' }).digest)
       .executeTakeFirstOrThrow();
     expect(JSON.stringify(stored)).not.toContain(created.body.apiKey);
 
@@ -278,7 +279,7 @@ describe('keys', () => {
     const purged = await h.services.db
       .selectFrom('idempotency_keys')
       .select(['response_body', 'response_body_enc'])
-      .where('key', '=', 'secret-answer')
+      .where('key_digest', '=', keyDigest({ scope: 'admin', key: 'secret-answer' }).digest)
       .executeTakeFirstOrThrow();
     expect(purged).toEqual({ response_body: null, response_body_enc: null });
     const late = await h.admin<{ error: { code: string; field: string } }>('POST', '/partners', {

@@ -78,7 +78,7 @@ describe('Idempotency-Key', () => {
       h.services.db
         .selectFrom('idempotency_keys')
         .select(['response_body', 'response_content_type'])
-        .where('key', '=', key)
+        .where('key_digest', '=', keyDigest({ scope: 'admin', key }).digest)
         .executeTakeFirstOrThrow();
     for (const [key, path, json] of [
       ['k-short', '/partners', short],
@@ -110,43 +110,40 @@ describe('Idempotency-Key', () => {
     expect(second.headers.get('idempotency-replayed')).toBe('true');
   });
 
-  it('never answers for another key whose row holds the same digest: a row is its digest, scope and key', async () => {
+  it('never answers for another key whose row holds the same digest: a row is its whole SHA-256', async () => {
     const db = h.services.db;
     const json = { name: 'Shared digest' };
     await h.admin('POST', '/partners', { headers: withKey('k-digest-first'), json });
-    const { scope } = await db
-      .selectFrom('idempotency_keys')
-      .select('scope')
-      .where('key', '=', 'k-digest-first')
-      .executeTakeFirstOrThrow();
+    const first = keyDigest({ scope: 'admin', key: 'k-digest-first' });
+    const next = keyDigest({ scope: 'admin', key: 'k-digest-next' });
+    const another = keyDigest({ scope: 'another-caller', key: 'k-digest-next' });
     // Another caller's row for the same request, forged to hold the digest of this caller's next key
-    await sql`INSERT INTO idempotency_keys (key_digest, scope, key, request_sha256, response_status,
-        response_content_type, response_body, created_at, expires_at, retain_until)
-      SELECT ${keyDigest({ scope, key: 'k-digest-next' })}::uuid, 'another-caller', 'k-digest-next',
-        request_sha256, response_status, response_content_type, response_body, created_at, expires_at,
-        retain_until
-      FROM idempotency_keys WHERE key = 'k-digest-first'`.execute(db);
-    const next = await h.admin('POST', '/partners', { headers: withKey('k-digest-next'), json });
+    // beside the rest of its own SHA-256
+    await sql`INSERT INTO idempotency_keys (key_digest, key_check, request_sha256, response_status,
+        response_content_type, response_body, created_at, due_at)
+      SELECT ${next.digest}::uuid, ${another.check}, request_sha256, response_status, response_content_type,
+        response_body, created_at, due_at
+      FROM idempotency_keys WHERE key_digest = ${first.digest}::uuid`.execute(db);
+    const sent = await h.admin('POST', '/partners', { headers: withKey('k-digest-next'), json });
     // Not that row's answer, and nothing done twice: the key is refused as one in use
-    expect(next.headers.get('idempotency-replayed')).toBeNull();
-    expect(next.status).toBe(409);
+    expect(sent.headers.get('idempotency-replayed')).toBeNull();
+    expect(sent.status).toBe(409);
     expect(await countPartners('Shared digest')).toBe(1);
   });
 
-  it('finds a key stored before migration 0084 by the digest that migration gave it', async () => {
+  it('finds a key stored before migrations 0084 and 0087 by the digest and check they gave it', async () => {
     const pairs = [
       ['issuing:partner:ptn_01', 'order-1'],
       ['anonymous:127.0.0.1', 'k~!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}'],
       ['payments:merchant:1001', 'x'.repeat(255)],
     ];
-    // The migration's own expression (0084_idempotency_keys_by_digest.sql)
-    const { rows } = await sql<{ digest: string }>`
-      SELECT encode(substr(sha256(convert_to(scope || E'\n' || key, 'UTF8')), 1, 16), 'hex')::uuid::text AS digest
+    // The migrations' own expressions (0084_idempotency_keys_by_digest.sql, 0087_idempotency_keys_one_due_index.sql)
+    const { rows } = await sql<{ digest: string; check: Buffer }>`
+      SELECT encode(substr(sha256(convert_to(scope || E'\n' || key, 'UTF8')), 1, 16), 'hex')::uuid::text AS digest,
+        substr(sha256(convert_to(scope || E'\n' || key, 'UTF8')), 17, 16) AS check
       FROM unnest(${pairs.map(([scope]) => scope)}::text[], ${pairs.map(([, key]) => key)}::text[])
         WITH ORDINALITY AS p(scope, key, i) ORDER BY i`.execute(h.services.db);
-    expect(rows.map((r) => r.digest)).toEqual(
-      pairs.map(([scope = '', key = '']) => keyDigest({ scope, key })),
-    );
+    expect(rows).toEqual(pairs.map(([scope = '', key = '']) => keyDigest({ scope, key })));
   });
 
   it('refuses malformed keys naming the header', async () => {

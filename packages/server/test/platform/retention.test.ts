@@ -8,6 +8,9 @@ import { aCustomer, aMerchant, anOrder, payments } from '../harness/payments-bui
 import { WebhookReceiver } from '../harness/webhook-receiver.ts';
 
 let h: Harness;
+// The rest of the SHA-256 of rows written here (migration 0087), which tells them apart from the app's
+const BACKLOG = Buffer.alloc(16, 1);
+const ANSWERS = Buffer.alloc(16, 2);
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
@@ -92,16 +95,16 @@ describe('retention', () => {
   it('clears a backlog of key tombstones 5,000 rows per sweep, not in one statement', async () => {
     const db = h.services.db;
     await sql`
-      INSERT INTO idempotency_keys (key_digest, scope, key, request_sha256, response_status, response_content_type,
-        response_body_enc, created_at, expires_at, retain_until)
-      SELECT gen_random_uuid(), 'retention-backlog', 'k' || n, decode('00', 'hex'), 201, 'application/json', NULL, now() - interval '40 days',
-        now() - interval '39 days', now() - interval '10 days'
+      INSERT INTO idempotency_keys (key_digest, key_check, request_sha256, response_status, response_content_type,
+        response_body_enc, created_at, due_at)
+      SELECT gen_random_uuid(), ${BACKLOG}, decode('00', 'hex'), 201, 'application/json', NULL, now() - interval '40 days',
+        now() - interval '10 days'
       FROM generate_series(1, 5001) AS n`.execute(db);
     const backlog = async () =>
       Number(
         (
           await sql<{ n: string }>`
-            SELECT count(*)::text AS n FROM idempotency_keys WHERE scope = 'retention-backlog'`.execute(db)
+            SELECT count(*)::text AS n FROM idempotency_keys WHERE key_check = ${BACKLOG}`.execute(db)
         ).rows[0]?.n,
       );
     const first = await h.advanceClock(1);
@@ -113,22 +116,25 @@ describe('retention', () => {
 
   it('drops a backlog of answers past their replay window 5,000 per sweep, and keeps the keys', async () => {
     const db = h.services.db;
+    const at = h.services.clock.now();
     await sql`
-      INSERT INTO idempotency_keys (key_digest, scope, key, request_sha256, response_status, response_content_type,
-        response_body, created_at, expires_at, retain_until)
-      SELECT gen_random_uuid(), 'answer-backlog', 'k' || n, decode('00', 'hex'), 201, 'application/json', decode('007b7d', 'hex'), now() - interval '3 days',
-        now() - interval '2 days', now() + interval '20 days'
+      INSERT INTO idempotency_keys (key_digest, key_check, request_sha256, response_status, response_content_type,
+        response_body, created_at, due_at)
+      SELECT gen_random_uuid(), ${ANSWERS}, decode('00', 'hex'), 201, 'application/json', decode('007b7d', 'hex'),
+        ${at}::timestamptz - interval '26 hours', ${at}::timestamptz - interval '2 hours'
       FROM generate_series(1, 5001) AS n`.execute(db);
     const answered = async () => {
-      const { rows } = await sql<{ keys: string; answers: string }>`
-        SELECT count(*)::text AS keys, count(response_body)::text AS answers
-        FROM idempotency_keys WHERE scope = 'answer-backlog'`.execute(db);
+      const { rows } = await sql<{ keys: string; answers: string; due: string }>`
+        SELECT count(*)::text AS keys, count(response_body)::text AS answers,
+          count(*) FILTER (WHERE due_at = created_at + interval '3 days')::text AS due
+        FROM idempotency_keys WHERE key_check = ${ANSWERS}`.execute(db);
       return rows[0];
     };
     const first = await h.advanceClock(1);
     expect(first.processed['idempotency-keys']).toBeGreaterThanOrEqual(5_000);
-    expect(await answered()).toEqual({ keys: '5001', answers: '1' });
+    // An answer dropped moves its row's due_at to the retention's end (the 3 days configured)
+    expect(await answered()).toEqual({ keys: '5001', answers: '1', due: '5000' });
     await h.advanceClock(1);
-    expect(await answered()).toEqual({ keys: '5001', answers: '0' });
+    expect(await answered()).toEqual({ keys: '5001', answers: '0', due: '5001' });
   });
 });

@@ -315,8 +315,8 @@ export interface WebhookAttemptsTable {
 export interface IdempotencyKeysTable {
   /** The primary key (migration 0084): the first 16 bytes of SHA-256 of scope and key, as a uuid */
   key_digest: string;
-  scope: string;
-  key: string;
+  /** The other 16 bytes of that SHA-256 (migration 0087): a lookup compares the whole of it */
+  key_check: Buffer;
   /** The request's SHA-256 (hashRequest) */
   request_sha256: Buffer;
   response_status: number;
@@ -327,10 +327,11 @@ export interface IdempotencyKeysTable {
   /** An answer stored as text before migration 0078 (null once its replay window has passed) */
   response_body_enc: string | null;
   created_at: Timestamp;
-  /** End of the replay window */
-  expires_at: Timestamp;
-  /** Until when the key is refused for a new request (a tombstone after expires_at) */
-  retain_until: Timestamp;
+  /**
+   * When a sweep next acts on the row (migration 0087): the replay window's end while it holds its answer,
+   * then the retention's end, until when the key is refused for a new request
+   */
+  due_at: Timestamp;
 }
 
 export interface TesseraProcessesTable {

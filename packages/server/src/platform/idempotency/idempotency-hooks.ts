@@ -184,7 +184,7 @@ export function addIdempotencyHooks(
       const claim = {
         scope,
         key: checked,
-        digest: keyDigest({ scope, key: checked }),
+        ...keyDigest({ scope, key: checked }),
         requestHash: hashRequest(request.method, request.url, request.body),
         ...(answerInClear ? { answerInClear } : {}),
       };

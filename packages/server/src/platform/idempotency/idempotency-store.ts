@@ -41,6 +41,8 @@ export interface IdempotencyClaim {
   key: string;
   /** The key's row's primary key (keyDigest): made once per request */
   digest: string;
+  /** The rest of the same SHA-256 (keyDigest), compared with the row's */
+  check: Buffer;
   /** The request's SHA-256 (hashRequest): a key sent again with another request is refused */
   requestHash: Buffer;
   /**
@@ -66,7 +68,8 @@ export class IdempotencyStore {
     private readonly createUnit: () => UnitOfWork,
     /**
      * Days a key's row is kept (TESSERA_IDEMPOTENCY_KEY_RETENTION_DAYS; at least 1, the answer's day). A
-     * row keeps the retention it was written with: a change applies to keys used after it.
+     * row takes the retention in force when its answer is dropped, at the end of its replay window: a
+     * change applies to keys whose window ends after it.
      */
     private readonly retentionDays = IDEMPOTENCY_RETENTION_DAYS,
   ) {}
@@ -101,7 +104,7 @@ export class IdempotencyStore {
     const rows = await begin(
       `SELECT pg_try_advisory_xact_lock(hashtextextended(${literal(lockKey(claim))}, 0)) AS locked, k.*
          FROM (SELECT 1) one LEFT JOIN (${KEY_ROW} WHERE key_digest = ${literal(claim.digest)}
-           AND scope = ${literal(claim.scope)} AND key = ${literal(claim.key)}) k ON true`,
+           AND key_check = ${literal(`\\x${claim.check.toString('hex')}`)}) k ON true`,
     );
     const row = rows[0] as (KeyRow & { locked: boolean }) | undefined;
     if (!row?.locked) throw new KeyAlreadyUsed({ outcome: 'in_progress' });
@@ -138,11 +141,10 @@ export class IdempotencyStore {
 
   private async find(claim: IdempotencyClaim): Promise<KeyRow | undefined> {
     const { rows } = await this.db.executeQuery<KeyRow>(
-      preparedStatement(
-        'idempotency_key_row',
-        `${KEY_ROW} WHERE key_digest = $1 AND scope = $2 AND key = $3`,
-        [claim.digest, claim.scope, claim.key],
-      ),
+      preparedStatement('idempotency_key_row', `${KEY_ROW} WHERE key_digest = $1 AND key_check = $2`, [
+        claim.digest,
+        claim.check,
+      ]),
     );
     return rows[0];
   }
@@ -155,19 +157,27 @@ export class IdempotencyStore {
     await this.db
       .deleteFrom('idempotency_keys')
       .where('key_digest', '=', claim.digest)
-      .where('scope', '=', claim.scope)
-      .where('key', '=', claim.key)
-      .where('retain_until', '<=', this.clock.now())
+      .where('key_check', '=', claim.check)
+      .where(sql<boolean>`${this.retiredAt()} <= ${this.clock.now()}`)
       .execute();
+  }
+
+  /** The row's end of retention: its `due_at` once its answer is dropped, else counted from its use */
+  private retiredAt() {
+    return sql`(CASE WHEN response_body IS NULL AND response_body_enc IS NULL THEN due_at
+      ELSE created_at + make_interval(days => ${this.retentionDays}) END)`;
   }
 
   /** What the key's row answers; undefined when it is past its retention (forgotten: the request runs). */
   private decide(claim: IdempotencyClaim, existing: KeyRow): UsedKey | undefined {
     const now = this.clock.now();
-    if (existing.retain_until <= now) return undefined;
-    if (!existing.request_sha256.equals(claim.requestHash)) return { outcome: 'mismatch' };
     const stored = existing.response_body ?? existing.response_body_enc;
-    if (existing.expires_at <= now || stored === null) {
+    // While the row holds its answer, due_at is the replay window's end; once dropped, the retention's.
+    const retiredAt =
+      stored === null ? existing.due_at : addSeconds(existing.created_at, this.retentionDays * 86_400);
+    if (retiredAt <= now) return undefined;
+    if (!existing.request_sha256.equals(claim.requestHash)) return { outcome: 'mismatch' };
+    if (stored === null || existing.due_at <= now) {
       return { outcome: 'expired', usedAt: existing.created_at, status: existing.response_status };
     }
     return {
@@ -185,22 +195,22 @@ export class IdempotencyStore {
       sql: INSERT_KEY,
       parameters: [
         claim.digest,
-        claim.scope,
-        claim.key,
+        claim.check,
         claim.requestHash,
         answer.status,
         answer.contentType === JSON_UTF8 ? null : answer.contentType,
         storeAnswer(this.encryptor, answer.body, associatedData(claim), claim.answerInClear),
         now,
         addSeconds(now, IDEMPOTENCY_TTL_SECONDS),
-        addSeconds(now, this.retentionDays * 86_400),
       ],
     };
   }
 
   /**
    * Drops answers past their replay window, and tombstones past their retention, up to PURGE_BATCH rows
-   * of each per run (each served by its own index: idempotency_keys_answered, idempotency_keys_retention).
+   * of each per run. One index serves both (idempotency_keys_due, migration 0087): a row is due for one
+   * sweep at a time, and dropping its answer moves its `due_at` to its retention's end, so each sweep reads
+   * only the index's low end, up to now, and never walks the tombstones still kept.
    * The rows are named by their place (ctid), not their key: with 5,000 keys in an `IN`, Postgres chose to
    * hash them and scan the whole table for them (seen with EXPLAIN on a million keys); by place it visits
    * only those rows. A row another transaction changed or deleted meanwhile has moved from that place and
@@ -209,15 +219,17 @@ export class IdempotencyStore {
   async purgeExpired(): Promise<number> {
     const now = this.clock.now();
     const purged = await sql`
-      UPDATE idempotency_keys SET response_body = NULL, response_body_enc = NULL WHERE ctid = ANY(ARRAY(
+      UPDATE idempotency_keys SET response_body = NULL, response_body_enc = NULL,
+        due_at = created_at + make_interval(days => ${this.retentionDays})
+      WHERE ctid = ANY(ARRAY(
         SELECT ctid FROM idempotency_keys
-        WHERE expires_at <= ${now} AND (response_body IS NOT NULL OR response_body_enc IS NOT NULL)
+        WHERE due_at <= ${now} AND (response_body IS NOT NULL OR response_body_enc IS NOT NULL)
         LIMIT ${PURGE_BATCH}))`.execute(this.db);
     const deleted = await sql`
       DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(
-        SELECT ctid FROM idempotency_keys WHERE retain_until <= ${now} LIMIT ${PURGE_BATCH}))`.execute(
-      this.db,
-    );
+        SELECT ctid FROM idempotency_keys
+        WHERE due_at <= ${now} AND response_body IS NULL AND response_body_enc IS NULL
+        LIMIT ${PURGE_BATCH}))`.execute(this.db);
     return Number(purged.numAffectedRows ?? 0) + Number(deleted.numAffectedRows ?? 0);
   }
 }
@@ -231,8 +243,7 @@ interface KeyRow {
   /** An answer stored before migration 0078, as text */
   response_body_enc: string | null;
   created_at: Date;
-  expires_at: Date;
-  retain_until: Date;
+  due_at: Date;
 }
 
 /**
@@ -241,10 +252,10 @@ interface KeyRow {
  * row stops this one at commit (the primary key), so the effect is never doubled.
  */
 const KEY_ROW = `SELECT request_sha256, response_status, response_content_type, response_body, response_body_enc,
-  created_at, expires_at, retain_until FROM idempotency_keys`;
-const INSERT_KEY = `INSERT INTO idempotency_keys (key_digest, scope, key, request_sha256, response_status,
-  response_content_type, response_body, created_at, expires_at, retain_until)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
+  created_at, due_at FROM idempotency_keys`;
+const INSERT_KEY = `INSERT INTO idempotency_keys (key_digest, key_check, request_sha256, response_status,
+  response_content_type, response_body, created_at, due_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
 
 /** The content type most answers have, stored as null (migration 0084): 32 bytes of every key's row */
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -253,11 +264,16 @@ const lockKey = (claim: Pick<IdempotencyClaim, 'scope' | 'key'>) => `${claim.sco
 
 /**
  * The key's primary key (migration 0084): the first 16 bytes of the SHA-256 of its scope and key, as a
- * uuid. Every lookup names the scope and the key beside it, so a shared digest never answers for another.
+ * uuid; and its check (migration 0087), the other 16. Every lookup names both, so only a key with the same
+ * SHA-256 would find another's row.
  */
-export function keyDigest(claim: Pick<IdempotencyClaim, 'scope' | 'key'>): string {
-  const hex = hash('sha256', lockKey(claim), 'hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+export function keyDigest(claim: Pick<IdempotencyClaim, 'scope' | 'key'>): { digest: string; check: Buffer } {
+  const sha = hash('sha256', lockKey(claim), 'buffer');
+  const hex = sha.subarray(0, 16).toString('hex');
+  return {
+    digest: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+    check: sha.subarray(16),
+  };
 }
 
 /** The key's row exists already: another request with it committed first. */
