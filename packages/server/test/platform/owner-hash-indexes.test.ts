@@ -1,12 +1,13 @@
 // The per-owner indexes on an 8-byte hash of the owner's id (platform/db/owner-hash.ts): a card
 // transaction's partner and cardholder (migration 0082), a ledger entry's account (0085), a crypto order's
-// store (0086). Postgres uses an expression index only for a read that names the very expression it was
+// store (0086), an event's tenant (0088). Postgres uses an expression index only for a read that names the very expression it was
 // built on; a read whose condition drifted from its migration's would scan the table and still answer
 // right. So each read's shape is planned here with sequential scans priced out, and must search its index.
 import { type CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/platform/db/database.ts';
-import { ownedBy } from '../../src/platform/db/owner-hash.ts';
+import { ownedBy, ownedByAny } from '../../src/platform/db/owner-hash.ts';
+import { idFloor } from '../../src/platform/ids.ts';
 import { Harness } from '../harness/harness.ts';
 import { searchedByHash } from '../harness/query-plans.ts';
 
@@ -94,5 +95,37 @@ describe('a crypto order’s per-store index', () => {
     ]) {
       expect(await searched(list)).toEqual(['crypto_orders_store_hash']);
     }
+  });
+});
+
+describe('an event’s per-tenant index', () => {
+  it('serves a tenant’s events newest first, after a cursor, from a time, and a scope of several tenants', async () => {
+    const db = h.services.db;
+    const page = db
+      .selectFrom('events as e')
+      .select('e.id')
+      .where('e.api', '=', 'issuing')
+      .where(ownedBy('e.tenant_id', 'ptn_1'))
+      .where('e.id', '<', 'evt_9')
+      .orderBy('e.id', 'desc')
+      .limit(26);
+    expect(await searched(page)).toEqual(['events_tenant_hash']);
+    const since = db
+      .selectFrom('events as e')
+      .select('e.id')
+      .where(ownedBy('e.tenant_id', '2001'))
+      .where('e.created_at', '>=', new Date('2026-12-01'))
+      .where('e.id', '>=', idFloor('event', Date.parse('2026-12-01')))
+      .orderBy('e.id', 'desc')
+      .limit(26);
+    expect(await searched(since)).toEqual(['events_tenant_hash']);
+    const sites = db
+      .selectFrom('events as e')
+      .select('e.id')
+      .where('e.api', '=', 'payments')
+      .where(ownedByAny('e.tenant_id', ['2001', '2002']))
+      .orderBy('e.id', 'desc')
+      .limit(26);
+    expect(await searched(sites)).toEqual(['events_tenant_hash']);
   });
 });

@@ -11,3 +11,12 @@ export function ownedBy(column: string, value: string | RawBuilder<unknown>): Ra
   const sought = typeof value === 'string' ? sql`${value}::text` : value;
   return sql<boolean>`hashtextextended(${ref}, 0) = hashtextextended(${sought}, 0) AND ${ref} = ${sought}`;
 }
+
+/** `column IN (values)`, served by the same index: one of the values' hashes, then the value itself */
+export function ownedByAny(column: string, values: readonly string[]): RawBuilder<boolean> {
+  if (values.length === 1) return ownedBy(column, values[0] as string);
+  const ref = sql.ref(column);
+  const texts = values.map((v) => sql`${v}::text`);
+  return sql<boolean>`hashtextextended(${ref}, 0) IN (${sql.join(texts.map((t) => sql`hashtextextended(${t}, 0)`))})
+    AND ${ref} IN (${sql.join(texts)})`;
+}

@@ -3,9 +3,11 @@
 
 import type { ExpressionBuilder } from 'kysely';
 import type { Db, Executor } from '../db/database.ts';
+import { ownedBy, ownedByAny } from '../db/owner-hash.ts';
 import type { WebhookApi } from '../db/schema.ts';
 import { runTransaction, type Transact } from '../db/transact.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
+import { idFloor } from '../ids.ts';
 import { newAttemptId } from '../webhooks/channels.ts';
 import type { DeliveryEngine } from '../webhooks/delivery-engine.ts';
 import { aboutObject, objectIdsOf } from './object-ids.ts';
@@ -88,7 +90,12 @@ export class EventsService {
       .orderBy('e.id', 'desc')
       .limit(filter.limit + 1);
     if (filter.type) query = query.where('e.type', '=', filter.type);
-    if (filter.since) query = query.where('e.created_at', '>=', filter.since);
+    // An event's id starts with the time it was made (or a later one, never an earlier: ids.ts), so the
+    // id's lower bound lets a tenant's (hash, id) index start there.
+    if (filter.since)
+      query = query
+        .where('e.created_at', '>=', filter.since)
+        .where('e.id', '>=', idFloor('event', filter.since.getTime()));
     if (filter.until) query = query.where('e.created_at', '<', filter.until);
     if (filter.cursor) query = query.where('e.id', '<', filter.cursor);
     if (filter.deliveryState) {
@@ -206,7 +213,10 @@ export class EventsService {
       const after = await this.findScoped(input.afterEventId, scope);
       query = query.where('e.id', '>', after.id);
     }
-    if (input.since) query = query.where('e.created_at', '>=', input.since);
+    if (input.since)
+      query = query
+        .where('e.created_at', '>=', input.since)
+        .where('e.id', '>=', idFloor('event', input.since.getTime()));
     const rows = await query.execute();
     const events = rows.slice(0, REPLAY_LIMIT);
     let replayed = 0;
@@ -241,8 +251,10 @@ export class EventsService {
       : db.selectFrom('events as e');
     const api = scope?.api ?? filter.api;
     if (api) query = query.where('e.api', '=', api);
-    if (scope) query = query.where('e.tenant_id', 'in', scope.tenantIds.length > 0 ? scope.tenantIds : ['']);
-    else if (filter.tenantId) query = query.where('e.tenant_id', '=', filter.tenantId);
+    // A tenant's events by the index on a hash of its id and the event's id (migration 0088), newest first
+    if (scope)
+      query = query.where(ownedByAny('e.tenant_id', scope.tenantIds.length > 0 ? scope.tenantIds : ['']));
+    else if (filter.tenantId) query = query.where(ownedBy('e.tenant_id', filter.tenantId));
     return query;
   }
 }

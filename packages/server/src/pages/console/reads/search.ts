@@ -5,6 +5,7 @@ import { sees } from '../../../platform/console/console-scope.ts';
 import type { Viewer } from '../../../platform/console/console-users.ts';
 import { UUID } from '../../../platform/console/paging.ts';
 import type { Executor } from '../../../platform/db/database.ts';
+import { ownedBy as ownedByHash } from '../../../platform/db/owner-hash.ts';
 import { ownedBy } from './ledger-reads.ts';
 
 export interface Found {
@@ -151,5 +152,5 @@ export function eventVisible(viewer: Viewer): RawBuilder<boolean> {
   if (kind === 'merchant') {
     return sql<boolean>`e.api = 'payments' AND e.tenant_id IN (SELECT id::text FROM sites WHERE merchant_id::text = ${id})`;
   }
-  return sql<boolean>`e.api = ${kind === 'store' ? 'crypto' : 'issuing'} AND e.tenant_id = ${id}`;
+  return sql<boolean>`e.api = ${kind === 'store' ? 'crypto' : 'issuing'} AND ${ownedByHash('e.tenant_id', id)}`;
 }
