@@ -5,7 +5,10 @@
 // (the bits of `"~"`), so every reader of recorded attributes (the backtests, in SQL) puts back exactly
 // what was taken, and a row written before this, with no `"~"`, reads as it did. The amount in the
 // reporting currency is left to the amount's column the same way when it is the amount itself (a signal
-// in that currency: 30 bytes of its row).
+// in that currency: 30 bytes of its row). A top-level attribute that is its type's zero (an empty string,
+// false, an int 0) is left out too: every reader of recorded attributes reads a missing top-level scalar as
+// its type's zero (rule-sql.ts, recordedAttributeSql and recordedScalar), so it reads back the same (a
+// payments charge's empty IP and IP country and its `authenticated: false`: some 50 bytes).
 import { type RawBuilder, sql } from 'kysely';
 import type { SignalKeyColumn } from './signal-index.ts';
 import type { SignalKeys } from './velocity.ts';
@@ -85,9 +88,13 @@ export function recordedAttributes(
     recorded[c.name] = rest;
     bits |= c.bit;
   }
+  for (const [name, value] of Object.entries(recorded)) if (isZero(value)) delete recorded[name];
   if (bits !== 0) recorded[LEFT_OUT] = bits;
   return recorded;
 }
+
+/** A scalar CEL reads back from a missing top-level attribute (its type's zero) */
+const isZero = (value: unknown) => value === '' || value === false || value === 0n;
 
 const leftOut = (c: InColumn) =>
   sql`(coalesce((attributes->>${sql.lit(LEFT_OUT)})::int, 0) & ${sql.lit(c.bit)} <> 0)`;
