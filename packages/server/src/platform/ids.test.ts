@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isUuid, newId, ulid, uuidv7 } from './ids.ts';
+import { idFloor, idTime, isUuid, newId, ulid, uuidv7 } from './ids.ts';
 
 describe('ids', () => {
   it('are prefixed ULIDs', () => {
@@ -23,6 +23,16 @@ describe('ids', () => {
     );
     expect(decoded).toBe(at);
     expect(ulid(at + 1000).slice(0, 10) > id.slice(0, 10)).toBe(true);
+  });
+
+  it('of one kind carry their own time: a later id of another kind never moves it', () => {
+    const at = Date.UTC(2035, 0, 1, 0, 0, 0, 7);
+    newId('request', at + 60_000);
+    const event = newId('event', at);
+    expect(idTime(event)).toBe(at);
+    expect(event >= idFloor('event', at) && event < idFloor('event', at + 1)).toBe(true);
+    // Within its own kind, a millisecond already used (or a clock that stepped back) keeps the later time
+    expect(idTime(newId('event', at - 5))).toBe(at);
   });
 
   it('make version 7 UUIDs that start with their time and differ within one millisecond', () => {

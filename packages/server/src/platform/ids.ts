@@ -34,26 +34,37 @@ export type IdKind = keyof typeof PREFIXES;
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-let lastTimeMs = -1;
-let lastRandom: number[] = [];
+/** The last time and random part a sequence of ULIDs used: each id kind has its own */
+interface UlidSequence {
+  lastTimeMs: number;
+  lastRandom: number[];
+}
+
+const newSequence = (): UlidSequence => ({ lastTimeMs: -1, lastRandom: [] });
+const sequences = new Map<string, UlidSequence>();
+/** The sequence of ULIDs made without a kind */
+const sharedSequence = newSequence();
 
 /**
  * A monotonic ULID: 48-bit millisecond time + 80 random bits, Crockford base32. Within one millisecond
  * (or a clock that stands still, as a frozen sandbox clock does) the random part is incremented, so ids
- * made by one process sort in creation order.
+ * of one sequence made by one process sort in creation order. Each id kind is a sequence of its own, so
+ * an id takes a later time than asked for only after an id of its own kind did: ids made by the real
+ * clock (a request's) never carry an event's, made by the sandbox clock, past its time.
  */
-export function ulid(timeMs: number = Date.now()): string {
-  if (timeMs <= lastTimeMs) {
-    timeMs = lastTimeMs;
-    let i = lastRandom.length - 1;
-    while (i >= 0 && lastRandom[i] === 31) lastRandom[i--] = 0;
+export function ulid(timeMs: number = Date.now(), sequence: UlidSequence = sharedSequence): string {
+  const s = sequence;
+  if (timeMs <= s.lastTimeMs) {
+    timeMs = s.lastTimeMs;
+    let i = s.lastRandom.length - 1;
+    while (i >= 0 && s.lastRandom[i] === 31) s.lastRandom[i--] = 0;
     if (i < 0) throw new Error('ULID random part exhausted within one millisecond');
-    lastRandom[i] = (lastRandom[i] ?? 0) + 1;
+    s.lastRandom[i] = (s.lastRandom[i] ?? 0) + 1;
   } else {
-    lastTimeMs = timeMs;
-    lastRandom = [...pooledRandomBytes(16)].map((byte) => byte % 32);
+    s.lastTimeMs = timeMs;
+    s.lastRandom = [...pooledRandomBytes(16)].map((byte) => byte % 32);
     // Leave headroom so increments within a millisecond do not overflow.
-    lastRandom[0] = (lastRandom[0] ?? 0) % 16;
+    s.lastRandom[0] = (s.lastRandom[0] ?? 0) % 16;
   }
   let time = '';
   let t = timeMs;
@@ -61,7 +72,7 @@ export function ulid(timeMs: number = Date.now()): string {
     time = CROCKFORD.charAt(t % 32) + time;
     t = Math.floor(t / 32);
   }
-  return time + lastRandom.map((d) => CROCKFORD.charAt(d)).join('');
+  return time + s.lastRandom.map((d) => CROCKFORD.charAt(d)).join('');
 }
 
 /**
@@ -85,7 +96,12 @@ export function uuidv7(timeMs: number = Date.now()): string {
 export const idPrefix = (kind: IdKind): string => `${PREFIXES[kind]}_`;
 
 export function newId(kind: IdKind, timeMs?: number): string {
-  return `${PREFIXES[kind]}_${ulid(timeMs)}`;
+  let sequence = sequences.get(kind);
+  if (!sequence) {
+    sequence = newSequence();
+    sequences.set(kind, sequence);
+  }
+  return `${PREFIXES[kind]}_${ulid(timeMs, sequence)}`;
 }
 
 /**
@@ -101,6 +117,14 @@ export function idFloor(kind: IdKind, timeMs: number): string {
     t = Math.floor(t / 32);
   }
   return `${PREFIXES[kind]}_${time}`;
+}
+
+/** The time a prefixed ULID id was made with, in ms since the epoch (the inverse of idFloor's prefix) */
+export function idTime(id: string): number {
+  const time = id.slice(id.indexOf('_') + 1, id.indexOf('_') + 11);
+  let t = 0;
+  for (const c of time) t = t * 32 + CROCKFORD.indexOf(c);
+  return t;
 }
 
 /** Whether an id has the UUID shape (spec ids like cardId are UUID-shaped; anything else is simply unknown). */

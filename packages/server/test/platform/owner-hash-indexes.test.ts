@@ -9,7 +9,7 @@ import type { Db } from '../../src/platform/db/database.ts';
 import { ownedBy, ownedByAny } from '../../src/platform/db/owner-hash.ts';
 import { idFloor } from '../../src/platform/ids.ts';
 import { Harness } from '../harness/harness.ts';
-import { searchedByHash } from '../harness/query-plans.ts';
+import { planWithoutSeqScans, searchedByHash } from '../harness/query-plans.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -127,5 +127,20 @@ describe('an event’s per-tenant index', () => {
       .orderBy('e.id', 'desc')
       .limit(26);
     expect(await searched(sites)).toEqual(['events_tenant_hash']);
+  });
+
+  it('leaves the operator’s time windows to the primary key, as ranges of ids (migration 0089)', async () => {
+    const window = h.services.db
+      .selectFrom('events as e')
+      .select('e.id')
+      .where('e.created_at', '>=', new Date('2026-11-01'))
+      .where('e.id', '>=', idFloor('event', Date.parse('2026-11-01')))
+      .where('e.created_at', '<', new Date('2026-12-01'))
+      .where('e.id', '<', idFloor('event', Date.parse('2026-12-01')))
+      .orderBy('e.id', 'desc')
+      .limit(26);
+    const plan = await planWithoutSeqScans(h.services.db, window.compile());
+    // The primary key searched by the window's ids (a bitmap on a table this small)
+    expect(plan.join('\n')).toMatch(/Index (Only )?Scan (Backward )?(using|on) events_pkey[^\n]*\n\s+Index Cond: \(\(id >=/);
   });
 });

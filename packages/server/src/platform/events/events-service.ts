@@ -90,13 +90,17 @@ export class EventsService {
       .orderBy('e.id', 'desc')
       .limit(filter.limit + 1);
     if (filter.type) query = query.where('e.type', '=', filter.type);
-    // An event's id starts with the time it was made (or a later one, never an earlier: ids.ts), so the
-    // id's lower bound lets a tenant's (hash, id) index start there.
+    // A window of time is a range of ids: an event's id starts with its created_at, to the millisecond
+    // (outbox.ts; before migration 0089, with that time or one a few milliseconds later), so the primary
+    // key, or a tenant's (hash, id) index, serves it without an index on the time (migration 0089).
     if (filter.since)
       query = query
         .where('e.created_at', '>=', filter.since)
         .where('e.id', '>=', idFloor('event', filter.since.getTime()));
-    if (filter.until) query = query.where('e.created_at', '<', filter.until);
+    if (filter.until)
+      query = query
+        .where('e.created_at', '<', filter.until)
+        .where('e.id', '<', idFloor('event', filter.until.getTime()));
     if (filter.cursor) query = query.where('e.id', '<', filter.cursor);
     if (filter.deliveryState) {
       const state = filter.deliveryState;

@@ -5,7 +5,7 @@ import type { Clock } from '../clock/clock.ts';
 import type { Executor } from '../db/database.ts';
 import type { WebhookApi } from '../db/schema.ts';
 import type { StatementBatch } from '../db/statement-batch.ts';
-import { newId } from '../ids.ts';
+import { idTime, newId } from '../ids.ts';
 import { inSpan } from '../observability/tracing.ts';
 import type { DeliveryEngine } from '../webhooks/delivery-engine.ts';
 
@@ -76,8 +76,11 @@ export class Outbox {
   }
 
   private event(input: PublishInput) {
-    const createdAt = this.clock.now();
-    const id = newId('event', createdAt.getTime());
+    // The event's time is its id's, to the millisecond: an id made within a millisecond already used (or
+    // after the clock stepped back) carries that later time, and then so does the event, so a window of
+    // time is a range of ids (events-service.ts; migration 0089)
+    const id = newId('event', this.clock.now().getTime());
+    const createdAt = new Date(idTime(id));
     const body = input.body(id, createdAt);
     return {
       id,
