@@ -141,6 +141,8 @@ describe('an event’s per-tenant index', () => {
       .limit(26);
     const plan = await planWithoutSeqScans(h.services.db, window.compile());
     // The primary key searched by the window's ids (a bitmap on a table this small)
-    expect(plan.join('\n')).toMatch(/Index (Only )?Scan (Backward )?(using|on) events_pkey[^\n]*\n\s+Index Cond: \(\(id >=/);
+    expect(plan.join('\n')).toMatch(
+      /Index (Only )?Scan (Backward )?(using|on) events_pkey[^\n]*\n\s+Index Cond: \(\(id >=/,
+    );
   });
 });
