@@ -3,11 +3,11 @@
 // store (0086), an event's tenant (0088). Postgres uses an expression index only for a read that names the very expression it was
 // built on; a read whose condition drifted from its migration's would scan the table and still answer
 // right. So each read's shape is planned here with sequential scans priced out, and must search its index.
-import { type CompiledQuery, sql } from 'kysely';
+import { type CompiledQuery, type RawBuilder, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/platform/db/database.ts';
 import { ownedBy, ownedByAny } from '../../src/platform/db/owner-hash.ts';
-import { idFloor } from '../../src/platform/ids.ts';
+import { madeBefore, madeSince } from '../../src/platform/events/events-service.ts';
 import { Harness } from '../harness/harness.ts';
 import { planWithoutSeqScans, searchedByHash } from '../harness/query-plans.ts';
 
@@ -98,47 +98,25 @@ describe('a crypto order’s per-store index', () => {
   });
 });
 
+/** A page of events newest first, on the conditions the events service reads them by */
+const newestEvents = (...conditions: RawBuilder<boolean>[]) => {
+  let query = h.services.db.selectFrom('events as e').select('e.id');
+  for (const condition of conditions) query = query.where(condition);
+  return query.orderBy('e.id', 'desc').limit(26);
+};
+
 describe('an event’s per-tenant index', () => {
   it('serves a tenant’s events newest first, after a cursor, from a time, and a scope of several tenants', async () => {
-    const db = h.services.db;
-    const page = db
-      .selectFrom('events as e')
-      .select('e.id')
-      .where('e.api', '=', 'issuing')
-      .where(ownedBy('e.tenant_id', 'ptn_1'))
-      .where('e.id', '<', 'evt_9')
-      .orderBy('e.id', 'desc')
-      .limit(26);
+    const page = newestEvents(sql`e.api = 'issuing'`, ownedBy('e.tenant_id', 'ptn_1'), sql`e.id < 'evt_9'`);
     expect(await searched(page)).toEqual(['events_tenant_hash']);
-    const since = db
-      .selectFrom('events as e')
-      .select('e.id')
-      .where(ownedBy('e.tenant_id', '2001'))
-      .where('e.created_at', '>=', new Date('2026-12-01'))
-      .where('e.id', '>=', idFloor('event', Date.parse('2026-12-01')))
-      .orderBy('e.id', 'desc')
-      .limit(26);
+    const since = newestEvents(ownedBy('e.tenant_id', '2001'), madeSince(new Date('2026-12-01')));
     expect(await searched(since)).toEqual(['events_tenant_hash']);
-    const sites = db
-      .selectFrom('events as e')
-      .select('e.id')
-      .where('e.api', '=', 'payments')
-      .where(ownedByAny('e.tenant_id', ['2001', '2002']))
-      .orderBy('e.id', 'desc')
-      .limit(26);
+    const sites = newestEvents(sql`e.api = 'payments'`, ownedByAny('e.tenant_id', ['2001', '2002']));
     expect(await searched(sites)).toEqual(['events_tenant_hash']);
   });
 
   it('leaves the operator’s time windows to the primary key, as ranges of ids (migration 0089)', async () => {
-    const window = h.services.db
-      .selectFrom('events as e')
-      .select('e.id')
-      .where('e.created_at', '>=', new Date('2026-11-01'))
-      .where('e.id', '>=', idFloor('event', Date.parse('2026-11-01')))
-      .where('e.created_at', '<', new Date('2026-12-01'))
-      .where('e.id', '<', idFloor('event', Date.parse('2026-12-01')))
-      .orderBy('e.id', 'desc')
-      .limit(26);
+    const window = newestEvents(madeSince(new Date('2026-11-01')), madeBefore(new Date('2026-12-01')));
     const plan = await planWithoutSeqScans(h.services.db, window.compile());
     // The primary key searched by the window's ids (a bitmap on a table this small)
     expect(plan.join('\n')).toMatch(

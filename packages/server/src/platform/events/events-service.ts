@@ -1,7 +1,7 @@
 // Reading the outbox back: events with their deliveries and attempts, redelivery of one event and
 // replay of every event since a time. Tenants see their own events through a scope; the operator sees all.
 
-import type { ExpressionBuilder } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { Db, Executor } from '../db/database.ts';
 import { ownedBy, ownedByAny } from '../db/owner-hash.ts';
 import type { WebhookApi } from '../db/schema.ts';
@@ -90,17 +90,8 @@ export class EventsService {
       .orderBy('e.id', 'desc')
       .limit(filter.limit + 1);
     if (filter.type) query = query.where('e.type', '=', filter.type);
-    // A window of time is a range of ids: an event's id starts with its created_at, to the millisecond
-    // (outbox.ts; before migration 0089, with that time or one a few milliseconds later), so the primary
-    // key, or a tenant's (hash, id) index, serves it without an index on the time (migration 0089).
-    if (filter.since)
-      query = query
-        .where('e.created_at', '>=', filter.since)
-        .where('e.id', '>=', idFloor('event', filter.since.getTime()));
-    if (filter.until)
-      query = query
-        .where('e.created_at', '<', filter.until)
-        .where('e.id', '<', idFloor('event', filter.until.getTime()));
+    if (filter.since) query = query.where(madeSince(filter.since));
+    if (filter.until) query = query.where(madeBefore(filter.until));
     if (filter.cursor) query = query.where('e.id', '<', filter.cursor);
     if (filter.deliveryState) {
       const state = filter.deliveryState;
@@ -217,10 +208,7 @@ export class EventsService {
       const after = await this.findScoped(input.afterEventId, scope);
       query = query.where('e.id', '>', after.id);
     }
-    if (input.since)
-      query = query
-        .where('e.created_at', '>=', input.since)
-        .where('e.id', '>=', idFloor('event', input.since.getTime()));
+    if (input.since) query = query.where(madeSince(input.since));
     const rows = await query.execute();
     const events = rows.slice(0, REPLAY_LIMIT);
     let replayed = 0;
@@ -262,6 +250,16 @@ export class EventsService {
     return query;
   }
 }
+
+/*
+ * A window of time is a range of ids: an event's id starts with its created_at, to the millisecond
+ * (outbox.ts; before migration 0089, with that time or one a few milliseconds later), so the primary key,
+ * or a tenant's (hash, id) index, serves it without an index on the time (migration 0089).
+ */
+export const madeSince = (at: Date) =>
+  sql<boolean>`e.created_at >= ${at} AND e.id >= ${idFloor('event', at.getTime())}`;
+export const madeBefore = (at: Date) =>
+  sql<boolean>`e.created_at < ${at} AND e.id < ${idFloor('event', at.getTime())}`;
 
 /** The status of the event's latest delivery. */
 // biome-ignore lint/suspicious/noExplicitAny: an expression builder over the events query, whatever its shape

@@ -219,8 +219,8 @@ export class IdempotencyStore {
   async purgeExpired(): Promise<number> {
     const now = this.clock.now();
     const purged = await sql`
-      UPDATE idempotency_keys SET response_body = NULL, response_body_enc = NULL,
-        due_at = created_at + make_interval(days => ${this.retentionDays})
+      -- due_at read from the row as it was, its answer held: the retention's end
+      UPDATE idempotency_keys SET response_body = NULL, response_body_enc = NULL, due_at = ${this.retiredAt()}
       WHERE ctid = ANY(ARRAY(
         SELECT ctid FROM idempotency_keys
         WHERE due_at <= ${now} AND (response_body IS NOT NULL OR response_body_enc IS NOT NULL)
