@@ -50,7 +50,8 @@ export function operationsBetween(before: TableWrites, after: TableWrites, prima
  * Where an operation's WAL goes (issue 54), read back from the WAL itself with pg_walinspect: per relation
  * (its table or index; `-` for records that touch no block: commits, the transaction's own records) the
  * bytes of its records, and of them the full-page images, per operation, the largest first. A record that
- * touches several blocks (an index split, a heap update onto another page) is counted whole at each.
+ * touches several blocks (an index split, a heap update onto another page) is counted whole at each. Then
+ * each record once, by its kind (a heap insert, a btree entry, a commit).
  */
 export async function walBreakdown(
   db: Db,
@@ -81,7 +82,20 @@ export async function walBreakdown(
       (r) =>
         `${r.relation} ${Math.round(per(r.bytes))} B${Number(r.fpi) > 0 ? ` (FPI ${Math.round(per(r.fpi))})` : ''} ×${per(r.records).toFixed(1)}`,
     );
-  return `WAL by relation per op (records counted at each block they touch; ${Math.round(total / operations)} B, FPI ${Math.round(fpi / operations)} B): ${shown.join(', ')}`;
+  const types = await sql<{ type: string; records: string; bytes: string }>`
+    SELECT "resource_manager/record_type" AS type, count::text AS records, combined_size::text AS bytes
+    FROM pg_get_wal_stats(${before.walLsn}::pg_lsn, ${after.walLsn}::pg_lsn, true)
+    WHERE count > 0 ORDER BY combined_size DESC`.execute(db);
+  const records = types.rows.reduce((sum, r) => sum + Number(r.records), 0);
+  // Each record once, by its kind: how many an operation logs, and what each kind weighs on average (the
+  // smallest each can be is measured by npm run bench:wal-floor)
+  const byType = types.rows
+    .filter((r) => per(r.bytes) >= 20)
+    .map((r) => `${r.type} ${Math.round(per(r.bytes))} B ×${per(r.records).toFixed(1)}`);
+  return (
+    `WAL by relation per op (records counted at each block they touch; ${Math.round(total / operations)} B, FPI ${Math.round(fpi / operations)} B): ${shown.join(', ')}\n` +
+    `    WAL by record type per op (${(records / operations).toFixed(1)} records): ${byType.join(', ')}`
+  );
 }
 
 /**
