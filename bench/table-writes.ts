@@ -1,7 +1,7 @@
 // Rows written per operation, per table, from Postgres's own counters: the check that a floor writes what
 // its path writes (the same tables, as many rows), printed beside the figures; and the WAL an operation
 // makes, since every commit waits for its WAL to be flushed (the ceiling of a write path on many cores).
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Db } from '../packages/server/src/platform/db/database.ts';
 
 interface Counters {
@@ -46,6 +46,18 @@ export function operationsBetween(before: TableWrites, after: TableWrites, prima
   return Math.max(1, inserted(after) - inserted(before));
 }
 
+/** WAL records of one kind between two positions ($1, $2), as pg_walinspect counts them */
+export interface WalRecordType {
+  type: string;
+  records: string;
+  bytes: string;
+  fpi: string;
+}
+/** Each record between two WAL positions once, by its kind (a heap insert, a btree entry, a commit) */
+export const WAL_BY_RECORD_TYPE = `SELECT "resource_manager/record_type" AS type, count::text AS records,
+  combined_size::text AS bytes, fpi_size::text AS fpi
+  FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0 ORDER BY combined_size DESC`;
+
 /**
  * Where an operation's WAL goes (issue 54), read back from the WAL itself with pg_walinspect: per relation
  * (its table or index; `-` for records that touch no block: commits, the transaction's own records) the
@@ -82,10 +94,9 @@ export async function walBreakdown(
       (r) =>
         `${r.relation} ${Math.round(per(r.bytes))} B${Number(r.fpi) > 0 ? ` (FPI ${Math.round(per(r.fpi))})` : ''} ×${per(r.records).toFixed(1)}`,
     );
-  const types = await sql<{ type: string; records: string; bytes: string }>`
-    SELECT "resource_manager/record_type" AS type, count::text AS records, combined_size::text AS bytes
-    FROM pg_get_wal_stats(${before.walLsn}::pg_lsn, ${after.walLsn}::pg_lsn, true)
-    WHERE count > 0 ORDER BY combined_size DESC`.execute(db);
+  const types = await db.executeQuery<WalRecordType>(
+    CompiledQuery.raw(WAL_BY_RECORD_TYPE, [before.walLsn, after.walLsn]),
+  );
   const records = types.rows.reduce((sum, r) => sum + Number(r.records), 0);
   // Each record once, by its kind: how many an operation logs, and what each kind weighs on average (the
   // smallest each can be is measured by npm run bench:wal-floor)

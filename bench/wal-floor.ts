@@ -17,6 +17,7 @@ import {
   ensureDatabase,
   startEmbeddedPostgres,
 } from '../packages/server/src/platform/db/embedded-postgres.ts';
+import { WAL_BY_RECORD_TYPE, type WalRecordType } from './table-writes.ts';
 
 const SHAPES = fileURLToPath(new URL('./wal-floor/', import.meta.url));
 const OPERATIONS = Number(process.env.WAL_FLOOR_OPERATIONS ?? 3000);
@@ -59,27 +60,25 @@ async function measure(client: pg.Client, shape: Shape): Promise<{ total: number
   await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
   await client.query(`SET search_path = ${schema}, public`);
   await client.query(shape.schema);
-  // :n, a bounded account's number (1-50): the cardholders' accounts an operation takes turns on
+  // :n, a bounded account's number (1-50): the cardholders' accounts an operation takes turns on (a cast's
+  // `::numeric` is not it)
   const run = (i: number) =>
-    client.query(`BEGIN; ${shape.operation.replaceAll(':n', String(1 + (i % 50)))}; COMMIT`);
+    client.query(`BEGIN; ${shape.operation.replace(/(?<!:):n\b/g, String(1 + (i % 50)))}; COMMIT`);
+  const position = async () =>
+    (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]?.lsn;
   const rollup = () => (shape.rollup ? client.query(shape.rollup) : Promise.resolve());
   for (let i = 0; i < WARMUP; i++) await run(i);
   await rollup();
   // The first change to each page after a checkpoint logs the page whole: one checkpoint first, none after
   // (the cluster's checkpoint_timeout is longer than a run), so the images are those of the run's own pages.
   await client.query('CHECKPOINT');
-  const start = (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]
-    ?.lsn;
+  const start = await position();
   for (let i = 0; i < OPERATIONS; i++) {
     await run(i);
     if ((i + 1) % ROLLUP_EVERY === 0) await rollup();
   }
-  const end = (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]?.lsn;
-  const { rows } = await client.query<{ type: string; count: string; bytes: string; fpi: string }>(
-    `SELECT "resource_manager/record_type" AS type, count::text, combined_size::text AS bytes, fpi_size::text AS fpi
-     FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0 ORDER BY combined_size DESC`,
-    [start, end],
-  );
+  const end = await position();
+  const { rows } = await client.query<WalRecordType>(WAL_BY_RECORD_TYPE, [start, end]);
   const total = (
     await client.query<{ bytes: string }>('SELECT pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::text AS bytes', [
       start,
@@ -91,7 +90,7 @@ async function measure(client: pg.Client, shape: Shape): Promise<{ total: number
     total: Number(total) / OPERATIONS,
     types: rows.map((r) => ({
       type: r.type,
-      count: Number(r.count) / OPERATIONS,
+      count: Number(r.records) / OPERATIONS,
       bytes: Number(r.bytes) / OPERATIONS,
       fpi: Number(r.fpi) / OPERATIONS,
     })),
@@ -118,29 +117,26 @@ async function main() {
     password: randomBytes(12).toString('hex'),
     postgresFlags: ['-c', 'checkpoint_timeout=1h', '-c', 'max_wal_size=8GB', '-c', 'autovacuum=off'],
   });
+  const db = new pg.Client(server.connectionString('wal_floor'));
   try {
     await ensureDatabase(server.connectionString('postgres'), 'wal_floor');
-    const db = new pg.Client(server.connectionString('wal_floor'));
     await db.connect();
-    try {
-      await db.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
-      const version = (await db.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]
-        ?.v;
-      process.stdout.write(`WAL per operation, ${OPERATIONS} operations a shape (PostgreSQL ${version})\n\n`);
-      for (const shape of shapes) {
-        const { total, types } = await measure(db, shape);
-        const records = types.reduce((sum, t) => sum + t.count, 0);
-        process.stdout.write(`${shape.name}: ${Math.round(total)} B in ${records.toFixed(1)} records\n`);
-        for (const t of types.filter((x) => x.bytes >= 1))
-          process.stdout.write(
-            `    ${t.type.padEnd(28)} ×${t.count.toFixed(2).padStart(6)} ${Math.round(t.bytes).toString().padStart(6)} B` +
-              `${t.fpi >= 1 ? ` (FPI ${Math.round(t.fpi)})` : ''}  ${Math.round(t.bytes / t.count)} B each\n`,
-          );
-      }
-    } finally {
-      await db.end();
+    await db.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+    const version = (await db.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]
+      ?.v;
+    process.stdout.write(`WAL per operation, ${OPERATIONS} operations a shape (PostgreSQL ${version})\n\n`);
+    for (const shape of shapes) {
+      const { total, types } = await measure(db, shape);
+      const records = types.reduce((sum, t) => sum + t.count, 0);
+      process.stdout.write(`${shape.name}: ${Math.round(total)} B in ${records.toFixed(1)} records\n`);
+      for (const t of types.filter((x) => x.bytes >= 1))
+        process.stdout.write(
+          `    ${t.type.padEnd(28)} ×${t.count.toFixed(2).padStart(6)} ${Math.round(t.bytes).toString().padStart(6)} B` +
+            `${t.fpi >= 1 ? ` (FPI ${Math.round(t.fpi)})` : ''}  ${Math.round(t.bytes / t.count)} B each\n`,
+        );
     }
   } finally {
+    await db.end().catch(() => {});
     await server.stop();
     await rm(directory, { recursive: true, force: true });
   }
